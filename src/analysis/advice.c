@@ -1,0 +1,180 @@
+/*
+ * advice.c - recommendations with their evidence numbers: tb_plugin's seven
+ * rules (reference §1.13), in its emission order. Texts are plain text
+ * (tb_plugin embedded HTML links; the links are given in parentheses).
+ */
+#include "analysis.h"
+#include "names.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int add(struct an_profile *p, const char *id, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int add(struct an_profile *p, const char *id, const char *fmt, ...)
+{
+	struct an_advice_item it;
+	va_list ap;
+	char buf[1024];
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	memset(&it, 0, sizeof(it));
+	snprintf(it.id, sizeof(it.id), "%s", id);
+	it.text = strdup(buf);
+	if (!it.text || vec_push(&p->advice.items, it)) {
+		free(it.text);
+		return NNS_ENOMEM;
+	}
+	return 0;
+}
+
+/* Self kernel time of the "bottom" tensor-core-eligible operators (no
+ * eligible descendant) over the self kernel time of all operators. */
+static double tc_eligible_ratio(struct an_profile *p)
+{
+	const struct model *m = p->m;
+	const struct an_optree *t = &p->tree;
+	int64_t *kself = calloc(t->nodes.n + 1, sizeof(int64_t));
+	uint8_t *desc = calloc(t->nodes.n + 1, 1);
+	int64_t all = 0, elig = 0;
+	size_t i;
+
+	if (!kself || !desc) {
+		free(kself);
+		free(desc);
+		return 0;
+	}
+	for (i = 0; i < m->events.n; i++) {
+		uint32_t node = t->owner[i];
+		if (m->events.v[i].kind == MK_KERNEL && node != MODEL_NOIDX &&
+		    m->launch_of[i] != MODEL_NOIDX)
+			kself[node] += m->events.v[i].dur;
+	}
+	for (i = t->nodes.n; i-- > 0;) {
+		const struct an_node *n = &t->nodes.v[i];
+		if (n->parent != MODEL_NOIDX && (n->tc_eligible || desc[i]))
+			desc[n->parent] = 1;
+	}
+	for (i = 0; i < t->nodes.n; i++) {
+		const struct an_node *n = &t->nodes.v[i];
+		if (n->type != AN_NODE_OP)
+			continue;
+		all += kself[i];
+		if (n->tc_eligible && !desc[i])
+			elig += kself[i];
+	}
+	free(kself);
+	free(desc);
+	return all > 0 ? (double)elig / (double)all : 0;
+}
+
+static void scan_usage(struct an_profile *p)
+{
+	const struct model *m = p->m;
+	uint32_t pids[64];
+	int npids = 0;
+	size_t i;
+
+	for (i = 0; i < m->events.n; i++) {
+		const struct model_event *e = &m->events.v[i];
+		if (model_kind_is_device(e->kind)) {
+			uint32_t pid = m->threads.v[e->thread].pid;
+			int k, found = 0;
+			for (k = 0; k < npids && !found; k++)
+				found = pids[k] == pid;
+			if (!found && npids < 64)
+				pids[npids++] = pid;
+		} else if (e->kind == MK_CPU_OP || e->kind == MK_USER_ANNOTATION) {
+			const char *name = model_str(m, e->name);
+			if (strcmp(name, "DataParallel.forward") == 0)
+				p->use_dp = 1;
+			else if (strcmp(name, "DistributedDataParallel.forward") == 0)
+				p->use_ddp = 1;
+			else if (strncmp(name, "nccl:", 5) == 0)
+				p->use_nccl = 1;
+		}
+	}
+	p->devices_used = npids;
+}
+
+int an_advice_compute(struct an_profile *p, struct nns_err *err)
+{
+	const struct model *m = p->m;
+	const struct an_overview *o = &p->overview;
+	double total = o->avg_total;
+	size_t i;
+	int rc = 0;
+
+	scan_usage(p);
+	p->tc_eligible_ops_kernel_ratio = tc_eligible_ratio(p);
+	if (total > 0 && o->avg[AN_DATALOADER] / total > 0.05)
+		rc |= add(p, "dataloader",
+			  "This run has high time cost on input data loading. %.1f%% of the step time "
+			  "is in DataLoader. You could try to set num_workers on DataLoader's "
+			  "construction and enable multi-processes on data loading "
+			  "(https://pytorch.org/docs/stable/data.html#single-and-multi-process-data-loading).",
+			  100.0 * o->avg[AN_DATALOADER] / total);
+	if (p->use_dp && p->devices_used > 1)
+		rc |= add(p, "ddp",
+			  "It is recommended to use DistributedDataParallel instead of DataParallel to "
+			  "do multi-GPU training (%d devices used). "
+			  "(https://pytorch.org/docs/stable/notes/cuda.html#cuda-nn-ddp-instead)",
+			  p->devices_used);
+	if (p->use_ddp && !p->use_nccl) {
+		int cc35 = 0;
+		for (i = 0; i < m->devices.n; i++)
+			if (m->devices.v[i].major * 10 + m->devices.v[i].minor >= 35)
+				cc35 = 1;
+		if (cc35)
+			rc |= add(p, "nccl",
+				  "Nccl backend is currently the fastest and highly recommended backend "
+				  "when using DDP for training "
+				  "(https://pytorch.org/docs/stable/distributed.html#which-backend-to-use).");
+	}
+	if (total > 0 && o->avg[AN_COMM] / total > 0.1)
+		rc |= add(p, "communication",
+			  "This run has high time cost on communication. %.1f%% of the step time is in "
+			  "communication. You could try Gradient Compression or Gradient Accumulation or "
+			  "increase the batch size. Note: Gradient accumulation will increase global "
+			  "effective batch size, which may hurt model convergence and accuracy. For such "
+			  "case, you may want to evaluate LAMB optimizer.",
+			  100.0 * o->avg[AN_COMM] / total);
+	for (i = 0; i < p->gpus.n; i++)
+		if (p->gpus.v[i].utilization < 0.5)
+			rc |= add(p, "gpu_utilization",
+				  "GPU %d has low utilization (%.1f%%). You could try to increase batch "
+				  "size to improve. Note: Increasing batch size may affect the speed and "
+				  "stability of model convergence.",
+				  p->gpus.v[i].id, 100.0 * p->gpus.v[i].utilization);
+	if (m->devices.n && m->devices.v[0].major >= 7 && p->kernels.tc_used_ratio == 0.0 &&
+	    p->tc_eligible_ops_kernel_ratio > 0)
+		rc |= add(p, "amp",
+			  "Kernels with %.0f%% time are launched by Tensor Cores eligible operators. You "
+			  "could enable Automatic Mixed Precision to speedup by using FP16 "
+			  "(https://pytorch.org/docs/stable/amp.html).",
+			  100.0 * p->tc_eligible_ops_kernel_ratio);
+	for (i = 0; i < p->memory.devices.n; i++) {
+		const struct an_mem_device *d = &p->memory.devices.v[i];
+		const struct model_device *dev;
+		if (d->device_type != 1 || d->peak_allocated < 0)
+			continue;
+		dev = model_device_by_id(m, d->device_id);
+		if (!dev || dev->total_mem <= 0 || (double)d->peak_allocated <= 0.9 * (double)dev->total_mem)
+			continue;
+		rc |= add(p, "memory",
+			  "Device memory usage is at the limit of device memory capacity (%.1f%% of "
+			  "%.1f GB on GPU%d). To get better value of huge batch size, you could try "
+			  "gradient checkpointing or automatic mixed precision to save memory.",
+			  100.0 * (double)d->peak_allocated / (double)dev->total_mem,
+			  (double)dev->total_mem / (1024.0 * 1024 * 1024), d->device_id);
+		break;
+	}
+	if (rc)
+		return nns_err_set(err, NNS_ENOMEM, "out of memory while writing advice");
+	return NNS_OK;
+}

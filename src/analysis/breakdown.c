@@ -1,0 +1,164 @@
+/*
+ * breakdown.c - step-time breakdown (tb_plugin OverallParser / range_utils).
+ *
+ * Role intervals are merged per role over all threads and devices; then, in
+ * priority order Kernel > Memcpy > Memset > Communication > Runtime >
+ * DataLoader > CPU Exec, each role takes what is left of the step slots;
+ * Other is the remainder. The eight costs therefore sum to the step time.
+ *
+ * Deliberate fixes over tb_plugin: GPU-side annotations are not CPU Exec;
+ * cuda_driver calls count as Runtime; collective kernels are recognised by
+ * name (ncclKernel*, ncclDevKernel*) as well as by the external id of a
+ * nccl:/gloo: op, since PyTorch 2.x writes external id == correlation on
+ * them (kineto#782).
+ */
+#include "analysis.h"
+#include "names.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *const an_role_names[AN_NROLES] = { "Kernel",  "Memcpy",     "Memset",   "Communication",
+					       "Runtime", "DataLoader", "CPU Exec", "Other" };
+const char *const an_role_keys[AN_NROLES] = { "kernel_us",  "memcpy_us",     "memset_us",
+					      "communication_us", "runtime_us", "dataloader_us",
+					      "cpu_exec_us", "other_us" };
+
+static int i64_cmp(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+	return (a > b) - (a < b);
+}
+
+static int has_id(const int64_t *ids, size_t n, int64_t id)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (ids[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && ids[lo] == id;
+}
+
+static int role_of(const struct model *m, const struct model_event *e, const int64_t *comm_ids,
+		   size_t ncomm)
+{
+	const char *name;
+
+	switch (e->kind) {
+	case MK_KERNEL:
+		if ((e->ext_id != MODEL_NONE && has_id(comm_ids, ncomm, e->ext_id)) ||
+		    an_is_comm_kernel_name(model_str(m, e->name)))
+			return AN_COMM;
+		return AN_KERNEL;
+	case MK_MEMCPY:
+		return AN_MEMCPY;
+	case MK_MEMSET:
+		return AN_MEMSET;
+	case MK_RUNTIME:
+	case MK_DRIVER:
+		return AN_RUNTIME;
+	case MK_CPU_OP:
+	case MK_USER_ANNOTATION:
+	case MK_PYTHON:
+		name = model_str(m, e->name);
+		if (e->kind != MK_PYTHON && an_is_dataloader_name(name))
+			return AN_DATALOADER;
+		if (e->kind != MK_PYTHON && an_is_step_name(name, NULL))
+			return -1;
+		if (an_is_comm_name(name, NULL))
+			return AN_COMM;
+		return AN_CPUOP;
+	default:
+		return -1;
+	}
+}
+
+int an_breakdown_compute(struct an_profile *p, struct nns_err *err)
+{
+	const struct model *m = p->m;
+	struct an_overview *o = &p->overview;
+	struct iv_set slots = { 0 }, cost = { 0 }, rest = { 0 }, steps = { 0 };
+	struct iv_set taken[AN_NROLES];
+	int64_t *comm_ids = NULL;
+	size_t ncomm = 0, i, r;
+	int rc = NNS_ENOMEM;
+
+	memset(taken, 0, sizeof(taken));
+	comm_ids = malloc((m->events.n + 1) * sizeof(*comm_ids));
+	if (!comm_ids)
+		goto out;
+	for (i = 0; i < m->events.n; i++) {
+		const struct model_event *e = &m->events.v[i];
+		if (an_kind_is_cpu_range(e->kind) && e->ext_id != MODEL_NONE &&
+		    an_is_comm_name(model_str(m, e->name), NULL))
+			comm_ids[ncomm++] = e->ext_id;
+	}
+	qsort(comm_ids, ncomm, sizeof(*comm_ids), i64_cmp);
+
+	for (i = 0; i < m->events.n; i++) {
+		const struct model_event *e = &m->events.v[i];
+		int role = role_of(m, e, comm_ids, ncomm);
+		if (role < 0)
+			continue;
+		if (iv_add(&o->role[role], e->ts, e->ts + e->dur))
+			goto out;
+		if (e->kind == MK_RUNTIME || e->kind == MK_DRIVER)
+			o->has_runtime = 1;
+		else if (e->kind == MK_KERNEL)
+			o->has_kernel = 1;
+		else if (e->kind == MK_MEMCPY || e->kind == MK_MEMSET)
+			o->has_memcpy_or_memset = 1;
+	}
+	for (r = 0; r < AN_NROLES; r++)
+		iv_merge(&o->role[r]);
+	o->has_communication = o->role[AN_COMM].r.n > 0;
+
+	for (i = 0; i < o->steps.n; i++)
+		if (iv_add(&steps, o->steps.v[i].start, o->steps.v[i].end))
+			goto out;
+	iv_merge(&steps);
+	if (iv_clip(&steps, INT64_MIN, INT64_MAX, &slots))
+		goto out;
+	for (r = 0; r < AN_OTHER; r++) {
+		if (iv_intersect(&slots, &o->role[r], &taken[r]) ||
+		    iv_subtract(&slots, &taken[r], &rest))
+			goto out;
+		struct iv_set t = slots;
+		slots = rest;
+		rest = t;
+	}
+	taken[AN_OTHER] = slots;
+	memset(&slots, 0, sizeof(slots));
+
+	memset(o->avg, 0, sizeof(o->avg));
+	o->avg_total = 0;
+	for (i = 0; i < o->steps.n; i++) {
+		struct an_step *s = &o->steps.v[i];
+		for (r = 0; r < AN_NROLES; r++) {
+			s->cost[r] = iv_total_in(&taken[r], s->start, s->end);
+			o->avg[r] += (double)s->cost[r];
+		}
+		o->avg_total += (double)(s->end - s->start);
+	}
+	if (o->steps.n) {
+		for (r = 0; r < AN_NROLES; r++)
+			o->avg[r] /= (double)o->steps.n;
+		o->avg_total /= (double)o->steps.n;
+	}
+	rc = NNS_OK;
+out:
+	for (r = 0; r < AN_NROLES; r++)
+		iv_set_release(&taken[r]);
+	iv_set_release(&slots);
+	iv_set_release(&cost);
+	iv_set_release(&rest);
+	iv_set_release(&steps);
+	free(comm_ids);
+	if (rc)
+		nns_err_set(err, rc, "out of memory in the step breakdown");
+	return rc;
+}

@@ -1,0 +1,414 @@
+/*
+ * comm.c - the communication nodes of one worker (tb_plugin
+ * CommunicationNode, NodeParserMixin._update_communication_node,
+ * communication.generate_communication_nodes), input of distributed.c.
+ *
+ * A node is a host range (cpu_op or user_annotation) named nccl:* or
+ * gloo:*. Its ranges start with the op's own range; an NCCL node also gets
+ * the kernels whose external id equals the op's, and - because PyTorch 2.x
+ * writes external id == correlation on NCCL kernels (kineto#782) - the
+ * collective kernels (ncclKernel*, ncclDevKernel*) launched by a runtime
+ * owned by the op or one of its descendants in the op tree. Ranges are
+ * sorted by (start, -end), nodes by (start, -end), like tb_plugin, so that
+ * node i and range j can be matched across workers.
+ *
+ * A node belongs to the step that contains its start (tb_plugin required
+ * the whole node inside a step and gave up on the first one that was not).
+ * A comm range nested in a comm range of the same name on the same thread
+ * (a cpu_op and its user_annotation twin) is folded into the outer node.
+ *
+ * bytes = sum over inputs of prod(shape) x dtype size, from the canonical
+ * "Input Dims" / "Input type" texts ("[[2, 8, 5], []]", "['float', 'Int']").
+ */
+#include "analysis.h"
+#include "comm_bytes.h"
+#include "names.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- bytes from input dims and types --------------------------------------- */
+
+#define COMM_PARSE_DEPTH 16
+
+static int64_t sat_add(int64_t a, int64_t b)
+{
+	int64_t r;
+	return __builtin_add_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
+static int64_t sat_mul(int64_t a, int64_t b)
+{
+	int64_t r;
+	return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
+static const char *skip_ws(const char *s)
+{
+	while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+		s++;
+	return s;
+}
+
+/* Skips one value that is not a list or a number (a quoted string, None,
+ * ...): up to the next ',' or ']' at this level. */
+static const char *skip_other(const char *s)
+{
+	if (*s == '\'' || *s == '"') {
+		char q = *s++;
+		while (*s && *s != q) {
+			if (*s == '\\' && s[1])
+				s++;
+			s++;
+		}
+		return *s ? s + 1 : s;
+	}
+	while (*s && *s != ',' && *s != ']')
+		s++;
+	return s;
+}
+
+/* Parses the list at *sp ('[' ... ']'): a shape gives the product of its
+ * numbers (1 for []), a list of shapes (a tensor list) the sum of theirs.
+ * Advances *sp past the list; returns -1 on malformed text. */
+static int64_t parse_shape(const char **sp, int depth)
+{
+	const char *s = *sp;
+	int64_t prod = 1, sum = 0;
+	int lists = 0;
+
+	if (*s != '[' || depth > COMM_PARSE_DEPTH)
+		return -1;
+	s = skip_ws(s + 1);
+	while (*s && *s != ']') {
+		if (*s == '[') {
+			int64_t v = parse_shape(&s, depth + 1);
+			if (v < 0)
+				return -1;
+			sum = sat_add(sum, v);
+			lists = 1;
+		} else if (*s == '-' || (*s >= '0' && *s <= '9')) {
+			char *end;
+			long long v = strtoll(s, &end, 10);
+			if (end == s)
+				return -1;
+			prod = sat_mul(prod, v < 0 ? 0 : (int64_t)v);
+			s = end;
+		} else {
+			s = skip_other(s);
+		}
+		s = skip_ws(s);
+		if (*s == ',')
+			s = skip_ws(s + 1);
+		else if (*s != ']')
+			return -1;
+	}
+	if (*s != ']')
+		return -1;
+	*sp = s + 1;
+	return lists ? sum : prod;
+}
+
+static int type_size(const char *s, size_t n)
+{
+	static const struct {
+		const char *name;
+		int size;
+	} sizes[] = {{"long int", 8},	   {"float", 4},	 {"int", 4},   {"c10::Half", 2},
+		     {"c10::BFloat16", 2}, {"unsigned char", 1}, {"double", 8}};
+	size_t i;
+
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		if (strlen(sizes[i].name) == n && memcmp(sizes[i].name, s, n) == 0)
+			return sizes[i].size;
+	return 0;
+}
+
+/* Reads the next type name of the list at *sp; returns its size in bytes
+ * (0 for unknown or missing) and advances *sp. */
+static int next_type(const char **sp)
+{
+	const char *s = skip_ws(*sp), *a, *b;
+	int size;
+
+	if (*s == ',')
+		s = skip_ws(s + 1);
+	if (!*s || *s == ']') {
+		*sp = s;
+		return 0;
+	}
+	if (*s == '\'' || *s == '"') {
+		char q = *s;
+		a = s + 1;
+		for (b = a; *b && *b != q; b++)
+			if (*b == '\\' && b[1])
+				b++;
+		size = type_size(a, (size_t)(b - a));
+		s = *b ? b + 1 : b;
+	} else {
+		a = s;
+		s = skip_other(s);
+		for (b = s; b > a && (b[-1] == ' ' || b[-1] == '\t'); b--)
+			;
+		size = type_size(a, (size_t)(b - a));
+	}
+	*sp = s;
+	return size;
+}
+
+int64_t an_comm_bytes(const char *dims, const char *types)
+{
+	const char *d = skip_ws(dims), *t = skip_ws(types);
+	int64_t total = 0;
+
+	if (*d != '[')
+		return 0;
+	d = skip_ws(d + 1);
+	if (*t == '[')
+		t++;
+	while (*d && *d != ']') {
+		int64_t count = 0;
+		int size = next_type(&t);
+		if (*d == '[') {
+			count = parse_shape(&d, 1);
+			if (count < 0)
+				return total;
+		} else {
+			d = skip_other(d);
+		}
+		total = sat_add(total, sat_mul(count, size));
+		d = skip_ws(d);
+		if (*d == ',')
+			d = skip_ws(d + 1);
+		else if (*d != ']')
+			break;
+	}
+	return total;
+}
+
+/* ---- nodes and ranges --------------------------------------------------------- */
+
+struct ext_ref {
+	int64_t ext;
+	uint32_t comm;
+};
+
+struct range_ref {
+	uint32_t comm;
+	int64_t start, end;
+};
+
+struct range_vec {
+	struct range_ref *v;
+	size_t n, cap;
+};
+
+static int ext_cmp(const void *x, const void *y)
+{
+	const struct ext_ref *a = x, *b = y;
+	if (a->ext != b->ext)
+		return a->ext < b->ext ? -1 : 1;
+	return (a->comm > b->comm) - (a->comm < b->comm);
+}
+
+static int range_cmp(const void *x, const void *y)
+{
+	const struct range_ref *a = x, *b = y;
+	if (a->comm != b->comm)
+		return a->comm < b->comm ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return (a->end < b->end) - (a->end > b->end);
+}
+
+/* The comm node of the nearest enclosing tree node (starting at `node`)
+ * that is a comm op, or MODEL_NOIDX. */
+static uint32_t enclosing_comm(const struct an_optree *t, const uint32_t *comm_of_ev, uint32_t node)
+{
+	while (node != MODEL_NOIDX) {
+		uint32_t ev = t->nodes.v[node].ev;
+		if (ev != MODEL_NOIDX && comm_of_ev[ev] != MODEL_NOIDX)
+			return comm_of_ev[ev];
+		node = t->nodes.v[node].parent;
+	}
+	return MODEL_NOIDX;
+}
+
+static int step_of(const struct an_overview *o, int64_t ts)
+{
+	size_t lo = 0, hi = o->steps.n;
+
+	/* first step whose start > ts, then look at the one before */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (o->steps.v[mid].start <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo > 0) {
+		const struct an_step *s = &o->steps.v[lo - 1];
+		if (ts < s->end)
+			return (int)(lo - 1);
+		if (s->end > s->start)
+			break;
+		lo--; /* an empty step: the one before may still contain ts */
+	}
+	return -1;
+}
+
+static int64_t node_bytes(const struct model *m, const struct model_event *e)
+{
+	const struct model_op_args *a;
+
+	if (e->extra == MODEL_NOIDX || e->extra >= m->op_args.n)
+		return 0;
+	a = &m->op_args.v[e->extra];
+	if (!a->input_dims)
+		return 0;
+	return an_comm_bytes(model_str(m, a->input_dims),
+			     a->input_type ? model_str(m, a->input_type) : "");
+}
+
+/* Creates the nodes in event order ((ts, -dur), so nodes come out sorted)
+ * and their own ranges. */
+static int make_nodes(struct an_profile *p, uint32_t *comm_of_ev, struct range_vec *ranges)
+{
+	const struct model *m = p->m;
+	const struct an_optree *t = &p->tree;
+	size_t i;
+
+	for (i = 0; i < m->events.n; i++) {
+		const struct model_event *e = &m->events.v[i];
+		struct an_comm_node c;
+		struct range_ref r;
+		int gloo = 0;
+
+		comm_of_ev[i] = MODEL_NOIDX;
+		if (e->kind != MK_CPU_OP && e->kind != MK_USER_ANNOTATION)
+			continue;
+		if (!an_is_comm_name(model_str(m, e->name), &gloo))
+			continue;
+		if (t->owner && t->owner[i] != MODEL_NOIDX) {
+			/* start above the event's own node (or at it, when the
+			 * tree merged the event into an equal-named parent) */
+			uint32_t own = t->owner[i];
+			uint32_t from = t->nodes.v[own].ev == i ? t->nodes.v[own].parent : own;
+			uint32_t outer = enclosing_comm(t, comm_of_ev, from);
+			if (outer != MODEL_NOIDX && p->comm_nodes.v[outer].name == e->name) {
+				comm_of_ev[i] = outer;
+				continue;
+			}
+		}
+		memset(&c, 0, sizeof(c));
+		c.ev = (uint32_t)i;
+		c.name = e->name;
+		c.step = step_of(&p->overview, e->ts);
+		c.bytes = node_bytes(m, e);
+		if (vec_push(&p->comm_nodes, c))
+			return NNS_ENOMEM;
+		comm_of_ev[i] = (uint32_t)(p->comm_nodes.n - 1);
+		r.comm = comm_of_ev[i];
+		r.start = e->ts;
+		r.end = e->ts + e->dur;
+		if (vec_push(ranges, r))
+			return NNS_ENOMEM;
+		if (gloo)
+			p->use_gloo = 1;
+		else
+			p->use_nccl = 1;
+	}
+	return 0;
+}
+
+/* Adds the kernels of NCCL nodes. */
+static int add_kernels(struct an_profile *p, const uint32_t *comm_of_ev, struct range_vec *ranges)
+{
+	const struct model *m = p->m;
+	const struct an_optree *t = &p->tree;
+	struct ext_ref *ext = NULL;
+	size_t next = 0, i;
+
+	ext = malloc((p->comm_nodes.n + 1) * sizeof(*ext));
+	if (!ext)
+		return NNS_ENOMEM;
+	for (i = 0; i < p->comm_nodes.n; i++) {
+		const struct model_event *e = &m->events.v[p->comm_nodes.v[i].ev];
+		if (e->ext_id == MODEL_NONE || strncmp(model_str(m, e->name), "nccl:", 5) != 0)
+			continue;
+		ext[next].ext = e->ext_id;
+		ext[next].comm = (uint32_t)i;
+		next++;
+	}
+	qsort(ext, next, sizeof(*ext), ext_cmp);
+	for (i = 0; i < m->events.n; i++) {
+		const struct model_event *e = &m->events.v[i];
+		uint32_t c = MODEL_NOIDX, l;
+		if (e->kind != MK_KERNEL)
+			continue;
+		l = m->launch_of ? m->launch_of[i] : MODEL_NOIDX;
+		if (l != MODEL_NOIDX && t->owner && t->owner[l] != MODEL_NOIDX &&
+		    an_is_comm_kernel_name(model_str(m, e->name)))
+			c = enclosing_comm(t, comm_of_ev, t->owner[l]);
+		if (c == MODEL_NOIDX && e->ext_id != MODEL_NONE && next) {
+			size_t lo = 0, hi = next;
+			while (lo < hi) {
+				size_t mid = (lo + hi) / 2;
+				if (ext[mid].ext < e->ext_id)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			if (lo < next && ext[lo].ext == e->ext_id)
+				c = ext[lo].comm;
+		}
+		if (c != MODEL_NOIDX) {
+			struct range_ref r = {c, e->ts, e->ts + e->dur};
+			if (vec_push(ranges, r)) {
+				free(ext);
+				return NNS_ENOMEM;
+			}
+		}
+	}
+	free(ext);
+	return 0;
+}
+
+int an_comm_compute(struct an_profile *p, struct nns_err *err)
+{
+	const struct model *m = p->m;
+	uint32_t *comm_of_ev = NULL;
+	struct range_vec ranges = {0};
+	size_t i;
+	int rc = NNS_ENOMEM;
+
+	comm_of_ev = malloc((m->events.n + 1) * sizeof(*comm_of_ev));
+	if (!comm_of_ev)
+		goto out;
+	if (make_nodes(p, comm_of_ev, &ranges))
+		goto out;
+	if (!p->comm_nodes.n) {
+		rc = NNS_OK;
+		goto out;
+	}
+	if (add_kernels(p, comm_of_ev, &ranges))
+		goto out;
+	qsort(ranges.v, ranges.n, sizeof(*ranges.v), range_cmp);
+	if (vec_reserve(&p->comm_ranges, p->comm_ranges.n + ranges.n))
+		goto out;
+	for (i = 0; i < ranges.n; i++) {
+		struct an_comm_node *c = &p->comm_nodes.v[ranges.v[i].comm];
+		struct iv x = {ranges.v[i].start, ranges.v[i].end};
+		if (!c->nranges)
+			c->first_range = (uint32_t)p->comm_ranges.n;
+		c->nranges++;
+		p->comm_ranges.v[p->comm_ranges.n++] = x;
+	}
+	rc = NNS_OK;
+out:
+	free(comm_of_ev);
+	vec_free(&ranges);
+	if (rc)
+		nns_err_set(err, rc, "out of memory while collecting communication ops");
+	return rc;
+}

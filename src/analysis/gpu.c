@@ -1,0 +1,218 @@
+/*
+ * gpu.c - GPU summary per device (tb_plugin GPUMetricsParser,
+ * TensorCoresParser): utilization, estimated SM efficiency, estimated
+ * achieved occupancy, tensor-core ratio, and the utilization timeline.
+ *
+ * Window = [first step start, last step end]. Only kernels count.
+ * Deliberate fixes: a trace shorter than a microsecond gets buckets in
+ * nanoseconds instead of crashing; an elementary interval where no kernel
+ * runs has SM efficiency exactly 0 (tb_plugin's float sums left 1e-16).
+ */
+#include "analysis.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define AN_MAX_GPUS 64
+
+struct edge {
+	int64_t ts;
+	double bps;    /* +blocks/SM at start, - at end */
+	int delta;     /* +1 / -1 active kernels */
+};
+
+static int edge_cmp(const void *x, const void *y)
+{
+	const struct edge *a = x, *b = y;
+	return (a->ts > b->ts) - (a->ts < b->ts);
+}
+
+static int device_of(const struct model *m, const struct model_event *e)
+{
+	const char *pid;
+	char *end;
+	long v;
+
+	if (e->device >= 0)
+		return e->device;
+	pid = model_str(m, m->threads.v[e->thread].pid);
+	v = strtol(pid, &end, 10);
+	return end != pid && *end == '\0' && v >= 0 ? (int)v : 0;
+}
+
+/* Utilization timeline: the smallest power-of-10 bucket giving <= 100. */
+static int util_buckets(struct an_gpu *g, const struct iv_set *busy, int64_t t0, int64_t t1)
+{
+	int64_t range = t1 - t0, bs = 1, nb, i;
+
+	if (range <= 0)
+		return 0;
+	while (range > 100 * bs)
+		bs *= 10;
+	nb = range / bs;
+	if (nb == 0)
+		nb = 1;
+	for (i = 0; i < nb; i++) {
+		int64_t s = t0 + i * bs, e = i == nb - 1 ? t1 : s + bs;
+		struct an_point pt = { s, (double)iv_total_in(busy, s, e) / (double)(e - s) };
+		if (vec_push(&g->util_buckets, pt))
+			return NNS_ENOMEM;
+	}
+	{
+		struct an_point end = { t1, 0 };
+		if (vec_push(&g->util_buckets, end))
+			return NNS_ENOMEM;
+	}
+	return 0;
+}
+
+static int sm_efficiency(struct an_gpu *g, struct edge *edges, size_t ne, int64_t w0, int64_t w1)
+{
+	size_t i;
+	double sum = 0, acc = 0;
+	int active = 0;
+
+	qsort(edges, ne, sizeof(*edges), edge_cmp);
+	for (i = 0; i < ne;) {
+		int64_t ts = edges[i].ts, next;
+		while (i < ne && edges[i].ts == ts) {
+			sum += edges[i].bps;
+			active += edges[i].delta;
+			i++;
+		}
+		if (i >= ne)
+			break;
+		next = edges[i].ts;
+		if (active > 0 && sum > 0) {
+			double v = sum < 1.0 ? sum : 1.0;
+			struct an_range_value r = { ts, next, v };
+			int64_t s = ts > w0 ? ts : w0, e = next < w1 ? next : w1;
+			if (vec_push(&g->sm_ranges, r))
+				return NNS_ENOMEM;
+			if (s < e)
+				acc += v * (double)(e - s);
+		}
+		if (active == 0)
+			sum = 0; /* no float residue between kernels */
+	}
+	g->sm_efficiency = w1 > w0 ? acc / (double)(w1 - w0) : 0;
+	return 0;
+}
+
+int an_gpu_compute(struct an_profile *p, struct nns_err *err)
+{
+	const struct model *m = p->m;
+	const struct an_overview *o = &p->overview;
+	int64_t w0 = 0, w1 = 0, t0 = m->min_ts, t1 = m->max_end;
+	int ids[AN_MAX_GPUS], nids = 0, d;
+	size_t i;
+	int rc = NNS_ENOMEM;
+	struct iv_set busy = { 0 }, clipped = { 0 };
+	struct edge *edges = NULL;
+
+	if (o->steps.n) {
+		w0 = o->steps.v[0].start;
+		w1 = o->steps.v[o->steps.n - 1].end;
+	}
+	/* counter timeline spans the "PyTorch Profiler (0)" trace event if any */
+	for (i = 0; i < m->events.n; i++)
+		if (m->events.v[i].kind == MK_TRACE &&
+		    strncmp(model_str(m, m->events.v[i].name), "PyTorch Profiler", 16) == 0) {
+			t0 = m->events.v[i].ts;
+			t1 = m->events.v[i].ts + m->events.v[i].dur;
+			break;
+		}
+	for (i = 0; i < m->events.n; i++) {
+		const struct model_event *e = &m->events.v[i];
+		int k, found = 0;
+		if (e->kind != MK_KERNEL)
+			continue;
+		d = device_of(m, e);
+		for (k = 0; k < nids && !found; k++)
+			found = ids[k] == d;
+		if (!found && nids < AN_MAX_GPUS)
+			ids[nids++] = d;
+	}
+	/* ascending device ids */
+	for (int a = 1; a < nids; a++)
+		for (int b = a; b > 0 && ids[b - 1] > ids[b]; b--) {
+			int t = ids[b];
+			ids[b] = ids[b - 1];
+			ids[b - 1] = t;
+		}
+	edges = malloc((2 * m->events.n + 1) * sizeof(*edges));
+	if (!edges)
+		goto out;
+	for (int k = 0; k < nids; k++) {
+		struct an_gpu g;
+		size_t ne = 0;
+		double occ_w = 0, occ_d = 0;
+		int64_t tc = 0, all = 0;
+		int has_bps = 0;
+
+		memset(&g, 0, sizeof(g));
+		g.id = ids[k];
+		busy.r.n = 0;
+		for (i = 0; i < m->events.n; i++) {
+			const struct model_event *e = &m->events.v[i];
+			const struct model_dev_args *a;
+			uint32_t node;
+			if (e->kind != MK_KERNEL || device_of(m, e) != g.id)
+				continue;
+			if (iv_add(&busy, e->ts, e->ts + e->dur))
+				goto out;
+			a = e->extra != MODEL_NOIDX ? &m->dev_args.v[e->extra] : NULL;
+			if (a && a->blocks_per_sm > 0) {
+				edges[ne].ts = e->ts;
+				edges[ne].bps = a->blocks_per_sm;
+				edges[ne++].delta = 1;
+				edges[ne].ts = e->ts + e->dur;
+				edges[ne].bps = -a->blocks_per_sm;
+				edges[ne++].delta = -1;
+				has_bps = 1;
+			}
+			if (a && a->occupancy >= 0) {
+				int64_t s = e->ts > w0 ? e->ts : w0;
+				int64_t en = e->ts + e->dur < w1 ? e->ts + e->dur : w1;
+				if (en > s) {
+					occ_w += a->occupancy * (double)(en - s);
+					occ_d += (double)(en - s);
+				}
+			}
+			node = p->tree.owner ? p->tree.owner[i] : MODEL_NOIDX;
+			if (node != MODEL_NOIDX && p->tree.nodes.v[node].type == AN_NODE_OP) {
+				all += e->dur;
+				if (an_tc_kernel_id(p, e->name))
+					tc += e->dur;
+			}
+		}
+		iv_merge(&busy);
+		g.kernel_time = iv_total_in(&busy, w0, w1);
+		g.utilization = w1 > w0 ? (double)g.kernel_time / (double)(w1 - w0) : 0;
+		g.achieved_occupancy = occ_d > 0 ? occ_w / occ_d : -1;
+		g.tensor_core_ratio = all > 0 ? (double)tc / (double)all : 0;
+		if (has_bps) {
+			if (sm_efficiency(&g, edges, ne, w0, w1))
+				goto out_gpu;
+		} else {
+			g.sm_efficiency = -1;
+		}
+		if (util_buckets(&g, &busy, t0, t1))
+			goto out_gpu;
+		if (vec_push(&p->gpus, g))
+			goto out_gpu;
+		continue;
+out_gpu:
+		vec_free(&g.util_buckets);
+		vec_free(&g.sm_ranges);
+		goto out;
+	}
+	rc = NNS_OK;
+out:
+	free(edges);
+	iv_set_release(&busy);
+	iv_set_release(&clipped);
+	if (rc)
+		nns_err_set(err, rc, "out of memory in the GPU summary");
+	return rc;
+}

@@ -1,0 +1,33 @@
+/*
+ * intervals.h - interval algebra on half-open [start, end) int64 ranges:
+ * union (merge), intersection, subtraction and total length, all linear in
+ * the input sizes on sorted, merged sets. Mirrors tb_plugin's range_utils.
+ *
+ * An iv_set owns its array; iv_set_release() frees it.
+ */
+#ifndef NNS_ANALYSIS_INTERVALS_H
+#define NNS_ANALYSIS_INTERVALS_H
+
+#include "common/vec.h"
+
+#include <stdint.h>
+
+struct iv {
+	int64_t start, end;
+};
+
+struct iv_set {
+	VEC(struct iv) r;   /* sorted, disjoint, non-empty after iv_merge */
+};
+
+void iv_set_release(struct iv_set *s);
+int iv_add(struct iv_set *s, int64_t start, int64_t end);      /* unmerged append */
+int iv_merge(struct iv_set *s);                                 /* sort + union in place */
+int iv_intersect(const struct iv_set *a, const struct iv_set *b, struct iv_set *out);
+int iv_subtract(const struct iv_set *a, const struct iv_set *b, struct iv_set *out);
+int iv_clip(const struct iv_set *a, int64_t start, int64_t end, struct iv_set *out);
+int64_t iv_total(const struct iv_set *s);
+/* Total length of s inside [start, end) without allocating. */
+int64_t iv_total_in(const struct iv_set *s, int64_t start, int64_t end);
+
+#endif

@@ -1,0 +1,59 @@
+/* names.c - name predicates used to classify events (names.h). */
+#include "names.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int starts(const char *s, const char *p)
+{
+	return strncmp(s, p, strlen(p)) == 0;
+}
+
+static int ends(const char *s, const char *p)
+{
+	size_t n = strlen(s), m = strlen(p);
+	return n >= m && memcmp(s + n - m, p, m) == 0;
+}
+
+int an_is_step_name(const char *name, long long *num)
+{
+	char *end;
+	long long v;
+
+	if (!starts(name, "ProfilerStep#"))
+		return 0;
+	v = strtoll(name + 13, &end, 10);
+	if (num)
+		*num = end == name + 13 ? -1 : v;
+	return 1;
+}
+
+int an_is_dataloader_name(const char *name)
+{
+	return (starts(name, "enumerate(DataLoader)#") && ends(name, ".__next__")) ||
+	       starts(name, "enumerate(DataPipe)#");
+}
+
+int an_is_comm_name(const char *name, int *gloo)
+{
+	/* tb_plugin knows {nccl,gloo}:{broadcast,reduce,all_reduce,all_gather,
+	 * reduce_scatter}; PyTorch 2.x adds _all_gather_base,
+	 * _reduce_scatter_base, all_to_all, send, recv, coalesced variants.
+	 * Any "nccl:" / "gloo:" range is a collective. */
+	int g = starts(name, "gloo:");
+
+	if (gloo)
+		*gloo = g;
+	return (g || starts(name, "nccl:")) && name[5] != '\0';
+}
+
+int an_is_comm_kernel_name(const char *name)
+{
+	return starts(name, "ncclKernel") || starts(name, "ncclDevKernel") ||
+	       starts(name, "void ncclKernel") || starts(name, "void ncclDevKernel");
+}
+
+int an_is_optimizer_name(const char *name)
+{
+	return starts(name, "Optimizer.");
+}

@@ -1,0 +1,27 @@
+/*
+ * names.h - name-based classification of events shared by the analyses:
+ * profiler steps, data loader ranges, optimizer, collectives.
+ */
+#ifndef NNS_ANALYSIS_NAMES_H
+#define NNS_ANALYSIS_NAMES_H
+
+#include "model/model.h"
+
+/* "ProfilerStep#N" -> 1 and *num = N (N may be absent: *num = -1). */
+int an_is_step_name(const char *name, long long *num);
+/* enumerate(DataLoader)#...__next__ or enumerate(DataPipe)#... */
+int an_is_dataloader_name(const char *name);
+/* nccl:* / gloo:* collectives, PyTorch 1.x and 2.x spellings. Sets *gloo. */
+int an_is_comm_name(const char *name, int *gloo);
+/* Kernels that implement collectives (ncclKernel_*, ncclDevKernel_*). */
+int an_is_comm_kernel_name(const char *name);
+int an_is_optimizer_name(const char *name);
+
+/* Host-side "CPU" kinds that tb_plugin counts in CPU Exec (python, operator,
+ * user annotation; not python_function, not GPU-side annotations). */
+static inline int an_kind_is_cpu_range(int k)
+{
+	return k == MK_CPU_OP || k == MK_USER_ANNOTATION || k == MK_PYTHON;
+}
+
+#endif

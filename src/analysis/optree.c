@@ -1,0 +1,398 @@
+/*
+ * optree.c - per-thread operator call trees (tb_plugin OpTreeBuilder,
+ * EventParser.parse_nodes, OperatorNode.fill_stats).
+ *
+ * Nodes: operators, python ranges, ProfilerSteps, modules (python_function
+ * with a module id) and nccl:/gloo: annotations, built per thread by
+ * containment with a stack over events sorted by (start, -end). Runtime and
+ * driver launches attach to the first operator with their external id, to
+ * the thread root when the id is 0, and - for traces without external ids,
+ * such as nnscope's own - to the innermost node of their thread that
+ * contains them. Device events (kernel, memcpy, memset) belong to their
+ * launch through the correlation id (model.launch_of).
+ */
+#include "analysis.h"
+#include "names.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int node_type_of(const struct model *m, const struct model_event *e)
+{
+	const char *name = model_str(m, e->name);
+
+	switch (e->kind) {
+	case MK_CPU_OP:
+		if (an_is_step_name(name, NULL))
+			return AN_NODE_STEP;
+		if (an_is_dataloader_name(name) || strncmp(name, "enumerate(DataLoader)#", 22) == 0)
+			return AN_NODE_DATALOADER;
+		if (an_is_optimizer_name(name))
+			return AN_NODE_OPTIMIZER;
+		if (strcmp(name, "DataParallel.forward") == 0 ||
+		    strcmp(name, "DistributedDataParallel.forward") == 0)
+			return AN_NODE_OTHER;
+		return AN_NODE_OP;
+	case MK_USER_ANNOTATION:
+		if (an_is_step_name(name, NULL))
+			return AN_NODE_STEP;
+		if (an_is_comm_name(name, NULL))
+			return AN_NODE_COMM;
+		return -1;
+	case MK_PYTHON:
+		return AN_NODE_PYTHON;
+	case MK_PYTHON_FUNCTION:
+		if (e->extra != MODEL_NOIDX && m->op_args.v[e->extra].py_module_id != MODEL_NONE)
+			return AN_NODE_MODULE;
+		return -1;
+	default:
+		return -1;
+	}
+}
+
+static uint32_t new_node(struct an_optree *t, uint32_t ev, uint32_t thread, uint32_t name,
+			 int64_t start, int64_t end, int type)
+{
+	struct an_node n;
+
+	memset(&n, 0, sizeof(n));
+	n.ev = ev;
+	n.parent = n.first_child = n.next_sibling = n.last_child = n.first_rt = MODEL_NOIDX;
+	n.thread = thread;
+	n.name = name;
+	n.start = start;
+	n.end = end;
+	n.type = (uint8_t)type;
+	if (vec_push(&t->nodes, n))
+		return MODEL_NOIDX;
+	return (uint32_t)(t->nodes.n - 1);
+}
+
+static void add_child(struct an_optree *t, uint32_t parent, uint32_t child)
+{
+	struct an_node *p = &t->nodes.v[parent];
+
+	t->nodes.v[child].parent = parent;
+	if (p->last_child == MODEL_NOIDX)
+		p->first_child = child;
+	else
+		t->nodes.v[p->last_child].next_sibling = child;
+	p->last_child = child;
+}
+
+static int attach_rt(struct an_optree *t, uint32_t node, uint32_t ev)
+{
+	struct an_rt_link l = { ev, t->nodes.v[node].first_rt };
+
+	if (vec_push(&t->rt_links, l))
+		return NNS_ENOMEM;
+	t->nodes.v[node].first_rt = (uint32_t)(t->rt_links.n - 1);
+	return 0;
+}
+
+/* tb_plugin remove_dup_nodes: an operator whose only child is an operator
+ * of the same name is merged with it (the child's launches win). */
+static void remove_dup(struct an_optree *t, uint32_t root)
+{
+	VEC(uint32_t) stack = { 0 };
+
+	if (vec_push(&stack, root))
+		return;
+	while (stack.n) {
+		uint32_t id = stack.v[--stack.n], c, l;
+		struct an_node *n = &t->nodes.v[id];
+		for (;;) {
+			uint32_t ch = n->first_child;
+			struct an_node *x;
+			if (ch == MODEL_NOIDX || t->nodes.v[ch].next_sibling != MODEL_NOIDX)
+				break;
+			x = &t->nodes.v[ch];
+			if (n->type != AN_NODE_OP || x->type != AN_NODE_OP || n->name != x->name)
+				break;
+			/* the parent's own launches are replaced by the child's,
+			 * as torch.autograd's _remove_dup_nodes does */
+			for (l = n->first_rt; l != MODEL_NOIDX; l = t->rt_links.v[l].next)
+				t->owner[t->rt_links.v[l].ev] = MODEL_NOIDX;
+			n->first_rt = x->first_rt;
+			for (l = n->first_rt; l != MODEL_NOIDX; l = t->rt_links.v[l].next)
+				t->owner[t->rt_links.v[l].ev] = id;
+			n->first_child = x->first_child;
+			n->last_child = x->last_child;
+			if (x->ev != MODEL_NOIDX)
+				t->owner[x->ev] = id;
+			x->first_rt = x->first_child = x->last_child = MODEL_NOIDX;
+			x->parent = MODEL_NOIDX;
+			x->type = AN_NODE_OTHER; /* detached */
+			x->ev = MODEL_NOIDX;
+			for (c = n->first_child; c != MODEL_NOIDX; c = t->nodes.v[c].next_sibling)
+				t->nodes.v[c].parent = id;
+		}
+		for (c = n->first_child; c != MODEL_NOIDX; c = t->nodes.v[c].next_sibling)
+			if (vec_push(&stack, c))
+				break;
+	}
+	vec_free(&stack);
+}
+
+static int build_thread(struct an_profile *p, uint32_t thread, const uint32_t *evs, size_t n)
+{
+	const struct model *m = p->m;
+	struct an_optree *t = &p->tree;
+	VEC(uint32_t) stack = { 0 };
+	uint32_t root;
+	size_t i;
+	int rc = NNS_ENOMEM;
+
+	root = new_node(t, MODEL_NOIDX, thread, 0, INT64_MIN, INT64_MAX, AN_NODE_ROOT);
+	if (root == MODEL_NOIDX || vec_push(&t->roots, root) || vec_push(&stack, root))
+		goto out;
+	for (i = 0; i < n; i++) {
+		const struct model_event *e = &m->events.v[evs[i]];
+		int type = node_type_of(m, e);
+		int64_t end = e->ts + e->dur;
+		uint32_t id;
+		if (type < 0)
+			continue;
+		for (;;) {
+			struct an_node *top = &t->nodes.v[stack.v[stack.n - 1]];
+			if (e->ts < top->end) {
+				if (end <= top->end) {
+					id = new_node(t, evs[i], thread, e->name, e->ts, end, type);
+					if (id == MODEL_NOIDX)
+						goto out;
+					add_child(t, stack.v[stack.n - 1], id);
+					if (vec_push(&stack, id))
+						goto out;
+					p->tree.owner[evs[i]] = id;
+				} else {
+					t->dropped_overlaps++;
+				}
+				break;
+			}
+			stack.n--;
+		}
+	}
+	rc = NNS_OK;
+out:
+	vec_free(&stack);
+	return rc;
+}
+
+/* Innermost node of `root`'s tree containing [ts, end), by descending. */
+static uint32_t innermost(const struct an_optree *t, uint32_t root, int64_t ts, int64_t end)
+{
+	uint32_t cur = root;
+
+	for (;;) {
+		uint32_t c, next = MODEL_NOIDX;
+		for (c = t->nodes.v[cur].first_child; c != MODEL_NOIDX; c = t->nodes.v[c].next_sibling) {
+			const struct an_node *x = &t->nodes.v[c];
+			if (x->start > ts)
+				break;
+			if (x->start <= ts && end <= x->end) {
+				next = c;
+				break;
+			}
+		}
+		if (next == MODEL_NOIDX)
+			return cur;
+		cur = next;
+	}
+}
+
+struct ext_pair {
+	int64_t ext;
+	uint32_t node;
+};
+
+static int ext_cmp(const void *x, const void *y)
+{
+	const struct ext_pair *a = x, *b = y;
+	if (a->ext != b->ext)
+		return a->ext < b->ext ? -1 : 1;
+	return (a->node > b->node) - (a->node < b->node);
+}
+
+static int attach_runtimes(struct an_profile *p, const uint32_t *thread_root)
+{
+	const struct model *m = p->m;
+	struct an_optree *t = &p->tree;
+	struct ext_pair *pairs = NULL;
+	size_t np = 0, i;
+
+	pairs = malloc((t->nodes.n + 1) * sizeof(*pairs));
+	if (!pairs)
+		return NNS_ENOMEM;
+	/* nodes were created thread by thread (threads in first-seen order),
+	 * each in time order: the first node with an id wins */
+	for (i = 0; i < t->nodes.n; i++) {
+		const struct an_node *n = &t->nodes.v[i];
+		if (n->ev == MODEL_NOIDX || m->events.v[n->ev].ext_id == MODEL_NONE)
+			continue;
+		pairs[np].ext = m->events.v[n->ev].ext_id;
+		pairs[np].node = (uint32_t)i;
+		np++;
+	}
+	qsort(pairs, np, sizeof(*pairs), ext_cmp);
+	for (i = 0; i < m->events.n; i++) {
+		const struct model_event *e = &m->events.v[i];
+		uint32_t node = MODEL_NOIDX, root = thread_root[e->thread];
+		if (!model_kind_is_launch(e->kind))
+			continue;
+		if (e->ext_id == 0) {
+			node = root;
+		} else if (e->ext_id != MODEL_NONE) {
+			size_t lo = 0, hi = np;
+			while (lo < hi) {
+				size_t mid = (lo + hi) / 2;
+				if (pairs[mid].ext < e->ext_id)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			if (lo < np && pairs[lo].ext == e->ext_id)
+				node = pairs[lo].node;
+		} else if (root != MODEL_NOIDX) {
+			node = innermost(t, root, e->ts, e->ts + e->dur);
+		}
+		if (node == MODEL_NOIDX) {
+			t->unmatched_runtimes++;
+			continue;
+		}
+		if (root == MODEL_NOIDX && e->ext_id == 0)
+			continue;
+		if (attach_rt(t, node, (uint32_t)i)) {
+			free(pairs);
+			return NNS_ENOMEM;
+		}
+		t->owner[i] = node;
+	}
+	free(pairs);
+	return 0;
+}
+
+/* Host statistics (OperatorNode.fill_stats): self = total - children -
+ * own launches; name-based tensor-core eligibility. */
+static void fill_host_stats(struct an_profile *p)
+{
+	const struct model *m = p->m;
+	struct an_optree *t = &p->tree;
+	size_t i;
+
+	for (i = 0; i < t->nodes.n; i++) {
+		struct an_node *n = &t->nodes.v[i];
+		uint32_t c, l;
+		if (n->type != AN_NODE_ROOT)
+			n->tc_eligible = (uint8_t)an_tc_op_eligible(model_str(m, n->name));
+		n->host_total = n->type == AN_NODE_ROOT ? 0 : n->end - n->start;
+		n->host_self = n->host_total;
+		for (c = n->first_child; c != MODEL_NOIDX; c = t->nodes.v[c].next_sibling)
+			n->host_self -= t->nodes.v[c].end - t->nodes.v[c].start;
+		for (l = n->first_rt; l != MODEL_NOIDX; l = t->rt_links.v[l].next)
+			n->host_self -= m->events.v[t->rt_links.v[l].ev].dur;
+	}
+}
+
+/* Device time of each launch, added to its node (second pass so that the
+ * per-launch sums are computed once). */
+static int add_device_time(struct an_profile *p)
+{
+	const struct model *m = p->m;
+	struct an_optree *t = &p->tree;
+	size_t i;
+
+	for (i = 0; i < m->events.n; i++) {
+		const struct model_event *e = &m->events.v[i];
+		uint32_t l = m->launch_of[i], node;
+		if (l == MODEL_NOIDX || !model_kind_is_device(e->kind))
+			continue;
+		node = t->owner[l];
+		if (node == MODEL_NOIDX)
+			continue;
+		t->owner[i] = node;
+		t->nodes.v[node].dev_self += e->dur;
+		if (e->kind == MK_KERNEL && an_tc_kernel(model_str(m, e->name))) {
+			t->nodes.v[node].tc_self += e->dur;
+			if (t->nodes.v[node].type == AN_NODE_OP)
+				t->nodes.v[node].tc_eligible = 1;
+		}
+	}
+	return 0;
+}
+
+/* Device totals bottom-up, after dev_self is known. */
+static void roll_up(struct an_optree *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nodes.n; i++) {
+		t->nodes.v[i].dev_total = t->nodes.v[i].dev_self;
+		t->nodes.v[i].tc_total = t->nodes.v[i].tc_self;
+	}
+	for (i = t->nodes.n; i-- > 0;) {
+		struct an_node *n = &t->nodes.v[i];
+		if (n->parent == MODEL_NOIDX)
+			continue;
+		t->nodes.v[n->parent].dev_total += n->dev_total;
+		t->nodes.v[n->parent].tc_total += n->tc_total;
+		if (n->tc_eligible && t->nodes.v[n->parent].type == AN_NODE_OP)
+			t->nodes.v[n->parent].tc_eligible = 1;
+	}
+}
+
+int an_optree_compute(struct an_profile *p, struct nns_err *err)
+{
+	const struct model *m = p->m;
+	struct an_optree *t = &p->tree;
+	size_t nthr = m->threads.n, n = m->events.n, i;
+	uint32_t *count = NULL, *start = NULL, *order = NULL, *thread_root = NULL, *first_seen = NULL;
+	size_t nfirst = 0;
+	int rc = NNS_ENOMEM;
+
+	t->owner = malloc((n + 1) * sizeof(*t->owner));
+	count = calloc(nthr + 1, sizeof(*count));
+	start = calloc(nthr + 1, sizeof(*start));
+	order = malloc((n + 1) * sizeof(*order));
+	thread_root = malloc((nthr + 1) * sizeof(*thread_root));
+	first_seen = malloc((nthr + 1) * sizeof(*first_seen));
+	if (!t->owner || !count || !start || !order || !thread_root || !first_seen)
+		goto out;
+	for (i = 0; i < n; i++) {
+		t->owner[i] = MODEL_NOIDX;
+		if (count[m->events.v[i].thread]++ == 0)
+			first_seen[nfirst++] = m->events.v[i].thread;
+	}
+	for (i = 1; i < nthr; i++)
+		start[i] = start[i - 1] + count[i - 1];
+	memset(count, 0, (nthr + 1) * sizeof(*count));
+	for (i = 0; i < n; i++) {
+		uint32_t th = m->events.v[i].thread;
+		order[start[th] + count[th]++] = (uint32_t)i;
+	}
+	for (i = 0; i < nthr; i++)
+		thread_root[i] = MODEL_NOIDX;
+	for (i = 0; i < nfirst; i++) {
+		uint32_t th = first_seen[i];
+		size_t before = t->roots.n;
+		if (build_thread(p, th, order + start[th], count[th]))
+			goto out;
+		thread_root[th] = t->roots.v[before];
+	}
+	if (attach_runtimes(p, thread_root))
+		goto out;
+	for (i = 0; i < t->roots.n; i++)
+		remove_dup(t, t->roots.v[i]);
+	fill_host_stats(p);
+	add_device_time(p);
+	roll_up(t);
+	rc = NNS_OK;
+out:
+	free(count);
+	free(start);
+	free(order);
+	free(thread_root);
+	free(first_seen);
+	if (rc)
+		nns_err_set(err, rc, "out of memory while building operator trees");
+	return rc;
+}

@@ -1,0 +1,259 @@
+/*
+ * steps.c - step detection and device-side adjustment (tb_plugin
+ * StepParser._parse_step / _find_device_steps / _update_steps_duration).
+ *
+ * Deliberate fix: GPU-side copies of step annotations (gpu_user_annotation
+ * "ProfilerStep#N") are not steps; tb_plugin counted them twice.
+ * A CPU step name seen twice (same name, overlapping) is kept once.
+ */
+#include "analysis.h"
+#include "names.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct launch_info {
+	int64_t dmin, dmax;   /* device span of the events it launched */
+	int64_t count;
+};
+
+static int step_cmp(const void *x, const void *y)
+{
+	const struct an_step *a = x, *b = y;
+	if (a->host_start != b->host_start)
+		return a->host_start < b->host_start ? -1 : 1;
+	return (a->host_end < b->host_end) - (a->host_end > b->host_end);
+}
+
+/* One step "0" spanning the CPU-side events when there is no ProfilerStep. */
+static int default_step(struct an_profile *p)
+{
+	const struct model *m = p->m;
+	struct an_step s;
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	size_t i;
+
+	for (i = 0; i < m->events.n; i++) {
+		const struct model_event *e = &m->events.v[i];
+		if (e->kind != MK_CPU_OP && e->kind != MK_PYTHON)
+			continue;
+		if (e->ts < lo)
+			lo = e->ts;
+		if (e->ts + e->dur > hi)
+			hi = e->ts + e->dur;
+	}
+	if (lo > hi) { /* no CPU events at all: span everything */
+		lo = m->min_ts;
+		hi = m->max_end;
+	}
+	memset(&s, 0, sizeof(s));
+	strcpy(s.name, "0");
+	s.host_start = s.start = lo;
+	s.host_end = s.end = hi;
+	return vec_push(&p->overview.steps, s) ? NNS_ENOMEM : 0;
+}
+
+static int collect_steps(struct an_profile *p)
+{
+	const struct model *m = p->m;
+	size_t i;
+
+	for (i = 0; i < m->events.n; i++) {
+		const struct model_event *e = &m->events.v[i];
+		const char *name;
+		long long num;
+		struct an_step s;
+
+		if (e->kind != MK_CPU_OP && e->kind != MK_USER_ANNOTATION)
+			continue;
+		name = model_str(m, e->name);
+		if (!an_is_step_name(name, &num))
+			continue;
+		memset(&s, 0, sizeof(s));
+		if (num >= 0)
+			snprintf(s.name, sizeof(s.name), "%lld", num);
+		else
+			snprintf(s.name, sizeof(s.name), "%zu", p->overview.steps.n);
+		s.host_start = s.start = e->ts;
+		s.host_end = s.end = e->ts + e->dur;
+		if (vec_push(&p->overview.steps, s))
+			return NNS_ENOMEM;
+	}
+	if (p->overview.steps.n > 1)
+		qsort(p->overview.steps.v, p->overview.steps.n, sizeof(struct an_step), step_cmp);
+	/* drop a repeated step: same name overlapping the previous one */
+	{
+		size_t o = 0;
+		for (i = 0; i < p->overview.steps.n; i++) {
+			struct an_step *s = &p->overview.steps.v[i];
+			if (o && strcmp(p->overview.steps.v[o - 1].name, s->name) == 0 &&
+			    s->host_start < p->overview.steps.v[o - 1].host_end)
+				continue;
+			p->overview.steps.v[o++] = *s;
+		}
+		p->overview.steps.n = o;
+	}
+	return 0;
+}
+
+int an_steps_compute(struct an_profile *p, struct nns_err *err)
+{
+	const struct model *m = p->m;
+	size_t n = m->events.n, i, nrt = 0, ns;
+	struct launch_info *li = NULL;
+	uint32_t *slot = NULL, *rts = NULL;
+	int64_t *dev_lo = NULL, *dev_hi = NULL;
+	uint8_t *matched = NULL;
+	int64_t prev_end = 0;
+	int any_matched = 0, rc = NNS_ENOMEM;
+
+	if (collect_steps(p))
+		goto out;
+	/* no ProfilerStep: one step "0", device-adjusted like any other */
+	if (p->overview.steps.n == 0 && default_step(p))
+		goto out;
+	ns = p->overview.steps.n;
+
+	/* per launch (runtime/driver) event: span of the device work it launched */
+	slot = malloc((n + 1) * sizeof(*slot));
+	if (!slot)
+		goto out;
+	for (i = 0; i < n; i++) {
+		slot[i] = MODEL_NOIDX;
+		if (model_kind_is_launch(m->events.v[i].kind))
+			slot[i] = (uint32_t)nrt++;
+	}
+	li = malloc((nrt + 1) * sizeof(*li));
+	rts = malloc((nrt + 1) * sizeof(*rts));
+	matched = calloc(n + 1, 1);
+	if (!li || !rts || !matched)
+		goto out;
+	for (i = 0; i < n; i++) {
+		if (slot[i] == MODEL_NOIDX)
+			continue;
+		rts[slot[i]] = (uint32_t)i;
+		li[slot[i]].dmin = INT64_MAX;
+		li[slot[i]].dmax = INT64_MIN;
+		li[slot[i]].count = 0;
+	}
+	for (i = 0; i < n; i++) {
+		uint32_t l = m->launch_of[i];
+		const struct model_event *e = &m->events.v[i];
+		struct launch_info *x;
+		if (l == MODEL_NOIDX)
+			continue;
+		x = &li[slot[l]];
+		if (e->ts < x->dmin)
+			x->dmin = e->ts;
+		if (e->ts + e->dur > x->dmax)
+			x->dmax = e->ts + e->dur;
+		x->count++;
+	}
+
+	/* two-pointer walk: runtimes fully inside a host step */
+	dev_lo = malloc(ns * sizeof(*dev_lo));
+	dev_hi = malloc(ns * sizeof(*dev_hi));
+	if (!dev_lo || !dev_hi)
+		goto out;
+	{
+		size_t is = 0, ir = 0;
+		int64_t lo = INT64_MAX, hi = INT64_MIN;
+		while (is < ns && ir < nrt) {
+			struct an_step *s = &p->overview.steps.v[is];
+			const struct model_event *r = &m->events.v[rts[ir]];
+			if (r->ts < s->host_start) {
+				ir++;
+			} else if (r->ts + r->dur <= s->host_end) {
+				struct launch_info *x = &li[ir];
+				if (x->count) {
+					if (x->dmin < lo)
+						lo = x->dmin;
+					if (x->dmax > hi)
+						hi = x->dmax;
+					s->device_nodes += x->count;
+					any_matched = 1;
+					matched[rts[ir]] = 1;
+				}
+				ir++;
+			} else if (r->ts < s->host_end) {
+				ir++;
+			} else {
+				dev_lo[is] = lo;
+				dev_hi[is] = hi;
+				is++;
+				lo = INT64_MAX;
+				hi = INT64_MIN;
+			}
+		}
+		for (; is < ns; is++) {
+			dev_lo[is] = lo;
+			dev_hi[is] = hi;
+			lo = INT64_MAX;
+			hi = INT64_MIN;
+		}
+	}
+	if (!any_matched) {
+		rc = NNS_OK;
+		goto out;
+	}
+	/* previous end before step 0: device work not launched in any step that
+	 * ends before step 0's first device event */
+	prev_end = p->overview.steps.v[0].host_start;
+	if (dev_lo[0] != INT64_MAX) {
+		for (i = 0; i < n; i++) {
+			const struct model_event *e = &m->events.v[i];
+			uint32_t l = m->launch_of[i];
+			if (!model_kind_is_device(e->kind))
+				continue;
+			if (l != MODEL_NOIDX && matched[l])
+				continue;
+			if (e->ts + e->dur < dev_lo[0] && e->ts + e->dur > prev_end)
+				prev_end = e->ts + e->dur;
+		}
+	}
+	for (i = 0; i < ns; i++) {
+		struct an_step *s = &p->overview.steps.v[i];
+		int64_t start = prev_end > s->host_start ? prev_end : s->host_start;
+		int64_t end = s->host_end;
+		if (dev_lo[i] == INT64_MAX) {
+			if (start > end)
+				end = start;
+		} else {
+			if (dev_hi[i] > end)
+				end = dev_hi[i];
+			if (end < start)
+				end = start;
+		}
+		s->start = start;
+		s->end = end;
+		prev_end = end;
+	}
+	/* tail removal: trailing steps without device work, and a last step with
+	 * less than 0.8x the previous step's device events */
+	if (ns > 1) {
+		size_t last = ns;
+		while (last > 0 && p->overview.steps.v[last - 1].device_nodes == 0)
+			last--;
+		if (last > 0) {
+			size_t keep = last;
+			if (last > 1 && p->overview.steps.v[last - 2].device_nodes * 8 >
+						p->overview.steps.v[last - 1].device_nodes * 10)
+				keep = last - 1;
+			p->overview.steps_dropped = (int)(ns - keep);
+			p->overview.steps.n = keep;
+		}
+	}
+	rc = NNS_OK;
+out:
+	free(li);
+	free(slot);
+	free(rts);
+	free(dev_lo);
+	free(dev_hi);
+	free(matched);
+	if (rc)
+		nns_err_set(err, rc, "out of memory while detecting steps");
+	return rc;
+}

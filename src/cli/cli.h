@@ -1,0 +1,80 @@
+/*
+ * cli.h - what the nnscope subcommands share: exit codes, one-line error
+ * printing, option parsing helpers, terminal detection, and the loop that
+ * loads every span of a run (trace -> model -> profile) and hands each to
+ * a subcommand, keeping models alive only while a distributed view of the
+ * span group needs them.
+ *
+ * This is the only part of nnscope that prints to the user and exits.
+ */
+#ifndef NNS_CLI_CLI_H
+#define NNS_CLI_CLI_H
+
+#include "analysis/analysis.h"
+#include "importers/kineto.h"
+#include "importers/run.h"
+
+#include <stdio.h>
+
+enum { CLI_OK = 0, CLI_EINPUT = 1, CLI_EUSAGE = 2 };
+
+int cmd_analyse(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+
+/* "nnscope: <path>: <msg>" on stderr (path omitted when msg starts with
+ * it, or when path is NULL). */
+void cli_error(const char *path, const char *msg);
+void cli_warn(const char *path, const char *msg);
+/* A usage error: prints "nnscope <cmd>: <msg>" and a hint; returns
+ * CLI_EUSAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Reports getopt_long's '?' or ':' result; returns CLI_EUSAGE. */
+int cli_bad_option(const char *cmd, int c, int optopt_value, const char *arg);
+
+/* Parses a decimal integer in [min, max]; 0 on success. */
+int cli_parse_int(const char *s, long min, long max, long *out);
+
+int cli_stdout_color(void); /* stdout is a tty and NO_COLOR is unset/empty */
+int cli_stdout_width(void); /* terminal columns, COLUMNS, else 160 */
+
+/* One loaded worker/span. */
+struct cli_item {
+	const struct run *run;
+	const struct run_worker *worker;
+	const struct run_span *span;
+	struct model m;
+	struct an_profile p;
+	int loaded; /* m and p are valid */
+};
+
+struct cli_visit {
+	struct kineto_opts kopts;
+	const char *only_worker; /* NULL = all */
+	const char *only_span;	 /* NULL = all; a span name or suffix */
+	int want_dist;		 /* compute an_dist for groups of > 1 worker */
+	void *ctx;
+	/* Called for each loaded span; returns CLI_OK or an exit code
+	 * (the loop goes on either way). */
+	int (*on_profile)(void *ctx, const struct cli_item *it);
+	/* Called per span group when want_dist and the group has > 1
+	 * worker; span_name may be NULL. */
+	int (*on_dist)(void *ctx, const struct run *r, const char *span_name, size_t group,
+		       const struct an_dist *d);
+};
+
+/* Visits every selected span of r, group by group (span index k of every
+ * worker). Returns CLI_OK, or CLI_EINPUT if anything failed (each failure
+ * was already reported in one line). *visited counts the spans loaded. */
+int cli_visit_run(const struct run *r, struct cli_visit *v, size_t *visited);
+
+/* Loads one trace file into it->m and computes it->p, printing warnings
+ * (truncated input, skipped events) and errors. Returns CLI_OK or
+ * CLI_EINPUT; on CLI_OK it->loaded is set. */
+int cli_load(struct cli_item *it, const char *path, const struct kineto_opts *ko);
+void cli_item_release(struct cli_item *it);
+
+/* "run/worker.span" style label for messages and headings. */
+void cli_item_label(char *dst, size_t size, const struct cli_item *it, int with_run);
+
+#endif

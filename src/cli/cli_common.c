@@ -1,0 +1,265 @@
+/*
+ * cli_common.c - helpers shared by the subcommands (cli.h): messages,
+ * option parsing, terminal detection, and loading the spans of a run.
+ */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+static void print_msg(const char *kind, const char *path, const char *msg)
+{
+	size_t n = path ? strlen(path) : 0;
+
+	if (!msg || !*msg)
+		msg = "unknown error";
+	if (!path || (strncmp(msg, path, n) == 0 && msg[n] == ':'))
+		fprintf(stderr, "nnscope: %s%s\n", kind, msg);
+	else
+		fprintf(stderr, "nnscope: %s%s: %s\n", kind, path, msg);
+}
+
+void cli_error(const char *path, const char *msg)
+{
+	print_msg("", path, msg);
+}
+
+void cli_warn(const char *path, const char *msg)
+{
+	print_msg("warning: ", path, msg);
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "nnscope%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'nnscope %s%s--help' for more information.\n", cmd ? cmd : "",
+		cmd ? " " : "");
+	return CLI_EUSAGE;
+}
+
+int cli_bad_option(const char *cmd, int c, int optopt_value, const char *arg)
+{
+	if (c == ':')
+		return cli_usage_error(cmd, "option '%s' needs a value", arg ? arg : "?");
+	if (optopt_value)
+		return cli_usage_error(cmd, "unknown option '-%c'", optopt_value);
+	return cli_usage_error(cmd, "unknown option '%s'", arg ? arg : "?");
+}
+
+int cli_parse_int(const char *s, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int cli_stdout_color(void)
+{
+	const char *nc = getenv("NO_COLOR");
+
+	return isatty(STDOUT_FILENO) && (!nc || !*nc);
+}
+
+int cli_stdout_width(void)
+{
+	struct winsize ws;
+	const char *c = getenv("COLUMNS");
+	long v;
+
+	if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40)
+		return ws.ws_col;
+	if (c && cli_parse_int(c, 40, 10000, &v) == 0)
+		return (int)v;
+	return 160;
+}
+
+void cli_item_label(char *dst, size_t size, const struct cli_item *it, int with_run)
+{
+	const char *span = it->span && it->span->name ? it->span->name : NULL;
+
+	snprintf(dst, size, "%s%s%s%s%s", with_run ? it->run->name : "", with_run ? "/" : "",
+		 it->worker->name, span ? "." : "", span ? span : "");
+}
+
+int cli_load(struct cli_item *it, const char *path, const struct kineto_opts *ko)
+{
+	struct nns_err err;
+	int rc;
+
+	nns_err_clear(&err);
+	it->loaded = 0;
+	memset(&it->p, 0, sizeof(it->p));
+	if (model_init(&it->m)) {
+		cli_error(path, "out of memory");
+		return CLI_EINPUT;
+	}
+	rc = kineto_load_file(path, &it->m, ko, &err);
+	if (rc == NNS_ETRUNC) {
+		/* the importer's message says where and what it kept */
+		cli_warn(path, err.msg[0]
+				   ? err.msg
+				   : "input is truncated; analysing the events read before it");
+	} else if (rc) {
+		cli_error(path, err.msg[0] ? err.msg : nns_strerror(rc));
+		model_release(&it->m);
+		return CLI_EINPUT;
+	}
+	if (it->m.diag.events_skipped > 0) {
+		char msg[NNS_ERR_MSG_MAX + 64];
+
+		snprintf(msg, sizeof(msg), "%lld event(s) skipped%s%s",
+			 (long long)it->m.diag.events_skipped,
+			 it->m.diag.first_problem[0] ? "; first: " : "", it->m.diag.first_problem);
+		cli_warn(path, msg);
+	}
+	nns_err_clear(&err);
+	rc = an_profile_compute(&it->p, &it->m, &err);
+	if (rc) {
+		cli_error(path, err.msg[0] ? err.msg : nns_strerror(rc));
+		an_profile_release(&it->p);
+		model_release(&it->m);
+		return CLI_EINPUT;
+	}
+	it->loaded = 1;
+	return CLI_OK;
+}
+
+void cli_item_release(struct cli_item *it)
+{
+	if (!it->loaded)
+		return;
+	an_profile_release(&it->p);
+	model_release(&it->m);
+	it->loaded = 0;
+}
+
+static const struct run_span *span_at(const struct run_worker *w, size_t k, const char *only_span)
+{
+	if (only_span) {
+		const struct run_span *s = run_find_span(w, only_span);
+
+		/* with a span filter there is a single group (k == 0) */
+		return k == 0 ? s : NULL;
+	}
+	return k < w->spans.n ? &w->spans.v[k] : NULL;
+}
+
+static int run_dist(const struct run *r, struct cli_visit *v, struct cli_item *items, size_t n,
+		    size_t group)
+{
+	const struct an_profile **profiles = calloc(n, sizeof(*profiles));
+	const char **names = calloc(n, sizeof(*names));
+	const char *span_name = NULL;
+	struct an_dist d;
+	struct nns_err err;
+	size_t k = 0;
+	int rc = CLI_OK;
+
+	if (!profiles || !names) {
+		free(profiles);
+		free(names);
+		cli_error(r->dir, "out of memory");
+		return CLI_EINPUT;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!items[i].loaded)
+			continue;
+		profiles[k] = &items[i].p;
+		names[k++] = items[i].worker->name;
+		if (!span_name && items[i].span->name)
+			span_name = items[i].span->name;
+	}
+	if (k > 1) {
+		memset(&d, 0, sizeof(d));
+		nns_err_clear(&err);
+		if (an_dist_compute(&d, profiles, names, k, &err)) {
+			cli_error(r->dir, err.msg[0] ? err.msg : "distributed analysis failed");
+			rc = CLI_EINPUT;
+		} else if (v->on_dist) {
+			rc = v->on_dist(v->ctx, r, span_name, group, &d);
+		}
+		an_dist_release(&d);
+	}
+	free(profiles);
+	free(names);
+	return rc;
+}
+
+int cli_visit_run(const struct run *r, struct cli_visit *v, size_t *visited)
+{
+	size_t nw = r->workers.n, groups = 0;
+	struct cli_item *items;
+	int status = CLI_OK, keep;
+
+	items = calloc(nw ? nw : 1, sizeof(*items));
+	if (!items) {
+		cli_error(r->dir, "out of memory");
+		return CLI_EINPUT;
+	}
+	for (size_t w = 0; w < nw; w++) {
+		size_t ns = r->workers.v[w].spans.n;
+
+		if (ns > groups)
+			groups = ns;
+	}
+	if (v->only_span)
+		groups = 1;
+	/* models stay alive for a whole span group only if several workers
+	 * must be compared; otherwise each is freed before the next loads */
+	keep = v->want_dist && !v->only_worker && nw > 1;
+	for (size_t k = 0; k < groups; k++) {
+		size_t loaded = 0;
+
+		for (size_t w = 0; w < nw; w++) {
+			const struct run_worker *wk = &r->workers.v[w];
+			const struct run_span *s;
+			struct cli_item *it = &items[w];
+			int rc;
+
+			if (v->only_worker && strcmp(wk->name, v->only_worker) != 0)
+				continue;
+			s = span_at(wk, k, v->only_span);
+			if (!s)
+				continue;
+			it->run = r;
+			it->worker = wk;
+			it->span = s;
+			if (cli_load(it, s->path, &v->kopts)) {
+				status = CLI_EINPUT;
+				continue;
+			}
+			loaded++;
+			if (visited)
+				(*visited)++;
+			rc = v->on_profile ? v->on_profile(v->ctx, it) : CLI_OK;
+			if (rc)
+				status = rc;
+			if (!keep)
+				cli_item_release(it);
+		}
+		if (keep && loaded > 1 && run_dist(r, v, items, nw, k))
+			status = CLI_EINPUT;
+		for (size_t w = 0; w < nw; w++)
+			cli_item_release(&items[w]);
+	}
+	free(items);
+	return status;
+}

@@ -1,0 +1,180 @@
+/*
+ * cmd_analyse.c - `nnscope analyse <file-or-run-dir> --out <dir>`: loads
+ * every worker/span found under the path, runs every analysis and writes
+ * the JSON contract (and CSV tables) of SPEC §4, plus distributed.json for
+ * runs with several workers.
+ */
+#include "cli/cli.h"
+#include "output/outfile.h"
+#include "output/output.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char USAGE[] =
+    "Usage: nnscope analyse <trace-file | run-dir> --out <dir> [options]\n"
+    "\n"
+    "Analyses PyTorch profiler (Kineto) traces and writes machine-readable results:\n"
+    "  <dir>/<worker>[.<span>]/{overview,operators,kernels,memory,modules}.json\n"
+    "  <dir>/<worker>[.<span>]/{step_trace,op_statistics,kernel_statistics,memory_ops}.csv\n"
+    "  <dir>/distributed.json                (runs with several workers)\n"
+    "A directory is searched recursively for <worker>[.<span>].pt.trace.json[.gz];\n"
+    "when it holds several runs, each goes to <dir>/<run>/.\n"
+    "\n"
+    "Options:\n"
+    "  -o, --out DIR      output directory (created if missing; required)\n"
+    "  -j, --threads N    parser threads (0 = one per CPU, the default)\n"
+    "      --no-csv       do not write the CSV tables\n"
+    "  -q, --quiet        print nothing but warnings and errors\n"
+    "  -h, --help         show this help\n";
+
+struct analyse_ctx {
+	const char *out; /* output directory of the current run */
+	struct out_opts oo;
+	int quiet;
+};
+
+static int on_profile(void *vctx, const struct cli_item *it)
+{
+	struct analyse_ctx *c = vctx;
+	struct out_source src = {it->worker->name, it->span->name, it->span->path, it->run->name};
+	struct nns_err err;
+	char sub[512];
+
+	nns_err_clear(&err);
+	if (out_write_profile(c->out, &src, &it->p, &c->oo, &err)) {
+		cli_error(NULL, err.msg);
+		return CLI_EINPUT;
+	}
+	if (!c->quiet) {
+		out_profile_dirname(sub, sizeof(sub), it->worker->name, it->span->name);
+		printf("%s/%s: %zu steps, %zu operators, %zu kernels%s\n", c->out, sub,
+		       it->p.overview.steps.n, it->p.ops.by_name.n, it->p.kernels.by_name.n,
+		       it->m.diag.truncated ? " (truncated input)" : "");
+		fflush(stdout);
+	}
+	return CLI_OK;
+}
+
+static int on_dist(void *vctx, const struct run *r, const char *span_name, size_t group,
+		   const struct an_dist *d)
+{
+	struct analyse_ctx *c = vctx;
+	struct nns_err err;
+	char name[256];
+
+	(void)r;
+	nns_err_clear(&err);
+	if (group == 0 && out_write_dist(c->out, "distributed.json", span_name, d, &err)) {
+		cli_error(NULL, err.msg);
+		return CLI_EINPUT;
+	}
+	if (span_name) {
+		char s[OUT_NAME_MAX + 8];
+
+		out_sanitize(s, sizeof(s), span_name);
+		snprintf(name, sizeof(name), "distributed.%s.json", s);
+		if (out_write_dist(c->out, name, span_name, d, &err)) {
+			cli_error(NULL, err.msg);
+			return CLI_EINPUT;
+		}
+	}
+	if (!c->quiet && group == 0)
+		printf("%s/distributed.json: %zu workers\n", c->out, d->workers.n);
+	if (!c->quiet && span_name)
+		printf("%s/%s: %zu workers\n", c->out, name, d->workers.n);
+	return CLI_OK;
+}
+
+int cmd_analyse(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"out", required_argument, NULL, 'o'}, {"threads", required_argument, NULL, 'j'},
+	    {"no-csv", no_argument, NULL, 'C'},	   {"quiet", no_argument, NULL, 'q'},
+	    {"help", no_argument, NULL, 'h'},	   {NULL, 0, NULL, 0},
+	};
+	struct analyse_ctx ctx;
+	struct cli_visit v;
+	struct run_set rs;
+	struct nns_err err;
+	const char *out = NULL;
+	size_t visited = 0;
+	int c, status = CLI_OK;
+	long threads = 0;
+
+	memset(&ctx, 0, sizeof(ctx));
+	memset(&v, 0, sizeof(v));
+	ctx.oo.csv = 1;
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:j:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			out = optarg;
+			break;
+		case 'j':
+			if (cli_parse_int(optarg, 0, 256, &threads))
+				return cli_usage_error("analyse",
+						       "--threads wants 0..256, not '%s'", optarg);
+			break;
+		case 'C':
+			ctx.oo.csv = 0;
+			break;
+		case 'q':
+			ctx.quiet = 1;
+			break;
+		case 'h':
+			fputs(USAGE, stdout);
+			return CLI_OK;
+		default:
+			return cli_bad_option("analyse", c, optopt, argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return cli_usage_error("analyse", "missing the trace file or run directory");
+	if (optind + 1 < argc)
+		return cli_usage_error("analyse", "one input path expected, got %d", argc - optind);
+	if (!out)
+		return cli_usage_error("analyse", "missing --out <dir>");
+
+	nns_err_clear(&err);
+	if (run_discover(&rs, argv[optind], NULL, &err)) {
+		cli_error(argv[optind], err.msg);
+		return CLI_EINPUT;
+	}
+	if (out_mkdirs(out, &err)) {
+		cli_error(NULL, err.msg);
+		run_set_release(&rs);
+		return CLI_EINPUT;
+	}
+	v.kopts.threads = (int)threads;
+	v.kopts.progress = isatty(STDERR_FILENO);
+	v.want_dist = 1;
+	v.ctx = &ctx;
+	v.on_profile = on_profile;
+	v.on_dist = on_dist;
+	for (size_t i = 0; i < rs.runs.n; i++) {
+		const struct run *r = &rs.runs.v[i];
+		char rel[1024], dir[OUT_PATH_MAX];
+
+		if (rs.runs.n > 1) {
+			out_sanitize_rel(rel, sizeof(rel), r->name);
+			if (out_join(dir, sizeof(dir), out, rel, &err)) {
+				cli_error(NULL, err.msg);
+				status = CLI_EINPUT;
+				continue;
+			}
+		} else {
+			snprintf(dir, sizeof(dir), "%s", out);
+		}
+		ctx.out = dir;
+		if (cli_visit_run(r, &v, &visited))
+			status = CLI_EINPUT;
+	}
+	run_set_release(&rs);
+	if (visited == 0 && status == CLI_OK)
+		status = CLI_EINPUT;
+	return status;
+}

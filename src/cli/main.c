@@ -1,0 +1,80 @@
+/*
+ * main.c - the nnscope command: dispatches `nnscope <command> ...` to one
+ * file per subcommand (cmd_*.c) and handles --version and help.
+ * Exit codes: 0 success, 1 bad input (missing/damaged file, write
+ * failure), 2 usage error.
+ */
+#include "cli/cli.h"
+
+#include <string.h>
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+    {"analyse", cmd_analyse, "analyse traces and write JSON/CSV results (--out DIR)"},
+    {"report", cmd_report, "analyse traces and print the results as tables"},
+    {"diff", cmd_diff, "compare two traces (or two spans of a run)"},
+};
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void usage(FILE *f)
+{
+	fprintf(f, "Usage: nnscope <command> [options]\n\nCommands:\n");
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "  %-9s %s\n", "help", "show help for a command (nnscope help <command>)");
+	fprintf(f,
+		"\nOptions:\n  -V, --version  print the version\n  -h, --help     show this help\n"
+		"\nRun 'nnscope <command> --help' for the options of a command.\n");
+}
+
+static const struct command *find(const char *name)
+{
+	if (strcmp(name, "analyze") == 0)
+		name = "analyse";
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const struct command *cmd;
+
+	if (argc < 2) {
+		usage(stderr);
+		return CLI_EUSAGE;
+	}
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0 ||
+	    strcmp(argv[1], "version") == 0) {
+		printf("nnscope %s\n", NNS_VERSION_STRING);
+		return CLI_OK;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		if (argc > 2 && strcmp(argv[1], "help") == 0) {
+			char help[] = "--help";
+			char *args[] = {argv[2], help, NULL};
+
+			cmd = find(argv[2]);
+			if (!cmd)
+				return cli_usage_error(NULL, "unknown command '%s'", argv[2]);
+			return cmd->fn(2, args);
+		}
+		usage(stdout);
+		return CLI_OK;
+	}
+	cmd = find(argv[1]);
+	if (!cmd) {
+		if (argv[1][0] == '-')
+			return cli_usage_error(NULL, "unknown option '%s'", argv[1]);
+		return cli_usage_error(NULL, "unknown command '%s'", argv[1]);
+	}
+	return cmd->fn(argc - 1, argv + 1);
+}

@@ -1,0 +1,25 @@
+/* vec.c - capacity growth for vec.h arrays. */
+#include "vec.h"
+#include "nnscope.h"
+
+#include <stdlib.h>
+
+int vec_reserve_raw(void **data, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	if (elem == 0 || need > VEC_MAX_BYTES / elem)
+		return NNS_ENOMEM;
+	ncap = *cap ? *cap : 16;
+	while (ncap < need)
+		ncap = ncap > VEC_MAX_BYTES / elem / 2 ? VEC_MAX_BYTES / elem : ncap * 2;
+	p = realloc(*data, ncap * elem);
+	if (!p)
+		return NNS_ENOMEM;
+	*data = p;
+	*cap = ncap;
+	return 0;
+}

@@ -1,0 +1,162 @@
+/*
+ * kineto.c - the Kineto importer's entry points (kineto.h): opens the
+ * input, picks gzip or plain and serial or parallel parsing, then turns the
+ * parser's end state into a status: NNS_OK, NNS_ETRUNC (the input ended
+ * early or is damaged after some events: what was read is kept and the
+ * model finalized), or an error with a one-line "<file>: byte N: ..."
+ * message.
+ */
+#include "kineto_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int thread_count(const struct kineto_opts *o)
+{
+	long n = o && o->threads > 0 ? o->threads : sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (n < 1)
+		n = 1;
+	return n > KP_THREADS_MAX ? KP_THREADS_MAX : (int)n;
+}
+
+/* Turns the final parser state into the status and message. */
+static int finish(struct kparser *ps, int r, int plain, int64_t size, struct nns_err *err)
+{
+	struct model *m = ps->m;
+	int rc;
+
+	if (r == KR_DONE && !ps->seen_events) {
+		return nns_err_set(err, NNS_EFORMAT,
+				   "%s: no \"traceEvents\" array: not a Kineto/Chrome trace", ps->name);
+	}
+	if (r == KR_DONE) {
+		m->diag.bytes_read = plain ? size : ps->total_bytes;
+		if ((rc = kbe_pair(ps)))
+			return nns_err_set(err, rc, "%s: out of memory pairing B/E events", ps->name);
+		nns_err_clear(err);
+		return model_finalize(m, err);
+	}
+	if (ps->err_code == NNS_ENOMEM || ps->err_code == NNS_EIO || ps->err_code == 0)
+		return nns_err_set(err, ps->err_code ? ps->err_code : NNS_EFORMAT,
+				   "%s: byte %lld: %s", ps->name, (long long)ps->err_off,
+				   ps->err_msg[0] ? ps->err_msg : "parse failed");
+	/* the input ended early, or is damaged after events we could read */
+	if (ps->err_eof || ps->elements > 0) {
+		m->diag.truncated = 1;
+		m->diag.bytes_read = ps->err_off;
+		snprintf(m->diag.first_problem, sizeof(m->diag.first_problem),
+			 "%s: byte %lld: %s", ps->name, (long long)ps->err_off, ps->err_msg);
+		if ((rc = kbe_pair(ps)))
+			return nns_err_set(err, rc, "%s: out of memory pairing B/E events", ps->name);
+		if ((rc = model_finalize(m, err)))
+			return rc;
+		return nns_err_set(err, NNS_ETRUNC, "%s: byte %lld: %s; kept the %lld events before it",
+				   ps->name, (long long)ps->err_off, ps->err_msg,
+				   (long long)m->events.n);
+	}
+	return nns_err_set(err, NNS_EFORMAT, "%s: byte %lld: %s", ps->name,
+			   (long long)ps->err_off, ps->err_msg);
+}
+
+int kineto_parse_source(struct ksrc *src, int64_t size, int plain, const char *name,
+			struct model *m, const struct kineto_opts *o, size_t window, int64_t par_min,
+			struct kprogress *prog, struct nns_err *err)
+{
+	struct kparser ps;
+	int nt = thread_count(o), r, rc;
+
+	if (!window) {
+		window = KP_WINDOW;
+		if (plain && size >= 0 && (uint64_t)size + 1 < window)
+			window = (size_t)size + 1;
+	}
+	if (kp_init(&ps, m, src, name, window, prog))
+		return nns_err_set(err, NNS_ENOMEM, "%s: out of memory", name);
+	if (plain && nt > 1 && size >= (par_min > 0 ? par_min : (int64_t)KP_PAR_MIN))
+		r = kpar_run(&ps, src, size, nt);
+	else
+		r = kp_run(&ps);
+	rc = finish(&ps, r, plain, size, err);
+
+	kp_release(&ps);
+	return rc;
+}
+
+int kineto_load_buffer(const char *buf, size_t len, const char *name, struct model *m,
+		       const struct kineto_opts *o, struct nns_err *err)
+{
+	struct kprogress pg;
+	struct ksrc src;
+	int plain, rc;
+
+	if (!name)
+		name = "<buffer>";
+	if (!m || (!buf && len))
+		return nns_err_set(err, NNS_EINVAL, "%s: no buffer or model", name);
+	ksrc_mem(&src, buf ? buf : "", len, 0, name);
+	plain = !ksrc_is_gz((const unsigned char *)buf, len);
+	if (!plain && (rc = ksrc_gz(&src, 0, err))) {
+		ksrc_close(&src);
+		return rc;
+	}
+	kprog_init(&pg, o && o->progress, name, (int64_t)len);
+	rc = kineto_parse_source(&src, (int64_t)len, plain, name, m, o, 0, 0, &pg, err);
+	kprog_end(&pg);
+	ksrc_close(&src);
+	return rc;
+}
+
+int kineto_load_file(const char *path, struct model *m, const struct kineto_opts *o,
+		     struct nns_err *err)
+{
+	unsigned char magic[2] = { 0, 0 };
+	struct kprogress pg;
+	struct ksrc src;
+	struct stat st;
+	int fd, rc, plain;
+	ssize_t n;
+
+	if (!path || !m)
+		return nns_err_set(err, NNS_EINVAL, "kineto_load_file: no path or model");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return nns_err_set(err, NNS_EIO, "%s: cannot open: %s", path, strerror(errno));
+	if (fstat(fd, &st)) {
+		rc = nns_err_set(err, NNS_EIO, "%s: cannot stat: %s", path, strerror(errno));
+		close(fd);
+		return rc;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		close(fd);
+		return nns_err_set(err, NNS_EIO, "%s: cannot read: is a directory", path);
+	}
+	do
+		n = pread(fd, magic, 2, 0);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		rc = nns_err_set(err, NNS_EIO, "%s: cannot read: %s", path, strerror(errno));
+		close(fd);
+		return rc;
+	}
+	plain = !ksrc_is_gz(magic, (size_t)n);
+#ifdef POSIX_FADV_SEQUENTIAL
+	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+	ksrc_fd(&src, fd, (int64_t)st.st_size, 0, path);
+	if (!plain && (rc = ksrc_gz(&src, 1, err))) {
+		ksrc_close(&src);
+		close(fd);
+		return rc;
+	}
+	kprog_init(&pg, o && o->progress, path, (int64_t)st.st_size);
+	rc = kineto_parse_source(&src, (int64_t)st.st_size, plain, path, m, o, 0, 0, &pg, err);
+	kprog_end(&pg);
+	ksrc_close(&src);
+	close(fd);
+	return rc;
+}

@@ -1,0 +1,711 @@
+/*
+ * kineto_events.c - one traceEvents element -> model rows.
+ *
+ * An element is read into a struct kev (keys may come in any order: "args"
+ * often precedes "ph"), then committed: "X" -> model_event (+ dev_args for
+ * kernels/memcpy/memset, + op_args for host ops carrying shapes, call
+ * stacks or Python ids), "i"/"I" "[memory]" -> model_mem, "s"/"f"/"t" ->
+ * model_flow, "C" -> model_counter per numeric series, "M" thread_name ->
+ * the thread's name, "B"/"E" -> pairs resolved after parsing
+ * (kineto_pairs.c). Other phases are ignored. An element that is valid
+ * JSON but unusable (an "X" without a numeric ts, ...) is skipped and
+ * counted in m->diag.events_skipped.
+ */
+#include "kineto_internal.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Container depth of an event's members: top object 1, traceEvents 2,
+ * the event 3 (conservative for the bare-array form). */
+#define EV_DEPTH 3
+#define ARGS_DEPTH 4
+
+struct kev {
+	char ph;
+	int has_ts, has_dur, has_id, bad_ts, has_op, has_cs, has_arg_name;
+	int kind;
+	struct kstr name, cat, pid, tid, call_stack, arg_name;
+	int64_t ts, dur, id;
+	int64_t ext_id, corr, device;
+	int64_t mtype, mid, maddr, mbytes, mtalloc, mtres;
+	int mflags;
+	struct model_dev_args dev;
+	struct model_op_args op;
+	char pidbuf[24], tidbuf[24];
+	int nseries;
+	/* keep the series last: kev_init does not clear them */
+	struct kstr skey[KP_SERIES_MAX];
+	double sval[KP_SERIES_MAX];
+};
+
+static void kev_init(struct kev *e)
+{
+	memset(e, 0, offsetof(struct kev, skey));
+	e->kind = MK_OTHER;
+	e->ext_id = MODEL_NONE;
+	e->corr = MODEL_NONE;
+	e->device = -1;
+	e->mtype = -1;
+	e->mid = -1;
+	model_dev_args_init(&e->dev);
+	model_op_args_init(&e->op);
+}
+
+/* ---- categories ------------------------------------------------------------ */
+
+static const struct {
+	const char *s;
+	uint8_t n, kind;
+} cat_tab[] = {
+	{ "cpu_op", 6, MK_CPU_OP },
+	{ "operator", 8, MK_CPU_OP },
+	{ "kernel", 6, MK_KERNEL },
+	{ "cuda_runtime", 12, MK_RUNTIME },
+	{ "runtime", 7, MK_RUNTIME },
+	{ "python_function", 15, MK_PYTHON_FUNCTION },
+	{ "user_annotation", 15, MK_USER_ANNOTATION },
+	{ "gpu_user_annotation", 19, MK_GPU_ANNOTATION },
+	{ "python", 6, MK_PYTHON },
+	{ "cuda_driver", 11, MK_DRIVER },
+	{ "memcpy", 6, MK_MEMCPY },
+	{ "gpu_memcpy", 10, MK_MEMCPY },
+	{ "memset", 6, MK_MEMSET },
+	{ "gpu_memset", 10, MK_MEMSET },
+	{ "trace", 5, MK_TRACE },
+	{ "cuda_sync", 9, MK_SYNC },
+	{ "mtia_runtime", 12, MK_RUNTIME },
+	{ "glow_runtime", 12, MK_RUNTIME },
+	{ "xpu_runtime", 11, MK_RUNTIME },
+	{ "privateuse1_runtime", 19, MK_RUNTIME },
+};
+
+/* Lower-cases s into b (size 24); 0 if too long. */
+static size_t lower(struct kstr s, char *b)
+{
+	size_t i;
+
+	if (s.n >= 24)
+		return 0;
+	for (i = 0; i < s.n; i++) {
+		char c = s.p[i];
+		b[i] = (c >= 'A' && c <= 'Z') ? (char)(c + 32) : c;
+	}
+	return s.n;
+}
+
+static int cat_kind(struct kstr c)
+{
+	char b[24];
+	size_t n = lower(c, b), i;
+
+	for (i = 0; n && i < sizeof(cat_tab) / sizeof(cat_tab[0]); i++)
+		if (cat_tab[i].n == n && memcmp(cat_tab[i].s, b, n) == 0)
+			return cat_tab[i].kind;
+	return MK_OTHER;
+}
+
+static int flow_kind(struct kstr c)
+{
+	char b[24];
+	size_t n = lower(c, b);
+
+	if (n == 6 && !memcmp(b, "fwdbwd", 6))
+		return MF_FWDBWD;
+	if (n == 4 && !memcmp(b, "ac2g", 4))
+		return MF_AC2G;
+	return MF_OTHER;
+}
+
+/* ---- threads ----------------------------------------------------------------- */
+
+uint32_t kev_thread(struct kparser *ps, struct kstr pid, struct kstr tid)
+{
+	struct kthr *t;
+	uint32_t pi, ti, idx;
+	unsigned i;
+	int cacheable = pid.n + tid.n <= KP_TKEY;
+
+	if (cacheable) {
+		for (i = 0; i < ps->tc_n; i++) {
+			t = &ps->tcache[i];
+			if (t->pl == pid.n && t->tl == tid.n && memcmp(t->key, pid.p, pid.n) == 0 &&
+			    memcmp(t->key + pid.n, tid.p, tid.n) == 0)
+				return t->idx;
+		}
+	}
+	pi = model_intern(ps->m, pid.p, pid.n);
+	ti = model_intern(ps->m, tid.p, tid.n);
+	if (pi == STRPOOL_NONE || ti == STRPOOL_NONE)
+		return MODEL_NOIDX;
+	idx = model_thread(ps->m, pi, ti);
+	if (idx != MODEL_NOIDX && cacheable) {
+		if (ps->tc_n < KP_TCACHE)
+			t = &ps->tcache[ps->tc_n++];
+		else
+			t = &ps->tcache[ps->tc_next++ % KP_TCACHE];
+		memcpy(t->key, pid.p, pid.n);
+		memcpy(t->key + pid.n, tid.p, tid.n);
+		t->pl = (uint8_t)pid.n;
+		t->tl = (uint8_t)tid.n;
+		t->idx = idx;
+	}
+	return idx;
+}
+
+/* ---- members ----------------------------------------------------------------- */
+
+/* pid/tid: the text of a string, or the decimal text of an integer, so that
+ * 25738 and "25738" name the same thread. */
+static int id_text(struct kparser *ps, const char **pp, struct kstr *out, char *buf)
+{
+	struct kval v;
+	int r = kj_scalar(ps, pp, &v, EV_DEPTH);
+
+	if (r)
+		return r;
+	out->p = "";
+	out->n = 0;
+	if (v.type == KV_STR) {
+		*out = v.s;
+	} else if (v.type == KV_NUM && v.num.is_int && !v.num.ovf) {
+		char rev[24];
+		size_t n = 0, k = 0;
+		uint64_t x = v.num.mag;
+		do {
+			rev[n++] = (char)('0' + x % 10);
+			x /= 10;
+		} while (x);
+		if (v.num.neg && v.num.mag)
+			buf[k++] = '-';
+		while (n)
+			buf[k++] = rev[--n];
+		out->p = buf;
+		out->n = k;
+	} else if (v.type == KV_NUM) {
+		out->p = v.num.p;
+		out->n = v.num.n;
+	} else if (v.type == KV_BOOL) {
+		out->p = v.b ? "true" : "false";
+		out->n = v.b ? 4 : 5;
+	}
+	return KP_OK;
+}
+
+/* ts/dur: microseconds -> ns; strings holding numbers are accepted. */
+static int time_value(struct kparser *ps, const char **pp, int64_t *out, int *has, int *bad)
+{
+	struct kval v;
+	int r = kj_scalar(ps, pp, &v, EV_DEPTH);
+	int64_t i;
+
+	if (r)
+		return r;
+	if (v.type == KV_NUM && kj_num_ns(&v.num, out) == 0) {
+		*has = 1;
+	} else if (v.type == KV_STR && kj_val_i64(&v, &i) && i > -INT64_MAX / 1000 &&
+		   i < INT64_MAX / 1000) {
+		*out = i * 1000;
+		*has = 1;
+	} else {
+		*bad = 1;
+	}
+	return KP_OK;
+}
+
+static void add_series(struct kev *e, struct kstr key, const struct kval *v)
+{
+	if (v->type == KV_NUM && e->nseries < KP_SERIES_MAX) {
+		e->skey[e->nseries] = key;
+		e->sval[e->nseries] = kj_num_double(&v->num);
+		e->nseries++;
+	}
+}
+
+static int set_i64(struct kparser *ps, const char **pp, int64_t *dst, struct kev *e,
+		   struct kstr key, int collect)
+{
+	struct kval v;
+	int64_t x;
+	int r = kj_scalar(ps, pp, &v, ARGS_DEPTH);
+
+	if (r)
+		return r;
+	if (kj_val_i64(&v, &x))
+		*dst = x;
+	if (collect)
+		add_series(e, key, &v);
+	return KP_OK;
+}
+
+static int set_f32(struct kparser *ps, const char **pp, float *dst, struct kev *e, struct kstr key,
+		   int collect)
+{
+	struct kval v;
+	double x;
+	int r = kj_scalar(ps, pp, &v, ARGS_DEPTH);
+
+	if (r)
+		return r;
+	if (kj_val_f64(&v, &x))
+		*dst = (float)x;
+	if (collect)
+		add_series(e, key, &v);
+	return KP_OK;
+}
+
+/* A nested value's repr text, interned; *dst keeps 0 when it is too long. */
+static int set_repr(struct kparser *ps, const char **pp, uint32_t *dst)
+{
+	int r = kj_repr(ps, pp, ARGS_DEPTH, 1);
+	uint32_t id;
+
+	if (r)
+		return r;
+	if (ps->tmp_over)
+		return KP_OK;
+	id = model_intern(ps->m, ps->tmp ? ps->tmp : "", ps->tmp_len);
+	if (id == STRPOOL_NONE)
+		return kp_nomem(ps, *pp);
+	*dst = id;
+	return KP_OK;
+}
+
+static int arg_member(struct kparser *ps, const char **pp, struct kev *e, struct kstr k)
+{
+	int collect = e->ph == 0 || e->ph == 'C';
+	int64_t x;
+	struct kval v;
+	int r;
+
+#define I64(dst) return set_i64(ps, pp, (dst), e, k, collect)
+	switch (k.n) {
+	case 4:
+		if (KJ_EQ(k, "grid"))
+			return set_repr(ps, pp, &e->dev.grid);
+		if (KJ_EQ(k, "Addr")) {
+			e->mflags |= MODEL_MEM_HAS_ADDR;
+			I64(&e->maddr);
+		}
+		if (KJ_EQ(k, "name") && **pp == '"') {
+			e->has_arg_name = 1;
+			return kj_string(ps, pp, &e->arg_name);
+		}
+		break;
+	case 5:
+		if (KJ_EQ(k, "block"))
+			return set_repr(ps, pp, &e->dev.block);
+		if (KJ_EQ(k, "bytes"))
+			I64(&e->dev.bytes);
+		if (KJ_EQ(k, "Bytes"))
+			I64(&e->mbytes);
+		break;
+	case 6:
+		if (KJ_EQ(k, "device"))
+			I64(&e->device);
+		if (KJ_EQ(k, "stream"))
+			I64(&e->dev.stream);
+		break;
+	case 9:
+		if (KJ_EQ(k, "Device Id"))
+			I64(&e->mid);
+		if (KJ_EQ(k, "Python id")) {
+			e->has_op = 1;
+			I64(&e->op.py_id);
+		}
+		break;
+	case 10:
+		if (KJ_EQ(k, "Input Dims") || KJ_EQ(k, "Input dims")) {
+			e->has_op = 1;
+			return set_repr(ps, pp, &e->op.input_dims);
+		}
+		if (KJ_EQ(k, "Input type")) {
+			e->has_op = 1;
+			return set_repr(ps, pp, &e->op.input_type);
+		}
+		if (KJ_EQ(k, "Call stack") && **pp == '"') {
+			e->has_op = e->has_cs = 1;
+			return kj_string(ps, pp, &e->call_stack);
+		}
+		break;
+	case 11:
+		if (KJ_EQ(k, "External id") || KJ_EQ(k, "external id"))
+			I64(&e->ext_id);
+		if (KJ_EQ(k, "correlation"))
+			I64(&e->corr);
+		if (KJ_EQ(k, "Device Type"))
+			I64(&e->mtype);
+		break;
+	case 13:
+		if (KJ_EQ(k, "shared memory"))
+			I64(&e->dev.shared_mem);
+		if (KJ_EQ(k, "blocks per SM"))
+			return set_f32(ps, pp, &e->dev.blocks_per_sm, e, k, collect);
+		if (KJ_EQ(k, "Fwd thread id")) {
+			e->has_op = 1;
+			I64(&e->op.fwd_tid);
+		}
+		break;
+	case 14:
+		if (KJ_EQ(k, "Total Reserved")) {
+			e->mflags |= MODEL_MEM_HAS_TOTAL_RESERVED;
+			I64(&e->mtres);
+		}
+		break;
+	case 15:
+		if (KJ_EQ(k, "Total Allocated")) {
+			e->mflags |= MODEL_MEM_HAS_TOTAL_ALLOC;
+			I64(&e->mtalloc);
+		}
+		if (KJ_EQ(k, "Sequence number")) {
+			e->has_op = 1;
+			I64(&e->op.seq);
+		}
+		break;
+	case 16:
+		if (KJ_EQ(k, "Python parent id")) {
+			e->has_op = 1;
+			I64(&e->op.py_parent_id);
+		}
+		if (KJ_EQ(k, "Python module id")) {
+			e->has_op = 1;
+			I64(&e->op.py_module_id);
+		}
+		break;
+	case 20:
+		if (KJ_EQ(k, "registers per thread")) {
+			x = INT64_MIN;
+			if ((r = set_i64(ps, pp, &x, e, k, collect)))
+				return r;
+			if (x != INT64_MIN)
+				e->dev.regs = x > INT32_MAX ? INT32_MAX : x < 0 ? -1 : (int32_t)x;
+			return KP_OK;
+		}
+		break;
+	case 25:
+		if (KJ_EQ(k, "est. achieved occupancy %"))
+			return set_f32(ps, pp, &e->dev.occupancy, e, k, collect);
+		break;
+	}
+#undef I64
+	if (!collect)
+		return kj_skip(ps, pp, ARGS_DEPTH);
+	if ((r = kj_scalar(ps, pp, &v, ARGS_DEPTH)))
+		return r;
+	add_series(e, k, &v);
+	return KP_OK;
+}
+
+static int parse_args(struct kparser *ps, const char **pp, struct kev *e)
+{
+	const char *p = *pp;
+	struct kstr key;
+	int r, more = 1;
+
+	if (*p != '{')
+		return kj_skip(ps, pp, EV_DEPTH);
+	p = kj_ws(p + 1);
+	if (*p == '}') {
+		*pp = p + 1;
+		return KP_OK;
+	}
+	while (more) {
+		if (*p != '"')
+			return kp_unexpected(ps, p, "expected a key string in \"args\"");
+		if ((r = kj_string(ps, &p, &key)) || (r = kj_colon(ps, &p)) ||
+		    (r = arg_member(ps, &p, e, key)) ||
+		    (r = kj_next(ps, &p, '}', "in \"args\" object", &more)))
+			return r;
+	}
+	*pp = p;
+	return KP_OK;
+}
+
+static int ev_member(struct kparser *ps, const char **pp, struct kev *e, struct kstr k)
+{
+	struct kval v;
+	int r;
+
+	switch (k.n) {
+	case 2:
+		if (KJ_EQ(k, "ph")) {
+			if ((r = kj_scalar(ps, pp, &v, EV_DEPTH)))
+				return r;
+			e->ph = (v.type == KV_STR && v.s.n == 1) ? v.s.p[0] : '?';
+			return KP_OK;
+		}
+		if (KJ_EQ(k, "ts"))
+			return time_value(ps, pp, &e->ts, &e->has_ts, &e->bad_ts);
+		if (KJ_EQ(k, "id")) {
+			if ((r = kj_scalar(ps, pp, &v, EV_DEPTH)))
+				return r;
+			e->has_id = kj_val_i64(&v, &e->id);
+			return KP_OK;
+		}
+		break;
+	case 3:
+		if (KJ_EQ(k, "cat")) {
+			if ((r = kj_scalar(ps, pp, &v, EV_DEPTH)))
+				return r;
+			if (v.type == KV_STR) {
+				e->cat = v.s;
+				e->kind = cat_kind(v.s);
+			}
+			return KP_OK;
+		}
+		if (KJ_EQ(k, "pid"))
+			return id_text(ps, pp, &e->pid, e->pidbuf);
+		if (KJ_EQ(k, "tid"))
+			return id_text(ps, pp, &e->tid, e->tidbuf);
+		if (KJ_EQ(k, "dur")) {
+			int bad = 0;
+			return time_value(ps, pp, &e->dur, &e->has_dur, &bad);
+		}
+		break;
+	case 4:
+		if (KJ_EQ(k, "name")) {
+			if ((r = kj_scalar(ps, pp, &v, EV_DEPTH)))
+				return r;
+			if (v.type == KV_STR)
+				e->name = v.s;
+			else if (v.type == KV_NUM)
+				e->name = (struct kstr){ v.num.p, v.num.n };
+			return KP_OK;
+		}
+		if (KJ_EQ(k, "args"))
+			return parse_args(ps, pp, e);
+		break;
+	case 7:
+		if (KJ_EQ(k, "bind_id")) {
+			if ((r = kj_scalar(ps, pp, &v, EV_DEPTH)))
+				return r;
+			if (!e->has_id)
+				e->has_id = kj_val_i64(&v, &e->id);
+			return KP_OK;
+		}
+		break;
+	}
+	return kj_skip(ps, pp, EV_DEPTH);
+}
+
+/* ---- commit ------------------------------------------------------------------ */
+
+static int16_t clamp16(int64_t v)
+{
+	return v > INT16_MAX ? INT16_MAX : v < INT16_MIN ? INT16_MIN : (int16_t)v;
+}
+
+static int is_host(int k)
+{
+	return k == MK_CPU_OP || k == MK_USER_ANNOTATION || k == MK_PYTHON ||
+	       k == MK_PYTHON_FUNCTION || k == MK_OTHER;
+}
+
+static int commit_x(struct kparser *ps, struct kev *e, const char *at)
+{
+	struct model *m = ps->m;
+	struct model_event ev;
+	int64_t idx;
+
+	if (!e->has_ts) {
+		kp_skipped(ps, at, e->bad_ts ? "event with a non-numeric \"ts\" skipped"
+					     : "complete event without \"ts\" skipped");
+		return KP_OK;
+	}
+	model_event_init(&ev);
+	ev.ts = e->ts;
+	ev.dur = e->has_dur && e->dur > 0 ? e->dur : 0;
+	ev.ext_id = e->ext_id;
+	ev.corr = e->corr;
+	ev.kind = (uint8_t)e->kind;
+	ev.thread = kev_thread(ps, e->pid, e->tid);
+	ev.name = model_intern(m, e->name.p, e->name.n);
+	if (ev.thread == MODEL_NOIDX || ev.name == STRPOOL_NONE)
+		return kp_nomem(ps, at);
+	if (model_kind_is_device(e->kind) || e->kind == MK_GPU_ANNOTATION || e->kind == MK_SYNC)
+		ev.device = e->device >= 0 ? clamp16(e->device) : -1;
+	if (model_kind_is_device(e->kind)) {
+		if ((idx = model_add_dev_args(m, &e->dev)) < 0)
+			return kp_nomem(ps, at);
+		ev.extra = (uint32_t)idx;
+	} else if (is_host(e->kind) && e->has_op) {
+		if (e->has_cs) {
+			e->op.call_stack = model_intern(m, e->call_stack.p, e->call_stack.n);
+			if (e->op.call_stack == STRPOOL_NONE)
+				return kp_nomem(ps, at);
+		}
+		if ((idx = model_add_op_args(m, &e->op)) < 0)
+			return kp_nomem(ps, at);
+		ev.extra = (uint32_t)idx;
+	}
+	if (model_add_event(m, &ev) < 0)
+		return kp_nomem(ps, at);
+	return KP_OK;
+}
+
+static int commit_mem(struct kparser *ps, struct kev *e, const char *at)
+{
+	struct model_mem r;
+
+	if (!e->has_ts) {
+		kp_skipped(ps, at, "[memory] event without a numeric \"ts\" skipped");
+		return KP_OK;
+	}
+	memset(&r, 0, sizeof(r));
+	r.ts = e->ts;
+	r.addr = e->maddr;
+	r.bytes = e->mbytes;
+	r.total_allocated = e->mtalloc;
+	r.total_reserved = e->mtres;
+	r.device_type = clamp16(e->mtype);
+	r.device_id = clamp16(e->mid);
+	r.flags = (uint8_t)e->mflags;
+	r.thread = kev_thread(ps, e->pid, e->tid);
+	if (r.thread == MODEL_NOIDX || model_add_mem(ps->m, &r))
+		return kp_nomem(ps, at);
+	return KP_OK;
+}
+
+static int commit_flow(struct kparser *ps, struct kev *e, const char *at)
+{
+	struct model_flow f;
+
+	if (!e->has_ts || !e->has_id) {
+		kp_skipped(ps, at, "flow event without numeric \"ts\" and \"id\" skipped");
+		return KP_OK;
+	}
+	memset(&f, 0, sizeof(f));
+	f.ts = e->ts;
+	f.id = e->id;
+	f.kind = (uint8_t)flow_kind(e->cat);
+	f.ph = e->ph;
+	f.thread = kev_thread(ps, e->pid, e->tid);
+	if (f.thread == MODEL_NOIDX || model_add_flow(ps->m, &f))
+		return kp_nomem(ps, at);
+	return KP_OK;
+}
+
+static int commit_counter(struct kparser *ps, struct kev *e, const char *at)
+{
+	struct model_counter c;
+	int i;
+
+	if (!e->has_ts) {
+		kp_skipped(ps, at, "counter event without a numeric \"ts\" skipped");
+		return KP_OK;
+	}
+	c.ts = e->ts;
+	c.thread = kev_thread(ps, e->pid, e->tid);
+	if (c.thread == MODEL_NOIDX)
+		return kp_nomem(ps, at);
+	for (i = 0; i < e->nseries; i++) {
+		if (e->nseries == 1) {
+			c.name = model_intern(ps->m, e->name.p, e->name.n);
+		} else {
+			ps->tmp_len = 0;
+			ps->tmp_over = 0;
+			kj_tmp_put(ps, e->name.p, e->name.n);
+			kj_tmp_put(ps, ".", 1);
+			kj_tmp_put(ps, e->skey[i].p, e->skey[i].n);
+			if (ps->tmp_over)
+				continue;
+			c.name = model_intern(ps->m, ps->tmp, ps->tmp_len);
+		}
+		c.value = e->sval[i];
+		if (c.name == STRPOOL_NONE || model_add_counter(ps->m, &c))
+			return kp_nomem(ps, at);
+	}
+	return KP_OK;
+}
+
+static int commit_be(struct kparser *ps, struct kev *e, const char *at)
+{
+	struct kbe b;
+
+	if (!e->has_ts) {
+		kp_skipped(ps, at, "B/E event without a numeric \"ts\" skipped");
+		return KP_OK;
+	}
+	b.ts = e->ts;
+	b.ext_id = e->ext_id;
+	b.kind = (uint8_t)e->kind;
+	b.ph = e->ph;
+	b.thread = kev_thread(ps, e->pid, e->tid);
+	b.name = model_intern(ps->m, e->name.p, e->name.n);
+	if (b.thread == MODEL_NOIDX || b.name == STRPOOL_NONE || vec_push(&ps->be, b))
+		return kp_nomem(ps, at);
+	return KP_OK;
+}
+
+static int commit(struct kparser *ps, struct kev *e, const char *at)
+{
+	uint32_t t, n;
+
+	switch (e->ph) {
+	case 'X':
+		return commit_x(ps, e, at);
+	case 'i':
+	case 'I':
+		if (KJ_EQ(e->name, "[memory]"))
+			return commit_mem(ps, e, at);
+		return KP_OK;
+	case 's':
+	case 'f':
+	case 't':
+		return commit_flow(ps, e, at);
+	case 'C':
+		return commit_counter(ps, e, at);
+	case 'B':
+	case 'E':
+		return commit_be(ps, e, at);
+	case 'M':
+		if (KJ_EQ(e->name, "thread_name") && e->has_arg_name) {
+			t = kev_thread(ps, e->pid, e->tid);
+			n = model_intern(ps->m, e->arg_name.p, e->arg_name.n);
+			if (t == MODEL_NOIDX || n == STRPOOL_NONE)
+				return kp_nomem(ps, at);
+			ps->m->threads.v[t].name = n;
+		}
+		return KP_OK;
+	case 0:
+		kp_skipped(ps, at, "event without \"ph\" skipped");
+		return KP_OK;
+	default:
+		return KP_OK;
+	}
+}
+
+int kev_element(struct kparser *ps, const char **pp)
+{
+	const char *p = *pp, *at = p;
+	struct kstr key;
+	struct kev e;
+	int r, more = 1;
+
+	if (*p != '{') {
+		if ((r = kj_skip(ps, pp, 2)))
+			return r;
+		kp_skipped(ps, at, "traceEvents element that is not an object skipped");
+		return KP_OK;
+	}
+	kev_init(&e);
+	e.pid.p = e.tid.p = e.name.p = e.cat.p = "";
+	p = kj_ws(p + 1);
+	if (*p == '}') {
+		p++;
+		more = 0;
+	}
+	while (more) {
+		if (*p != '"')
+			return kp_unexpected(ps, p, "expected a key string in event object");
+		if ((r = kj_string(ps, &p, &key)) || (r = kj_colon(ps, &p)) ||
+		    (r = ev_member(ps, &p, &e, key)) ||
+		    (r = kj_next(ps, &p, '}', "in event object", &more)))
+			return r;
+	}
+	if ((r = commit(ps, &e, at)))
+		return r;
+	*pp = p;
+	return KP_OK;
+}

@@ -1,0 +1,300 @@
+/*
+ * kineto_internal.h - private interface shared by the Kineto importer files.
+ *
+ * The importer is a streaming JSON parser that writes straight into a
+ * struct model. Its pieces:
+ *   kineto_io.c       input sources (memory, file, gzip) and progress output
+ *   kineto_json.c     the tokenizer: strings, numbers, literals, skipping
+ *   kineto_repr.c     Python-repr canonical text of nested values
+ *   kineto_events.c   one traceEvents element -> model rows
+ *   kineto_parse.c    the window (refill/restart) and top-level state machine
+ *   kineto_top.c      top-level keys other than traceEvents
+ *   kineto_pairs.c    B/E pairs -> complete events
+ *   kineto_parallel.c splitting a large input between threads and joining
+ *   kineto.c          the public entry points (kineto.h)
+ *
+ * The parser reads its input through a window: a buffer holding the bytes
+ * of the current "unit" (one traceEvents element, or one top-level key and
+ * its value) and followed by KP_PAD zero bytes, so that scanning loops stop
+ * at a NUL sentinel instead of testing the end on every byte. When a unit
+ * runs past the end of the window, the parse functions return KP_NEED; the
+ * window is refilled, keeping the bytes from the unit's start, and the unit
+ * is parsed again from its start. Units therefore commit rows to the model
+ * only once they are complete (interning strings on the way is harmless:
+ * it is idempotent).
+ */
+#ifndef NNS_IMPORTERS_KINETO_INTERNAL_H
+#define NNS_IMPORTERS_KINETO_INTERNAL_H
+
+#include "importers/kineto.h"
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* ---- limits ------------------------------------------------------------ */
+#define KP_PAD 64                          /* zero bytes after window data */
+#define KP_WINDOW ((size_t)4 << 20)        /* default window size */
+#define KP_UNIT_MAX ((size_t)256 << 20)    /* largest single unit (one event) */
+#define KP_STR_MAX ((size_t)64 << 20)      /* longest JSON string */
+#define KP_NUM_MAX 64                      /* longest number token */
+#define KP_DEPTH_MAX 64                    /* deepest nesting of [ and { */
+#define KP_REPR_MAX ((size_t)4 << 20)      /* longest canonical repr text */
+#define KP_SERIES_MAX 64                   /* counter series per "C" event */
+#define KP_DEVICES_MAX 4096                /* deviceProperties entries */
+#define KP_PAR_MIN ((size_t)16 << 20)      /* smaller inputs parse serially */
+#define KP_THREADS_MAX 8
+
+/* ---- status of parse functions ------------------------------------------ */
+enum {
+	KP_OK = 0,
+	KP_NEED = 1,   /* ran past the window end: refill and restart the unit */
+	KP_STOP = 2,   /* reached the stop condition (see kparser.limit) */
+	KP_ERR = -1    /* error recorded in the parser (err_code, err_off) */
+};
+
+/* ---- progress (kineto_io.c) --------------------------------------------- */
+struct kprogress {
+	int on;
+	const char *name;
+	int64_t total;            /* bytes of raw (maybe compressed) input */
+	_Atomic int64_t done;
+	_Atomic int64_t last_ns;
+	_Atomic int printed;
+};
+
+void kprog_init(struct kprogress *pg, int on, const char *name, int64_t total);
+void kprog_add(struct kprogress *pg, int64_t bytes);
+void kprog_end(struct kprogress *pg);
+
+/* ---- input sources (kineto_io.c) ---------------------------------------- */
+enum { KSRC_MEM, KSRC_FD, KSRC_GZ };
+struct kgz;
+
+struct ksrc {
+	int type;
+	const char *mem;      /* KSRC_MEM, or the input of an in-memory gzip */
+	size_t mem_len;
+	int fd;               /* KSRC_FD, or the input of a file gzip; -1 if none */
+	int64_t pos;          /* next raw byte to read */
+	int64_t raw_size;     /* raw input size (file size or mem_len) */
+	int64_t consumed;     /* raw bytes consumed so far (progress) */
+	struct kgz *gz;
+	const char *name;     /* for error messages */
+};
+
+/* Sources over memory or a file descriptor starting at raw offset `pos`.
+ * The fd is borrowed (not closed by ksrc_close). */
+void ksrc_mem(struct ksrc *s, const char *buf, size_t len, int64_t pos, const char *name);
+void ksrc_fd(struct ksrc *s, int fd, int64_t size, int64_t pos, const char *name);
+/* Turns a source positioned at offset 0 into a gzip decoder of it; with
+ * `threaded`, a thread decompresses ahead of the parser. */
+int ksrc_gz(struct ksrc *s, int threaded, struct nns_err *err);
+/* Reads up to cap bytes; *got == 0 means end of input. Returns 0, NNS_EIO,
+ * NNS_ENOMEM, or NNS_EFORMAT for corrupt compressed data. */
+int ksrc_read(struct ksrc *s, char *dst, size_t cap, size_t *got, struct nns_err *err);
+void ksrc_close(struct ksrc *s);
+/* 1 if the bytes start with the gzip magic 1f 8b. */
+int ksrc_is_gz(const unsigned char *b, size_t n);
+
+/* ---- parser ---------------------------------------------------------------- */
+
+/* Parse stages: where the next unit starts. */
+enum kstage {
+	KS_TOP = 0,     /* before the document: expect '{' or '[' */
+	KS_TOP_KEY,     /* in the top-level object: expect a key or '}' */
+	KS_TOP_NEXT,    /* after a top-level value: expect ',' or '}' */
+	KS_EV_FIRST,    /* after traceEvents '[': expect an element or ']' */
+	KS_EV_ELEM,     /* after ',' in traceEvents: expect an element */
+	KS_EV_NEXT,     /* after an element: expect ',' or ']' */
+	KS_TAIL,        /* after the document: only whitespace may follow */
+	KS_DONE
+};
+
+enum kform { KF_UNKNOWN = 0, KF_OBJECT, KF_ARRAY };
+
+/* Why kp_run() returned. */
+enum kstop { KR_DONE = 0, KR_LIMIT, KR_ARRAY_END, KR_ERR };
+
+/* A span of string bytes: in the window or in the arena, valid for the
+ * current unit only. */
+struct kstr {
+	const char *p;
+	size_t n;
+};
+
+/* A number token. */
+struct knum {
+	const char *p;   /* token text */
+	size_t n;
+	int is_int;      /* no fraction, no exponent */
+	int neg;
+	int ovf;         /* integer part does not fit in uint64 */
+	uint64_t mag;    /* integer part magnitude */
+};
+
+/* A scalar value read where a scalar is expected. */
+enum { KV_NULL = 0, KV_STR, KV_NUM, KV_BOOL, KV_OTHER };
+struct kval {
+	int type;
+	int b;           /* KV_BOOL */
+	struct kstr s;   /* KV_STR */
+	struct knum num; /* KV_NUM */
+};
+
+/* Per-unit scratch memory: blocks that never move, reset per unit. */
+struct karena {
+	char **blk;
+	size_t *blk_size;
+	size_t nblk, cur, used;
+};
+
+/* B/E ("begin"/"end") events waiting to be paired (kineto_pairs.c). */
+struct kbe {
+	int64_t ts;
+	int64_t ext_id;
+	uint32_t thread;
+	uint32_t name;
+	uint8_t kind;
+	char ph;
+};
+
+/* Small cache of (pid text, tid text) -> thread index. */
+#define KP_TCACHE 4
+#define KP_TKEY 62
+struct kthr {
+	char key[KP_TKEY];
+	uint8_t pl, tl;
+	uint32_t idx;
+};
+
+struct kparser {
+	struct model *m;
+	const char *name;          /* input name for messages */
+	struct ksrc *src;
+	struct kprogress *prog;
+
+	/* window: buf[0..len) valid, buf[len..len+KP_PAD) zero */
+	char *buf;
+	size_t cap, len;
+	int64_t base;              /* input offset of buf[0] */
+	const char *end;           /* buf + len */
+	const char *p;             /* start of the next unit */
+	int eof;
+
+	int stage, form;
+	int64_t limit;             /* stop at an element start >= limit */
+	int speculative;           /* stop at the end of the traceEvents array */
+	int stop;                  /* enum kstop when kp_run returned KP_STOP */
+	int64_t stop_off;          /* offset where it stopped */
+	int stop_stage;            /* stage to resume with at stop_off */
+
+	int64_t elements;          /* complete traceEvents elements */
+	int seen_events;           /* a traceEvents array was entered */
+	int64_t total_bytes;       /* bytes pulled through the window */
+
+	struct karena arena;
+	char *tmp;                 /* repr builder */
+	size_t tmp_len, tmp_cap;
+	int tmp_over;
+
+	struct kthr tcache[KP_TCACHE];
+	unsigned tc_n, tc_next;
+
+	VEC(struct kbe) be;
+
+	int err_code;              /* NNS_E* */
+	int err_eof;               /* the error is the input ending early */
+	int64_t err_off;
+	char err_msg[256];
+};
+
+/* kineto_parse.c */
+int kp_init(struct kparser *ps, struct model *m, struct ksrc *src, const char *name,
+	    size_t window, struct kprogress *prog);
+void kp_release(struct kparser *ps);
+/* Restarts the parser at input offset `off` (the source must be re-aimed
+ * there first), in stage `stage`. */
+void kp_reset_at(struct kparser *ps, int64_t off, int stage);
+/* Parses until the document ends (KR_DONE), a stop condition, or an error
+ * (KR_ERR). */
+int kp_run(struct kparser *ps);
+/* Records an error at p (an offset in the window); returns KP_ERR, or
+ * KP_NEED when p is at the end of the window (more input may fix it). */
+int kp_fail(struct kparser *ps, const char *p, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Like kp_fail, naming the unexpected character: "<what> (got 'x')". */
+int kp_unexpected(struct kparser *ps, const char *p, const char *what);
+int kp_nomem(struct kparser *ps, const char *p);
+static inline int64_t kp_off(const struct kparser *ps, const char *p)
+{
+	return ps->base + (int64_t)(p - ps->buf);
+}
+/* Notes a malformed event that was skipped. */
+void kp_skipped(struct kparser *ps, const char *at, const char *why);
+
+/* kineto_json.c */
+extern const unsigned char kj_ws_tab[256];
+static inline const char *kj_ws(const char *p)
+{
+	while (kj_ws_tab[(unsigned char)*p])
+		p++;
+	return p;
+}
+void *karena_alloc(struct karena *a, size_t n);
+void karena_reset(struct karena *a);
+void karena_free(struct karena *a);
+int kj_string(struct kparser *ps, const char **pp, struct kstr *out);
+int kj_number(struct kparser *ps, const char **pp, struct knum *out);
+int kj_literal(struct kparser *ps, const char **pp, struct kval *v, struct kstr *word);
+int kj_scalar(struct kparser *ps, const char **pp, struct kval *v, int depth);
+int kj_skip(struct kparser *ps, const char **pp, int depth);
+/* Appends the Python repr of the value at *pp to ps->tmp (after resetting
+ * it when `reset`); ps->tmp_over is set when it exceeds KP_REPR_MAX. */
+int kj_repr(struct kparser *ps, const char **pp, int depth, int reset);
+/* Appends to ps->tmp, setting ps->tmp_over past KP_REPR_MAX. */
+void kj_tmp_put(struct kparser *ps, const char *s, size_t n);
+/* Expects ':' after a key, skipping whitespace around it. */
+int kj_colon(struct kparser *ps, const char **pp);
+/* After a member: ',' (returns 1 with *pp at the next key) or the closing
+ * `close` char (returns 0, *pp after it); else an error. */
+int kj_next(struct kparser *ps, const char **pp, char close, const char *what, int *more);
+double kj_num_double(const struct knum *n);
+/* Microseconds text -> int64 ns, exact for decimal text; 0 or -1. */
+int kj_num_ns(const struct knum *n, int64_t *out);
+int64_t kj_num_i64(const struct knum *n);
+/* Scalar value conversions: 1 if the value gave a number. */
+int kj_val_i64(const struct kval *v, int64_t *out);
+int kj_val_f64(const struct kval *v, double *out);
+static inline int kj_eq(struct kstr s, const char *lit, size_t n)
+{
+	return s.n == n && memcmp(s.p, lit, n) == 0;
+}
+#define KJ_EQ(s, lit) kj_eq((s), (lit), sizeof(lit) - 1)
+
+/* kineto_events.c: parses one traceEvents element at *pp and commits it. */
+int kev_element(struct kparser *ps, const char **pp);
+/* Thread index of (pid, tid) texts; MODEL_NOIDX on allocation failure. */
+uint32_t kev_thread(struct kparser *ps, struct kstr pid, struct kstr tid);
+
+/* kineto_top.c: the value of a top-level key other than traceEvents. */
+int ktop_value(struct kparser *ps, const char **pp, struct kstr key);
+
+/* kineto_pairs.c */
+int kbe_adopt(struct kparser *dst, struct kparser *src);
+int kbe_pair(struct kparser *ps);
+
+/* kineto_parallel.c: parses a plain (uncompressed) input of `size` bytes
+ * with `nthreads` threads; the result lands in ps (already set up on a
+ * source at offset 0). Returns the enum kstop of the final parser state. */
+int kpar_run(struct kparser *ps, const struct ksrc *proto, int64_t size, int nthreads);
+
+/* kineto.c: the body of load_file and load_buffer, also used by the tests
+ * and the fuzzer: `window` 0 picks the default window size, `par_min` 0 the
+ * default size (KP_PAR_MIN) from which a plain input is parsed in parallel. */
+int kineto_parse_source(struct ksrc *src, int64_t size, int plain, const char *name,
+			struct model *m, const struct kineto_opts *o, size_t window, int64_t par_min,
+			struct kprogress *prog, struct nns_err *err);
+
+#endif

@@ -1,0 +1,354 @@
+/*
+ * kineto_io.c - where the Kineto parser's bytes come from: memory, a file
+ * descriptor read with pread() from a given offset (so several parsers can
+ * read one file at different places), or a gzip stream over either,
+ * decompressed by zlib in bounded blocks, optionally by a thread that
+ * runs ahead of the parser. Also the progress line on stderr.
+ */
+#include "kineto_internal.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define GZ_IN ((size_t)1 << 20)   /* compressed bytes read at once */
+#define GZ_BLK ((size_t)1 << 20)  /* decompressed block handed to the parser */
+#define GZ_NBLK 4                 /* blocks in flight (thread mode) */
+
+struct kgz {
+	z_stream z;
+	int zinit, in_member, done;
+	unsigned char *in;
+	int in_eof;
+	_Atomic int64_t consumed;
+	/* thread mode */
+	int threaded, started;
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	char *blk[GZ_NBLK];
+	size_t blk_len[GZ_NBLK];
+	size_t head, count, head_off;
+	int stop, finished, err;
+	struct nns_err errd;
+};
+
+void ksrc_mem(struct ksrc *s, const char *buf, size_t len, int64_t pos, const char *name)
+{
+	memset(s, 0, sizeof(*s));
+	s->type = KSRC_MEM;
+	s->mem = buf;
+	s->mem_len = len;
+	s->fd = -1;
+	s->pos = pos;
+	s->raw_size = (int64_t)len;
+	s->name = name;
+}
+
+void ksrc_fd(struct ksrc *s, int fd, int64_t size, int64_t pos, const char *name)
+{
+	memset(s, 0, sizeof(*s));
+	s->type = KSRC_FD;
+	s->fd = fd;
+	s->pos = pos;
+	s->raw_size = size;
+	s->name = name;
+}
+
+int ksrc_is_gz(const unsigned char *b, size_t n)
+{
+	return n >= 2 && b[0] == 0x1f && b[1] == 0x8b;
+}
+
+/* Raw (possibly compressed) bytes from memory or the file. */
+static int raw_read(struct ksrc *s, char *dst, size_t cap, size_t *got, struct nns_err *err)
+{
+	*got = 0;
+	if (s->type == KSRC_MEM || s->fd < 0) {
+		size_t left = s->pos < (int64_t)s->mem_len ? s->mem_len - (size_t)s->pos : 0;
+		size_t n = cap < left ? cap : left;
+		if (n)
+			memcpy(dst, s->mem + s->pos, n);
+		*got = n;
+	} else {
+		ssize_t n;
+		do
+			n = pread(s->fd, dst, cap, (off_t)s->pos);
+		while (n < 0 && errno == EINTR);
+		if (n < 0)
+			return nns_err_set(err, NNS_EIO, "%s: read error at byte %lld: %s", s->name,
+					   (long long)s->pos, strerror(errno));
+		*got = (size_t)n;
+	}
+	s->pos += (int64_t)*got;
+	return 0;
+}
+
+/* ---- gzip ----------------------------------------------------------------- */
+
+/* Decompresses into dst until it is full or the stream ends. */
+static int gz_fill(struct ksrc *s, struct kgz *g, char *dst, size_t cap, size_t *got,
+		   struct nns_err *err)
+{
+	*got = 0;
+	if (g->done)
+		return 0;
+	g->z.next_out = (unsigned char *)dst;
+	g->z.avail_out = (uInt)cap;
+	while (g->z.avail_out > 0) {
+		int zr;
+		if (g->z.avail_in == 0 && !g->in_eof) {
+			size_t n = 0;
+			int rc = raw_read(s, (char *)g->in, GZ_IN, &n, err);
+			if (rc)
+				return rc;
+			g->z.next_in = g->in;
+			g->z.avail_in = (uInt)n;
+			g->in_eof = n == 0;
+		}
+		if (g->z.avail_in == 0 && g->in_eof) {
+			g->done = 1; /* a cut stream ends here; the JSON parser says so */
+			break;
+		}
+		if (!g->in_member) {
+			/* after a member: another one, or trailing bytes to ignore */
+			if (g->z.next_in[0] != 0x1f) {
+				g->done = 1;
+				break;
+			}
+			inflateReset(&g->z);
+			g->in_member = 1;
+		}
+		zr = inflate(&g->z, Z_NO_FLUSH);
+		atomic_store(&g->consumed, s->pos - (int64_t)g->z.avail_in);
+		if (zr == Z_STREAM_END) {
+			g->in_member = 0;
+			continue;
+		}
+		if (zr == Z_OK || (zr == Z_BUF_ERROR && g->z.avail_in == 0))
+			continue;
+		if (zr == Z_MEM_ERROR)
+			return nns_err_set(err, NNS_ENOMEM, "%s: out of memory in zlib", s->name);
+		return nns_err_set(err, NNS_EFORMAT, "%s: corrupt gzip data near compressed byte %lld: %s",
+				   s->name, (long long)(s->pos - (int64_t)g->z.avail_in),
+				   g->z.msg ? g->z.msg : "inflate failed");
+	}
+	*got = cap - g->z.avail_out;
+	return 0;
+}
+
+static void *gz_thread(void *arg)
+{
+	struct ksrc *s = arg;
+	struct kgz *g = s->gz;
+
+	for (;;) {
+		size_t slot, got = 0;
+		int rc;
+
+		pthread_mutex_lock(&g->mu);
+		while (g->count == GZ_NBLK && !g->stop)
+			pthread_cond_wait(&g->cv, &g->mu);
+		if (g->stop) {
+			pthread_mutex_unlock(&g->mu);
+			break;
+		}
+		slot = (g->head + g->count) % GZ_NBLK;
+		pthread_mutex_unlock(&g->mu);
+
+		rc = gz_fill(s, g, g->blk[slot], GZ_BLK, &got, &g->errd);
+
+		pthread_mutex_lock(&g->mu);
+		if (got) {
+			g->blk_len[slot] = got;
+			g->count++;
+		}
+		if (rc || got == 0) {
+			g->err = rc;
+			g->finished = 1;
+		}
+		pthread_cond_broadcast(&g->cv);
+		pthread_mutex_unlock(&g->mu);
+		if (rc || got == 0)
+			break;
+	}
+	return NULL;
+}
+
+int ksrc_gz(struct ksrc *s, int threaded, struct nns_err *err)
+{
+	struct kgz *g = calloc(1, sizeof(*g));
+	int i;
+
+	if (!g)
+		return nns_err_set(err, NNS_ENOMEM, "%s: out of memory", s->name);
+	s->gz = g;
+	g->in = malloc(GZ_IN);
+	if (!g->in || inflateInit2(&g->z, 15 + 16) != Z_OK)
+		return nns_err_set(err, NNS_ENOMEM, "%s: cannot start gzip decoder", s->name);
+	g->zinit = 1;
+	g->in_member = 1;
+	s->type = KSRC_GZ;
+	if (!threaded)
+		return NNS_OK;
+	for (i = 0; i < GZ_NBLK; i++)
+		if (!(g->blk[i] = malloc(GZ_BLK)))
+			return nns_err_set(err, NNS_ENOMEM, "%s: out of memory", s->name);
+	pthread_mutex_init(&g->mu, NULL);
+	pthread_cond_init(&g->cv, NULL);
+	g->threaded = 1;
+	if (pthread_create(&g->th, NULL, gz_thread, s) == 0)
+		g->started = 1;
+	else
+		g->threaded = 0; /* decompress inline instead */
+	return NNS_OK;
+}
+
+static int gz_read(struct ksrc *s, char *dst, size_t cap, size_t *got, struct nns_err *err)
+{
+	struct kgz *g = s->gz;
+	size_t n;
+	int rc;
+
+	if (!g->threaded) {
+		if (cap > GZ_BLK * 64)
+			cap = GZ_BLK * 64;
+		rc = gz_fill(s, g, dst, cap, got, err);
+		s->consumed = atomic_load(&g->consumed);
+		return rc;
+	}
+	*got = 0;
+	pthread_mutex_lock(&g->mu);
+	while (g->count == 0 && !g->finished)
+		pthread_cond_wait(&g->cv, &g->mu);
+	if (g->count == 0) {
+		rc = g->err;
+		if (rc && err)
+			*err = g->errd;
+		pthread_mutex_unlock(&g->mu);
+		return rc;
+	}
+	pthread_mutex_unlock(&g->mu);
+	/* the head block belongs to the reader until it is released */
+	n = g->blk_len[g->head] - g->head_off;
+	if (n > cap)
+		n = cap;
+	memcpy(dst, g->blk[g->head] + g->head_off, n);
+	g->head_off += n;
+	*got = n;
+	s->consumed = atomic_load(&g->consumed);
+	if (g->head_off == g->blk_len[g->head]) {
+		pthread_mutex_lock(&g->mu);
+		g->head = (g->head + 1) % GZ_NBLK;
+		g->head_off = 0;
+		g->count--;
+		pthread_cond_broadcast(&g->cv);
+		pthread_mutex_unlock(&g->mu);
+	}
+	return 0;
+}
+
+int ksrc_read(struct ksrc *s, char *dst, size_t cap, size_t *got, struct nns_err *err)
+{
+	int rc;
+
+	if (s->type == KSRC_GZ)
+		return gz_read(s, dst, cap, got, err);
+	rc = raw_read(s, dst, cap, got, err);
+	s->consumed += (int64_t)*got;
+	return rc;
+}
+
+void ksrc_close(struct ksrc *s)
+{
+	struct kgz *g = s->gz;
+	int i;
+
+	if (!g)
+		return;
+	if (g->started) {
+		pthread_mutex_lock(&g->mu);
+		g->stop = 1;
+		pthread_cond_broadcast(&g->cv);
+		pthread_mutex_unlock(&g->mu);
+		pthread_join(g->th, NULL);
+	}
+	if (g->threaded || g->started) {
+		pthread_mutex_destroy(&g->mu);
+		pthread_cond_destroy(&g->cv);
+	}
+	if (g->zinit)
+		inflateEnd(&g->z);
+	for (i = 0; i < GZ_NBLK; i++)
+		free(g->blk[i]);
+	free(g->in);
+	free(g);
+	s->gz = NULL;
+}
+
+/* ---- progress --------------------------------------------------------------- */
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void kprog_init(struct kprogress *pg, int on, const char *name, int64_t total)
+{
+	pg->on = on;
+	pg->name = name;
+	pg->total = total;
+	atomic_store(&pg->done, 0);
+	atomic_store(&pg->last_ns, on ? now_ns() : 0);
+	atomic_store(&pg->printed, 0);
+}
+
+static void human(char *b, size_t n, int64_t v)
+{
+	if (v >= ((int64_t)1 << 30))
+		snprintf(b, n, "%.1f GB", (double)v / (double)((int64_t)1 << 30));
+	else
+		snprintf(b, n, "%lld MB", (long long)(v >> 20));
+}
+
+void kprog_add(struct kprogress *pg, int64_t bytes)
+{
+	int64_t done, last, t;
+	char a[32], b[32];
+	int len;
+
+	if (!pg->on)
+		return;
+	done = atomic_fetch_add(&pg->done, bytes) + bytes;
+	last = atomic_load(&pg->last_ns);
+	t = now_ns();
+	if (t - last < 250000000 || !atomic_compare_exchange_strong(&pg->last_ns, &last, t))
+		return;
+	if (done > pg->total)
+		done = pg->total;
+	human(a, sizeof(a), done);
+	human(b, sizeof(b), pg->total);
+	len = fprintf(stderr, "\rparsing %s: %s / %s (%d%%)", pg->name, a, b,
+		      pg->total > 0 ? (int)(done * 100 / pg->total) : 0);
+	fflush(stderr);
+	if (len > atomic_load(&pg->printed))
+		atomic_store(&pg->printed, len);
+}
+
+void kprog_end(struct kprogress *pg)
+{
+	int n = atomic_load(&pg->printed);
+
+	if (pg->on && n > 0) {
+		fprintf(stderr, "\r%*s\r", n, "");
+		fflush(stderr);
+	}
+}

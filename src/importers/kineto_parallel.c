@@ -1,0 +1,219 @@
+/*
+ * kineto_parallel.c - parsing one large plain JSON input with several
+ * threads.
+ *
+ * The input is cut at n-1 byte offsets. From each offset a plausible
+ * element start is searched: '}' ',' '{' '"' separated only by whitespace,
+ * i.e. what lies between two traceEvents elements. Worker i parses,
+ * speculatively, the elements starting in [sync[i], sync[i+1]) into its own
+ * partial model; worker 0 (the calling thread) parses from the document
+ * start with the real context and into the caller's model.
+ *
+ * Joining walks the chunks in input order. A chunk is accepted only if the
+ * parser before it stopped exactly at its sync offset in the state
+ * "between two traceEvents elements"; then its model is merged
+ * (model_merge) and its stop state becomes the current one. Otherwise the
+ * chunk is discarded (its start was inside a string or a nested value) and
+ * the calling thread parses on serially from where the previous chunk
+ * stopped, up to the next sync offset, where a later chunk may be accepted
+ * again. The result is the same as a serial parse, event for event.
+ */
+#include "kineto_internal.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PROBE ((size_t)64 << 10)
+#define PROBE_MAX ((int64_t)8 << 20) /* search this far for a sync point */
+
+struct kwork {
+	struct kparser ps;
+	struct model m;
+	struct ksrc src;
+	int rc, inited, started;
+	pthread_t th;
+};
+
+/* Raw bytes at [off, off+cap) of the plain input. */
+static size_t probe_read(const struct ksrc *proto, int64_t off, char *buf, size_t cap)
+{
+	struct ksrc s = *proto;
+	struct nns_err e;
+	size_t got = 0, n = 0;
+
+	s.pos = off;
+	while (n < cap) {
+		if (ksrc_read(&s, buf + n, cap - n, &got, &e) || got == 0)
+			break;
+		n += got;
+	}
+	return n;
+}
+
+static const char *skip_ws(const char *p, const char *e)
+{
+	while (p < e && kj_ws_tab[(unsigned char)*p])
+		p++;
+	return p;
+}
+
+/* The offset of the first '{' at or after `from` that follows "}," and is
+ * followed by '"' (whitespace allowed between); -1 if none is found. */
+static int64_t find_sync(const struct ksrc *proto, int64_t from, int64_t size, char *buf)
+{
+	int64_t off = from;
+
+	while (off < size && off - from < PROBE_MAX) {
+		size_t n = probe_read(proto, off, buf, PROBE);
+		const char *p = buf, *e = buf + n;
+
+		if (n == 0)
+			break;
+		while ((p = memchr(p, '}', (size_t)(e - p))) != NULL) {
+			const char *q = skip_ws(p + 1, e), *brace;
+			p++;
+			if (q >= e || *q != ',')
+				continue;
+			q = skip_ws(q + 1, e);
+			if (q >= e || *q != '{')
+				continue;
+			brace = q;
+			q = skip_ws(q + 1, e);
+			if (q < e && *q == '"')
+				return off + (brace - buf);
+		}
+		if (n < PROBE)
+			break;
+		off += (int64_t)n - 256; /* overlap: a pattern may straddle */
+	}
+	return -1;
+}
+
+static void *work_main(void *arg)
+{
+	struct kwork *w = arg;
+
+	w->rc = kp_run(&w->ps);
+	return NULL;
+}
+
+static void reposition(struct kparser *ps, int64_t off, int stage, int64_t limit)
+{
+	ps->src->pos = off;
+	kp_reset_at(ps, off, stage);
+	ps->limit = limit;
+	ps->speculative = 0;
+}
+
+/* Accepts chunk w after the parser stopped right at its start. */
+static int adopt(struct kparser *ps, struct kwork *w)
+{
+	struct nns_err e;
+	int rc = model_merge(ps->m, &w->m, &e);
+
+	if (!rc)
+		rc = kbe_adopt(ps, &w->ps);
+	if (rc) {
+		ps->err_code = rc;
+		ps->err_off = w->ps.base;
+		snprintf(ps->err_msg, sizeof(ps->err_msg), "out of memory while joining chunks");
+		return KR_ERR;
+	}
+	ps->elements += w->ps.elements;
+	ps->seen_events = 1;
+	if (w->rc == KR_ERR) {
+		ps->err_code = w->ps.err_code;
+		ps->err_eof = w->ps.err_eof;
+		ps->err_off = w->ps.err_off;
+		memcpy(ps->err_msg, w->ps.err_msg, sizeof(ps->err_msg));
+		return KR_ERR;
+	}
+	ps->stop = w->rc;
+	ps->stop_off = w->ps.stop_off;
+	ps->stop_stage = w->ps.stop_stage;
+	return w->rc;
+}
+
+int kpar_run(struct kparser *ps, const struct ksrc *proto, int64_t size, int nt)
+{
+	int64_t sync[KP_THREADS_MAX + 1];
+	struct kwork *w = NULL;
+	char *probe = NULL;
+	int n = 1, i, r;
+
+	if (nt > KP_THREADS_MAX)
+		nt = KP_THREADS_MAX;
+	probe = malloc(PROBE);
+	if (!probe)
+		return kp_run(ps);
+	sync[0] = 0;
+	for (i = 1; i < nt; i++) {
+		int64_t s = find_sync(proto, size / nt * i, size, probe);
+		if (s > sync[n - 1])
+			sync[n++] = s;
+	}
+	free(probe);
+	sync[n] = INT64_MAX;
+	if (n == 1 || !(w = calloc((size_t)n, sizeof(*w))))
+		return kp_run(ps);
+
+	for (i = 1; i < n; i++) {
+		w[i].src = *proto;
+		w[i].src.pos = sync[i];
+		w[i].src.consumed = 0;
+		if (model_init(&w[i].m))
+			continue;
+		if (kp_init(&w[i].ps, &w[i].m, &w[i].src, ps->name, ps->cap, ps->prog)) {
+			model_release(&w[i].m);
+			continue;
+		}
+		w[i].inited = 1;
+		kp_reset_at(&w[i].ps, sync[i], KS_EV_ELEM);
+		w[i].ps.limit = sync[i + 1];
+		w[i].ps.speculative = 1;
+		w[i].ps.src = &w[i].src;
+		if (pthread_create(&w[i].th, NULL, work_main, &w[i]) == 0)
+			w[i].started = 1;
+	}
+	ps->limit = sync[1];
+	r = kp_run(ps);
+	for (i = 1; i < n; i++)
+		if (w[i].started)
+			pthread_join(w[i].th, NULL);
+
+	/* join in input order; i is the next chunk that may be accepted */
+	i = 1;
+	while (r == KR_LIMIT || r == KR_ARRAY_END) {
+		int64_t q = ps->stop_off;
+		int stage = ps->stop_stage;
+
+		if (r == KR_ARRAY_END) {
+			reposition(ps, q, stage, INT64_MAX);
+			r = kp_run(ps);
+			break;
+		}
+		while (i < n && sync[i] < q)
+			i++; /* started inside something the chain already covers */
+		if (i < n && sync[i] == q && stage == KS_EV_ELEM && w[i].started) {
+			r = adopt(ps, &w[i]);
+			i++;
+			continue;
+		}
+		/* misaligned (or the chunk could not run): parse on serially */
+		if (i < n && sync[i] == q)
+			i++;
+		reposition(ps, q, stage, i < n ? sync[i] : INT64_MAX);
+		r = kp_run(ps);
+	}
+	for (i = 1; i < n; i++) {
+		if (w[i].inited) {
+			kp_release(&w[i].ps);
+			model_release(&w[i].m);
+		}
+	}
+	free(w);
+	return r;
+}

@@ -1,0 +1,536 @@
+/* run.c - run / worker / span discovery on the file system (see run.h). */
+#include "importers/run.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define RUN_PATH_MAX 4096
+
+/* One matched trace file while walking. */
+struct found {
+	char *worker, *suffix, *path; /* suffix NULL if none */
+};
+
+struct walk {
+	struct run_set *rs;
+	struct run_limits lim;
+	size_t entries;
+	const char *root; /* as given, without trailing slashes */
+	char *root_name;  /* base name of the root */
+	struct {
+		dev_t dev;
+		ino_t ino;
+	} anc[128]; /* directories on the current path */
+	int nanc;
+	struct nns_err *err;
+};
+
+static const char *const TB_EXT[] = {".pt.trace.json", ".pt.trace.json.gz"};
+
+static int ends_with(const char *s, size_t n, const char *suf)
+{
+	size_t k = strlen(suf);
+
+	return n >= k && memcmp(s + n - k, suf, k) == 0;
+}
+
+static void copy_trunc(char *dst, size_t size, const char *s, size_t n)
+{
+	if (!size)
+		return;
+	if (n >= size)
+		n = size - 1;
+	memcpy(dst, s, n);
+	dst[n] = '\0';
+}
+
+int run_match_name(const char *name, char *worker, size_t wsize, char *suffix, size_t ssize)
+{
+	size_t n = strlen(name), stem = 0, d;
+	int ok = 0;
+
+	for (size_t i = 0; i < 2; i++)
+		if (ends_with(name, n, TB_EXT[i])) {
+			stem = n - strlen(TB_EXT[i]);
+			ok = 1;
+		}
+	if (!ok)
+		return 0;
+	/* (.*?)(\.\d+)? on name[0..stem): the optional group takes the last
+	 * ".<digits>" when the stem ends with one */
+	d = stem;
+	while (d > 0 && name[d - 1] >= '0' && name[d - 1] <= '9')
+		d--;
+	if (d < stem && d > 0 && name[d - 1] == '.') {
+		copy_trunc(worker, wsize, name, d - 1);
+		copy_trunc(suffix, ssize, name + d, stem - d);
+	} else {
+		copy_trunc(worker, wsize, name, stem);
+		copy_trunc(suffix, ssize, "", 0);
+	}
+	return 1;
+}
+
+/* File name without ".pt.trace.json[.gz]", ".json[.gz]" or ".gz". */
+static char *strip_ext(const char *base)
+{
+	static const char *const ext[] = {".pt.trace.json.gz", ".pt.trace.json", ".json.gz",
+					  ".json", ".gz"};
+	size_t n = strlen(base);
+
+	for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++)
+		if (ends_with(base, n, ext[i]) && n > strlen(ext[i])) {
+			n -= strlen(ext[i]);
+			break;
+		}
+	return strndup(base, n);
+}
+
+static int is_plain_json(const char *name)
+{
+	size_t n = strlen(name);
+
+	return (ends_with(name, n, ".json") && n > 5) || (ends_with(name, n, ".json.gz") && n > 8);
+}
+
+static char *join(const char *a, const char *b)
+{
+	size_t na = strlen(a), nb = strlen(b);
+	int slash = na && a[na - 1] != '/';
+	char *s;
+
+	if (na + nb + 2 > RUN_PATH_MAX)
+		return NULL;
+	s = malloc(na + nb + 2);
+	if (!s)
+		return NULL;
+	memcpy(s, a, na);
+	if (slash)
+		s[na++] = '/';
+	memcpy(s + na, b, nb + 1);
+	return s;
+}
+
+static void found_free(struct found *f)
+{
+	free(f->worker);
+	free(f->suffix);
+	free(f->path);
+}
+
+static int found_cmp(const void *x, const void *y)
+{
+	const struct found *a = x, *b = y;
+	int c = strcmp(a->worker, b->worker);
+
+	if (c)
+		return c;
+	c = strcmp(a->suffix ? a->suffix : "", b->suffix ? b->suffix : "");
+	return c ? c : strcmp(a->path, b->path);
+}
+
+static void worker_free(struct run_worker *wk)
+{
+	for (size_t s = 0; s < wk->spans.n; s++) {
+		free(wk->spans.v[s].name);
+		free(wk->spans.v[s].suffix);
+		free(wk->spans.v[s].path);
+	}
+	vec_free(&wk->spans);
+	free(wk->name);
+}
+
+static void run_free(struct run *r)
+{
+	for (size_t w = 0; w < r->workers.n; w++)
+		worker_free(&r->workers.v[w]);
+	vec_free(&r->workers);
+	free(r->name);
+	free(r->dir);
+}
+
+void run_set_release(struct run_set *rs)
+{
+	for (size_t i = 0; i < rs->runs.n; i++)
+		run_free(&rs->runs.v[i]);
+	vec_free(&rs->runs);
+	rs->files = 0;
+	rs->single_file = 0;
+}
+
+/* Builds a run from the files found in one directory; takes ownership of
+ * the strings in f[0..n) (freed or moved) in every case. */
+static int add_run(struct run_set *rs, char *name, char *dir, struct found *f, size_t n)
+{
+	struct run r;
+	size_t i = 0;
+	int rc = NNS_OK;
+
+	memset(&r, 0, sizeof(r));
+	r.name = name;
+	r.dir = dir;
+	qsort(f, n, sizeof(*f), found_cmp);
+	while (i < n && rc == NNS_OK) {
+		struct run_worker w;
+		size_t j = i;
+
+		memset(&w, 0, sizeof(w));
+		while (j < n && strcmp(f[j].worker, f[i].worker) == 0)
+			j++;
+		w.name = f[i].worker;
+		f[i].worker = NULL;
+		if (vec_reserve(&w.spans, j - i)) {
+			rc = NNS_ENOMEM;
+		} else {
+			int named = j - i > 1 || f[i].suffix;
+
+			for (size_t k = i; k < j; k++) {
+				struct run_span s = {NULL, f[k].suffix, f[k].path};
+				char num[24];
+
+				if (named) {
+					snprintf(num, sizeof(num), "%zu", k - i + 1);
+					s.name = strdup(num);
+					if (!s.name)
+						rc = NNS_ENOMEM;
+				}
+				f[k].suffix = f[k].path = NULL;
+				w.spans.v[w.spans.n++] = s;
+			}
+		}
+		if (vec_push(&r.workers, w)) {
+			worker_free(&w);
+			rc = NNS_ENOMEM;
+		}
+		i = j;
+	}
+	for (size_t k = 0; k < n; k++)
+		found_free(&f[k]);
+	if (rc == NNS_OK && vec_push(&rs->runs, r) == 0) {
+		rs->files += n;
+		return NNS_OK;
+	}
+	run_free(&r);
+	return NNS_ENOMEM;
+}
+
+static char *rel_name(const struct walk *wk, const char *dir)
+{
+	size_t nr = strlen(wk->root);
+
+	if (strcmp(dir, wk->root) == 0)
+		return strdup(wk->root_name);
+	if (strncmp(dir, wk->root, nr) == 0 && dir[nr] == '/')
+		return strdup(dir + nr + 1);
+	if (strcmp(wk->root, "/") == 0)
+		return strdup(dir + 1);
+	return strdup(dir);
+}
+
+static int walk_dir(struct walk *wk, const char *dir, int depth);
+
+static int scan_entries(struct walk *wk, const char *dir, int depth, DIR *dp, struct found **fv,
+			size_t *fn, size_t *fcap)
+{
+	struct dirent *de;
+	int rc = NNS_OK;
+
+	while (rc == NNS_OK && (de = readdir(dp)) != NULL) {
+		char wbuf[1024], sbuf[64];
+		struct stat st;
+		char *path;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (++wk->entries > wk->lim.max_entries)
+			return nns_err_set(
+			    wk->err, NNS_ENOMEM,
+			    "%s: more than %zu directory entries; give a narrower path", wk->root,
+			    wk->lim.max_entries);
+		path = join(dir, de->d_name);
+		if (!path)
+			return nns_err_set(wk->err, NNS_ENOMEM,
+					   "%s/%s: path too long or out of memory", dir,
+					   de->d_name);
+		if (lstat(path, &st) != 0) {
+			free(path);
+			continue;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			if (depth + 1 < wk->lim.max_depth)
+				rc = walk_dir(wk, path, depth + 1);
+			free(path);
+			continue;
+		}
+		/* a symlink counts only if it points at a regular file */
+		if (S_ISLNK(st.st_mode) && (stat(path, &st) != 0 || !S_ISREG(st.st_mode))) {
+			free(path);
+			continue;
+		}
+		if (!S_ISREG(st.st_mode) ||
+		    !run_match_name(de->d_name, wbuf, sizeof(wbuf), sbuf, sizeof(sbuf))) {
+			free(path);
+			continue;
+		}
+		if (wk->rs->files + *fn >= wk->lim.max_files) {
+			free(path);
+			return nns_err_set(wk->err, NNS_ENOMEM,
+					   "%s: more than %zu trace files; give a narrower path",
+					   wk->root, wk->lim.max_files);
+		}
+		if (*fn == *fcap && vec_reserve_raw((void **)fv, fcap, *fn + 1, sizeof(**fv))) {
+			free(path);
+			return nns_err_set(wk->err, NNS_ENOMEM, "out of memory");
+		}
+		(*fv)[*fn].worker = strdup(wbuf);
+		(*fv)[*fn].suffix = sbuf[0] ? strdup(sbuf) : NULL;
+		(*fv)[*fn].path = path;
+		if (!(*fv)[*fn].worker || (sbuf[0] && !(*fv)[*fn].suffix))
+			rc = nns_err_set(wk->err, NNS_ENOMEM, "out of memory");
+		(*fn)++;
+	}
+	return rc;
+}
+
+static int walk_dir(struct walk *wk, const char *dir, int depth)
+{
+	struct found *fv = NULL;
+	size_t fn = 0, fcap = 0;
+	struct stat st;
+	DIR *dp;
+	int rc;
+
+	if (stat(dir, &st) != 0)
+		return NNS_OK;
+	for (int i = 0; i < wk->nanc; i++)
+		if (wk->anc[i].dev == st.st_dev && wk->anc[i].ino == st.st_ino)
+			return NNS_OK; /* a loop (bind mount) */
+	if (wk->nanc >= (int)(sizeof(wk->anc) / sizeof(wk->anc[0])))
+		return NNS_OK;
+	dp = opendir(dir);
+	if (!dp) {
+		if (depth == 0)
+			return nns_err_set(wk->err, NNS_EIO, "%s: cannot read directory: %s", dir,
+					   strerror(errno));
+		return NNS_OK; /* unreadable subdirectory: skipped */
+	}
+	wk->anc[wk->nanc].dev = st.st_dev;
+	wk->anc[wk->nanc].ino = st.st_ino;
+	wk->nanc++;
+	rc = scan_entries(wk, dir, depth, dp, &fv, &fn, &fcap);
+	wk->nanc--;
+	closedir(dp);
+	if (rc == NNS_OK && fn > 0) {
+		char *name = rel_name(wk, dir), *d = strdup(dir);
+
+		if (!name || !d) {
+			free(name);
+			free(d);
+			rc = nns_err_set(wk->err, NNS_ENOMEM, "out of memory");
+		} else if (add_run(wk->rs, name, d, fv, fn)) {
+			rc = nns_err_set(wk->err, NNS_ENOMEM, "out of memory");
+		}
+		fn = 0; /* add_run consumed them */
+	}
+	for (size_t i = 0; i < fn; i++)
+		found_free(&fv[i]);
+	free(fv);
+	return rc;
+}
+
+/* Fallback: *.json / *.json.gz directly inside the root, one worker each. */
+static int plain_json_run(struct walk *wk)
+{
+	struct found *fv = NULL;
+	size_t fn = 0, fcap = 0;
+	struct dirent *de;
+	int rc = NNS_OK;
+	DIR *dp = opendir(wk->root);
+
+	if (!dp)
+		return NNS_OK;
+	while (rc == NNS_OK && (de = readdir(dp)) != NULL) {
+		struct stat st;
+		char *path;
+
+		if (!is_plain_json(de->d_name))
+			continue;
+		if (fn >= wk->lim.max_files) {
+			rc = nns_err_set(wk->err, NNS_ENOMEM, "%s: more than %zu trace files",
+					 wk->root, wk->lim.max_files);
+			break;
+		}
+		path = join(wk->root, de->d_name);
+		if (!path || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+			free(path);
+			continue;
+		}
+		if (fn == fcap && vec_reserve_raw((void **)&fv, &fcap, fn + 1, sizeof(*fv))) {
+			free(path);
+			rc = nns_err_set(wk->err, NNS_ENOMEM, "out of memory");
+			break;
+		}
+		fv[fn].worker = strip_ext(de->d_name);
+		fv[fn].suffix = NULL;
+		fv[fn].path = path;
+		fn++;
+		if (!fv[fn - 1].worker)
+			rc = nns_err_set(wk->err, NNS_ENOMEM, "out of memory");
+	}
+	closedir(dp);
+	if (rc == NNS_OK && fn) {
+		char *name = strdup(wk->root_name), *d = strdup(wk->root);
+
+		if (!name || !d || add_run(wk->rs, name, d, fv, fn)) {
+			if (!name || !d) {
+				free(name);
+				free(d);
+				for (size_t i = 0; i < fn; i++)
+					found_free(&fv[i]);
+			}
+			rc = nns_err_set(wk->err, NNS_ENOMEM, "out of memory");
+		}
+		fn = 0;
+	}
+	for (size_t i = 0; i < fn; i++)
+		found_free(&fv[i]);
+	free(fv);
+	return rc;
+}
+
+static int run_cmp(const void *x, const void *y)
+{
+	return strcmp(((const struct run *)x)->name, ((const struct run *)y)->name);
+}
+
+/* Base name of a path (no trailing slashes); for "." or ".." the base name
+ * of its real path. */
+static char *base_name(const char *path)
+{
+	char real[PATH_MAX];
+	const char *b = strrchr(path, '/');
+
+	b = b ? b + 1 : path;
+	if (strcmp(b, ".") == 0 || strcmp(b, "..") == 0 || *b == '\0') {
+		if (realpath(path, real)) {
+			const char *r = strrchr(real, '/');
+
+			r = r ? r + 1 : real;
+			return strdup(*r ? r : "root");
+		}
+		return strdup("run");
+	}
+	return strdup(b);
+}
+
+static int single_file(struct walk *wk, const char *path)
+{
+	char wbuf[1024], sbuf[64] = "", *slash;
+	struct found f = {NULL, NULL, NULL};
+	char *dir, *name;
+	const char *base;
+
+	slash = strrchr(path, '/');
+	base = slash ? slash + 1 : path;
+	dir = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
+	if (dir && !*dir) {
+		free(dir);
+		dir = strdup("/");
+	}
+	if (run_match_name(base, wbuf, sizeof(wbuf), sbuf, sizeof(sbuf))) {
+		f.worker = strdup(wbuf);
+		f.suffix = sbuf[0] ? strdup(sbuf) : NULL;
+	} else {
+		f.worker = strip_ext(base);
+	}
+	f.path = strdup(path);
+	name = dir ? base_name(dir) : NULL;
+	if (!dir || !name || !f.worker || !f.path || (sbuf[0] && !f.suffix && f.worker)) {
+		free(dir);
+		free(name);
+		found_free(&f);
+		return nns_err_set(wk->err, NNS_ENOMEM, "out of memory");
+	}
+	wk->rs->single_file = 1;
+	if (add_run(wk->rs, name, dir, &f, 1))
+		return nns_err_set(wk->err, NNS_ENOMEM, "out of memory");
+	return NNS_OK;
+}
+
+int run_discover(struct run_set *rs, const char *path, const struct run_limits *lim,
+		 struct nns_err *err)
+{
+	struct walk wk;
+	struct stat st;
+	char root[RUN_PATH_MAX];
+	size_t n = strlen(path);
+	int rc;
+
+	memset(rs, 0, sizeof(*rs));
+	memset(&wk, 0, sizeof(wk));
+	wk.rs = rs;
+	wk.err = err;
+	wk.lim.max_entries = lim && lim->max_entries ? lim->max_entries : 1000000;
+	wk.lim.max_files = lim && lim->max_files ? lim->max_files : 100000;
+	wk.lim.max_depth = lim && lim->max_depth > 0 ? lim->max_depth : 64;
+	if (n == 0 || n >= sizeof(root))
+		return nns_err_set(err, NNS_EINVAL, "%s: bad path", path);
+	if (stat(path, &st) != 0)
+		return nns_err_set(err,
+				   errno == ENOENT || errno == ENOTDIR ? NNS_ENOTFOUND : NNS_EIO,
+				   "%s: %s", path, strerror(errno));
+	if (!S_ISDIR(st.st_mode)) {
+		if (!S_ISREG(st.st_mode))
+			return nns_err_set(err, NNS_EINVAL, "%s: not a file or directory", path);
+		rc = single_file(&wk, path);
+		if (rc)
+			run_set_release(rs);
+		return rc;
+	}
+	memcpy(root, path, n + 1);
+	while (n > 1 && root[n - 1] == '/')
+		root[--n] = '\0';
+	wk.root = root;
+	wk.root_name = base_name(root);
+	if (!wk.root_name)
+		return nns_err_set(err, NNS_ENOMEM, "out of memory");
+	rc = walk_dir(&wk, root, 0);
+	if (rc == NNS_OK && rs->runs.n == 0)
+		rc = plain_json_run(&wk);
+	if (rc == NNS_OK && rs->runs.n == 0)
+		rc = nns_err_set(err, NNS_ENOTFOUND,
+				 "%s: no trace files (*.pt.trace.json[.gz] or *.json[.gz]) found",
+				 path);
+	free(wk.root_name);
+	if (rc) {
+		run_set_release(rs);
+		return rc;
+	}
+	qsort(rs->runs.v, rs->runs.n, sizeof(*rs->runs.v), run_cmp);
+	return NNS_OK;
+}
+
+const struct run_worker *run_find_worker(const struct run *r, const char *name)
+{
+	for (size_t i = 0; i < r->workers.n; i++)
+		if (strcmp(r->workers.v[i].name, name) == 0)
+			return &r->workers.v[i];
+	return NULL;
+}
+
+const struct run_span *run_find_span(const struct run_worker *w, const char *name)
+{
+	for (size_t i = 0; i < w->spans.n; i++) {
+		const struct run_span *s = &w->spans.v[i];
+
+		if ((s->name && strcmp(s->name, name) == 0) ||
+		    (s->suffix && strcmp(s->suffix, name) == 0))
+			return s;
+	}
+	return NULL;
+}

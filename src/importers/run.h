@@ -1,0 +1,82 @@
+/*
+ * run.h - discovering what an input path holds: runs -> workers -> spans
+ * -> trace files, following tb_plugin's layout (reference
+ * kineto-tbplugin.md §2).
+ *
+ * A directory is walked recursively; every directory that directly holds
+ * files named ^(.*?)(\.\d+)?\.pt\.trace\.json(\.gz)?$ is a run, named by
+ * its path relative to the given directory (the given directory itself is
+ * named by its base name). Group 1 is the worker, the optional numeric
+ * suffix the span. A worker's spans are sorted by suffix as strings and
+ * named "1".."n"; a worker with a single file and no suffix has no span
+ * (name NULL). If the walk finds no such file, the *.json / *.json.gz
+ * files directly inside the given directory are taken instead, one worker
+ * each (name = file name without the extension), no spans.
+ * A path that is a file is one run (named after its directory) with one
+ * worker: the tb_plugin name if it matches, else the file name without
+ * ".json"/".json.gz"/".gz".
+ *
+ * The walk never follows symbolic links to directories (symlinked files
+ * are read), refuses to re-enter a directory it is already inside (bind
+ * mount loops), skips unreadable subdirectories, and is bounded by
+ * struct run_limits.
+ *
+ * Ownership: struct run_set owns every string and array reachable from it;
+ * run_set_release() frees them all.
+ */
+#ifndef NNS_IMPORTERS_RUN_H
+#define NNS_IMPORTERS_RUN_H
+
+#include "common/err.h"
+#include "common/vec.h"
+
+#include <stddef.h>
+
+struct run_span {
+	char *name;   /* "1".."n", or NULL (single unsuffixed file) */
+	char *suffix; /* numeric suffix without the dot, NULL if none */
+	char *path;   /* the trace file */
+};
+
+struct run_worker {
+	char *name;
+	VEC(struct run_span) spans; /* sorted by suffix, at least one */
+};
+
+struct run {
+	char *name;			/* relative path ("a/b"), or the base name of the root */
+	char *dir;			/* the directory as a path usable with open() */
+	VEC(struct run_worker) workers; /* sorted by name */
+};
+
+struct run_set {
+	VEC(struct run) runs; /* sorted by name */
+	size_t files;	      /* trace files found */
+	int single_file;      /* the path given was a file */
+};
+
+struct run_limits {
+	size_t max_entries; /* directory entries examined (default 1,000,000) */
+	size_t max_files;   /* trace files accepted (default 100,000) */
+	int max_depth;	    /* directory nesting (default 64) */
+};
+
+/* Fills rs (caller storage, overwritten) from path. lim may be NULL.
+ * Returns NNS_OK; NNS_ENOTFOUND if path does not exist or holds no trace;
+ * NNS_EIO if it cannot be read; NNS_ENOMEM over a limit or out of memory.
+ * On error rs is empty (already released). */
+int run_discover(struct run_set *rs, const char *path, const struct run_limits *lim,
+		 struct nns_err *err);
+void run_set_release(struct run_set *rs);
+
+/* Matches a file base name against the tb_plugin pattern. On a match
+ * returns 1 and writes the worker (group 1) and the suffix without its
+ * dot ("" if none) into the buffers, truncated to fit; else returns 0. */
+int run_match_name(const char *name, char *worker, size_t wsize, char *suffix, size_t ssize);
+
+/* Lookups; NULL when absent. A span is found by its name ("2") or its
+ * suffix ("1623143089861"). */
+const struct run_worker *run_find_worker(const struct run *r, const char *name);
+const struct run_span *run_find_span(const struct run_worker *w, const char *name);
+
+#endif

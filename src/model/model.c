@@ -1,0 +1,166 @@
+/* model.c - building, merging and finalizing the in-memory trace (model.h). */
+#include "model.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int model_init(struct model *m)
+{
+	memset(m, 0, sizeof(*m));
+	if (strpool_init(&m->strings))
+		return NNS_ENOMEM;
+	m->thread_table_mask = 63;
+	m->thread_table = calloc(m->thread_table_mask + 1, sizeof(*m->thread_table));
+	if (!m->thread_table) {
+		strpool_release(&m->strings);
+		return NNS_ENOMEM;
+	}
+	m->schema_version = -1;
+	m->dist_rank = -1;
+	m->dist_world_size = -1;
+	return NNS_OK;
+}
+
+void model_release(struct model *m)
+{
+	strpool_release(&m->strings);
+	vec_free(&m->threads);
+	vec_free(&m->events);
+	vec_free(&m->dev_args);
+	vec_free(&m->op_args);
+	vec_free(&m->mems);
+	vec_free(&m->flows);
+	vec_free(&m->counters);
+	vec_free(&m->devices);
+	free(m->thread_table);
+	free(m->launch_of);
+	memset(m, 0, sizeof(*m));
+}
+
+void model_event_init(struct model_event *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->ext_id = MODEL_NONE;
+	e->corr = MODEL_NONE;
+	e->extra = MODEL_NOIDX;
+	e->kind = MK_OTHER;
+	e->device = -1;
+}
+
+void model_dev_args_init(struct model_dev_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->stream = -1;
+	a->shared_mem = -1;
+	a->blocks_per_sm = -1;
+	a->occupancy = -1;
+	a->regs = -1;
+	a->bytes = -1;
+}
+
+void model_op_args_init(struct model_op_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->py_id = MODEL_NONE;
+	a->py_parent_id = MODEL_NONE;
+	a->py_module_id = MODEL_NONE;
+	a->seq = MODEL_NONE;
+	a->fwd_tid = MODEL_NONE;
+}
+
+static size_t thread_hash(uint32_t pid, uint32_t tid)
+{
+	uint64_t h = ((uint64_t)pid << 32 | tid) * 0x9e3779b97f4a7c15ull;
+	return (size_t)(h >> 20);
+}
+
+static int thread_rehash(struct model *m)
+{
+	size_t nmask = m->thread_table_mask * 2 + 1, i;
+	uint32_t *nt = calloc(nmask + 1, sizeof(*nt));
+
+	if (!nt)
+		return NNS_ENOMEM;
+	for (i = 0; i < m->threads.n; i++) {
+		size_t s = thread_hash(m->threads.v[i].pid, m->threads.v[i].tid) & nmask;
+		while (nt[s])
+			s = (s + 1) & nmask;
+		nt[s] = (uint32_t)i + 1;
+	}
+	free(m->thread_table);
+	m->thread_table = nt;
+	m->thread_table_mask = nmask;
+	return 0;
+}
+
+uint32_t model_thread(struct model *m, uint32_t pid, uint32_t tid)
+{
+	size_t s;
+	struct model_thread t = { pid, tid, 0 };
+
+	if ((m->threads.n + 1) * 2 > m->thread_table_mask + 1 && thread_rehash(m))
+		return MODEL_NOIDX;
+	s = thread_hash(pid, tid) & m->thread_table_mask;
+	while (m->thread_table[s]) {
+		uint32_t i = m->thread_table[s] - 1;
+		if (m->threads.v[i].pid == pid && m->threads.v[i].tid == tid)
+			return i;
+		s = (s + 1) & m->thread_table_mask;
+	}
+	if (m->threads.n >= UINT32_MAX - 1 || vec_push(&m->threads, t))
+		return MODEL_NOIDX;
+	m->thread_table[s] = (uint32_t)m->threads.n;
+	return (uint32_t)(m->threads.n - 1);
+}
+
+#define ADD_ROW(vec, row)                                                      \
+	do {                                                                   \
+		if ((vec)->n >= UINT32_MAX - 1 || vec_push((vec), *(row)))     \
+			return NNS_ENOMEM;                                     \
+		return (int64_t)((vec)->n - 1);                                \
+	} while (0)
+
+int64_t model_add_event(struct model *m, const struct model_event *e)
+{
+	ADD_ROW(&m->events, e);
+}
+
+int64_t model_add_dev_args(struct model *m, const struct model_dev_args *a)
+{
+	ADD_ROW(&m->dev_args, a);
+}
+
+int64_t model_add_op_args(struct model *m, const struct model_op_args *a)
+{
+	ADD_ROW(&m->op_args, a);
+}
+
+int model_add_mem(struct model *m, const struct model_mem *r)
+{
+	return vec_push(&m->mems, *r) ? NNS_ENOMEM : 0;
+}
+
+int model_add_flow(struct model *m, const struct model_flow *f)
+{
+	return vec_push(&m->flows, *f) ? NNS_ENOMEM : 0;
+}
+
+int model_add_counter(struct model *m, const struct model_counter *c)
+{
+	return vec_push(&m->counters, *c) ? NNS_ENOMEM : 0;
+}
+
+int model_add_device(struct model *m, const struct model_device *d)
+{
+	return vec_push(&m->devices, *d) ? NNS_ENOMEM : 0;
+}
+
+const struct model_device *model_device_by_id(const struct model *m, int id)
+{
+	size_t i;
+
+	for (i = 0; i < m->devices.n; i++)
+		if (m->devices.v[i].id == id)
+			return &m->devices.v[i];
+	return NULL;
+}

@@ -1,0 +1,240 @@
+/*
+ * model.h - the in-memory trace every importer produces and every analysis
+ * reads.
+ *
+ * One struct model holds one worker/span: its threads (pid, tid), duration
+ * events, memory records, flow endpoints, counters, device properties and
+ * metadata. Events are stored once in a flat array of small fixed-size rows
+ * (no per-event malloc); names, shapes and call stacks are interned strings
+ * (struct strpool); kernel launch parameters live in a side table indexed
+ * by model_event.extra so host events stay small.
+ *
+ * Timestamps are int64 nanoseconds. Durations are >= 0.
+ *
+ * Ownership: the model owns everything reachable from it; model_release()
+ * frees it all. Importers build a model with the model_add_* functions, then
+ * call model_finalize(), which sorts events by (ts, -dur) and builds the
+ * correlation indices analyses rely on. After finalize the model is
+ * read-only and may be shared between threads.
+ */
+#ifndef NNS_MODEL_H
+#define NNS_MODEL_H
+
+#include "common/err.h"
+#include "common/strpool.h"
+#include "common/vec.h"
+
+#include <stdint.h>
+
+#define MODEL_NONE INT64_MIN /* absent integer field (ext_id, corr, ...) */
+#define MODEL_NOIDX UINT32_MAX
+
+/* Event categories, from Kineto's `cat` (case-insensitive) or nnscope's
+ * own records. Old (PyTorch 1.x) and modern spellings map to the same kind. */
+enum model_kind {
+	MK_CPU_OP = 0,        /* cpu_op, operator */
+	MK_USER_ANNOTATION,   /* user_annotation */
+	MK_GPU_ANNOTATION,    /* gpu_user_annotation (GPU-side copy of a range) */
+	MK_PYTHON,            /* python */
+	MK_PYTHON_FUNCTION,   /* python_function (a module if py_module_id set) */
+	MK_RUNTIME,           /* runtime, cuda_runtime, *_runtime */
+	MK_DRIVER,            /* cuda_driver (cuLaunchKernel ...) */
+	MK_KERNEL,            /* kernel */
+	MK_MEMCPY,            /* memcpy, gpu_memcpy */
+	MK_MEMSET,            /* memset, gpu_memset */
+	MK_TRACE,             /* trace ("PyTorch Profiler (0)") */
+	MK_SYNC,              /* cuda_sync */
+	MK_OTHER,             /* any other complete event */
+	MK__COUNT
+};
+
+static inline int model_kind_is_device(int k)
+{
+	return k == MK_KERNEL || k == MK_MEMCPY || k == MK_MEMSET;
+}
+
+static inline int model_kind_is_launch(int k)
+{
+	return k == MK_RUNTIME || k == MK_DRIVER;
+}
+
+/* One complete ("X") event. 56 bytes. */
+struct model_event {
+	int64_t ts;       /* start, ns */
+	int64_t dur;      /* ns, >= 0 */
+	int64_t ext_id;   /* "External id"/"external id", MODEL_NONE if absent */
+	int64_t corr;     /* "correlation", MODEL_NONE if absent */
+	uint32_t name;    /* string id */
+	uint32_t thread;  /* index into model.threads */
+	uint32_t extra;   /* kernels/memcpy/memset: index into model.dev_args;
+			   * host ops: index into model.op_args; else MODEL_NOIDX */
+	uint8_t kind;     /* enum model_kind */
+	uint8_t flags;    /* unused for now */
+	int16_t device;   /* args.device for device events, else -1 */
+};
+
+/* Launch parameters of a device event (kernel, memcpy, memset). */
+struct model_dev_args {
+	int64_t stream;          /* -1 if absent */
+	int64_t shared_mem;      /* bytes, -1 if absent */
+	float blocks_per_sm;     /* -1 if absent */
+	float occupancy;         /* est. achieved occupancy %, -1 if absent */
+	int32_t regs;            /* registers per thread, -1 if absent */
+	uint32_t grid;           /* string id of "[x, y, z]", 0 if absent */
+	uint32_t block;          /* string id of "[x, y, z]", 0 if absent */
+	int64_t bytes;           /* memcpy/memset bytes, -1 if absent */
+};
+
+/* Arguments of host operator events that analyses use. */
+struct model_op_args {
+	uint32_t input_dims;   /* string id, canonical "[[2, 8, 5], [], []]", 0 if absent */
+	uint32_t input_type;   /* string id, canonical "['float', 'Int']" list, 0 if absent */
+	uint32_t call_stack;   /* string id, 0 if absent */
+	int64_t py_id;         /* "Python id", MODEL_NONE if absent */
+	int64_t py_parent_id;  /* "Python parent id" */
+	int64_t py_module_id;  /* "Python module id" (set => a module call) */
+	int64_t seq;           /* "Sequence number" */
+	int64_t fwd_tid;       /* "Fwd thread id" */
+};
+
+/* A thread row: pid and tid as strings ("25738", "stream 7", "Traces").
+ * Numeric JSON ids are interned in their decimal text so that an event with
+ * "tid": 25738 and one with "tid": "25738" land on the same thread. */
+struct model_thread {
+	uint32_t pid;   /* string id */
+	uint32_t tid;   /* string id */
+	uint32_t name;  /* thread_name metadata, 0 if none */
+};
+
+/* A `[memory]` instant (ph "i", name "[memory]"). */
+enum { MODEL_MEM_HAS_ADDR = 1, MODEL_MEM_HAS_TOTAL_ALLOC = 2, MODEL_MEM_HAS_TOTAL_RESERVED = 4 };
+struct model_mem {
+	int64_t ts;              /* ns */
+	int64_t addr;
+	int64_t bytes;           /* negative = free */
+	int64_t total_allocated;
+	int64_t total_reserved;
+	uint32_t thread;
+	int16_t device_type;     /* 0 CPU, 1 CUDA, other ignored by analyses */
+	int16_t device_id;
+	uint8_t flags;           /* MODEL_MEM_HAS_* */
+};
+
+/* A flow endpoint (ph "s"/"f"/"t"): cat "fwdbwd" or "ac2g". */
+enum model_flow_kind { MF_FWDBWD = 0, MF_AC2G = 1, MF_OTHER = 2 };
+struct model_flow {
+	int64_t ts;       /* ns */
+	int64_t id;
+	uint32_t thread;
+	uint8_t kind;     /* enum model_flow_kind */
+	char ph;          /* 's', 'f' or 't' */
+};
+
+/* A counter sample (ph "C"), one per series value. */
+struct model_counter {
+	int64_t ts;
+	double value;
+	uint32_t name;    /* "<event name>.<series key>" or the event name */
+	uint32_t thread;
+};
+
+/* deviceProperties[i]. */
+struct model_device {
+	int32_t id;
+	uint32_t name;           /* string id */
+	int64_t total_mem;       /* totalGlobalMem, bytes */
+	int32_t major, minor;    /* compute capability */
+	int32_t num_sms;
+	int32_t max_threads_per_sm;
+	int32_t max_threads_per_block;
+	int32_t regs_per_sm;
+	int64_t shared_mem_per_sm;
+	int32_t warp_size;
+};
+
+/* Diagnostics an importer gathered while reading (skipped or odd input). */
+struct model_diag {
+	int64_t events_skipped;   /* malformed or unsupported events skipped */
+	int64_t bytes_read;
+	int truncated;            /* the input ended early */
+	char first_problem[NNS_ERR_MSG_MAX];
+};
+
+struct model {
+	struct strpool strings;
+	VEC(struct model_thread) threads;
+	VEC(struct model_event) events;
+	VEC(struct model_dev_args) dev_args;
+	VEC(struct model_op_args) op_args;
+	VEC(struct model_mem) mems;
+	VEC(struct model_flow) flows;
+	VEC(struct model_counter) counters;
+	VEC(struct model_device) devices;
+
+	/* metadata */
+	int64_t schema_version;       /* -1 if absent */
+	int64_t base_time_ns;         /* baseTimeNanoseconds, 0 if absent */
+	int is_lightning;             /* "Framework": "pytorch-lightning" */
+	int64_t dist_rank;            /* distributedInfo.rank, -1 if absent */
+	int64_t dist_world_size;      /* -1 if absent */
+	uint32_t dist_backend;        /* string id, 0 if absent */
+	uint32_t worker;              /* worker name (from the file name), 0 if unset */
+	uint32_t span;                /* span name, 0 if unset */
+	struct model_diag diag;
+
+	/* thread lookup while building: (pid,tid) -> thread index */
+	uint32_t *thread_table;
+	size_t thread_table_mask;
+
+	/* built by model_finalize(), all indices into events.v */
+	int finalized;
+	uint32_t *launch_of;   /* per event: for device events the index of
+				* the runtime/driver event with the same corr,
+				* MODEL_NOIDX if none; for others MODEL_NOIDX */
+	int64_t min_ts, max_end; /* over all events and memory records */
+};
+
+int model_init(struct model *m);
+void model_release(struct model *m);
+
+/* Interning helpers: STRPOOL_NONE on failure (over cap / OOM). */
+static inline uint32_t model_intern(struct model *m, const char *s, size_t n)
+{
+	return strpool_intern(&m->strings, s, n);
+}
+static inline const char *model_str(const struct model *m, uint32_t id)
+{
+	return strpool_get(&m->strings, id);
+}
+
+/* Returns the index of thread (pid, tid) (string ids), adding it if new;
+ * MODEL_NOIDX on allocation failure. */
+uint32_t model_thread(struct model *m, uint32_t pid, uint32_t tid);
+
+/* Appends rows; each returns the new row's index or a negative NNS_E*. */
+int64_t model_add_event(struct model *m, const struct model_event *e);
+int64_t model_add_dev_args(struct model *m, const struct model_dev_args *a);
+int64_t model_add_op_args(struct model *m, const struct model_op_args *a);
+int model_add_mem(struct model *m, const struct model_mem *r);
+int model_add_flow(struct model *m, const struct model_flow *f);
+int model_add_counter(struct model *m, const struct model_counter *c);
+int model_add_device(struct model *m, const struct model_device *d);
+
+/* Defaults for optional rows. */
+void model_dev_args_init(struct model_dev_args *a);
+void model_op_args_init(struct model_op_args *a);
+void model_event_init(struct model_event *e);
+
+/* Moves everything from src into dst, remapping string and thread ids;
+ * src is left empty but valid. Used to join per-thread partial parses:
+ * call in input order so that event order is preserved. */
+int model_merge(struct model *dst, struct model *src, struct nns_err *err);
+
+/* Sorts events by (ts, -dur, input order), memory records and flows by ts,
+ * and builds launch_of. Must be called once, after all model_add_*. */
+int model_finalize(struct model *m, struct nns_err *err);
+
+/* The device row with deviceProperties id `id`, or NULL. */
+const struct model_device *model_device_by_id(const struct model *m, int id);
+
+#endif

@@ -1,0 +1,302 @@
+/*
+ * model_build.c - joining partial models (parallel parsing) and finalizing
+ * a model: sorting events and building the launch (correlation) index.
+ */
+#include "model.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static uint32_t remap_str(const uint32_t *map, uint32_t id)
+{
+	return id == STRPOOL_NONE ? 0 : map[id];
+}
+
+int model_merge(struct model *dst, struct model *src, struct nns_err *err)
+{
+	uint32_t *smap = NULL, *tmap = NULL;
+	size_t i, ev0 = dst->events.n, dev0 = dst->dev_args.n, op0 = dst->op_args.n;
+	int rc = NNS_ENOMEM;
+
+	smap = malloc((src->strings.count + 1) * sizeof(*smap));
+	tmap = malloc((src->threads.n + 1) * sizeof(*tmap));
+	if (!smap || !tmap)
+		goto out;
+	for (i = 0; i < src->strings.count; i++) {
+		smap[i] = model_intern(dst, strpool_get(&src->strings, (uint32_t)i),
+				       strpool_len(&src->strings, (uint32_t)i));
+		if (smap[i] == STRPOOL_NONE)
+			goto out;
+	}
+	for (i = 0; i < src->threads.n; i++) {
+		struct model_thread *t = &src->threads.v[i];
+		tmap[i] = model_thread(dst, smap[t->pid], smap[t->tid]);
+		if (tmap[i] == MODEL_NOIDX)
+			goto out;
+		if (t->name)
+			dst->threads.v[tmap[i]].name = smap[t->name];
+	}
+	if (vec_reserve(&dst->events, dst->events.n + src->events.n) ||
+	    vec_reserve(&dst->dev_args, dst->dev_args.n + src->dev_args.n) ||
+	    vec_reserve(&dst->op_args, dst->op_args.n + src->op_args.n) ||
+	    vec_reserve(&dst->mems, dst->mems.n + src->mems.n) ||
+	    vec_reserve(&dst->flows, dst->flows.n + src->flows.n) ||
+	    vec_reserve(&dst->counters, dst->counters.n + src->counters.n) ||
+	    vec_reserve(&dst->devices, dst->devices.n + src->devices.n))
+		goto out;
+	for (i = 0; i < src->dev_args.n; i++) {
+		struct model_dev_args a = src->dev_args.v[i];
+		a.grid = remap_str(smap, a.grid);
+		a.block = remap_str(smap, a.block);
+		dst->dev_args.v[dst->dev_args.n++] = a;
+	}
+	for (i = 0; i < src->op_args.n; i++) {
+		struct model_op_args a = src->op_args.v[i];
+		a.input_dims = remap_str(smap, a.input_dims);
+		a.input_type = remap_str(smap, a.input_type);
+		a.call_stack = remap_str(smap, a.call_stack);
+		dst->op_args.v[dst->op_args.n++] = a;
+	}
+	for (i = 0; i < src->events.n; i++) {
+		struct model_event e = src->events.v[i];
+		e.name = remap_str(smap, e.name);
+		e.thread = tmap[e.thread];
+		if (e.extra != MODEL_NOIDX)
+			e.extra += (uint32_t)(model_kind_is_device(e.kind) ? dev0 : op0);
+		dst->events.v[dst->events.n++] = e;
+	}
+	(void)ev0;
+	for (i = 0; i < src->mems.n; i++) {
+		struct model_mem r = src->mems.v[i];
+		r.thread = tmap[r.thread];
+		dst->mems.v[dst->mems.n++] = r;
+	}
+	for (i = 0; i < src->flows.n; i++) {
+		struct model_flow f = src->flows.v[i];
+		f.thread = tmap[f.thread];
+		dst->flows.v[dst->flows.n++] = f;
+	}
+	for (i = 0; i < src->counters.n; i++) {
+		struct model_counter c = src->counters.v[i];
+		c.thread = tmap[c.thread];
+		c.name = remap_str(smap, c.name);
+		dst->counters.v[dst->counters.n++] = c;
+	}
+	for (i = 0; i < src->devices.n; i++) {
+		struct model_device d = src->devices.v[i];
+		d.name = remap_str(smap, d.name);
+		if (!model_device_by_id(dst, d.id))
+			dst->devices.v[dst->devices.n++] = d;
+	}
+	if (dst->schema_version < 0)
+		dst->schema_version = src->schema_version;
+	if (!dst->base_time_ns)
+		dst->base_time_ns = src->base_time_ns;
+	dst->is_lightning |= src->is_lightning;
+	if (dst->dist_rank < 0)
+		dst->dist_rank = src->dist_rank;
+	if (dst->dist_world_size < 0)
+		dst->dist_world_size = src->dist_world_size;
+	if (!dst->dist_backend)
+		dst->dist_backend = remap_str(smap, src->dist_backend);
+	dst->diag.events_skipped += src->diag.events_skipped;
+	dst->diag.bytes_read += src->diag.bytes_read;
+	dst->diag.truncated |= src->diag.truncated;
+	if (!dst->diag.first_problem[0] && src->diag.first_problem[0])
+		memcpy(dst->diag.first_problem, src->diag.first_problem,
+		       sizeof(dst->diag.first_problem));
+	/* empty src but keep it valid */
+	src->events.n = src->dev_args.n = src->op_args.n = 0;
+	src->mems.n = src->flows.n = src->counters.n = src->devices.n = 0;
+	rc = NNS_OK;
+out:
+	free(smap);
+	free(tmap);
+	if (rc)
+		nns_err_set(err, rc, "out of memory while joining parsed chunks");
+	return rc;
+}
+
+/* ---- sorting ---------------------------------------------------------- */
+
+struct sort_key {
+	int64_t ts;
+	int64_t negdur;
+	uint32_t idx;
+};
+
+static int key_less(const struct sort_key *a, const struct sort_key *b)
+{
+	if (a->ts != b->ts)
+		return a->ts < b->ts;
+	if (a->negdur != b->negdur)
+		return a->negdur < b->negdur;
+	return a->idx < b->idx;
+}
+
+/* Bottom-up merge sort; input that is already sorted costs one pass. */
+static void merge_sort(struct sort_key *a, struct sort_key *tmp, size_t n)
+{
+	size_t width, i;
+	struct sort_key *src = a, *dst = tmp;
+
+	/* insertion-sort runs of 16 first */
+	for (i = 0; i < n; i += 16) {
+		size_t end = i + 16 < n ? i + 16 : n, j;
+		for (j = i + 1; j < end; j++) {
+			struct sort_key k = a[j];
+			size_t p = j;
+			while (p > i && key_less(&k, &a[p - 1])) {
+				a[p] = a[p - 1];
+				p--;
+			}
+			a[p] = k;
+		}
+	}
+	for (width = 16; width < n; width *= 2) {
+		for (i = 0; i < n; i += 2 * width) {
+			size_t mid = i + width < n ? i + width : n;
+			size_t hi = i + 2 * width < n ? i + 2 * width : n;
+			size_t l = i, r = mid, o = i;
+			if (mid >= hi || !key_less(&src[mid], &src[mid - 1])) {
+				memcpy(dst + i, src + i, (hi - i) * sizeof(*src));
+				continue;
+			}
+			while (l < mid && r < hi)
+				dst[o++] = key_less(&src[r], &src[l]) ? src[r++] : src[l++];
+			while (l < mid)
+				dst[o++] = src[l++];
+			while (r < hi)
+				dst[o++] = src[r++];
+		}
+		struct sort_key *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != a)
+		memcpy(a, src, n * sizeof(*a));
+}
+
+struct corr_pair {
+	int64_t corr;
+	uint32_t idx;
+};
+
+static int corr_cmp(const void *x, const void *y)
+{
+	const struct corr_pair *a = x, *b = y;
+	if (a->corr != b->corr)
+		return a->corr < b->corr ? -1 : 1;
+	return a->idx < b->idx ? -1 : (a->idx > b->idx);
+}
+
+static int mem_cmp(const void *x, const void *y)
+{
+	const struct model_mem *a = x, *b = y;
+	return (a->ts > b->ts) - (a->ts < b->ts);
+}
+
+int model_finalize(struct model *m, struct nns_err *err)
+{
+	size_t n = m->events.n, i, nl = 0;
+	struct sort_key *keys = NULL, *tmp = NULL;
+	struct model_event *sorted = NULL;
+	struct corr_pair *pairs = NULL;
+	int rc = NNS_ENOMEM;
+
+	if (m->finalized)
+		return NNS_OK;
+	keys = malloc((n + 1) * sizeof(*keys));
+	tmp = malloc((n + 1) * sizeof(*tmp));
+	if (!keys || !tmp)
+		goto out;
+	for (i = 0; i < n; i++) {
+		keys[i].ts = m->events.v[i].ts;
+		keys[i].negdur = -m->events.v[i].dur;
+		keys[i].idx = (uint32_t)i;
+	}
+	merge_sort(keys, tmp, n);
+	free(tmp);
+	tmp = NULL;
+	sorted = malloc((n + 1) * sizeof(*sorted));
+	if (!sorted)
+		goto out;
+	for (i = 0; i < n; i++)
+		sorted[i] = m->events.v[keys[i].idx];
+	free(m->events.v);
+	m->events.v = sorted;
+	m->events.cap = n + 1;
+	sorted = NULL;
+	free(keys);
+	keys = NULL;
+
+	/* stable sort of memory records by time (input order on ties) */
+	if (m->mems.n > 1) {
+		int ok = 1;
+		for (i = 1; i < m->mems.n && ok; i++)
+			ok = m->mems.v[i - 1].ts <= m->mems.v[i].ts;
+		if (!ok)
+			qsort(m->mems.v, m->mems.n, sizeof(*m->mems.v), mem_cmp);
+	}
+
+	m->min_ts = INT64_MAX;
+	m->max_end = INT64_MIN;
+	for (i = 0; i < n; i++) {
+		const struct model_event *e = &m->events.v[i];
+		if (e->ts < m->min_ts)
+			m->min_ts = e->ts;
+		if (e->ts + e->dur > m->max_end)
+			m->max_end = e->ts + e->dur;
+		if (model_kind_is_launch(e->kind) && e->corr != MODEL_NONE)
+			nl++;
+	}
+	for (i = 0; i < m->mems.n; i++) {
+		if (m->mems.v[i].ts < m->min_ts)
+			m->min_ts = m->mems.v[i].ts;
+		if (m->mems.v[i].ts > m->max_end)
+			m->max_end = m->mems.v[i].ts;
+	}
+	if (m->min_ts > m->max_end)
+		m->min_ts = m->max_end = 0;
+
+	m->launch_of = malloc((n + 1) * sizeof(*m->launch_of));
+	pairs = malloc((nl + 1) * sizeof(*pairs));
+	if (!m->launch_of || !pairs)
+		goto out;
+	nl = 0;
+	for (i = 0; i < n; i++) {
+		const struct model_event *e = &m->events.v[i];
+		m->launch_of[i] = MODEL_NOIDX;
+		if (model_kind_is_launch(e->kind) && e->corr != MODEL_NONE) {
+			pairs[nl].corr = e->corr;
+			pairs[nl].idx = (uint32_t)i;
+			nl++;
+		}
+	}
+	qsort(pairs, nl, sizeof(*pairs), corr_cmp);
+	for (i = 0; i < n; i++) {
+		const struct model_event *e = &m->events.v[i];
+		size_t lo = 0, hi = nl;
+		if (!model_kind_is_device(e->kind) || e->corr == MODEL_NONE)
+			continue;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (pairs[mid].corr < e->corr)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < nl && pairs[lo].corr == e->corr)
+			m->launch_of[i] = pairs[lo].idx;
+	}
+	m->finalized = 1;
+	rc = NNS_OK;
+out:
+	free(keys);
+	free(tmp);
+	free(sorted);
+	free(pairs);
+	if (rc)
+		nns_err_set(err, rc, "out of memory while indexing %zu events", n);
+	return rc;
+}

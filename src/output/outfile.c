@@ -1,0 +1,183 @@
+/* outfile.c - output directories, safe names, atomic files (see outfile.h). */
+#include "output/outfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+int out_mkdirs(const char *dir, struct nns_err *err)
+{
+	char p[OUT_PATH_MAX];
+	size_t n = strlen(dir);
+	struct stat st;
+
+	if (n == 0 || n >= sizeof(p))
+		return nns_err_set(err, NNS_EINVAL, "%s: bad output directory name", dir);
+	memcpy(p, dir, n + 1);
+	for (size_t i = 1; i <= n; i++) {
+		char c = p[i];
+
+		if ((c != '/' && c != '\0') || p[i - 1] == '/')
+			continue;
+		p[i] = '\0';
+		if (mkdir(p, 0777) != 0 && errno != EEXIST)
+			return nns_err_set(err, NNS_EIO, "%s: cannot create directory: %s", p,
+					   strerror(errno));
+		p[i] = c;
+	}
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+		return nns_err_set(err, NNS_EIO, "%s: not a directory", dir);
+	return NNS_OK;
+}
+
+static int safe_char(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '.' || c == '_' || c == '-' || c == '+' || c == '=' || c == '@';
+}
+
+void out_sanitize(char *dst, size_t size, const char *name)
+{
+	size_t n = 0, max = size - 1;
+
+	if (max > OUT_NAME_MAX)
+		max = OUT_NAME_MAX;
+	if (!name)
+		name = "";
+	if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || name[0] == '\0')
+		dst[n++] = '_';
+	for (const char *s = name; *s && n < max; s++)
+		dst[n++] = safe_char((unsigned char)*s) ? *s : '_';
+	dst[n] = '\0';
+}
+
+void out_sanitize_rel(char *dst, size_t size, const char *rel)
+{
+	size_t n = 0;
+	const char *s = rel ? rel : "";
+
+	dst[0] = '\0';
+	while (*s) {
+		char comp[OUT_NAME_MAX + 8], clean[OUT_NAME_MAX + 8];
+		size_t k = 0, len;
+
+		while (*s == '/')
+			s++;
+		while (*s && *s != '/') {
+			if (k < sizeof(comp) - 1)
+				comp[k++] = *s;
+			s++;
+		}
+		comp[k] = '\0';
+		if (k == 0 || strcmp(comp, ".") == 0)
+			continue;
+		out_sanitize(clean, sizeof(clean), comp);
+		len = strlen(clean);
+		if (n + len + 2 > size)
+			break;
+		if (n)
+			dst[n++] = '/';
+		memcpy(dst + n, clean, len + 1);
+		n += len;
+	}
+	if (n == 0 && size >= 2) {
+		dst[0] = '.';
+		dst[1] = '\0';
+	}
+}
+
+int out_join(char *dst, size_t size, const char *a, const char *b, struct nns_err *err)
+{
+	int n;
+
+	if (!a || !*a || strcmp(a, ".") == 0)
+		n = snprintf(dst, size, "%s", b);
+	else if (!b || !*b || strcmp(b, ".") == 0)
+		n = snprintf(dst, size, "%s", a);
+	else
+		n = snprintf(dst, size, "%s%s%s", a, a[strlen(a) - 1] == '/' ? "" : "/", b);
+	if (n < 0 || (size_t)n >= size)
+		return nns_err_set(err, NNS_EINVAL, "%s/%s: path too long", a ? a : "", b ? b : "");
+	return NNS_OK;
+}
+
+int out_file_open(struct out_file *o, const char *dir, const char *name, struct nns_err *err)
+{
+	struct timespec ts;
+	int fd = -1;
+
+	memset(o, 0, sizeof(*o));
+	if (out_join(o->path, sizeof(o->path), dir, name, err))
+		return NNS_EINVAL;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	for (unsigned i = 0; i < 100 && fd < 0; i++) {
+		unsigned long salt = (unsigned long)ts.tv_nsec + i * 7919u + (uintptr_t)o;
+		int n = snprintf(o->tmp, sizeof(o->tmp), "%s.tmp.%ld.%lx", o->path, (long)getpid(),
+				 salt & 0xffffffUL);
+
+		if (n < 0 || (size_t)n >= sizeof(o->tmp))
+			return nns_err_set(err, NNS_EINVAL, "%s: path too long", o->path);
+		fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (fd < 0) {
+		int e = errno;
+
+		o->tmp[0] = '\0';
+		return nns_err_set(err, NNS_EIO, "%s: cannot create: %s", o->path, strerror(e));
+	}
+	o->f = fdopen(fd, "w");
+	if (!o->f) {
+		close(fd);
+		unlink(o->tmp);
+		o->tmp[0] = '\0';
+		return nns_err_set(err, NNS_ENOMEM, "%s: cannot open a stream", o->path);
+	}
+	return NNS_OK;
+}
+
+int out_file_commit(struct out_file *o, struct nns_err *err)
+{
+	int bad;
+
+	if (!o->f)
+		return nns_err_set(err, NNS_EINVAL, "%s: file not open", o->path);
+	bad = ferror(o->f);
+	if (fclose(o->f) != 0)
+		bad = 1;
+	o->f = NULL;
+	if (bad) {
+		int e = errno;
+
+		unlink(o->tmp);
+		o->tmp[0] = '\0';
+		return nns_err_set(err, NNS_EIO, "%s: write failed: %s", o->path, strerror(e));
+	}
+	if (rename(o->tmp, o->path) != 0) {
+		int e = errno;
+
+		unlink(o->tmp);
+		o->tmp[0] = '\0';
+		return nns_err_set(err, NNS_EIO, "%s: cannot rename into place: %s", o->path,
+				   strerror(e));
+	}
+	o->tmp[0] = '\0';
+	return NNS_OK;
+}
+
+void out_file_abort(struct out_file *o)
+{
+	if (o->f) {
+		fclose(o->f);
+		o->f = NULL;
+	}
+	if (o->tmp[0]) {
+		unlink(o->tmp);
+		o->tmp[0] = '\0';
+	}
+}

@@ -1,0 +1,72 @@
+/*
+ * output.h - analysis results written to disk: the JSON contract of SPEC §4
+ * (json_out.c) and the CSV tables beside it (csv_out.c).
+ *
+ * Layout under an output directory <dir> (docs/CLI.md has every key):
+ *   <dir>/<worker>[.<span>]/overview.json operators.json kernels.json
+ *                           memory.json modules.json
+ *                           step_trace.csv op_statistics.csv
+ *                           kernel_statistics.csv memory_ops.csv
+ *   <dir>/distributed.json              (runs with several workers)
+ *   <dir>/distributed.<span>.json       (the same for each span, when
+ *                                        workers have spans)
+ * Worker and span names are sanitized (outfile.h) so that they cannot
+ * leave <dir>. Every file is written atomically (temporary + rename).
+ * Times are microseconds as doubles (model ns / 1000.0).
+ *
+ * None of these functions keeps a pointer to its arguments.
+ */
+#ifndef NNS_OUTPUT_OUTPUT_H
+#define NNS_OUTPUT_OUTPUT_H
+
+#include "analysis/analysis.h"
+#include "output/jsonw.h"
+
+struct out_opts {
+	int csv;	  /* also write the CSV tables */
+	int pretty_depth; /* jsonw pretty depth; 0 = the default layout */
+};
+
+/* Identification written into overview.json ("source"); all optional. */
+struct out_source {
+	const char *worker;
+	const char *span; /* NULL or "" when the worker has no spans */
+	const char *file; /* trace path */
+	const char *run;
+};
+
+/* The directory name of a worker/span: sanitized "<worker>[.<span>]". */
+void out_profile_dirname(char *dst, size_t size, const char *worker, const char *span);
+
+/* Writes the per-worker/span files of p into dir/<worker>[.<span>]/,
+ * creating directories as needed. Returns NNS_OK or the first error. */
+int out_write_profile(const char *dir, const struct out_source *src, const struct an_profile *p,
+		      const struct out_opts *o, struct nns_err *err);
+
+/* Writes dir/<file_name> (e.g. "distributed.json") from d; span may be NULL. */
+int out_write_dist(const char *dir, const char *file_name, const char *span,
+		   const struct an_dist *d, struct nns_err *err);
+
+/* Writes the diff of two profiles to path (a file name). */
+int out_write_diff(const char *path, const struct an_diff *d, const char *base_label,
+		   const char *exp_label, struct nns_err *err);
+
+/* The JSON documents themselves, to any writer (used by the files above
+ * and by tests). Each writes one complete object. */
+void out_json_overview(struct jsonw *w, const struct an_profile *p, const struct out_source *src);
+void out_json_operators(struct jsonw *w, const struct an_profile *p);
+void out_json_kernels(struct jsonw *w, const struct an_profile *p);
+void out_json_memory(struct jsonw *w, const struct an_profile *p);
+void out_json_modules(struct jsonw *w, const struct an_profile *p);
+void out_json_dist(struct jsonw *w, const struct an_dist *d, const char *span);
+void out_json_diff(struct jsonw *w, const struct an_diff *d, const char *base_label,
+		   const char *exp_label);
+
+/* CSV (csv_out.c): the four tables of p into dir (which must exist). */
+int out_write_csv(const char *dir, const struct an_profile *p, struct nns_err *err);
+
+/* Writes one CSV field to f with RFC 4180 quoting (quotes when the field
+ * holds a comma, quote, CR or LF, or starts/ends with a space). */
+void out_csv_field(FILE *f, const char *s);
+
+#endif

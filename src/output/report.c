@@ -1,0 +1,539 @@
+/*
+ * report.c - terminal views of one worker/span: overview, operators,
+ * kernels, memory and modules (report.h). The distributed and diff views
+ * are in report_dist.c.
+ */
+#include "output/report.h"
+#include "output/report_int.h"
+#include "output/table.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int report_parse_views(const char *s, unsigned *views)
+{
+	static const struct {
+		const char *name;
+		unsigned bit;
+	} names[] = {
+	    {"overview", RV_OVERVIEW}, {"operators", RV_OPERATORS}, {"operator", RV_OPERATORS},
+	    {"kernels", RV_KERNELS},   {"kernel", RV_KERNELS},	    {"memory", RV_MEMORY},
+	    {"modules", RV_MODULES},   {"module", RV_MODULES},	    {"distributed", RV_DISTRIBUTED},
+	    {"all", RV_ALL},
+	};
+	unsigned v = 0;
+
+	while (s && *s) {
+		size_t n = strcspn(s, ",");
+		int found = 0;
+
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (strlen(names[i].name) == n && strncmp(names[i].name, s, n) == 0) {
+				v |= names[i].bit;
+				found = 1;
+			}
+		if (!found)
+			return -1;
+		s += n;
+		if (*s == ',')
+			s++;
+	}
+	if (!v)
+		return -1;
+	*views = v;
+	return 0;
+}
+
+/* ---- shared helpers (report_int.h) -------------------------------------- */
+
+void rp_heading(FILE *f, const struct report_opts *o, const char *title)
+{
+	if (o->color)
+		fprintf(f, "\n\033[1;36m== %s ==\033[0m\n", title);
+	else
+		fprintf(f, "\n== %s ==\n", title);
+}
+
+void rp_section(FILE *f, const struct report_opts *o, const char *title)
+{
+	if (o->color)
+		fprintf(f, "\n\033[1m%s\033[0m\n", title);
+	else
+		fprintf(f, "\n%s\n", title);
+}
+
+const char *rp_str(const struct an_profile *p, uint32_t id)
+{
+	return p->m && id != STRPOOL_NONE ? model_str(p->m, id) : "";
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+	const struct rp_key *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key > y->key ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+void rp_sort_desc(struct rp_key *k, size_t n)
+{
+	qsort(k, n, sizeof(*k), key_cmp);
+}
+
+/* Prints text wrapped to width with a hanging indent. */
+void rp_wrap(FILE *f, const char *text, int width, const char *first, int indent)
+{
+	size_t col, lim = width > indent + 20 ? (size_t)width : 100;
+	const char *s = text;
+
+	fputs(first, f);
+	col = (size_t)indent;
+	while (*s) {
+		size_t wl = strcspn(s, " \n");
+
+		if (col > (size_t)indent && col + 1 + wl > lim) {
+			fprintf(f, "\n%*s", indent, "");
+			col = (size_t)indent;
+		} else if (col > (size_t)indent) {
+			fputc(' ', f);
+			col++;
+		}
+		fwrite(s, 1, wl, f);
+		col += wl;
+		s += wl;
+		while (*s == ' ' || *s == '\n')
+			s++;
+	}
+	fputc('\n', f);
+}
+
+/* ---- overview ------------------------------------------------------------ */
+
+static const char *const role_title[AN_NROLES] = {
+    "Kernel", "Memcpy", "Memset", "Comm", "Runtime", "DataLoader", "CPU Exec", "Other",
+};
+
+static void overview_steps(FILE *f, const struct an_profile *p, const struct report_opts *o)
+{
+	const struct an_overview *ov = &p->overview;
+	struct tb_col cols[2 + AN_NROLES];
+	int role_col[AN_NROLES],
+	    nc = 0, gpu = ov->has_runtime || ov->has_kernel || ov->has_memcpy_or_memset;
+	size_t shown = ov->steps.n;
+	struct table t;
+	char b[48];
+
+	cols[nc++] = (struct tb_col){"Step", TB_LEFT, TB_TRUNC_END};
+	cols[nc++] = (struct tb_col){"Total µs", TB_RIGHT, 0};
+	for (int r = 0; r < AN_NROLES; r++) {
+		int show = 1;
+
+		if (r == AN_KERNEL || r == AN_MEMCPY || r == AN_MEMSET || r == AN_RUNTIME)
+			show = gpu;
+		else if (r == AN_COMM)
+			show = ov->has_communication;
+		role_col[r] = show;
+		if (show)
+			cols[nc++] = (struct tb_col){role_title[r], TB_RIGHT, 0};
+	}
+	rp_section(f, o, "Step time breakdown (µs)");
+	if (ov->steps.n == 0) {
+		fprintf(f, "  (no steps)\n");
+		return;
+	}
+	if (shown > (size_t)o->top * 2)
+		shown = (size_t)o->top;
+	tb_init(&t, cols, nc);
+	for (size_t i = 0; i < shown; i++) {
+		const struct an_step *s = &ov->steps.v[i];
+
+		tb_cell(&t, "%s", s->name);
+		tb_cell(&t, "%s", tb_fmt_us(b, sizeof(b), (double)(s->end - s->start)));
+		for (int r = 0; r < AN_NROLES; r++)
+			if (role_col[r])
+				tb_cell(&t, "%s", tb_fmt_us(b, sizeof(b), (double)s->cost[r]));
+	}
+	tb_rule(&t);
+	tb_cell(&t, "Average");
+	tb_cell(&t, "%s", tb_fmt_us(b, sizeof(b), ov->avg_total));
+	for (int r = 0; r < AN_NROLES; r++)
+		if (role_col[r])
+			tb_cell(&t, "%s", tb_fmt_us(b, sizeof(b), ov->avg[r]));
+	tb_cell(&t, "%%");
+	tb_cell(&t, "%s", ov->avg_total > 0 ? "100.00%" : "-");
+	for (int r = 0; r < AN_NROLES; r++)
+		if (role_col[r])
+			tb_cell(&t, "%s",
+				ov->avg_total > 0
+				    ? tb_fmt_pct(b, sizeof(b), ov->avg[r] / ov->avg_total)
+				    : "-");
+	tb_print(&t, f, o->width, 2, o->color);
+	tb_release(&t);
+	if (shown < ov->steps.n)
+		fprintf(f, "  … %zu more steps (average over all %zu)\n", ov->steps.n - shown,
+			ov->steps.n);
+	if (ov->steps_dropped)
+		fprintf(f, "  %d trailing step(s) without GPU work were dropped\n",
+			ov->steps_dropped);
+}
+
+static void overview_gpus(FILE *f, const struct an_profile *p, const struct report_opts *o)
+{
+	static const struct tb_col cols[] = {
+	    {"GPU", TB_RIGHT, 0},
+	    {"Name", TB_LEFT, TB_TRUNC_END},
+	    {"Memory", TB_RIGHT, 0},
+	    {"CC", TB_LEFT, 0},
+	    {"Utilization", TB_RIGHT, 0},
+	    {"Est. SM eff.", TB_RIGHT, 0},
+	    {"Est. occupancy", TB_RIGHT, 0},
+	    {"Tensor cores", TB_RIGHT, 0},
+	};
+	struct table t;
+	char b[48];
+
+	if (p->gpus.n == 0)
+		return;
+	rp_section(f, o, "GPU summary");
+	tb_init(&t, cols, 8);
+	for (size_t i = 0; i < p->gpus.n; i++) {
+		const struct an_gpu *g = &p->gpus.v[i];
+		const struct model_device *d = p->m ? model_device_by_id(p->m, g->id) : NULL;
+
+		tb_cell(&t, "%d", g->id);
+		tb_cell(&t, "%s", d ? rp_str(p, d->name) : "-");
+		tb_cell(&t, "%s", d ? tb_fmt_bytes(b, sizeof(b), (double)d->total_mem) : "-");
+		if (d)
+			tb_cell(&t, "%d.%d", d->major, d->minor);
+		else
+			tb_cell(&t, "-");
+		tb_cell(&t, "%s", tb_fmt_pct(b, sizeof(b), g->utilization));
+		tb_cell(&t, "%s", tb_fmt_pct(b, sizeof(b), g->sm_efficiency));
+		if (g->achieved_occupancy < 0)
+			tb_cell(&t, "-");
+		else
+			tb_cell(&t, "%.2f%%", g->achieved_occupancy);
+		tb_cell(&t, "%s", tb_fmt_pct(b, sizeof(b), g->tensor_core_ratio));
+	}
+	tb_print(&t, f, o->width, 2, o->color);
+	tb_release(&t);
+}
+
+static void overview(FILE *f, const struct an_profile *p, const struct report_opts *o)
+{
+	overview_steps(f, p, o);
+	overview_gpus(f, p, o);
+	rp_section(f, o, "Recommendations");
+	if (p->advice.items.n == 0)
+		fprintf(f, "  N/A\n");
+	for (size_t i = 0; i < p->advice.items.n; i++) {
+		const struct an_advice_item *a = &p->advice.items.v[i];
+		char first[64];
+
+		snprintf(first, sizeof(first), "  - [%s] ", a->id);
+		rp_wrap(f, a->text ? a->text : "", o->width, first, 4);
+	}
+	if (p->m && (p->m->diag.events_skipped || p->m->diag.truncated)) {
+		rp_section(f, o, "Input problems");
+		if (p->m->diag.truncated)
+			fprintf(f, "  the trace is truncated; only the events before the cut were "
+				   "analysed\n");
+		if (p->m->diag.events_skipped)
+			fprintf(f, "  %lld event(s) skipped%s%s\n",
+				(long long)p->m->diag.events_skipped,
+				p->m->diag.first_problem[0] ? "; first: " : "",
+				p->m->diag.first_problem);
+	}
+}
+
+/* ---- operators ------------------------------------------------------------ */
+
+static void operators(FILE *f, const struct an_profile *p, const struct report_opts *o)
+{
+	static const struct tb_col cols[] = {
+	    {"Operator", TB_LEFT, TB_TRUNC_END}, {"Calls", TB_RIGHT, 0},
+	    {"Device self µs", TB_RIGHT, 0},	 {"Device total µs", TB_RIGHT, 0},
+	    {"Host self µs", TB_RIGHT, 0},	 {"Host total µs", TB_RIGHT, 0},
+	    {"TC eligible", TB_LEFT, 0},	 {"TC self", TB_RIGHT, 0},
+	};
+	const struct an_ops *ops = &p->ops;
+	size_t n = ops->by_name.n, shown;
+	struct rp_key *k;
+	struct table t;
+	char b[48], title[128];
+
+	snprintf(title, sizeof(title), "Operators (top %d by %s self time)", o->top,
+		 ops->sort_by_device ? "device" : "host");
+	rp_section(f, o, title);
+	if (n == 0) {
+		fprintf(f, "  (no operators)\n");
+		return;
+	}
+	k = malloc(n * sizeof(*k));
+	if (!k) {
+		fprintf(f, "  (out of memory)\n");
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		k[i].idx = i;
+		k[i].key =
+		    ops->sort_by_device ? ops->by_name.v[i].dev_self : ops->by_name.v[i].host_self;
+	}
+	rp_sort_desc(k, n);
+	shown = n < (size_t)o->top ? n : (size_t)o->top;
+	tb_init(&t, cols, 8);
+	for (size_t i = 0; i < shown; i++) {
+		const struct an_op_row *r = &ops->by_name.v[k[i].idx];
+
+		tb_cell(&t, "%s", rp_str(p, r->name));
+		tb_cell(&t, "%s", tb_fmt_int(b, sizeof(b), r->calls));
+		tb_cell(&t, "%s", tb_fmt_us(b, sizeof(b), (double)r->dev_self));
+		tb_cell(&t, "%s", tb_fmt_us(b, sizeof(b), (double)r->dev_total));
+		tb_cell(&t, "%s", tb_fmt_us(b, sizeof(b), (double)r->host_self));
+		tb_cell(&t, "%s", tb_fmt_us(b, sizeof(b), (double)r->host_total));
+		tb_cell(&t, "%s", r->tc_eligible ? "yes" : "no");
+		tb_cell(&t, "%s",
+			r->dev_self
+			    ? tb_fmt_pct(b, sizeof(b), (double)r->tc_self / (double)r->dev_self)
+			    : "-");
+	}
+	tb_print(&t, f, o->width, 2, o->color);
+	tb_release(&t);
+	free(k);
+	if (shown < n)
+		fprintf(f, "  … %zu more operators\n", n - shown);
+}
+
+/* ---- kernels -------------------------------------------------------------- */
+
+static void kernels(FILE *f, const struct an_profile *p, const struct report_opts *o)
+{
+	static const struct tb_col cols[] = {
+	    {"Kernel", TB_LEFT, TB_TRUNC_MIDDLE},
+	    {"Calls", TB_RIGHT, 0},
+	    {"Total µs", TB_RIGHT, 0},
+	    {"Mean µs", TB_RIGHT, 0},
+	    {"Min µs", TB_RIGHT, 0},
+	    {"Max µs", TB_RIGHT, 0},
+	    {"Blocks/SM", TB_RIGHT, 0},
+	    {"Occupancy", TB_RIGHT, 0},
+	    {"TC", TB_LEFT, 0},
+	};
+	const struct an_kernels *kn = &p->kernels;
+	size_t n = kn->by_name.n, shown;
+	struct rp_key *k;
+	struct table t;
+	char b[48], title[160];
+
+	snprintf(title, sizeof(title),
+		 "GPU kernels (top %d by total time; %s µs in all, %.2f%% on tensor cores)", o->top,
+		 tb_fmt_us(b, sizeof(b), (double)kn->total_time), kn->tc_used_ratio * 100.0);
+	rp_section(f, o, title);
+	if (n == 0) {
+		fprintf(f, "  (no kernels)\n");
+		return;
+	}
+	k = malloc(n * sizeof(*k));
+	if (!k) {
+		fprintf(f, "  (out of memory)\n");
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		k[i].idx = i;
+		k[i].key = kn->by_name.v[i].total;
+	}
+	rp_sort_desc(k, n);
+	shown = n < (size_t)o->top ? n : (size_t)o->top;
+	tb_init(&t, cols, 9);
+	for (size_t i = 0; i < shown; i++) {
+		const struct an_kernel_row *r = &kn->by_name.v[k[i].idx];
+
+		tb_cell(&t, "%s", rp_str(p, r->name));
+		tb_cell(&t, "%s", tb_fmt_int(b, sizeof(b), r->calls));
+		tb_cell(&t, "%s", tb_fmt_us(b, sizeof(b), (double)r->total));
+		tb_cell(
+		    &t, "%s",
+		    tb_fmt_us(b, sizeof(b), r->calls ? (double)r->total / (double)r->calls : 0));
+		tb_cell(&t, "%s", tb_fmt_us(b, sizeof(b), (double)r->min));
+		tb_cell(&t, "%s", tb_fmt_us(b, sizeof(b), (double)r->max));
+		tb_cell(&t, "%.2f", r->mean_blocks_per_sm);
+		tb_cell(&t, "%.2f%%", r->mean_occupancy);
+		tb_cell(&t, "%s", r->tensor_core ? "yes" : "no");
+	}
+	tb_print(&t, f, o->width, 2, o->color);
+	tb_release(&t);
+	free(k);
+	if (shown < n)
+		fprintf(f, "  … %zu more kernels\n", n - shown);
+}
+
+/* ---- memory --------------------------------------------------------------- */
+
+static void memory_device(FILE *f, const struct an_profile *p, const struct an_mem_device *d,
+			  const struct report_opts *o)
+{
+	static const struct tb_col cols[] = {
+	    {"Operator", TB_LEFT, TB_TRUNC_END},
+	    {"Calls", TB_RIGHT, 0},
+	    {"Size incr.", TB_RIGHT, 0},
+	    {"Self size incr.", TB_RIGHT, 0},
+	    {"Allocs", TB_RIGHT, 0},
+	    {"Self allocs", TB_RIGHT, 0},
+	    {"Alloc size", TB_RIGHT, 0},
+	    {"Self alloc size", TB_RIGHT, 0},
+	};
+	size_t n = d->ops.n, shown;
+	struct rp_key *k;
+	struct table t;
+	char b[48];
+
+	if (d->peak_allocated >= 0)
+		fprintf(f, "  %s: peak allocated %s, %zu alloc/free events\n", d->name,
+			tb_fmt_bytes(b, sizeof(b), (double)d->peak_allocated), d->events.n);
+	else
+		fprintf(f, "  %s: no allocator totals in the trace, %zu alloc/free events\n",
+			d->name, d->events.n);
+	if (n == 0)
+		return;
+	k = malloc(n * sizeof(*k));
+	if (!k) {
+		fprintf(f, "  (out of memory)\n");
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		k[i].idx = i;
+		k[i].key = d->ops.v[i].alloc_size;
+	}
+	rp_sort_desc(k, n);
+	shown = n < (size_t)o->top ? n : (size_t)o->top;
+	tb_init(&t, cols, 8);
+	for (size_t i = 0; i < shown; i++) {
+		const struct an_mem_op_row *r = &d->ops.v[k[i].idx];
+
+		tb_cell(&t, "%s", rp_str(p, r->name));
+		tb_cell(&t, "%s", tb_fmt_int(b, sizeof(b), r->calls));
+		tb_cell(&t, "%s", tb_fmt_bytes(b, sizeof(b), (double)r->size_increase));
+		tb_cell(&t, "%s", tb_fmt_bytes(b, sizeof(b), (double)r->self_size_increase));
+		tb_cell(&t, "%s", tb_fmt_int(b, sizeof(b), r->alloc_count));
+		tb_cell(&t, "%s", tb_fmt_int(b, sizeof(b), r->self_alloc_count));
+		tb_cell(&t, "%s", tb_fmt_bytes(b, sizeof(b), (double)r->alloc_size));
+		tb_cell(&t, "%s", tb_fmt_bytes(b, sizeof(b), (double)r->self_alloc_size));
+	}
+	tb_print(&t, f, o->width, 4, o->color);
+	tb_release(&t);
+	free(k);
+	if (shown < n)
+		fprintf(f, "    … %zu more operators\n", n - shown);
+}
+
+static void memory(FILE *f, const struct an_profile *p, const struct report_opts *o)
+{
+	char title[64];
+
+	snprintf(title, sizeof(title), "Memory (top %d operators by allocation size)", o->top);
+	rp_section(f, o, title);
+	if (p->memory.devices.n == 0)
+		fprintf(f, "  (no memory events)\n");
+	for (size_t i = 0; i < p->memory.devices.n; i++)
+		memory_device(f, p, &p->memory.devices.v[i], o);
+}
+
+/* ---- modules -------------------------------------------------------------- */
+
+static void modules(FILE *f, const struct an_profile *p, const struct report_opts *o)
+{
+	static const struct tb_col cols[] = {
+	    {"Module", TB_LEFT, TB_TRUNC_END}, {"Occurrences", TB_RIGHT, 0},
+	    {"Operators", TB_RIGHT, 0},	       {"Host total µs", TB_RIGHT, 0},
+	    {"Host self µs", TB_RIGHT, 0},     {"Device total µs", TB_RIGHT, 0},
+	    {"Device self µs", TB_RIGHT, 0},
+	};
+	const struct an_modules *md = &p->modules;
+	size_t n = md->rows.n, limit = (size_t)o->top * 4, printed = 0, sp = 0;
+	uint32_t *first = NULL, *next = NULL, *stack = NULL, *depth = NULL;
+	struct table t;
+	char b[48];
+
+	rp_section(f, o, "Modules");
+	if (n == 0) {
+		fprintf(f, "  (no module information in the trace)\n");
+		return;
+	}
+	first = malloc(n * sizeof(*first));
+	next = malloc(n * sizeof(*next));
+	stack = malloc(n * sizeof(*stack));
+	depth = malloc(n * sizeof(*depth));
+	if (!first || !next || !stack || !depth) {
+		fprintf(f, "  (out of memory)\n");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		first[i] = next[i] = MODEL_NOIDX;
+	/* children lists in reverse row order (prepend), so that pushing them
+	 * in list order pops the first child first */
+	for (size_t i = 0; i < n; i++) {
+		uint32_t par = md->rows.v[i].parent;
+
+		if (par != MODEL_NOIDX && par < n && par != i) {
+			next[i] = first[par];
+			first[par] = (uint32_t)i;
+		}
+	}
+	tb_init(&t, cols, 7);
+	for (size_t root = 0; root < n && printed < limit; root++) {
+		uint32_t par = md->rows.v[root].parent;
+
+		if (par != MODEL_NOIDX && par < n && par != root)
+			continue;
+		sp = 0;
+		stack[sp] = (uint32_t)root;
+		depth[sp++] = 0;
+		while (sp && printed < limit) {
+			uint32_t i = stack[--sp], dep = depth[sp];
+			const struct an_module_row *r = &md->rows.v[i];
+
+			tb_cell(&t, "%*s%s", (int)(dep > 20 ? 40 : dep * 2), "",
+				rp_str(p, r->name));
+			tb_cell(&t, "%s", tb_fmt_int(b, sizeof(b), r->occurrences));
+			tb_cell(&t, "%s", tb_fmt_int(b, sizeof(b), r->operators));
+			tb_cell(&t, "%s", tb_fmt_us(b, sizeof(b), (double)r->host_total));
+			tb_cell(&t, "%s", tb_fmt_us(b, sizeof(b), (double)r->host_self));
+			tb_cell(&t, "%s", tb_fmt_us(b, sizeof(b), (double)r->dev_total));
+			tb_cell(&t, "%s", tb_fmt_us(b, sizeof(b), (double)r->dev_self));
+			printed++;
+			if (dep >= 64)
+				continue;
+			for (uint32_t c = first[i]; c != MODEL_NOIDX && sp < n; c = next[c]) {
+				stack[sp] = c;
+				depth[sp++] = dep + 1;
+			}
+		}
+	}
+	tb_print(&t, f, o->width, 2, o->color);
+	tb_release(&t);
+	if (printed < n)
+		fprintf(f, "  … %zu more module rows (modules.json has them all)\n", n - printed);
+out:
+	free(first);
+	free(next);
+	free(stack);
+	free(depth);
+}
+
+void report_profile(FILE *f, const struct an_profile *p, const char *title, unsigned views,
+		    const struct report_opts *o)
+{
+	if (title)
+		rp_heading(f, o, title);
+	if (views & RV_OVERVIEW)
+		overview(f, p, o);
+	if (views & RV_OPERATORS)
+		operators(f, p, o);
+	if (views & RV_KERNELS)
+		kernels(f, p, o);
+	if (views & RV_MEMORY)
+		memory(f, p, o);
+	if (views & RV_MODULES)
+		modules(f, p, o);
+}

@@ -1,0 +1,27 @@
+/*
+ * report_int.h - helpers shared by the terminal report files (report.c,
+ * report_dist.c); not used outside src/output.
+ */
+#ifndef NNS_OUTPUT_REPORT_INT_H
+#define NNS_OUTPUT_REPORT_INT_H
+
+#include "output/report.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A sort key: rows sorted by key descending, then index ascending. */
+struct rp_key {
+	int64_t key;
+	size_t idx;
+};
+
+void rp_sort_desc(struct rp_key *k, size_t n);
+void rp_heading(FILE *f, const struct report_opts *o, const char *title);
+void rp_section(FILE *f, const struct report_opts *o, const char *title);
+const char *rp_str(const struct an_profile *p, uint32_t id);
+/* Prints `first`, then text word-wrapped at width with `indent` spaces of
+ * hanging indent (first is assumed to be indent columns wide). */
+void rp_wrap(FILE *f, const char *text, int width, const char *first, int indent);
+
+#endif

@@ -1,0 +1,75 @@
+/* testutil.c - shared helpers for golden tests (testutil.h). */
+#include "testutil.h"
+#include "importers/kineto.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *tu_shared_dir(void)
+{
+	const char *s = getenv("NNS_SHARED");
+	return s && *s ? s : "../shared";
+}
+
+json_t *tu_load_shared_json(const char *rel)
+{
+	char path[4096];
+	json_error_t e;
+	json_t *j;
+
+	snprintf(path, sizeof(path), "%s/%s", tu_shared_dir(), rel);
+	j = json_load_file(path, 0, &e);
+	if (!j)
+		fprintf(stderr, "SKIP: %s not readable (%s); set NNS_SHARED to the shared folder\n",
+			path, e.text);
+	return j;
+}
+
+int tu_model_from_events(json_t *events, struct model *m)
+{
+	json_t *doc = json_pack("{s:i, s:O}", "schemaVersion", 1, "traceEvents", events);
+	char *text;
+	struct nns_err err;
+	struct kineto_opts o = { 1, 0 };
+	int rc;
+
+	if (!doc)
+		return -1;
+	text = json_dumps(doc, JSON_COMPACT);
+	json_decref(doc);
+	if (!text)
+		return -1;
+	if (model_init(m)) {
+		free(text);
+		return -1;
+	}
+	rc = kineto_load_buffer(text, strlen(text), "case", m, &o, &err);
+	if (rc)
+		fprintf(stderr, "import failed: %s\n", err.msg);
+	free(text);
+	return rc;
+}
+
+const struct an_op_row *tu_find_op(const struct an_profile *p, const struct an_op_row *rows,
+				   size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(model_str(p->m, rows[i].name), name) == 0)
+			return &rows[i];
+	return NULL;
+}
+
+const struct an_kernel_row *tu_find_kernel(const struct an_profile *p,
+					   const struct an_kernel_row *rows, size_t n,
+					   const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(model_str(p->m, rows[i].name), name) == 0)
+			return &rows[i];
+	return NULL;
+}

@@ -1,0 +1,25 @@
+/*
+ * testutil.h - helpers shared by the golden tests: where ../shared is, and
+ * loading Kineto events held in a jansson value through the real importer.
+ */
+#ifndef NNS_TESTUTIL_H
+#define NNS_TESTUTIL_H
+
+#include "analysis/analysis.h"
+
+#include <jansson.h>
+
+/* $NNS_SHARED or "../shared"; never NULL. */
+const char *tu_shared_dir(void);
+/* Reads a JSON file under the shared dir; NULL (and a printed reason) if absent. */
+json_t *tu_load_shared_json(const char *rel);
+/* Wraps events as {"schemaVersion":1,"traceEvents":events} and imports them
+ * with kineto_load_buffer into *m (model_init done here). 0 on success. */
+int tu_model_from_events(json_t *events, struct model *m);
+/* Finds a row by name in a vector of op rows; NULL if absent. */
+const struct an_op_row *tu_find_op(const struct an_profile *p, const struct an_op_row *rows,
+				   size_t n, const char *name);
+const struct an_kernel_row *tu_find_kernel(const struct an_profile *p,
+					   const struct an_kernel_row *rows, size_t n,
+					   const char *name);
+#endif

@@ -1,0 +1,575 @@
+/*
+ * test_kineto_robust.c - unit tests of the Kineto importer's input paths
+ * and failure behaviour: gzip (file, memory, multi-member, cut), truncated
+ * and damaged input (events before the damage kept, NNS_ETRUNC with the
+ * byte offset), garbage and empty input, missing files, nesting limits,
+ * tiny parse windows (every unit restarted across refills), and parallel
+ * parsing of generated multi-MB traces full of split traps (strings ending
+ * in "}, {", nested lists of objects, escaped quotes), which must give the
+ * same model as a serial parse, event for event.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "importers/kineto_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+/* ---- helpers ------------------------------------------------------------------ */
+
+struct buf {
+	char *p;
+	size_t n, cap;
+};
+
+static void bput(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void bput(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	for (;;) {
+		va_start(ap, fmt);
+		n = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? b->cap - b->n : 0, fmt, ap);
+		va_end(ap);
+		assert_true(n >= 0);
+		if (b->p && b->n + (size_t)n < b->cap)
+			break;
+		b->cap = (b->cap + (size_t)n + 1) * 2;
+		b->p = realloc(b->p, b->cap);
+		assert_non_null(b->p);
+	}
+	b->n += (size_t)n;
+}
+
+static uint32_t rnd(uint64_t *s)
+{
+	*s = *s * 6364136223846793005ull + 1442695040888963407ull;
+	return (uint32_t)(*s >> 33);
+}
+
+/* A trace of about `target` bytes whose event boundaries are mixed with
+ * look-alikes: the parallel splitter will pick some of those. */
+static void gen_trace(struct buf *b, size_t target, uint64_t seed)
+{
+	uint64_t s = seed;
+	unsigned i = 0;
+
+	bput(b, "{\"schemaVersion\": 1,\n \"deviceProperties\": [{\"id\": 0, \"name\": "
+		"\"G}, {\\\"x\", \"numSms\": 80}, {\"id\": 1, \"name\": \"H\"}],\n"
+		" \"traceEvents\": [\n");
+	while (b->n < target) {
+		unsigned r = rnd(&s), ts = i * 7 + r % 5, us = r % 1000;
+		if (i)
+			bput(b, ",\n  ");
+		switch (r % 7) {
+		case 0:
+			bput(b, "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op}, {\\\"x\\\" %u\", "
+				"\"pid\": 1, \"tid\": %u, \"ts\": %u.%03u, \"dur\": %u.%03u, \"args\": "
+				"{\"External id\": %u, \"Input Dims\": [[%u, 3], []], \"Call stack\": "
+				"\"f}, {(%u)\", \"list\": [{\"a\": 1}, {\"b\": \"}, {\\\"\"}]}}",
+				r % 13, r % 3, ts, us, r % 50, us, i, r % 17, r % 11);
+			break;
+		case 1:
+			bput(b, "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k%u\",\"pid\":0,\"tid\":"
+				"\"stream 7\",\"ts\":%u.%03u,\"dur\":%u,\"args\":{\"device\":0,\"stream\":7,"
+				"\"correlation\":%u,\"grid\":[%u,1,1],\"block\":[128,1,1],"
+				"\"registers per thread\":%u,\"est. achieved occupancy %%\":%u.5}}",
+				r % 29, ts, us, r % 9, i, r % 64, r % 255, r % 100);
+			break;
+		case 2:
+			bput(b, "{\"ph\": \"i\", \"s\": \"t\", \"name\": \"[memory]\", \"pid\": 1, "
+				"\"tid\": 1, \"ts\": %u, \"args\": {\"Device Type\": 1, \"Device Id\": 0, "
+				"\"Bytes\": %d}}",
+				ts, (int)(r % 4096) - 2048);
+			break;
+		case 3:
+			bput(b, "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"tricky}, {\", "
+				"\"pid\": 1, \"tid\": 1, \"ts\": %u, \"dur\": %u}",
+				ts, r % 1000);
+			break;
+		case 4:
+			bput(b, "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"rt \\\\\\\\\\\" }, "
+				"{\\\" %u\", \"pid\": 1, \"tid\": 1, \"ts\": %u, \"dur\": 1, \"args\": "
+				"{\"correlation\": %u}}",
+				r % 7, ts, i - 1);
+			break;
+		case 5:
+			bput(b, "{\"ph\": \"%c\", \"id\": %u, \"pid\": 1, \"tid\": 1, \"ts\": %u, "
+				"\"cat\": \"%s\", \"name\": \"x\"}",
+				r & 8 ? 's' : 'f', r % 100, ts, r & 16 ? "fwdbwd" : "ac2g");
+			break;
+		default:
+			bput(b, "{\"ph\": \"X\", \"name\": \"pad %u\", \"pid\": \"p\", \"tid\": %u, "
+				"\"ts\": %u, \"args\": {\"blob\": \"%0*u\"}}",
+				r % 5, r % 2, ts, (int)(r % 3000), 7);
+			break;
+		}
+		i++;
+	}
+	bput(b, "\n],\n \"traceName\": \"gen}, {\\\"\", \"distributedInfo\": {\"rank\": 3}}\n");
+}
+
+static void assert_str_ids(const struct model *a, uint32_t x, const struct model *b, uint32_t y)
+{
+	assert_int_equal(strpool_len(&a->strings, x), strpool_len(&b->strings, y));
+	assert_memory_equal(model_str(a, x), model_str(b, y), strpool_len(&a->strings, x));
+}
+
+static void assert_thread(const struct model *a, uint32_t x, const struct model *b, uint32_t y)
+{
+	assert_str_ids(a, a->threads.v[x].pid, b, b->threads.v[y].pid);
+	assert_str_ids(a, a->threads.v[x].tid, b, b->threads.v[y].tid);
+	assert_str_ids(a, a->threads.v[x].name, b, b->threads.v[y].name);
+}
+
+/* The two models hold the same rows in the same order. */
+static void assert_same_model(const struct model *a, const struct model *b)
+{
+	size_t i;
+
+	assert_int_equal(a->events.n, b->events.n);
+	assert_int_equal(a->mems.n, b->mems.n);
+	assert_int_equal(a->flows.n, b->flows.n);
+	assert_int_equal(a->counters.n, b->counters.n);
+	assert_int_equal(a->devices.n, b->devices.n);
+	assert_int_equal(a->diag.events_skipped, b->diag.events_skipped);
+	assert_int_equal(a->schema_version, b->schema_version);
+	assert_int_equal(a->dist_rank, b->dist_rank);
+	for (i = 0; i < a->events.n; i++) {
+		const struct model_event *x = &a->events.v[i], *y = &b->events.v[i];
+		assert_int_equal(x->ts, y->ts);
+		assert_int_equal(x->dur, y->dur);
+		assert_int_equal(x->kind, y->kind);
+		assert_int_equal(x->ext_id, y->ext_id);
+		assert_int_equal(x->corr, y->corr);
+		assert_int_equal(x->device, y->device);
+		assert_str_ids(a, x->name, b, y->name);
+		assert_thread(a, x->thread, b, y->thread);
+		assert_int_equal(x->extra == MODEL_NOIDX, y->extra == MODEL_NOIDX);
+		if (x->extra == MODEL_NOIDX)
+			continue;
+		if (model_kind_is_device(x->kind)) {
+			const struct model_dev_args *p = &a->dev_args.v[x->extra];
+			const struct model_dev_args *q = &b->dev_args.v[y->extra];
+			assert_int_equal(p->stream, q->stream);
+			assert_int_equal(p->regs, q->regs);
+			assert_true(p->occupancy == q->occupancy);
+			assert_str_ids(a, p->grid, b, q->grid);
+			assert_str_ids(a, p->block, b, q->block);
+		} else {
+			const struct model_op_args *p = &a->op_args.v[x->extra];
+			const struct model_op_args *q = &b->op_args.v[y->extra];
+			assert_str_ids(a, p->input_dims, b, q->input_dims);
+			assert_str_ids(a, p->call_stack, b, q->call_stack);
+		}
+	}
+	for (i = 0; i < a->mems.n; i++) {
+		assert_int_equal(a->mems.v[i].ts, b->mems.v[i].ts);
+		assert_int_equal(a->mems.v[i].bytes, b->mems.v[i].bytes);
+		assert_thread(a, a->mems.v[i].thread, b, b->mems.v[i].thread);
+	}
+	for (i = 0; i < a->flows.n; i++) {
+		assert_int_equal(a->flows.v[i].ts, b->flows.v[i].ts);
+		assert_int_equal(a->flows.v[i].id, b->flows.v[i].id);
+		assert_int_equal(a->flows.v[i].kind, b->flows.v[i].kind);
+		assert_int_equal(a->flows.v[i].ph, b->flows.v[i].ph);
+	}
+	for (i = 0; i < a->devices.n; i++) {
+		assert_int_equal(a->devices.v[i].id, b->devices.v[i].id);
+		assert_str_ids(a, a->devices.v[i].name, b, b->devices.v[i].name);
+	}
+}
+
+static int load_buf(struct model *m, const char *p, size_t n, int threads, struct nns_err *err)
+{
+	struct kineto_opts o = { threads, 0 };
+
+	assert_int_equal(model_init(m), NNS_OK);
+	return kineto_load_buffer(p, n, "gen.json", m, &o, err);
+}
+
+/* Parses with a given window size (internal entry point). */
+static int load_window(struct model *m, const char *p, size_t n, size_t window,
+		       struct nns_err *err)
+{
+	struct kineto_opts o = { 1, 0 };
+	struct ksrc src;
+	int rc;
+
+	assert_int_equal(model_init(m), NNS_OK);
+	ksrc_mem(&src, p, n, 0, "win.json");
+	rc = kineto_parse_source(&src, (int64_t)n, 1, "win.json", m, &o, window, 0, NULL, err);
+	ksrc_close(&src);
+	return rc;
+}
+
+static char *temp_path(const char *tag)
+{
+	static char path[256];
+	int fd;
+
+	snprintf(path, sizeof(path), "/tmp/nns_test_%s_XXXXXX", tag);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	return path;
+}
+
+static void write_file(const char *path, const char *p, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(p, 1, n, f), n);
+	fclose(f);
+}
+
+/* gzip-compresses p into a new buffer (one member). */
+static unsigned char *gzip_mem(const char *p, size_t n, size_t *out_n)
+{
+	z_stream z;
+	size_t cap = compressBound((uLong)n) + 64;
+	unsigned char *o = malloc(cap);
+
+	assert_non_null(o);
+	memset(&z, 0, sizeof(z));
+	assert_int_equal(deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+	z.next_in = (unsigned char *)(uintptr_t)p;
+	z.avail_in = (uInt)n;
+	z.next_out = o;
+	z.avail_out = (uInt)cap;
+	assert_int_equal(deflate(&z, Z_FINISH), Z_STREAM_END);
+	*out_n = cap - z.avail_out;
+	deflateEnd(&z);
+	return o;
+}
+
+/* ---- tests --------------------------------------------------------------------- */
+
+static void test_parallel_equals_serial(void **state)
+{
+	struct buf b = { 0 };
+	struct model ser, par;
+	struct nns_err err;
+	static const int threads[] = { 2, 3, 5, 8 };
+	uint64_t seed;
+	size_t i;
+
+	(void)state;
+	for (seed = 1; seed <= 2; seed++) {
+		b.n = 0;
+		gen_trace(&b, KP_PAR_MIN + ((size_t)3 << 20) * seed, seed);
+		assert_int_equal(load_buf(&ser, b.p, b.n, 1, &err), NNS_OK);
+		assert_true(ser.events.n > 30000);
+		assert_int_equal(ser.dist_rank, 3);
+		assert_int_equal(ser.devices.n, 2);
+		for (i = 0; i < sizeof(threads) / sizeof(threads[0]); i++) {
+			assert_int_equal(load_buf(&par, b.p, b.n, threads[i], &err), NNS_OK);
+			assert_same_model(&ser, &par);
+			model_release(&par);
+		}
+		model_release(&ser);
+	}
+	free(b.p);
+}
+
+static void test_parallel_file_and_damage(void **state)
+{
+	struct buf b = { 0 };
+	struct model ser, par;
+	struct nns_err err, err2;
+	struct kineto_opts o = { 4, 0 };
+	char *path;
+	size_t cut;
+
+	(void)state;
+	gen_trace(&b, KP_PAR_MIN + ((size_t)2 << 20), 7);
+	path = temp_path("par");
+	write_file(path, b.p, b.n);
+	assert_int_equal(load_buf(&ser, b.p, b.n, 1, &err), NNS_OK);
+	assert_int_equal(model_init(&par), NNS_OK);
+	assert_int_equal(kineto_load_file(path, &par, &o, &err), NNS_OK);
+	assert_same_model(&ser, &par);
+	model_release(&par);
+	model_release(&ser);
+
+	/* truncated in the third quarter: parallel keeps what serial keeps */
+	cut = b.n / 4 * 3 + 77;
+	write_file(path, b.p, cut);
+	assert_int_equal(load_buf(&ser, b.p, cut, 1, &err), NNS_ETRUNC);
+	assert_int_equal(model_init(&par), NNS_OK);
+	assert_int_equal(kineto_load_file(path, &par, &o, &err2), NNS_ETRUNC);
+	assert_same_model(&ser, &par);
+	assert_int_equal(par.diag.truncated, 1);
+	assert_non_null(strstr(err2.msg, "byte "));
+	model_release(&par);
+	model_release(&ser);
+
+	/* damaged in the middle of the second half */
+	cut = (size_t)(strstr(b.p + b.n / 3 * 2, "\"ts\"") - b.p);
+	b.p[cut] = '@';
+	assert_int_equal(load_buf(&ser, b.p, b.n, 1, &err), NNS_ETRUNC);
+	assert_int_equal(load_buf(&par, b.p, b.n, 4, &err2), NNS_ETRUNC);
+	assert_string_equal(err.msg, err2.msg);
+	assert_same_model(&ser, &par);
+	model_release(&par);
+	model_release(&ser);
+	unlink(path);
+	free(b.p);
+}
+
+static void test_small_windows(void **state)
+{
+	struct buf b = { 0 };
+	struct model ref, m;
+	struct nns_err err;
+	static const size_t wins[] = { 64, 65, 100, 257, 1000, 4096 };
+	size_t i;
+
+	(void)state;
+	gen_trace(&b, 200000, 3);
+	assert_int_equal(load_buf(&ref, b.p, b.n, 1, &err), NNS_OK);
+	for (i = 0; i < sizeof(wins) / sizeof(wins[0]); i++) {
+		assert_int_equal(load_window(&m, b.p, b.n, wins[i], &err), NNS_OK);
+		assert_same_model(&ref, &m);
+		model_release(&m);
+	}
+	model_release(&ref);
+	free(b.p);
+}
+
+static void test_gzip(void **state)
+{
+	struct buf b = { 0 };
+	struct model ref, m;
+	struct nns_err err;
+	struct kineto_opts o = { 0, 0 };
+	unsigned char *gz, *gz2, *two;
+	size_t gzn, gz2n, half;
+	char *path;
+
+	(void)state;
+	gen_trace(&b, 3000000, 5);
+	assert_int_equal(load_buf(&ref, b.p, b.n, 1, &err), NNS_OK);
+	gz = gzip_mem(b.p, b.n, &gzn);
+
+	/* file, decompressed by a thread */
+	path = temp_path("gz");
+	write_file(path, (char *)gz, gzn);
+	assert_int_equal(model_init(&m), NNS_OK);
+	assert_int_equal(kineto_load_file(path, &m, &o, &err), NNS_OK);
+	assert_same_model(&ref, &m);
+	assert_int_equal(m.diag.bytes_read, (int64_t)b.n);
+	model_release(&m);
+
+	/* memory */
+	assert_int_equal(load_buf(&m, (char *)gz, gzn, 1, &err), NNS_OK);
+	assert_same_model(&ref, &m);
+	model_release(&m);
+
+	/* two members, as `cat a.gz b.gz` makes */
+	half = b.n / 2;
+	gz2 = gzip_mem(b.p + half, b.n - half, &gz2n);
+	free(gz);
+	gz = gzip_mem(b.p, half, &gzn);
+	two = malloc(gzn + gz2n);
+	assert_non_null(two);
+	memcpy(two, gz, gzn);
+	memcpy(two + gzn, gz2, gz2n);
+	write_file(path, (char *)two, gzn + gz2n);
+	assert_int_equal(model_init(&m), NNS_OK);
+	assert_int_equal(kineto_load_file(path, &m, &o, &err), NNS_OK);
+	assert_same_model(&ref, &m);
+	model_release(&m);
+
+	/* cut gzip: ETRUNC with the events before the cut */
+	write_file(path, (char *)two, gzn / 2);
+	assert_int_equal(model_init(&m), NNS_OK);
+	assert_int_equal(kineto_load_file(path, &m, &o, &err), NNS_ETRUNC);
+	assert_true(m.events.n > 0 && m.events.n < ref.events.n);
+	assert_int_equal(m.diag.truncated, 1);
+	model_release(&m);
+
+	/* corrupt gzip data */
+	memset(two + 20, 0x55, 64);
+	write_file(path, (char *)two, gzn + gz2n);
+	assert_int_equal(model_init(&m), NNS_OK);
+	assert_int_not_equal(kineto_load_file(path, &m, &o, &err), NNS_OK);
+	assert_non_null(strstr(err.msg, "gzip"));
+	model_release(&m);
+
+	unlink(path);
+	free(two);
+	free(gz);
+	free(gz2);
+	model_release(&ref);
+	free(b.p);
+}
+
+static void test_truncated(void **state)
+{
+	const char *json = "{\"traceEvents\": [\n"
+		"{\"ph\": \"X\", \"name\": \"a\", \"ts\": 1, \"dur\": 1, \"pid\": 1, \"tid\": 1},\n"
+		"{\"ph\": \"X\", \"name\": \"b\", \"ts\": 2, \"dur\": 1, \"pid\": 1, \"tid\": 1},\n"
+		"{\"ph\": \"X\", \"name\": \"c\", \"ts\": 3, \"dur\": 1, \"pid\": 1, \"tid\": 1}\n"
+		"]}";
+	size_t n = strlen(json), cut, last = 0;
+	struct model m;
+	struct nns_err err;
+	char want[64];
+	int rc;
+
+	(void)state;
+	/* cut in the third event */
+	cut = (size_t)(strstr(json, "\"c\"") - json);
+	rc = load_buf(&m, json, cut, 1, &err);
+	assert_int_equal(rc, NNS_ETRUNC);
+	assert_int_equal(m.events.n, 2);
+	assert_int_equal(m.diag.truncated, 1);
+	assert_true(m.finalized);
+	snprintf(want, sizeof(want), "gen.json: byte %zu: ", cut);
+	assert_non_null(strstr(err.msg, want));
+	assert_non_null(strstr(m.diag.first_problem, "truncated"));
+	model_release(&m);
+
+	/* every prefix: never a crash, events only grow with the prefix */
+	for (cut = 0; cut <= n; cut++) {
+		rc = load_buf(&m, json, cut, 1, &err);
+		if (cut == 0)
+			assert_int_equal(rc, NNS_EFORMAT);
+		else if (cut == n)
+			assert_int_equal(rc, NNS_OK);
+		else
+			assert_int_equal(rc, NNS_ETRUNC);
+		assert_true(m.events.n >= last);
+		last = m.events.n;
+		model_release(&m);
+	}
+	assert_int_equal(last, 3);
+}
+
+static void test_damaged_and_garbage(void **state)
+{
+	static const struct {
+		const char *json;
+		int rc;
+		const char *msg;
+	} cases[] = {
+		{ "", NNS_EFORMAT, "x.json: byte 0: empty input" },
+		{ "  \n ", NNS_EFORMAT, "only whitespace" },
+		{ "hello world", NNS_EFORMAT, "x.json: byte 0: not a JSON trace" },
+		{ "\x01\x02\x03", NNS_EFORMAT, "byte 0x01" },
+		{ "{\"a\": 1}", NNS_EFORMAT, "no \"traceEvents\"" },
+		{ "{\"traceEvents\": [{\"ph\": \"X\" \"ts\": 1}]}", NNS_EFORMAT,
+		  "x.json: byte 28: expected ',' or '}' in event object (got '\"')" },
+		{ "{\"traceEvents\": [{\"ph\":\"X\",\"ts\":1,\"name\":\"a\"},"
+		  "{\"ph\":\"X\",\"ts\":1 x}, {\"ph\":\"X\",\"ts\":2}]}",
+		  NNS_ETRUNC, "expected ',' or '}' in event object (got 'x')" },
+		{ "{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 1}] garbage", NNS_ETRUNC,
+		  "expected ',' or '}' after a top-level value (got 'g')" },
+		{ "{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 1}]} trailing", NNS_OK, NULL },
+		{ "{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 12345678901234567890123}]}", NNS_OK, NULL },
+		{ "{\"traceEvents\": [{\"ph\": \"X\", \"ts\": tru}]}", NNS_EFORMAT, "invalid literal" },
+		{ "{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 0000000000000000000000000000000000000000"
+		  "00000000000000000000000000001}]}",
+		  NNS_EFORMAT, "number longer than" },
+		{ "{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 1, \"args\": {\"a\": [}]}}]}", NNS_EFORMAT,
+		  "mismatched bracket" },
+		{ "{\"traceEvents\": {\"ph\": \"X\"}}", NNS_EFORMAT, "no \"traceEvents\"" },
+	};
+	struct model m;
+	struct nns_err err;
+	size_t i;
+	int rc;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct kineto_opts o = { 1, 0 };
+		assert_int_equal(model_init(&m), NNS_OK);
+		rc = kineto_load_buffer(cases[i].json, strlen(cases[i].json), "x.json", &m, &o, &err);
+		if (rc != cases[i].rc || (cases[i].msg && !strstr(err.msg, cases[i].msg)))
+			fail_msg("case %zu: rc %d (want %d), msg \"%s\" (want \"%s\")", i, rc,
+				 cases[i].rc, rc ? err.msg : "", cases[i].msg ? cases[i].msg : "");
+		if (rc == NNS_ETRUNC) {
+			assert_int_equal(m.events.n, 1);
+			assert_int_equal(m.diag.truncated, 1);
+		}
+		model_release(&m);
+	}
+}
+
+static void test_missing_file(void **state)
+{
+	struct model m;
+	struct nns_err err;
+
+	(void)state;
+	assert_int_equal(model_init(&m), NNS_OK);
+	assert_int_equal(kineto_load_file("/nonexistent/trace.json", &m, NULL, &err), NNS_EIO);
+	assert_non_null(strstr(err.msg, "/nonexistent/trace.json"));
+	assert_non_null(strstr(err.msg, "No such file or directory"));
+	assert_int_equal(kineto_load_file("/tmp", &m, NULL, &err), NNS_EIO);
+	model_release(&m);
+}
+
+static void test_deep_nesting(void **state)
+{
+	struct buf b = { 0 };
+	struct model m;
+	struct nns_err err;
+	static const char *const key[] = { "x", "Input Dims", NULL };
+	int i, k;
+
+	(void)state;
+	for (k = 0; k < 3; k++) {
+		b.n = 0;
+		if (key[k])
+			bput(&b, "{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 1, \"args\": {\"%s\": ",
+			     key[k]);
+		else
+			bput(&b, "{\"other\": ");
+		for (i = 0; i < 10000; i++)
+			bput(&b, "[");
+		for (i = 0; i < 10000; i++)
+			bput(&b, "]");
+		bput(&b, "%s", key[k] ? "}}]}" : ", \"traceEvents\": []}");
+		assert_int_equal(load_buf(&m, b.p, b.n, 1, &err), NNS_EFORMAT);
+		assert_non_null(strstr(err.msg, "nesting deeper than 64"));
+		model_release(&m);
+	}
+	/* 50 levels are fine */
+	b.n = 0;
+	bput(&b, "{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 1, \"args\": {\"Input Dims\": ");
+	for (i = 0; i < 50; i++)
+		bput(&b, "[");
+	for (i = 0; i < 50; i++)
+		bput(&b, "]");
+	bput(&b, "}}]}");
+	assert_int_equal(load_buf(&m, b.p, b.n, 1, &err), NNS_OK);
+	assert_int_equal(m.events.n, 1);
+	model_release(&m);
+	free(b.p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_damaged_and_garbage),
+		cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_deep_nesting),
+		cmocka_unit_test(test_small_windows),
+		cmocka_unit_test(test_gzip),
+		cmocka_unit_test(test_parallel_equals_serial),
+		cmocka_unit_test(test_parallel_file_and_damage),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
