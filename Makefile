@@ -32,6 +32,7 @@ GOLDEN_BIN := $(GOLDEN_SRC:tests/golden/%.c=$(BUILD)/tests/%)
 TEST_LIBS  := -lcmocka -ljansson
 
 .PHONY: all test unit golden e2e asan fuzz bench lint clean deps demo
+all: $(NNSCOPE)
 
 # Installs what is missing, builds, analyses the sample traces and prints the report.
 demo:
@@ -41,7 +42,6 @@ demo:
 		$(NNSCOPE) analyse $(SHARED)/data/kineto --out build/demo && \
 		$(NNSCOPE) report $(SHARED)/data/kineto/resnet50_num_workers_0 --view all; \
 	else echo "demo: $(SHARED)/data/kineto not found; run: $(NNSCOPE) report <trace or run dir>"; fi
-all: $(NNSCOPE)
 
 deps:
 	@bash scripts/install-deps.sh

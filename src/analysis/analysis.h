@@ -71,6 +71,8 @@ struct an_gpu {
 	int64_t kernel_time;          /* merged kernel busy time in the window */
 	VEC(struct an_point) util_buckets;     /* (bucket start, util), then (end, 0) */
 	VEC(struct an_range_value) sm_ranges;  /* est. SM efficiency per interval */
+	VEC(struct an_point) sm_buckets;       /* est. SM efficiency averaged over the
+						* util_buckets' buckets (same starts) */
 };
 
 /* ---- operator tree (optree.c) --------------------------------------------- */

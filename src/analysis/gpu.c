@@ -66,6 +66,36 @@ static int util_buckets(struct an_gpu *g, const struct iv_set *busy, int64_t t0,
 	return 0;
 }
 
+/* SM efficiency per utilization bucket: the time-weighted mean of the
+ * elementary ranges, so the timeline stays <= 101 points on any trace. */
+static int sm_buckets(struct an_gpu *g)
+{
+	size_t b, r = 0;
+
+	for (b = 0; b + 1 < g->util_buckets.n; b++) {
+		int64_t s = g->util_buckets.v[b].ts, e = g->util_buckets.v[b + 1].ts;
+		double acc = 0;
+		size_t k;
+		while (r < g->sm_ranges.n && g->sm_ranges.v[r].end <= s)
+			r++;
+		for (k = r; k < g->sm_ranges.n && g->sm_ranges.v[k].start < e; k++) {
+			int64_t a = g->sm_ranges.v[k].start > s ? g->sm_ranges.v[k].start : s;
+			int64_t z = g->sm_ranges.v[k].end < e ? g->sm_ranges.v[k].end : e;
+			if (z > a)
+				acc += g->sm_ranges.v[k].value * (double)(z - a);
+		}
+		struct an_point pt = { s, e > s ? acc / (double)(e - s) : 0 };
+		if (vec_push(&g->sm_buckets, pt))
+			return NNS_ENOMEM;
+	}
+	if (g->util_buckets.n) {
+		struct an_point end = { g->util_buckets.v[g->util_buckets.n - 1].ts, 0 };
+		if (vec_push(&g->sm_buckets, end))
+			return NNS_ENOMEM;
+	}
+	return 0;
+}
+
 static int sm_efficiency(struct an_gpu *g, struct edge *edges, size_t ne, int64_t w0, int64_t w1)
 {
 	size_t i;
@@ -197,7 +227,7 @@ int an_gpu_compute(struct an_profile *p, struct nns_err *err)
 		} else {
 			g.sm_efficiency = -1;
 		}
-		if (util_buckets(&g, &busy, t0, t1))
+		if (util_buckets(&g, &busy, t0, t1) || (has_bps && sm_buckets(&g)))
 			goto out_gpu;
 		if (vec_push(&p->gpus, g))
 			goto out_gpu;
@@ -205,6 +235,7 @@ int an_gpu_compute(struct an_profile *p, struct nns_err *err)
 out_gpu:
 		vec_free(&g.util_buckets);
 		vec_free(&g.sm_ranges);
+		vec_free(&g.sm_buckets);
 		goto out;
 	}
 	rc = NNS_OK;

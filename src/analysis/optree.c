@@ -371,6 +371,17 @@ int an_optree_compute(struct an_profile *p, struct nns_err *err)
 	}
 	for (i = 0; i < nthr; i++)
 		thread_root[i] = MODEL_NOIDX;
+	{
+		/* reserve once: every host range may become a node */
+		size_t cand = nthr;
+		for (i = 0; i < n; i++) {
+			int k = m->events.v[i].kind;
+			cand += k == MK_CPU_OP || k == MK_USER_ANNOTATION || k == MK_PYTHON ||
+				k == MK_PYTHON_FUNCTION;
+		}
+		if (vec_reserve(&t->nodes, cand))
+			goto out;
+	}
 	for (i = 0; i < nfirst; i++) {
 		uint32_t th = first_seen[i];
 		size_t before = t->roots.n;

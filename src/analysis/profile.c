@@ -35,6 +35,7 @@ void an_profile_release(struct an_profile *p)
 	for (i = 0; i < p->gpus.n; i++) {
 		vec_free(&p->gpus.v[i].util_buckets);
 		vec_free(&p->gpus.v[i].sm_ranges);
+		vec_free(&p->gpus.v[i].sm_buckets);
 	}
 	vec_free(&p->gpus);
 	vec_free(&p->tree.nodes);

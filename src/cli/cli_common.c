@@ -12,16 +12,26 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+/* Writes s with control characters replaced, keeping messages one line. */
+static void put_clean(const char *s)
+{
+	for (; *s; s++)
+		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, stderr);
+}
+
 static void print_msg(const char *kind, const char *path, const char *msg)
 {
 	size_t n = path ? strlen(path) : 0;
 
 	if (!msg || !*msg)
 		msg = "unknown error";
-	if (!path || (strncmp(msg, path, n) == 0 && msg[n] == ':'))
-		fprintf(stderr, "nnscope: %s%s\n", kind, msg);
-	else
-		fprintf(stderr, "nnscope: %s%s: %s\n", kind, path, msg);
+	fprintf(stderr, "nnscope: %s", kind);
+	if (path && !(strncmp(msg, path, n) == 0 && msg[n] == ':')) {
+		put_clean(path);
+		fputs(": ", stderr);
+	}
+	put_clean(msg);
+	fputc('\n', stderr);
 }
 
 void cli_error(const char *path, const char *msg)

@@ -12,11 +12,31 @@ static uint32_t remap_str(const uint32_t *map, uint32_t id)
 	return id == STRPOOL_NONE ? 0 : map[id];
 }
 
+/* dst holds nothing yet: take src's arrays instead of copying them. */
+static int model_is_empty(const struct model *m)
+{
+	return m->strings.count <= 1 && m->threads.n == 0 && m->events.n == 0 &&
+	       m->dev_args.n == 0 && m->op_args.n == 0 && m->mems.n == 0 && m->flows.n == 0 &&
+	       m->counters.n == 0 && m->devices.n == 0 && !m->finalized;
+}
+
 int model_merge(struct model *dst, struct model *src, struct nns_err *err)
 {
 	uint32_t *smap = NULL, *tmap = NULL;
 	size_t i, ev0 = dst->events.n, dev0 = dst->dev_args.n, op0 = dst->op_args.n;
 	int rc = NNS_ENOMEM;
+
+	if (model_is_empty(dst) && !src->finalized) {
+		struct model t = *dst;
+		uint32_t worker = dst->worker, span = dst->span;
+		*dst = *src;
+		*src = t; /* src gets dst's empty pool and tables */
+		if (worker)
+			dst->worker = worker;
+		if (span)
+			dst->span = span;
+		return NNS_OK;
+	}
 
 	smap = malloc((src->strings.count + 1) * sizeof(*smap));
 	tmap = malloc((src->threads.n + 1) * sizeof(*tmap));
@@ -177,6 +197,31 @@ static void merge_sort(struct sort_key *a, struct sort_key *tmp, size_t n)
 		memcpy(a, src, n * sizeof(*a));
 }
 
+/* Applies the sorted order in place: position i receives the event that
+ * was at keys[i].idx. Follows each cycle once; keys[].idx is consumed. */
+static void permute(struct model_event *ev, struct sort_key *keys, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		size_t j = i;
+		struct model_event t;
+		if (keys[i].idx == UINT32_MAX || keys[i].idx == i)
+			continue;
+		t = ev[i];
+		for (;;) {
+			size_t from = keys[j].idx;
+			keys[j].idx = UINT32_MAX;
+			if (from == i) {
+				ev[j] = t;
+				break;
+			}
+			ev[j] = ev[from];
+			j = from;
+		}
+	}
+}
+
 struct corr_pair {
 	int64_t corr;
 	uint32_t idx;
@@ -190,53 +235,86 @@ static int corr_cmp(const void *x, const void *y)
 	return a->idx < b->idx ? -1 : (a->idx > b->idx);
 }
 
-static int mem_cmp(const void *x, const void *y)
+struct mem_key {
+	int64_t ts;
+	uint32_t idx;
+};
+
+static int mem_key_cmp(const void *x, const void *y)
 {
-	const struct model_mem *a = x, *b = y;
-	return (a->ts > b->ts) - (a->ts < b->ts);
+	const struct mem_key *a = x, *b = y;
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	return (a->idx > b->idx) - (a->idx < b->idx);
+}
+
+/* Stable sort of memory records by time (input order on equal times). */
+static int sort_mems(struct model *m)
+{
+	size_t n = m->mems.n, i;
+	struct mem_key *k = malloc(n * sizeof(*k));
+	struct model_mem *out = malloc(n * sizeof(*out));
+
+	if (!k || !out) {
+		free(k);
+		free(out);
+		return NNS_ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		k[i].ts = m->mems.v[i].ts;
+		k[i].idx = (uint32_t)i;
+	}
+	qsort(k, n, sizeof(*k), mem_key_cmp);
+	for (i = 0; i < n; i++)
+		out[i] = m->mems.v[k[i].idx];
+	free(k);
+	free(m->mems.v);
+	m->mems.v = out;
+	m->mems.cap = n;
+	return 0;
 }
 
 int model_finalize(struct model *m, struct nns_err *err)
 {
 	size_t n = m->events.n, i, nl = 0;
 	struct sort_key *keys = NULL, *tmp = NULL;
-	struct model_event *sorted = NULL;
 	struct corr_pair *pairs = NULL;
 	int rc = NNS_ENOMEM;
 
 	if (m->finalized)
 		return NNS_OK;
-	keys = malloc((n + 1) * sizeof(*keys));
-	tmp = malloc((n + 1) * sizeof(*tmp));
-	if (!keys || !tmp)
-		goto out;
-	for (i = 0; i < n; i++) {
-		keys[i].ts = m->events.v[i].ts;
-		keys[i].negdur = -m->events.v[i].dur;
-		keys[i].idx = (uint32_t)i;
+	{
+		int is_sorted = 1;
+		for (i = 1; i < n && is_sorted; i++) {
+			const struct model_event *a = &m->events.v[i - 1], *b = &m->events.v[i];
+			is_sorted = a->ts < b->ts || (a->ts == b->ts && a->dur >= b->dur);
+		}
+		if (!is_sorted) {
+			keys = malloc((n + 1) * sizeof(*keys));
+			tmp = malloc((n + 1) * sizeof(*tmp));
+			if (!keys || !tmp)
+				goto out;
+			for (i = 0; i < n; i++) {
+				keys[i].ts = m->events.v[i].ts;
+				keys[i].negdur = -m->events.v[i].dur;
+				keys[i].idx = (uint32_t)i;
+			}
+			merge_sort(keys, tmp, n);
+			free(tmp);
+			tmp = NULL;
+			permute(m->events.v, keys, n);
+			free(keys);
+			keys = NULL;
+		}
 	}
-	merge_sort(keys, tmp, n);
-	free(tmp);
-	tmp = NULL;
-	sorted = malloc((n + 1) * sizeof(*sorted));
-	if (!sorted)
-		goto out;
-	for (i = 0; i < n; i++)
-		sorted[i] = m->events.v[keys[i].idx];
-	free(m->events.v);
-	m->events.v = sorted;
-	m->events.cap = n + 1;
-	sorted = NULL;
-	free(keys);
-	keys = NULL;
 
 	/* stable sort of memory records by time (input order on ties) */
 	if (m->mems.n > 1) {
 		int ok = 1;
 		for (i = 1; i < m->mems.n && ok; i++)
 			ok = m->mems.v[i - 1].ts <= m->mems.v[i].ts;
-		if (!ok)
-			qsort(m->mems.v, m->mems.n, sizeof(*m->mems.v), mem_cmp);
+		if (!ok && sort_mems(m))
+			goto out;
 	}
 
 	m->min_ts = INT64_MAX;
@@ -294,7 +372,6 @@ int model_finalize(struct model *m, struct nns_err *err)
 out:
 	free(keys);
 	free(tmp);
-	free(sorted);
 	free(pairs);
 	if (rc)
 		nns_err_set(err, rc, "out of memory while indexing %zu events", n);

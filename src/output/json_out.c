@@ -93,13 +93,14 @@ static void write_gpu(struct jsonw *w, const struct an_profile *p, const struct 
 		jsonw_arr_end(w);
 	}
 	jsonw_arr_end(w);
-	jsonw_key(w, "sm_efficiency_ranges");
+	/* the elementary SM-efficiency ranges can number millions; the file
+	 * carries them averaged over the utilization buckets */
+	jsonw_key(w, "sm_efficiency_timeline");
 	jsonw_arr_begin(w);
-	for (size_t i = 0; i < g->sm_ranges.n; i++) {
+	for (size_t i = 0; i < g->sm_buckets.n; i++) {
 		jsonw_arr_begin(w);
-		jsonw_double(w, us(g->sm_ranges.v[i].start));
-		jsonw_double(w, us(g->sm_ranges.v[i].end));
-		jsonw_double(w, g->sm_ranges.v[i].value);
+		jsonw_double(w, us(g->sm_buckets.v[i].ts));
+		jsonw_double(w, g->sm_buckets.v[i].value);
 		jsonw_arr_end(w);
 	}
 	jsonw_arr_end(w);

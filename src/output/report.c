@@ -46,20 +46,34 @@ int report_parse_views(const char *s, unsigned *views)
 
 /* ---- shared helpers (report_int.h) -------------------------------------- */
 
+void rp_put_safe(FILE *f, const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+
+	for (size_t i = 0; i < n && u[i]; i++) {
+		if (u[i] < 0x20 || u[i] == 0x7f) {
+			fputc(' ', f);
+		} else if (u[i] == 0xc2 && i + 1 < n && u[i + 1] >= 0x80 && u[i + 1] <= 0x9f) {
+			fputc(' ', f); /* a C1 control: terminals may obey it */
+			i++;
+		} else {
+			fputc(u[i], f);
+		}
+	}
+}
+
 void rp_heading(FILE *f, const struct report_opts *o, const char *title)
 {
-	if (o->color)
-		fprintf(f, "\n\033[1;36m== %s ==\033[0m\n", title);
-	else
-		fprintf(f, "\n== %s ==\n", title);
+	fputs(o->color ? "\n\033[1;36m== " : "\n== ", f);
+	rp_put_safe(f, title, strlen(title));
+	fputs(o->color ? " ==\033[0m\n" : " ==\n", f);
 }
 
 void rp_section(FILE *f, const struct report_opts *o, const char *title)
 {
-	if (o->color)
-		fprintf(f, "\n\033[1m%s\033[0m\n", title);
-	else
-		fprintf(f, "\n%s\n", title);
+	fputs(o->color ? "\n\033[1m" : "\n", f);
+	rp_put_safe(f, title, strlen(title));
+	fputs(o->color ? "\033[0m\n" : "\n", f);
 }
 
 const char *rp_str(const struct an_profile *p, uint32_t id)
@@ -87,7 +101,7 @@ void rp_wrap(FILE *f, const char *text, int width, const char *first, int indent
 	size_t col, lim = width > indent + 20 ? (size_t)width : 100;
 	const char *s = text;
 
-	fputs(first, f);
+	rp_put_safe(f, first, strlen(first));
 	col = (size_t)indent;
 	while (*s) {
 		size_t wl = strcspn(s, " \n");
@@ -99,8 +113,9 @@ void rp_wrap(FILE *f, const char *text, int width, const char *first, int indent
 			fputc(' ', f);
 			col++;
 		}
-		fwrite(s, 1, wl, f);
-		col += wl;
+		rp_put_safe(f, s, wl);
+		for (size_t i = 0; i < wl; i++)
+			col += ((unsigned char)s[i] & 0xc0) != 0x80;
 		s += wl;
 		while (*s == ' ' || *s == '\n')
 			s++;
@@ -239,11 +254,13 @@ static void overview(FILE *f, const struct an_profile *p, const struct report_op
 		if (p->m->diag.truncated)
 			fprintf(f, "  the trace is truncated; only the events before the cut were "
 				   "analysed\n");
-		if (p->m->diag.events_skipped)
-			fprintf(f, "  %lld event(s) skipped%s%s\n",
+		if (p->m->diag.events_skipped) {
+			fprintf(f, "  %lld event(s) skipped%s",
 				(long long)p->m->diag.events_skipped,
-				p->m->diag.first_problem[0] ? "; first: " : "",
-				p->m->diag.first_problem);
+				p->m->diag.first_problem[0] ? "; first: " : "");
+			rp_put_safe(f, p->m->diag.first_problem, sizeof(p->m->diag.first_problem));
+			fputc('\n', f);
+		}
 	}
 }
 

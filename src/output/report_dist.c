@@ -109,8 +109,11 @@ void report_diff(FILE *f, const struct an_diff *d, const char *base_label, const
 	char title[160];
 
 	rp_heading(f, o, "Diff");
-	fprintf(f, "  base: %s (%zu steps)\n  exp:  %s (%zu steps)\n", base_label, d->base_steps,
-		exp_label, d->exp_steps);
+	fputs("  base: ", f);
+	rp_put_safe(f, base_label, strlen(base_label));
+	fprintf(f, " (%zu steps)\n  exp:  ", d->base_steps);
+	rp_put_safe(f, exp_label, strlen(exp_label));
+	fprintf(f, " (%zu steps)\n", d->exp_steps);
 	rp_section(f, o, "Step time");
 	tb_init(&t, scols, 5);
 	tb_cell(&t, "Total");

@@ -17,6 +17,9 @@ struct rp_key {
 };
 
 void rp_sort_desc(struct rp_key *k, size_t n);
+/* Writes s[0..n) (up to a NUL) with control characters (C0, DEL, C1)
+ * replaced by spaces: trace names must not drive the terminal. */
+void rp_put_safe(FILE *f, const char *s, size_t n);
 void rp_heading(FILE *f, const struct report_opts *o, const char *title);
 void rp_section(FILE *f, const struct report_opts *o, const char *title);
 const char *rp_str(const struct an_profile *p, uint32_t id);
