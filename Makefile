@@ -46,24 +46,31 @@ demo:
 deps:
 	@bash scripts/install-deps.sh
 
+V ?= 0
+Q := $(if $(filter 1,$(V)),,@)
+
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
+	$(if $(Q),@echo "  CC      $<")
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
 
 $(LIB_A): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
-	rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && ar rcs $@ $^
 
 $(NNSCOPE): $(CLI_OBJ) $(LIB_A)
-	$(CC) $(ALL_CFLAGS) -o $@ $(CLI_OBJ) $(LIB_A) $(LDLIBS)
+	$(if $(Q),@echo "  LINK    $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(CLI_OBJ) $(LIB_A) $(LDLIBS)
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_A) $(TEST_COMMON_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Itests/common $(ALL_CFLAGS) -o $@ $< $(TEST_COMMON_OBJ) $(LIB_A) $(TEST_LIBS) $(LDLIBS)
+	$(if $(Q),@echo "  LINK    $@")
+	$(Q)$(CC) $(CPPFLAGS) -Itests/common $(ALL_CFLAGS) -o $@ $< $(TEST_COMMON_OBJ) $(LIB_A) $(TEST_LIBS) $(LDLIBS)
 
 $(BUILD)/tests/%: tests/golden/%.c $(LIB_A) $(TEST_COMMON_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Itests/common $(ALL_CFLAGS) -o $@ $< $(TEST_COMMON_OBJ) $(LIB_A) $(TEST_LIBS) $(LDLIBS)
+	$(if $(Q),@echo "  LINK    $@")
+	$(Q)$(CC) $(CPPFLAGS) -Itests/common $(ALL_CFLAGS) -o $@ $< $(TEST_COMMON_OBJ) $(LIB_A) $(TEST_LIBS) $(LDLIBS)
 
 # ---- tests -------------------------------------------------------------
 export NNS_SHARED := $(SHARED)

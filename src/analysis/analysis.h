@@ -222,6 +222,10 @@ struct an_module_row {
 	int64_t operators;
 	int64_t host_self, host_total, dev_self, dev_total;
 	double avg_duration;      /* ns */
+	int backward;             /* 1: synthetic "<name>.backward" row built from
+				   * fwdbwd flows (tb_plugin BackwardNode); name is
+				   * the forward module's string id, so display it
+				   * with an_module_name() */
 };
 
 struct an_modules {
@@ -231,6 +235,11 @@ struct an_modules {
 /* A module row's display name: its name without tb_plugin's "nn.Module: "
  * prefix (a pointer into the model's string). */
 const char *an_module_label(const struct model *m, const struct an_module_row *r);
+/* Writes a row's name into buf: an_module_label() when strip is non-zero,
+ * else the full name, followed by ".backward" for backward rows. Returns
+ * snprintf's result. */
+int an_module_name(const struct model *m, const struct an_module_row *r, int strip, char *buf,
+		   size_t n);
 
 /* ---- advice (advice.c) ---------------------------------------------------- */
 

@@ -1,6 +1,7 @@
 /*
  * modules.c - the module view (tb_plugin module_op.py: _aggregate_modules,
- * _process_module_statistics; ModuleNode.fill_stats).
+ * _process_module_statistics; ModuleNode.fill_stats; and op_tree.py
+ * OpTreeBuilder._build_backward_module for the backward modules).
  *
  * Module nodes are the AN_NODE_MODULE nodes of the op tree (python_function
  * events with a "Python module id"). One row per (name, module id):
@@ -17,13 +18,49 @@
  * hierarchy. Rows are in order of first occurrence, so a parent row always
  * comes before its children.
  *
+ * Backward modules (when the trace has "fwdbwd" flows), after the forward
+ * rows, as tb_plugin's OpTreeBuilder builds its BackwardNodes:
+ *   - an id's last 's' and last 'f' endpoints pair a forward time with a
+ *     backward time (trace.create_association_events);
+ *   - backward roots are the "autograd::engine::evaluate_function:" nodes
+ *     at the top of a thread or directly under ProfilerStep nodes; a root
+ *     named "...: torch::autograd::AccumulateGrad" joins the group of the
+ *     root before it;
+ *   - a backward time names the group of the nearest backward root above
+ *     the node that starts there (first in pre-order, not counting the
+ *     roots themselves);
+ *   - below each top-level forward module (top of a thread or under
+ *     ProfilerSteps), every module node gets a backward node whose parent
+ *     is the backward node of the nearest enclosing module; each operator
+ *     node whose start is a paired forward time hands its backward group
+ *     to the backward node of its nearest enclosing module;
+ *   - a backward node spans min start .. max end of its children (group
+ *     nodes and child backward nodes); host self = span - the children's
+ *     spans; device total = the children's device totals.
+ * Backward rows are named "<name>.backward" (the row keeps the forward
+ * name id and sets `backward`; an_module_name() adds the suffix), have the
+ * forward module id, count the group nodes that are operators as
+ * operators, take device self = device total of those direct operators
+ * (the module view's definition), and have as parent the backward row of
+ * the nearest enclosing backward node of their first occurrence.
+ *
  * Differences from tb_plugin: the hierarchy comes from tree nesting rather
  * than from "Python id"/"Python parent id" links (the same thing for
- * well-formed traces, and available without python ids); backward modules
- * ("<module>.backward" from fwdbwd flows) are not built.
+ * well-formed traces, and available without python ids). For backward
+ * modules: tb_plugin lists BackwardNodes only in the operator tree, not in
+ * the module table; a backward node with no backward operators below it is
+ * dropped here (tb_plugin keeps it with its forward times, which then skew
+ * its parent's span); a group goes to the first forward operator that
+ * starts at its forward time (tb_plugin adds it once per such operator);
+ * the span ends at the children's latest end (tb_plugin: the end of the
+ * last child by start); a backward time that only matches a backward root's
+ * own start still names that root's group; and inputs where tb_plugin
+ * raises (a group claimed twice, a time pointing into an AccumulateGrad or
+ * a nested root, a leading AccumulateGrad) are skipped or start a group.
  */
 #include "analysis.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,6 +123,537 @@ static void add_node(const struct an_optree *t, uint32_t id, struct an_module_ro
 		r->operators++;
 		r->dev_self += t->nodes.v[c].dev_total;
 	}
+}
+
+int an_module_name(const struct model *m, const struct an_module_row *r, int strip, char *buf,
+		   size_t n)
+{
+	return snprintf(buf, n, "%s%s", strip ? an_module_label(m, r) : model_str(m, r->name),
+			r->backward ? ".backward" : "");
+}
+
+/* ---- backward modules --------------------------------------------------- */
+
+#define BWD_PREFIX "autograd::engine::evaluate_function:"
+#define BWD_ACCUMULATE "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad"
+
+/* A fwdbwd endpoint; idx is its input position. */
+struct flow_end {
+	int64_t id, ts;
+	uint32_t idx;
+};
+
+/* A forward time and the backward time it is paired with; group is the
+ * backward group it names (MODEL_NOIDX if none). */
+struct fb_pair {
+	int64_t fwd, bwd;
+	uint32_t rank; /* input position of the id's first 's' */
+	uint32_t group;
+};
+
+/* A backward root in tb_plugin's flattening order: by the rank of its
+ * parent (thread root or ProfilerStep, in order of first use), then in
+ * traversal order. */
+struct bw_root {
+	uint32_t prank, seq, node;
+};
+
+/* A node below (or, for the fallback, at) a backward root: its start, its
+ * pre-order rank and the backward root that its time resolves to. */
+struct ts_ent {
+	int64_t ts;
+	uint32_t rank, root;
+};
+
+/* A synthetic backward module node. */
+struct bnode {
+	uint32_t fwd;	 /* forward module node */
+	uint32_t parent; /* enclosing backward node, MODEL_NOIDX at top */
+	uint32_t row;	 /* its row, once rows exist */
+	int used;	 /* has children (group nodes or used child nodes) */
+	int64_t start, end, child_span, ops, dev_total, dev_self;
+};
+
+struct walk {
+	uint32_t node, bn; /* tree node; backward node (or parent key) it goes with */
+};
+
+typedef VEC(struct walk) walk_vec;
+typedef VEC(struct bnode) bnode_vec;
+typedef VEC(struct bw_root) root_vec;
+
+struct bwd {
+	const struct model *m;
+	const struct an_optree *t;
+	const uint32_t *row_of_node; /* forward row of module nodes */
+	struct fb_pair *pairs;	     /* sorted by fwd, one per fwd */
+	size_t npairs;
+	root_vec roots;			   /* backward roots, flattened order */
+	uint32_t *group_first, *group_len; /* into roots */
+	size_t ngroups;
+	uint32_t *scratch;  /* per node: parent-key rank, then the
+			     * backward root a node resolves to */
+	uint32_t *lead;	    /* per node: group index of a group's
+			     * first root, else MODEL_NOIDX */
+	VEC(uint32_t) tops; /* top-level forward module nodes */
+	walk_vec stack;
+	bnode_vec bn;
+};
+
+static int flow_end_cmp(const void *x, const void *y)
+{
+	const struct flow_end *a = x, *b = y;
+	if (a->id != b->id)
+		return a->id < b->id ? -1 : 1;
+	return (a->idx > b->idx) - (a->idx < b->idx);
+}
+
+static int pair_cmp(const void *x, const void *y)
+{
+	const struct fb_pair *a = x, *b = y;
+	if (a->fwd != b->fwd)
+		return a->fwd < b->fwd ? -1 : 1;
+	return (a->rank > b->rank) - (a->rank < b->rank);
+}
+
+static int root_cmp(const void *x, const void *y)
+{
+	const struct bw_root *a = x, *b = y;
+	if (a->prank != b->prank)
+		return a->prank < b->prank ? -1 : 1;
+	return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+static int ts_cmp(const void *x, const void *y)
+{
+	const struct ts_ent *a = x, *b = y;
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	return (a->rank > b->rank) - (a->rank < b->rank);
+}
+
+/* qsort, skipped when the array is already in order (the usual case for
+ * arrays built in time order). */
+static void sort_if_needed(void *base, size_t n, size_t size,
+			   int (*cmp)(const void *, const void *))
+{
+	const char *v = base;
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		if (cmp(v + (i - 1) * size, v + i * size) > 0) {
+			qsort(base, n, size, cmp);
+			return;
+		}
+}
+
+/* First entry with time ts in a sorted array, or NULL. */
+static const struct ts_ent *ts_find(const struct ts_ent *v, size_t n, int64_t ts)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid].ts < ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo].ts == ts ? &v[lo] : NULL;
+}
+
+/* The pair whose forward time is ts, or NULL. */
+static struct fb_pair *pair_find(struct fb_pair *v, size_t n, int64_t ts)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid].fwd < ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo].fwd == ts ? &v[lo] : NULL;
+}
+
+/* tb_plugin create_association_events: per id the last 's' and the last
+ * 'f'; per forward time the pair of the id whose first 's' comes last.
+ * Result sorted by forward time. */
+static int build_pairs(struct bwd *b)
+{
+	const struct model *m = b->m;
+	struct flow_end *e;
+	size_t n = 0, ns = 0, i, j, k;
+
+	for (i = 0; i < m->flows.n; i++) {
+		const struct model_flow *f = &m->flows.v[i];
+		if (f->kind == MF_FWDBWD && (f->ph == 's' || f->ph == 'f')) {
+			n++;
+			ns += f->ph == 's';
+		}
+	}
+	if (!ns || ns == n)
+		return 0;
+	e = malloc(n * sizeof(*e));
+	b->pairs = malloc(ns * sizeof(*b->pairs));
+	if (!e || !b->pairs) {
+		free(e);
+		return NNS_ENOMEM;
+	}
+	for (i = 0, j = 0, k = ns; i < m->flows.n; i++) {
+		const struct model_flow *f = &m->flows.v[i];
+		struct flow_end x;
+		if (f->kind != MF_FWDBWD || (f->ph != 's' && f->ph != 'f'))
+			continue;
+		x.id = f->id;
+		x.ts = f->ts;
+		x.idx = (uint32_t)i;
+		e[f->ph == 's' ? j++ : k++] = x;
+	}
+	sort_if_needed(e, ns, sizeof(*e), flow_end_cmp);
+	sort_if_needed(e + ns, n - ns, sizeof(*e), flow_end_cmp);
+	/* merge-join the two id-sorted runs */
+	for (i = 0, k = ns; i < ns;) {
+		size_t last_s = i, last_f;
+		int64_t id = e[i].id;
+		while (last_s + 1 < ns && e[last_s + 1].id == id)
+			last_s++;
+		while (k < n && e[k].id < id)
+			k++;
+		if (k < n && e[k].id == id) {
+			last_f = k;
+			while (last_f + 1 < n && e[last_f + 1].id == id)
+				last_f++;
+			b->pairs[b->npairs].fwd = e[last_s].ts;
+			b->pairs[b->npairs].bwd = e[last_f].ts;
+			b->pairs[b->npairs].rank = e[i].idx;
+			b->pairs[b->npairs].group = MODEL_NOIDX;
+			b->npairs++;
+		}
+		i = last_s + 1;
+	}
+	free(e);
+	sort_if_needed(b->pairs, b->npairs, sizeof(*b->pairs), pair_cmp);
+	for (i = 0, j = 0; i < b->npairs; i++) {
+		if (i + 1 < b->npairs && b->pairs[i + 1].fwd == b->pairs[i].fwd)
+			continue; /* a later id with the same forward time wins */
+		b->pairs[j++] = b->pairs[i];
+	}
+	b->npairs = j;
+	return 0;
+}
+
+/* Pushes node's children, each paired with bn, so that they pop in order. */
+static int push_children(struct bwd *b, uint32_t node, uint32_t bn)
+{
+	const struct an_optree *t = b->t;
+	size_t lo = b->stack.n, hi;
+	uint32_t c;
+
+	for (c = t->nodes.v[node].first_child; c != MODEL_NOIDX; c = t->nodes.v[c].next_sibling) {
+		struct walk w = {c, bn};
+		if (vec_push(&b->stack, w))
+			return NNS_ENOMEM;
+	}
+	for (hi = b->stack.n; lo + 1 < hi; lo++, hi--) {
+		struct walk w = b->stack.v[lo];
+		b->stack.v[lo] = b->stack.v[hi - 1];
+		b->stack.v[hi - 1] = w;
+	}
+	return 0;
+}
+
+static int is_bwd_root(const struct bwd *b, uint32_t node)
+{
+	return strncmp(model_str(b->m, b->t->nodes.v[node].name), BWD_PREFIX,
+		       sizeof(BWD_PREFIX) - 1) == 0;
+}
+
+/* tb_plugin _get_modules: top-level forward modules and backward roots,
+ * walking thread roots and ProfilerStep nodes; then the flattening order
+ * and the AccumulateGrad groups (_group_backward_nodes). */
+static int find_roots(struct bwd *b)
+{
+	const struct an_optree *t = b->t;
+	uint32_t nranks = 0, seq = 0;
+	size_t i, g;
+
+	for (i = 0; i < t->nodes.n; i++)
+		b->scratch[i] = MODEL_NOIDX;
+	for (i = 0; i < t->roots.n; i++) {
+		if (push_children(b, t->roots.v[i], t->roots.v[i]))
+			return NNS_ENOMEM;
+		while (b->stack.n) {
+			struct walk w = b->stack.v[--b->stack.n];
+			const struct an_node *n = &t->nodes.v[w.node];
+			if (b->row_of_node[w.node] != MODEL_NOIDX) {
+				if (vec_push(&b->tops, w.node))
+					return NNS_ENOMEM;
+			} else if (n->type == AN_NODE_STEP) {
+				if (push_children(b, w.node, w.node))
+					return NNS_ENOMEM;
+			} else if (is_bwd_root(b, w.node)) {
+				struct bw_root r;
+				if (b->scratch[w.bn] == MODEL_NOIDX)
+					b->scratch[w.bn] = nranks++;
+				r.prank = b->scratch[w.bn];
+				r.seq = seq++;
+				r.node = w.node;
+				if (vec_push(&b->roots, r))
+					return NNS_ENOMEM;
+			}
+		}
+	}
+	if (!b->tops.n || !b->roots.n)
+		return 0;
+	sort_if_needed(b->roots.v, b->roots.n, sizeof(*b->roots.v), root_cmp);
+	b->group_first = malloc(b->roots.n * sizeof(*b->group_first));
+	b->group_len = malloc(b->roots.n * sizeof(*b->group_len));
+	if (!b->group_first || !b->group_len)
+		return NNS_ENOMEM;
+	for (i = 0; i < b->roots.n; i++) {
+		const char *name = model_str(b->m, t->nodes.v[b->roots.v[i].node].name);
+		if (b->ngroups && strcmp(name, BWD_ACCUMULATE) == 0) {
+			b->group_len[b->ngroups - 1]++;
+			continue;
+		}
+		g = b->ngroups++;
+		b->group_first[g] = (uint32_t)i;
+		b->group_len[g] = 1;
+		b->lead[b->roots.v[i].node] = (uint32_t)g;
+	}
+	return 0;
+}
+
+/* tb_plugin _get_node_parents/_get_backward_roots: resolves each pair's
+ * backward time to a group. scratch[x] becomes the nearest backward root at
+ * or above x, for the nodes below the roots. */
+static int resolve_pairs(struct bwd *b)
+{
+	const struct an_optree *t = b->t;
+	struct ts_ent *below = NULL, *at = NULL;
+	size_t nb = 0, i;
+	uint32_t rank = 0;
+	uint8_t *taken = NULL;
+	int rc = NNS_ENOMEM;
+
+	below = malloc(t->nodes.n * sizeof(*below));
+	at = malloc(b->roots.n * sizeof(*at));
+	taken = calloc(b->ngroups, 1);
+	if (!below || !at || !taken)
+		goto out;
+	for (i = 0; i < t->nodes.n; i++)
+		b->scratch[i] = MODEL_NOIDX;
+	for (i = 0; i < b->roots.n; i++) {
+		uint32_t r = b->roots.v[i].node;
+		at[i].ts = t->nodes.v[r].start;
+		at[i].rank = (uint32_t)i;
+		at[i].root = r;
+		b->scratch[r] = r;
+		if (push_children(b, r, r))
+			goto out;
+		while (b->stack.n) {
+			struct walk w = b->stack.v[--b->stack.n];
+			uint32_t up = b->scratch[t->nodes.v[w.node].parent];
+			b->scratch[w.node] = is_bwd_root(b, w.node) ? w.node : up;
+			below[nb].ts = t->nodes.v[w.node].start;
+			below[nb].rank = rank++;
+			below[nb].root = up;
+			nb++;
+			if (push_children(b, w.node, r))
+				goto out;
+		}
+	}
+	sort_if_needed(below, nb, sizeof(*below), ts_cmp);
+	sort_if_needed(at, b->roots.n, sizeof(*at), ts_cmp);
+	for (i = 0; i < b->npairs; i++) {
+		struct fb_pair *pr = &b->pairs[i];
+		const struct ts_ent *hit = ts_find(below, nb, pr->bwd);
+		uint32_t g;
+		if (!hit)
+			hit = ts_find(at, b->roots.n, pr->bwd);
+		if (!hit || hit->root == MODEL_NOIDX)
+			continue;
+		g = b->lead[hit->root];
+		if (g == MODEL_NOIDX || taken[g])
+			continue;
+		taken[g] = 1;
+		pr->group = g;
+	}
+	rc = 0;
+out:
+	free(below);
+	free(at);
+	free(taken);
+	return rc;
+}
+
+/* Adds backward group g to backward node bn. */
+static void add_group(struct bwd *b, uint32_t bn, uint32_t g)
+{
+	struct bnode *x = &b->bn.v[bn];
+	uint32_t i;
+
+	for (i = 0; i < b->group_len[g]; i++) {
+		const struct an_node *n = &b->t->nodes.v[b->roots.v[b->group_first[g] + i].node];
+		if (!x->used || n->start < x->start)
+			x->start = n->start;
+		if (!x->used || n->end > x->end)
+			x->end = n->end;
+		x->used = 1;
+		x->child_span += n->end - n->start;
+		x->dev_total += n->dev_total;
+		if (n->type == AN_NODE_OP) {
+			x->ops++;
+			x->dev_self += n->dev_total;
+		}
+	}
+}
+
+/* tb_plugin _build_backward_module over every top-level module, then the
+ * spans bottom-up (children are created after their parents). */
+static int build_bnodes(struct bwd *b)
+{
+	const struct an_optree *t = b->t;
+	size_t i;
+
+	for (i = 0; i < b->tops.n; i++) {
+		struct walk w0 = {b->tops.v[i], MODEL_NOIDX};
+		if (vec_push(&b->stack, w0))
+			return NNS_ENOMEM;
+		while (b->stack.n) {
+			struct walk w = b->stack.v[--b->stack.n];
+			const struct an_node *n = &t->nodes.v[w.node];
+			uint32_t cur = w.bn;
+			if (b->row_of_node[w.node] != MODEL_NOIDX) {
+				struct bnode x;
+				memset(&x, 0, sizeof(x));
+				x.fwd = w.node;
+				x.parent = w.bn;
+				x.row = MODEL_NOIDX;
+				if (vec_push(&b->bn, x))
+					return NNS_ENOMEM;
+				cur = (uint32_t)(b->bn.n - 1);
+			} else if (n->type == AN_NODE_OP && cur != MODEL_NOIDX) {
+				struct fb_pair *pr = pair_find(b->pairs, b->npairs, n->start);
+				if (pr && pr->group != MODEL_NOIDX) {
+					add_group(b, cur, pr->group);
+					pr->group = MODEL_NOIDX; /* once */
+				}
+			}
+			if (push_children(b, w.node, cur))
+				return NNS_ENOMEM;
+		}
+	}
+	for (i = b->bn.n; i-- > 0;) {
+		const struct bnode *x = &b->bn.v[i];
+		struct bnode *up;
+		if (!x->used || x->parent == MODEL_NOIDX)
+			continue;
+		up = &b->bn.v[x->parent];
+		if (!up->used || x->start < up->start)
+			up->start = x->start;
+		if (!up->used || x->end > up->end)
+			up->end = x->end;
+		up->used = 1;
+		up->child_span += x->end - x->start;
+		up->dev_total += x->dev_total;
+	}
+	return 0;
+}
+
+/* One row per forward row that has used backward nodes, in order of first
+ * backward node. */
+static int add_rows(struct an_profile *p, struct bwd *b, size_t nfwd)
+{
+	uint32_t *brow = malloc((nfwd + 1) * sizeof(*brow));
+	size_t i, first = p->modules.rows.n;
+
+	if (!brow)
+		return NNS_ENOMEM;
+	for (i = 0; i < nfwd; i++)
+		brow[i] = MODEL_NOIDX;
+	for (i = 0; i < b->bn.n; i++) {
+		struct bnode *x = &b->bn.v[i];
+		uint32_t f = b->row_of_node[x->fwd];
+		struct an_module_row *r;
+		if (!x->used)
+			continue;
+		if (brow[f] == MODEL_NOIDX) {
+			struct an_module_row nr;
+			uint32_t up = x->parent;
+			memset(&nr, 0, sizeof(nr));
+			nr.name = p->modules.rows.v[f].name;
+			nr.module_id = p->modules.rows.v[f].module_id;
+			nr.backward = 1;
+			brow[f] = (uint32_t)p->modules.rows.n;
+			while (up != MODEL_NOIDX && b->bn.v[up].row == brow[f])
+				up = b->bn.v[up].parent;
+			nr.parent = up == MODEL_NOIDX ? MODEL_NOIDX : b->bn.v[up].row;
+			if (vec_push(&p->modules.rows, nr)) {
+				free(brow);
+				return NNS_ENOMEM;
+			}
+		}
+		x->row = brow[f];
+		r = &p->modules.rows.v[x->row];
+		r->occurrences++;
+		r->operators += x->ops;
+		r->host_total += x->end - x->start;
+		r->host_self += x->end - x->start - x->child_span;
+		r->dev_total += x->dev_total;
+		r->dev_self += x->dev_self;
+	}
+	for (i = first; i < p->modules.rows.n; i++) {
+		struct an_module_row *r = &p->modules.rows.v[i];
+		r->avg_duration = r->dev_total > 0 ? (double)r->dev_total / (double)r->occurrences
+						   : (double)r->host_total / (double)r->occurrences;
+	}
+	free(brow);
+	return 0;
+}
+
+/* Appends the backward rows; row_of_node maps module nodes to the nfwd
+ * forward rows. */
+static int backward_rows(struct an_profile *p, const uint32_t *row_of_node, size_t nfwd)
+{
+	struct bwd b;
+	size_t i;
+	int rc = NNS_ENOMEM;
+
+	memset(&b, 0, sizeof(b));
+	b.m = p->m;
+	b.t = &p->tree;
+	b.row_of_node = row_of_node;
+	if (build_pairs(&b))
+		goto out;
+	if (!b.npairs) {
+		rc = 0;
+		goto out;
+	}
+	b.scratch = malloc(b.t->nodes.n * sizeof(*b.scratch));
+	b.lead = malloc(b.t->nodes.n * sizeof(*b.lead));
+	if (!b.scratch || !b.lead)
+		goto out;
+	for (i = 0; i < b.t->nodes.n; i++)
+		b.lead[i] = MODEL_NOIDX;
+	if (find_roots(&b))
+		goto out;
+	if (b.ngroups && (resolve_pairs(&b) || build_bnodes(&b) || add_rows(p, &b, nfwd)))
+		goto out;
+	rc = 0;
+out:
+	free(b.pairs);
+	vec_free(&b.roots);
+	free(b.group_first);
+	free(b.group_len);
+	free(b.scratch);
+	free(b.lead);
+	vec_free(&b.tops);
+	vec_free(&b.stack);
+	vec_free(&b.bn);
+	return rc;
 }
 
 int an_modules_compute(struct an_profile *p, struct nns_err *err)
@@ -166,6 +734,8 @@ int an_modules_compute(struct an_profile *p, struct nns_err *err)
 		r->avg_duration = r->dev_total > 0 ? (double)r->dev_total / (double)r->occurrences
 						   : (double)r->host_total / (double)r->occurrences;
 	}
+	if (backward_rows(p, row_of_node, nrows))
+		goto out;
 	rc = NNS_OK;
 out:
 	free(keys);

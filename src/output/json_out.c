@@ -387,10 +387,13 @@ void out_json_modules(struct jsonw *w, const struct an_profile *p)
 	jsonw_arr_begin(w);
 	for (size_t i = 0; i < p->modules.rows.n; i++) {
 		const struct an_module_row *r = &p->modules.rows.v[i];
+		char name[1024];
 
+		an_module_name(p->m, r, 0, name, sizeof(name));
 		jsonw_obj_begin(w);
 		jsonw_kint(w, "id", (int64_t)i);
-		jsonw_kstr(w, "name", str_or_empty(p->m, r->name));
+		jsonw_kstr(w, "name", name);
+		jsonw_kbool(w, "backward", r->backward);
 		jsonw_kint(w, "module_id", r->module_id);
 		if (r->parent == MODEL_NOIDX || r->parent >= p->modules.rows.n)
 			jsonw_knull(w, "parent");

@@ -509,9 +509,10 @@ static void modules(FILE *f, const struct an_profile *p, const struct report_opt
 		while (sp && printed < limit) {
 			uint32_t i = stack[--sp], dep = depth[sp];
 			const struct an_module_row *r = &md->rows.v[i];
+			char name[1024];
 
-			tb_cell(&t, "%*s%s", (int)(dep > 20 ? 40 : dep * 2), "",
-				rp_str(p, r->name));
+			an_module_name(p->m, r, 1, name, sizeof(name));
+			tb_cell(&t, "%*s%s", (int)(dep > 20 ? 40 : dep * 2), "", name);
 			tb_cell(&t, "%s", tb_fmt_int(b, sizeof(b), r->occurrences));
 			tb_cell(&t, "%s", tb_fmt_int(b, sizeof(b), r->operators));
 			tb_cell(&t, "%s", tb_fmt_us(b, sizeof(b), (double)r->host_total));
