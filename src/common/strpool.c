@@ -96,7 +96,9 @@ static char *store(struct strpool *p, const char *s, size_t n)
 	char *dst;
 
 	if (p->nblocks == 0 || p->block_used + n + 1 > p->block_size) {
-		size_t bs = n + 1 > STRPOOL_BLOCK ? n + 1 : STRPOOL_BLOCK;
+		/* blocks grow from 16 KiB to 1 MiB so that small models stay small */
+		size_t grow = p->nblocks < 6 ? ((size_t)16384 << p->nblocks) : STRPOOL_BLOCK;
+		size_t bs = n + 1 > grow ? n + 1 : grow;
 		char *b;
 		if (vec_reserve_raw((void **)&p->blocks, &p->blocks_cap, p->nblocks + 1,
 				    sizeof(*p->blocks)))

@@ -32,12 +32,14 @@ static int finish(struct kparser *ps, int r, int plain, int64_t size, struct nns
 
 	if (r == KR_DONE && !ps->seen_events) {
 		return nns_err_set(err, NNS_EFORMAT,
-				   "%s: no \"traceEvents\" array: not a Kineto/Chrome trace", ps->name);
+				   "%s: no \"traceEvents\" array: not a Kineto/Chrome trace",
+				   ps->name);
 	}
 	if (r == KR_DONE) {
 		m->diag.bytes_read = plain ? size : ps->total_bytes;
 		if ((rc = kbe_pair(ps)))
-			return nns_err_set(err, rc, "%s: out of memory pairing B/E events", ps->name);
+			return nns_err_set(err, rc, "%s: out of memory pairing B/E events",
+					   ps->name);
 		nns_err_clear(err);
 		return model_finalize(m, err);
 	}
@@ -49,29 +51,36 @@ static int finish(struct kparser *ps, int r, int plain, int64_t size, struct nns
 	if (ps->err_eof || ps->elements > 0) {
 		m->diag.truncated = 1;
 		m->diag.bytes_read = ps->err_off;
-		snprintf(m->diag.first_problem, sizeof(m->diag.first_problem),
-			 "%s: byte %lld: %s", ps->name, (long long)ps->err_off, ps->err_msg);
+		snprintf(m->diag.first_problem, sizeof(m->diag.first_problem), "%s: byte %lld: %s",
+			 ps->name, (long long)ps->err_off, ps->err_msg);
 		if ((rc = kbe_pair(ps)))
-			return nns_err_set(err, rc, "%s: out of memory pairing B/E events", ps->name);
+			return nns_err_set(err, rc, "%s: out of memory pairing B/E events",
+					   ps->name);
 		if ((rc = model_finalize(m, err)))
 			return rc;
-		return nns_err_set(err, NNS_ETRUNC, "%s: byte %lld: %s; kept the %lld events before it",
-				   ps->name, (long long)ps->err_off, ps->err_msg,
-				   (long long)m->events.n);
+		return nns_err_set(err, NNS_ETRUNC,
+				   "%s: byte %lld: %s; kept the %lld events before it", ps->name,
+				   (long long)ps->err_off, ps->err_msg, (long long)m->events.n);
 	}
-	return nns_err_set(err, NNS_EFORMAT, "%s: byte %lld: %s", ps->name,
-			   (long long)ps->err_off, ps->err_msg);
+	return nns_err_set(err, NNS_EFORMAT, "%s: byte %lld: %s", ps->name, (long long)ps->err_off,
+			   ps->err_msg);
 }
 
 int kineto_parse_source(struct ksrc *src, int64_t size, int plain, const char *name,
-			struct model *m, const struct kineto_opts *o, size_t window, int64_t par_min,
-			struct kprogress *prog, struct nns_err *err)
+			struct model *m, const struct kineto_opts *o, size_t window,
+			int64_t par_min, struct kprogress *prog, struct nns_err *err)
 {
 	struct kparser ps;
 	int nt = thread_count(o), r, rc;
 
 	if (!window) {
-		window = KP_WINDOW;
+		/* 1/32 of the input, 256 KiB .. 4 MiB: small inputs stay small;
+		 * gzip input (size unknown) gets 1 MiB */
+		window = plain ? (size_t)(size / 32) : KP_WINDOW / 4;
+		if (window < KP_WINDOW / 16)
+			window = KP_WINDOW / 16;
+		if (window > KP_WINDOW)
+			window = KP_WINDOW;
 		if (plain && size >= 0 && (uint64_t)size + 1 < window)
 			window = (size_t)size + 1;
 	}
@@ -114,7 +123,7 @@ int kineto_load_buffer(const char *buf, size_t len, const char *name, struct mod
 int kineto_load_file(const char *path, struct model *m, const struct kineto_opts *o,
 		     struct nns_err *err)
 {
-	unsigned char magic[2] = { 0, 0 };
+	unsigned char magic[2] = {0, 0};
 	struct kprogress pg;
 	struct ksrc src;
 	struct stat st;

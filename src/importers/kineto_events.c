@@ -59,26 +59,26 @@ static const struct {
 	const char *s;
 	uint8_t n, kind;
 } cat_tab[] = {
-	{ "cpu_op", 6, MK_CPU_OP },
-	{ "operator", 8, MK_CPU_OP },
-	{ "kernel", 6, MK_KERNEL },
-	{ "cuda_runtime", 12, MK_RUNTIME },
-	{ "runtime", 7, MK_RUNTIME },
-	{ "python_function", 15, MK_PYTHON_FUNCTION },
-	{ "user_annotation", 15, MK_USER_ANNOTATION },
-	{ "gpu_user_annotation", 19, MK_GPU_ANNOTATION },
-	{ "python", 6, MK_PYTHON },
-	{ "cuda_driver", 11, MK_DRIVER },
-	{ "memcpy", 6, MK_MEMCPY },
-	{ "gpu_memcpy", 10, MK_MEMCPY },
-	{ "memset", 6, MK_MEMSET },
-	{ "gpu_memset", 10, MK_MEMSET },
-	{ "trace", 5, MK_TRACE },
-	{ "cuda_sync", 9, MK_SYNC },
-	{ "mtia_runtime", 12, MK_RUNTIME },
-	{ "glow_runtime", 12, MK_RUNTIME },
-	{ "xpu_runtime", 11, MK_RUNTIME },
-	{ "privateuse1_runtime", 19, MK_RUNTIME },
+    {"cpu_op", 6, MK_CPU_OP},
+    {"operator", 8, MK_CPU_OP},
+    {"kernel", 6, MK_KERNEL},
+    {"cuda_runtime", 12, MK_RUNTIME},
+    {"runtime", 7, MK_RUNTIME},
+    {"python_function", 15, MK_PYTHON_FUNCTION},
+    {"user_annotation", 15, MK_USER_ANNOTATION},
+    {"gpu_user_annotation", 19, MK_GPU_ANNOTATION},
+    {"python", 6, MK_PYTHON},
+    {"cuda_driver", 11, MK_DRIVER},
+    {"memcpy", 6, MK_MEMCPY},
+    {"gpu_memcpy", 10, MK_MEMCPY},
+    {"memset", 6, MK_MEMSET},
+    {"gpu_memset", 10, MK_MEMSET},
+    {"trace", 5, MK_TRACE},
+    {"cuda_sync", 9, MK_SYNC},
+    {"mtia_runtime", 12, MK_RUNTIME},
+    {"glow_runtime", 12, MK_RUNTIME},
+    {"xpu_runtime", 11, MK_RUNTIME},
+    {"privateuse1_runtime", 19, MK_RUNTIME},
 };
 
 /* Lower-cases s into b (size 24); 0 if too long. */
@@ -169,6 +169,8 @@ static int id_text(struct kparser *ps, const char **pp, struct kstr *out, char *
 	out->n = 0;
 	if (v.type == KV_STR) {
 		*out = v.s;
+	} else if (v.type == KV_NUM && v.num.is_int && v.num.p[0] >= '1' && v.num.p[0] <= '9') {
+		*out = (struct kstr){v.num.p, v.num.n}; /* already canonical */
 	} else if (v.type == KV_NUM && v.num.is_int && !v.num.ovf) {
 		char rev[24];
 		size_t n = 0, k = 0;
@@ -470,7 +472,7 @@ static int ev_member(struct kparser *ps, const char **pp, struct kev *e, struct 
 			if (v.type == KV_STR)
 				e->name = v.s;
 			else if (v.type == KV_NUM)
-				e->name = (struct kstr){ v.num.p, v.num.n };
+				e->name = (struct kstr){v.num.p, v.num.n};
 			return KP_OK;
 		}
 		if (KJ_EQ(k, "args"))
@@ -509,8 +511,9 @@ static int commit_x(struct kparser *ps, struct kev *e, const char *at)
 	int64_t idx;
 
 	if (!e->has_ts) {
-		kp_skipped(ps, at, e->bad_ts ? "event with a non-numeric \"ts\" skipped"
-					     : "complete event without \"ts\" skipped");
+		kp_skipped(ps, at,
+			   e->bad_ts ? "event with a non-numeric \"ts\" skipped"
+				     : "complete event without \"ts\" skipped");
 		return KP_OK;
 	}
 	model_event_init(&ev);
@@ -627,13 +630,12 @@ static int commit_be(struct kparser *ps, struct kev *e, const char *at)
 		kp_skipped(ps, at, "B/E event without a numeric \"ts\" skipped");
 		return KP_OK;
 	}
+	memset(&b, 0, sizeof(b));
 	b.ts = e->ts;
 	b.ext_id = e->ext_id;
 	b.kind = (uint8_t)e->kind;
 	b.ph = e->ph;
-	b.thread = kev_thread(ps, e->pid, e->tid);
-	b.name = model_intern(ps->m, e->name.p, e->name.n);
-	if (b.thread == MODEL_NOIDX || b.name == STRPOOL_NONE || vec_push(&ps->be, b))
+	if (kbe_push(ps, &b, e->pid, e->tid, e->name))
 		return kp_nomem(ps, at);
 	return KP_OK;
 }

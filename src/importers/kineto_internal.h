@@ -34,31 +34,31 @@
 #include <string.h>
 
 /* ---- limits ------------------------------------------------------------ */
-#define KP_PAD 64                          /* zero bytes after window data */
-#define KP_WINDOW ((size_t)4 << 20)        /* default window size */
-#define KP_UNIT_MAX ((size_t)256 << 20)    /* largest single unit (one event) */
-#define KP_STR_MAX ((size_t)64 << 20)      /* longest JSON string */
-#define KP_NUM_MAX 64                      /* longest number token */
-#define KP_DEPTH_MAX 64                    /* deepest nesting of [ and { */
-#define KP_REPR_MAX ((size_t)4 << 20)      /* longest canonical repr text */
-#define KP_SERIES_MAX 64                   /* counter series per "C" event */
-#define KP_DEVICES_MAX 4096                /* deviceProperties entries */
-#define KP_PAR_MIN ((size_t)16 << 20)      /* smaller inputs parse serially */
+#define KP_PAD 64			/* zero bytes after window data */
+#define KP_WINDOW ((size_t)4 << 20)	/* default window size */
+#define KP_UNIT_MAX ((size_t)256 << 20) /* largest single unit (one event) */
+#define KP_STR_MAX ((size_t)64 << 20)	/* longest JSON string */
+#define KP_NUM_MAX 64			/* longest number token */
+#define KP_DEPTH_MAX 64			/* deepest nesting of [ and { */
+#define KP_REPR_MAX ((size_t)4 << 20)	/* longest canonical repr text */
+#define KP_SERIES_MAX 64		/* counter series per "C" event */
+#define KP_DEVICES_MAX 4096		/* deviceProperties entries */
+#define KP_PAR_MIN ((size_t)16 << 20)	/* smaller inputs parse serially */
 #define KP_THREADS_MAX 8
 
 /* ---- status of parse functions ------------------------------------------ */
 enum {
 	KP_OK = 0,
-	KP_NEED = 1,   /* ran past the window end: refill and restart the unit */
-	KP_STOP = 2,   /* reached the stop condition (see kparser.limit) */
-	KP_ERR = -1    /* error recorded in the parser (err_code, err_off) */
+	KP_NEED = 1, /* ran past the window end: refill and restart the unit */
+	KP_STOP = 2, /* reached the stop condition (see kparser.limit) */
+	KP_ERR = -1  /* error recorded in the parser (err_code, err_off) */
 };
 
 /* ---- progress (kineto_io.c) --------------------------------------------- */
 struct kprogress {
 	int on;
 	const char *name;
-	int64_t total;            /* bytes of raw (maybe compressed) input */
+	int64_t total; /* bytes of raw (maybe compressed) input */
 	_Atomic int64_t done;
 	_Atomic int64_t last_ns;
 	_Atomic int printed;
@@ -74,14 +74,14 @@ struct kgz;
 
 struct ksrc {
 	int type;
-	const char *mem;      /* KSRC_MEM, or the input of an in-memory gzip */
+	const char *mem; /* KSRC_MEM, or the input of an in-memory gzip */
 	size_t mem_len;
-	int fd;               /* KSRC_FD, or the input of a file gzip; -1 if none */
-	int64_t pos;          /* next raw byte to read */
-	int64_t raw_size;     /* raw input size (file size or mem_len) */
-	int64_t consumed;     /* raw bytes consumed so far (progress) */
+	int fd;		  /* KSRC_FD, or the input of a file gzip; -1 if none */
+	int64_t pos;	  /* next raw byte to read */
+	int64_t raw_size; /* raw input size (file size or mem_len) */
+	int64_t consumed; /* raw bytes consumed so far (progress) */
 	struct kgz *gz;
-	const char *name;     /* for error messages */
+	const char *name; /* for error messages */
 };
 
 /* Sources over memory or a file descriptor starting at raw offset `pos`.
@@ -102,13 +102,13 @@ int ksrc_is_gz(const unsigned char *b, size_t n);
 
 /* Parse stages: where the next unit starts. */
 enum kstage {
-	KS_TOP = 0,     /* before the document: expect '{' or '[' */
-	KS_TOP_KEY,     /* in the top-level object: expect a key or '}' */
-	KS_TOP_NEXT,    /* after a top-level value: expect ',' or '}' */
-	KS_EV_FIRST,    /* after traceEvents '[': expect an element or ']' */
-	KS_EV_ELEM,     /* after ',' in traceEvents: expect an element */
-	KS_EV_NEXT,     /* after an element: expect ',' or ']' */
-	KS_TAIL,        /* after the document: only whitespace may follow */
+	KS_TOP = 0,  /* before the document: expect '{' or '[' */
+	KS_TOP_KEY,  /* in the top-level object: expect a key or '}' */
+	KS_TOP_NEXT, /* after a top-level value: expect ',' or '}' */
+	KS_EV_FIRST, /* after traceEvents '[': expect an element or ']' */
+	KS_EV_ELEM,  /* after ',' in traceEvents: expect an element */
+	KS_EV_NEXT,  /* after an element: expect ',' or ']' */
+	KS_TAIL,     /* after the document: only whitespace may follow */
 	KS_DONE
 };
 
@@ -126,20 +126,22 @@ struct kstr {
 
 /* A number token. */
 struct knum {
-	const char *p;   /* token text */
+	const char *p; /* token text */
 	size_t n;
-	int is_int;      /* no fraction, no exponent */
+	int is_int; /* no fraction, no exponent */
 	int neg;
-	int ovf;         /* integer part does not fit in uint64 */
-	uint64_t mag;    /* integer part magnitude */
+	int ovf;	 /* integer part does not fit in uint64 */
+	int exp;	 /* has an exponent */
+	const char *dot; /* the '.', NULL if none */
+	uint64_t mag;	 /* integer part magnitude */
 };
 
 /* A scalar value read where a scalar is expected. */
 enum { KV_NULL = 0, KV_STR, KV_NUM, KV_BOOL, KV_OTHER };
 struct kval {
 	int type;
-	int b;           /* KV_BOOL */
-	struct kstr s;   /* KV_STR */
+	int b;		 /* KV_BOOL */
+	struct kstr s;	 /* KV_STR */
 	struct knum num; /* KV_NUM */
 };
 
@@ -150,12 +152,13 @@ struct karena {
 	size_t nblk, cur, used;
 };
 
-/* B/E ("begin"/"end") events waiting to be paired (kineto_pairs.c). */
+/* B/E ("begin"/"end") events waiting to be paired (kineto_pairs.c). Their
+ * texts live in the parser's own pool (kparser.be_str), not in the model,
+ * so that joining chunks does not depend on how model_merge moves ids. */
 struct kbe {
 	int64_t ts;
 	int64_t ext_id;
-	uint32_t thread;
-	uint32_t name;
+	uint32_t pid, tid, name; /* ids in kparser.be_str */
 	uint8_t kind;
 	char ph;
 };
@@ -171,31 +174,31 @@ struct kthr {
 
 struct kparser {
 	struct model *m;
-	const char *name;          /* input name for messages */
+	const char *name; /* input name for messages */
 	struct ksrc *src;
 	struct kprogress *prog;
 
 	/* window: buf[0..len) valid, buf[len..len+KP_PAD) zero */
 	char *buf;
 	size_t cap, len;
-	int64_t base;              /* input offset of buf[0] */
-	const char *end;           /* buf + len */
-	const char *p;             /* start of the next unit */
+	int64_t base;	 /* input offset of buf[0] */
+	const char *end; /* buf + len */
+	const char *p;	 /* start of the next unit */
 	int eof;
 
 	int stage, form;
-	int64_t limit;             /* stop at an element start >= limit */
-	int speculative;           /* stop at the end of the traceEvents array */
-	int stop;                  /* enum kstop when kp_run returned KP_STOP */
-	int64_t stop_off;          /* offset where it stopped */
-	int stop_stage;            /* stage to resume with at stop_off */
+	int64_t limit;	  /* stop at an element start >= limit */
+	int speculative;  /* stop at the end of the traceEvents array */
+	int stop;	  /* enum kstop when kp_run returned KP_STOP */
+	int64_t stop_off; /* offset where it stopped */
+	int stop_stage;	  /* stage to resume with at stop_off */
 
-	int64_t elements;          /* complete traceEvents elements */
-	int seen_events;           /* a traceEvents array was entered */
-	int64_t total_bytes;       /* bytes pulled through the window */
+	int64_t elements;    /* complete traceEvents elements */
+	int seen_events;     /* a traceEvents array was entered */
+	int64_t total_bytes; /* bytes pulled through the window */
 
 	struct karena arena;
-	char *tmp;                 /* repr builder */
+	char *tmp; /* repr builder */
 	size_t tmp_len, tmp_cap;
 	int tmp_over;
 
@@ -203,16 +206,17 @@ struct kparser {
 	unsigned tc_n, tc_next;
 
 	VEC(struct kbe) be;
+	struct strpool be_str; /* initialised on the first B/E event */
 
-	int err_code;              /* NNS_E* */
-	int err_eof;               /* the error is the input ending early */
+	int err_code; /* NNS_E* */
+	int err_eof;  /* the error is the input ending early */
 	int64_t err_off;
 	char err_msg[256];
 };
 
 /* kineto_parse.c */
-int kp_init(struct kparser *ps, struct model *m, struct ksrc *src, const char *name,
-	    size_t window, struct kprogress *prog);
+int kp_init(struct kparser *ps, struct model *m, struct ksrc *src, const char *name, size_t window,
+	    struct kprogress *prog);
 void kp_release(struct kparser *ps);
 /* Restarts the parser at input offset `off` (the source must be re-aimed
  * there first), in stage `stage`. */
@@ -223,7 +227,7 @@ int kp_run(struct kparser *ps);
 /* Records an error at p (an offset in the window); returns KP_ERR, or
  * KP_NEED when p is at the end of the window (more input may fix it). */
 int kp_fail(struct kparser *ps, const char *p, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 /* Like kp_fail, naming the unexpected character: "<what> (got 'x')". */
 int kp_unexpected(struct kparser *ps, const char *p, const char *what);
 int kp_nomem(struct kparser *ps, const char *p);
@@ -256,10 +260,32 @@ int kj_repr(struct kparser *ps, const char **pp, int depth, int reset);
 /* Appends to ps->tmp, setting ps->tmp_over past KP_REPR_MAX. */
 void kj_tmp_put(struct kparser *ps, const char *s, size_t n);
 /* Expects ':' after a key, skipping whitespace around it. */
-int kj_colon(struct kparser *ps, const char **pp);
+int kj_colon_slow(struct kparser *ps, const char **pp);
+static inline int kj_colon(struct kparser *ps, const char **pp)
+{
+	const char *p = *pp;
+
+	if (p[0] == ':' && p[1] == ' ' && !kj_ws_tab[(unsigned char)p[2]]) {
+		*pp = p + 2; /* the common ": " */
+		return KP_OK;
+	}
+	return kj_colon_slow(ps, pp);
+}
 /* After a member: ',' (returns 1 with *pp at the next key) or the closing
  * `close` char (returns 0, *pp after it); else an error. */
-int kj_next(struct kparser *ps, const char **pp, char close, const char *what, int *more);
+int kj_next_slow(struct kparser *ps, const char **pp, char close, const char *what, int *more);
+static inline int kj_next(struct kparser *ps, const char **pp, char close, const char *what,
+			  int *more)
+{
+	const char *p = *pp;
+
+	if (p[0] == ',' && p[1] == ' ' && p[2] == '"') {
+		*pp = p + 2; /* the common `, "` */
+		*more = 1;
+		return KP_OK;
+	}
+	return kj_next_slow(ps, pp, close, what, more);
+}
 double kj_num_double(const struct knum *n);
 /* Microseconds text -> int64 ns, exact for decimal text; 0 or -1. */
 int kj_num_ns(const struct knum *n, int64_t *out);
@@ -281,9 +307,13 @@ uint32_t kev_thread(struct kparser *ps, struct kstr pid, struct kstr tid);
 /* kineto_top.c: the value of a top-level key other than traceEvents. */
 int ktop_value(struct kparser *ps, const char **pp, struct kstr key);
 
-/* kineto_pairs.c */
+/* kineto_pairs.c: queue one B/E event; move a later chunk's queue to the
+ * end of dst's; pair them all into model events (once, at the end). */
+int kbe_push(struct kparser *ps, const struct kbe *b, struct kstr pid, struct kstr tid,
+	     struct kstr name);
 int kbe_adopt(struct kparser *dst, struct kparser *src);
 int kbe_pair(struct kparser *ps);
+void kbe_release(struct kparser *ps);
 
 /* kineto_parallel.c: parses a plain (uncompressed) input of `size` bytes
  * with `nthreads` threads; the result lands in ps (already set up on a
@@ -294,7 +324,7 @@ int kpar_run(struct kparser *ps, const struct ksrc *proto, int64_t size, int nth
  * and the fuzzer: `window` 0 picks the default window size, `par_min` 0 the
  * default size (KP_PAR_MIN) from which a plain input is parsed in parallel. */
 int kineto_parse_source(struct ksrc *src, int64_t size, int plain, const char *name,
-			struct model *m, const struct kineto_opts *o, size_t window, int64_t par_min,
-			struct kprogress *prog, struct nns_err *err);
+			struct model *m, const struct kineto_opts *o, size_t window,
+			int64_t par_min, struct kprogress *prog, struct nns_err *err);
 
 #endif

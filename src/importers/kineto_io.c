@@ -16,9 +16,9 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#define GZ_IN ((size_t)1 << 20)   /* compressed bytes read at once */
-#define GZ_BLK ((size_t)1 << 20)  /* decompressed block handed to the parser */
-#define GZ_NBLK 4                 /* blocks in flight (thread mode) */
+#define GZ_IN ((size_t)256 << 10)  /* compressed bytes read at once */
+#define GZ_BLK ((size_t)512 << 10) /* decompressed block handed to the parser */
+#define GZ_NBLK 4		   /* blocks in flight (thread mode) */
 
 struct kgz {
 	z_stream z;
@@ -134,8 +134,9 @@ static int gz_fill(struct ksrc *s, struct kgz *g, char *dst, size_t cap, size_t 
 			continue;
 		if (zr == Z_MEM_ERROR)
 			return nns_err_set(err, NNS_ENOMEM, "%s: out of memory in zlib", s->name);
-		return nns_err_set(err, NNS_EFORMAT, "%s: corrupt gzip data near compressed byte %lld: %s",
-				   s->name, (long long)(s->pos - (int64_t)g->z.avail_in),
+		return nns_err_set(err, NNS_EFORMAT,
+				   "%s: corrupt gzip data near compressed byte %lld: %s", s->name,
+				   (long long)(s->pos - (int64_t)g->z.avail_in),
 				   g->z.msg ? g->z.msg : "inflate failed");
 	}
 	*got = cap - g->z.avail_out;

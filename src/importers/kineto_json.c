@@ -21,17 +21,20 @@
 #endif
 
 const unsigned char kj_ws_tab[256] = {
-	[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1,
+    [' '] = 1,
+    ['\t'] = 1,
+    ['\n'] = 1,
+    ['\r'] = 1,
 };
 
 /* Bytes that may follow a number or literal. */
 static const unsigned char delim_tab[256] = {
-	[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1, [','] = 1, [']'] = 1, ['}'] = 1, [':'] = 1,
+    [' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1, [','] = 1, [']'] = 1, ['}'] = 1, [':'] = 1,
 };
 
 /* Bytes the container skipper must look at. */
 static const unsigned char struct_tab[256] = {
-	['"'] = 1, ['{'] = 1, ['}'] = 1, ['['] = 1, [']'] = 1, [0] = 1,
+    ['"'] = 1, ['{'] = 1, ['}'] = 1, ['['] = 1, [']'] = 1, [0] = 1,
 };
 
 static int is_digit(char c)
@@ -110,7 +113,8 @@ static const char *scan_quote(const char *p, const char *end)
 
 	while (p < end) {
 		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-		int mask = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, b)));
+		int mask =
+		    _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, b)));
 		if (mask) {
 			p += __builtin_ctz((unsigned)mask);
 			return p < end ? p : NULL;
@@ -136,7 +140,8 @@ static int string_end(struct kparser *ps, const char *s, const char **close, int
 		q = scan_quote(q, ps->end);
 		if (!q) {
 			if ((size_t)(ps->end - s) > KP_STR_MAX)
-				return kp_fail(ps, s - 1, "string longer than %zu MiB", KP_STR_MAX >> 20);
+				return kp_fail(ps, s - 1, "string longer than %zu MiB",
+					       KP_STR_MAX >> 20);
 			return KP_NEED;
 		}
 		if (*q == '"')
@@ -221,19 +226,29 @@ static int unescape(struct kparser *ps, const char *s, const char *e, struct kst
 		c = s + 1 < e ? s[1] : '\\';
 		s += 2;
 		switch (c) {
-		case 'n': *o++ = '\n'; break;
-		case 't': *o++ = '\t'; break;
-		case 'r': *o++ = '\r'; break;
-		case 'b': *o++ = '\b'; break;
-		case 'f': *o++ = '\f'; break;
+		case 'n':
+			*o++ = '\n';
+			break;
+		case 't':
+			*o++ = '\t';
+			break;
+		case 'r':
+			*o++ = '\r';
+			break;
+		case 'b':
+			*o++ = '\b';
+			break;
+		case 'f':
+			*o++ = '\f';
+			break;
 		case 'u':
 			if (!hex4(s, e, &cp)) {
 				*o++ = '?';
 				break;
 			}
 			s += 4;
-			if (cp >= 0xD800 && cp < 0xDC00 && e - s >= 6 && s[0] == '\\' && s[1] == 'u' &&
-			    hex4(s + 2, e, &lo) && lo >= 0xDC00 && lo < 0xE000) {
+			if (cp >= 0xD800 && cp < 0xDC00 && e - s >= 6 && s[0] == '\\' &&
+			    s[1] == 'u' && hex4(s + 2, e, &lo) && lo >= 0xDC00 && lo < 0xE000) {
 				cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
 				s += 6;
 			} else if (cp >= 0xD800 && cp < 0xE000) {
@@ -241,7 +256,9 @@ static int unescape(struct kparser *ps, const char *s, const char *e, struct kst
 			}
 			o += utf8_put(o, cp);
 			break;
-		default: *o++ = c; break;
+		default:
+			*o++ = c;
+			break;
 		}
 	}
 	*o = '\0';
@@ -289,6 +306,8 @@ int kj_number(struct kparser *ps, const char **pp, struct knum *out)
 
 	out->neg = 0;
 	out->is_int = 1;
+	out->exp = 0;
+	out->dot = NULL;
 	if (*p == '-') {
 		out->neg = 1;
 		p++;
@@ -307,7 +326,7 @@ int kj_number(struct kparser *ps, const char **pp, struct knum *out)
 	}
 	if (*p == '.') {
 		out->is_int = 0;
-		p++;
+		out->dot = p++;
 		if (!is_digit(*p))
 			return kp_unexpected(ps, p, "expected a digit after '.' in number");
 		if ((r = digits_run(ps, s, &p)))
@@ -315,6 +334,7 @@ int kj_number(struct kparser *ps, const char **pp, struct knum *out)
 	}
 	if (*p == 'e' || *p == 'E') {
 		out->is_int = 0;
+		out->exp = 1;
 		p++;
 		if (*p == '+' || *p == '-')
 			p++;
@@ -336,8 +356,8 @@ int kj_number(struct kparser *ps, const char **pp, struct knum *out)
 }
 
 static const double pow10_tab[23] = {
-	1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
-	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+    1e0,  1e1,	1e2,  1e3,  1e4,  1e5,	1e6,  1e7,  1e8,  1e9,	1e10, 1e11,
+    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 };
 
 /* Decimal text -> double without strtod (which depends on the locale).
@@ -422,21 +442,21 @@ int kj_num_ns(const struct knum *n, int64_t *out)
 	const char *p = n->p, *e = n->p + n->n, *dot;
 	int64_t v;
 
-	if (n->ovf)
-		return -1;
-	if (!n->is_int && (memchr(p, 'e', n->n) || memchr(p, 'E', n->n))) {
+	if (n->exp) {
 		double d = text_double(p, e) * 1000.0;
 		if (!(d > -9.2e18 && d < 9.2e18))
 			return -1;
 		*out = (int64_t)llround(d);
 		return 0;
 	}
+	if (n->ovf)
+		return -1;
 	if (n->mag > (uint64_t)(INT64_MAX / 1000 - 1))
 		return -1;
 	v = (int64_t)n->mag * 1000;
-	dot = n->is_int ? NULL : memchr(p, '.', n->n);
+	dot = n->dot;
 	if (dot) {
-		static const int scale[3] = { 100, 10, 1 };
+		static const int scale[3] = {100, 10, 1};
 		int i;
 		dot++;
 		for (i = 0; i < 3 && dot < e && is_digit(*dot); i++, dot++)
@@ -502,7 +522,8 @@ static int skip_container(struct kparser *ps, const char **pp, int depth)
 		case '{':
 		case '[':
 			if (depth + d + 1 > KP_DEPTH_MAX)
-				return kp_fail(ps, p, "nesting deeper than %d levels", KP_DEPTH_MAX);
+				return kp_fail(ps, p, "nesting deeper than %d levels",
+					       KP_DEPTH_MAX);
 			if (*p == '{')
 				objbits |= (uint64_t)1 << d;
 			else
@@ -661,7 +682,7 @@ int kj_val_f64(const struct kval *v, double *out)
 
 /* ---- punctuation ------------------------------------------------------------- */
 
-int kj_colon(struct kparser *ps, const char **pp)
+int kj_colon_slow(struct kparser *ps, const char **pp)
 {
 	const char *p = kj_ws(*pp);
 
@@ -671,7 +692,7 @@ int kj_colon(struct kparser *ps, const char **pp)
 	return KP_OK;
 }
 
-int kj_next(struct kparser *ps, const char **pp, char close, const char *what, int *more)
+int kj_next_slow(struct kparser *ps, const char **pp, char close, const char *what, int *more)
 {
 	const char *p = kj_ws(*pp);
 	char msg[96];

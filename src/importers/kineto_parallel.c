@@ -108,12 +108,50 @@ static void reposition(struct kparser *ps, int64_t off, int stage, int64_t limit
 	ps->speculative = 0;
 }
 
+/* model_merge() applied to whole-file metadata and diagnostics: the
+ * earlier chunk's value wins, counters add up. Reapplied after the merge
+ * so the result does not depend on how model_merge moved things (it may
+ * adopt src wholesale when dst looks empty). */
+static int merge_meta(struct model *dst, const struct model *before, const char *backend,
+		      size_t backend_n, const struct model *src)
+{
+	struct model_diag d = before->diag;
+
+	d.events_skipped += src->diag.events_skipped;
+	d.bytes_read += src->diag.bytes_read;
+	d.truncated |= src->diag.truncated;
+	if (!d.first_problem[0])
+		memcpy(d.first_problem, src->diag.first_problem, sizeof(d.first_problem));
+	dst->diag = d;
+	dst->schema_version =
+	    before->schema_version >= 0 ? before->schema_version : src->schema_version;
+	dst->base_time_ns = before->base_time_ns ? before->base_time_ns : src->base_time_ns;
+	dst->is_lightning = before->is_lightning | src->is_lightning;
+	dst->dist_rank = before->dist_rank >= 0 ? before->dist_rank : src->dist_rank;
+	dst->dist_world_size =
+	    before->dist_world_size >= 0 ? before->dist_world_size : src->dist_world_size;
+	if (backend_n) {
+		dst->dist_backend = model_intern(dst, backend, backend_n);
+		if (dst->dist_backend == STRPOOL_NONE)
+			return NNS_ENOMEM;
+	}
+	return NNS_OK;
+}
+
 /* Accepts chunk w after the parser stopped right at its start. */
 static int adopt(struct kparser *ps, struct kwork *w)
 {
+	struct model *m = ps->m, before, src;
+	const char *backend = model_str(m, m->dist_backend); /* pool bytes never move */
+	size_t backend_n = strpool_len(&m->strings, m->dist_backend);
 	struct nns_err e;
-	int rc = model_merge(ps->m, &w->m, &e);
+	int rc;
 
+	memcpy(&before, m, sizeof(before));
+	memcpy(&src, &w->m, sizeof(src));
+	rc = model_merge(m, &w->m, &e);
+	if (!rc)
+		rc = merge_meta(m, &before, backend, backend_n, &src);
 	if (!rc)
 		rc = kbe_adopt(ps, &w->ps);
 	if (rc) {

@@ -21,8 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-int kp_init(struct kparser *ps, struct model *m, struct ksrc *src, const char *name,
-	    size_t window, struct kprogress *prog)
+int kp_init(struct kparser *ps, struct model *m, struct ksrc *src, const char *name, size_t window,
+	    struct kprogress *prog)
 {
 	memset(ps, 0, sizeof(*ps));
 	ps->m = m;
@@ -44,7 +44,7 @@ void kp_release(struct kparser *ps)
 	free(ps->buf);
 	free(ps->tmp);
 	karena_free(&ps->arena);
-	vec_free(&ps->be);
+	kbe_release(ps);
 	ps->buf = ps->tmp = NULL;
 }
 
@@ -84,7 +84,7 @@ int kp_fail(struct kparser *ps, const char *p, const char *fmt, ...)
 }
 
 static int fail_code(struct kparser *ps, const char *p, int code, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 static int fail_code(struct kparser *ps, const char *p, int code, const char *fmt, ...)
 {
 	va_list ap;
@@ -109,7 +109,8 @@ int kp_unexpected(struct kparser *ps, const char *p, const char *what)
 
 int kp_nomem(struct kparser *ps, const char *p)
 {
-	return fail_code(ps, p, NNS_ENOMEM, "out of memory (or over a size cap) while storing events");
+	return fail_code(ps, p, NNS_ENOMEM,
+			 "out of memory (or over a size cap) while storing events");
 }
 
 void kp_skipped(struct kparser *ps, const char *at, const char *why)
@@ -135,8 +136,8 @@ static int refill(struct kparser *ps)
 		size_t ncap = ps->cap * 2;
 		char *nb;
 		if (ps->cap >= KP_UNIT_MAX) {
-			fail_code(ps, ps->p, NNS_EFORMAT, "a single JSON value is larger than %zu MiB",
-				  KP_UNIT_MAX >> 20);
+			fail_code(ps, ps->p, NNS_EFORMAT,
+				  "a single JSON value is larger than %zu MiB", KP_UNIT_MAX >> 20);
 			return -1;
 		}
 		if (ncap > KP_UNIT_MAX)
@@ -185,14 +186,10 @@ static int refill(struct kparser *ps)
 static int truncated(struct kparser *ps)
 {
 	static const char *const where[] = {
-		[KS_TOP] = "before the document",
-		[KS_TOP_KEY] = "in the top-level object",
-		[KS_TOP_NEXT] = "in the top-level object",
-		[KS_EV_FIRST] = "inside traceEvents",
-		[KS_EV_ELEM] = "inside traceEvents",
-		[KS_EV_NEXT] = "inside traceEvents",
-		[KS_TAIL] = "after the document",
-		[KS_DONE] = "after the document",
+	    [KS_TOP] = "before the document",	       [KS_TOP_KEY] = "in the top-level object",
+	    [KS_TOP_NEXT] = "in the top-level object", [KS_EV_FIRST] = "inside traceEvents",
+	    [KS_EV_ELEM] = "inside traceEvents",       [KS_EV_NEXT] = "inside traceEvents",
+	    [KS_TAIL] = "after the document",	       [KS_DONE] = "after the document",
 	};
 	ps->err_code = NNS_ETRUNC;
 	ps->err_eof = 1;
@@ -277,8 +274,8 @@ static int step(struct kparser *ps, const char **pp)
 			ps->err_off = kp_off(ps, p);
 			snprintf(ps->err_msg, sizeof(ps->err_msg), "%s",
 				 ps->base + (int64_t)ps->len == 0
-					 ? "empty input: not a trace"
-					 : "no JSON document: the input holds only whitespace");
+				     ? "empty input: not a trace"
+				     : "no JSON document: the input holds only whitespace");
 			return KP_ERR;
 		}
 		return KP_NEED;
@@ -312,8 +309,7 @@ static int step(struct kparser *ps, const char **pp)
 		else if (*p == '}')
 			ps->stage = KS_TAIL;
 		else
-			return kp_unexpected(ps, p,
-					     "expected ',' or '}' after a top-level value");
+			return kp_unexpected(ps, p, "expected ',' or '}' after a top-level value");
 		*pp = p + 1;
 		return KP_OK;
 	case KS_EV_FIRST:

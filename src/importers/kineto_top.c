@@ -31,8 +31,8 @@ static int32_t clamp32(int64_t v)
 	return v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : (int32_t)v;
 }
 
-static int device_member(struct kparser *ps, const char **pp, struct model_device *d,
-			 struct kstr k, int *has_id)
+static int device_member(struct kparser *ps, const char **pp, struct model_device *d, struct kstr k,
+			 int *has_id)
 {
 	const int depth = TOP_DEPTH + 2;
 	int64_t x = 0;
@@ -108,10 +108,12 @@ static int device_props(struct kparser *ps, const char **pp)
 			}
 			while (dmore) {
 				if (*p != '"')
-					return kp_unexpected(ps, p, "expected a key string in a device");
+					return kp_unexpected(ps, p,
+							     "expected a key string in a device");
 				if ((r = kj_string(ps, &p, &key)) || (r = kj_colon(ps, &p)) ||
 				    (r = device_member(ps, &p, &d, key, &has_id)) ||
-				    (r = kj_next(ps, &p, '}', "in a deviceProperties entry", &dmore)))
+				    (r = kj_next(ps, &p, '}', "in a deviceProperties entry",
+						 &dmore)))
 					return r;
 			}
 			if (!has_id)

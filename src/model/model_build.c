@@ -27,14 +27,34 @@ int model_merge(struct model *dst, struct model *src, struct nns_err *err)
 	int rc = NNS_ENOMEM;
 
 	if (model_is_empty(dst) && !src->finalized) {
-		struct model t = *dst;
-		uint32_t worker = dst->worker, span = dst->span;
+		/* take src's arrays; dst's own metadata (it came first) wins */
+		struct model old = *dst;
 		*dst = *src;
-		*src = t; /* src gets dst's empty pool and tables */
-		if (worker)
-			dst->worker = worker;
-		if (span)
-			dst->span = span;
+		*src = old;
+		if (old.schema_version >= 0)
+			dst->schema_version = old.schema_version;
+		if (old.base_time_ns)
+			dst->base_time_ns = old.base_time_ns;
+		dst->is_lightning |= old.is_lightning;
+		if (old.dist_rank >= 0)
+			dst->dist_rank = old.dist_rank;
+		if (old.dist_world_size >= 0)
+			dst->dist_world_size = old.dist_world_size;
+		if (old.worker)
+			dst->worker = old.worker;
+		if (old.span)
+			dst->span = old.span;
+		/* string ids of an empty pool: only id 0 (""), so nothing else
+		 * of old refers to a string */
+		dst->diag.events_skipped += old.diag.events_skipped;
+		dst->diag.bytes_read += old.diag.bytes_read;
+		dst->diag.truncated |= old.diag.truncated;
+		if (old.diag.first_problem[0])
+			memcpy(dst->diag.first_problem, old.diag.first_problem,
+			       sizeof(dst->diag.first_problem));
+		src->diag.events_skipped = src->diag.bytes_read = 0;
+		src->diag.truncated = 0;
+		src->diag.first_problem[0] = '\0';
 		return NNS_OK;
 	}
 

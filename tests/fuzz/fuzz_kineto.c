@@ -53,7 +53,7 @@ static void same(const struct counts *a, const struct counts *b)
 static void parse_internal(const uint8_t *data, size_t size, size_t window, int threads,
 			   struct counts *c)
 {
-	struct kineto_opts o = { threads, 0 };
+	struct kineto_opts o = {threads, 0};
 	struct nns_err err;
 	struct model m;
 	struct ksrc src;
@@ -61,16 +61,17 @@ static void parse_internal(const uint8_t *data, size_t size, size_t window, int 
 	if (model_init(&m))
 		return;
 	ksrc_mem(&src, (const char *)data, size, 0, "fuzz.json");
-	count(c, kineto_parse_source(&src, (int64_t)size, 1, "fuzz.json", &m, &o, window, 1, NULL,
-				     &err),
-	      &m);
+	count(
+	    c,
+	    kineto_parse_source(&src, (int64_t)size, 1, "fuzz.json", &m, &o, window, 1, NULL, &err),
+	    &m);
 	ksrc_close(&src);
 	model_release(&m);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct kineto_opts o = { 1, 0 };
+	struct kineto_opts o = {1, 0};
 	struct counts a, b, c;
 	struct nns_err err;
 	struct model m;

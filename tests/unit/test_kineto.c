@@ -22,7 +22,7 @@
 
 static int load(struct model *m, const char *json, struct nns_err *err)
 {
-	struct kineto_opts o = { 1, 0 };
+	struct kineto_opts o = {1, 0};
 
 	assert_int_equal(model_init(m), NNS_OK);
 	return kineto_load_buffer(json, strlen(json), "test.json", m, &o, err);
@@ -47,8 +47,9 @@ static const struct model_event *must_find(const struct model *m, const char *na
 	return e;
 }
 
-#define X(cat, name) \
-	"{\"ph\":\"X\",\"cat\":\"" cat "\",\"name\":\"" name "\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":5}"
+#define X(cat, name)                                                                               \
+	"{\"ph\":\"X\",\"cat\":\"" cat "\",\"name\":\"" name                                       \
+	"\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":5}"
 
 static void test_categories(void **state)
 {
@@ -56,30 +57,28 @@ static void test_categories(void **state)
 		const char *name;
 		int kind;
 	} want[] = {
-		{ "a1", MK_CPU_OP },          { "a2", MK_CPU_OP },
-		{ "a3", MK_USER_ANNOTATION }, { "a4", MK_GPU_ANNOTATION },
-		{ "a5", MK_PYTHON },          { "a6", MK_PYTHON_FUNCTION },
-		{ "a7", MK_RUNTIME },         { "a8", MK_RUNTIME },
-		{ "a9", MK_RUNTIME },         { "a10", MK_RUNTIME },
-		{ "a11", MK_RUNTIME },        { "a12", MK_RUNTIME },
-		{ "a13", MK_DRIVER },         { "a14", MK_KERNEL },
-		{ "a15", MK_KERNEL },         { "a16", MK_MEMCPY },
-		{ "a17", MK_MEMCPY },         { "a18", MK_MEMSET },
-		{ "a19", MK_MEMSET },         { "a20", MK_TRACE },
-		{ "a21", MK_SYNC },           { "a22", MK_OTHER },
-		{ "a23", MK_OTHER },          { "a24", MK_RUNTIME },
+	    {"a1", MK_CPU_OP},	       {"a2", MK_CPU_OP},   {"a3", MK_USER_ANNOTATION},
+	    {"a4", MK_GPU_ANNOTATION}, {"a5", MK_PYTHON},   {"a6", MK_PYTHON_FUNCTION},
+	    {"a7", MK_RUNTIME},	       {"a8", MK_RUNTIME},  {"a9", MK_RUNTIME},
+	    {"a10", MK_RUNTIME},       {"a11", MK_RUNTIME}, {"a12", MK_RUNTIME},
+	    {"a13", MK_DRIVER},	       {"a14", MK_KERNEL},  {"a15", MK_KERNEL},
+	    {"a16", MK_MEMCPY},	       {"a17", MK_MEMCPY},  {"a18", MK_MEMSET},
+	    {"a19", MK_MEMSET},	       {"a20", MK_TRACE},   {"a21", MK_SYNC},
+	    {"a22", MK_OTHER},	       {"a23", MK_OTHER},   {"a24", MK_RUNTIME},
 	};
-	const char *json = "{\"traceEvents\":["
-		X("cpu_op", "a1") "," X("Operator", "a2") "," X("user_annotation", "a3") ","
-		X("gpu_user_annotation", "a4") "," X("python", "a5") "," X("python_function", "a6") ","
-		X("Runtime", "a7") "," X("cuda_runtime", "a8") "," X("mtia_runtime", "a9") ","
-		X("glow_runtime", "a10") "," X("xpu_runtime", "a11") "," X("privateuse1_runtime", "a12") ","
-		X("cuda_driver", "a13") "," X("Kernel", "a14") "," X("kernel", "a15") ","
-		X("Memcpy", "a16") "," X("gpu_memcpy", "a17") "," X("Memset", "a18") ","
-		X("gpu_memset", "a19") "," X("Trace", "a20") "," X("cuda_sync", "a21") ","
-		X("overhead", "a22") ","
-		"{\"ph\":\"X\",\"name\":\"a23\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":5}," X("CUDA_RUNTIME", "a24")
-		"]}";
+	const char *json =
+	    "{\"traceEvents\":[" X("cpu_op", "a1") "," X(
+		"Operator",
+		"a2") "," X("user_annotation",
+			    "a3") "," X("gpu_user_annotation",
+					"a4") "," X("python", "a5") "," X("python_function", "a6") "," X("Runtime", "a7") "," X("cuda_runtime", "a8") "," X("mtia_runtime", "a9") "," X("glow_runtime", "a10") "," X("xpu_runtime", "a11") "," X("privateuse1_runtime", "a12") "," X("cuda_driver",
+																																		     "a13") "," X("Kernel",
+																																				  "a14") "," X("kernel", "a15") "," X("Memcpy", "a16") "," X("gpu_memcpy", "a17") "," X("Memset", "a18") "," X("gpu_memset",
+																																																	       "a19") "," X("Trace",
+																																																			    "a20") "," X("cuda_sync",
+																																																					 "a21") "," X("overhead", "a22") ","
+																																																									 "{\"ph\":\"X\",\"name\":\"a23\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":5}," X("CUDA_RUNTIME",
+																																																																		     "a24") "]}";
 	struct model m;
 	struct nns_err err;
 	size_t i;
@@ -101,15 +100,17 @@ static void test_categories(void **state)
 
 static void test_timestamps(void **state)
 {
-	const char *json = "{\"traceEvents\":["
-		"{\"ph\":\"X\",\"name\":\"f\",\"ts\":88437691101.719,\"dur\":0.040,\"pid\":0,\"tid\":0},"
-		"{\"ph\":\"X\",\"name\":\"i\",\"ts\":1623142623460111,\"dur\":25,\"pid\":0,\"tid\":0},"
-		"{\"ph\":\"X\",\"name\":\"e\",\"ts\":1.5e3,\"dur\":2E-3,\"pid\":0,\"tid\":0},"
-		"{\"ph\":\"X\",\"name\":\"r\",\"ts\":1.00051,\"dur\":1.00049,\"pid\":0,\"tid\":0},"
-		"{\"ph\":\"X\",\"name\":\"n\",\"ts\":-2.5,\"dur\":-3,\"pid\":0,\"tid\":0},"
-		"{\"ph\":\"X\",\"name\":\"s\",\"ts\":\"77\",\"pid\":0,\"tid\":0},"
-		"{\"ph\":\"X\",\"name\":\"big\",\"ts\":9007199254740993.001,\"pid\":0,\"tid\":0}"
-		"]}";
+	const char *json =
+	    "{\"traceEvents\":["
+	    "{\"ph\":\"X\",\"name\":\"f\",\"ts\":88437691101.719,\"dur\":0.040,\"pid\":0,\"tid\":0}"
+	    ","
+	    "{\"ph\":\"X\",\"name\":\"i\",\"ts\":1623142623460111,\"dur\":25,\"pid\":0,\"tid\":0},"
+	    "{\"ph\":\"X\",\"name\":\"e\",\"ts\":1.5e3,\"dur\":2E-3,\"pid\":0,\"tid\":0},"
+	    "{\"ph\":\"X\",\"name\":\"r\",\"ts\":1.00051,\"dur\":1.00049,\"pid\":0,\"tid\":0},"
+	    "{\"ph\":\"X\",\"name\":\"n\",\"ts\":-2.5,\"dur\":-3,\"pid\":0,\"tid\":0},"
+	    "{\"ph\":\"X\",\"name\":\"s\",\"ts\":\"77\",\"pid\":0,\"tid\":0},"
+	    "{\"ph\":\"X\",\"name\":\"big\",\"ts\":9007199254740993.001,\"pid\":0,\"tid\":0}"
+	    "]}";
 	struct model m;
 	struct nns_err err;
 
@@ -133,16 +134,18 @@ static void test_timestamps(void **state)
 
 static void test_threads(void **state)
 {
-	const char *json = "{\"traceEvents\":["
-		"{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"pid\":25738,\"tid\":25738},"
-		"{\"ph\":\"X\",\"name\":\"b\",\"ts\":2,\"pid\":\"25738\",\"tid\":\"25738\"},"
-		"{\"ph\":\"X\",\"name\":\"c\",\"ts\":3,\"pid\":0,\"tid\":\"stream 7\"},"
-		"{\"ph\":\"X\",\"name\":\"d\",\"ts\":4,\"pid\":\"Traces\",\"tid\":\"PyTorch Profiler\"},"
-		"{\"ph\":\"X\",\"name\":\"e\",\"ts\":5},"
-		"{\"ph\":\"X\",\"name\":\"f\",\"ts\":6,\"pid\":-3,\"tid\":\"x\\\"y\"},"
-		"{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":25738,\"tid\":\"25738\","
-		"\"args\":{\"name\":\"thread 25738 (python)\"}}"
-		"]}";
+	const char *json =
+	    "{\"traceEvents\":["
+	    "{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"pid\":25738,\"tid\":25738},"
+	    "{\"ph\":\"X\",\"name\":\"b\",\"ts\":2,\"pid\":\"25738\",\"tid\":\"25738\"},"
+	    "{\"ph\":\"X\",\"name\":\"c\",\"ts\":3,\"pid\":0,\"tid\":\"stream 7\"},"
+	    "{\"ph\":\"X\",\"name\":\"d\",\"ts\":4,\"pid\":\"Traces\",\"tid\":\"PyTorch "
+	    "Profiler\"},"
+	    "{\"ph\":\"X\",\"name\":\"e\",\"ts\":5},"
+	    "{\"ph\":\"X\",\"name\":\"f\",\"ts\":6,\"pid\":-3,\"tid\":\"x\\\"y\"},"
+	    "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":25738,\"tid\":\"25738\","
+	    "\"args\":{\"name\":\"thread 25738 (python)\"}}"
+	    "]}";
 	struct model m;
 	struct nns_err err;
 	const struct model_thread *t;
@@ -168,20 +171,22 @@ static void test_threads(void **state)
 
 static void test_host_args(void **state)
 {
-	const char *json = "{\"traceEvents\":["
-		"{\"ph\":\"X\",\"cat\":\"Operator\",\"name\":\"aten::to\",\"pid\":1,\"tid\":\"1\","
-		"\"ts\":200,\"dur\":60,\"args\":{\"Input Dims\":[[2,8,5],[],[ ] ,[[1, 2],[3]]],"
-		"\"Input type\":[\"float\",\"Int\",\"\",\"it's\"],\"External id\":3,"
-		"\"Call stack\":\"a.py(1): f;b.py(2): g\",\"Sequence number\":7,"
-		"\"Fwd thread id\":1,\"Trace iteration\": 0 ,\"Device\": 25738}},"
-		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"mod\",\"pid\":1,\"tid\":1,\"ts\":1,"
-		"\"args\":{\"Python id\":4,\"Python parent id\":2,\"Python module id\":9,"
-		"\"Input dims\":[]}},"
-		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"plain\",\"pid\":1,\"tid\":1,\"ts\":2,"
-		"\"args\":{\"External id\":5,\"Record function id\":0}},"
-		"{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ua\",\"pid\":1,\"tid\":1,\"ts\":3,"
-		"\"args\":{\"Input Dims\":[[1.5, -0, true, null, NaN]]}}"
-		"]}";
+	const char *json =
+	    "{\"traceEvents\":["
+	    "{\"ph\":\"X\",\"cat\":\"Operator\",\"name\":\"aten::to\",\"pid\":1,\"tid\":\"1\","
+	    "\"ts\":200,\"dur\":60,\"args\":{\"Input Dims\":[[2,8,5],[],[ ] ,[[1, 2],[3]]],"
+	    "\"Input type\":[\"float\",\"Int\",\"\",\"it's\"],\"External id\":3,"
+	    "\"Call stack\":\"a.py(1): f;b.py(2): g\",\"Sequence number\":7,"
+	    "\"Fwd thread id\":1,\"Trace iteration\": 0 ,\"Device\": 25738}},"
+	    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"mod\",\"pid\":1,\"tid\":1,\"ts\":1,"
+	    "\"args\":{\"Python id\":4,\"Python parent id\":2,\"Python module id\":9,"
+	    "\"Input dims\":[]}},"
+	    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"plain\",\"pid\":1,\"tid\":1,\"ts\":2,"
+	    "\"args\":{\"External id\":5,\"Record function id\":0}},"
+	    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ua\",\"pid\":1,\"tid\":1,\"ts\":"
+	    "3,"
+	    "\"args\":{\"Input Dims\":[[1.5, -0, true, null, NaN]]}}"
+	    "]}";
 	struct model m;
 	struct nns_err err;
 	const struct model_event *e;
@@ -224,20 +229,21 @@ static void test_host_args(void **state)
 
 static void test_device_args(void **state)
 {
-	const char *json = "{\"traceEvents\":["
-		"{\"ph\":\"X\",\"cat\":\"Kernel\",\"name\":\"k\",\"pid\":0,\"tid\":\"stream 7\","
-		"\"ts\":1623142623531625,\"dur\":2,\"args\":{\"queued\":0,\"device\":0,\"context\":1,"
-		"\"stream\":7,\"correlation\":34441,\"external id\":544,\"registers per thread\":38,"
-		"\"shared memory\":16384,\"blocks per SM\":0.625,\"warps per SM\":5.0,"
-		"\"grid\":[50,1,1],\"block\":[256, 1, 1],\"est. achieved occupancy %\":8}},"
-		"{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD\",\"pid\":0,\"tid\":7,"
-		"\"ts\":5,\"dur\":1,\"args\":{\"device\":1,\"stream\":7,\"correlation\":9,"
-		"\"bytes\":19267584,\"memory bandwidth (GB/s)\":9.9}},"
-		"{\"ph\":\"X\",\"cat\":\"Memset\",\"name\":\"ms\",\"pid\":0,\"tid\":7,\"ts\":6},"
-		"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
-		"\"tid\":1,\"ts\":1623142623531600,\"dur\":10,\"args\":{\"correlation\":34441,"
-		"\"External id\":544,\"device\":3}}"
-		"]}";
+	const char *json =
+	    "{\"traceEvents\":["
+	    "{\"ph\":\"X\",\"cat\":\"Kernel\",\"name\":\"k\",\"pid\":0,\"tid\":\"stream 7\","
+	    "\"ts\":1623142623531625,\"dur\":2,\"args\":{\"queued\":0,\"device\":0,\"context\":1,"
+	    "\"stream\":7,\"correlation\":34441,\"external id\":544,\"registers per thread\":38,"
+	    "\"shared memory\":16384,\"blocks per SM\":0.625,\"warps per SM\":5.0,"
+	    "\"grid\":[50,1,1],\"block\":[256, 1, 1],\"est. achieved occupancy %\":8}},"
+	    "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD\",\"pid\":0,\"tid\":7,"
+	    "\"ts\":5,\"dur\":1,\"args\":{\"device\":1,\"stream\":7,\"correlation\":9,"
+	    "\"bytes\":19267584,\"memory bandwidth (GB/s)\":9.9}},"
+	    "{\"ph\":\"X\",\"cat\":\"Memset\",\"name\":\"ms\",\"pid\":0,\"tid\":7,\"ts\":6},"
+	    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
+	    "\"tid\":1,\"ts\":1623142623531600,\"dur\":10,\"args\":{\"correlation\":34441,"
+	    "\"External id\":544,\"device\":3}}"
+	    "]}";
 	struct model m;
 	struct nns_err err;
 	const struct model_event *e;
@@ -286,22 +292,25 @@ static void test_device_args(void **state)
 
 static void test_memory_flow_counter(void **state)
 {
-	const char *json = "{\"traceEvents\":["
-		"{\"ph\":\"i\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":5,"
-		"\"args\":{\"Device Type\":0,\"Device Id\":-1,\"Bytes\":4}},"
-		"{\"ph\":\"i\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":6,"
-		"\"args\":{\"Device Type\":1,\"Device Id\":0,\"Addr\":94192371204096,\"Bytes\":-512,"
-		"\"Total Allocated\":1024,\"Total Reserved\":2097152}},"
-		"{\"ph\":\"i\",\"name\":\"Record Window End\",\"s\":\"g\",\"pid\":\"\",\"tid\":\"\","
-		"\"ts\":999999999999},"
-		"{\"ph\":\"s\",\"id\":34417,\"pid\":1,\"tid\":1,\"ts\":7,\"cat\":\"async\",\"name\":\"launch\"},"
-		"{\"ph\":\"f\",\"id\":1,\"pid\":0,\"tid\":1,\"ts\":8.5,\"cat\":\"ac2g\",\"bp\":\"e\"},"
-		"{\"ph\":\"s\",\"bind_id\":3,\"pid\":1,\"tid\":1,\"ts\":9,\"cat\":\"fwdbwd\"},"
-		"{\"ph\":\"t\",\"id\":\"0x10\",\"pid\":1,\"tid\":1,\"ts\":9,\"cat\":\"fwdbwd\"},"
-		"{\"ph\":\"C\",\"name\":\"GPU 0 Util\",\"pid\":0,\"ts\":10,\"args\":{\"util\":0.5}},"
-		"{\"ph\":\"C\",\"name\":\"mem\",\"pid\":0,\"ts\":11,\"args\":{\"a\":1,\"b\":2,\"s\":\"x\"}},"
-		"{\"name\":\"ctr\",\"args\":{\"v\":3},\"ph\":\"C\",\"ts\":12}"
-		"]}";
+	const char *json =
+	    "{\"traceEvents\":["
+	    "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":5,"
+	    "\"args\":{\"Device Type\":0,\"Device Id\":-1,\"Bytes\":4}},"
+	    "{\"ph\":\"i\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":6,"
+	    "\"args\":{\"Device Type\":1,\"Device Id\":0,\"Addr\":94192371204096,\"Bytes\":-512,"
+	    "\"Total Allocated\":1024,\"Total Reserved\":2097152}},"
+	    "{\"ph\":\"i\",\"name\":\"Record Window End\",\"s\":\"g\",\"pid\":\"\",\"tid\":\"\","
+	    "\"ts\":999999999999},"
+	    "{\"ph\":\"s\",\"id\":34417,\"pid\":1,\"tid\":1,\"ts\":7,\"cat\":\"async\",\"name\":"
+	    "\"launch\"},"
+	    "{\"ph\":\"f\",\"id\":1,\"pid\":0,\"tid\":1,\"ts\":8.5,\"cat\":\"ac2g\",\"bp\":\"e\"},"
+	    "{\"ph\":\"s\",\"bind_id\":3,\"pid\":1,\"tid\":1,\"ts\":9,\"cat\":\"fwdbwd\"},"
+	    "{\"ph\":\"t\",\"id\":\"0x10\",\"pid\":1,\"tid\":1,\"ts\":9,\"cat\":\"fwdbwd\"},"
+	    "{\"ph\":\"C\",\"name\":\"GPU 0 Util\",\"pid\":0,\"ts\":10,\"args\":{\"util\":0.5}},"
+	    "{\"ph\":\"C\",\"name\":\"mem\",\"pid\":0,\"ts\":11,\"args\":{\"a\":1,\"b\":2,\"s\":"
+	    "\"x\"}},"
+	    "{\"name\":\"ctr\",\"args\":{\"v\":3},\"ph\":\"C\",\"ts\":12}"
+	    "]}";
 	struct model m;
 	struct nns_err err;
 	const struct model_mem *r;
@@ -323,7 +332,7 @@ static void test_memory_flow_counter(void **state)
 	assert_int_equal(r->total_reserved, 2097152);
 	assert_int_equal(r->device_type, 1);
 	assert_int_equal(r->flags, MODEL_MEM_HAS_ADDR | MODEL_MEM_HAS_TOTAL_ALLOC |
-					   MODEL_MEM_HAS_TOTAL_RESERVED);
+				       MODEL_MEM_HAS_TOTAL_RESERVED);
 
 	assert_int_equal(m.flows.n, 4);
 	assert_int_equal(m.flows.v[0].kind, MF_OTHER);
@@ -349,20 +358,23 @@ static void test_memory_flow_counter(void **state)
 
 static void test_top_level(void **state)
 {
-	const char *json = "{\"schemaVersion\": 1, \"Framework\": \"pytorch-lightning\","
-		"\"displayTimeUnit\": \"ms\", \"baseTimeNanoseconds\": 1775078550000000000,"
-		"\"weird\": {\"a\": [1, {\"b\": \"]}\"}]},"
-		"\"deviceProperties\": [{\"id\": 0, \"name\": \"Tesla V100-DGXS-32GB\","
-		"\"totalGlobalMem\": 34084028416, \"computeMajor\": 7, \"computeMinor\": 0,"
-		"\"maxThreadsPerBlock\": 1024, \"maxThreadsPerMultiprocessor\": 2048,"
-		"\"regsPerBlock\": 65536, \"regsPerMultiprocessor\": 65536, \"warpSize\": 32,"
-		"\"sharedMemPerBlock\": 49152, \"sharedMemPerMultiprocessor\": 98304,"
-		"\"numSms\": 80}, {\"id\": 3, \"name\": \"H100\", \"numSms\": 132\n,"
-		"\"computeMajor\": 9}],"
-		"\"traceEvents\": [" X("cpu_op", "op") "],"
-		"\"distributedInfo\": {\"backend\": \"nccl\", \"rank\": 1, \"world_size\": 4,"
-		"\"pg_config\": [{\"x\": 1}]},"
-		"\"traceName\": \"/tmp/x.json\"}";
+	const char *json =
+	    "{\"schemaVersion\": 1, \"Framework\": \"pytorch-lightning\","
+	    "\"displayTimeUnit\": \"ms\", \"baseTimeNanoseconds\": 1775078550000000000,"
+	    "\"weird\": {\"a\": [1, {\"b\": \"]}\"}]},"
+	    "\"deviceProperties\": [{\"id\": 0, \"name\": \"Tesla V100-DGXS-32GB\","
+	    "\"totalGlobalMem\": 34084028416, \"computeMajor\": 7, \"computeMinor\": 0,"
+	    "\"maxThreadsPerBlock\": 1024, \"maxThreadsPerMultiprocessor\": 2048,"
+	    "\"regsPerBlock\": 65536, \"regsPerMultiprocessor\": 65536, \"warpSize\": 32,"
+	    "\"sharedMemPerBlock\": 49152, \"sharedMemPerMultiprocessor\": 98304,"
+	    "\"numSms\": 80}, {\"id\": 3, \"name\": \"H100\", \"numSms\": 132\n,"
+	    "\"computeMajor\": 9}],"
+	    "\"traceEvents\": [" X(
+		"cpu_op",
+		"op") "],"
+		      "\"distributedInfo\": {\"backend\": \"nccl\", \"rank\": 1, \"world_size\": 4,"
+		      "\"pg_config\": [{\"x\": 1}]},"
+		      "\"traceName\": \"/tmp/x.json\"}";
 	struct model m;
 	struct nns_err err;
 	const struct model_device *d;
@@ -398,18 +410,21 @@ static void test_top_level(void **state)
 
 static void test_bare_array_and_quirks(void **state)
 {
-	const char *json = "\xEF\xBB\xBF[" X("Kernel", "k") ",\n"
-		"{\"ph\":\"X\",\"cat\":\"Operator\",\"name\":\"q\",\"pid\":1,\"tid\":1,\"ts\":3,"
-		"\"args\":{\"Trace iteration\": 0 , \"x\": N/A, \"y\": NaN, \"z\": -Infinity,"
-		"\"w\": Infinity,},},\n"
-		"{\"ph\":\"B\",\"name\":\"outer\",\"cat\":\"user_annotation\",\"pid\":2,\"tid\":2,\"ts\":1},"
-		"{\"ph\":\"B\",\"name\":\"inner\",\"pid\":2,\"tid\":2,\"ts\":2},"
-		"{\"ph\":\"E\",\"pid\":2,\"tid\":2,\"ts\":4},"
-		"{\"ph\":\"E\",\"pid\":2,\"tid\":2,\"ts\":9},"
-		"{\"ph\":\"E\",\"pid\":2,\"tid\":2,\"ts\":10},"
-		"{\"ph\":\"X\",\"name\":\"nots\",\"pid\":1,\"tid\":1},"
-		"{\"name\":\"noph\"}, 42,"
-		"]  \n";
+	const char *json = "\xEF\xBB\xBF[" X(
+	    "Kernel",
+	    "k") ",\n"
+		 "{\"ph\":\"X\",\"cat\":\"Operator\",\"name\":\"q\",\"pid\":1,\"tid\":1,\"ts\":3,"
+		 "\"args\":{\"Trace iteration\": 0 , \"x\": N/A, \"y\": NaN, \"z\": -Infinity,"
+		 "\"w\": Infinity,},},\n"
+		 "{\"ph\":\"B\",\"name\":\"outer\",\"cat\":\"user_annotation\",\"pid\":2,\"tid\":2,"
+		 "\"ts\":1},"
+		 "{\"ph\":\"B\",\"name\":\"inner\",\"pid\":2,\"tid\":2,\"ts\":2},"
+		 "{\"ph\":\"E\",\"pid\":2,\"tid\":2,\"ts\":4},"
+		 "{\"ph\":\"E\",\"pid\":2,\"tid\":2,\"ts\":9},"
+		 "{\"ph\":\"E\",\"pid\":2,\"tid\":2,\"ts\":10},"
+		 "{\"ph\":\"X\",\"name\":\"nots\",\"pid\":1,\"tid\":1},"
+		 "{\"name\":\"noph\"}, 42,"
+		 "]  \n";
 	struct model m;
 	struct nns_err err;
 	const struct model_event *e;
@@ -435,9 +450,10 @@ static void test_bare_array_and_quirks(void **state)
 
 static void test_escapes(void **state)
 {
-	const char *json = "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\\\"b\\\\c\\/d\\n\\u00e9\\ud83d\\ude00\","
-		"\"ts\":1,\"pid\":1,\"tid\":1,\"args\":{\"Input type\":[\"a'b\\\"c\", \"\\t\\u0001\"],"
-		"\"Call stack\":\"x\\u0000y\"}}]}";
+	const char *json =
+	    "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\\\"b\\\\c\\/d\\n\\u00e9\\ud83d\\ude00\","
+	    "\"ts\":1,\"pid\":1,\"tid\":1,\"args\":{\"Input type\":[\"a'b\\\"c\", \"\\t\\u0001\"],"
+	    "\"Call stack\":\"x\\u0000y\"}}]}";
 	struct model m;
 	struct nns_err err;
 	const struct model_op_args *a;
@@ -445,7 +461,8 @@ static void test_escapes(void **state)
 	(void)state;
 	assert_int_equal(load(&m, json, &err), NNS_OK);
 	assert_int_equal(m.events.n, 1);
-	assert_string_equal(model_str(&m, m.events.v[0].name), "a\"b\\c/d\n\xc3\xa9\xf0\x9f\x98\x80");
+	assert_string_equal(model_str(&m, m.events.v[0].name),
+			    "a\"b\\c/d\n\xc3\xa9\xf0\x9f\x98\x80");
 	a = &m.op_args.v[m.events.v[0].extra];
 	assert_string_equal(model_str(&m, a->input_type), "['a\\'b\"c', '\\t\\x01']");
 	assert_int_equal(strpool_len(&m.strings, a->call_stack), 3);
@@ -456,10 +473,10 @@ static void test_real_sample(void **state)
 {
 	const char *shared = getenv("NNS_SHARED");
 	char path[1024];
-	struct kineto_opts o = { 0, 0 };
+	struct kineto_opts o = {0, 0};
 	struct model m;
 	struct nns_err err;
-	size_t cnt[MK__COUNT] = { 0 }, i;
+	size_t cnt[MK__COUNT] = {0}, i;
 
 	(void)state;
 	snprintf(path, sizeof(path),
@@ -493,16 +510,11 @@ static void test_real_sample(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_categories),
-		cmocka_unit_test(test_timestamps),
-		cmocka_unit_test(test_threads),
-		cmocka_unit_test(test_host_args),
-		cmocka_unit_test(test_device_args),
-		cmocka_unit_test(test_memory_flow_counter),
-		cmocka_unit_test(test_top_level),
-		cmocka_unit_test(test_bare_array_and_quirks),
-		cmocka_unit_test(test_escapes),
-		cmocka_unit_test(test_real_sample),
+	    cmocka_unit_test(test_categories),	cmocka_unit_test(test_timestamps),
+	    cmocka_unit_test(test_threads),	cmocka_unit_test(test_host_args),
+	    cmocka_unit_test(test_device_args), cmocka_unit_test(test_memory_flow_counter),
+	    cmocka_unit_test(test_top_level),	cmocka_unit_test(test_bare_array_and_quirks),
+	    cmocka_unit_test(test_escapes),	cmocka_unit_test(test_real_sample),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

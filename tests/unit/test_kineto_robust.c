@@ -71,45 +71,59 @@ static void gen_trace(struct buf *b, size_t target, uint64_t seed)
 			bput(b, ",\n  ");
 		switch (r % 7) {
 		case 0:
-			bput(b, "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op}, {\\\"x\\\" %u\", "
-				"\"pid\": 1, \"tid\": %u, \"ts\": %u.%03u, \"dur\": %u.%03u, \"args\": "
-				"{\"External id\": %u, \"Input Dims\": [[%u, 3], []], \"Call stack\": "
-				"\"f}, {(%u)\", \"list\": [{\"a\": 1}, {\"b\": \"}, {\\\"\"}]}}",
-				r % 13, r % 3, ts, us, r % 50, us, i, r % 17, r % 11);
+			bput(
+			    b,
+			    "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op}, {\\\"x\\\" "
+			    "%u\", "
+			    "\"pid\": 1, \"tid\": %u, \"ts\": %u.%03u, \"dur\": %u.%03u, \"args\": "
+			    "{\"External id\": %u, \"Input Dims\": [[%u, 3], []], \"Call stack\": "
+			    "\"f}, {(%u)\", \"list\": [{\"a\": 1}, {\"b\": \"}, {\\\"\"}]}}",
+			    r % 13, r % 3, ts, us, r % 50, us, i, r % 17, r % 11);
 			break;
 		case 1:
-			bput(b, "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k%u\",\"pid\":0,\"tid\":"
-				"\"stream 7\",\"ts\":%u.%03u,\"dur\":%u,\"args\":{\"device\":0,\"stream\":7,"
-				"\"correlation\":%u,\"grid\":[%u,1,1],\"block\":[128,1,1],"
-				"\"registers per thread\":%u,\"est. achieved occupancy %%\":%u.5}}",
-				r % 29, ts, us, r % 9, i, r % 64, r % 255, r % 100);
+			bput(b,
+			     "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k%u\",\"pid\":0,\"tid\":"
+			     "\"stream "
+			     "7\",\"ts\":%u.%03u,\"dur\":%u,\"args\":{\"device\":0,\"stream\":7,"
+			     "\"correlation\":%u,\"grid\":[%u,1,1],\"block\":[128,1,1],"
+			     "\"registers per thread\":%u,\"est. achieved occupancy %%\":%u.5}}",
+			     r % 29, ts, us, r % 9, i, r % 64, r % 255, r % 100);
 			break;
 		case 2:
-			bput(b, "{\"ph\": \"i\", \"s\": \"t\", \"name\": \"[memory]\", \"pid\": 1, "
-				"\"tid\": 1, \"ts\": %u, \"args\": {\"Device Type\": 1, \"Device Id\": 0, "
-				"\"Bytes\": %d}}",
-				ts, (int)(r % 4096) - 2048);
+			bput(b,
+			     "{\"ph\": \"i\", \"s\": \"t\", \"name\": \"[memory]\", \"pid\": 1, "
+			     "\"tid\": 1, \"ts\": %u, \"args\": {\"Device Type\": 1, \"Device "
+			     "Id\": 0, "
+			     "\"Bytes\": %d}}",
+			     ts, (int)(r % 4096) - 2048);
 			break;
 		case 3:
-			bput(b, "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"tricky}, {\", "
-				"\"pid\": 1, \"tid\": 1, \"ts\": %u, \"dur\": %u}",
-				ts, r % 1000);
+			bput(b,
+			     "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"tricky}, "
+			     "{\", "
+			     "\"pid\": 1, \"tid\": 1, \"ts\": %u, \"dur\": %u}",
+			     ts, r % 1000);
 			break;
 		case 4:
-			bput(b, "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"rt \\\\\\\\\\\" }, "
-				"{\\\" %u\", \"pid\": 1, \"tid\": 1, \"ts\": %u, \"dur\": 1, \"args\": "
-				"{\"correlation\": %u}}",
-				r % 7, ts, i - 1);
+			bput(
+			    b,
+			    "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"rt "
+			    "\\\\\\\\\\\" }, "
+			    "{\\\" %u\", \"pid\": 1, \"tid\": 1, \"ts\": %u, \"dur\": 1, \"args\": "
+			    "{\"correlation\": %u}}",
+			    r % 7, ts, i - 1);
 			break;
 		case 5:
-			bput(b, "{\"ph\": \"%c\", \"id\": %u, \"pid\": 1, \"tid\": 1, \"ts\": %u, "
-				"\"cat\": \"%s\", \"name\": \"x\"}",
-				r & 8 ? 's' : 'f', r % 100, ts, r & 16 ? "fwdbwd" : "ac2g");
+			bput(b,
+			     "{\"ph\": \"%c\", \"id\": %u, \"pid\": 1, \"tid\": 1, \"ts\": %u, "
+			     "\"cat\": \"%s\", \"name\": \"x\"}",
+			     r & 8 ? 's' : 'f', r % 100, ts, r & 16 ? "fwdbwd" : "ac2g");
 			break;
 		default:
-			bput(b, "{\"ph\": \"X\", \"name\": \"pad %u\", \"pid\": \"p\", \"tid\": %u, "
-				"\"ts\": %u, \"args\": {\"blob\": \"%0*u\"}}",
-				r % 5, r % 2, ts, (int)(r % 3000), 7);
+			bput(b,
+			     "{\"ph\": \"X\", \"name\": \"pad %u\", \"pid\": \"p\", \"tid\": %u, "
+			     "\"ts\": %u, \"args\": {\"blob\": \"%0*u\"}}",
+			     r % 5, r % 2, ts, (int)(r % 3000), 7);
 			break;
 		}
 		i++;
@@ -190,23 +204,24 @@ static void assert_same_model(const struct model *a, const struct model *b)
 
 static int load_buf(struct model *m, const char *p, size_t n, int threads, struct nns_err *err)
 {
-	struct kineto_opts o = { threads, 0 };
+	struct kineto_opts o = {threads, 0};
 
 	assert_int_equal(model_init(m), NNS_OK);
 	return kineto_load_buffer(p, n, "gen.json", m, &o, err);
 }
 
-/* Parses with a given window size (internal entry point). */
-static int load_window(struct model *m, const char *p, size_t n, size_t window,
+/* Parses with a given window size and thread count, splitting even small
+ * inputs between the threads (internal entry point). */
+static int load_window(struct model *m, const char *p, size_t n, size_t window, int threads,
 		       struct nns_err *err)
 {
-	struct kineto_opts o = { 1, 0 };
+	struct kineto_opts o = {threads, 0};
 	struct ksrc src;
 	int rc;
 
 	assert_int_equal(model_init(m), NNS_OK);
 	ksrc_mem(&src, p, n, 0, "win.json");
-	rc = kineto_parse_source(&src, (int64_t)n, 1, "win.json", m, &o, window, 0, NULL, err);
+	rc = kineto_parse_source(&src, (int64_t)n, 1, "win.json", m, &o, window, 1, NULL, err);
 	ksrc_close(&src);
 	return rc;
 }
@@ -256,10 +271,10 @@ static unsigned char *gzip_mem(const char *p, size_t n, size_t *out_n)
 
 static void test_parallel_equals_serial(void **state)
 {
-	struct buf b = { 0 };
+	struct buf b = {0};
 	struct model ser, par;
 	struct nns_err err;
-	static const int threads[] = { 2, 3, 5, 8 };
+	static const int threads[] = {2, 3, 5, 8};
 	uint64_t seed;
 	size_t i;
 
@@ -283,10 +298,10 @@ static void test_parallel_equals_serial(void **state)
 
 static void test_parallel_file_and_damage(void **state)
 {
-	struct buf b = { 0 };
+	struct buf b = {0};
 	struct model ser, par;
 	struct nns_err err, err2;
-	struct kineto_opts o = { 4, 0 };
+	struct kineto_opts o = {4, 0};
 	char *path;
 	size_t cut;
 
@@ -328,17 +343,21 @@ static void test_parallel_file_and_damage(void **state)
 
 static void test_small_windows(void **state)
 {
-	struct buf b = { 0 };
+	struct buf b = {0};
 	struct model ref, m;
 	struct nns_err err;
-	static const size_t wins[] = { 64, 65, 100, 257, 1000, 4096 };
+	static const size_t wins[] = {64, 65, 100, 257, 1000, 4096};
 	size_t i;
 
 	(void)state;
 	gen_trace(&b, 200000, 3);
 	assert_int_equal(load_buf(&ref, b.p, b.n, 1, &err), NNS_OK);
 	for (i = 0; i < sizeof(wins) / sizeof(wins[0]); i++) {
-		assert_int_equal(load_window(&m, b.p, b.n, wins[i], &err), NNS_OK);
+		assert_int_equal(load_window(&m, b.p, b.n, wins[i], 1, &err), NNS_OK);
+		assert_same_model(&ref, &m);
+		model_release(&m);
+		/* and split between threads, each with the small window */
+		assert_int_equal(load_window(&m, b.p, b.n, wins[i], 2 + (int)i, &err), NNS_OK);
 		assert_same_model(&ref, &m);
 		model_release(&m);
 	}
@@ -346,12 +365,46 @@ static void test_small_windows(void **state)
 	free(b.p);
 }
 
+/* The first chunk holds only metadata, a no-op event and a "B" whose "E" is
+ * in the next chunk: nothing of it may be lost when the chunks are joined. */
+static void test_parallel_metadata_chunk(void **state)
+{
+	struct buf b = {0};
+	struct model m;
+	struct nns_err err;
+	const struct model_event *e;
+	int i;
+
+	(void)state;
+	bput(&b, "{\"schemaVersion\": 3, \"baseTimeNanoseconds\": 5, \"Framework\": "
+		 "\"pytorch-lightning\", \"distributedInfo\": {\"rank\": 2}, "
+		 "\"traceEvents\": [{\"ph\": \"M\", \"name\": \"process_name\"}, "
+		 "{\"ph\": \"X\", \"name\": \"bad\"}, "
+		 "{\"ph\": \"B\", \"name\": \"r\", \"pid\": 1, \"tid\": 1, \"ts\": 1, "
+		 "\"args\": {\"pad\": \"");
+	for (i = 0; i < 2000; i++)
+		bput(&b, "x");
+	bput(&b, "\"}}, {\"ph\": \"E\", \"pid\": 1, \"tid\": 1, \"ts\": 5}]}");
+	assert_int_equal(load_window(&m, b.p, b.n, 0, 2, &err), NNS_OK);
+	assert_int_equal(m.schema_version, 3);
+	assert_int_equal(m.base_time_ns, 5);
+	assert_int_equal(m.is_lightning, 1);
+	assert_int_equal(m.dist_rank, 2);
+	assert_int_equal(m.diag.events_skipped, 1);
+	assert_int_equal(m.events.n, 1);
+	e = &m.events.v[0];
+	assert_string_equal(model_str(&m, e->name), "r");
+	assert_int_equal(e->dur, 4000);
+	model_release(&m);
+	free(b.p);
+}
+
 static void test_gzip(void **state)
 {
-	struct buf b = { 0 };
+	struct buf b = {0};
 	struct model ref, m;
 	struct nns_err err;
-	struct kineto_opts o = { 0, 0 };
+	struct kineto_opts o = {0, 0};
 	unsigned char *gz, *gz2, *two;
 	size_t gzn, gz2n, half;
 	char *path;
@@ -416,11 +469,12 @@ static void test_gzip(void **state)
 
 static void test_truncated(void **state)
 {
-	const char *json = "{\"traceEvents\": [\n"
-		"{\"ph\": \"X\", \"name\": \"a\", \"ts\": 1, \"dur\": 1, \"pid\": 1, \"tid\": 1},\n"
-		"{\"ph\": \"X\", \"name\": \"b\", \"ts\": 2, \"dur\": 1, \"pid\": 1, \"tid\": 1},\n"
-		"{\"ph\": \"X\", \"name\": \"c\", \"ts\": 3, \"dur\": 1, \"pid\": 1, \"tid\": 1}\n"
-		"]}";
+	const char *json =
+	    "{\"traceEvents\": [\n"
+	    "{\"ph\": \"X\", \"name\": \"a\", \"ts\": 1, \"dur\": 1, \"pid\": 1, \"tid\": 1},\n"
+	    "{\"ph\": \"X\", \"name\": \"b\", \"ts\": 2, \"dur\": 1, \"pid\": 1, \"tid\": 1},\n"
+	    "{\"ph\": \"X\", \"name\": \"c\", \"ts\": 3, \"dur\": 1, \"pid\": 1, \"tid\": 1}\n"
+	    "]}";
 	size_t n = strlen(json), cut, last = 0;
 	struct model m;
 	struct nns_err err;
@@ -463,27 +517,27 @@ static void test_damaged_and_garbage(void **state)
 		int rc;
 		const char *msg;
 	} cases[] = {
-		{ "", NNS_EFORMAT, "x.json: byte 0: empty input" },
-		{ "  \n ", NNS_EFORMAT, "only whitespace" },
-		{ "hello world", NNS_EFORMAT, "x.json: byte 0: not a JSON trace" },
-		{ "\x01\x02\x03", NNS_EFORMAT, "byte 0x01" },
-		{ "{\"a\": 1}", NNS_EFORMAT, "no \"traceEvents\"" },
-		{ "{\"traceEvents\": [{\"ph\": \"X\" \"ts\": 1}]}", NNS_EFORMAT,
-		  "x.json: byte 28: expected ',' or '}' in event object (got '\"')" },
-		{ "{\"traceEvents\": [{\"ph\":\"X\",\"ts\":1,\"name\":\"a\"},"
-		  "{\"ph\":\"X\",\"ts\":1 x}, {\"ph\":\"X\",\"ts\":2}]}",
-		  NNS_ETRUNC, "expected ',' or '}' in event object (got 'x')" },
-		{ "{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 1}] garbage", NNS_ETRUNC,
-		  "expected ',' or '}' after a top-level value (got 'g')" },
-		{ "{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 1}]} trailing", NNS_OK, NULL },
-		{ "{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 12345678901234567890123}]}", NNS_OK, NULL },
-		{ "{\"traceEvents\": [{\"ph\": \"X\", \"ts\": tru}]}", NNS_EFORMAT, "invalid literal" },
-		{ "{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 0000000000000000000000000000000000000000"
-		  "00000000000000000000000000001}]}",
-		  NNS_EFORMAT, "number longer than" },
-		{ "{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 1, \"args\": {\"a\": [}]}}]}", NNS_EFORMAT,
-		  "mismatched bracket" },
-		{ "{\"traceEvents\": {\"ph\": \"X\"}}", NNS_EFORMAT, "no \"traceEvents\"" },
+	    {"", NNS_EFORMAT, "x.json: byte 0: empty input"},
+	    {"  \n ", NNS_EFORMAT, "only whitespace"},
+	    {"hello world", NNS_EFORMAT, "x.json: byte 0: not a JSON trace"},
+	    {"\x01\x02\x03", NNS_EFORMAT, "byte 0x01"},
+	    {"{\"a\": 1}", NNS_EFORMAT, "no \"traceEvents\""},
+	    {"{\"traceEvents\": [{\"ph\": \"X\" \"ts\": 1}]}", NNS_EFORMAT,
+	     "x.json: byte 28: expected ',' or '}' in event object (got '\"')"},
+	    {"{\"traceEvents\": [{\"ph\":\"X\",\"ts\":1,\"name\":\"a\"},"
+	     "{\"ph\":\"X\",\"ts\":1 x}, {\"ph\":\"X\",\"ts\":2}]}",
+	     NNS_ETRUNC, "expected ',' or '}' in event object (got 'x')"},
+	    {"{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 1}] garbage", NNS_ETRUNC,
+	     "expected ',' or '}' after a top-level value (got 'g')"},
+	    {"{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 1}]} trailing", NNS_OK, NULL},
+	    {"{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 12345678901234567890123}]}", NNS_OK, NULL},
+	    {"{\"traceEvents\": [{\"ph\": \"X\", \"ts\": tru}]}", NNS_EFORMAT, "invalid literal"},
+	    {"{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 0000000000000000000000000000000000000000"
+	     "00000000000000000000000000001}]}",
+	     NNS_EFORMAT, "number longer than"},
+	    {"{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 1, \"args\": {\"a\": [}]}}]}", NNS_EFORMAT,
+	     "mismatched bracket"},
+	    {"{\"traceEvents\": {\"ph\": \"X\"}}", NNS_EFORMAT, "no \"traceEvents\""},
 	};
 	struct model m;
 	struct nns_err err;
@@ -492,9 +546,10 @@ static void test_damaged_and_garbage(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct kineto_opts o = { 1, 0 };
+		struct kineto_opts o = {1, 0};
 		assert_int_equal(model_init(&m), NNS_OK);
-		rc = kineto_load_buffer(cases[i].json, strlen(cases[i].json), "x.json", &m, &o, &err);
+		rc = kineto_load_buffer(cases[i].json, strlen(cases[i].json), "x.json", &m, &o,
+					&err);
 		if (rc != cases[i].rc || (cases[i].msg && !strstr(err.msg, cases[i].msg)))
 			fail_msg("case %zu: rc %d (want %d), msg \"%s\" (want \"%s\")", i, rc,
 				 cases[i].rc, rc ? err.msg : "", cases[i].msg ? cases[i].msg : "");
@@ -522,17 +577,18 @@ static void test_missing_file(void **state)
 
 static void test_deep_nesting(void **state)
 {
-	struct buf b = { 0 };
+	struct buf b = {0};
 	struct model m;
 	struct nns_err err;
-	static const char *const key[] = { "x", "Input Dims", NULL };
+	static const char *const key[] = {"x", "Input Dims", NULL};
 	int i, k;
 
 	(void)state;
 	for (k = 0; k < 3; k++) {
 		b.n = 0;
 		if (key[k])
-			bput(&b, "{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 1, \"args\": {\"%s\": ",
+			bput(&b,
+			     "{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 1, \"args\": {\"%s\": ",
 			     key[k]);
 		else
 			bput(&b, "{\"other\": ");
@@ -562,14 +618,15 @@ static void test_deep_nesting(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_truncated),
-		cmocka_unit_test(test_damaged_and_garbage),
-		cmocka_unit_test(test_missing_file),
-		cmocka_unit_test(test_deep_nesting),
-		cmocka_unit_test(test_small_windows),
-		cmocka_unit_test(test_gzip),
-		cmocka_unit_test(test_parallel_equals_serial),
-		cmocka_unit_test(test_parallel_file_and_damage),
+	    cmocka_unit_test(test_truncated),
+	    cmocka_unit_test(test_damaged_and_garbage),
+	    cmocka_unit_test(test_missing_file),
+	    cmocka_unit_test(test_deep_nesting),
+	    cmocka_unit_test(test_small_windows),
+	    cmocka_unit_test(test_parallel_metadata_chunk),
+	    cmocka_unit_test(test_gzip),
+	    cmocka_unit_test(test_parallel_equals_serial),
+	    cmocka_unit_test(test_parallel_file_and_damage),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
