@@ -90,12 +90,13 @@ static void scan_usage(struct an_profile *p)
 			if (!found && npids < 64)
 				pids[npids++] = pid;
 		} else if (e->kind == MK_CPU_OP || e->kind == MK_USER_ANNOTATION) {
-			const char *name = model_str(m, e->name);
-			if (strcmp(name, "DataParallel.forward") == 0)
+			unsigned f = an_name_flags(p, e->name);
+			if (f & AN_NAME_DP)
 				p->use_dp = 1;
-			else if (strcmp(name, "DistributedDataParallel.forward") == 0)
+			else if (f & AN_NAME_DDP)
 				p->use_ddp = 1;
-			else if (strncmp(name, "nccl:", 5) == 0)
+			else if ((f & AN_NAME_COMM) &&
+				 strncmp(model_str(m, e->name), "nccl:", 5) == 0)
 				p->use_nccl = 1;
 		}
 	}

@@ -280,6 +280,7 @@ struct an_profile {
 	int use_dp, use_ddp, use_nccl, use_gloo;
 	int devices_used;        /* distinct device pids with device events */
 	uint8_t *tc_cache;       /* per string id: 0 unknown, 1 no TC, 2 TC kernel */
+	uint16_t *name_flags;    /* per string id: AN_NAME_* | 0x8000 once computed */
 };
 
 /* an_tc_kernel() on a kernel name id, memoised in p->tc_cache. */

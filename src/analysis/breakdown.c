@@ -43,15 +43,15 @@ static int has_id(const int64_t *ids, size_t n, int64_t id)
 	return lo < n && ids[lo] == id;
 }
 
-static int role_of(const struct model *m, const struct model_event *e, const int64_t *comm_ids,
+static int role_of(struct an_profile *p, const struct model_event *e, const int64_t *comm_ids,
 		   size_t ncomm)
 {
-	const char *name;
+	unsigned f;
 
 	switch (e->kind) {
 	case MK_KERNEL:
 		if ((e->ext_id != MODEL_NONE && has_id(comm_ids, ncomm, e->ext_id)) ||
-		    an_is_comm_kernel_name(model_str(m, e->name)))
+		    (an_name_flags(p, e->name) & AN_NAME_COMM_KERNEL))
 			return AN_COMM;
 		return AN_KERNEL;
 	case MK_MEMCPY:
@@ -64,12 +64,12 @@ static int role_of(const struct model *m, const struct model_event *e, const int
 	case MK_CPU_OP:
 	case MK_USER_ANNOTATION:
 	case MK_PYTHON:
-		name = model_str(m, e->name);
-		if (e->kind != MK_PYTHON && an_is_dataloader_name(name))
+		f = an_name_flags(p, e->name);
+		if (e->kind != MK_PYTHON && (f & AN_NAME_DATALOADER))
 			return AN_DATALOADER;
-		if (e->kind != MK_PYTHON && an_is_step_name(name, NULL))
+		if (e->kind != MK_PYTHON && (f & AN_NAME_STEP))
 			return -1;
-		if (an_is_comm_name(name, NULL))
+		if (f & AN_NAME_COMM)
 			return AN_COMM;
 		return AN_CPUOP;
 	default:
@@ -94,14 +94,14 @@ int an_breakdown_compute(struct an_profile *p, struct nns_err *err)
 	for (i = 0; i < m->events.n; i++) {
 		const struct model_event *e = &m->events.v[i];
 		if (an_kind_is_cpu_range(e->kind) && e->ext_id != MODEL_NONE &&
-		    an_is_comm_name(model_str(m, e->name), NULL))
+		    (an_name_flags(p, e->name) & AN_NAME_COMM))
 			comm_ids[ncomm++] = e->ext_id;
 	}
 	qsort(comm_ids, ncomm, sizeof(*comm_ids), i64_cmp);
 
 	for (i = 0; i < m->events.n; i++) {
 		const struct model_event *e = &m->events.v[i];
-		int role = role_of(m, e, comm_ids, ncomm);
+		int role = role_of(p, e, comm_ids, ncomm);
 		if (role < 0)
 			continue;
 		if (iv_add(&o->role[role], e->ts, e->ts + e->dur))

@@ -1,5 +1,6 @@
 /* names.c - name predicates used to classify events (names.h). */
 #include "names.h"
+#include "analysis.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -56,4 +57,46 @@ int an_is_comm_kernel_name(const char *name)
 int an_is_optimizer_name(const char *name)
 {
 	return starts(name, "Optimizer.");
+}
+
+static unsigned classify(const char *name)
+{
+	unsigned f = 0;
+
+	if (an_is_step_name(name, NULL))
+		f |= AN_NAME_STEP;
+	if (an_is_dataloader_name(name))
+		f |= AN_NAME_DATALOADER;
+	if (starts(name, "enumerate(DataLoader)#"))
+		f |= AN_NAME_DL_PREFIX;
+	if (an_is_comm_name(name, NULL))
+		f |= AN_NAME_COMM;
+	if (an_is_comm_kernel_name(name))
+		f |= AN_NAME_COMM_KERNEL;
+	if (an_is_optimizer_name(name))
+		f |= AN_NAME_OPTIMIZER;
+	if (strcmp(name, "DataParallel.forward") == 0)
+		f |= AN_NAME_DP;
+	if (strcmp(name, "DistributedDataParallel.forward") == 0)
+		f |= AN_NAME_DDP;
+	if (an_tc_op_eligible(name))
+		f |= AN_NAME_TC_OP;
+	return f;
+}
+
+unsigned an_name_flags(struct an_profile *p, uint32_t name)
+{
+	const struct model *m = p->m;
+
+	if (name >= m->strings.count)
+		return 0;
+	if (!p->name_flags) {
+		p->name_flags = calloc(m->strings.count + 1, sizeof(*p->name_flags));
+		if (!p->name_flags)
+			return classify(model_str(m, name));
+	}
+	/* the top bit marks "computed" */
+	if (!(p->name_flags[name] & 0x8000))
+		p->name_flags[name] = (uint16_t)(classify(model_str(m, name)) | 0x8000);
+	return p->name_flags[name] & 0x7fff;
 }

@@ -17,6 +17,23 @@ int an_is_comm_name(const char *name, int *gloo);
 int an_is_comm_kernel_name(const char *name);
 int an_is_optimizer_name(const char *name);
 
+/* Name classes, computed once per distinct name (an_name_flags). */
+enum {
+	AN_NAME_STEP = 1,         /* ProfilerStep#N */
+	AN_NAME_DATALOADER = 2,   /* an_is_dataloader_name */
+	AN_NAME_COMM = 4,         /* nccl:* / gloo:* */
+	AN_NAME_COMM_KERNEL = 8,  /* ncclKernel* / ncclDevKernel* */
+	AN_NAME_OPTIMIZER = 16,   /* Optimizer.* */
+	AN_NAME_DP = 32,          /* DataParallel.forward */
+	AN_NAME_DDP = 64,         /* DistributedDataParallel.forward */
+	AN_NAME_DL_PREFIX = 128,  /* enumerate(DataLoader)#... (any suffix) */
+	AN_NAME_TC_OP = 256       /* tensor-core eligible operator (an_tc_op_eligible) */
+};
+
+struct an_profile;
+/* Flags of string id `name`, memoised in the profile (built on first use). */
+unsigned an_name_flags(struct an_profile *p, uint32_t name);
+
 /* Host-side "CPU" kinds that tb_plugin counts in CPU Exec (python, operator,
  * user annotation; not python_function, not GPU-side annotations). */
 static inline int an_kind_is_cpu_range(int k)

@@ -13,30 +13,33 @@
  */
 #include "analysis.h"
 #include "names.h"
+#include "common/hmap.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static int node_type_of(const struct model *m, const struct model_event *e)
+static int node_type_of(struct an_profile *p, const struct model_event *e)
 {
-	const char *name = model_str(m, e->name);
+	const struct model *m = p->m;
+	unsigned f;
 
 	switch (e->kind) {
 	case MK_CPU_OP:
-		if (an_is_step_name(name, NULL))
+		f = an_name_flags(p, e->name);
+		if (f & AN_NAME_STEP)
 			return AN_NODE_STEP;
-		if (an_is_dataloader_name(name) || strncmp(name, "enumerate(DataLoader)#", 22) == 0)
+		if (f & (AN_NAME_DATALOADER | AN_NAME_DL_PREFIX))
 			return AN_NODE_DATALOADER;
-		if (an_is_optimizer_name(name))
+		if (f & AN_NAME_OPTIMIZER)
 			return AN_NODE_OPTIMIZER;
-		if (strcmp(name, "DataParallel.forward") == 0 ||
-		    strcmp(name, "DistributedDataParallel.forward") == 0)
+		if (f & (AN_NAME_DP | AN_NAME_DDP))
 			return AN_NODE_OTHER;
 		return AN_NODE_OP;
 	case MK_USER_ANNOTATION:
-		if (an_is_step_name(name, NULL))
+		f = an_name_flags(p, e->name);
+		if (f & AN_NAME_STEP)
 			return AN_NODE_STEP;
-		if (an_is_comm_name(name, NULL))
+		if (f & AN_NAME_COMM)
 			return AN_NODE_COMM;
 		return -1;
 	case MK_PYTHON:
@@ -148,7 +151,7 @@ static int build_thread(struct an_profile *p, uint32_t thread, const uint32_t *e
 		goto out;
 	for (i = 0; i < n; i++) {
 		const struct model_event *e = &m->events.v[evs[i]];
-		int type = node_type_of(m, e);
+		int type = node_type_of(p, e);
 		int64_t end = e->ts + e->dur;
 		uint32_t id;
 		if (type < 0)
@@ -200,58 +203,35 @@ static uint32_t innermost(const struct an_optree *t, uint32_t root, int64_t ts, 
 	}
 }
 
-struct ext_pair {
-	int64_t ext;
-	uint32_t node;
-};
-
-static int ext_cmp(const void *x, const void *y)
-{
-	const struct ext_pair *a = x, *b = y;
-	if (a->ext != b->ext)
-		return a->ext < b->ext ? -1 : 1;
-	return (a->node > b->node) - (a->node < b->node);
-}
-
 static int attach_runtimes(struct an_profile *p, const uint32_t *thread_root)
 {
 	const struct model *m = p->m;
 	struct an_optree *t = &p->tree;
-	struct ext_pair *pairs = NULL;
-	size_t np = 0, i;
+	struct hmap first; /* external id -> first node carrying it */
+	size_t i;
+	int rc = NNS_ENOMEM;
 
-	pairs = malloc((t->nodes.n + 1) * sizeof(*pairs));
-	if (!pairs)
-		return NNS_ENOMEM;
+	hmap_init(&first);
 	/* nodes were created thread by thread (threads in first-seen order),
 	 * each in time order: the first node with an id wins */
 	for (i = 0; i < t->nodes.n; i++) {
 		const struct an_node *n = &t->nodes.v[i];
 		if (n->ev == MODEL_NOIDX || m->events.v[n->ev].ext_id == MODEL_NONE)
 			continue;
-		pairs[np].ext = m->events.v[n->ev].ext_id;
-		pairs[np].node = (uint32_t)i;
-		np++;
+		if (!hmap_put(&first, (uint64_t)m->events.v[n->ev].ext_id, (uint32_t)i, NULL))
+			goto out;
 	}
-	qsort(pairs, np, sizeof(*pairs), ext_cmp);
 	for (i = 0; i < m->events.n; i++) {
 		const struct model_event *e = &m->events.v[i];
-		uint32_t node = MODEL_NOIDX, root = thread_root[e->thread];
+		uint32_t node = MODEL_NOIDX, root = thread_root[e->thread], *hit;
 		if (!model_kind_is_launch(e->kind))
 			continue;
 		if (e->ext_id == 0) {
 			node = root;
 		} else if (e->ext_id != MODEL_NONE) {
-			size_t lo = 0, hi = np;
-			while (lo < hi) {
-				size_t mid = (lo + hi) / 2;
-				if (pairs[mid].ext < e->ext_id)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
-			if (lo < np && pairs[lo].ext == e->ext_id)
-				node = pairs[lo].node;
+			hit = hmap_get(&first, (uint64_t)e->ext_id);
+			if (hit)
+				node = *hit;
 		} else if (root != MODEL_NOIDX) {
 			node = innermost(t, root, e->ts, e->ts + e->dur);
 		}
@@ -259,16 +239,14 @@ static int attach_runtimes(struct an_profile *p, const uint32_t *thread_root)
 			t->unmatched_runtimes++;
 			continue;
 		}
-		if (root == MODEL_NOIDX && e->ext_id == 0)
-			continue;
-		if (attach_rt(t, node, (uint32_t)i)) {
-			free(pairs);
-			return NNS_ENOMEM;
-		}
+		if (attach_rt(t, node, (uint32_t)i))
+			goto out;
 		t->owner[i] = node;
 	}
-	free(pairs);
-	return 0;
+	rc = 0;
+out:
+	hmap_release(&first);
+	return rc;
 }
 
 /* Host statistics (OperatorNode.fill_stats): self = total - children -
@@ -283,7 +261,7 @@ static void fill_host_stats(struct an_profile *p)
 		struct an_node *n = &t->nodes.v[i];
 		uint32_t c, l;
 		if (n->type != AN_NODE_ROOT)
-			n->tc_eligible = (uint8_t)an_tc_op_eligible(model_str(m, n->name));
+			n->tc_eligible = (an_name_flags(p, n->name) & AN_NAME_TC_OP) != 0;
 		n->host_total = n->type == AN_NODE_ROOT ? 0 : n->end - n->start;
 		n->host_self = n->host_total;
 		for (c = n->first_child; c != MODEL_NOIDX; c = t->nodes.v[c].next_sibling)
@@ -311,7 +289,7 @@ static int add_device_time(struct an_profile *p)
 			continue;
 		t->owner[i] = node;
 		t->nodes.v[node].dev_self += e->dur;
-		if (e->kind == MK_KERNEL && an_tc_kernel(model_str(m, e->name))) {
+		if (e->kind == MK_KERNEL && an_tc_kernel_id(p, e->name)) {
 			t->nodes.v[node].tc_self += e->dur;
 			if (t->nodes.v[node].type == AN_NODE_OP)
 				t->nodes.v[node].tc_eligible = 1;

@@ -61,5 +61,6 @@ void an_profile_release(struct an_profile *p)
 	vec_free(&p->comm_nodes);
 	vec_free(&p->comm_ranges);
 	free(p->tc_cache);
+	free(p->name_flags);
 	memset(p, 0, sizeof(*p));
 }

@@ -68,6 +68,8 @@ static int collect_steps(struct an_profile *p)
 
 		if (e->kind != MK_CPU_OP && e->kind != MK_USER_ANNOTATION)
 			continue;
+		if (!(an_name_flags(p, e->name) & AN_NAME_STEP))
+			continue;
 		name = model_str(m, e->name);
 		if (!an_is_step_name(name, &num))
 			continue;

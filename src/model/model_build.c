@@ -3,6 +3,7 @@
  * a model: sorting events and building the launch (correlation) index.
  */
 #include "model.h"
+#include "common/hmap.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -242,19 +243,6 @@ static void permute(struct model_event *ev, struct sort_key *keys, size_t n)
 	}
 }
 
-struct corr_pair {
-	int64_t corr;
-	uint32_t idx;
-};
-
-static int corr_cmp(const void *x, const void *y)
-{
-	const struct corr_pair *a = x, *b = y;
-	if (a->corr != b->corr)
-		return a->corr < b->corr ? -1 : 1;
-	return a->idx < b->idx ? -1 : (a->idx > b->idx);
-}
-
 struct mem_key {
 	int64_t ts;
 	uint32_t idx;
@@ -296,9 +284,8 @@ static int sort_mems(struct model *m)
 
 int model_finalize(struct model *m, struct nns_err *err)
 {
-	size_t n = m->events.n, i, nl = 0;
+	size_t n = m->events.n, i;
 	struct sort_key *keys = NULL, *tmp = NULL;
-	struct corr_pair *pairs = NULL;
 	int rc = NNS_ENOMEM;
 
 	if (m->finalized)
@@ -345,8 +332,6 @@ int model_finalize(struct model *m, struct nns_err *err)
 			m->min_ts = e->ts;
 		if (e->ts + e->dur > m->max_end)
 			m->max_end = e->ts + e->dur;
-		if (model_kind_is_launch(e->kind) && e->corr != MODEL_NONE)
-			nl++;
 	}
 	for (i = 0; i < m->mems.n; i++) {
 		if (m->mems.v[i].ts < m->min_ts)
@@ -358,41 +343,37 @@ int model_finalize(struct model *m, struct nns_err *err)
 		m->min_ts = m->max_end = 0;
 
 	m->launch_of = malloc((n + 1) * sizeof(*m->launch_of));
-	pairs = malloc((nl + 1) * sizeof(*pairs));
-	if (!m->launch_of || !pairs)
+	if (!m->launch_of)
 		goto out;
-	nl = 0;
-	for (i = 0; i < n; i++) {
-		const struct model_event *e = &m->events.v[i];
-		m->launch_of[i] = MODEL_NOIDX;
-		if (model_kind_is_launch(e->kind) && e->corr != MODEL_NONE) {
-			pairs[nl].corr = e->corr;
-			pairs[nl].idx = (uint32_t)i;
-			nl++;
+	{
+		/* correlation id -> first (earliest) launch with it */
+		struct hmap corr;
+		hmap_init(&corr);
+		for (i = 0; i < n; i++) {
+			const struct model_event *e = &m->events.v[i];
+			m->launch_of[i] = MODEL_NOIDX;
+			if (model_kind_is_launch(e->kind) && e->corr != MODEL_NONE &&
+			    !hmap_put(&corr, (uint64_t)e->corr, (uint32_t)i, NULL)) {
+				hmap_release(&corr);
+				goto out;
+			}
 		}
-	}
-	qsort(pairs, nl, sizeof(*pairs), corr_cmp);
-	for (i = 0; i < n; i++) {
-		const struct model_event *e = &m->events.v[i];
-		size_t lo = 0, hi = nl;
-		if (!model_kind_is_device(e->kind) || e->corr == MODEL_NONE)
-			continue;
-		while (lo < hi) {
-			size_t mid = (lo + hi) / 2;
-			if (pairs[mid].corr < e->corr)
-				lo = mid + 1;
-			else
-				hi = mid;
+		for (i = 0; i < n; i++) {
+			const struct model_event *e = &m->events.v[i];
+			uint32_t *hit;
+			if (!model_kind_is_device(e->kind) || e->corr == MODEL_NONE)
+				continue;
+			hit = hmap_get(&corr, (uint64_t)e->corr);
+			if (hit)
+				m->launch_of[i] = *hit;
 		}
-		if (lo < nl && pairs[lo].corr == e->corr)
-			m->launch_of[i] = pairs[lo].idx;
+		hmap_release(&corr);
 	}
 	m->finalized = 1;
 	rc = NNS_OK;
 out:
 	free(keys);
 	free(tmp);
-	free(pairs);
 	if (rc)
 		nns_err_set(err, rc, "out of memory while indexing %zu events", n);
 	return rc;
