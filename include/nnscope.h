@@ -19,7 +19,7 @@
 enum nns_status {
 	NNS_OK = 0,
 	NNS_ENOMEM = -1,   /* an allocation failed or a configured cap was hit */
-	NNS_EIO = -2,      /* reading or writing a file failed */
+	NNS_EIO = -2,	   /* reading or writing a file failed */
 	NNS_EFORMAT = -3,  /* the input is malformed */
 	NNS_EINVAL = -4,   /* a wrong argument or option */
 	NNS_ETRUNC = -5,   /* the input ended early; what was read is kept */

@@ -12,7 +12,7 @@
 #include <string.h>
 
 static int add(struct an_profile *p, const char *id, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 static int add(struct an_profile *p, const char *id, const char *fmt, ...)
 {
@@ -114,65 +114,75 @@ int an_advice_compute(struct an_profile *p, struct nns_err *err)
 	scan_usage(p);
 	p->tc_eligible_ops_kernel_ratio = tc_eligible_ratio(p);
 	if (total > 0 && o->avg[AN_DATALOADER] / total > 0.05)
-		rc |= add(p, "dataloader",
-			  "This run has high time cost on input data loading. %.1f%% of the step time "
-			  "is in DataLoader. You could try to set num_workers on DataLoader's "
-			  "construction and enable multi-processes on data loading "
-			  "(https://pytorch.org/docs/stable/data.html#single-and-multi-process-data-loading).",
-			  100.0 * o->avg[AN_DATALOADER] / total);
+		rc |= add(
+		    p, "dataloader",
+		    "This run has high time cost on input data loading. %.1f%% of the step time "
+		    "is in DataLoader. You could try to set num_workers on DataLoader's "
+		    "construction and enable multi-processes on data loading "
+		    "(https://pytorch.org/docs/stable/"
+		    "data.html#single-and-multi-process-data-loading).",
+		    100.0 * o->avg[AN_DATALOADER] / total);
 	if (p->use_dp && p->devices_used > 1)
-		rc |= add(p, "ddp",
-			  "It is recommended to use DistributedDataParallel instead of DataParallel to "
-			  "do multi-GPU training (%d devices used). "
-			  "(https://pytorch.org/docs/stable/notes/cuda.html#cuda-nn-ddp-instead)",
-			  p->devices_used);
+		rc |= add(
+		    p, "ddp",
+		    "It is recommended to use DistributedDataParallel instead of DataParallel to "
+		    "do multi-GPU training (%d devices used). "
+		    "(https://pytorch.org/docs/stable/notes/cuda.html#cuda-nn-ddp-instead)",
+		    p->devices_used);
 	if (p->use_ddp && !p->use_nccl) {
 		int cc35 = 0;
 		for (i = 0; i < m->devices.n; i++)
 			if (m->devices.v[i].major * 10 + m->devices.v[i].minor >= 35)
 				cc35 = 1;
 		if (cc35)
-			rc |= add(p, "nccl",
-				  "Nccl backend is currently the fastest and highly recommended backend "
-				  "when using DDP for training "
-				  "(https://pytorch.org/docs/stable/distributed.html#which-backend-to-use).");
+			rc |= add(
+			    p, "nccl",
+			    "Nccl backend is currently the fastest and highly recommended backend "
+			    "when using DDP for training "
+			    "(https://pytorch.org/docs/stable/"
+			    "distributed.html#which-backend-to-use).");
 	}
 	if (total > 0 && o->avg[AN_COMM] / total > 0.1)
-		rc |= add(p, "communication",
-			  "This run has high time cost on communication. %.1f%% of the step time is in "
-			  "communication. You could try Gradient Compression or Gradient Accumulation or "
-			  "increase the batch size. Note: Gradient accumulation will increase global "
-			  "effective batch size, which may hurt model convergence and accuracy. For such "
-			  "case, you may want to evaluate LAMB optimizer.",
-			  100.0 * o->avg[AN_COMM] / total);
+		rc |= add(
+		    p, "communication",
+		    "This run has high time cost on communication. %.1f%% of the step time is in "
+		    "communication. You could try Gradient Compression or Gradient Accumulation or "
+		    "increase the batch size. Note: Gradient accumulation will increase global "
+		    "effective batch size, which may hurt model convergence and accuracy. For such "
+		    "case, you may want to evaluate LAMB optimizer.",
+		    100.0 * o->avg[AN_COMM] / total);
 	for (i = 0; i < p->gpus.n; i++)
 		if (p->gpus.v[i].utilization < 0.5)
-			rc |= add(p, "gpu_utilization",
-				  "GPU %d has low utilization (%.1f%%). You could try to increase batch "
-				  "size to improve. Note: Increasing batch size may affect the speed and "
-				  "stability of model convergence.",
-				  p->gpus.v[i].id, 100.0 * p->gpus.v[i].utilization);
+			rc |= add(
+			    p, "gpu_utilization",
+			    "GPU %d has low utilization (%.1f%%). You could try to increase batch "
+			    "size to improve. Note: Increasing batch size may affect the speed and "
+			    "stability of model convergence.",
+			    p->gpus.v[i].id, 100.0 * p->gpus.v[i].utilization);
 	if (m->devices.n && m->devices.v[0].major >= 7 && p->kernels.tc_used_ratio == 0.0 &&
 	    p->tc_eligible_ops_kernel_ratio > 0)
-		rc |= add(p, "amp",
-			  "Kernels with %.0f%% time are launched by Tensor Cores eligible operators. You "
-			  "could enable Automatic Mixed Precision to speedup by using FP16 "
-			  "(https://pytorch.org/docs/stable/amp.html).",
-			  100.0 * p->tc_eligible_ops_kernel_ratio);
+		rc |= add(
+		    p, "amp",
+		    "Kernels with %.0f%% time are launched by Tensor Cores eligible operators. You "
+		    "could enable Automatic Mixed Precision to speedup by using FP16 "
+		    "(https://pytorch.org/docs/stable/amp.html).",
+		    100.0 * p->tc_eligible_ops_kernel_ratio);
 	for (i = 0; i < p->memory.devices.n; i++) {
 		const struct an_mem_device *d = &p->memory.devices.v[i];
 		const struct model_device *dev;
 		if (d->device_type != 1 || d->peak_allocated < 0)
 			continue;
 		dev = model_device_by_id(m, d->device_id);
-		if (!dev || dev->total_mem <= 0 || (double)d->peak_allocated <= 0.9 * (double)dev->total_mem)
+		if (!dev || dev->total_mem <= 0 ||
+		    (double)d->peak_allocated <= 0.9 * (double)dev->total_mem)
 			continue;
-		rc |= add(p, "memory",
-			  "Device memory usage is at the limit of device memory capacity (%.1f%% of "
-			  "%.1f GB on GPU%d). To get better value of huge batch size, you could try "
-			  "gradient checkpointing or automatic mixed precision to save memory.",
-			  100.0 * (double)d->peak_allocated / (double)dev->total_mem,
-			  (double)dev->total_mem / (1024.0 * 1024 * 1024), d->device_id);
+		rc |=
+		    add(p, "memory",
+			"Device memory usage is at the limit of device memory capacity (%.1f%% of "
+			"%.1f GB on GPU%d). To get better value of huge batch size, you could try "
+			"gradient checkpointing or automatic mixed precision to save memory.",
+			100.0 * (double)d->peak_allocated / (double)dev->total_mem,
+			(double)dev->total_mem / (1024.0 * 1024 * 1024), d->device_id);
 		break;
 	}
 	if (rc)

@@ -34,9 +34,9 @@ extern const char *const an_role_keys[AN_NROLES];  /* "kernel_us" ... "other_us"
 /* ---- steps and breakdown (steps.c, breakdown.c) --------------------------- */
 
 struct an_step {
-	char name[32];        /* "5", or "0" when the trace has no steps */
-	int64_t host_start, host_end;   /* the ProfilerStep range on the CPU */
-	int64_t start, end;   /* after device adjustment */
+	char name[32];		      /* "5", or "0" when the trace has no steps */
+	int64_t host_start, host_end; /* the ProfilerStep range on the CPU */
+	int64_t start, end;	      /* after device adjustment */
 	int64_t cost[AN_NROLES];
 	int64_t device_nodes; /* device events launched inside the host range */
 };
@@ -46,7 +46,7 @@ struct an_overview {
 	double avg[AN_NROLES]; /* ns */
 	double avg_total;      /* ns */
 	int has_runtime, has_kernel, has_memcpy_or_memset, has_communication;
-	int steps_dropped;     /* trailing steps removed (tb_plugin tail rule) */
+	int steps_dropped;	       /* trailing steps removed (tb_plugin tail rule) */
 	struct iv_set role[AN_NROLES]; /* merged role intervals (before priority) */
 };
 
@@ -63,62 +63,63 @@ struct an_range_value {
 };
 
 struct an_gpu {
-	int id;                       /* kernel args.device */
-	double utilization;           /* 0..1 */
-	double sm_efficiency;         /* 0..1, <0 if no kernel has blocks per SM */
-	double achieved_occupancy;    /* percent, <0 if no kernel reports it */
-	double tensor_core_ratio;     /* 0..1, of kernels launched by operators */
-	int64_t kernel_time;          /* merged kernel busy time in the window */
-	VEC(struct an_point) util_buckets;     /* (bucket start, util), then (end, 0) */
-	VEC(struct an_range_value) sm_ranges;  /* est. SM efficiency per interval */
-	VEC(struct an_point) sm_buckets;       /* est. SM efficiency averaged over the
-						* util_buckets' buckets (same starts) */
+	int id;				      /* kernel args.device */
+	double utilization;		      /* 0..1 */
+	double sm_efficiency;		      /* 0..1, <0 if no kernel has blocks per SM */
+	double achieved_occupancy;	      /* percent, <0 if no kernel reports it */
+	double tensor_core_ratio;	      /* 0..1, of kernels launched by operators */
+	int64_t kernel_time;		      /* merged kernel busy time in the window */
+	VEC(struct an_point) util_buckets;    /* (bucket start, util), then (end, 0) */
+	VEC(struct an_range_value) sm_ranges; /* est. SM efficiency per interval */
+	VEC(struct an_point)
+	sm_buckets; /* est. SM efficiency averaged over the
+		     * util_buckets' buckets (same starts) */
 };
 
 /* ---- operator tree (optree.c) --------------------------------------------- */
 
 enum an_node_type {
 	AN_NODE_ROOT = 0,
-	AN_NODE_OP,          /* operator: counted in the operator view */
-	AN_NODE_STEP,        /* ProfilerStep#N */
+	AN_NODE_OP,   /* operator: counted in the operator view */
+	AN_NODE_STEP, /* ProfilerStep#N */
 	AN_NODE_DATALOADER,
 	AN_NODE_OPTIMIZER,
-	AN_NODE_MODULE,      /* python_function with Python module id */
-	AN_NODE_PYTHON,      /* python / python_function without module id */
-	AN_NODE_COMM,        /* nccl:* / gloo:* user annotation */
-	AN_NODE_BACKWARD,    /* synthetic "<module>.backward" */
-	AN_NODE_OTHER        /* DataParallel.forward etc.: in the tree, not in tables */
+	AN_NODE_MODULE,	  /* python_function with Python module id */
+	AN_NODE_PYTHON,	  /* python / python_function without module id */
+	AN_NODE_COMM,	  /* nccl:* / gloo:* user annotation */
+	AN_NODE_BACKWARD, /* synthetic "<module>.backward" */
+	AN_NODE_OTHER	  /* DataParallel.forward etc.: in the tree, not in tables */
 };
 
 struct an_node {
-	uint32_t ev;           /* event index, MODEL_NOIDX for roots/synthetic */
-	uint32_t parent;       /* node index, MODEL_NOIDX for roots */
+	uint32_t ev;	 /* event index, MODEL_NOIDX for roots/synthetic */
+	uint32_t parent; /* node index, MODEL_NOIDX for roots */
 	uint32_t first_child, next_sibling, last_child;
-	uint32_t first_rt;     /* index into optree.rt_links, MODEL_NOIDX if none */
-	uint32_t thread;       /* thread index */
-	uint32_t name;         /* string id (synthetic nodes have their own) */
+	uint32_t first_rt; /* index into optree.rt_links, MODEL_NOIDX if none */
+	uint32_t thread;   /* thread index */
+	uint32_t name;	   /* string id (synthetic nodes have their own) */
 	int64_t start, end;
 	int64_t host_self, host_total;
 	int64_t dev_self, dev_total;
-	int64_t tc_self, tc_total;   /* device time of tensor-core kernels */
-	uint8_t type;          /* enum an_node_type */
+	int64_t tc_self, tc_total; /* device time of tensor-core kernels */
+	uint8_t type;		   /* enum an_node_type */
 	uint8_t tc_eligible;
 };
 
 /* Runtime/driver launches owned by a node, as a linked list. */
 struct an_rt_link {
-	uint32_t ev;    /* runtime/driver event index */
-	uint32_t next;  /* next link of the same node, MODEL_NOIDX at end */
+	uint32_t ev;   /* runtime/driver event index */
+	uint32_t next; /* next link of the same node, MODEL_NOIDX at end */
 };
 
 struct an_optree {
 	VEC(struct an_node) nodes;
 	VEC(struct an_rt_link) rt_links;
-	VEC(uint32_t) roots;     /* one root node per thread that has nodes */
-	uint32_t *owner;         /* per event: the node that owns the event (ops:
-				  * their node; runtimes: the node they were
-				  * attached to; device events: their launcher's
-				  * node); MODEL_NOIDX if none */
+	VEC(uint32_t) roots;	  /* one root node per thread that has nodes */
+	uint32_t *owner;	  /* per event: the node that owns the event (ops:
+				   * their node; runtimes: the node they were
+				   * attached to; device events: their launcher's
+				   * node); MODEL_NOIDX if none */
 	int64_t dropped_overlaps; /* nodes dropped for partial overlap */
 	int64_t unmatched_runtimes;
 };
@@ -127,8 +128,8 @@ struct an_optree {
 
 struct an_op_row {
 	uint32_t name;
-	uint32_t input_shape;   /* string id; 0 in by_name */
-	uint32_t call_stack;    /* string id; 0 unless grouped by stack */
+	uint32_t input_shape; /* string id; 0 in by_name */
+	uint32_t call_stack;  /* string id; 0 unless grouped by stack */
 	int64_t calls;
 	int64_t host_self, host_total, dev_self, dev_total;
 	int64_t tc_self, tc_total;
@@ -139,30 +140,30 @@ struct an_op_row {
 struct an_ops {
 	VEC(struct an_op_row) by_name;
 	VEC(struct an_op_row) by_name_shape;
-	VEC(struct an_op_row) by_name_stack;        /* name + call stack */
+	VEC(struct an_op_row) by_name_stack; /* name + call stack */
 	VEC(struct an_op_row) by_name_shape_stack;
-	int sort_by_device;     /* rows sorted by device self (GPU data) or host self */
+	int sort_by_device; /* rows sorted by device self (GPU data) or host self */
 };
 
 /* ---- kernels (kernels.c, tensorcore.c) ------------------------------------ */
 
 struct an_kernel_row {
 	uint32_t name;
-	uint32_t op_name;       /* by_properties: launching op or "N/A"; else 0 */
-	uint32_t grid, block;   /* by_properties: "[x, y, z]" */
-	int32_t regs;           /* by_properties, 0 if absent */
-	int64_t shared_mem;     /* by_properties, 0 if absent */
+	uint32_t op_name;     /* by_properties: launching op or "N/A"; else 0 */
+	uint32_t grid, block; /* by_properties: "[x, y, z]" */
+	int32_t regs;	      /* by_properties, 0 if absent */
+	int64_t shared_mem;   /* by_properties, 0 if absent */
 	int64_t calls;
 	int64_t total, min, max;
-	double mean_blocks_per_sm;  /* duration-weighted, absent counts as 0 */
-	double mean_occupancy;      /* percent, duration-weighted */
+	double mean_blocks_per_sm; /* duration-weighted, absent counts as 0 */
+	double mean_occupancy;	   /* percent, duration-weighted */
 	int tensor_core;
 };
 
 struct an_kernels {
-	VEC(struct an_kernel_row) by_name;        /* all kernels, sorted by total desc */
-	VEC(struct an_kernel_row) by_properties;  /* kernels reachable from ops */
-	double tc_used_ratio;   /* TC kernel time / all kernel time */
+	VEC(struct an_kernel_row) by_name;	 /* all kernels, sorted by total desc */
+	VEC(struct an_kernel_row) by_properties; /* kernels reachable from ops */
+	double tc_used_ratio;			 /* TC kernel time / all kernel time */
 	int64_t total_time;
 };
 
@@ -182,17 +183,17 @@ struct an_mem_op_row {
 };
 
 struct an_mem_point {
-	int64_t ts;            /* ns, absolute */
+	int64_t ts; /* ns, absolute */
 	int64_t allocated, reserved;
 };
 
 struct an_mem_event {
-	uint32_t op;           /* string id of the allocating op, 0 unknown; label: an_mem_event_label */
+	uint32_t op; /* string id of the allocating op, 0 unknown; label: an_mem_event_label */
 	int64_t addr;
 	int64_t size;
-	int64_t alloc_ts, free_ts;   /* MODEL_NONE when unpaired */
-	uint32_t parent_op;    /* when op is aten::empty*: the enclosing op's name
-				* (string id), shown as "<parent> (<op>)"; else 0 */
+	int64_t alloc_ts, free_ts; /* MODEL_NONE when unpaired */
+	uint32_t parent_op;	   /* when op is aten::empty*: the enclosing op's name
+				    * (string id), shown as "<parent> (<op>)"; else 0 */
 };
 
 /* Writes the tb_plugin label of an event's op ("<unknown>", "op" or
@@ -200,11 +201,11 @@ struct an_mem_event {
 int an_mem_event_label(const struct model *m, const struct an_mem_event *e, char *buf, size_t n);
 
 struct an_mem_device {
-	char name[16];         /* "CPU", "GPU0", ... */
+	char name[16]; /* "CPU", "GPU0", ... */
 	int device_type, device_id;
-	int64_t peak_allocated;      /* max Total Allocated, -1 if no totals */
+	int64_t peak_allocated; /* max Total Allocated, -1 if no totals */
 	VEC(struct an_mem_op_row) ops;
-	VEC(struct an_mem_point) curve;   /* down-sampled, peak kept */
+	VEC(struct an_mem_point) curve; /* down-sampled, peak kept */
 	VEC(struct an_mem_event) events;
 };
 
@@ -217,15 +218,15 @@ struct an_memory {
 struct an_module_row {
 	uint32_t name;
 	int64_t module_id;
-	uint32_t parent;          /* row index of the parent module, MODEL_NOIDX at top */
+	uint32_t parent; /* row index of the parent module, MODEL_NOIDX at top */
 	int64_t occurrences;
 	int64_t operators;
 	int64_t host_self, host_total, dev_self, dev_total;
-	double avg_duration;      /* ns */
-	int backward;             /* 1: synthetic "<name>.backward" row built from
-				   * fwdbwd flows (tb_plugin BackwardNode); name is
-				   * the forward module's string id, so display it
-				   * with an_module_name() */
+	double avg_duration; /* ns */
+	int backward;	     /* 1: synthetic "<name>.backward" row built from
+			      * fwdbwd flows (tb_plugin BackwardNode); name is
+			      * the forward module's string id, so display it
+			      * with an_module_name() */
 };
 
 struct an_modules {
@@ -244,8 +245,8 @@ int an_module_name(const struct model *m, const struct an_module_row *r, int str
 /* ---- advice (advice.c) ---------------------------------------------------- */
 
 struct an_advice_item {
-	char id[32];   /* "dataloader", "ddp", "nccl", "comm", "gpu_util", "amp", "memory" */
-	char *text;    /* owned */
+	char id[32]; /* "dataloader", "ddp", "nccl", "comm", "gpu_util", "amp", "memory" */
+	char *text;  /* owned */
 };
 
 struct an_advice {
@@ -255,11 +256,11 @@ struct an_advice {
 /* ---- communication nodes (per worker, used by distributed.c) -------------- */
 
 struct an_comm_node {
-	uint32_t ev;          /* the nccl:/gloo: op event */
+	uint32_t ev; /* the nccl:/gloo: op event */
 	uint32_t name;
-	int step;             /* index into overview.steps, -1 if none */
-	uint32_t first_range, nranges;  /* into an_profile.comm_ranges */
-	int64_t bytes;        /* from input dims and types */
+	int step;		       /* index into overview.steps, -1 if none */
+	uint32_t first_range, nranges; /* into an_profile.comm_ranges */
+	int64_t bytes;		       /* from input dims and types */
 };
 
 /* ---- the whole profile of one worker/span --------------------------------- */
@@ -278,9 +279,9 @@ struct an_profile {
 	VEC(struct iv) comm_ranges;
 	double tc_eligible_ops_kernel_ratio;
 	int use_dp, use_ddp, use_nccl, use_gloo;
-	int devices_used;        /* distinct device pids with device events */
-	uint8_t *tc_cache;       /* per string id: 0 unknown, 1 no TC, 2 TC kernel */
-	uint16_t *name_flags;    /* per string id: AN_NAME_* | 0x8000 once computed */
+	int devices_used;     /* distinct device pids with device events */
+	uint8_t *tc_cache;    /* per string id: 0 unknown, 1 no TC, 2 TC kernel */
+	uint16_t *name_flags; /* per string id: AN_NAME_* | 0x8000 once computed */
 };
 
 /* an_tc_kernel() on a kernel name id, memoised in p->tc_cache. */
@@ -292,40 +293,40 @@ void an_profile_release(struct an_profile *p);
 
 /* Individual passes, in the order an_profile_compute calls them. Each
  * fills its part of *p and may read parts filled earlier. */
-int an_steps_compute(struct an_profile *p, struct nns_err *err);      /* steps.c */
-int an_breakdown_compute(struct an_profile *p, struct nns_err *err);  /* breakdown.c */
-int an_optree_compute(struct an_profile *p, struct nns_err *err);     /* optree.c */
-int an_ops_compute(struct an_profile *p, struct nns_err *err);        /* operators.c */
-int an_kernels_compute(struct an_profile *p, struct nns_err *err);    /* kernels.c */
-int an_gpu_compute(struct an_profile *p, struct nns_err *err);        /* gpu.c */
-int an_memory_compute(struct an_profile *p, struct nns_err *err);     /* memory.c */
-int an_modules_compute(struct an_profile *p, struct nns_err *err);    /* modules.c */
-int an_comm_compute(struct an_profile *p, struct nns_err *err);       /* comm.c */
-int an_advice_compute(struct an_profile *p, struct nns_err *err);     /* advice.c */
+int an_steps_compute(struct an_profile *p, struct nns_err *err);     /* steps.c */
+int an_breakdown_compute(struct an_profile *p, struct nns_err *err); /* breakdown.c */
+int an_optree_compute(struct an_profile *p, struct nns_err *err);    /* optree.c */
+int an_ops_compute(struct an_profile *p, struct nns_err *err);	     /* operators.c */
+int an_kernels_compute(struct an_profile *p, struct nns_err *err);   /* kernels.c */
+int an_gpu_compute(struct an_profile *p, struct nns_err *err);	     /* gpu.c */
+int an_memory_compute(struct an_profile *p, struct nns_err *err);    /* memory.c */
+int an_modules_compute(struct an_profile *p, struct nns_err *err);   /* modules.c */
+int an_comm_compute(struct an_profile *p, struct nns_err *err);	     /* comm.c */
+int an_advice_compute(struct an_profile *p, struct nns_err *err);    /* advice.c */
 
 /* ---- distributed (per run, several workers; distributed.c) ---------------- */
 
 struct an_dist_comm_row {
-	uint32_t worker;     /* index into an_dist.workers */
+	uint32_t worker; /* index into an_dist.workers */
 	char name[64];
 	int64_t calls;
 	int64_t total_bytes;
-	int64_t total_latency;   /* ns */
-	int64_t transfer;        /* ns */
+	int64_t total_latency; /* ns */
+	int64_t transfer;      /* ns */
 };
 
 struct an_dist_worker {
 	char name[128];
 	double computation, overlap, communication, other; /* stacked bars, ns avg per step */
-	double transfer, synchronizing;                    /* ns avg per step */
-	int comparable;      /* 0 when this worker's comm ops do not match the others */
+	double transfer, synchronizing;			   /* ns avg per step */
+	int comparable; /* 0 when this worker's comm ops do not match the others */
 };
 
 struct an_dist {
 	VEC(struct an_dist_worker) workers;
 	VEC(struct an_dist_comm_row) comm_ops;
-	int available;       /* any worker had communication */
-	char note[256];      /* why parts are degraded, "" if none */
+	int available;	/* any worker had communication */
+	char note[256]; /* why parts are degraded, "" if none */
 };
 
 int an_dist_compute(struct an_dist *d, const struct an_profile *const *profiles,
@@ -337,14 +338,14 @@ void an_dist_release(struct an_dist *d);
 struct an_diff_row {
 	char name[256];
 	int64_t base_calls, exp_calls;
-	int64_t base_host, exp_host;     /* host total */
-	int64_t base_dev, exp_dev;       /* device total */
+	int64_t base_host, exp_host; /* host total */
+	int64_t base_dev, exp_dev;   /* device total */
 	int64_t base_host_self, exp_host_self;
 	int64_t base_dev_self, exp_dev_self;
 };
 
 struct an_diff {
-	VEC(struct an_diff_row) ops;     /* union of operator names, sorted by |delta| */
+	VEC(struct an_diff_row) ops; /* union of operator names, sorted by |delta| */
 	double base_step[AN_NROLES + 1], exp_step[AN_NROLES + 1]; /* avg roles + total, ns */
 	size_t base_steps, exp_steps;
 };

@@ -18,11 +18,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const an_role_names[AN_NROLES] = { "Kernel",  "Memcpy",     "Memset",   "Communication",
-					       "Runtime", "DataLoader", "CPU Exec", "Other" };
-const char *const an_role_keys[AN_NROLES] = { "kernel_us",  "memcpy_us",     "memset_us",
-					      "communication_us", "runtime_us", "dataloader_us",
-					      "cpu_exec_us", "other_us" };
+const char *const an_role_names[AN_NROLES] = {"Kernel",	 "Memcpy",     "Memset",   "Communication",
+					      "Runtime", "DataLoader", "CPU Exec", "Other"};
+const char *const an_role_keys[AN_NROLES] = {"kernel_us",	 "memcpy_us",  "memset_us",
+					     "communication_us", "runtime_us", "dataloader_us",
+					     "cpu_exec_us",	 "other_us"};
 
 static int i64_cmp(const void *x, const void *y)
 {
@@ -81,7 +81,7 @@ int an_breakdown_compute(struct an_profile *p, struct nns_err *err)
 {
 	const struct model *m = p->m;
 	struct an_overview *o = &p->overview;
-	struct iv_set slots = { 0 }, cost = { 0 }, rest = { 0 }, steps = { 0 };
+	struct iv_set slots = {0}, cost = {0}, rest = {0}, steps = {0};
 	struct iv_set taken[AN_NROLES];
 	int64_t *comm_ids = NULL;
 	size_t ncomm = 0, i, r;

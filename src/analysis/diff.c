@@ -47,7 +47,7 @@ static int delta_cmp(const void *x, const void *y)
 int an_diff_compute(struct an_diff *d, const struct an_profile *base, const struct an_profile *exp,
 		    struct nns_err *err)
 {
-	const struct an_profile *side[2] = { base, exp };
+	const struct an_profile *side[2] = {base, exp};
 	int s, r;
 	size_t i;
 

@@ -17,8 +17,8 @@
 
 struct edge {
 	int64_t ts;
-	double bps;    /* +blocks/SM at start, - at end */
-	int delta;     /* +1 / -1 active kernels */
+	double bps; /* +blocks/SM at start, - at end */
+	int delta;  /* +1 / -1 active kernels */
 };
 
 static int edge_cmp(const void *x, const void *y)
@@ -54,12 +54,12 @@ static int util_buckets(struct an_gpu *g, const struct iv_set *busy, int64_t t0,
 		nb = 1;
 	for (i = 0; i < nb; i++) {
 		int64_t s = t0 + i * bs, e = i == nb - 1 ? t1 : s + bs;
-		struct an_point pt = { s, (double)iv_total_in(busy, s, e) / (double)(e - s) };
+		struct an_point pt = {s, (double)iv_total_in(busy, s, e) / (double)(e - s)};
 		if (vec_push(&g->util_buckets, pt))
 			return NNS_ENOMEM;
 	}
 	{
-		struct an_point end = { t1, 0 };
+		struct an_point end = {t1, 0};
 		if (vec_push(&g->util_buckets, end))
 			return NNS_ENOMEM;
 	}
@@ -84,12 +84,12 @@ static int sm_buckets(struct an_gpu *g)
 			if (z > a)
 				acc += g->sm_ranges.v[k].value * (double)(z - a);
 		}
-		struct an_point pt = { s, e > s ? acc / (double)(e - s) : 0 };
+		struct an_point pt = {s, e > s ? acc / (double)(e - s) : 0};
 		if (vec_push(&g->sm_buckets, pt))
 			return NNS_ENOMEM;
 	}
 	if (g->util_buckets.n) {
-		struct an_point end = { g->util_buckets.v[g->util_buckets.n - 1].ts, 0 };
+		struct an_point end = {g->util_buckets.v[g->util_buckets.n - 1].ts, 0};
 		if (vec_push(&g->sm_buckets, end))
 			return NNS_ENOMEM;
 	}
@@ -115,7 +115,7 @@ static int sm_efficiency(struct an_gpu *g, struct edge *edges, size_t ne, int64_
 		next = edges[i].ts;
 		if (active > 0 && sum > 0) {
 			double v = sum < 1.0 ? sum : 1.0;
-			struct an_range_value r = { ts, next, v };
+			struct an_range_value r = {ts, next, v};
 			int64_t s = ts > w0 ? ts : w0, e = next < w1 ? next : w1;
 			if (vec_push(&g->sm_ranges, r))
 				return NNS_ENOMEM;
@@ -137,7 +137,7 @@ int an_gpu_compute(struct an_profile *p, struct nns_err *err)
 	int ids[AN_MAX_GPUS], nids = 0, d;
 	size_t i;
 	int rc = NNS_ENOMEM;
-	struct iv_set busy = { 0 }, clipped = { 0 };
+	struct iv_set busy = {0}, clipped = {0};
 	struct edge *edges = NULL;
 
 	if (o->steps.n) {
@@ -232,7 +232,7 @@ int an_gpu_compute(struct an_profile *p, struct nns_err *err)
 		if (vec_push(&p->gpus, g))
 			goto out_gpu;
 		continue;
-out_gpu:
+	out_gpu:
 		vec_free(&g.util_buckets);
 		vec_free(&g.sm_ranges);
 		vec_free(&g.sm_buckets);

@@ -11,7 +11,7 @@ void iv_set_release(struct iv_set *s)
 
 int iv_add(struct iv_set *s, int64_t start, int64_t end)
 {
-	struct iv x = { start, end };
+	struct iv x = {start, end};
 
 	if (end <= start)
 		return 0;

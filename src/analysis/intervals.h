@@ -17,12 +17,12 @@ struct iv {
 };
 
 struct iv_set {
-	VEC(struct iv) r;   /* sorted, disjoint, non-empty after iv_merge */
+	VEC(struct iv) r; /* sorted, disjoint, non-empty after iv_merge */
 };
 
 void iv_set_release(struct iv_set *s);
-int iv_add(struct iv_set *s, int64_t start, int64_t end);      /* unmerged append */
-int iv_merge(struct iv_set *s);                                 /* sort + union in place */
+int iv_add(struct iv_set *s, int64_t start, int64_t end); /* unmerged append */
+int iv_merge(struct iv_set *s);				  /* sort + union in place */
 int iv_intersect(const struct iv_set *a, const struct iv_set *b, struct iv_set *out);
 int iv_subtract(const struct iv_set *a, const struct iv_set *b, struct iv_set *out);
 int iv_clip(const struct iv_set *a, int64_t start, int64_t end, struct iv_set *out);

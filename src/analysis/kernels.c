@@ -12,8 +12,8 @@
 #include <string.h>
 
 struct acc {
-	double bps_w, occ_w, w;     /* duration-weighted sums */
-	double bps, occ;            /* plain sums (all-zero-duration fallback) */
+	double bps_w, occ_w, w; /* duration-weighted sums */
+	double bps, occ;	/* plain sums (all-zero-duration fallback) */
 };
 
 typedef VEC(struct an_kernel_row) kernel_rows;
@@ -49,7 +49,7 @@ static int add_kernel(kernel_rows *rows, acc_vec *accs, struct hmap *idx, uint64
 	if (!slot)
 		return NNS_ENOMEM;
 	if (is_new) {
-		struct acc z = { 0 };
+		struct acc z = {0};
 		if (vec_push(rows, *proto) || vec_push(accs, z))
 			return NNS_ENOMEM;
 		rows->v[rows->n - 1].min = e->dur;
@@ -128,7 +128,7 @@ int an_kernels_compute(struct an_profile *p, struct nns_err *err)
 	const struct model *m = p->m;
 	struct an_kernels *k = &p->kernels;
 	struct hmap by_name, by_prop, pairs;
-	acc_vec acc_name = { 0 }, acc_prop = { 0 };
+	acc_vec acc_name = {0}, acc_prop = {0};
 	int64_t tc_time = 0;
 	size_t i;
 	int rc = NNS_ENOMEM;
@@ -153,7 +153,8 @@ int an_kernels_compute(struct an_profile *p, struct nns_err *err)
 		k->total_time += e->dur;
 		if (tc)
 			tc_time += e->dur;
-		if (add_kernel((kernel_rows *)&k->by_name, &acc_name, &by_name, e->name, e, a, &proto))
+		if (add_kernel((kernel_rows *)&k->by_name, &acc_name, &by_name, e->name, e, a,
+			       &proto))
 			goto out;
 		node = p->tree.owner ? p->tree.owner[i] : MODEL_NOIDX;
 		if (node == MODEL_NOIDX || p->tree.nodes.v[node].type != AN_NODE_OP)
@@ -183,10 +184,11 @@ int an_kernels_compute(struct an_profile *p, struct nns_err *err)
 	finish((kernel_rows *)&k->by_name, &acc_name);
 	finish((kernel_rows *)&k->by_properties, &acc_prop);
 	if (k->by_name.n > 1)
-		qsort_r(k->by_name.v, k->by_name.n, sizeof(struct an_kernel_row), total_cmp, (void *)m);
+		qsort_r(k->by_name.v, k->by_name.n, sizeof(struct an_kernel_row), total_cmp,
+			(void *)m);
 	if (k->by_properties.n > 1)
-		qsort_r(k->by_properties.v, k->by_properties.n, sizeof(struct an_kernel_row), prop_cmp,
-		(void *)m);
+		qsort_r(k->by_properties.v, k->by_properties.n, sizeof(struct an_kernel_row),
+			prop_cmp, (void *)m);
 	k->tc_used_ratio = k->total_time > 0 ? (double)tc_time / (double)k->total_time : 0;
 	rc = NNS_OK;
 out:

@@ -19,15 +19,15 @@ int an_is_optimizer_name(const char *name);
 
 /* Name classes, computed once per distinct name (an_name_flags). */
 enum {
-	AN_NAME_STEP = 1,         /* ProfilerStep#N */
-	AN_NAME_DATALOADER = 2,   /* an_is_dataloader_name */
-	AN_NAME_COMM = 4,         /* nccl:* / gloo:* */
-	AN_NAME_COMM_KERNEL = 8,  /* ncclKernel* / ncclDevKernel* */
-	AN_NAME_OPTIMIZER = 16,   /* Optimizer.* */
-	AN_NAME_DP = 32,          /* DataParallel.forward */
-	AN_NAME_DDP = 64,         /* DistributedDataParallel.forward */
-	AN_NAME_DL_PREFIX = 128,  /* enumerate(DataLoader)#... (any suffix) */
-	AN_NAME_TC_OP = 256       /* tensor-core eligible operator (an_tc_op_eligible) */
+	AN_NAME_STEP = 1,	 /* ProfilerStep#N */
+	AN_NAME_DATALOADER = 2,	 /* an_is_dataloader_name */
+	AN_NAME_COMM = 4,	 /* nccl:* / gloo:* */
+	AN_NAME_COMM_KERNEL = 8, /* ncclKernel* / ncclDevKernel* */
+	AN_NAME_OPTIMIZER = 16,	 /* Optimizer.* */
+	AN_NAME_DP = 32,	 /* DataParallel.forward */
+	AN_NAME_DDP = 64,	 /* DistributedDataParallel.forward */
+	AN_NAME_DL_PREFIX = 128, /* enumerate(DataLoader)#... (any suffix) */
+	AN_NAME_TC_OP = 256	 /* tensor-core eligible operator (an_tc_op_eligible) */
 };
 
 struct an_profile;

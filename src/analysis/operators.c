@@ -98,30 +98,30 @@ int an_ops_compute(struct an_profile *p, struct nns_err *err)
 		if (!pid)
 			goto out;
 		if (add_to((op_rows *)&o->by_name, &by_name, n->name, n, 0, 0, stack != 0) ||
-		    add_to((op_rows *)&o->by_name_shape, &by_shape, hmap_pair(n->name, shape), n, shape,
-			   0, stack != 0) ||
+		    add_to((op_rows *)&o->by_name_shape, &by_shape, hmap_pair(n->name, shape), n,
+			   shape, 0, stack != 0) ||
 		    add_to((op_rows *)&o->by_name_stack, &by_stack, hmap_pair(n->name, stack), n, 0,
 			   stack, stack != 0) ||
-		    add_to((op_rows *)&o->by_name_shape_stack, &by_both, hmap_pair(n->name, *pid), n,
-			   shape, stack, stack != 0))
+		    add_to((op_rows *)&o->by_name_shape_stack, &by_both, hmap_pair(n->name, *pid),
+			   n, shape, stack, stack != 0))
 			goto out;
 	}
 	o->sort_by_device = 0;
 	for (i = 0; i < m->events.n && !o->sort_by_device; i++)
 		o->sort_by_device = model_kind_is_device(m->events.v[i].kind);
 	{
-		struct sort_ctx c = { m, o->sort_by_device };
+		struct sort_ctx c = {m, o->sort_by_device};
 		if (o->by_name.n > 1)
 			qsort_r(o->by_name.v, o->by_name.n, sizeof(struct an_op_row), row_cmp, &c);
 		if (o->by_name_shape.n > 1)
-			qsort_r(o->by_name_shape.v, o->by_name_shape.n, sizeof(struct an_op_row), row_cmp,
-			&c);
+			qsort_r(o->by_name_shape.v, o->by_name_shape.n, sizeof(struct an_op_row),
+				row_cmp, &c);
 		if (o->by_name_stack.n > 1)
-			qsort_r(o->by_name_stack.v, o->by_name_stack.n, sizeof(struct an_op_row), row_cmp,
-			&c);
+			qsort_r(o->by_name_stack.v, o->by_name_stack.n, sizeof(struct an_op_row),
+				row_cmp, &c);
 		if (o->by_name_shape_stack.n > 1)
 			qsort_r(o->by_name_shape_stack.v, o->by_name_shape_stack.n,
-			sizeof(struct an_op_row), row_cmp, &c);
+				sizeof(struct an_op_row), row_cmp, &c);
 	}
 	rc = NNS_OK;
 out:

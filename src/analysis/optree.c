@@ -85,7 +85,7 @@ static void add_child(struct an_optree *t, uint32_t parent, uint32_t child)
 
 static int attach_rt(struct an_optree *t, uint32_t node, uint32_t ev)
 {
-	struct an_rt_link l = { ev, t->nodes.v[node].first_rt };
+	struct an_rt_link l = {ev, t->nodes.v[node].first_rt};
 
 	if (vec_push(&t->rt_links, l))
 		return NNS_ENOMEM;
@@ -97,7 +97,7 @@ static int attach_rt(struct an_optree *t, uint32_t node, uint32_t ev)
  * of the same name is merged with it (the child's launches win). */
 static void remove_dup(struct an_optree *t, uint32_t root)
 {
-	VEC(uint32_t) stack = { 0 };
+	VEC(uint32_t) stack = {0};
 
 	if (vec_push(&stack, root))
 		return;
@@ -141,7 +141,7 @@ static int build_thread(struct an_profile *p, uint32_t thread, const uint32_t *e
 {
 	const struct model *m = p->m;
 	struct an_optree *t = &p->tree;
-	VEC(uint32_t) stack = { 0 };
+	VEC(uint32_t) stack = {0};
 	uint32_t root;
 	size_t i;
 	int rc = NNS_ENOMEM;
@@ -188,7 +188,8 @@ static uint32_t innermost(const struct an_optree *t, uint32_t root, int64_t ts, 
 
 	for (;;) {
 		uint32_t c, next = MODEL_NOIDX;
-		for (c = t->nodes.v[cur].first_child; c != MODEL_NOIDX; c = t->nodes.v[c].next_sibling) {
+		for (c = t->nodes.v[cur].first_child; c != MODEL_NOIDX;
+		     c = t->nodes.v[c].next_sibling) {
 			const struct an_node *x = &t->nodes.v[c];
 			if (x->start > ts)
 				break;
@@ -323,7 +324,8 @@ int an_optree_compute(struct an_profile *p, struct nns_err *err)
 	const struct model *m = p->m;
 	struct an_optree *t = &p->tree;
 	size_t nthr = m->threads.n, n = m->events.n, i;
-	uint32_t *count = NULL, *start = NULL, *order = NULL, *thread_root = NULL, *first_seen = NULL;
+	uint32_t *count = NULL, *start = NULL, *order = NULL, *thread_root = NULL,
+		 *first_seen = NULL;
 	size_t nfirst = 0;
 	int rc = NNS_ENOMEM;
 

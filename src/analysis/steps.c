@@ -15,7 +15,7 @@
 #include <string.h>
 
 struct launch_info {
-	int64_t dmin, dmax;   /* device span of the events it launched */
+	int64_t dmin, dmax; /* device span of the events it launched */
 	int64_t count;
 };
 
@@ -241,7 +241,7 @@ int an_steps_compute(struct an_profile *p, struct nns_err *err)
 		if (last > 0) {
 			size_t keep = last;
 			if (last > 1 && p->overview.steps.v[last - 2].device_nodes * 8 >
-						p->overview.steps.v[last - 1].device_nodes * 10)
+					    p->overview.steps.v[last - 1].device_nodes * 10)
 				keep = last - 1;
 			p->overview.steps_dropped = (int)(ns - keep);
 			p->overview.steps.n = keep;

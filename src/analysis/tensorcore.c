@@ -13,44 +13,40 @@
 #include <string.h>
 
 static const char *const tc_kernel_patterns[] = {
-	/* tb_plugin / PyProf */
-	"h884", "s884", "h1688", "s1688", "hmma", "i8816", "16816", "dgrad_1x1_stride_2x2",
-	"first_layer_wgrad_kernel", "conv1x1", "conv2d_c1_k1", "direct_group", "xmma_implicit_gemm",
-	"xmma_sparse_conv", "xmma_warp_specialized_implicit_gemm", "xmma_gemm", "xmma_sparse_gemm",
-	"c1688",
-	/* Ampere and later */
-	"xmma_", "tensorop", "s1616", "h1616", "16832", "i16832", "imma", "_tf32", "tf32_",
-	"bf16_s", "wgmma", "gmma_", "nvjet", "flash_fwd", "flash_bwd", "fmha", "cutlass_80",
-	"cutlass_90", "sm90_gemm", "sm80_gemm", "sm100_gemm", "hgemm_tensor", "gemm_f16_tc", NULL
-};
+    /* tb_plugin / PyProf */
+    "h884", "s884", "h1688", "s1688", "hmma", "i8816", "16816", "dgrad_1x1_stride_2x2",
+    "first_layer_wgrad_kernel", "conv1x1", "conv2d_c1_k1", "direct_group", "xmma_implicit_gemm",
+    "xmma_sparse_conv", "xmma_warp_specialized_implicit_gemm", "xmma_gemm", "xmma_sparse_gemm",
+    "c1688",
+    /* Ampere and later */
+    "xmma_", "tensorop", "s1616", "h1616", "16832", "i16832", "imma", "_tf32", "tf32_", "bf16_s",
+    "wgmma", "gmma_", "nvjet", "flash_fwd", "flash_bwd", "fmha", "cutlass_80", "cutlass_90",
+    "sm90_gemm", "sm80_gemm", "sm100_gemm", "hgemm_tensor", "gemm_f16_tc", NULL};
 
 static const char *const tc_ops[] = {
-	/* tb_plugin TC_OP_Allowlist */
-	"aten::_convolution", "aten::conv1d", "aten::conv2d", "aten::conv3d", "aten::conv_tbc",
-	"aten::conv_transpose1d", "aten::conv_transpose2d", "aten::conv_transpose3d",
-	"aten::convolution", "aten::cudnn_convolution", "aten::cudnn_convolution_transpose",
-	"aten::prelu", "aten::addmm", "aten::addmv", "aten::addr", "aten::matmul", "aten::mm",
-	"aten::mv", "aten::linear", "aten::addbmm", "aten::baddbmm", "aten::bmm",
-	"aten::chain_matmul", "aten::linalg_multi_dot", "aten::_thnn_fused_lstm_cell",
-	"aten::_thnn_fused_gru_cell", "aten::lstm_cell", "aten::gru_cell", "aten::rnn_tanh_cell",
-	"aten::rnn_relu_cell", "CudnnConvolutionBackward", "BmmBackward0",
-	"aten::cudnn_convolution_transpose_backward", "CudnnConvolutionTransposeBackward",
-	"MmBackward", "aten::cudnn_convolution_backward_weight", "aten::addmm_", "AddmvBackward",
-	"MvBackward", "aten::cudnn_convolution_transpose_backward_weight",
-	"aten::cudnn_convolution_transpose_backward_input", "AddmmBackward",
-	"aten::cudnn_convolution_backward_input", "AddbmmBackward",
-	"aten::cudnn_convolution_backward",
-	/* PyTorch 2.x */
-	"aten::convolution_backward", "ConvolutionBackward0", "CudnnConvolutionBackward0",
-	"AddmmBackward0", "MmBackward0", "AddmvBackward0", "MvBackward0", "AddbmmBackward0",
-	"BaddbmmBackward0", "LinearBackward0", "aten::_scaled_mm", "aten::_addmm_activation",
-	"aten::scaled_dot_product_attention", "aten::_scaled_dot_product_flash_attention",
-	"aten::_scaled_dot_product_efficient_attention",
-	"aten::_scaled_dot_product_cudnn_attention", "aten::_flash_attention_forward",
-	"aten::_flash_attention_backward", "aten::_efficient_attention_forward",
-	"aten::_efficient_attention_backward", "ScaledDotProductFlashAttentionBackward0",
-	"ScaledDotProductEfficientAttentionBackward0", NULL
-};
+    /* tb_plugin TC_OP_Allowlist */
+    "aten::_convolution", "aten::conv1d", "aten::conv2d", "aten::conv3d", "aten::conv_tbc",
+    "aten::conv_transpose1d", "aten::conv_transpose2d", "aten::conv_transpose3d",
+    "aten::convolution", "aten::cudnn_convolution", "aten::cudnn_convolution_transpose",
+    "aten::prelu", "aten::addmm", "aten::addmv", "aten::addr", "aten::matmul", "aten::mm",
+    "aten::mv", "aten::linear", "aten::addbmm", "aten::baddbmm", "aten::bmm", "aten::chain_matmul",
+    "aten::linalg_multi_dot", "aten::_thnn_fused_lstm_cell", "aten::_thnn_fused_gru_cell",
+    "aten::lstm_cell", "aten::gru_cell", "aten::rnn_tanh_cell", "aten::rnn_relu_cell",
+    "CudnnConvolutionBackward", "BmmBackward0", "aten::cudnn_convolution_transpose_backward",
+    "CudnnConvolutionTransposeBackward", "MmBackward", "aten::cudnn_convolution_backward_weight",
+    "aten::addmm_", "AddmvBackward", "MvBackward",
+    "aten::cudnn_convolution_transpose_backward_weight",
+    "aten::cudnn_convolution_transpose_backward_input", "AddmmBackward",
+    "aten::cudnn_convolution_backward_input", "AddbmmBackward", "aten::cudnn_convolution_backward",
+    /* PyTorch 2.x */
+    "aten::convolution_backward", "ConvolutionBackward0", "CudnnConvolutionBackward0",
+    "AddmmBackward0", "MmBackward0", "AddmvBackward0", "MvBackward0", "AddbmmBackward0",
+    "BaddbmmBackward0", "LinearBackward0", "aten::_scaled_mm", "aten::_addmm_activation",
+    "aten::scaled_dot_product_attention", "aten::_scaled_dot_product_flash_attention",
+    "aten::_scaled_dot_product_efficient_attention", "aten::_scaled_dot_product_cudnn_attention",
+    "aten::_flash_attention_forward", "aten::_flash_attention_backward",
+    "aten::_efficient_attention_forward", "aten::_efficient_attention_backward",
+    "ScaledDotProductFlashAttentionBackward0", "ScaledDotProductEfficientAttentionBackward0", NULL};
 
 int an_tc_kernel(const char *name)
 {

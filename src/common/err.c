@@ -8,14 +8,22 @@
 const char *nns_strerror(int status)
 {
 	switch (status) {
-	case NNS_OK: return "success";
-	case NNS_ENOMEM: return "out of memory or over a configured limit";
-	case NNS_EIO: return "input/output error";
-	case NNS_EFORMAT: return "malformed input";
-	case NNS_EINVAL: return "invalid argument";
-	case NNS_ETRUNC: return "input is truncated";
-	case NNS_ENOTFOUND: return "not found";
-	default: return "unknown error";
+	case NNS_OK:
+		return "success";
+	case NNS_ENOMEM:
+		return "out of memory or over a configured limit";
+	case NNS_EIO:
+		return "input/output error";
+	case NNS_EFORMAT:
+		return "malformed input";
+	case NNS_EINVAL:
+		return "invalid argument";
+	case NNS_ETRUNC:
+		return "input is truncated";
+	case NNS_ENOTFOUND:
+		return "not found";
+	default:
+		return "unknown error";
 	}
 }
 

@@ -16,7 +16,7 @@
 #define NNS_ERR_MSG_MAX 512
 
 struct nns_err {
-	int code;                  /* the status last set, NNS_OK if none */
+	int code;		   /* the status last set, NNS_OK if none */
 	char msg[NNS_ERR_MSG_MAX]; /* one line, no trailing newline */
 };
 
@@ -26,6 +26,6 @@ void nns_err_clear(struct nns_err *err);
 /* Sets code and a printf-style message; returns code so callers can
  * `return nns_err_set(err, NNS_EFORMAT, "...")`. err may be NULL. */
 int nns_err_set(struct nns_err *err, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 #endif

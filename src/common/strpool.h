@@ -18,17 +18,17 @@
 #define STRPOOL_NONE UINT32_MAX
 
 struct strpool {
-	char **blocks;      /* storage blocks, never moved once written */
+	char **blocks; /* storage blocks, never moved once written */
 	size_t nblocks, blocks_cap;
 	size_t block_used, block_size;
-	const char **str;   /* id -> bytes */
-	uint32_t *len;      /* id -> length */
-	uint32_t *hashv;    /* id -> hash */
+	const char **str; /* id -> bytes */
+	uint32_t *len;	  /* id -> length */
+	uint32_t *hashv;  /* id -> hash */
 	size_t count, cap;
-	uint32_t *table;    /* open addressing: slot -> id+1, 0 empty */
+	uint32_t *table; /* open addressing: slot -> id+1, 0 empty */
 	size_t table_mask;
-	size_t bytes;       /* total bytes stored */
-	size_t max_bytes;   /* cap on bytes; 0 = default (4 GiB) */
+	size_t bytes;	  /* total bytes stored */
+	size_t max_bytes; /* cap on bytes; 0 = default (4 GiB) */
 };
 
 int strpool_init(struct strpool *p);

@@ -15,30 +15,28 @@
 /* No single array may exceed 16 GiB. */
 #define VEC_MAX_BYTES ((size_t)16 << 30)
 
-#define VEC(T)                                                                 \
-	struct {                                                               \
-		T *v;                                                          \
-		size_t n, cap;                                                 \
+#define VEC(T)                                                                                     \
+	struct {                                                                                   \
+		T *v;                                                                              \
+		size_t n, cap;                                                                     \
 	}
 
 /* Ensures room for `need` elements of size `elem` in *data (capacity *cap).
  * Returns 0 or NNS_ENOMEM; on failure the array is unchanged. */
 int vec_reserve_raw(void **data, size_t *cap, size_t need, size_t elem);
 
-#define vec_reserve(a, need)                                                   \
-	vec_reserve_raw((void **)&(a)->v, &(a)->cap, (need), sizeof(*(a)->v))
+#define vec_reserve(a, need) vec_reserve_raw((void **)&(a)->v, &(a)->cap, (need), sizeof(*(a)->v))
 
 /* Appends x; evaluates to 0 or NNS_ENOMEM. */
-#define vec_push(a, x)                                                         \
-	(((a)->n < (a)->cap || vec_reserve((a), (a)->n + 1) == 0)              \
-		 ? ((a)->v[(a)->n++] = (x), 0)                                 \
-		 : -1)
+#define vec_push(a, x)                                                                             \
+	(((a)->n < (a)->cap || vec_reserve((a), (a)->n + 1) == 0) ? ((a)->v[(a)->n++] = (x), 0)    \
+								  : -1)
 
-#define vec_free(a)                                                            \
-	do {                                                                   \
-		free((a)->v);                                                  \
-		(a)->v = NULL;                                                 \
-		(a)->n = (a)->cap = 0;                                         \
+#define vec_free(a)                                                                                \
+	do {                                                                                       \
+		free((a)->v);                                                                      \
+		(a)->v = NULL;                                                                     \
+		(a)->n = (a)->cap = 0;                                                             \
 	} while (0)
 
 #endif

@@ -17,9 +17,9 @@
 #include "model/model.h"
 
 struct kineto_opts {
-	int threads;       /* parser threads; 0 = one per online CPU (max 8) */
-	int progress;      /* 1: print progress on stderr (the CLI sets this
-			    * when stderr is a terminal) */
+	int threads;  /* parser threads; 0 = one per online CPU (max 8) */
+	int progress; /* 1: print progress on stderr (the CLI sets this
+		       * when stderr is a terminal) */
 };
 
 /* Loads the trace at `path` (gzip detected by magic bytes). */

@@ -96,7 +96,7 @@ static int thread_rehash(struct model *m)
 uint32_t model_thread(struct model *m, uint32_t pid, uint32_t tid)
 {
 	size_t s;
-	struct model_thread t = { pid, tid, 0 };
+	struct model_thread t = {pid, tid, 0};
 
 	if ((m->threads.n + 1) * 2 > m->thread_table_mask + 1 && thread_rehash(m))
 		return MODEL_NOIDX;
@@ -113,11 +113,11 @@ uint32_t model_thread(struct model *m, uint32_t pid, uint32_t tid)
 	return (uint32_t)(m->threads.n - 1);
 }
 
-#define ADD_ROW(vec, row)                                                      \
-	do {                                                                   \
-		if ((vec)->n >= UINT32_MAX - 1 || vec_push((vec), *(row)))     \
-			return NNS_ENOMEM;                                     \
-		return (int64_t)((vec)->n - 1);                                \
+#define ADD_ROW(vec, row)                                                                          \
+	do {                                                                                       \
+		if ((vec)->n >= UINT32_MAX - 1 || vec_push((vec), *(row)))                         \
+			return NNS_ENOMEM;                                                         \
+		return (int64_t)((vec)->n - 1);                                                    \
 	} while (0)
 
 int64_t model_add_event(struct model *m, const struct model_event *e)

@@ -32,19 +32,19 @@
 /* Event categories, from Kineto's `cat` (case-insensitive) or nnscope's
  * own records. Old (PyTorch 1.x) and modern spellings map to the same kind. */
 enum model_kind {
-	MK_CPU_OP = 0,        /* cpu_op, operator */
-	MK_USER_ANNOTATION,   /* user_annotation */
-	MK_GPU_ANNOTATION,    /* gpu_user_annotation (GPU-side copy of a range) */
-	MK_PYTHON,            /* python */
-	MK_PYTHON_FUNCTION,   /* python_function (a module if py_module_id set) */
-	MK_RUNTIME,           /* runtime, cuda_runtime, *_runtime */
-	MK_DRIVER,            /* cuda_driver (cuLaunchKernel ...) */
-	MK_KERNEL,            /* kernel */
-	MK_MEMCPY,            /* memcpy, gpu_memcpy */
-	MK_MEMSET,            /* memset, gpu_memset */
-	MK_TRACE,             /* trace ("PyTorch Profiler (0)") */
-	MK_SYNC,              /* cuda_sync */
-	MK_OTHER,             /* any other complete event */
+	MK_CPU_OP = 0,	    /* cpu_op, operator */
+	MK_USER_ANNOTATION, /* user_annotation */
+	MK_GPU_ANNOTATION,  /* gpu_user_annotation (GPU-side copy of a range) */
+	MK_PYTHON,	    /* python */
+	MK_PYTHON_FUNCTION, /* python_function (a module if py_module_id set) */
+	MK_RUNTIME,	    /* runtime, cuda_runtime, *_runtime */
+	MK_DRIVER,	    /* cuda_driver (cuLaunchKernel ...) */
+	MK_KERNEL,	    /* kernel */
+	MK_MEMCPY,	    /* memcpy, gpu_memcpy */
+	MK_MEMSET,	    /* memset, gpu_memset */
+	MK_TRACE,	    /* trace ("PyTorch Profiler (0)") */
+	MK_SYNC,	    /* cuda_sync */
+	MK_OTHER,	    /* any other complete event */
 	MK__COUNT
 };
 
@@ -60,90 +60,90 @@ static inline int model_kind_is_launch(int k)
 
 /* One complete ("X") event. 56 bytes. */
 struct model_event {
-	int64_t ts;       /* start, ns */
-	int64_t dur;      /* ns, >= 0 */
-	int64_t ext_id;   /* "External id"/"external id", MODEL_NONE if absent */
-	int64_t corr;     /* "correlation", MODEL_NONE if absent */
-	uint32_t name;    /* string id */
-	uint32_t thread;  /* index into model.threads */
-	uint32_t extra;   /* kernels/memcpy/memset: index into model.dev_args;
-			   * host ops: index into model.op_args; else MODEL_NOIDX */
-	uint8_t kind;     /* enum model_kind */
-	uint8_t flags;    /* unused for now */
-	int16_t device;   /* args.device for device events, else -1 */
+	int64_t ts;	 /* start, ns */
+	int64_t dur;	 /* ns, >= 0 */
+	int64_t ext_id;	 /* "External id"/"external id", MODEL_NONE if absent */
+	int64_t corr;	 /* "correlation", MODEL_NONE if absent */
+	uint32_t name;	 /* string id */
+	uint32_t thread; /* index into model.threads */
+	uint32_t extra;	 /* kernels/memcpy/memset: index into model.dev_args;
+			  * host ops: index into model.op_args; else MODEL_NOIDX */
+	uint8_t kind;	 /* enum model_kind */
+	uint8_t flags;	 /* unused for now */
+	int16_t device;	 /* args.device for device events, else -1 */
 };
 
 /* Launch parameters of a device event (kernel, memcpy, memset). */
 struct model_dev_args {
-	int64_t stream;          /* -1 if absent */
-	int64_t shared_mem;      /* bytes, -1 if absent */
-	float blocks_per_sm;     /* -1 if absent */
-	float occupancy;         /* est. achieved occupancy %, -1 if absent */
-	int32_t regs;            /* registers per thread, -1 if absent */
-	uint32_t grid;           /* string id of "[x, y, z]", 0 if absent */
-	uint32_t block;          /* string id of "[x, y, z]", 0 if absent */
-	int64_t bytes;           /* memcpy/memset bytes, -1 if absent */
+	int64_t stream;	     /* -1 if absent */
+	int64_t shared_mem;  /* bytes, -1 if absent */
+	float blocks_per_sm; /* -1 if absent */
+	float occupancy;     /* est. achieved occupancy %, -1 if absent */
+	int32_t regs;	     /* registers per thread, -1 if absent */
+	uint32_t grid;	     /* string id of "[x, y, z]", 0 if absent */
+	uint32_t block;	     /* string id of "[x, y, z]", 0 if absent */
+	int64_t bytes;	     /* memcpy/memset bytes, -1 if absent */
 };
 
 /* Arguments of host operator events that analyses use. */
 struct model_op_args {
-	uint32_t input_dims;   /* string id, canonical "[[2, 8, 5], [], []]", 0 if absent */
-	uint32_t input_type;   /* string id, canonical "['float', 'Int']" list, 0 if absent */
-	uint32_t call_stack;   /* string id, 0 if absent */
-	int64_t py_id;         /* "Python id", MODEL_NONE if absent */
-	int64_t py_parent_id;  /* "Python parent id" */
-	int64_t py_module_id;  /* "Python module id" (set => a module call) */
-	int64_t seq;           /* "Sequence number" */
-	int64_t fwd_tid;       /* "Fwd thread id" */
+	uint32_t input_dims;  /* string id, canonical "[[2, 8, 5], [], []]", 0 if absent */
+	uint32_t input_type;  /* string id, canonical "['float', 'Int']" list, 0 if absent */
+	uint32_t call_stack;  /* string id, 0 if absent */
+	int64_t py_id;	      /* "Python id", MODEL_NONE if absent */
+	int64_t py_parent_id; /* "Python parent id" */
+	int64_t py_module_id; /* "Python module id" (set => a module call) */
+	int64_t seq;	      /* "Sequence number" */
+	int64_t fwd_tid;      /* "Fwd thread id" */
 };
 
 /* A thread row: pid and tid as strings ("25738", "stream 7", "Traces").
  * Numeric JSON ids are interned in their decimal text so that an event with
  * "tid": 25738 and one with "tid": "25738" land on the same thread. */
 struct model_thread {
-	uint32_t pid;   /* string id */
-	uint32_t tid;   /* string id */
-	uint32_t name;  /* thread_name metadata, 0 if none */
+	uint32_t pid;  /* string id */
+	uint32_t tid;  /* string id */
+	uint32_t name; /* thread_name metadata, 0 if none */
 };
 
 /* A `[memory]` instant (ph "i", name "[memory]"). */
 enum { MODEL_MEM_HAS_ADDR = 1, MODEL_MEM_HAS_TOTAL_ALLOC = 2, MODEL_MEM_HAS_TOTAL_RESERVED = 4 };
 struct model_mem {
-	int64_t ts;              /* ns */
+	int64_t ts; /* ns */
 	int64_t addr;
-	int64_t bytes;           /* negative = free */
+	int64_t bytes; /* negative = free */
 	int64_t total_allocated;
 	int64_t total_reserved;
 	uint32_t thread;
-	int16_t device_type;     /* 0 CPU, 1 CUDA, other ignored by analyses */
+	int16_t device_type; /* 0 CPU, 1 CUDA, other ignored by analyses */
 	int16_t device_id;
-	uint8_t flags;           /* MODEL_MEM_HAS_* */
+	uint8_t flags; /* MODEL_MEM_HAS_* */
 };
 
 /* A flow endpoint (ph "s"/"f"/"t"): cat "fwdbwd" or "ac2g". */
 enum model_flow_kind { MF_FWDBWD = 0, MF_AC2G = 1, MF_OTHER = 2 };
 struct model_flow {
-	int64_t ts;       /* ns */
+	int64_t ts; /* ns */
 	int64_t id;
 	uint32_t thread;
-	uint8_t kind;     /* enum model_flow_kind */
-	char ph;          /* 's', 'f' or 't' */
+	uint8_t kind; /* enum model_flow_kind */
+	char ph;      /* 's', 'f' or 't' */
 };
 
 /* A counter sample (ph "C"), one per series value. */
 struct model_counter {
 	int64_t ts;
 	double value;
-	uint32_t name;    /* "<event name>.<series key>" or the event name */
+	uint32_t name; /* "<event name>.<series key>" or the event name */
 	uint32_t thread;
 };
 
 /* deviceProperties[i]. */
 struct model_device {
 	int32_t id;
-	uint32_t name;           /* string id */
-	int64_t total_mem;       /* totalGlobalMem, bytes */
-	int32_t major, minor;    /* compute capability */
+	uint32_t name;	      /* string id */
+	int64_t total_mem;    /* totalGlobalMem, bytes */
+	int32_t major, minor; /* compute capability */
 	int32_t num_sms;
 	int32_t max_threads_per_sm;
 	int32_t max_threads_per_block;
@@ -154,9 +154,9 @@ struct model_device {
 
 /* Diagnostics an importer gathered while reading (skipped or odd input). */
 struct model_diag {
-	int64_t events_skipped;   /* malformed or unsupported events skipped */
+	int64_t events_skipped; /* malformed or unsupported events skipped */
 	int64_t bytes_read;
-	int truncated;            /* the input ended early */
+	int truncated; /* the input ended early */
 	char first_problem[NNS_ERR_MSG_MAX];
 };
 
@@ -172,14 +172,14 @@ struct model {
 	VEC(struct model_device) devices;
 
 	/* metadata */
-	int64_t schema_version;       /* -1 if absent */
-	int64_t base_time_ns;         /* baseTimeNanoseconds, 0 if absent */
-	int is_lightning;             /* "Framework": "pytorch-lightning" */
-	int64_t dist_rank;            /* distributedInfo.rank, -1 if absent */
-	int64_t dist_world_size;      /* -1 if absent */
-	uint32_t dist_backend;        /* string id, 0 if absent */
-	uint32_t worker;              /* worker name (from the file name), 0 if unset */
-	uint32_t span;                /* span name, 0 if unset */
+	int64_t schema_version;	 /* -1 if absent */
+	int64_t base_time_ns;	 /* baseTimeNanoseconds, 0 if absent */
+	int is_lightning;	 /* "Framework": "pytorch-lightning" */
+	int64_t dist_rank;	 /* distributedInfo.rank, -1 if absent */
+	int64_t dist_world_size; /* -1 if absent */
+	uint32_t dist_backend;	 /* string id, 0 if absent */
+	uint32_t worker;	 /* worker name (from the file name), 0 if unset */
+	uint32_t span;		 /* span name, 0 if unset */
 	struct model_diag diag;
 
 	/* thread lookup while building: (pid,tid) -> thread index */
@@ -188,9 +188,9 @@ struct model {
 
 	/* built by model_finalize(), all indices into events.v */
 	int finalized;
-	uint32_t *launch_of;   /* per event: for device events the index of
-				* the runtime/driver event with the same corr,
-				* MODEL_NOIDX if none; for others MODEL_NOIDX */
+	uint32_t *launch_of;	 /* per event: for device events the index of
+				  * the runtime/driver event with the same corr,
+				  * MODEL_NOIDX if none; for others MODEL_NOIDX */
 	int64_t min_ts, max_end; /* over all events and memory records */
 };
 
