@@ -15,13 +15,30 @@ CPPFLAGS := -Iinclude -Isrc -D_GNU_SOURCE -MMD -MP
 ALL_CFLAGS := -std=c11 $(WARN) $(CFLAGS) -pthread
 LDLIBS  := -lz -lm -pthread
 
-LIB_DIRS := src/common src/model src/importers src/analysis src/output
+LIB_DIRS := src/common src/format src/model src/importers src/analysis src/output
 LIB_SRC  := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 CLI_SRC  := $(wildcard src/cli/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 LIB_A    := $(BUILD)/libnnscope_analyzer.a
 NNSCOPE  := $(BUILD)/nnscope
+
+# libnnscope.so: the collector. It links only src/common and src/format
+# (never the analyzer), built position-independent with hidden visibility:
+# only NNS_API symbols are exported.
+COLLECTOR_SRC := $(wildcard src/collector/*.c) $(wildcard src/format/*.c) $(wildcard src/common/*.c)
+COLLECTOR_OBJ := $(COLLECTOR_SRC:%.c=$(BUILD)/pic/%.o)
+COLLECTOR_SO  := $(BUILD)/libnnscope.so
+COLLECTOR_LIBS := -lz -ldl -lm -pthread
+
+$(BUILD)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CC(pic) $<")
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -DNNS_BUILDING_LIB -c $< -o $@
+
+$(COLLECTOR_SO): $(COLLECTOR_OBJ)
+	$(if $(Q),@echo "  LINK    $@")
+	$(Q)$(CC) -shared -Wl,-soname,libnnscope.so -Wl,-z,defs -o $@ $^ $(COLLECTOR_LIBS)
 
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 GOLDEN_SRC := $(wildcard tests/golden/test_*.c)
@@ -32,16 +49,9 @@ GOLDEN_BIN := $(GOLDEN_SRC:tests/golden/%.c=$(BUILD)/tests/%)
 TEST_LIBS  := -lcmocka -ljansson
 
 .PHONY: all test unit golden e2e asan fuzz bench lint clean deps demo
-all: $(NNSCOPE)
+all: $(NNSCOPE) $(COLLECTOR_SO)
 
-# Installs what is missing, builds, analyses the sample traces and prints the report.
-demo:
-	@bash scripts/install-deps.sh
-	@$(MAKE) --no-print-directory all
-	@if [ -d "$(SHARED)/data/kineto" ]; then \
-		$(NNSCOPE) analyse $(SHARED)/data/kineto --out build/demo && \
-		$(NNSCOPE) report $(SHARED)/data/kineto/resnet50_num_workers_0 --view all; \
-	else echo "demo: $(SHARED)/data/kineto not found; run: $(NNSCOPE) report <trace or run dir>"; fi
+# demo: see the "python and examples" section below.
 
 deps:
 	@bash scripts/install-deps.sh
@@ -71,6 +81,118 @@ $(BUILD)/tests/%: tests/golden/%.c $(LIB_A) $(TEST_COMMON_OBJ)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  LINK    $@")
 	$(Q)$(CC) $(CPPFLAGS) -Itests/common $(ALL_CFLAGS) -o $@ $< $(TEST_COMMON_OBJ) $(LIB_A) $(TEST_LIBS) $(LDLIBS)
+
+# ---- python and examples ------------------------------------------------
+# The Python package build/python/nnscope/ (the C extension _nnscope*.so
+# next to __init__.py and torch.py) for Debian's /usr/bin/python3, the C
+# example build/examples/mlp (OpenBLAS), `make demo`, and the overhead
+# benchmark of the examples. Both link libnnscope.so by rpath, so they run
+# from the build tree without LD_LIBRARY_PATH.
+PYTHON    ?= /usr/bin/python3
+PY_INC    = $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null)
+PY_EXT    = $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))' 2>/dev/null)
+PY_DIR    := $(BUILD)/python/nnscope
+PY_SRC    := $(wildcard python/nnscope/*.py)
+PY_FILES  := $(PY_SRC:python/nnscope/%=$(PY_DIR)/%)
+PY_SO      = $(PY_DIR)/_nnscope$(PY_EXT)
+MLP_SRC   := $(wildcard examples/mlp/*.c)
+MLP_BIN   := $(BUILD)/examples/mlp
+
+.PHONY: python examples demo bench-examples
+all: python examples
+e2e: python examples
+
+python: $(PY_SO) $(PY_FILES)
+
+$(PY_DIR)/_nnscope%.so: python/_nnscope.c include/nnscope.h $(COLLECTOR_SO)
+	@mkdir -p $(dir $@)
+	@test -n "$(PY_INC)" && test -f "$(PY_INC)/Python.h" || \
+		{ echo "python3-dev headers not found for $(PYTHON) (run: make deps)"; exit 1; }
+	$(if $(Q),@echo "  CC(py)  $<")
+	$(Q)$(CC) -std=c11 $(WARN) $(CFLAGS) -D_GNU_SOURCE -fPIC -shared -fvisibility=hidden \
+		-Iinclude -I$(PY_INC) -o $@ $< -L$(BUILD) -lnnscope -Wl,-rpath,'$$ORIGIN/../..'
+
+$(PY_DIR)/%.py: python/nnscope/%.py
+	@mkdir -p $(dir $@)
+	$(Q)cp $< $@
+
+examples: $(MLP_BIN)
+
+$(MLP_BIN): $(MLP_SRC) $(wildcard examples/mlp/*.h) include/nnscope.h $(COLLECTOR_SO)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  LINK    $@")
+	$(Q)$(CC) -std=c11 $(WARN) $(CFLAGS) -D_GNU_SOURCE -pthread -Iinclude -o $@ $(MLP_SRC) \
+		-L$(BUILD) -lnnscope -lopenblas -lm -Wl,-rpath,'$$ORIGIN/..'
+
+# Installs what is missing, builds, profiles the C example (and the PyTorch
+# one when torch imports), then analyses and reports each run.
+DEMO := $(BUILD)/demo
+demo:
+	@bash scripts/install-deps.sh
+	@$(MAKE) --no-print-directory all
+	@rm -rf $(DEMO)/mlp $(DEMO)/cnn
+	@echo "== profiling the C example (a slow loader on purpose: --stall-ms 4)"
+	$(MLP_BIN) --steps 100 --stall-ms 4 --out $(DEMO)/mlp --quiet
+	$(NNSCOPE) analyse $(DEMO)/mlp --out $(DEMO)/mlp/analysis
+	$(NNSCOPE) report $(DEMO)/mlp --view all
+	@if $(PYTHON) -c 'import torch' 2>/dev/null; then \
+		echo "== profiling the PyTorch example"; \
+		PYTHONPATH=$(BUILD)/python $(PYTHON) examples/pytorch/train_cnn.py --out $(DEMO)/cnn && \
+		$(NNSCOPE) analyse $(DEMO)/cnn --out $(DEMO)/cnn/analysis && \
+		$(NNSCOPE) report $(DEMO)/cnn --view all; \
+	else echo "demo: torch does not import for $(PYTHON); skipping the PyTorch example"; fi
+	@echo "== results: $(DEMO)/mlp/analysis$$(test -d $(DEMO)/cnn/analysis && echo " $(DEMO)/cnn/analysis")"
+
+# Step time of the examples with and without profiling (a table).
+bench-examples: python examples
+	@PYTHON=$(PYTHON) BUILD=$(BUILD) bash bench/overhead_examples
+# ---- end of python and examples ------------------------------------------
+
+# ---- collector tests (owner: collector) ----------------------------------
+# `make` builds everything (the COLLECTOR_SO rule above would otherwise be
+# the default goal). The collector's unit tests (tests/unit/test_collector*.c,
+# test_format_write*.c) link the position-independent objects of
+# libnnscope.so ($(COLLECTOR_OBJ)) directly, so they can test internals;
+# the e2e helpers (tests/e2e/collector_*.c) link libnnscope.so itself, except
+# collector_check, a .nnst checker built from the format reader objects.
+# bench/overhead prints the hot-path cost table (part of `make bench`).
+.DEFAULT_GOAL := all
+COLL_TEST_SRC := $(wildcard tests/unit/test_collector*.c) $(wildcard tests/unit/test_format_write*.c)
+COLL_TEST_BIN := $(COLL_TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+COLL_E2E_SRC  := $(filter-out tests/e2e/collector_check.c,$(wildcard tests/e2e/collector_*.c))
+COLL_E2E_BIN  := $(COLL_E2E_SRC:tests/e2e/%.c=$(BUILD)/tests/%)
+COLL_CHECK    := $(BUILD)/tests/collector_check
+BENCH_OVERHEAD := $(BUILD)/bench/overhead
+
+$(COLL_TEST_BIN): $(BUILD)/tests/%: tests/unit/%.c tests/unit/test_collector_util.h $(COLLECTOR_OBJ)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  LINK    $@")
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(COLLECTOR_OBJ) -lcmocka $(COLLECTOR_LIBS) $(LDLIBS)
+
+$(COLL_E2E_BIN): $(BUILD)/tests/%: tests/e2e/%.c $(COLLECTOR_SO)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  LINK    $@")
+	$(Q)$(CC) -Iinclude -D_GNU_SOURCE -std=c11 $(WARN) $(CFLAGS) -pthread -o $@ $< \
+		-L$(BUILD) -lnnscope -Wl,-rpath,'$$ORIGIN/..'
+
+$(COLL_CHECK): tests/e2e/collector_check.c tests/unit/test_collector_util.h $(COLLECTOR_OBJ)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  LINK    $@")
+	$(Q)$(CC) $(CPPFLAGS) -Itests/unit $(ALL_CFLAGS) -o $@ $< $(COLLECTOR_OBJ) $(COLLECTOR_LIBS) $(LDLIBS)
+
+e2e: $(COLLECTOR_SO) $(COLL_E2E_BIN) $(COLL_CHECK)
+
+$(BENCH_OVERHEAD): bench/overhead.c $(COLLECTOR_SO)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  LINK    $@")
+	$(Q)$(CC) -Iinclude -D_GNU_SOURCE -std=c11 $(WARN) -O2 -g -pthread -o $@ $< \
+		-L$(BUILD) -lnnscope -Wl,-rpath,'$$ORIGIN/..'
+
+.PHONY: bench-overhead
+bench-overhead: $(BENCH_OVERHEAD)
+	@BUILD=$(BUILD) bash bench/overhead
+bench: bench-overhead
+# ---- end of collector tests -----------------------------------------------
 
 # ---- tests -------------------------------------------------------------
 export NNS_SHARED := $(SHARED)

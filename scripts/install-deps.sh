@@ -1,14 +1,33 @@
 #!/bin/bash
 # install-deps.sh - installs the Debian packages nnscope needs, only those missing.
+#   python3-dev       headers for the Python extension (build/python/nnscope)
+#   libopenblas-dev   the C example (examples/mlp)
+#   python3-torch     optional, large (~1 GB with its dependencies): the
+#                     PyTorch example and tests/e2e/python_torch.sh. Installed
+#                     only when /usr/bin/python3 cannot import torch already;
+#                     NNS_NO_TORCH=1 skips it (those tests then skip).
 set -e
 PKGS="build-essential clang zlib1g-dev libcmocka-dev libjansson-dev libzstd-dev libsqlite3-dev jq"
+PKGS="$PKGS python3-dev libopenblas-dev"
 missing=""
 for p in $PKGS; do
 	dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
 done
+torch=""
+if [ "${NNS_NO_TORCH:-0}" != 1 ] && ! /usr/bin/python3 -c 'import torch' >/dev/null 2>&1; then
+	torch=python3-torch
+fi
+SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+updated=""
 if [ -n "$missing" ]; then
 	echo "installing:$missing"
-	SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
 	$SUDO apt-get update -qq
+	updated=1
 	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing
+fi
+if [ -n "$torch" ]; then
+	echo "installing: $torch (optional; NNS_NO_TORCH=1 skips it)"
+	[ -n "$updated" ] || $SUDO apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $torch ||
+		echo "install-deps: $torch could not be installed; the PyTorch parts will be skipped"
 fi

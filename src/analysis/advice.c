@@ -1,6 +1,7 @@
 /*
  * advice.c - recommendations with their evidence numbers: tb_plugin's seven
- * rules (reference §1.13), in its emission order. Texts are plain text
+ * rules (reference §1.13), in its emission order, then the data-pipeline
+ * and CPU recommendations that datapipe.c and cpuutil.c prepared. Texts are plain text
  * (tb_plugin embedded HTML links; the links are given in parentheses).
  */
 #include "analysis.h"
@@ -185,6 +186,11 @@ int an_advice_compute(struct an_profile *p, struct nns_err *err)
 			(double)dev->total_mem / (1024.0 * 1024 * 1024), d->device_id);
 		break;
 	}
+	/* data pipeline and CPU (datapipe.c, cpuutil.c: texts with evidence) */
+	if (p->datapipe.recommendation)
+		rc |= add(p, "data_pipeline", "%s", p->datapipe.recommendation);
+	if (p->cpu.recommendation)
+		rc |= add(p, "cpu", "%s", p->cpu.recommendation);
 	if (rc)
 		return nns_err_set(err, NNS_ENOMEM, "out of memory while writing advice");
 	return NNS_OK;

@@ -263,6 +263,144 @@ struct an_comm_node {
 	int64_t bytes;		       /* from input dims and types */
 };
 
+/* ---- data pipeline (datapipe.c) ------------------------------------------- */
+
+/* MindInsight's DEVICE_QUEUE_EMPTY_WARNING_THRESHOLD. */
+#define AN_DP_EMPTY_WARNING_THRESHOLD 0.3
+
+/* A point of a queue's down-sampled series: a bucket of samples. */
+struct an_queue_point {
+	int64_t ts; /* first sample of the bucket, ns */
+	double avg; /* mean size over the bucket */
+	int64_t min, max;
+};
+
+struct an_queue {
+	uint32_t name; /* string id */
+	int64_t samples;
+	double avg_size;
+	int64_t max_size;
+	int64_t capacity;		   /* largest capacity reported, 0 if never */
+	double utilization;		   /* avg_size / capacity, -1 when capacity unknown */
+	int64_t empty_count, full_count;   /* size == 0; size >= capacity > 0 */
+	double empty_ratio, full_ratio;	   /* over samples */
+	int consumer;			   /* the queue the training loop takes from */
+	VEC(struct an_queue_point) series; /* at most AN_DP_SERIES_MAX points */
+};
+#define AN_DP_SERIES_MAX 1000
+
+/* How much of a step waited for data. */
+struct an_dp_step {
+	char name[32];
+	int64_t start, end;		/* the step's host range */
+	int64_t dataloader;		/* DataLoader ranges inside it (merged) */
+	int64_t queue_empty;		/* time the consumer queue stayed empty inside it
+					 * (each sample's size held until the next one) */
+	int64_t samples, empty_samples; /* consumer queue samples inside it */
+	int64_t wait;			/* dataloader when the trace has DataLoader ranges, else
+					 * queue_empty */
+};
+
+/* A per-queue (or pipeline) finding, MindSpore BottleneckAnalyzer style. */
+struct an_dp_finding {
+	uint32_t queue; /* string id, 0 for the whole pipeline */
+	char kind[24];	/* "empty", "low_utilization", "in_out_gap", "full" */
+	char *text;	/* owned */
+};
+
+struct an_datapipe {
+	VEC(struct an_queue) queues;  /* by name */
+	int consumer;		      /* index into queues, -1 if none */
+	VEC(struct an_dp_step) steps; /* one per overview step */
+	int has_dataloader;	      /* the trace has DataLoader ranges */
+	/* MindInsight analyse_queue_summary on the consumer queue */
+	char verdict[24]; /* "data_process" (warning), "normal", "no_data" */
+	int warning;	  /* verdict is a warning */
+	int64_t empty_count, full_count, total_count;
+	double empty_ratio;
+	double wait_ratio; /* sum of step waits / sum of step times, 0..1 */
+	VEC(struct an_dp_finding) findings;
+	char *recommendation; /* owned; the overview advice text, NULL if none */
+};
+
+/* ---- CPU utilization (cpuutil.c) ------------------------------------------ */
+
+/* Mean of utilization samples, percent. */
+struct an_cpu_avg {
+	int64_t samples;
+	double user, sys, idle, iowait;
+};
+
+struct an_cpu_point {
+	int64_t ts; /* ns */
+	float user, sys, idle, iowait;
+};
+#define AN_CPU_SERIES_MAX 2000
+
+struct an_cpu_step {
+	char name[32];
+	struct an_cpu_avg machine, process;
+};
+
+struct an_cpu_thread {
+	uint32_t thread; /* index into model.threads */
+	int64_t tid;
+	uint32_t name; /* thread name, string id, 0 if none */
+	struct an_cpu_avg avg;
+};
+
+/* Threads grouped by name: a pipeline stage (e.g. the DataLoader workers). */
+struct an_cpu_stage {
+	uint32_t name; /* string id ("" for unnamed threads) */
+	int threads;
+	double user, sys;  /* sum of its threads' averages */
+	double per_thread; /* (user + sys) / threads */
+	char *advice;	   /* owned, NULL if none */
+};
+
+struct an_cpu {
+	struct an_cpu_avg machine, process; /* over all samples */
+	double running_avg;		    /* machine: runnable processes */
+	uint64_t ctx_switches;		    /* machine: total */
+	uint64_t rss_peak_kb;		    /* process */
+	uint64_t machine_mem_peak_kb;	    /* machine: memory in use (MemTotal -
+					     * MemAvailable) */
+	VEC(struct an_cpu_point) machine_series;
+	VEC(struct an_cpu_point) process_series;
+	VEC(struct an_cpu_step) steps;	   /* one per overview step */
+	struct an_cpu_step before;	   /* samples before the first step (MindInsight's
+					    * step 0); samples == 0 when none */
+	VEC(struct an_cpu_thread) threads; /* by busy time, descending */
+	VEC(struct an_cpu_stage) stages;
+	char *recommendation; /* owned; overview advice text, NULL if none */
+};
+
+/* ---- host info (hostinfo.c) ----------------------------------------------- */
+
+/* Average execution time of one (module, event, stage), from start/end
+ * (start_end 0/1) pairs of the same thread and process. */
+struct an_host_row {
+	uint32_t module, event, stage; /* string ids */
+	int level;
+	int64_t count;
+	int64_t total_us, min_us, max_us;
+	double avg_us;
+};
+
+struct an_host_mem {
+	int64_t ts;	   /* ns on the model clock when known (see an_hostinfo) */
+	int64_t memory_kb; /* max over the bucket */
+};
+
+struct an_hostinfo {
+	VEC(struct an_host_row) rows;	/* by total time, descending */
+	VEC(struct an_host_mem) memory; /* down-sampled, peak kept */
+	int64_t records, instants, unmatched_starts, unmatched_ends;
+	int64_t peak_kb;
+	int aligned; /* memory ts are model time (the trace's monotonic clock
+		      * is known); else raw time_stamp(us) * 1000 */
+};
+
 /* ---- the whole profile of one worker/span --------------------------------- */
 
 struct an_profile {
@@ -282,6 +420,9 @@ struct an_profile {
 	int devices_used;     /* distinct device pids with device events */
 	uint8_t *tc_cache;    /* per string id: 0 unknown, 1 no TC, 2 TC kernel */
 	uint16_t *name_flags; /* per string id: AN_NAME_* | 0x8000 once computed */
+	struct an_datapipe datapipe;
+	struct an_cpu cpu;
+	struct an_hostinfo hostinfo;
 };
 
 /* an_tc_kernel() on a kernel name id, memoised in p->tc_cache. */
@@ -302,7 +443,13 @@ int an_gpu_compute(struct an_profile *p, struct nns_err *err);	     /* gpu.c */
 int an_memory_compute(struct an_profile *p, struct nns_err *err);    /* memory.c */
 int an_modules_compute(struct an_profile *p, struct nns_err *err);   /* modules.c */
 int an_comm_compute(struct an_profile *p, struct nns_err *err);	     /* comm.c */
+int an_datapipe_compute(struct an_profile *p, struct nns_err *err);  /* datapipe.c */
+int an_cpu_compute(struct an_profile *p, struct nns_err *err);	     /* cpuutil.c */
+int an_hostinfo_compute(struct an_profile *p, struct nns_err *err);  /* hostinfo.c */
 int an_advice_compute(struct an_profile *p, struct nns_err *err);    /* advice.c */
+void an_datapipe_release(struct an_datapipe *d);
+void an_cpu_release(struct an_cpu *c);
+void an_hostinfo_release(struct an_hostinfo *h);
 
 /* ---- distributed (per run, several workers; distributed.c) ---------------- */
 

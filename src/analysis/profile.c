@@ -19,7 +19,9 @@ int an_profile_compute(struct an_profile *p, const struct model *m, struct nns_e
 	    (rc = an_breakdown_compute(p, err)) || (rc = an_comm_compute(p, err)) ||
 	    (rc = an_ops_compute(p, err)) || (rc = an_kernels_compute(p, err)) ||
 	    (rc = an_gpu_compute(p, err)) || (rc = an_memory_compute(p, err)) ||
-	    (rc = an_modules_compute(p, err)) || (rc = an_advice_compute(p, err)))
+	    (rc = an_modules_compute(p, err)) || (rc = an_datapipe_compute(p, err)) ||
+	    (rc = an_cpu_compute(p, err)) || (rc = an_hostinfo_compute(p, err)) ||
+	    (rc = an_advice_compute(p, err)))
 		return rc;
 	return NNS_OK;
 }
@@ -62,5 +64,8 @@ void an_profile_release(struct an_profile *p)
 	vec_free(&p->comm_ranges);
 	free(p->tc_cache);
 	free(p->name_flags);
+	an_datapipe_release(&p->datapipe);
+	an_cpu_release(&p->cpu);
+	an_hostinfo_release(&p->hostinfo);
 	memset(p, 0, sizeof(*p));
 }

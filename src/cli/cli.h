@@ -21,6 +21,8 @@ enum { CLI_OK = 0, CLI_EINPUT = 1, CLI_EUSAGE = 2 };
 int cmd_analyse(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 /* "nnscope: <path>: <msg>" on stderr (path omitted when msg starts with
  * it, or when path is NULL). */
@@ -73,6 +75,18 @@ int cli_visit_run(const struct run *r, struct cli_visit *v, size_t *visited);
  * CLI_EINPUT; on CLI_OK it->loaded is set. */
 int cli_load(struct cli_item *it, const char *path, const struct kineto_opts *ko);
 void cli_item_release(struct cli_item *it);
+
+/* Loads a trace into m (model_init done here): .nnst files (by their magic)
+ * with the nnst importer, anything else with the Kineto importer. Returns
+ * the importer's status (NNS_ETRUNC: m usable, err says what was cut);
+ * on other errors m is released. Prints nothing. */
+int cli_load_model(struct model *m, const char *path, const struct kineto_opts *ko,
+		   struct nns_err *err);
+/* Adds the host_info CSV rows of run r (may be NULL) that belong to m's
+ * process: with a known pid (nnscope traces) the rows of that pid and its
+ * children from every CSV; else every CSV when the run has one worker, or
+ * the CSV named after m's rank. Problems are printed as warnings. */
+void cli_load_host_info(struct model *m, const struct run *r);
 
 /* "run/worker.span" style label for messages and headings. */
 void cli_item_label(char *dst, size_t size, const struct cli_item *it, int with_run);

@@ -3,6 +3,8 @@
  * option parsing, terminal detection, and loading the spans of a run.
  */
 #include "cli/cli.h"
+#include "importers/hostinfo.h"
+#include "importers/nnst.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -109,6 +111,37 @@ void cli_item_label(char *dst, size_t size, const struct cli_item *it, int with_
 		 it->worker->name, span ? "." : "", span ? span : "");
 }
 
+int cli_load_model(struct model *m, const char *path, const struct kineto_opts *ko,
+		   struct nns_err *err)
+{
+	int rc;
+
+	if (model_init(m))
+		return nns_err_set(err, NNS_ENOMEM, "%s: out of memory", path);
+	if (nnst_is_trace_file(path))
+		rc = nnst_load_file(path, m, err);
+	else
+		rc = kineto_load_file(path, m, ko, err);
+	if (rc && rc != NNS_ETRUNC)
+		model_release(m);
+	return rc;
+}
+
+void cli_load_host_info(struct model *m, const struct run *r)
+{
+	for (size_t i = 0; r && i < r->host_info.n; i++) {
+		const char *path = r->host_info.v[i], *base = strrchr(path, '/');
+		int64_t rank = hostinfo_file_rank(base ? base + 1 : path);
+		struct nns_err err;
+
+		if (m->pid < 0 && r->workers.n != 1 && !(rank >= 0 && rank == m->dist_rank))
+			continue;
+		nns_err_clear(&err);
+		if (hostinfo_load_file(path, m, m->pid, &err))
+			cli_warn(path, err.msg);
+	}
+}
+
 int cli_load(struct cli_item *it, const char *path, const struct kineto_opts *ko)
 {
 	struct nns_err err;
@@ -117,11 +150,7 @@ int cli_load(struct cli_item *it, const char *path, const struct kineto_opts *ko
 	nns_err_clear(&err);
 	it->loaded = 0;
 	memset(&it->p, 0, sizeof(it->p));
-	if (model_init(&it->m)) {
-		cli_error(path, "out of memory");
-		return CLI_EINPUT;
-	}
-	rc = kineto_load_file(path, &it->m, ko, &err);
+	rc = cli_load_model(&it->m, path, ko, &err);
 	if (rc == NNS_ETRUNC) {
 		/* the importer's message says where and what it kept */
 		cli_warn(path, err.msg[0]
@@ -129,8 +158,16 @@ int cli_load(struct cli_item *it, const char *path, const struct kineto_opts *ko
 				   : "input is truncated; analysing the events read before it");
 	} else if (rc) {
 		cli_error(path, err.msg[0] ? err.msg : nns_strerror(rc));
-		model_release(&it->m);
 		return CLI_EINPUT;
+	}
+	cli_load_host_info(&it->m, it->run);
+	if (it->m.diag.events_lost > 0) {
+		char msg[128];
+
+		snprintf(msg, sizeof(msg),
+			 "%lld event(s) were dropped by the collector (its buffers were full)",
+			 (long long)it->m.diag.events_lost);
+		cli_warn(path, msg);
 	}
 	if (it->m.diag.events_skipped > 0) {
 		char msg[NNS_ERR_MSG_MAX + 64];

@@ -2,7 +2,8 @@
  * cmd_analyse.c - `nnscope analyse <file-or-run-dir> --out <dir>`: loads
  * every worker/span found under the path, runs every analysis and writes
  * the JSON contract (and CSV tables) of SPEC §4, plus distributed.json for
- * runs with several workers.
+ * runs with several workers, and timeline.json (Chrome trace, capped by
+ * --timeline-limit-mb) with --timeline.
  */
 #include "cli/cli.h"
 #include "output/outfile.h"
@@ -16,17 +17,27 @@
 static const char USAGE[] =
     "Usage: nnscope analyse <trace-file | run-dir> --out <dir> [options]\n"
     "\n"
-    "Analyses PyTorch profiler (Kineto) traces and writes machine-readable results:\n"
+    "Analyses nnscope traces (.nnst) and PyTorch profiler (Kineto) traces and writes\n"
+    "machine-readable results:\n"
     "  <dir>/<worker>[.<span>]/{overview,operators,kernels,memory,modules}.json\n"
-    "  <dir>/<worker>[.<span>]/{step_trace,op_statistics,kernel_statistics,memory_ops}.csv\n"
+    "  <dir>/<worker>[.<span>]/{datapipe,cpu,hostinfo}.json\n"
+    "  <dir>/<worker>[.<span>]/{step_trace,op_statistics,kernel_statistics,memory_ops,\n"
+    "                           data_pipeline}.csv\n"
+    "  <dir>/<worker>[.<span>]/timeline.json (with --timeline)\n"
     "  <dir>/distributed.json                (runs with several workers)\n"
-    "A directory is searched recursively for <worker>[.<span>].pt.trace.json[.gz];\n"
+    "A directory is searched recursively for <worker>[.<span>].pt.trace.json[.gz] and\n"
+    "<worker>[.<span>].nnst (with host_info/host_info_<rank>.csv beside them);\n"
     "when it holds several runs, each goes to <dir>/<run>/.\n"
     "\n"
     "Options:\n"
     "  -o, --out DIR      output directory (created if missing; required)\n"
     "  -j, --threads N    parser threads (0 = one per CPU, the default)\n"
     "      --no-csv       do not write the CSV tables\n"
+    "      --timeline     also write timeline.json (Chrome trace: Perfetto UI,\n"
+    "                     chrome://tracing)\n"
+    "      --timeline-limit-mb N\n"
+    "                     cap timeline.json at N MB (default 500, 0 = no cap); the\n"
+    "                     events past the cap are left out and the file says so\n"
     "  -q, --quiet        print nothing but warnings and errors\n"
     "  -h, --help         show this help\n";
 
@@ -34,7 +45,33 @@ struct analyse_ctx {
 	const char *out; /* output directory of the current run */
 	struct out_opts oo;
 	int quiet;
+	int timeline;	     /* --timeline */
+	int64_t limit_bytes; /* --timeline-limit-mb, 0 = none */
 };
+
+static int write_timeline(struct analyse_ctx *c, const struct cli_item *it, const char *sub)
+{
+	struct out_chrome_stats st;
+	struct nns_err err;
+	char dir[OUT_PATH_MAX];
+
+	nns_err_clear(&err);
+	if (out_join(dir, sizeof(dir), c->out, sub, &err) ||
+	    out_chrome_file(dir, "timeline.json", &it->m, c->limit_bytes, &st, &err)) {
+		cli_error(NULL, err.msg);
+		return CLI_EINPUT;
+	}
+	if (st.events_omitted) {
+		char msg[OUT_PATH_MAX + 200];
+
+		snprintf(msg, sizeof(msg),
+			 "%s/timeline.json: cut at the %lld MB limit, %lld events left out "
+			 "(--timeline-limit-mb raises it)",
+			 sub, (long long)(c->limit_bytes >> 20), (long long)st.events_omitted);
+		cli_warn(NULL, msg);
+	}
+	return CLI_OK;
+}
 
 static int on_profile(void *vctx, const struct cli_item *it)
 {
@@ -48,8 +85,10 @@ static int on_profile(void *vctx, const struct cli_item *it)
 		cli_error(NULL, err.msg);
 		return CLI_EINPUT;
 	}
+	out_profile_dirname(sub, sizeof(sub), it->worker->name, it->span->name);
+	if (c->timeline && write_timeline(c, it, sub))
+		return CLI_EINPUT;
 	if (!c->quiet) {
-		out_profile_dirname(sub, sizeof(sub), it->worker->name, it->span->name);
 		printf("%s/%s: %zu steps, %zu operators, %zu kernels%s\n", c->out, sub,
 		       it->p.overview.steps.n, it->p.ops.by_name.n, it->p.kernels.by_name.n,
 		       it->m.diag.truncated ? " (truncated input)" : "");
@@ -91,9 +130,14 @@ static int on_dist(void *vctx, const struct run *r, const char *span_name, size_
 int cmd_analyse(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"out", required_argument, NULL, 'o'}, {"threads", required_argument, NULL, 'j'},
-	    {"no-csv", no_argument, NULL, 'C'},	   {"quiet", no_argument, NULL, 'q'},
-	    {"help", no_argument, NULL, 'h'},	   {NULL, 0, NULL, 0},
+	    {"out", required_argument, NULL, 'o'},
+	    {"threads", required_argument, NULL, 'j'},
+	    {"no-csv", no_argument, NULL, 'C'},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"timeline", no_argument, NULL, 'T'},
+	    {"timeline-limit-mb", required_argument, NULL, 'L'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct analyse_ctx ctx;
 	struct cli_visit v;
@@ -102,7 +146,7 @@ int cmd_analyse(int argc, char **argv)
 	const char *out = NULL;
 	size_t visited = 0;
 	int c, status = CLI_OK;
-	long threads = 0;
+	long threads = 0, limit_mb = 500;
 
 	memset(&ctx, 0, sizeof(ctx));
 	memset(&v, 0, sizeof(v));
@@ -124,6 +168,16 @@ int cmd_analyse(int argc, char **argv)
 			break;
 		case 'q':
 			ctx.quiet = 1;
+			break;
+		case 'T':
+			ctx.timeline = 1;
+			break;
+		case 'L':
+			if (cli_parse_int(optarg, 0, 1 << 20, &limit_mb))
+				return cli_usage_error("analyse",
+						       "--timeline-limit-mb wants 0..1048576 (MB), "
+						       "not '%s'",
+						       optarg);
 			break;
 		case 'h':
 			fputs(USAGE, stdout);
@@ -149,6 +203,7 @@ int cmd_analyse(int argc, char **argv)
 		run_set_release(&rs);
 		return CLI_EINPUT;
 	}
+	ctx.limit_bytes = (int64_t)limit_mb << 20;
 	v.kopts.threads = (int)threads;
 	v.kopts.progress = isatty(STDERR_FILENO);
 	v.want_dist = 1;

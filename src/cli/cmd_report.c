@@ -1,7 +1,7 @@
 /*
  * cmd_report.c - `nnscope report <path>`: the same analysis as `analyse`,
  * printed as terminal tables (views: overview, operators, kernels, memory,
- * modules, distributed, all).
+ * modules, distributed, datapipe, cpu, all).
  */
 #include "cli/cli.h"
 #include "output/report.h"
@@ -14,11 +14,12 @@
 static const char USAGE[] =
     "Usage: nnscope report <trace-file | run-dir> [options]\n"
     "\n"
-    "Analyses PyTorch profiler (Kineto) traces and prints the results as tables.\n"
+    "Analyses nnscope (.nnst) and PyTorch profiler (Kineto) traces and prints the\n"
+    "results as tables.\n"
     "\n"
     "Options:\n"
-    "  -v, --view LIST    overview, operators, kernels, memory, modules, distributed\n"
-    "                     or all, comma separated (default: overview)\n"
+    "  -v, --view LIST    overview, operators, kernels, memory, modules, distributed,\n"
+    "                     datapipe, cpu or all, comma separated (default: overview)\n"
     "  -r, --run NAME     only this run (a directory under the path)\n"
     "  -w, --worker NAME  only this worker\n"
     "  -s, --span S       only this span (1..n, or the file's numeric suffix)\n"

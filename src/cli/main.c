@@ -20,6 +20,8 @@ static const struct command commands[] = {
     {"analyse", cmd_analyse, "analyse traces and write JSON/CSV results (--out DIR)"},
     {"report", cmd_report, "analyse traces and print the results as tables"},
     {"diff", cmd_diff, "compare two traces (or two spans of a run)"},
+    {"run", cmd_run, "run a program under the collector (LD_PRELOAD): nnscope run -- CMD"},
+    {"export", cmd_export, "write a trace as Chrome-trace JSON (Perfetto, chrome://tracing)"},
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -1,5 +1,7 @@
-/* run.c - run / worker / span discovery on the file system (see run.h). */
+/* run.c - run / worker / span discovery on the file system (see run.h):
+ * Kineto and .nnst traces, and the host_info CSVs beside them. */
 #include "importers/run.h"
+#include "importers/hostinfo.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -49,9 +51,23 @@ static void copy_trunc(char *dst, size_t size, const char *s, size_t n)
 	dst[n] = '\0';
 }
 
+/* Splits name[0..stem) into (.*?)(\.\d+)? as worker and suffix. */
+static void split_suffix(const char *name, size_t stem, char *worker, size_t wsize, char *suffix,
+			 size_t ssize);
+
+int run_match_nnst(const char *name, char *worker, size_t wsize, char *suffix, size_t ssize)
+{
+	size_t n = strlen(name);
+
+	if (!ends_with(name, n, ".nnst") || n <= 5)
+		return 0;
+	split_suffix(name, n - 5, worker, wsize, suffix, ssize);
+	return 1;
+}
+
 int run_match_name(const char *name, char *worker, size_t wsize, char *suffix, size_t ssize)
 {
-	size_t n = strlen(name), stem = 0, d;
+	size_t n = strlen(name), stem = 0;
 	int ok = 0;
 
 	for (size_t i = 0; i < 2; i++)
@@ -61,6 +77,15 @@ int run_match_name(const char *name, char *worker, size_t wsize, char *suffix, s
 		}
 	if (!ok)
 		return 0;
+	split_suffix(name, stem, worker, wsize, suffix, ssize);
+	return 1;
+}
+
+static void split_suffix(const char *name, size_t stem, char *worker, size_t wsize, char *suffix,
+			 size_t ssize)
+{
+	size_t d;
+
 	/* (.*?)(\.\d+)? on name[0..stem): the optional group takes the last
 	 * ".<digits>" when the stem ends with one */
 	d = stem;
@@ -73,7 +98,6 @@ int run_match_name(const char *name, char *worker, size_t wsize, char *suffix, s
 		copy_trunc(worker, wsize, name, stem);
 		copy_trunc(suffix, ssize, "", 0);
 	}
-	return 1;
 }
 
 /* File name without ".pt.trace.json[.gz]", ".json[.gz]" or ".gz". */
@@ -150,6 +174,9 @@ static void run_free(struct run *r)
 	for (size_t w = 0; w < r->workers.n; w++)
 		worker_free(&r->workers.v[w]);
 	vec_free(&r->workers);
+	for (size_t i = 0; i < r->host_info.n; i++)
+		free(r->host_info.v[i]);
+	vec_free(&r->host_info);
 	free(r->name);
 	free(r->dir);
 }
@@ -161,6 +188,57 @@ void run_set_release(struct run_set *rs)
 	vec_free(&rs->runs);
 	rs->files = 0;
 	rs->single_file = 0;
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* host_info_<N>.csv files directly in dir; bounded (1000 files). */
+static int scan_host_info(struct run *r, const char *dir)
+{
+	struct dirent *de;
+	DIR *dp = opendir(dir);
+	int rc = NNS_OK;
+
+	if (!dp)
+		return NNS_OK;
+	while (rc == NNS_OK && (de = readdir(dp)) != NULL && r->host_info.n < 1000) {
+		struct stat st;
+		char *path;
+
+		if (hostinfo_file_rank(de->d_name) < 0)
+			continue;
+		path = join(dir, de->d_name);
+		if (!path)
+			continue;
+		if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+			free(path);
+			continue;
+		}
+		if (vec_push(&r->host_info, path)) {
+			free(path);
+			rc = NNS_ENOMEM;
+		}
+	}
+	closedir(dp);
+	return rc;
+}
+
+/* The MindSpore host_info CSVs of a run: in its directory and in its
+ * host_info/ subdirectory (where nnscope's collector writes them). */
+static int find_host_info(struct run *r)
+{
+	char *sub = join(r->dir, "host_info");
+	int rc = scan_host_info(r, r->dir);
+
+	if (rc == NNS_OK && sub)
+		rc = scan_host_info(r, sub);
+	free(sub);
+	if (r->host_info.n > 1)
+		qsort(r->host_info.v, r->host_info.n, sizeof(*r->host_info.v), str_cmp);
+	return rc;
 }
 
 /* Builds a run from the files found in one directory; takes ownership of
@@ -211,6 +289,8 @@ static int add_run(struct run_set *rs, char *name, char *dir, struct found *f, s
 	}
 	for (size_t k = 0; k < n; k++)
 		found_free(&f[k]);
+	if (rc == NNS_OK)
+		rc = find_host_info(&r);
 	if (rc == NNS_OK && vec_push(&rs->runs, r) == 0) {
 		rs->files += n;
 		return NNS_OK;
@@ -273,7 +353,8 @@ static int scan_entries(struct walk *wk, const char *dir, int depth, DIR *dp, st
 			continue;
 		}
 		if (!S_ISREG(st.st_mode) ||
-		    !run_match_name(de->d_name, wbuf, sizeof(wbuf), sbuf, sizeof(sbuf))) {
+		    (!run_match_name(de->d_name, wbuf, sizeof(wbuf), sbuf, sizeof(sbuf)) &&
+		     !run_match_nnst(de->d_name, wbuf, sizeof(wbuf), sbuf, sizeof(sbuf)))) {
 			free(path);
 			continue;
 		}
@@ -442,7 +523,8 @@ static int single_file(struct walk *wk, const char *path)
 		free(dir);
 		dir = strdup("/");
 	}
-	if (run_match_name(base, wbuf, sizeof(wbuf), sbuf, sizeof(sbuf))) {
+	if (run_match_name(base, wbuf, sizeof(wbuf), sbuf, sizeof(sbuf)) ||
+	    run_match_nnst(base, wbuf, sizeof(wbuf), sbuf, sizeof(sbuf))) {
 		f.worker = strdup(wbuf);
 		f.suffix = sbuf[0] ? strdup(sbuf) : NULL;
 	} else {
@@ -503,9 +585,9 @@ int run_discover(struct run_set *rs, const char *path, const struct run_limits *
 	if (rc == NNS_OK && rs->runs.n == 0)
 		rc = plain_json_run(&wk);
 	if (rc == NNS_OK && rs->runs.n == 0)
-		rc = nns_err_set(err, NNS_ENOTFOUND,
-				 "%s: no trace files (*.pt.trace.json[.gz] or *.json[.gz]) found",
-				 path);
+		rc = nns_err_set(
+		    err, NNS_ENOTFOUND,
+		    "%s: no trace files (*.pt.trace.json[.gz], *.nnst or *.json[.gz]) found", path);
 	free(wk.root_name);
 	if (rc) {
 		run_set_release(rs);

@@ -12,9 +12,16 @@
  * (name NULL). If the walk finds no such file, the *.json / *.json.gz
  * files directly inside the given directory are taken instead, one worker
  * each (name = file name without the extension), no spans.
+ * nnscope's own traces count the same way: ^(.*?)(\.\d+)?\.nnst$ (the
+ * collector writes <host>_<pid>.nnst, then <host>_<pid>.<k>.nnst when the
+ * same process opens another trace), group 1 the worker, the suffix the
+ * span.
  * A path that is a file is one run (named after its directory) with one
- * worker: the tb_plugin name if it matches, else the file name without
- * ".json"/".json.gz"/".gz".
+ * worker: the tb_plugin or .nnst name if it matches, else the file name
+ * without ".json"/".json.gz"/".gz".
+ * Each run also lists the MindSpore host_info CSVs beside its traces
+ * (host_info_<N>.csv in the run directory or its host_info/ subdirectory,
+ * where nnscope's collector writes them).
  *
  * The walk never follows symbolic links to directories (symlinked files
  * are read), refuses to re-enter a directory it is already inside (bind
@@ -47,6 +54,7 @@ struct run {
 	char *name;			/* relative path ("a/b"), or the base name of the root */
 	char *dir;			/* the directory as a path usable with open() */
 	VEC(struct run_worker) workers; /* sorted by name */
+	VEC(char *) host_info;		/* host_info_<N>.csv paths, sorted */
 };
 
 struct run_set {
@@ -73,6 +81,8 @@ void run_set_release(struct run_set *rs);
  * returns 1 and writes the worker (group 1) and the suffix without its
  * dot ("" if none) into the buffers, truncated to fit; else returns 0. */
 int run_match_name(const char *name, char *worker, size_t wsize, char *suffix, size_t ssize);
+/* The same for nnscope traces: ^(.*?)(\.\d+)?\.nnst$. */
+int run_match_nnst(const char *name, char *worker, size_t wsize, char *suffix, size_t ssize);
 
 /* Lookups; NULL when absent. A span is found by its name ("2") or its
  * suffix ("1623143089861"). */

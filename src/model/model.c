@@ -1,6 +1,7 @@
 /* model.c - building, merging and finalizing the in-memory trace (model.h). */
 #include "model.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,8 @@ int model_init(struct model *m)
 	m->schema_version = -1;
 	m->dist_rank = -1;
 	m->dist_world_size = -1;
+	m->pid = -1;
+	m->mono_offset_ns = MODEL_NONE;
 	return NNS_OK;
 }
 
@@ -32,6 +35,11 @@ void model_release(struct model *m)
 	vec_free(&m->flows);
 	vec_free(&m->counters);
 	vec_free(&m->devices);
+	vec_free(&m->queues);
+	vec_free(&m->samples);
+	vec_free(&m->instants);
+	vec_free(&m->meta);
+	vec_free(&m->host);
 	free(m->thread_table);
 	free(m->launch_of);
 	memset(m, 0, sizeof(*m));
@@ -153,6 +161,65 @@ int model_add_counter(struct model *m, const struct model_counter *c)
 int model_add_device(struct model *m, const struct model_device *d)
 {
 	return vec_push(&m->devices, *d) ? NNS_ENOMEM : 0;
+}
+
+int model_add_queue(struct model *m, const struct model_queue *q)
+{
+	return vec_push(&m->queues, *q) ? NNS_ENOMEM : 0;
+}
+
+int model_add_sample(struct model *m, const struct model_sample *s)
+{
+	return vec_push(&m->samples, *s) ? NNS_ENOMEM : 0;
+}
+
+int model_add_instant(struct model *m, const struct model_instant *i)
+{
+	return vec_push(&m->instants, *i) ? NNS_ENOMEM : 0;
+}
+
+int model_add_host(struct model *m, const struct model_host *h)
+{
+	return vec_push(&m->host, *h) ? NNS_ENOMEM : 0;
+}
+
+static int parse_i64(const char *s, int64_t *out)
+{
+	char *end;
+	long long v;
+
+	if (!*s)
+		return -1;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int model_add_meta(struct model *m, const char *key, const char *value)
+{
+	struct model_meta kv;
+	int64_t v;
+
+	kv.key = model_intern(m, key, strlen(key));
+	kv.value = model_intern(m, value, strlen(value));
+	if (kv.key == STRPOOL_NONE || kv.value == STRPOOL_NONE || vec_push(&m->meta, kv))
+		return NNS_ENOMEM;
+	if (strcmp(key, "rank") == 0 && parse_i64(value, &v) == 0 && v >= 0)
+		m->dist_rank = v;
+	else if (strcmp(key, "world_size") == 0 && parse_i64(value, &v) == 0 && v > 0)
+		m->dist_world_size = v;
+	return 0;
+}
+
+const char *model_meta_get(const struct model *m, const char *key)
+{
+	for (size_t i = m->meta.n; i-- > 0;)
+		if (strcmp(model_str(m, m->meta.v[i].key), key) == 0)
+			return model_str(m, m->meta.v[i].value);
+	return NULL;
 }
 
 const struct model_device *model_device_by_id(const struct model *m, int id)

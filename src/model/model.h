@@ -158,6 +158,58 @@ struct model_diag {
 	int64_t bytes_read;
 	int truncated; /* the input ended early */
 	char first_problem[NNS_ERR_MSG_MAX];
+	int64_t events_lost;	  /* nnst: events the collector dropped (LOST chunks) */
+	int64_t ranges_closed;	  /* nnst: ranges still open at the end, closed there */
+	int64_t ranges_unmatched; /* nnst: POP/END without a matching PUSH/BEGIN */
+};
+
+/* ---- rows of nnscope's own traces (.nnst); other importers leave them empty */
+
+/* A data-queue sample (nnst QUEUE event): the data-pipeline analysis input. */
+struct model_queue {
+	int64_t ts; /* ns */
+	int64_t size;
+	int64_t capacity; /* <= 0 unknown */
+	uint32_t name;	  /* queue name, string id */
+	uint32_t thread;  /* the thread that sampled it */
+};
+
+/* A CPU sample (nnst SAMPLES chunk). Utilizations in percent, as the
+ * collector measured them (docs/FORMAT.md). */
+enum model_sample_kind { MS_MACHINE = 1, MS_PROCESS = 2, MS_THREAD = 3 };
+struct model_sample {
+	int64_t ts;	       /* ns */
+	int64_t tid;	       /* MS_THREAD: the thread's tid, else 0 */
+	uint64_t ctx_switches; /* MS_MACHINE: since the previous sample */
+	uint64_t rss_kb;       /* MS_PROCESS: VmRSS */
+	float user, sys, idle, iowait;
+	uint32_t running; /* MS_MACHINE: runnable processes */
+	uint32_t thread;  /* MS_THREAD: index into threads, else MODEL_NOIDX */
+	uint8_t kind;	  /* enum model_sample_kind */
+};
+
+/* An instant event (nnst MARK, START, STOP). */
+struct model_instant {
+	int64_t ts; /* ns */
+	uint32_t name;
+	uint32_t thread;
+};
+
+/* One row of a MindSpore host_info CSV (importers/hostinfo.h):
+ * tid,pid,parent_pid,module_name,event,stage,level,start_end,custom_info,
+ * memory_usage(kB),time_stamp(us). */
+struct model_host {
+	int64_t ts_us;	   /* time_stamp(us): steady clock (CLOCK_MONOTONIC) */
+	int64_t memory_kb; /* VmRSS, 0 = not collected */
+	int64_t tid, pid, parent_pid;
+	uint32_t module, event, stage, custom; /* string ids */
+	int8_t level;			       /* 0 framework developers, 1 users */
+	int8_t start_end;		       /* 0 start, 1 end, 2 instant */
+};
+
+/* A metadata key/value pair (nnst META chunk), string ids. */
+struct model_meta {
+	uint32_t key, value;
 };
 
 struct model {
@@ -192,6 +244,17 @@ struct model {
 				  * the runtime/driver event with the same corr,
 				  * MODEL_NOIDX if none; for others MODEL_NOIDX */
 	int64_t min_ts, max_end; /* over all events and memory records */
+
+	/* nnscope traces (.nnst); empty for other inputs. Sorted by ts by
+	 * model_finalize (stable). */
+	VEC(struct model_queue) queues;
+	VEC(struct model_sample) samples;
+	VEC(struct model_instant) instants;
+	VEC(struct model_meta) meta; /* in input order; a key may repeat */
+	int64_t pid;		     /* the traced process, -1 if unknown */
+	int64_t mono_offset_ns;	     /* model ts = CLOCK_MONOTONIC ns + this; MODEL_NONE
+				      * when the input's clock is unknown */
+	VEC(struct model_host) host; /* host_info CSV rows, file order (not sorted) */
 };
 
 int model_init(struct model *m);
@@ -219,6 +282,15 @@ int model_add_mem(struct model *m, const struct model_mem *r);
 int model_add_flow(struct model *m, const struct model_flow *f);
 int model_add_counter(struct model *m, const struct model_counter *c);
 int model_add_device(struct model *m, const struct model_device *d);
+int model_add_queue(struct model *m, const struct model_queue *q);
+int model_add_sample(struct model *m, const struct model_sample *s);
+int model_add_instant(struct model *m, const struct model_instant *i);
+int model_add_host(struct model *m, const struct model_host *h);
+/* Adds key=value (interned); also sets dist_rank / dist_world_size for the
+ * keys "rank" and "world_size" when they hold integers. */
+int model_add_meta(struct model *m, const char *key, const char *value);
+/* The last value of key, or NULL. */
+const char *model_meta_get(const struct model *m, const char *key);
 
 /* Defaults for optional rows. */
 void model_dev_args_init(struct model_dev_args *a);
@@ -231,7 +303,8 @@ void model_event_init(struct model_event *e);
 int model_merge(struct model *dst, struct model *src, struct nns_err *err);
 
 /* Sorts events by (ts, -dur, input order), memory records and flows by ts,
- * and builds launch_of. Must be called once, after all model_add_*. */
+ * queues, samples and instants by ts (stable), and builds launch_of. Must be called once, after all
+ * model_add_*. */
 int model_finalize(struct model *m, struct nns_err *err);
 
 /* The device row with deviceProperties id `id`, or NULL. */

@@ -18,7 +18,8 @@ static int model_is_empty(const struct model *m)
 {
 	return m->strings.count <= 1 && m->threads.n == 0 && m->events.n == 0 &&
 	       m->dev_args.n == 0 && m->op_args.n == 0 && m->mems.n == 0 && m->flows.n == 0 &&
-	       m->counters.n == 0 && m->devices.n == 0 && !m->finalized;
+	       m->counters.n == 0 && m->devices.n == 0 && m->queues.n == 0 && m->samples.n == 0 &&
+	       m->instants.n == 0 && m->meta.n == 0 && m->host.n == 0 && !m->finalized;
 }
 
 int model_merge(struct model *dst, struct model *src, struct nns_err *err)
@@ -50,11 +51,19 @@ int model_merge(struct model *dst, struct model *src, struct nns_err *err)
 		dst->diag.events_skipped += old.diag.events_skipped;
 		dst->diag.bytes_read += old.diag.bytes_read;
 		dst->diag.truncated |= old.diag.truncated;
+		dst->diag.events_lost += old.diag.events_lost;
+		dst->diag.ranges_closed += old.diag.ranges_closed;
+		dst->diag.ranges_unmatched += old.diag.ranges_unmatched;
+		if (old.pid >= 0)
+			dst->pid = old.pid;
+		if (old.mono_offset_ns != MODEL_NONE)
+			dst->mono_offset_ns = old.mono_offset_ns;
 		if (old.diag.first_problem[0])
 			memcpy(dst->diag.first_problem, old.diag.first_problem,
 			       sizeof(dst->diag.first_problem));
 		src->diag.events_skipped = src->diag.bytes_read = 0;
 		src->diag.truncated = 0;
+		src->diag.events_lost = src->diag.ranges_closed = src->diag.ranges_unmatched = 0;
 		src->diag.first_problem[0] = '\0';
 		return NNS_OK;
 	}
@@ -83,7 +92,12 @@ int model_merge(struct model *dst, struct model *src, struct nns_err *err)
 	    vec_reserve(&dst->mems, dst->mems.n + src->mems.n) ||
 	    vec_reserve(&dst->flows, dst->flows.n + src->flows.n) ||
 	    vec_reserve(&dst->counters, dst->counters.n + src->counters.n) ||
-	    vec_reserve(&dst->devices, dst->devices.n + src->devices.n))
+	    vec_reserve(&dst->devices, dst->devices.n + src->devices.n) ||
+	    vec_reserve(&dst->queues, dst->queues.n + src->queues.n) ||
+	    vec_reserve(&dst->samples, dst->samples.n + src->samples.n) ||
+	    vec_reserve(&dst->instants, dst->instants.n + src->instants.n) ||
+	    vec_reserve(&dst->meta, dst->meta.n + src->meta.n) ||
+	    vec_reserve(&dst->host, dst->host.n + src->host.n))
 		goto out;
 	for (i = 0; i < src->dev_args.n; i++) {
 		struct model_dev_args a = src->dev_args.v[i];
@@ -129,6 +143,44 @@ int model_merge(struct model *dst, struct model *src, struct nns_err *err)
 		if (!model_device_by_id(dst, d.id))
 			dst->devices.v[dst->devices.n++] = d;
 	}
+	for (i = 0; i < src->queues.n; i++) {
+		struct model_queue q = src->queues.v[i];
+		q.name = remap_str(smap, q.name);
+		q.thread = tmap[q.thread];
+		dst->queues.v[dst->queues.n++] = q;
+	}
+	for (i = 0; i < src->samples.n; i++) {
+		struct model_sample x = src->samples.v[i];
+		if (x.thread != MODEL_NOIDX)
+			x.thread = tmap[x.thread];
+		dst->samples.v[dst->samples.n++] = x;
+	}
+	for (i = 0; i < src->instants.n; i++) {
+		struct model_instant x = src->instants.v[i];
+		x.name = remap_str(smap, x.name);
+		x.thread = tmap[x.thread];
+		dst->instants.v[dst->instants.n++] = x;
+	}
+	for (i = 0; i < src->meta.n; i++) {
+		struct model_meta kv = {remap_str(smap, src->meta.v[i].key),
+					remap_str(smap, src->meta.v[i].value)};
+		dst->meta.v[dst->meta.n++] = kv;
+	}
+	for (i = 0; i < src->host.n; i++) {
+		struct model_host h = src->host.v[i];
+		h.module = remap_str(smap, h.module);
+		h.event = remap_str(smap, h.event);
+		h.stage = remap_str(smap, h.stage);
+		h.custom = remap_str(smap, h.custom);
+		dst->host.v[dst->host.n++] = h;
+	}
+	if (dst->pid < 0)
+		dst->pid = src->pid;
+	if (dst->mono_offset_ns == MODEL_NONE)
+		dst->mono_offset_ns = src->mono_offset_ns;
+	dst->diag.events_lost += src->diag.events_lost;
+	dst->diag.ranges_closed += src->diag.ranges_closed;
+	dst->diag.ranges_unmatched += src->diag.ranges_unmatched;
 	if (dst->schema_version < 0)
 		dst->schema_version = src->schema_version;
 	if (!dst->base_time_ns)
@@ -149,6 +201,7 @@ int model_merge(struct model *dst, struct model *src, struct nns_err *err)
 	/* empty src but keep it valid */
 	src->events.n = src->dev_args.n = src->op_args.n = 0;
 	src->mems.n = src->flows.n = src->counters.n = src->devices.n = 0;
+	src->queues.n = src->samples.n = src->instants.n = src->meta.n = src->host.n = 0;
 	rc = NNS_OK;
 out:
 	free(smap);
@@ -282,6 +335,46 @@ static int sort_mems(struct model *m)
 	return 0;
 }
 
+/* Stable sort by time of rows whose first member is an int64_t ts (queues,
+ * samples, instants); a no-op when already sorted. */
+static int sort_rows_by_ts(void **rows, size_t *cap, size_t n, size_t size)
+{
+	char *v = *rows, *out;
+	struct mem_key *k;
+	size_t i;
+	int sorted = 1;
+
+	for (i = 1; i < n && sorted; i++) {
+		int64_t a, b;
+		memcpy(&a, v + (i - 1) * size, sizeof(a));
+		memcpy(&b, v + i * size, sizeof(b));
+		sorted = a <= b;
+	}
+	if (sorted)
+		return 0;
+	k = malloc(n * sizeof(*k));
+	out = malloc(n * size);
+	if (!k || !out) {
+		free(k);
+		free(out);
+		return NNS_ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		memcpy(&k[i].ts, v + i * size, sizeof(k[i].ts));
+		k[i].idx = (uint32_t)i;
+	}
+	qsort(k, n, sizeof(*k), mem_key_cmp);
+	for (i = 0; i < n; i++)
+		memcpy(out + i * size, v + (size_t)k[i].idx * size, size);
+	free(k);
+	free(*rows);
+	*rows = out;
+	*cap = n;
+	return 0;
+}
+
+#define SORT_ROWS(vec) sort_rows_by_ts((void **)&(vec)->v, &(vec)->cap, (vec)->n, sizeof(*(vec)->v))
+
 int model_finalize(struct model *m, struct nns_err *err)
 {
 	size_t n = m->events.n, i;
@@ -323,6 +416,9 @@ int model_finalize(struct model *m, struct nns_err *err)
 		if (!ok && sort_mems(m))
 			goto out;
 	}
+
+	if (SORT_ROWS(&m->queues) || SORT_ROWS(&m->samples) || SORT_ROWS(&m->instants))
+		goto out;
 
 	m->min_ts = INT64_MAX;
 	m->max_end = INT64_MIN;

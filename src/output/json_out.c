@@ -118,6 +118,8 @@ static void write_diagnostics(struct jsonw *w, const struct an_profile *p)
 			   p->m->diag.first_problem[0] ? p->m->diag.first_problem : NULL);
 		jsonw_kint(w, "bytes_read", p->m->diag.bytes_read);
 		jsonw_kint(w, "events", (int64_t)p->m->events.n);
+		jsonw_kint(w, "events_lost", p->m->diag.events_lost);
+		jsonw_kint(w, "ranges_closed", p->m->diag.ranges_closed);
 	}
 	jsonw_kint(w, "dropped_overlaps", p->tree.dropped_overlaps);
 	jsonw_kint(w, "unmatched_runtimes", p->tree.unmatched_runtimes);
@@ -606,6 +608,8 @@ int out_write_profile(const char *dir, const struct out_source *src, const struc
 			       o && o->pretty_depth ? o->pretty_depth : docs[i].pretty, err);
 	if (!rc && o && o->csv)
 		rc = out_write_csv(path, p, err);
+	if (!rc)
+		rc = out_write_extra(path, p, o, err);
 	return rc;
 }
 

@@ -4,9 +4,12 @@
  *
  * Layout under an output directory <dir> (docs/CLI.md has every key):
  *   <dir>/<worker>[.<span>]/overview.json operators.json kernels.json
- *                           memory.json modules.json
+ *                           memory.json modules.json datapipe.json
+ *                           cpu.json hostinfo.json
  *                           step_trace.csv op_statistics.csv
  *                           kernel_statistics.csv memory_ops.csv
+ *                           data_pipeline.csv
+ *                           timeline.json (only when asked for)
  *   <dir>/distributed.json              (runs with several workers)
  *   <dir>/distributed.<span>.json       (the same for each span, when
  *                                        workers have spans)
@@ -61,6 +64,42 @@ void out_json_modules(struct jsonw *w, const struct an_profile *p);
 void out_json_dist(struct jsonw *w, const struct an_dist *d, const char *span);
 void out_json_diff(struct jsonw *w, const struct an_diff *d, const char *base_label,
 		   const char *exp_label);
+
+/* Data pipeline, CPU and host info (json_extra.c): datapipe.json, cpu.json,
+ * hostinfo.json and, with o->csv, data_pipeline.csv into dir (which must
+ * exist). out_write_profile() calls it. */
+int out_write_extra(const char *dir, const struct an_profile *p, const struct out_opts *o,
+		    struct nns_err *err);
+void out_json_datapipe(struct jsonw *w, const struct an_profile *p);
+void out_json_cpu(struct jsonw *w, const struct an_profile *p);
+void out_json_hostinfo(struct jsonw *w, const struct an_profile *p);
+
+/* Chrome-trace export (chrome.c): the model's events as Chrome trace JSON
+ * {"traceEvents":[...]} for Perfetto UI / chrome://tracing.
+ *   - thread_name / process_name metadata first, then every event in time
+ *     order: complete ("X") events per thread, counters ("C": model
+ *     counters, memory totals per device, queue sizes, CPU samples),
+ *     instants ("i": marks, "[memory]" events), flows ("s"/"t"/"f"),
+ *     and host_info rows as "B"/"E"/"i" of "event::stage" (when the
+ *     trace's monotonic clock is known);
+ *   - ts in microseconds since the trace start (baseTimeNanoseconds holds
+ *     the start on the model clock);
+ *   - limit_bytes > 0 caps the output like MindSpore's timeline_limit:
+ *     once the next event would pass the cap, no more events are written;
+ *     an instant "nnscope: timeline cut" and a top-level "nnscopeCut"
+ *     object {"omitted_events", "from_ts_us", "limit_bytes"} say what was
+ *     left out, and the JSON stays valid. */
+struct out_chrome_stats {
+	int64_t events_written;
+	int64_t events_omitted;
+	int64_t bytes;
+	int64_t cut_ts; /* model ns of the first omitted event; MODEL_NONE if none */
+};
+int out_chrome_write(FILE *f, const struct model *m, int64_t limit_bytes,
+		     struct out_chrome_stats *st, struct nns_err *err);
+/* Writes dir/name atomically (outfile.h) with out_chrome_write. */
+int out_chrome_file(const char *dir, const char *name, const struct model *m, int64_t limit_bytes,
+		    struct out_chrome_stats *st, struct nns_err *err);
 
 /* CSV (csv_out.c): the four tables of p into dir (which must exist). */
 int out_write_csv(const char *dir, const struct an_profile *p, struct nns_err *err);

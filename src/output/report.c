@@ -19,7 +19,8 @@ int report_parse_views(const char *s, unsigned *views)
 	    {"overview", RV_OVERVIEW}, {"operators", RV_OPERATORS}, {"operator", RV_OPERATORS},
 	    {"kernels", RV_KERNELS},   {"kernel", RV_KERNELS},	    {"memory", RV_MEMORY},
 	    {"modules", RV_MODULES},   {"module", RV_MODULES},	    {"distributed", RV_DISTRIBUTED},
-	    {"all", RV_ALL},
+	    {"all", RV_ALL},	       {"datapipe", RV_DATAPIPE},   {"data_pipeline", RV_DATAPIPE},
+	    {"cpu", RV_CPU},
 	};
 	unsigned v = 0;
 
@@ -248,6 +249,17 @@ static void overview(FILE *f, const struct an_profile *p, const struct report_op
 
 		snprintf(first, sizeof(first), "  - [%s] ", a->id);
 		rp_wrap(f, a->text ? a->text : "", o->width, first, 4);
+	}
+	if (p->m && (p->m->diag.events_lost || p->m->diag.ranges_closed)) {
+		rp_section(f, o, "Collection problems");
+		if (p->m->diag.events_lost)
+			fprintf(f, "  %lld event(s) were dropped by the collector (buffers full)\n",
+				(long long)p->m->diag.events_lost);
+		if (p->m->diag.ranges_closed)
+			fprintf(
+			    f,
+			    "  %lld range(s) were still open when the trace ended; closed there\n",
+			    (long long)p->m->diag.ranges_closed);
 	}
 	if (p->m && (p->m->diag.events_skipped || p->m->diag.truncated)) {
 		rp_section(f, o, "Input problems");
@@ -554,4 +566,8 @@ void report_profile(FILE *f, const struct an_profile *p, const char *title, unsi
 		memory(f, p, o);
 	if (views & RV_MODULES)
 		modules(f, p, o);
+	if (views & RV_DATAPIPE)
+		rp_view_datapipe(f, p, o);
+	if (views & RV_CPU)
+		rp_view_cpu(f, p, o);
 }

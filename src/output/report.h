@@ -6,7 +6,9 @@
  * summary, recommendations), operators (top N by device self time when the
  * trace has GPU data, else host self), kernels (top N by total time),
  * memory (peak per device and top ops by allocation size), modules (the
- * hierarchy, indented), distributed (per-worker bars and collectives).
+ * hierarchy, indented), distributed (per-worker bars and collectives),
+ * datapipe (queues, verdict, per-step data waits, findings), cpu (machine /
+ * process / thread utilization per step, host_info stage times).
  *
  * The functions only print to the FILE given; the caller decides colour
  * (a tty without NO_COLOR) and width (the terminal's).
@@ -25,7 +27,9 @@ enum report_view {
 	RV_MEMORY = 8,
 	RV_MODULES = 16,
 	RV_DISTRIBUTED = 32,
-	RV_ALL = 63
+	RV_DATAPIPE = 64,
+	RV_CPU = 128,
+	RV_ALL = 255
 };
 
 struct report_opts {

@@ -27,4 +27,8 @@ const char *rp_str(const struct an_profile *p, uint32_t id);
  * hanging indent (first is assumed to be indent columns wide). */
 void rp_wrap(FILE *f, const char *text, int width, const char *first, int indent);
 
+/* report_extra.c: the data-pipeline and CPU views of one profile. */
+void rp_view_datapipe(FILE *f, const struct an_profile *p, const struct report_opts *o);
+void rp_view_cpu(FILE *f, const struct an_profile *p, const struct report_opts *o);
+
 #endif

@@ -1,0 +1,349 @@
+/*
+ * cmd_run.c - `nnscope run [--output DIR] [--options JSON] -- CMD ARGS...`:
+ * runs any program under the collector without changing it. Owner: the
+ * collector.
+ *
+ * It sets LD_PRELOAD=<libnnscope.so>[:<previous LD_PRELOAD>],
+ * NNSCOPE_PRELOAD=1 and NNSCOPE_OPTIONS (the given options, or the
+ * environment's NNSCOPE_OPTIONS / MS_PROFILER_OPTIONS, with output_path
+ * made absolute), then spawns CMD, forwards SIGTERM/SIGHUP to it, waits and
+ * exits with its status (128 + N when signal N killed it; 127 when it
+ * cannot be run), after telling on stderr where the traces are. The library
+ * constructor (src/collector/preload.c) does the profiling in every process
+ * of the command that loads it, children included.
+ *
+ * The options are checked before anything runs, by loading the library
+ * found for the command and calling its nns_options_from_json().
+ */
+#include "cli/cli.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static const char USAGE[] =
+    "Usage: nnscope run [options] [--] CMD [ARGS...]\n"
+    "\n"
+    "Runs CMD with the nnscope collector preloaded (LD_PRELOAD): CPU samplers,\n"
+    "process metadata and lifetime, and whatever the program records through\n"
+    "libnnscope (nns_push/nns_step, the Python module). Every process of CMD that\n"
+    "loads the library writes <DIR>/<host>_<pid>.nnst. Exits with CMD's status.\n"
+    "\n"
+    "Options:\n"
+    "  -o, --output DIR     trace directory (default: output_path of the options, ./data)\n"
+    "      --options JSON   collector options, MindSpore MS_PROFILER_OPTIONS keys and more\n"
+    "                       (default: $NNSCOPE_OPTIONS, else $MS_PROFILER_OPTIONS)\n"
+    "  -q, --quiet          do not print where the traces are\n"
+    "  -h, --help           show this help\n"
+    "\n"
+    "Example: nnscope run -o runs/a --options '{\"cpu_sampling_interval_ms\":100}' -- "
+    "python train.py\n";
+
+static volatile sig_atomic_t child_pid;
+
+static void forward(int sig)
+{
+	if (child_pid > 0)
+		kill((pid_t)child_pid, sig);
+}
+
+static int exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* libnnscope.so: $NNSCOPE_LIB, beside this program, or ../lib. */
+static int find_lib(char *dst, size_t size)
+{
+	const char *env = getenv("NNSCOPE_LIB");
+	char exe[1024];
+	ssize_t n;
+	char *slash;
+
+	if (env && *env) {
+		snprintf(dst, size, "%s", env);
+		return exists(dst) ? 0 : -1;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return -1;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return -1;
+	*slash = '\0';
+	if (snprintf(dst, size, "%s/libnnscope.so", exe) < (int)size && exists(dst))
+		return 0;
+	if (snprintf(dst, size, "%s/../lib/libnnscope.so", exe) >= (int)size)
+		return -1;
+	return exists(dst) ? 0 : -1;
+}
+
+/* JSON string body of s (no quotes). */
+static void json_escape(char *dst, size_t size, const char *s)
+{
+	size_t n = 0;
+
+	for (; *s && n + 8 < size; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\') {
+			dst[n++] = '\\';
+			dst[n++] = (char)c;
+		} else if (c < 0x20) {
+			n += (size_t)snprintf(dst + n, size - n, "\\u%04x", c);
+		} else {
+			dst[n++] = (char)c;
+		}
+	}
+	dst[n] = '\0';
+}
+
+typedef void (*init_fn)(struct nns_options *);
+typedef int (*json_fn)(struct nns_options *, const char *, char *, size_t);
+
+/* Checks the options with the library itself and gets output_path. */
+static int check_options(const char *lib, const char *json, char *out_path, size_t size)
+{
+	struct nns_options o;
+	char err[512];
+	void *h;
+	init_fn init;
+	json_fn from_json;
+
+	unsetenv("NNSCOPE_PRELOAD"); /* loading it here must not profile nnscope */
+	h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		cli_error(lib, dlerror());
+		return CLI_EINPUT;
+	}
+	init = (init_fn)(uintptr_t)dlsym(h, "nns_options_init");
+	from_json = (json_fn)(uintptr_t)dlsym(h, "nns_options_from_json");
+	if (!init || !from_json) {
+		cli_error(lib, "not a libnnscope.so (nns_options_from_json missing)");
+		return CLI_EINPUT;
+	}
+	init(&o);
+	if (from_json(&o, json, err, sizeof(err)))
+		return cli_usage_error("run", "%s", err);
+	snprintf(out_path, size, "%s", o.output_path);
+	return CLI_OK;
+}
+
+/* json with "output_path":"<abs>" added (it wins: later keys override). */
+static char *with_output(const char *json, const char *abs)
+{
+	char esc[4200];
+	size_t n = strlen(json), k;
+	char *s;
+	int empty = 1;
+
+	json_escape(esc, sizeof(esc), abs);
+	while (n > 0 && json[n - 1] != '}')
+		n--;
+	if (n == 0)
+		return NULL;
+	for (k = 0; k + 1 < n; k++)
+		if (json[k] != '{' && json[k] != ' ' && json[k] != '\t' && json[k] != '\n' &&
+		    json[k] != '\r')
+			empty = 0;
+	s = malloc(n + strlen(esc) + 32);
+	if (s)
+		sprintf(s, "%.*s%s\"output_path\":\"%s\"}", (int)(n - 1), json, empty ? "" : ",",
+			esc);
+	return s;
+}
+
+/* Prints where the traces written since `since` are. */
+static void report(const char *dir, time_t since)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char first[512] = "";
+	int n = 0;
+
+	if (!d) {
+		fprintf(stderr, "nnscope: no trace directory %s\n", dir);
+		return;
+	}
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		char path[4400];
+		struct stat st;
+
+		if (len < 6 || strcmp(de->d_name + len - 5, ".nnst") != 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (stat(path, &st) || st.st_mtime < since)
+			continue;
+		if (!n++)
+			snprintf(first, sizeof(first), "%s", de->d_name);
+	}
+	closedir(d);
+	if (!n)
+		fprintf(stderr, "nnscope: no trace was written to %s\n", dir);
+	else
+		fprintf(stderr,
+			"nnscope: %d trace file%s in %s (%s%s)\n"
+			"nnscope: analyse with: nnscope analyse %s --out %s/analysis\n",
+			n, n > 1 ? "s" : "", dir, first, n > 1 ? ", ..." : "", dir, dir);
+}
+
+int cmd_run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"output", required_argument, NULL, 'o'}, {"options", required_argument, NULL, 'O'},
+	    {"quiet", no_argument, NULL, 'q'},	      {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	const char *output = NULL, *json = NULL, *old;
+	char lib[1024], path[1024], abs[4096], *opt_json = NULL, *preload = NULL;
+	struct sigaction sa, old_term, old_hup, old_int, old_quit;
+	time_t since = time(NULL);
+	int c, rc, status, quiet = 0;
+	pid_t pid;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:o:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			output = optarg;
+			break;
+		case 'O':
+			json = optarg;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			fputs(USAGE, stdout);
+			return CLI_OK;
+		default:
+			return cli_bad_option("run", c, optopt, argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return cli_usage_error("run", "missing the command to run (nnscope run -- CMD ...)");
+	if (find_lib(lib, sizeof(lib))) {
+		cli_error(NULL, "libnnscope.so not found beside the nnscope program or in ../lib; "
+				"set NNSCOPE_LIB to its path");
+		return CLI_EINPUT;
+	}
+	if (!json)
+		json = getenv("NNSCOPE_OPTIONS");
+	if (!json || !*json)
+		json = getenv("MS_PROFILER_OPTIONS");
+	if (!json || !*json)
+		json = "{}";
+	if ((rc = check_options(lib, json, path, sizeof(path))))
+		return rc;
+	if (output)
+		snprintf(path, sizeof(path), "%s", output);
+	while (path[0] == '.' && path[1] == '/') /* "./data" -> "data" */
+		memmove(path, path + 2, strlen(path + 2) + 1);
+	if (!path[0])
+		snprintf(path, sizeof(path), ".");
+	if (path[0] == '/') {
+		snprintf(abs, sizeof(abs), "%s", path);
+	} else {
+		char cwd[2048];
+
+		if (!getcwd(cwd, sizeof(cwd))) {
+			cli_error(NULL, "cannot read the current directory");
+			return CLI_EINPUT;
+		}
+		snprintf(abs, sizeof(abs), "%s/%s", cwd, path);
+	}
+	opt_json = with_output(json, abs);
+	old = getenv("LD_PRELOAD");
+	preload = malloc(strlen(lib) + (old ? strlen(old) : 0) + 2);
+	if (!opt_json || !preload) {
+		cli_error(NULL, "out of memory");
+		free(opt_json);
+		free(preload);
+		return CLI_EINPUT;
+	}
+	sprintf(preload, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");
+	if (setenv("NNSCOPE_OPTIONS", opt_json, 1) || setenv("NNSCOPE_PRELOAD", "1", 1) ||
+	    setenv("LD_PRELOAD", preload, 1)) {
+		cli_error(NULL, "cannot set the environment");
+		free(opt_json);
+		free(preload);
+		return CLI_EINPUT;
+	}
+	free(opt_json);
+	free(preload);
+	if (!getenv("NNSCOPE_BIN")) {
+		char exe[1024];
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+		if (n > 0) {
+			exe[n] = '\0';
+			setenv("NNSCOPE_BIN", exe, 1);
+		}
+	}
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = forward;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGHUP, &sa, &old_hup);
+	sa.sa_handler = SIG_IGN; /* the terminal sends these to CMD too */
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGQUIT, &sa, &old_quit);
+	{
+		posix_spawnattr_t at;
+		sigset_t none;
+
+		sigset_t def;
+
+		posix_spawnattr_init(&at);
+		sigemptyset(&none);
+		sigemptyset(&def); /* CMD gets the default for what nnscope ignores */
+		sigaddset(&def, SIGINT);
+		sigaddset(&def, SIGQUIT);
+		posix_spawnattr_setsigdefault(&at, &def);
+		posix_spawnattr_setsigmask(&at, &none);
+		posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+		rc = posix_spawnp(&pid, argv[optind], NULL, &at, argv + optind, environ);
+		posix_spawnattr_destroy(&at);
+	}
+	if (rc) {
+		fprintf(stderr, "nnscope: %s: %s\n", argv[optind],
+			rc == ENOENT ? "command not found" : strerror(rc));
+		return rc == ENOENT ? 127 : 126;
+	}
+	child_pid = pid;
+	while ((rc = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+		;
+	child_pid = 0;
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	if (!quiet)
+		report(abs, since);
+	if (rc < 0) {
+		cli_error(NULL, "lost track of the command");
+		return CLI_EINPUT;
+	}
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return CLI_EINPUT;
+}

@@ -1,0 +1,296 @@
+/*
+ * collector.h - internals of libnnscope.so shared by the files of src/collector.
+ * Owner: the collector (nothing outside src/collector includes it, except
+ * the collector's unit tests).
+ *
+ * Shape of the collector:
+ *   - one process-wide state word (nns_hot_state[0]): 0 when nothing collects,
+ *     else the enabled event categories and the warmup bit. Every event call
+ *     starts with one relaxed load of it and one predictable branch. It is
+ *     the collector's one piece of process-wide state that the hot path
+ *     reads, because LD_PRELOAD and plain C callers have no handle to pass;
+ *   - per-thread buffers (struct nns_tbuf, reached through a __thread
+ *     pointer): NNS_TBUF_BLOCKS blocks of 32-byte events, pre-faulted when
+ *     the thread registers (its first event). The owner thread appends and
+ *     publishes the count with a release store; when a block is full it is
+ *     marked FULL and the thread moves to its next block if that one is
+ *     FREE, else drops and counts. No lock, allocation or system call;
+ *   - the writer thread of the attached profiler (writer.c) drains blocks
+ *     in order, writes chunks, and returns blocks to FREE;
+ *   - a registry of thread buffers and a pool of block memory (nns_g, under
+ *     reg_mu), capped at max_buffer_mb.
+ * Locks are only taken off the hot path, always in this order:
+ *   life_mu -> reg_mu -> (a profiler's mu) -> names mu.
+ */
+#ifndef NNS_COLLECTOR_COLLECTOR_H
+#define NNS_COLLECTOR_COLLECTOR_H
+
+#include "nnscope.h"
+#include "common/err.h"
+#include "format/nnst.h"
+#include "format/nnst_writer.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define NNS_LIKELY(x) __builtin_expect(!!(x), 1)
+#define NNS_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* ---- the state word -------------------------------------------------------- */
+
+enum nns_cat {
+	NNS_CAT_RANGE = 1u << 0, /* push/pop/begin/end: op_time */
+	NNS_CAT_MARK = 1u << 1,	 /* marks, counters, flows: always while collecting */
+	NNS_CAT_MEM = 1u << 2,	 /* memory alloc/free: profile_memory */
+	NNS_CAT_QUEUE = 1u << 3, /* data-queue samples: data_process */
+	NNS_ST_WARMUP = 1u << 8	 /* events get NNST_EVF_WARMUP */
+};
+#define NNS_ST_FLAGS(st) ((uint8_t)(((st) >> 8) & NNST_EVF_WARMUP))
+
+/* nns_hot_state[0] (exported, see nnscope.h; 16 words on a cache line of
+ * their own) is the state word. It is only accessed as a default-visibility
+ * symbol, never through a hidden alias: a program that reads it (the
+ * NNS_PUSH macros) gets a copy relocation, and the library must then use
+ * the program's copy. */
+static inline uint32_t nns_state_load(void)
+{
+	return __atomic_load_n(&nns_hot_state[0], __ATOMIC_RELAXED);
+}
+
+static inline void nns_state_store(uint32_t v)
+{
+	__atomic_store_n(&nns_hot_state[0], v, __ATOMIC_RELAXED);
+}
+
+/* ---- per-thread buffers ------------------------------------------------------ */
+
+#define NNS_TBUF_BLOCKS 2
+
+enum { NNS_BLK_FREE = 0, NNS_BLK_CUR = 1, NNS_BLK_FULL = 2 };
+
+struct nns_block {
+	_Atomic uint32_t n;	/* events published (owner: release store) */
+	_Atomic uint32_t state; /* NNS_BLK_*: FREE->CUR (owner), CUR->FULL (owner), FULL->FREE (writer) */
+	uint64_t seq;		/* position in the thread's sequence, set before CUR */
+	uint32_t done;		/* events already written (writer only) */
+	uint32_t cap;		/* events it holds, 0 = no memory */
+	struct nnst_event *ev;
+};
+
+struct nns_tbuf {
+	/* owner thread, first cache line */
+	struct nnst_event *ev; /* current block's events (NULL = none) */
+	uint32_t pos, cap;     /* next slot, slots in the current block */
+	_Atomic uint32_t *pub; /* &cur->n */
+	struct nns_block *cur;
+	uint64_t next_seq;	  /* seq of the next block taken */
+	_Atomic uint64_t lost;	  /* events dropped by this thread (owner writes) */
+	uint64_t handles;	  /* nns_begin handles issued */
+	unsigned next_blk;	  /* index of the next block to take */
+	/* set at registration */
+	uint32_t index; /* thread index in traces */
+	pid_t tid;
+	char name[16]; /* thread name at registration */
+	_Atomic int exited; /* the thread ended; the writer reaps after draining */
+	size_t blk_bytes;   /* bytes of each block's memory (0: none) */
+	struct nns_block blk[NNS_TBUF_BLOCKS];
+	/* writer only */
+	uint64_t wseq;		/* seq of the next block to write */
+	uint64_t announced_gen; /* file generation whose THREAD chunk names it */
+	uint64_t lost_base;	/* lost at the time the current file saw it */
+	uint64_t lost_written;	/* value in the last LOST chunk */
+	struct nns_tbuf *next;	/* registry list (reg_mu) */
+} __attribute__((aligned(64)));
+
+extern __thread struct nns_tbuf *nns_tls __attribute__((tls_model("initial-exec")));
+
+/* Slow path of an event that needs k slots: registers the thread, or moves
+ * to the next block, or counts k lost events and returns NULL. */
+struct nns_tbuf *nns_tb_slow(uint32_t k);
+
+/* ---- the process-wide registry --------------------------------------------- */
+
+struct nns_region {
+	void *mem;
+	size_t bytes;
+	struct nns_region *next;
+};
+
+struct nns_global {
+	pthread_mutex_t life_mu; /* lifecycle calls: current profiler, attach */
+	pthread_mutex_t reg_mu;	 /* everything below but the atomics */
+	struct nns_tbuf *threads;
+	uint32_t next_index;
+	struct nns_region *pool; /* free block memory */
+	size_t mapped;		 /* bytes of block memory mapped */
+	size_t max_mapped;	 /* cap (max_buffer_mb of the attached profiler) */
+	size_t blk_bytes;	 /* block size for threads registering now */
+	struct nns_profiler *current; /* the profiler whose writer drains the buffers */
+	uint64_t file_gen;	      /* increments at each attach */
+	pthread_key_t key;
+	int key_ok;
+	_Atomic uint64_t lost_unreg; /* events of threads that could not register */
+	_Atomic uint32_t wake_seq;   /* futex word the writer sleeps on */
+	_Atomic int writer_idle;     /* the writer sleeps long: wake it on block full */
+	_Atomic int fork_pending;    /* in a forked child: restart the profiler lazily */
+	_Atomic uint64_t sig_req, sig_done; /* signal-handler flush requests */
+	_Atomic int sig_final;		    /* the signal will end the process */
+	_Atomic int writers_live;	    /* writer threads running */
+	uint64_t lost_unreg_base;	    /* lost_unreg when the current profiler attached */
+};
+extern struct nns_global nns_g;
+
+void nns_wake_writer(void);
+/* Futex wait on nns_g.wake_seq while it equals seen, at most timeout_ns. */
+void nns_writer_sleep(uint32_t seen, long timeout_ns);
+
+/* Thread buffers: tbuf.c (callers hold reg_mu where noted). */
+void nns_tb_recycle_locked(struct nns_tbuf *t); /* unlinked, drained: frees it */
+void nns_tb_after_fork_child(void);		/* only the calling thread survives */
+void nns_tb_prefault(struct nns_tbuf *t);	/* copy-on-write faults now, not later */
+void nns_fork_resume(void);			/* fork.c: a child's first use */
+pid_t nns_gettid(void);
+
+/* ---- names: names.c ------------------------------------------------------------ */
+
+/* Appends STRINGS records for ids [*from, count) to b while they fit;
+ * advances *from. Returns 1 when more remain. */
+int nns_names_serialize(uint32_t *from, struct nnst_buf *b);
+uint32_t nns_names_count(void);
+void nns_names_atfork_prepare(void);
+void nns_names_atfork_parent(void);
+void nns_names_atfork_child(void);
+
+/* ---- options: options.c ------------------------------------------------------- */
+
+int nns_options_check(const struct nns_options *o, struct nns_err *err);
+/* The options as one JSON object (for the META chunk). */
+void nns_options_to_json(const struct nns_options *o, char *dst, size_t size);
+
+/* ---- schedules: schedule.c ---------------------------------------------------- */
+
+enum nns_phase { NNS_PHASE_OFF = 0, NNS_PHASE_WARMUP = 1, NNS_PHASE_ACTIVE = 2 };
+
+/* The phase of step `step` (0-based) for a started profiler with options o:
+ * the torch.profiler schedule (skip_first, wait, warmup, active, repeat)
+ * gated by MindSpore's start_step/stop_step (1-based step numbers, that is
+ * step + 1). *window gets the index of the schedule cycle (0 without one). */
+int nns_sched_phase(const struct nns_options *o, long step, long *window);
+int nns_sched_has_schedule(const struct nns_options *o);
+
+/* ---- environment and metadata: meta.c ----------------------------------------- */
+
+struct nns_rankinfo {
+	long rank, world_size, local_rank; /* -1 unknown */
+	const char *source;		   /* the variable family, "" if none */
+};
+void nns_rank_from_env(struct nns_rankinfo *r);
+void nns_hostname(char *dst, size_t size);
+/* mkdir -p */
+int nns_mkdirs(const char *path, struct nns_err *err);
+
+/* ---- the profiler ---------------------------------------------------------------- */
+
+struct nns_kv {
+	char *key, *value;
+	struct nns_kv *next;
+};
+
+#define NNS_SAMPLES_MAX 4096
+
+struct nns_profiler {
+	struct nns_options o;
+	pthread_mutex_t mu; /* (mu) fields */
+	pthread_cond_t cv;  /* writer -> waiters on flush_done, quit_done */
+	struct nns_err err; /* last error (mu) */
+	char errcopy[NNS_ERR_MSG_MAX];
+	char path[1200]; /* the trace file */
+	struct nns_rankinfo rank;
+	pid_t pid; /* the process that owns the file */
+
+	/* lifecycle state (callers hold life_mu) */
+	int started;
+	int phase; /* enum nns_phase now */
+	long step; /* 0-based step in progress */
+	long window;
+	int attached_once;
+
+	/* writer thread */
+	pthread_t writer_th;
+	int writer_up;
+	struct nnst_writer w;
+	struct nnst_buf buf;
+	uint64_t flush_req, flush_done; /* (mu) */
+	int detach_req, detach_done;	/* (mu) */
+	int quit;			/* (mu) */
+	int io_failed;			/* (mu) */
+	struct nns_kv *meta;		/* pending META (mu) */
+	uint32_t strings_written;	/* writer */
+	uint64_t gen;			/* file generation while attached (reg_mu) */
+	int ended;			/* END written: nothing more (writer) */
+	uint64_t lost_unreg_written;	/* process LOST value last written (writer) */
+	_Atomic uint64_t lost;
+
+	/* samples, produced by the sampler thread (mu) */
+	struct nnst_sample *samples;
+	size_t nsamples;
+	uint64_t samples_dropped;
+	pthread_t sampler_th;
+	int sampler_up;
+	int sampler_quit; /* (mu) */
+	pthread_cond_t scv;
+
+	/* host_info CSV (callers hold life_mu) */
+	int hi_fd;
+
+	/* a forked child's copy that has not restarted yet */
+	int child_pending;
+	struct nns_profiler *next_all; /* every live profiler (life_mu) */
+};
+
+extern struct nns_profiler *nns_all_profilers; /* life_mu */
+
+/* profiler.c */
+int nns_open_locked(struct nns_profiler *p, struct nns_err *err); /* file + threads */
+void nns_profiler_sync_init(struct nns_profiler *p);		  /* mu, cv, scv */
+void nns_set_error(struct nns_profiler *p, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int nns_restart_child_locked(struct nns_profiler *p);
+/* Emits one lifecycle event (START/STOP/STEP) on the calling thread,
+ * bypassing the state word. */
+void nns_emit_control(uint8_t type, uint8_t flags, uint64_t a, uint64_t b);
+/* Waits until the writer has written everything published so far. */
+int nns_sync_flush(struct nns_profiler *p, int timeout_ms);
+
+/* writer.c */
+int nns_writer_open(struct nns_profiler *p, struct nns_err *err); /* file + header + META */
+int nns_writer_start(struct nns_profiler *p, struct nns_err *err); /* the thread */
+void nns_writer_join(struct nns_profiler *p);			    /* quit, END, close */
+int nns_writer_detach(struct nns_profiler *p, int timeout_ms);
+void nns_writer_skip_stale_locked(struct nns_tbuf *t); /* reg_mu held */
+/* Makes p the profiler whose writer drains the buffers (life_mu held; the
+ * previous one is detached first). */
+int nns_attach(struct nns_profiler *p);
+
+/* sampler.c */
+int nns_sampler_start(struct nns_profiler *p, struct nns_err *err);
+void nns_sampler_join(struct nns_profiler *p);
+
+uint64_t nns_read_vmrss_kb(void);
+
+/* hostinfo.c */
+int nns_hostinfo_open(struct nns_profiler *p, struct nns_err *err);
+void nns_hostinfo_row(struct nns_profiler *p, const char *event, const char *stage,
+		      int start_end);
+void nns_hostinfo_close(struct nns_profiler *p);
+
+/* fork.c */
+void nns_install_atfork(void);
+void nns_fork_resume_locked(void); /* life_mu held */
+int nns_fork_profiler_is(const struct nns_profiler *p);
+int nns_install_signal_flush(void);
+
+#endif

@@ -1,0 +1,334 @@
+/*
+ * sampler.c - the sampler thread (cpu_sampling_interval_ms > 0, while the
+ * profiler is started): CPU and memory from /proc, handed to the writer as
+ * SAMPLES records (struct nnst_sample). Owner: the collector.
+ *
+ * Each tick (utilizations in percent over the interval since the last):
+ *   MACHINE  from /proc/stat: user (+nice), sys (+irq, softirq), idle,
+ *            iowait, as shares of all CPUs' time; running = procs_running;
+ *            ctx_switches = context switches; rss_kb = MemTotal -
+ *            MemAvailable (host memory in use, /proc/meminfo).
+ *   PROCESS  from /proc/self/stat and status: user and sys in percent of one
+ *            CPU (top's convention: 250 = two and a half CPUs busy);
+ *            running = threads; ctx_switches = voluntary + involuntary
+ *            switches of the process; rss_kb = VmRSS.
+ *   THREAD   one per thread from /proc/self/task/<tid>/stat: tid, user and
+ *            sys in percent of one CPU.
+ * The first time a thread is seen its name goes into META as
+ * "thread.<tid>.name" (threads without events have no THREAD record).
+ */
+#include "collector/collector.h"
+#include "collector/tsc.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PROCBUF (256u << 10)
+#define MAX_TRACKED 8192
+
+struct machine {
+	uint64_t user, sys, idle, iowait, total, ctxt;
+	uint32_t running;
+};
+
+struct tick {
+	uint64_t ut, st;
+};
+
+struct tracked {
+	pid_t tid;
+	uint64_t ut, st;
+	int seen; /* in the last scan */
+};
+
+struct sstate {
+	char *buf;
+	struct machine m;
+	struct tick proc;
+	uint64_t proc_ctx;
+	struct tracked *thr;
+	size_t nthr;
+	int64_t t_ns;
+	long hz;
+};
+
+static ssize_t read_file(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n, total = 0;
+
+	if (fd < 0)
+		return -1;
+	while ((size_t)total + 1 < size && (n = read(fd, buf + total, size - 1 - (size_t)total)) > 0)
+		total += n;
+	close(fd);
+	buf[total] = '\0';
+	return total;
+}
+
+static uint64_t status_field(const char *text, const char *key)
+{
+	const char *s = strstr(text, key);
+
+	return s ? strtoull(s + strlen(key), NULL, 10) : 0;
+}
+
+uint64_t nns_read_vmrss_kb(void)
+{
+	char buf[4096];
+
+	if (read_file("/proc/self/status", buf, sizeof(buf)) <= 0)
+		return 0;
+	return status_field(buf, "\nVmRSS:");
+}
+
+static int read_machine(struct sstate *s, struct machine *m)
+{
+	unsigned long long v[8] = {0};
+	const char *l;
+
+	if (read_file("/proc/stat", s->buf, PROCBUF) <= 0)
+		return -1;
+	if (sscanf(s->buf, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
+		   &v[3], &v[4], &v[5], &v[6], &v[7]) < 4)
+		return -1;
+	m->user = v[0] + v[1];
+	m->sys = v[2] + v[5] + v[6];
+	m->idle = v[3];
+	m->iowait = v[4];
+	m->total = v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7];
+	l = strstr(s->buf, "\nctxt ");
+	m->ctxt = l ? strtoull(l + 6, NULL, 10) : 0;
+	l = strstr(s->buf, "\nprocs_running ");
+	m->running = l ? (uint32_t)strtoul(l + 15, NULL, 10) : 0;
+	return 0;
+}
+
+/* utime and stime (fields 14 and 15) of a stat file, after the ")". */
+static int read_stat_times(const char *path, char *buf, size_t size, struct tick *t)
+{
+	unsigned long long ut, st;
+	char *p;
+
+	if (read_file(path, buf, size) <= 0 || !(p = strrchr(buf, ')')))
+		return -1;
+	if (sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+		return -1;
+	t->ut = ut;
+	t->st = st;
+	return 0;
+}
+
+static float pct(uint64_t part, uint64_t whole)
+{
+	return whole ? (float)(100.0 * (double)part / (double)whole) : 0.0f;
+}
+
+static float cpu_pct(uint64_t ticks, double secs, long hz)
+{
+	return secs > 0 ? (float)(100.0 * (double)ticks / ((double)hz * secs)) : 0.0f;
+}
+
+static struct tracked *find_thread(struct sstate *s, pid_t tid)
+{
+	for (size_t i = 0; i < s->nthr; i++)
+		if (s->thr[i].tid == tid)
+			return &s->thr[i];
+	return NULL;
+}
+
+static void push(struct nns_profiler *p, const struct nnst_sample *x)
+{
+	pthread_mutex_lock(&p->mu);
+	if (p->nsamples < NNS_SAMPLES_MAX)
+		p->samples[p->nsamples++] = *x;
+	else
+		p->samples_dropped++;
+	pthread_mutex_unlock(&p->mu);
+}
+
+/* One tick; emit = 0 only records the baseline. */
+static void sample(struct nns_profiler *p, struct sstate *s, int emit)
+{
+	int64_t now = nns_clock_ns(CLOCK_MONOTONIC);
+	double secs = (double)(now - s->t_ns) / 1e9;
+	struct nnst_sample x;
+	struct machine m;
+	struct tick pt;
+	char path[64], small[1024];
+	DIR *d;
+	struct dirent *de;
+
+	if (read_machine(s, &m) == 0) {
+		if (emit && m.total > s->m.total) {
+			uint64_t dt = m.total - s->m.total;
+
+			memset(&x, 0, sizeof(x));
+			x.mono_ns = now;
+			x.kind = NNST_SAMPLE_MACHINE;
+			x.user = pct(m.user - s->m.user, dt);
+			x.sys = pct(m.sys - s->m.sys, dt);
+			x.idle = pct(m.idle - s->m.idle, dt);
+			x.iowait = pct(m.iowait - s->m.iowait, dt);
+			x.running = m.running;
+			x.ctx_switches = m.ctxt - s->m.ctxt;
+			if (read_file("/proc/meminfo", s->buf, PROCBUF) > 0)
+				x.rss_kb = status_field(s->buf, "MemTotal:") -
+					   status_field(s->buf, "\nMemAvailable:");
+			push(p, &x);
+		}
+		s->m = m;
+	}
+	if (read_stat_times("/proc/self/stat", small, sizeof(small), &pt) == 0 &&
+	    read_file("/proc/self/status", s->buf, PROCBUF) > 0) {
+		uint64_t ctx = status_field(s->buf, "\nvoluntary_ctxt_switches:") +
+			       status_field(s->buf, "\nnonvoluntary_ctxt_switches:");
+
+		if (emit) {
+			memset(&x, 0, sizeof(x));
+			x.mono_ns = now;
+			x.kind = NNST_SAMPLE_PROCESS;
+			x.user = cpu_pct(pt.ut - s->proc.ut, secs, s->hz);
+			x.sys = cpu_pct(pt.st - s->proc.st, secs, s->hz);
+			x.running = (uint32_t)status_field(s->buf, "\nThreads:");
+			x.ctx_switches = ctx - s->proc_ctx;
+			x.rss_kb = status_field(s->buf, "\nVmRSS:");
+			push(p, &x);
+		}
+		s->proc = pt;
+		s->proc_ctx = ctx;
+	}
+	for (size_t i = 0; i < s->nthr; i++)
+		s->thr[i].seen = 0;
+	if ((d = opendir("/proc/self/task"))) {
+		while ((de = readdir(d))) {
+			pid_t tid = (pid_t)atol(de->d_name);
+			struct tracked *t;
+			struct tick tt;
+
+			if (tid <= 0)
+				continue;
+			snprintf(path, sizeof(path), "/proc/self/task/%ld/stat", (long)tid);
+			if (read_stat_times(path, small, sizeof(small), &tt))
+				continue;
+			t = find_thread(s, tid);
+			if (!t && s->nthr < MAX_TRACKED) {
+				char key[48];
+
+				t = &s->thr[s->nthr++];
+				t->tid = tid;
+				t->ut = tt.ut;
+				t->st = tt.st;
+				snprintf(path, sizeof(path), "/proc/self/task/%ld/comm", (long)tid);
+				if (read_file(path, small, sizeof(small)) > 0) {
+					small[strcspn(small, "\n")] = '\0';
+					snprintf(key, sizeof(key), "thread.%ld.name", (long)tid);
+					nns_set_metadata(p, key, small);
+				}
+			} else if (t && emit) {
+				memset(&x, 0, sizeof(x));
+				x.mono_ns = now;
+				x.tid = tid;
+				x.kind = NNST_SAMPLE_THREAD;
+				x.user = cpu_pct(tt.ut - t->ut, secs, s->hz);
+				x.sys = cpu_pct(tt.st - t->st, secs, s->hz);
+				push(p, &x);
+			}
+			if (t) {
+				t->ut = tt.ut;
+				t->st = tt.st;
+				t->seen = 1;
+			}
+		}
+		closedir(d);
+	}
+	for (size_t i = 0; i < s->nthr;) { /* forget threads that ended */
+		if (!s->thr[i].seen)
+			s->thr[i] = s->thr[--s->nthr];
+		else
+			i++;
+	}
+	s->t_ns = now;
+}
+
+static void *sampler_main(void *arg)
+{
+	struct nns_profiler *p = arg;
+	struct sstate s;
+	int was_started = 0;
+
+	memset(&s, 0, sizeof(s));
+	s.hz = sysconf(_SC_CLK_TCK);
+	if (s.hz <= 0)
+		s.hz = 100;
+	s.buf = malloc(PROCBUF);
+	s.thr = calloc(MAX_TRACKED, sizeof(*s.thr));
+	if (!s.buf || !s.thr)
+		goto out;
+	if (__atomic_load_n(&p->started, __ATOMIC_RELAXED)) {
+		sample(p, &s, 0); /* the baseline of the first interval */
+		was_started = 1;
+	}
+	for (;;) {
+		struct timespec until;
+		long ms = p->o.cpu_sampling_interval_ms;
+		int quit, started;
+
+		clock_gettime(CLOCK_MONOTONIC, &until);
+		until.tv_sec += ms / 1000;
+		until.tv_nsec += (ms % 1000) * 1000000L;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		pthread_mutex_lock(&p->mu);
+		while (!p->sampler_quit &&
+		       pthread_cond_timedwait(&p->scv, &p->mu, &until) == 0)
+			;
+		quit = p->sampler_quit;
+		pthread_mutex_unlock(&p->mu);
+		if (quit)
+			break;
+		started = __atomic_load_n(&p->started, __ATOMIC_RELAXED);
+		if (started)
+			sample(p, &s, was_started);
+		was_started = started;
+	}
+out:
+	free(s.buf);
+	free(s.thr);
+	return NULL;
+}
+
+int nns_sampler_start(struct nns_profiler *p, struct nns_err *err)
+{
+	sigset_t all, old;
+	int rc;
+
+	p->sampler_quit = 0;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&p->sampler_th, NULL, sampler_main, p);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc)
+		return nns_err_set(err, NNS_ENOMEM, "starting the sampler thread: %s", strerror(rc));
+	p->sampler_up = 1;
+	return NNS_OK;
+}
+
+void nns_sampler_join(struct nns_profiler *p)
+{
+	if (!p->sampler_up)
+		return;
+	pthread_mutex_lock(&p->mu);
+	p->sampler_quit = 1;
+	pthread_cond_broadcast(&p->scv);
+	pthread_mutex_unlock(&p->mu);
+	pthread_join(p->sampler_th, NULL);
+	p->sampler_up = 0;
+}

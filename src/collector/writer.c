@@ -1,0 +1,626 @@
+/*
+ * writer.c - a profiler's writer thread: opens <output_path>/<host>_<pid>.nnst,
+ * writes the header, META and CLOCK, then drains the per-thread blocks into
+ * EVENTS chunks (STRINGS and THREAD chunks first, for what they name),
+ * SAMPLES from the sampler, LOST counts, a CLOCK point every second, and
+ * END at a clean close. Owner: the collector.
+ *
+ * Cadence: the writer sleeps on a futex; the thread that fills a block
+ * wakes it (one FUTEX_WAKE per block, only when the writer sleeps: the
+ * amortised cost is ~0.1 ns per event with 16384-event blocks), and it
+ * wakes by itself every 100 ms for the periodic work. Partial blocks are written
+ * every 0.5 s, and on nns_stop/nns_step-driven stops, nns_analyse, a
+ * signal flush and close; so a SIGKILLed run loses at most ~0.5 s.
+ * Every chunk goes out with one writev(): the page cache keeps it when the
+ * process dies. A write error stops collection (state word 0), sets the
+ * profiler's last error, and from then on what is drained is counted lost.
+ */
+#include "collector/collector.h"
+#include "collector/tsc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define WRITER_BUF (1u << 20)
+#define PARTIAL_NS 500000000LL
+#define CLOCK_NS 1000000000LL
+#define SLEEP_NS 100000000L
+
+struct span {
+	struct nns_tbuf *t;
+	struct nns_block *b;
+	uint32_t from, to;
+	int full;
+};
+
+/* Writer-thread scratch, allocated at start. */
+struct wstate {
+	struct nns_tbuf **snap;
+	size_t nsnap, capsnap;
+	struct span *spans;
+	size_t nspans, capspans;
+	struct nnst_sample *samples;
+};
+
+static int64_t mono(void)
+{
+	return nns_clock_ns(CLOCK_MONOTONIC);
+}
+
+static void io_failed(struct nns_profiler *p, const struct nns_err *e)
+{
+	pthread_mutex_lock(&p->mu);
+	if (!p->io_failed) {
+		p->io_failed = 1;
+		nns_err_set(&p->err, NNS_EIO, "%s: %s; collection stopped", p->path, e->msg);
+	}
+	pthread_mutex_unlock(&p->mu);
+	pthread_mutex_lock(&nns_g.reg_mu);
+	if (nns_g.current == p)
+		nns_state_store(0);
+	pthread_mutex_unlock(&nns_g.reg_mu);
+}
+
+static int chunk(struct nns_profiler *p, uint32_t type, const struct iovec *iov, int n)
+{
+	struct nns_err e;
+
+	if (p->ended || p->w.failed)
+		return NNS_EIO;
+	if (nnst_writer_chunk(&p->w, type, iov, n, &e)) {
+		io_failed(p, &e);
+		return NNS_EIO;
+	}
+	return NNS_OK;
+}
+
+static int chunk_buf(struct nns_profiler *p, uint32_t type)
+{
+	struct iovec iov = {p->buf.p, p->buf.n};
+	int rc = p->buf.n ? chunk(p, type, &iov, 1) : NNS_OK;
+
+	p->buf.n = 0;
+	return rc;
+}
+
+static void write_clock(struct nns_profiler *p)
+{
+	struct nnst_clock c;
+	struct iovec iov = {&c, sizeof(c)};
+
+	nns_clock_point(&c);
+	chunk(p, NNST_CHUNK_CLOCK, &iov, 1);
+}
+
+static void write_strings(struct nns_profiler *p)
+{
+	int more;
+
+	do {
+		more = nns_names_serialize(&p->strings_written, &p->buf);
+		chunk_buf(p, NNST_CHUNK_STRINGS);
+	} while (more && !p->w.failed && !p->ended);
+}
+
+static void meta(struct nns_profiler *p, const char *k, const char *v)
+{
+	if (nnst_buf_meta(&p->buf, k, v)) {
+		chunk_buf(p, NNST_CHUNK_META);
+		nnst_buf_meta(&p->buf, k, v); /* a record larger than the buffer is dropped */
+	}
+}
+
+static void meta_long(struct nns_profiler *p, const char *k, long v)
+{
+	char s[32];
+
+	snprintf(s, sizeof(s), "%ld", v);
+	meta(p, k, s);
+}
+
+static void read_small(const char *path, char *dst, size_t size, int nul_to_space)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, dst, size - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (n < 0)
+		n = 0;
+	dst[n] = '\0';
+	while (n > 0 && (dst[n - 1] == '\n' || dst[n - 1] == '\0'))
+		dst[--n] = '\0';
+	for (ssize_t i = 0; nul_to_space && i < n; i++)
+		if (dst[i] == '\0')
+			dst[i] = ' ';
+}
+
+static void write_open_meta(struct nns_profiler *p, const char *host)
+{
+	char s[4096];
+	ssize_t n;
+
+	meta(p, "nnscope_version", NNS_VERSION_STRING);
+	meta(p, "host", host);
+	meta_long(p, "pid", (long)p->pid);
+	meta_long(p, "ppid", (long)getppid());
+	if (p->rank.rank >= 0) {
+		meta_long(p, "rank", p->rank.rank);
+		meta(p, "rank_source", p->rank.source);
+	}
+	if (p->rank.world_size >= 0)
+		meta_long(p, "world_size", p->rank.world_size);
+	if (p->rank.local_rank >= 0)
+		meta_long(p, "local_rank", p->rank.local_rank);
+	meta(p, "clock", NNS_CLOCK_FLAGS ? "tsc" : "monotonic");
+	meta_long(p, "cpu_count", sysconf(_SC_NPROCESSORS_ONLN));
+	meta_long(p, "clk_tck", sysconf(_SC_CLK_TCK));
+	read_small("/proc/self/cmdline", s, sizeof(s), 1);
+	meta(p, "cmdline", s);
+	n = readlink("/proc/self/exe", s, sizeof(s) - 1);
+	s[n > 0 ? n : 0] = '\0';
+	meta(p, "exe", s);
+	nns_options_to_json(&p->o, s, sizeof(s));
+	meta(p, "options", s);
+	chunk_buf(p, NNST_CHUNK_META);
+}
+
+int nns_writer_open(struct nns_profiler *p, struct nns_err *err)
+{
+	struct nnst_header h;
+	struct nnst_clock c;
+	char host[256];
+	int fd = -1, rc;
+
+	if ((rc = nns_mkdirs(p->o.output_path, err)))
+		return rc;
+	nns_hostname(host, sizeof(host));
+	for (int k = 0; k < 1000 && fd < 0; k++) {
+		int n;
+
+		if (k == 0)
+			n = snprintf(p->path, sizeof(p->path), "%s/%s_%ld.nnst", p->o.output_path,
+				     host, (long)p->pid);
+		else
+			n = snprintf(p->path, sizeof(p->path), "%s/%s_%ld.%d.nnst",
+				     p->o.output_path, host, (long)p->pid, k);
+		if (n < 0 || (size_t)n >= sizeof(p->path))
+			return nns_err_set(err, NNS_EINVAL, "output path too long: %s",
+					   p->o.output_path);
+		fd = open(p->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd < 0 && errno != EEXIST)
+			return nns_err_set(err, NNS_EIO, "creating %s: %s", p->path,
+					   strerror(errno));
+	}
+	if (fd < 0)
+		return nns_err_set(err, NNS_EIO, "%s: too many traces of pid %ld", p->o.output_path,
+				   (long)p->pid);
+	if (!p->buf.p && nnst_buf_init(&p->buf, WRITER_BUF)) {
+		close(fd);
+		return nns_err_set(err, NNS_ENOMEM, "no memory for the trace writer");
+	}
+	nns_clock_point(&c);
+	nnst_header_init(&h, p->pid, NNS_CLOCK_FLAGS, c.realtime_ns, c.mono_ns, c.tsc);
+	p->ended = 0;
+	p->strings_written = 0;
+	p->lost_unreg_written = 0;
+	if ((rc = nnst_writer_init(&p->w, fd, &h, err))) {
+		nnst_writer_close(&p->w);
+		return rc;
+	}
+	write_open_meta(p, host);
+	{
+		struct iovec iov = {&c, sizeof(c)};
+
+		chunk(p, NNST_CHUNK_CLOCK, &iov, 1);
+	}
+	if (p->w.failed)
+		return nns_err_set(err, NNS_EIO, "%s: %s", p->path, p->err.msg);
+	return NNS_OK;
+}
+
+/* ---- draining ------------------------------------------------------------------------ */
+
+static int grow(void **v, size_t *cap, size_t need, size_t elem)
+{
+	void *n;
+	size_t c = *cap ? *cap : 64;
+
+	if (need <= *cap)
+		return 0;
+	while (c < need)
+		c *= 2;
+	if (!(n = realloc(*v, c * elem)))
+		return -1;
+	*v = n;
+	*cap = c;
+	return 0;
+}
+
+static struct nns_block *block_with_seq(struct nns_tbuf *t, uint64_t seq, uint32_t *state)
+{
+	for (int i = 0; i < NNS_TBUF_BLOCKS; i++) {
+		struct nns_block *b = &t->blk[i];
+		uint32_t st = atomic_load_explicit(&b->state, memory_order_acquire);
+
+		if (st != NNS_BLK_FREE && b->seq == seq) {
+			*state = st;
+			return b;
+		}
+	}
+	return NULL;
+}
+
+static void thread_name(struct nns_tbuf *t, char *dst, size_t size)
+{
+	char path[64];
+
+	snprintf(dst, size, "%s", t->name);
+	if (atomic_load_explicit(&t->exited, memory_order_acquire))
+		return;
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/comm", (long)t->tid);
+	read_small(path, path, sizeof(path), 0);
+	if (path[0])
+		snprintf(dst, size, "%s", path);
+}
+
+static void announce(struct nns_profiler *p, struct nns_tbuf *t)
+{
+	char name[64];
+
+	if (t->announced_gen == p->gen)
+		return;
+	thread_name(t, name, sizeof(name));
+	nnst_buf_thread(&p->buf, t->index, (int64_t)t->tid, name);
+	chunk_buf(p, NNST_CHUNK_THREAD);
+	t->announced_gen = p->gen;
+}
+
+static void write_span(struct nns_profiler *p, const struct span *s)
+{
+	uint32_t hdr[2] = {s->t->index, s->to - s->from};
+	struct iovec iov[2] = {{hdr, sizeof(hdr)},
+			       {s->b->ev + s->from, (size_t)(s->to - s->from) * sizeof(struct nnst_event)}};
+
+	if (p->w.failed || p->ended) {
+		atomic_fetch_add_explicit(&p->lost, s->to - s->from, memory_order_relaxed);
+		return;
+	}
+	announce(p, s->t);
+	if (chunk(p, NNST_CHUNK_EVENTS, iov, 2))
+		atomic_fetch_add_explicit(&p->lost, s->to - s->from, memory_order_relaxed);
+}
+
+static void write_lost(struct nns_profiler *p, uint32_t thread, uint64_t lost)
+{
+	uint8_t rec[12];
+	struct iovec iov = {rec, sizeof(rec)};
+
+	memcpy(rec, &thread, 4);
+	memcpy(rec + 4, &lost, 8);
+	chunk(p, NNST_CHUNK_LOST, &iov, 1);
+}
+
+/* Writes what the buffers hold: full blocks always, the published part of
+ * current blocks when `partial`. Returns the number of full blocks. */
+static int drain(struct nns_profiler *p, struct wstate *ws, int partial)
+{
+	int nfull = 0;
+	uint64_t unreg;
+
+	pthread_mutex_lock(&nns_g.reg_mu);
+	if (nns_g.current != p) {
+		pthread_mutex_unlock(&nns_g.reg_mu);
+		return 0;
+	}
+	ws->nsnap = 0;
+	for (struct nns_tbuf *t = nns_g.threads; t; t = t->next) {
+		if (grow((void **)&ws->snap, &ws->capsnap, ws->nsnap + 1, sizeof(*ws->snap)))
+			break;
+		ws->snap[ws->nsnap++] = t;
+	}
+	unreg = atomic_load_explicit(&nns_g.lost_unreg, memory_order_relaxed) -
+		nns_g.lost_unreg_base;
+	pthread_mutex_unlock(&nns_g.reg_mu);
+
+	/* 1. What to write, read before the names so that every name an event
+	 *    uses is in the STRINGS written below. */
+	ws->nspans = 0;
+	for (size_t i = 0; i < ws->nsnap; i++) {
+		struct nns_tbuf *t = ws->snap[i];
+		uint64_t seq = t->wseq;
+		uint32_t st;
+		struct nns_block *b;
+
+		while ((b = block_with_seq(t, seq, &st))) {
+			uint32_t n = atomic_load_explicit(&b->n, memory_order_acquire);
+			int full = st == NNS_BLK_FULL;
+
+			if (!full && (!partial || n <= b->done))
+				break;
+			if (grow((void **)&ws->spans, &ws->capspans, ws->nspans + 1,
+				 sizeof(*ws->spans)))
+				break;
+			ws->spans[ws->nspans++] = (struct span){t, b, b->done, n, full};
+			if (!full)
+				break;
+			seq++;
+		}
+	}
+	/* 2. Names, then events. */
+	if (!p->w.failed && !p->ended)
+		write_strings(p);
+	for (size_t i = 0; i < ws->nspans; i++) {
+		struct span *s = &ws->spans[i];
+
+		if (s->to > s->from)
+			write_span(p, s);
+		if (s->full) {
+			s->b->done = 0;
+			atomic_store_explicit(&s->b->n, 0, memory_order_relaxed);
+			atomic_store_explicit(&s->b->state, NNS_BLK_FREE, memory_order_release);
+			s->t->wseq++;
+			nfull++;
+		} else {
+			s->b->done = s->to;
+		}
+	}
+	/* 3. Lost counts, then reap the buffers of threads that ended. */
+	for (size_t i = 0; i < ws->nsnap; i++) {
+		struct nns_tbuf *t = ws->snap[i];
+		uint64_t lost = atomic_load_explicit(&t->lost, memory_order_relaxed) - t->lost_base;
+
+		if (lost != t->lost_written) {
+			atomic_fetch_add_explicit(&p->lost, lost - t->lost_written,
+						  memory_order_relaxed);
+			announce(p, t);
+			write_lost(p, t->index, lost);
+			t->lost_written = lost;
+		}
+	}
+	if (unreg != p->lost_unreg_written) {
+		atomic_fetch_add_explicit(&p->lost, unreg - p->lost_unreg_written,
+					  memory_order_relaxed);
+		write_lost(p, NNST_THREAD_PROCESS, unreg);
+		p->lost_unreg_written = unreg;
+	}
+	pthread_mutex_lock(&nns_g.reg_mu);
+	for (struct nns_tbuf **pp = &nns_g.threads; *pp;) {
+		struct nns_tbuf *t = *pp;
+		int busy = 0;
+
+		for (int i = 0; i < NNS_TBUF_BLOCKS; i++)
+			busy |= atomic_load_explicit(&t->blk[i].state, memory_order_acquire) !=
+				NNS_BLK_FREE;
+		if (atomic_load_explicit(&t->exited, memory_order_acquire) && !busy) {
+			*pp = t->next;
+			nns_tb_recycle_locked(t);
+		} else {
+			pp = &t->next;
+		}
+	}
+	pthread_mutex_unlock(&nns_g.reg_mu);
+	return nfull;
+}
+
+static int any_full(struct nns_profiler *p)
+{
+	int full = 0;
+
+	pthread_mutex_lock(&nns_g.reg_mu);
+	if (nns_g.current == p)
+		for (struct nns_tbuf *t = nns_g.threads; t && !full; t = t->next)
+			for (int i = 0; i < NNS_TBUF_BLOCKS; i++)
+				full |= atomic_load_explicit(&t->blk[i].state,
+							     memory_order_seq_cst) == NNS_BLK_FULL;
+	pthread_mutex_unlock(&nns_g.reg_mu);
+	return full;
+}
+
+/* ---- the thread ------------------------------------------------------------------------ */
+
+static void write_pending(struct nns_profiler *p, struct wstate *ws, struct nns_kv *kv,
+			  size_t nsamples)
+{
+	while (kv) {
+		struct nns_kv *next = kv->next;
+
+		meta(p, kv->key, kv->value);
+		free(kv->key);
+		free(kv->value);
+		free(kv);
+		kv = next;
+	}
+	chunk_buf(p, NNST_CHUNK_META);
+	if (nsamples) {
+		struct iovec iov = {ws->samples, nsamples * sizeof(*ws->samples)};
+
+		chunk(p, NNST_CHUNK_SAMPLES, &iov, 1);
+	}
+}
+
+static void *writer_main(void *arg)
+{
+	struct nns_profiler *p = arg;
+	struct wstate ws;
+	int64_t now = mono(), last_partial = now, last_clock = now;
+	uint64_t sig_seen = atomic_load(&nns_g.sig_req);
+
+	memset(&ws, 0, sizeof(ws));
+	ws.samples = malloc(NNS_SAMPLES_MAX * sizeof(*ws.samples));
+	for (;;) {
+		uint32_t seen = atomic_load_explicit(&nns_g.wake_seq, memory_order_seq_cst);
+		uint64_t want, sig = atomic_load(&nns_g.sig_req);
+		struct nns_kv *kv;
+		size_t ns = 0;
+		int quit, detach, partial;
+
+		pthread_mutex_lock(&p->mu);
+		want = p->flush_req;
+		quit = p->quit;
+		detach = p->detach_req && !p->detach_done;
+		kv = p->meta;
+		p->meta = NULL;
+		if (ws.samples && p->nsamples) {
+			ns = p->nsamples;
+			memcpy(ws.samples, p->samples, ns * sizeof(*ws.samples));
+			p->nsamples = 0;
+		}
+		pthread_mutex_unlock(&p->mu);
+
+		now = mono();
+		partial = want != p->flush_done || quit || detach || sig != sig_seen ||
+			  now - last_partial >= PARTIAL_NS;
+		drain(p, &ws, partial);
+		if (partial)
+			last_partial = now;
+		write_pending(p, &ws, kv, ns);
+		if (now - last_clock >= CLOCK_NS || quit) {
+			write_clock(p);
+			last_clock = now;
+		}
+		if (sig != sig_seen) {
+			if (atomic_load(&nns_g.sig_final) && !p->ended && !p->w.failed) {
+				nnst_writer_end(&p->w, NULL);
+				p->ended = 1;
+			}
+			sig_seen = sig;
+			atomic_store(&nns_g.sig_done, sig);
+		}
+		if (detach) {
+			pthread_mutex_lock(&nns_g.reg_mu);
+			if (nns_g.current == p)
+				nns_g.current = NULL;
+			pthread_mutex_unlock(&nns_g.reg_mu);
+		}
+		pthread_mutex_lock(&p->mu);
+		p->flush_done = want;
+		if (detach)
+			p->detach_done = 1;
+		pthread_cond_broadcast(&p->cv);
+		pthread_mutex_unlock(&p->mu);
+		if (quit)
+			break;
+
+		/* Sleep until a block fills (its thread wakes us, once per block
+		 * and only while we sleep) or the periodic work is due. */
+		atomic_store_explicit(&nns_g.writer_idle, 1, memory_order_seq_cst);
+		if (!any_full(p))
+			nns_writer_sleep(seen, SLEEP_NS);
+		atomic_store_explicit(&nns_g.writer_idle, 0, memory_order_relaxed);
+	}
+	/* close: everything published, the last counts, END */
+	pthread_mutex_lock(&nns_g.reg_mu);
+	if (nns_g.current == p)
+		nns_g.current = NULL;
+	pthread_mutex_unlock(&nns_g.reg_mu);
+	if (!p->w.failed && !p->ended) {
+		struct nns_err e;
+
+		if (nnst_writer_end(&p->w, &e) == 0)
+			p->ended = 1;
+		else
+			io_failed(p, &e);
+	}
+	nnst_writer_close(&p->w);
+	free(ws.snap);
+	free(ws.spans);
+	free(ws.samples);
+	atomic_fetch_sub(&nns_g.writers_live, 1);
+	return NULL;
+}
+
+int nns_writer_start(struct nns_profiler *p, struct nns_err *err)
+{
+	sigset_t all, old;
+	int rc;
+
+	sigfillset(&all);
+	atomic_fetch_add(&nns_g.writers_live, 1);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&p->writer_th, NULL, writer_main, p);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc) {
+		atomic_fetch_sub(&nns_g.writers_live, 1);
+		return nns_err_set(err, NNS_ENOMEM, "starting the writer thread: %s", strerror(rc));
+	}
+	p->writer_up = 1;
+	return NNS_OK;
+}
+
+void nns_writer_join(struct nns_profiler *p)
+{
+	if (!p->writer_up)
+		return;
+	pthread_mutex_lock(&p->mu);
+	p->quit = 1;
+	pthread_mutex_unlock(&p->mu);
+	nns_wake_writer();
+	pthread_join(p->writer_th, NULL);
+	p->writer_up = 0;
+}
+
+/* Forgets what the buffers hold from before p attached (events that raced
+ * with the previous profiler's stop), so p's file starts clean. */
+void nns_writer_skip_stale_locked(struct nns_tbuf *t)
+{
+	uint32_t st;
+	struct nns_block *b;
+
+	while ((b = block_with_seq(t, t->wseq, &st))) {
+		uint32_t n = atomic_load_explicit(&b->n, memory_order_acquire);
+
+		if (st != NNS_BLK_FULL) {
+			b->done = n;
+			break;
+		}
+		b->done = 0;
+		atomic_store_explicit(&b->n, 0, memory_order_relaxed);
+		atomic_store_explicit(&b->state, NNS_BLK_FREE, memory_order_release);
+		t->wseq++;
+	}
+}
+
+int nns_writer_detach(struct nns_profiler *p, int timeout_ms)
+{
+	struct timespec until;
+	int rc = 0;
+
+	if (!p->writer_up) {
+		pthread_mutex_lock(&nns_g.reg_mu);
+		if (nns_g.current == p)
+			nns_g.current = NULL;
+		pthread_mutex_unlock(&nns_g.reg_mu);
+		return NNS_OK;
+	}
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += timeout_ms / 1000;
+	until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&p->mu);
+	p->detach_req = 1;
+	p->detach_done = 0;
+	pthread_mutex_unlock(&p->mu);
+	nns_wake_writer();
+	pthread_mutex_lock(&p->mu);
+	while (!p->detach_done && rc == 0)
+		rc = pthread_cond_timedwait(&p->cv, &p->mu, &until);
+	p->detach_req = 0;
+	pthread_mutex_unlock(&p->mu);
+	if (rc) { /* the writer is stuck (I/O): take the buffers away anyway */
+		pthread_mutex_lock(&nns_g.reg_mu);
+		if (nns_g.current == p)
+			nns_g.current = NULL;
+		pthread_mutex_unlock(&nns_g.reg_mu);
+		return NNS_EIO;
+	}
+	return NNS_OK;
+}

@@ -1,0 +1,385 @@
+/*
+ * json_extra.c - the per-worker/span documents of the data-pipeline, CPU
+ * and host-info analyses: datapipe.json, cpu.json, hostinfo.json (always
+ * written, with empty lists when the trace has no such data), and the
+ * data_pipeline.csv table. Keys are listed in docs/CLI.md.
+ *
+ * Times: step ranges are absolute microseconds like overview.json's steps;
+ * series are microseconds since the trace start (trace_start_us), like
+ * memory.json's curve.
+ *
+ * Owner: reader engineer.
+ */
+#include "output/outfile.h"
+#include "output/output.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static double us(int64_t ns)
+{
+	return (double)ns / 1000.0;
+}
+
+static const char *str(const struct model *m, uint32_t id)
+{
+	return m && id != STRPOOL_NONE ? model_str(m, id) : "";
+}
+
+static int64_t t0(const struct an_profile *p)
+{
+	return p->m ? p->m->min_ts : 0;
+}
+
+/* ---- datapipe.json -------------------------------------------------------- */
+
+static void write_queue(struct jsonw *w, const struct an_profile *p, const struct an_queue *q)
+{
+	jsonw_obj_begin(w);
+	jsonw_kstr(w, "name", str(p->m, q->name));
+	jsonw_kbool(w, "consumer", q->consumer);
+	jsonw_kint(w, "samples", q->samples);
+	jsonw_kdouble(w, "avg_size", q->avg_size);
+	jsonw_kint(w, "max_size", q->max_size);
+	if (q->capacity > 0)
+		jsonw_kint(w, "capacity", q->capacity);
+	else
+		jsonw_knull(w, "capacity");
+	if (q->utilization < 0)
+		jsonw_knull(w, "utilization");
+	else
+		jsonw_kdouble(w, "utilization", q->utilization);
+	jsonw_kint(w, "empty_count", q->empty_count);
+	jsonw_kint(w, "full_count", q->full_count);
+	jsonw_kdouble(w, "empty_ratio", q->empty_ratio);
+	jsonw_kdouble(w, "full_ratio", q->full_ratio);
+	jsonw_key(w, "series");
+	jsonw_arr_begin(w);
+	for (size_t i = 0; i < q->series.n; i++) {
+		const struct an_queue_point *pt = &q->series.v[i];
+
+		jsonw_arr_begin(w);
+		jsonw_double(w, us(pt->ts - t0(p)));
+		jsonw_double(w, pt->avg);
+		jsonw_int(w, pt->min);
+		jsonw_int(w, pt->max);
+		jsonw_arr_end(w);
+	}
+	jsonw_arr_end(w);
+	jsonw_obj_end(w);
+}
+
+void out_json_datapipe(struct jsonw *w, const struct an_profile *p)
+{
+	const struct an_datapipe *d = &p->datapipe;
+
+	jsonw_obj_begin(w);
+	jsonw_kstr(w, "verdict", d->verdict[0] ? d->verdict : "no_data");
+	jsonw_key(w, "data_process");
+	jsonw_obj_begin(w);
+	jsonw_kstr(w, "status", d->warning ? "warning" : "normal");
+	jsonw_obj_end(w);
+	jsonw_kdouble(w, "empty_warning_threshold", AN_DP_EMPTY_WARNING_THRESHOLD);
+	if (d->consumer >= 0 && (size_t)d->consumer < d->queues.n)
+		jsonw_kstr(w, "consumer_queue", str(p->m, d->queues.v[d->consumer].name));
+	else
+		jsonw_knull(w, "consumer_queue");
+	jsonw_kint(w, "empty_count", d->empty_count);
+	jsonw_kint(w, "full_count", d->full_count);
+	jsonw_kint(w, "total_count", d->total_count);
+	jsonw_kdouble(w, "empty_ratio", d->empty_ratio);
+	jsonw_kbool(w, "has_dataloader", d->has_dataloader);
+	jsonw_kdouble(w, "wait_ratio", d->wait_ratio);
+	jsonw_kdouble(w, "trace_start_us", us(t0(p)));
+	jsonw_kstr(w, "series_columns",
+		   "[time_us since trace start, mean size, min size, max size]");
+	jsonw_key(w, "queues");
+	jsonw_arr_begin(w);
+	for (size_t i = 0; i < d->queues.n; i++)
+		write_queue(w, p, &d->queues.v[i]);
+	jsonw_arr_end(w);
+	jsonw_key(w, "steps");
+	jsonw_arr_begin(w);
+	for (size_t i = 0; i < d->steps.n; i++) {
+		const struct an_dp_step *s = &d->steps.v[i];
+		int64_t dur = s->end - s->start;
+
+		jsonw_obj_begin(w);
+		jsonw_kstr(w, "name", s->name);
+		jsonw_kdouble(w, "start_us", us(s->start));
+		jsonw_kdouble(w, "end_us", us(s->end));
+		jsonw_kdouble(w, "duration_us", us(dur));
+		jsonw_kdouble(w, "dataloader_us", us(s->dataloader));
+		jsonw_kdouble(w, "queue_empty_us", us(s->queue_empty));
+		jsonw_kdouble(w, "wait_us", us(s->wait));
+		jsonw_kdouble(w, "wait_ratio", dur > 0 ? (double)s->wait / (double)dur : 0.0);
+		jsonw_kint(w, "samples", s->samples);
+		jsonw_kint(w, "empty_samples", s->empty_samples);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+	jsonw_key(w, "findings");
+	jsonw_arr_begin(w);
+	for (size_t i = 0; i < d->findings.n; i++) {
+		const struct an_dp_finding *f = &d->findings.v[i];
+
+		jsonw_obj_begin(w);
+		if (f->queue)
+			jsonw_kstr(w, "queue", str(p->m, f->queue));
+		else
+			jsonw_knull(w, "queue");
+		jsonw_kstr(w, "kind", f->kind);
+		jsonw_kstr(w, "text", f->text ? f->text : "");
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+	jsonw_kstr(w, "recommendation", d->recommendation);
+	jsonw_obj_end(w);
+}
+
+/* ---- cpu.json ------------------------------------------------------------- */
+
+static void write_avg(struct jsonw *w, const char *key, const struct an_cpu_avg *a, int machine)
+{
+	jsonw_key(w, key);
+	jsonw_obj_begin(w);
+	jsonw_kint(w, "samples", a->samples);
+	jsonw_kdouble(w, "user", a->user);
+	jsonw_kdouble(w, "sys", a->sys);
+	if (machine) {
+		jsonw_kdouble(w, "idle", a->idle);
+		jsonw_kdouble(w, "iowait", a->iowait);
+	}
+	jsonw_obj_end(w);
+}
+
+static void write_series(struct jsonw *w, const struct an_profile *p, const char *key,
+			 const struct an_cpu_point *v, size_t n)
+{
+	jsonw_key(w, key);
+	jsonw_arr_begin(w);
+	for (size_t i = 0; i < n; i++) {
+		jsonw_arr_begin(w);
+		jsonw_double(w, us(v[i].ts - t0(p)));
+		jsonw_double(w, v[i].user);
+		jsonw_double(w, v[i].sys);
+		jsonw_double(w, v[i].idle);
+		jsonw_double(w, v[i].iowait);
+		jsonw_arr_end(w);
+	}
+	jsonw_arr_end(w);
+}
+
+void out_json_cpu(struct jsonw *w, const struct an_profile *p)
+{
+	const struct an_cpu *c = &p->cpu;
+
+	jsonw_obj_begin(w);
+	jsonw_kbool(w, "available", c->machine.samples || c->process.samples || c->threads.n);
+	jsonw_kstr(w, "units",
+		   "percent: machine of the whole machine, process and threads of one CPU");
+	write_avg(w, "machine", &c->machine, 1);
+	jsonw_kdouble(w, "running_avg", c->running_avg);
+	jsonw_kint(w, "ctx_switches",
+		   (int64_t)(c->ctx_switches > INT64_MAX ? INT64_MAX : c->ctx_switches));
+	write_avg(w, "process", &c->process, 0);
+	jsonw_kint(w, "rss_peak_kb",
+		   (int64_t)(c->rss_peak_kb > INT64_MAX ? INT64_MAX : c->rss_peak_kb));
+	jsonw_kint(
+	    w, "machine_mem_used_peak_kb",
+	    (int64_t)(c->machine_mem_peak_kb > INT64_MAX ? INT64_MAX : c->machine_mem_peak_kb));
+	jsonw_kdouble(w, "trace_start_us", us(t0(p)));
+	jsonw_kstr(w, "series_columns", "[time_us since trace start, user, sys, idle, iowait]");
+	write_series(w, p, "machine_series", c->machine_series.v, c->machine_series.n);
+	write_series(w, p, "process_series", c->process_series.v, c->process_series.n);
+	jsonw_key(w, "steps");
+	jsonw_arr_begin(w);
+	for (size_t i = 0; i < c->steps.n; i++) {
+		jsonw_obj_begin(w);
+		jsonw_kstr(w, "name", c->steps.v[i].name);
+		write_avg(w, "machine", &c->steps.v[i].machine, 1);
+		write_avg(w, "process", &c->steps.v[i].process, 0);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+	if (c->before.machine.samples || c->before.process.samples) {
+		jsonw_key(w, "before_steps");
+		jsonw_obj_begin(w);
+		write_avg(w, "machine", &c->before.machine, 1);
+		write_avg(w, "process", &c->before.process, 0);
+		jsonw_obj_end(w);
+	} else {
+		jsonw_knull(w, "before_steps");
+	}
+	jsonw_key(w, "threads");
+	jsonw_arr_begin(w);
+	for (size_t i = 0; i < c->threads.n; i++) {
+		const struct an_cpu_thread *t = &c->threads.v[i];
+
+		jsonw_obj_begin(w);
+		jsonw_kint(w, "tid", t->tid);
+		jsonw_kstr(w, "name", t->name ? str(p->m, t->name) : NULL);
+		jsonw_kint(w, "samples", t->avg.samples);
+		jsonw_kdouble(w, "user", t->avg.user);
+		jsonw_kdouble(w, "sys", t->avg.sys);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+	jsonw_key(w, "stages");
+	jsonw_arr_begin(w);
+	for (size_t i = 0; i < c->stages.n; i++) {
+		const struct an_cpu_stage *s = &c->stages.v[i];
+
+		jsonw_obj_begin(w);
+		jsonw_kstr(w, "name", s->name ? str(p->m, s->name) : NULL);
+		jsonw_kint(w, "threads", s->threads);
+		jsonw_kdouble(w, "user", s->user);
+		jsonw_kdouble(w, "sys", s->sys);
+		jsonw_kdouble(w, "per_thread", s->per_thread);
+		jsonw_kstr(w, "advice", s->advice);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+	jsonw_kstr(w, "recommendation", c->recommendation);
+	jsonw_obj_end(w);
+}
+
+/* ---- hostinfo.json -------------------------------------------------------- */
+
+void out_json_hostinfo(struct jsonw *w, const struct an_profile *p)
+{
+	const struct an_hostinfo *h = &p->hostinfo;
+
+	jsonw_obj_begin(w);
+	jsonw_kbool(w, "available", h->records > 0 || h->memory.n > 0);
+	jsonw_kint(w, "records", h->records);
+	jsonw_kint(w, "instants", h->instants);
+	jsonw_kint(w, "unmatched_starts", h->unmatched_starts);
+	jsonw_kint(w, "unmatched_ends", h->unmatched_ends);
+	jsonw_key(w, "events");
+	jsonw_arr_begin(w);
+	for (size_t i = 0; i < h->rows.n; i++) {
+		const struct an_host_row *r = &h->rows.v[i];
+
+		jsonw_obj_begin(w);
+		jsonw_kstr(w, "module", str(p->m, r->module));
+		jsonw_kstr(w, "event", str(p->m, r->event));
+		jsonw_kstr(w, "stage", str(p->m, r->stage));
+		jsonw_kint(w, "level", r->level);
+		jsonw_kint(w, "count", r->count);
+		jsonw_kdouble(w, "avg_us", r->avg_us);
+		jsonw_kint(w, "total_us", r->total_us);
+		jsonw_kint(w, "min_us", r->min_us);
+		jsonw_kint(w, "max_us", r->max_us);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+	jsonw_key(w, "memory");
+	jsonw_obj_begin(w);
+	jsonw_kint(w, "peak_kb", h->peak_kb);
+	jsonw_kbool(w, "aligned", h->aligned);
+	jsonw_kstr(w, "columns",
+		   h->aligned ? "[time_us since trace start, VmRSS kB]"
+			      : "[time_stamp(us) as in the CSV, VmRSS kB]");
+	jsonw_key(w, "points");
+	jsonw_arr_begin(w);
+	for (size_t i = 0; i < h->memory.n; i++) {
+		jsonw_arr_begin(w);
+		jsonw_double(w, us(h->memory.v[i].ts - (h->aligned ? t0(p) : 0)));
+		jsonw_int(w, h->memory.v[i].memory_kb);
+		jsonw_arr_end(w);
+	}
+	jsonw_arr_end(w);
+	jsonw_obj_end(w);
+	jsonw_obj_end(w);
+}
+
+/* ---- files ----------------------------------------------------------------- */
+
+static int write_one(const char *dir, const char *name,
+		     void (*fn)(struct jsonw *, const struct an_profile *),
+		     const struct an_profile *p, int pretty, struct nns_err *err)
+{
+	struct out_file of;
+	struct jsonw w;
+	int rc = out_file_open(&of, dir, name, err);
+
+	if (rc)
+		return rc;
+	if (jsonw_init_file(&w, of.f, pretty)) {
+		out_file_abort(&of);
+		return nns_err_set(err, NNS_ENOMEM, "%s: out of memory", of.path);
+	}
+	fn(&w, p);
+	rc = jsonw_finish(&w, NULL);
+	jsonw_release(&w);
+	if (rc) {
+		out_file_abort(&of);
+		return nns_err_set(err, rc, "%s: cannot write: %s", of.path, nns_strerror(rc));
+	}
+	return out_file_commit(&of, err);
+}
+
+static void csv_num(FILE *f, double v)
+{
+	char b[40];
+
+	fputc(',', f);
+	if (v == v) {
+		jsonw_fmt_double(b, sizeof(b), v);
+		if (strcmp(b, "null") != 0)
+			fputs(b, f);
+	}
+}
+
+/* data_pipeline.csv: one row per queue, the consumer first with the verdict. */
+static void datapipe_csv(FILE *f, const struct an_profile *p)
+{
+	const struct an_datapipe *d = &p->datapipe;
+
+	fputs("queue,role,samples,avg_size,max_size,capacity,utilization_pct,empty_pct,full_pct,"
+	      "empty_count,full_count,verdict\n",
+	      f);
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < d->queues.n; i++) {
+			const struct an_queue *q = &d->queues.v[i];
+
+			if ((pass == 0) != (q->consumer != 0))
+				continue;
+			out_csv_field(f, str(p->m, q->name));
+			fprintf(f, ",%s,%" PRId64, q->consumer ? "consumer" : "producer",
+				q->samples);
+			csv_num(f, q->avg_size);
+			fprintf(f, ",%" PRId64 ",", q->max_size);
+			if (q->capacity > 0)
+				fprintf(f, "%" PRId64, q->capacity);
+			csv_num(f, q->utilization < 0 ? NAN : 100.0 * q->utilization);
+			csv_num(f, 100.0 * q->empty_ratio);
+			csv_num(f, 100.0 * q->full_ratio);
+			fprintf(f, ",%" PRId64 ",%" PRId64 ",%s\n", q->empty_count, q->full_count,
+				q->consumer ? d->verdict : "");
+		}
+}
+
+int out_write_extra(const char *dir, const struct an_profile *p, const struct out_opts *o,
+		    struct nns_err *err)
+{
+	int rc = write_one(dir, "datapipe.json", out_json_datapipe, p, 2, err);
+
+	if (!rc)
+		rc = write_one(dir, "cpu.json", out_json_cpu, p, 2, err);
+	if (!rc)
+		rc = write_one(dir, "hostinfo.json", out_json_hostinfo, p, 2, err);
+	if (!rc && o && o->csv) {
+		struct out_file of;
+
+		rc = out_file_open(&of, dir, "data_pipeline.csv", err);
+		if (!rc) {
+			datapipe_csv(of.f, p);
+			rc = out_file_commit(&of, err);
+		}
+	}
+	return rc;
+}

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# collector_run.sh - `nnscope run` (owner: the collector): exit statuses pass
+# through (3 stays 3, a signal N becomes 128+N, a missing command 127, bad
+# options are a usage error before anything runs), LD_PRELOAD profiles an
+# uninstrumented program (samplers, metadata, START/STOP, END at exit), an
+# instrumented one records on the preloaded profiler (nns_current) and its
+# forked worker gets its own trace, --options reach the library, and the
+# trace directory is printed on stderr.
+#
+#   NNSCOPE=build/nnscope bash tests/e2e/collector_run.sh
+set -euo pipefail
+
+: "${NNSCOPE:?set NNSCOPE to the path of the nnscope binary}"
+BIN=$(cd "$(dirname "$NNSCOPE")" && pwd)
+CRASH=$BIN/tests/collector_crash
+CHECK=$BIN/tests/collector_check
+for f in "$CRASH" "$CHECK" "$BIN/libnnscope.so"; do
+	[ -e "$f" ] || { echo "FAIL collector_run.sh: $f not built (make e2e builds it)"; exit 1; }
+done
+TMP=$(mktemp -d /tmp/nnscope-run.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+unset NNSCOPE_OPTIONS MS_PROFILER_OPTIONS NNSCOPE_PRELOAD
+fails=0
+passes=0
+pass() { echo "PASS $*"; passes=$((passes + 1)); }
+fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+status_is() { # WANT NAME CMD...
+	local want=$1 name=$2 rc=0
+	shift 2
+	"$@" >"$TMP/out.txt" 2>"$TMP/err.txt" || rc=$?
+	if [ "$rc" = "$want" ]; then pass "$name (exit $rc)"; else
+		fail "$name: exit $rc, wanted $want"
+		cat "$TMP/err.txt"
+	fi
+}
+val() { "$CHECK" "$1" | sed -n "s/^$2=//p" | tail -1; }
+
+cd "$TMP"
+status_is 3 "exit status passes through" "$NNSCOPE" run -- /bin/sh -c 'exit 3'
+[ -n "$(ls data/*.nnst 2>/dev/null)" ] && pass "default output ./data" || fail "no trace in ./data"
+status_is 143 "a signal becomes 128+N" "$NNSCOPE" run -o "$TMP/sig" -- /bin/sh -c 'kill -TERM $$'
+status_is 127 "a missing command" "$NNSCOPE" run -o "$TMP/x" -- /nonexistent/program
+status_is 2 "bad options are refused" "$NNSCOPE" run --options '{"op_time":"yes"}' -- true
+grep -q "option 'op_time' wants true or false" "$TMP/err.txt" && pass "the options error is named" \
+	|| fail "options error message: $(cat "$TMP/err.txt")"
+[ ! -e "$TMP/x" ] || [ -z "$(ls "$TMP/x")" ] && pass "nothing written for a missing command" \
+	|| fail "files for a missing command"
+status_is 2 "no command" "$NNSCOPE" run -o "$TMP/y"
+
+# an uninstrumented program: samplers, metadata, lifetime
+status_is 0 "uninstrumented program" "$NNSCOPE" run -o "$TMP/plain" \
+	--options '{"cpu_sampling_interval_ms":20}' -- sleep 0.3
+grep -q "trace file in $TMP/plain" "$TMP/err.txt" && pass "prints where the trace is" \
+	|| fail "no trace location printed: $(cat "$TMP/err.txt")"
+f=$(ls "$TMP"/plain/*.nnst | head -1)
+[ "$(val "$f" end)" = 1 ] && pass "END at exit" || fail "no END"
+[ "$(val "$f" start)" = 1 ] && [ "$(val "$f" stop)" = 1 ] && pass "START/STOP = process lifetime" \
+	|| fail "START $(val "$f" start) STOP $(val "$f" stop)"
+[ "$(val "$f" samples)" -gt 3 ] && pass "samples: $(val "$f" samples)" || fail "samples: $(val "$f" samples)"
+[ "$(val "$f" meta.attach)" = preload ] && pass "META attach=preload" || fail "no attach META"
+val "$f" meta.cmdline | grep -q "sleep 0.3" && pass "META cmdline" || fail "cmdline"
+val "$f" meta.options | grep -q '"cpu_sampling_interval_ms":20' && pass "--options reached the library" \
+	|| fail "options: $(val "$f" meta.options)"
+RANK=5 WORLD_SIZE=8 LOCAL_RANK=1 "$NNSCOPE" run -q -o "$TMP/rank" -- sleep 0.05
+f=$(ls "$TMP"/rank/*.nnst | head -1)
+[ "$(val "$f" meta.rank)" = 5 ] && [ "$(val "$f" meta.world_size)" = 8 ] &&
+	[ "$(val "$f" meta.local_rank)" = 1 ] && pass "rank metadata from RANK/WORLD_SIZE/LOCAL_RANK" \
+	|| fail "rank metadata"
+
+# an instrumented program with a forked worker
+status_is 0 "instrumented program with a fork" "$NNSCOPE" run -o "$TMP/inst" \
+	--options '{"cpu_sampling_interval_ms":0}' -- "$CRASH" --preload 10
+n=$(ls "$TMP"/inst/*.nnst | wc -l)
+[ "$n" = 2 ] && pass "parent and forked child: 2 traces" || fail "$n traces"
+for f in "$TMP"/inst/*.nnst; do
+	if [ -n "$(val "$f" meta.fork_parent_pid)" ]; then
+		[ "$(val "$f" events)" -ge 1000 ] && [ "$(val "$f" end)" = 1 ] &&
+			pass "child trace: $(val "$f" events) events, END" || fail "child trace"
+	else
+		[ "$(val "$f" steps)" = 10 ] && [ "$(val "$f" end)" = 1 ] &&
+			pass "parent trace: 10 steps, END" || fail "parent trace: steps $(val "$f" steps)"
+	fi
+done
+
+# the command sees the library in LD_PRELOAD (an empty previous value adds no ':')
+LD_PRELOAD= "$NNSCOPE" run -q -o "$TMP/env" -- /bin/sh -c 'echo "$LD_PRELOAD" > env.txt'
+grep -qx ".*/libnnscope.so" env.txt && pass "LD_PRELOAD set for the command" || fail "LD_PRELOAD: $(cat env.txt)"
+
+echo "collector_run.sh: $passes passed, $fails failed"
+[ "$fails" -eq 0 ]
