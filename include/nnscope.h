@@ -49,7 +49,7 @@ extern "C" {
 enum nns_status {
 	NNS_OK = 0,
 	NNS_ENOMEM = -1,   /* an allocation failed or a configured cap was hit */
-	NNS_EIO = -2,      /* reading or writing a file failed */
+	NNS_EIO = -2,	   /* reading or writing a file failed */
 	NNS_EFORMAT = -3,  /* the input is malformed */
 	NNS_EINVAL = -4,   /* a wrong argument or option */
 	NNS_ETRUNC = -5,   /* the input ended early; what was read is kept */
@@ -63,7 +63,7 @@ NNS_API const char *nns_strerror(int status);
 
 enum nns_framework {
 	NNS_FRAMEWORK_NONE = 0, /* no host_info CSV */
-	NNS_FRAMEWORK_ALL,      /* host_info with time and memory */
+	NNS_FRAMEWORK_ALL,	/* host_info with time and memory */
 	NNS_FRAMEWORK_TIME,
 	NNS_FRAMEWORK_MEMORY
 };
@@ -74,16 +74,16 @@ enum nns_framework {
  * which fields the caller knows.
  */
 struct nns_options {
-	size_t struct_size;           /* sizeof(struct nns_options), set by init */
-	int start;                    /* 1: collect from nns_create(); 0: from nns_start() (default 1) */
-	char output_path[1024];       /* run directory, default "./data" */
-	int op_time;                  /* collect ranges (default 1) */
-	int profile_memory;           /* collect memory events (default 0) */
+	size_t struct_size;	/* sizeof(struct nns_options), set by init */
+	int start;		/* 1: collect from nns_create(); 0: from nns_start() (default 1) */
+	char output_path[1024]; /* run directory, default "./data" */
+	int op_time;		/* collect ranges (default 1) */
+	int profile_memory;	/* collect memory events (default 0) */
 	int profile_communication;    /* collect communication (default 0) */
-	int data_process;             /* collect data-queue samples (default 1) */
-	int timeline_limit_mb;        /* Chrome-trace export limit, MB (default 500) */
-	int profile_framework;        /* enum nns_framework (default NONE) */
-	int sync_enable;              /* accepted for MindSpore compatibility */
+	int data_process;	      /* collect data-queue samples (default 1) */
+	int timeline_limit_mb;	      /* Chrome-trace export limit, MB (default 500) */
+	int profile_framework;	      /* enum nns_framework (default NONE) */
+	int sync_enable;	      /* accepted for MindSpore compatibility */
 	int cpu_sampling_interval_ms; /* CPU/memory sampler period, 0 = off (default 1000) */
 	/* schedule, as torch.profiler.schedule: after skip_first steps, cycles of
 	 * wait (off), warmup (collected, discarded), active (kept); repeat = number
@@ -91,9 +91,9 @@ struct nns_options {
 	int sched_skip_first, sched_wait, sched_warmup, sched_active, sched_repeat;
 	/* MindSpore StopAtStep: collect steps [start_step, stop_step], -1 = unset */
 	long start_step, stop_step;
-	size_t buffer_kb_per_thread;  /* per-thread buffer (default 1024 KiB) */
-	size_t max_buffer_mb;         /* all buffers together (default 512 MiB) */
-	/* End of base ABI. */
+	size_t buffer_kb_per_thread; /* per-thread buffer (default 1024 KiB) */
+	size_t max_buffer_mb;	     /* all buffers together (default 512 MiB) */
+				     /* End of base ABI. */
 };
 
 NNS_API void nns_options_init(struct nns_options *o);
@@ -124,7 +124,7 @@ NNS_API int nns_analyse(nns_profiler *p);
 /* Stops, flushes, closes the trace and frees p (NULL is a no-op). */
 NNS_API void nns_destroy(nns_profiler *p);
 /* The last error message of p, "" if none; valid until the next call.
- * With p NULL: why the calling thread's last nns_create() failed. */
+ * With p NULL: why the last nns_create() failed. */
 NNS_API const char *nns_last_error(const nns_profiler *p);
 /* The profiler collecting now (the one most recently started), else the one
  * `nnscope run` created (LD_PRELOAD), else NULL: lets instrumented code mark
@@ -170,7 +170,8 @@ NNS_API extern uint32_t nns_hot_state[16];
  * predictable branch in the caller (no call), like NVTX's disabled path;
  * otherwise they call nns_push / nns_pop. */
 #if defined(__GNUC__)
-#define NNS_COLLECTING() __builtin_expect(__atomic_load_n(&nns_hot_state[0], __ATOMIC_RELAXED) != 0, 0)
+#define NNS_COLLECTING()                                                                           \
+	__builtin_expect(__atomic_load_n(&nns_hot_state[0], __ATOMIC_RELAXED) != 0, 0)
 #else
 #define NNS_COLLECTING() (nns_hot_state[0] != 0)
 #endif

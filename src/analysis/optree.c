@@ -172,6 +172,10 @@ static int build_thread(struct an_profile *p, uint32_t thread, const uint32_t *e
 				}
 				break;
 			}
+			if (stack.n == 1) { /* never pop the root (an event at INT64_MAX) */
+				t->dropped_overlaps++;
+				break;
+			}
 			stack.n--;
 		}
 	}

@@ -205,8 +205,10 @@ static void report(const char *dir, time_t since)
 int cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"output", required_argument, NULL, 'o'}, {"options", required_argument, NULL, 'O'},
-	    {"quiet", no_argument, NULL, 'q'},	      {"help", no_argument, NULL, 'h'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"options", required_argument, NULL, 'O'},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	const char *output = NULL, *json = NULL, *old;
@@ -237,7 +239,8 @@ int cmd_run(int argc, char **argv)
 		}
 	}
 	if (optind >= argc)
-		return cli_usage_error("run", "missing the command to run (nnscope run -- CMD ...)");
+		return cli_usage_error("run",
+				       "missing the command to run (nnscope run -- CMD ...)");
 	if (find_lib(lib, sizeof(lib))) {
 		cli_error(NULL, "libnnscope.so not found beside the nnscope program or in ../lib; "
 				"set NNSCOPE_LIB to its path");

@@ -4,7 +4,7 @@
  * the collector's unit tests).
  *
  * Shape of the collector:
- *   - one process-wide state word (nns_hot_state[0]): 0 when nothing collects,
+ *   - one process-wide state word (nns_state): 0 when nothing collects,
  *     else the enabled event categories and the warmup bit. Every event call
  *     starts with one relaxed load of it and one predictable branch. It is
  *     the collector's one piece of process-wide state that the hot path
@@ -50,18 +50,28 @@ enum nns_cat {
 };
 #define NNS_ST_FLAGS(st) ((uint8_t)(((st) >> 8) & NNST_EVF_WARMUP))
 
-/* nns_hot_state[0] (exported, see nnscope.h; 16 words on a cache line of
- * their own) is the state word. It is only accessed as a default-visibility
- * symbol, never through a hidden alias: a program that reads it (the
- * NNS_PUSH macros) gets a copy relocation, and the library must then use
- * the program's copy. */
+/* The state word, twice: nns_state (hidden: the library's event calls
+ * read it with one RIP-relative load) and nns_hot_state[0] (exported for
+ * the inline NNS_PUSH/NNS_POP checks of nnscope.h). The exported one must
+ * not be the hidden one's alias: a program that reads it gets a copy
+ * relocation, and the library's default-visibility references then go to
+ * the program's copy. Both are written on every (rare) state change; a
+ * caller that sees them differ for a moment only makes or skips a call
+ * that then tests nns_state. Each sits alone on its cache line. */
+struct nns_state_line {
+	uint32_t word;
+	uint32_t pad[15];
+} __attribute__((aligned(64)));
+extern struct nns_state_line nns_state;
+
 static inline uint32_t nns_state_load(void)
 {
-	return __atomic_load_n(&nns_hot_state[0], __ATOMIC_RELAXED);
+	return __atomic_load_n(&nns_state.word, __ATOMIC_RELAXED);
 }
 
 static inline void nns_state_store(uint32_t v)
 {
+	__atomic_store_n(&nns_state.word, v, __ATOMIC_RELAXED);
 	__atomic_store_n(&nns_hot_state[0], v, __ATOMIC_RELAXED);
 }
 
@@ -72,11 +82,12 @@ static inline void nns_state_store(uint32_t v)
 enum { NNS_BLK_FREE = 0, NNS_BLK_CUR = 1, NNS_BLK_FULL = 2 };
 
 struct nns_block {
-	_Atomic uint32_t n;	/* events published (owner: release store) */
-	_Atomic uint32_t state; /* NNS_BLK_*: FREE->CUR (owner), CUR->FULL (owner), FULL->FREE (writer) */
-	uint64_t seq;		/* position in the thread's sequence, set before CUR */
-	uint32_t done;		/* events already written (writer only) */
-	uint32_t cap;		/* events it holds, 0 = no memory */
+	_Atomic uint32_t n; /* events published (owner: release store) */
+	_Atomic uint32_t
+	    state;     /* NNS_BLK_*: FREE->CUR (owner), CUR->FULL (owner), FULL->FREE (writer) */
+	uint64_t seq;  /* position in the thread's sequence, set before CUR */
+	uint32_t done; /* events already written (writer only) */
+	uint32_t cap;  /* events it holds, 0 = no memory */
 	struct nnst_event *ev;
 };
 
@@ -86,14 +97,14 @@ struct nns_tbuf {
 	uint32_t pos, cap;     /* next slot, slots in the current block */
 	_Atomic uint32_t *pub; /* &cur->n */
 	struct nns_block *cur;
-	uint64_t next_seq;	  /* seq of the next block taken */
-	_Atomic uint64_t lost;	  /* events dropped by this thread (owner writes) */
-	uint64_t handles;	  /* nns_begin handles issued */
-	unsigned next_blk;	  /* index of the next block to take */
+	uint64_t next_seq;     /* seq of the next block taken */
+	_Atomic uint64_t lost; /* events dropped by this thread (owner writes) */
+	uint64_t handles;      /* nns_begin handles issued */
+	unsigned next_blk;     /* index of the next block to take */
 	/* set at registration */
 	uint32_t index; /* thread index in traces */
 	pid_t tid;
-	char name[16]; /* thread name at registration */
+	char name[16];	    /* thread name at registration */
 	_Atomic int exited; /* the thread ended; the writer reaps after draining */
 	size_t blk_bytes;   /* bytes of each block's memory (0: none) */
 	struct nns_block blk[NNS_TBUF_BLOCKS];
@@ -124,18 +135,18 @@ struct nns_global {
 	pthread_mutex_t reg_mu;	 /* everything below but the atomics */
 	struct nns_tbuf *threads;
 	uint32_t next_index;
-	struct nns_region *pool; /* free block memory */
-	size_t mapped;		 /* bytes of block memory mapped */
-	size_t max_mapped;	 /* cap (max_buffer_mb of the attached profiler) */
-	size_t blk_bytes;	 /* block size for threads registering now */
+	struct nns_region *pool;      /* free block memory */
+	size_t mapped;		      /* bytes of block memory mapped */
+	size_t max_mapped;	      /* cap (max_buffer_mb of the attached profiler) */
+	size_t blk_bytes;	      /* block size for threads registering now */
 	struct nns_profiler *current; /* the profiler whose writer drains the buffers */
 	uint64_t file_gen;	      /* increments at each attach */
 	pthread_key_t key;
 	int key_ok;
-	_Atomic uint64_t lost_unreg; /* events of threads that could not register */
-	_Atomic uint32_t wake_seq;   /* futex word the writer sleeps on */
-	_Atomic int writer_idle;     /* the writer sleeps long: wake it on block full */
-	_Atomic int fork_pending;    /* in a forked child: restart the profiler lazily */
+	_Atomic uint64_t lost_unreg;	    /* events of threads that could not register */
+	_Atomic uint32_t wake_seq;	    /* futex word the writer sleeps on */
+	_Atomic int writer_idle;	    /* the writer sleeps long: wake it on block full */
+	_Atomic int fork_pending;	    /* in a forked child: restart the profiler lazily */
 	_Atomic uint64_t sig_req, sig_done; /* signal-handler flush requests */
 	_Atomic int sig_final;		    /* the signal will end the process */
 	_Atomic int writers_live;	    /* writer threads running */
@@ -266,9 +277,9 @@ void nns_emit_control(uint8_t type, uint8_t flags, uint64_t a, uint64_t b);
 int nns_sync_flush(struct nns_profiler *p, int timeout_ms);
 
 /* writer.c */
-int nns_writer_open(struct nns_profiler *p, struct nns_err *err); /* file + header + META */
+int nns_writer_open(struct nns_profiler *p, struct nns_err *err);  /* file + header + META */
 int nns_writer_start(struct nns_profiler *p, struct nns_err *err); /* the thread */
-void nns_writer_join(struct nns_profiler *p);			    /* quit, END, close */
+void nns_writer_join(struct nns_profiler *p);			   /* quit, END, close */
 int nns_writer_detach(struct nns_profiler *p, int timeout_ms);
 void nns_writer_skip_stale_locked(struct nns_tbuf *t); /* reg_mu held */
 /* Makes p the profiler whose writer drains the buffers (life_mu held; the
@@ -283,8 +294,7 @@ uint64_t nns_read_vmrss_kb(void);
 
 /* hostinfo.c */
 int nns_hostinfo_open(struct nns_profiler *p, struct nns_err *err);
-void nns_hostinfo_row(struct nns_profiler *p, const char *event, const char *stage,
-		      int start_end);
+void nns_hostinfo_row(struct nns_profiler *p, const char *event, const char *stage, int start_end);
 void nns_hostinfo_close(struct nns_profiler *p);
 
 /* fork.c */

@@ -73,7 +73,8 @@ static void child(void)
 	fork_profiler = cur && cur->started ? cur : NULL;
 	nns_tb_after_fork_child();
 	if (fork_profiler)
-		atomic_store(&nns_g.fork_pending, 1); /* the state word stays: events take the slow path */
+		atomic_store(&nns_g.fork_pending,
+			     1); /* the state word stays: events take the slow path */
 	else
 		nns_state_store(0);
 }

@@ -53,8 +53,7 @@ int nns_hostinfo_open(struct nns_profiler *p, struct nns_err *err)
 	return NNS_OK;
 }
 
-void nns_hostinfo_row(struct nns_profiler *p, const char *event, const char *stage,
-		      int start_end)
+void nns_hostinfo_row(struct nns_profiler *p, const char *event, const char *stage, int start_end)
 {
 	char row[512];
 	uint64_t rss = 0;

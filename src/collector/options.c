@@ -68,8 +68,7 @@ static int jerr(struct jp *p, const char *what)
 
 static void ws(struct jp *p)
 {
-	while (p->s[p->i] == ' ' || p->s[p->i] == '\t' || p->s[p->i] == '\n' ||
-	       p->s[p->i] == '\r')
+	while (p->s[p->i] == ' ' || p->s[p->i] == '\t' || p->s[p->i] == '\n' || p->s[p->i] == '\r')
 		p->i++;
 }
 
@@ -320,7 +319,7 @@ static const struct key keys[] = {
 
 static const char *type_name(enum jtype t)
 {
-	static const char *names[] = {"a string", "a number", "a boolean",
+	static const char *names[] = {"a string", "a number",  "a boolean",
 				      "null",	  "an object", "an array"};
 
 	return names[t];
@@ -417,8 +416,7 @@ static int set_key(struct nns_options *o, struct jp *p, const struct key *k, con
 	return 0;
 }
 
-NNS_API int nns_options_from_json(struct nns_options *o, const char *json, char *err,
-				  size_t errlen)
+NNS_API int nns_options_from_json(struct nns_options *o, const char *json, char *err, size_t errlen)
 {
 	struct nns_options tmp;
 	struct jp p = {json, 0, err, errlen};
@@ -428,9 +426,11 @@ NNS_API int nns_options_from_json(struct nns_options *o, const char *json, char 
 		err[0] = '\0';
 	if (!o || !json)
 		return jerr(&p, "no options or no JSON given");
-	if (o->struct_size == 0 || o->struct_size > sizeof(tmp))
+	if (o->struct_size < offsetof(struct nns_options, output_path) ||
+	    o->struct_size > sizeof(tmp))
 		return jerr(&p, "options not initialised with nns_options_init()");
-	memcpy(&tmp, o, sizeof(tmp));
+	nns_options_init(&tmp); /* an older caller's struct is shorter: copy what it has */
+	memcpy(&tmp, o, o->struct_size);
 	ws(&p);
 	if (json[p.i] != '{')
 		return jerr(&p, "expected a JSON object");
@@ -562,20 +562,19 @@ void nns_options_to_json(const struct nns_options *o, char *dst, size_t size)
 	char path[2200];
 
 	json_str(path, sizeof(path), o->output_path);
-	snprintf(dst, size,
-		 "{\"start\":%s,\"output_path\":\"%s\",\"op_time\":%s,\"profile_memory\":%s,"
-		 "\"profile_communication\":%s,\"data_process\":%s,\"timeline_limit\":%d,"
-		 "\"profile_framework\":%s,\"sync_enable\":%s,\"cpu_sampling_interval_ms\":%d,"
-		 "\"skip_first\":%d,\"wait\":%d,\"warmup\":%d,\"active\":%d,\"repeat\":%d,"
-		 "\"start_step\":%ld,\"stop_step\":%ld,\"buffer_kb_per_thread\":%zu,"
-		 "\"max_buffer_mb\":%zu}",
-		 o->start ? "true" : "false", path, o->op_time ? "true" : "false",
-		 o->profile_memory ? "true" : "false", o->profile_communication ? "true" : "false",
-		 o->data_process ? "true" : "false", o->timeline_limit_mb,
-		 fw[o->profile_framework >= 0 && o->profile_framework <= 3 ? o->profile_framework
-									   : 0],
-		 o->sync_enable ? "true" : "false", o->cpu_sampling_interval_ms,
-		 o->sched_skip_first, o->sched_wait, o->sched_warmup, o->sched_active,
-		 o->sched_repeat, o->start_step, o->stop_step, o->buffer_kb_per_thread,
-		 o->max_buffer_mb);
+	snprintf(
+	    dst, size,
+	    "{\"start\":%s,\"output_path\":\"%s\",\"op_time\":%s,\"profile_memory\":%s,"
+	    "\"profile_communication\":%s,\"data_process\":%s,\"timeline_limit\":%d,"
+	    "\"profile_framework\":%s,\"sync_enable\":%s,\"cpu_sampling_interval_ms\":%d,"
+	    "\"skip_first\":%d,\"wait\":%d,\"warmup\":%d,\"active\":%d,\"repeat\":%d,"
+	    "\"start_step\":%ld,\"stop_step\":%ld,\"buffer_kb_per_thread\":%zu,"
+	    "\"max_buffer_mb\":%zu}",
+	    o->start ? "true" : "false", path, o->op_time ? "true" : "false",
+	    o->profile_memory ? "true" : "false", o->profile_communication ? "true" : "false",
+	    o->data_process ? "true" : "false", o->timeline_limit_mb,
+	    fw[o->profile_framework >= 0 && o->profile_framework <= 3 ? o->profile_framework : 0],
+	    o->sync_enable ? "true" : "false", o->cpu_sampling_interval_ms, o->sched_skip_first,
+	    o->sched_wait, o->sched_warmup, o->sched_active, o->sched_repeat, o->start_step,
+	    o->stop_step, o->buffer_kb_per_thread, o->max_buffer_mb);
 }

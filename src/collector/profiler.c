@@ -23,7 +23,9 @@
 #include <unistd.h>
 
 struct nns_profiler *nns_all_profilers;
-static __thread char create_error[NNS_ERR_MSG_MAX];
+/* Why the last nns_create() failed (process-wide: thread-local storage
+ * would count against the static TLS a dlopen()ed library may use). */
+static char create_error[NNS_ERR_MSG_MAX];
 
 void nns_set_error(struct nns_profiler *p, int code, const char *fmt, ...)
 {
@@ -140,7 +142,9 @@ static int start_locked(struct nns_profiler *p)
 	if (p->started)
 		return NNS_OK;
 	if ((rc = nns_attach(p))) {
-		nns_set_error(p, rc, "could not take the event buffers from another profiler");
+		nns_set_error(p, rc,
+			      "the collecting profiler's writer does not answer (stuck writing "
+			      "its trace?); this one cannot take the event buffers");
 		return rc;
 	}
 	__atomic_store_n(&p->started, 1, __ATOMIC_RELAXED); /* the sampler reads it */
@@ -174,7 +178,8 @@ int nns_attach(struct nns_profiler *p)
 	if (q) {
 		stop_locked(q);
 		nns_state_store(0);
-		nns_writer_detach(q, 10000);
+		if (nns_writer_detach(q, 10000))
+			return NNS_EIO;
 	}
 	blk = (p->o.buffer_kb_per_thread << 10) / NNS_TBUF_BLOCKS;
 	blk -= blk % sizeof(struct nnst_event);

@@ -64,7 +64,8 @@ static ssize_t read_file(const char *path, char *buf, size_t size)
 
 	if (fd < 0)
 		return -1;
-	while ((size_t)total + 1 < size && (n = read(fd, buf + total, size - 1 - (size_t)total)) > 0)
+	while ((size_t)total + 1 < size &&
+	       (n = read(fd, buf + total, size - 1 - (size_t)total)) > 0)
 		total += n;
 	close(fd);
 	buf[total] = '\0';
@@ -287,8 +288,7 @@ static void *sampler_main(void *arg)
 			until.tv_nsec -= 1000000000L;
 		}
 		pthread_mutex_lock(&p->mu);
-		while (!p->sampler_quit &&
-		       pthread_cond_timedwait(&p->scv, &p->mu, &until) == 0)
+		while (!p->sampler_quit && pthread_cond_timedwait(&p->scv, &p->mu, &until) == 0)
 			;
 		quit = p->sampler_quit;
 		pthread_mutex_unlock(&p->mu);
@@ -316,7 +316,8 @@ int nns_sampler_start(struct nns_profiler *p, struct nns_err *err)
 	rc = pthread_create(&p->sampler_th, NULL, sampler_main, p);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc)
-		return nns_err_set(err, NNS_ENOMEM, "starting the sampler thread: %s", strerror(rc));
+		return nns_err_set(err, NNS_ENOMEM, "starting the sampler thread: %s",
+				   strerror(rc));
 	p->sampler_up = 1;
 	return NNS_OK;
 }

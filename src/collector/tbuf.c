@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 NNS_API uint32_t nns_hot_state[16] __attribute__((aligned(64)));
+struct nns_state_line nns_state;
 __thread struct nns_tbuf *nns_tls __attribute__((tls_model("initial-exec")));
 
 struct nns_global nns_g = {

@@ -284,8 +284,9 @@ static void announce(struct nns_profiler *p, struct nns_tbuf *t)
 static void write_span(struct nns_profiler *p, const struct span *s)
 {
 	uint32_t hdr[2] = {s->t->index, s->to - s->from};
-	struct iovec iov[2] = {{hdr, sizeof(hdr)},
-			       {s->b->ev + s->from, (size_t)(s->to - s->from) * sizeof(struct nnst_event)}};
+	struct iovec iov[2] = {
+	    {hdr, sizeof(hdr)},
+	    {s->b->ev + s->from, (size_t)(s->to - s->from) * sizeof(struct nnst_event)}};
 
 	if (p->w.failed || p->ended) {
 		atomic_fetch_add_explicit(&p->lost, s->to - s->from, memory_order_relaxed);
@@ -324,8 +325,8 @@ static int drain(struct nns_profiler *p, struct wstate *ws, int partial)
 			break;
 		ws->snap[ws->nsnap++] = t;
 	}
-	unreg = atomic_load_explicit(&nns_g.lost_unreg, memory_order_relaxed) -
-		nns_g.lost_unreg_base;
+	unreg =
+	    atomic_load_explicit(&nns_g.lost_unreg, memory_order_relaxed) - nns_g.lost_unreg_base;
 	pthread_mutex_unlock(&nns_g.reg_mu);
 
 	/* 1. What to write, read before the names so that every name an event
@@ -615,12 +616,7 @@ int nns_writer_detach(struct nns_profiler *p, int timeout_ms)
 		rc = pthread_cond_timedwait(&p->cv, &p->mu, &until);
 	p->detach_req = 0;
 	pthread_mutex_unlock(&p->mu);
-	if (rc) { /* the writer is stuck (I/O): take the buffers away anyway */
-		pthread_mutex_lock(&nns_g.reg_mu);
-		if (nns_g.current == p)
-			nns_g.current = NULL;
-		pthread_mutex_unlock(&nns_g.reg_mu);
+	if (rc) /* the writer is stuck in I/O: it keeps the buffers (it may be using them) */
 		return NNS_EIO;
-	}
 	return NNS_OK;
 }

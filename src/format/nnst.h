@@ -17,53 +17,53 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define NNST_MAGIC "NNSTRACE"     /* 8 bytes at offset 0 */
-#define NNST_VERSION 1            /* this writer */
-#define NNST_MIN_VERSION 1        /* oldest reader that can read it */
+#define NNST_MAGIC "NNSTRACE"	     /* 8 bytes at offset 0 */
+#define NNST_VERSION 1		     /* this writer */
+#define NNST_MIN_VERSION 1	     /* oldest reader that can read it */
 #define NNST_CHUNK_MAGIC 0x4b434e4eu /* "NNCK" */
-#define NNST_MAX_CHUNK (64u << 20) /* a reader refuses larger payloads */
+#define NNST_MAX_CHUNK (64u << 20)   /* a reader refuses larger payloads */
 
-struct nnst_header {              /* 64 bytes */
+struct nnst_header { /* 64 bytes */
 	char magic[8];
 	uint16_t version;
 	uint16_t min_version;
-	uint32_t header_size;         /* 64 */
+	uint32_t header_size; /* 64 */
 	int64_t pid;
-	int64_t start_realtime_ns;    /* CLOCK_REALTIME at open */
-	int64_t start_mono_ns;        /* CLOCK_MONOTONIC at open */
-	uint64_t start_tsc;           /* raw timestamp counter at open */
-	uint64_t flags;               /* NNST_F_* */
+	int64_t start_realtime_ns; /* CLOCK_REALTIME at open */
+	int64_t start_mono_ns;	   /* CLOCK_MONOTONIC at open */
+	uint64_t start_tsc;	   /* raw timestamp counter at open */
+	uint64_t flags;		   /* NNST_F_* */
 	uint64_t reserved;
 };
 
 enum { NNST_F_TSC = 1 /* timestamps are raw TSC ticks (else CLOCK_MONOTONIC ns) */ };
 
-struct nnst_chunk_header {        /* 24 bytes */
-	uint32_t magic;               /* NNST_CHUNK_MAGIC */
-	uint32_t type;                /* enum nnst_chunk_type */
-	uint32_t length;              /* payload bytes */
-	uint32_t crc32;               /* of the payload (zlib polynomial) */
-	uint64_t seq;                 /* chunk sequence number, from 0 */
+struct nnst_chunk_header { /* 24 bytes */
+	uint32_t magic;	   /* NNST_CHUNK_MAGIC */
+	uint32_t type;	   /* enum nnst_chunk_type */
+	uint32_t length;   /* payload bytes */
+	uint32_t crc32;	   /* of the payload (zlib polynomial) */
+	uint64_t seq;	   /* chunk sequence number, from 0 */
 };
 
 enum nnst_chunk_type {
-	NNST_CHUNK_STRINGS = 1,   /* repeated {u32 id, u32 len, bytes[len]} */
-	NNST_CHUNK_THREAD = 2,    /* repeated {u32 thread, i64 tid, u32 name_len, name} */
-	NNST_CHUNK_EVENTS = 3,    /* {u32 thread, u32 count} then count x struct nnst_event */
-	NNST_CHUNK_CLOCK = 4,     /* repeated struct nnst_clock: tsc <-> ns calibration points */
-	NNST_CHUNK_META = 5,      /* repeated {u32 klen, key, u32 vlen, value} */
-	NNST_CHUNK_SAMPLES = 6,   /* repeated struct nnst_sample (CPU/memory samplers) */
-	NNST_CHUNK_LOST = 7,      /* {u32 thread, u64 lost} events dropped so far */
-	NNST_CHUNK_END = 8        /* empty: the trace was closed cleanly */
+	NNST_CHUNK_STRINGS = 1, /* repeated {u32 id, u32 len, bytes[len]} */
+	NNST_CHUNK_THREAD = 2,	/* repeated {u32 thread, i64 tid, u32 name_len, name} */
+	NNST_CHUNK_EVENTS = 3,	/* {u32 thread, u32 count} then count x struct nnst_event */
+	NNST_CHUNK_CLOCK = 4,	/* repeated struct nnst_clock: tsc <-> ns calibration points */
+	NNST_CHUNK_META = 5,	/* repeated {u32 klen, key, u32 vlen, value} */
+	NNST_CHUNK_SAMPLES = 6, /* repeated struct nnst_sample (CPU/memory samplers) */
+	NNST_CHUNK_LOST = 7,	/* {u32 thread, u64 lost} events dropped so far */
+	NNST_CHUNK_END = 8	/* empty: the trace was closed cleanly */
 };
 
 /* One event, 32 bytes. ts is raw (see header flags); a/b by type. */
 struct nnst_event {
 	uint64_t ts;
-	uint32_t name;     /* string id, 0 = none */
-	uint8_t type;      /* enum nnst_event_type */
+	uint32_t name; /* string id, 0 = none */
+	uint8_t type;  /* enum nnst_event_type */
 	uint8_t flags;
-	int16_t device;    /* memory events: -1 host, else device id */
+	int16_t device; /* memory events: -1 host, else device id */
 	uint64_t a;
 	uint64_t b;
 };
@@ -78,14 +78,15 @@ enum nnst_event_type {
 	NNST_EV_FLOW = 7,      /* name, a = id, b = phase char */
 	NNST_EV_ALLOC = 8,     /* a = ptr, b = bytes; device */
 	NNST_EV_FREE = 9,      /* a = ptr, b = bytes; device */
-	NNST_EV_MEMTOTAL = 10, /* follows ALLOC/FREE: a = total allocated, b = total reserved (int64, -1 unknown) */
+	NNST_EV_MEMTOTAL = 10, /* follows ALLOC/FREE: a = total allocated, b = total reserved
+				  (int64, -1 unknown) */
 	NNST_EV_QUEUE = 11,    /* name = queue, a = size, b = capacity */
 	NNST_EV_STEP = 12,     /* step boundary, a = step number that begins */
 	NNST_EV_START = 13,    /* collection (re)started */
 	NNST_EV_STOP = 14      /* collection stopped */
 };
 
-struct nnst_clock {        /* 24 bytes */
+struct nnst_clock { /* 24 bytes */
 	uint64_t tsc;
 	int64_t mono_ns;
 	int64_t realtime_ns;
@@ -94,13 +95,13 @@ struct nnst_clock {        /* 24 bytes */
 enum nnst_sample_kind {
 	NNST_SAMPLE_MACHINE = 1, /* whole machine from /proc/stat */
 	NNST_SAMPLE_PROCESS = 2, /* this process from /proc/self/stat, status */
-	NNST_SAMPLE_THREAD = 3   /* one thread from /proc/self/task/<tid>/stat */
+	NNST_SAMPLE_THREAD = 3	 /* one thread from /proc/self/task/<tid>/stat */
 };
 
-struct nnst_sample {       /* 64 bytes; utilizations in percent */
+struct nnst_sample { /* 64 bytes; utilizations in percent */
 	int64_t mono_ns;
-	int64_t tid;           /* thread samples: the tid, else 0 */
-	uint32_t kind;         /* enum nnst_sample_kind */
+	int64_t tid;   /* thread samples: the tid, else 0 */
+	uint32_t kind; /* enum nnst_sample_kind */
 	float user, sys, idle, iowait;
 	uint32_t running;      /* machine: runnable processes */
 	uint64_t ctx_switches; /* machine: since the previous sample */
@@ -118,8 +119,8 @@ const struct nnst_header *nnst_reader_header(const struct nnst_reader *r);
 /* Next chunk: 1 and *type, *payload, *len (valid until the next call), 0 at a
  * clean end, NNS_ETRUNC when the file stops inside a chunk or a chunk is
  * damaged (err says at which byte offset). */
-int nnst_reader_next(struct nnst_reader *r, uint32_t *type, const uint8_t **payload,
-		     uint32_t *len, char *err, size_t errlen);
+int nnst_reader_next(struct nnst_reader *r, uint32_t *type, const uint8_t **payload, uint32_t *len,
+		     char *err, size_t errlen);
 void nnst_reader_close(struct nnst_reader *r);
 
 /* Converts a raw timestamp to CLOCK_MONOTONIC ns with the calibration
@@ -128,7 +129,7 @@ void nnst_reader_close(struct nnst_reader *r);
 struct nnst_clockmap {
 	struct nnst_clock *pts;
 	size_t n, cap;
-	int tsc;                     /* header flag NNST_F_TSC */
+	int tsc; /* header flag NNST_F_TSC */
 };
 int nnst_clockmap_add(struct nnst_clockmap *c, const struct nnst_clock *pt);
 int64_t nnst_clockmap_ns(const struct nnst_clockmap *c, uint64_t ts);

@@ -128,9 +128,25 @@ uint32_t model_thread(struct model *m, uint32_t pid, uint32_t tid)
 		return (int64_t)((vec)->n - 1);                                                    \
 	} while (0)
 
+/* Times are clamped to [-2^60, 2^62 - 2^60] ns (1933..2079 for epoch
+ * clocks) and durations to 2^62 - 1, so that neither ts + dur nor any
+ * difference of two such instants can overflow in an analysis. */
+#define MODEL_TIME_MIN (-((int64_t)1 << 60))
+#define MODEL_TIME_MAX (((int64_t)1 << 62) - ((int64_t)1 << 60))
+#define MODEL_DUR_MAX (((int64_t)1 << 62) - 1)
+
+static int64_t clamp_time(int64_t v)
+{
+	return v > MODEL_TIME_MAX ? MODEL_TIME_MAX : v < MODEL_TIME_MIN ? MODEL_TIME_MIN : v;
+}
+
 int64_t model_add_event(struct model *m, const struct model_event *e)
 {
-	ADD_ROW(&m->events, e);
+	struct model_event c = *e;
+
+	c.ts = clamp_time(c.ts);
+	c.dur = c.dur < 0 ? 0 : c.dur > MODEL_DUR_MAX ? MODEL_DUR_MAX : c.dur;
+	ADD_ROW(&m->events, &c);
 }
 
 int64_t model_add_dev_args(struct model *m, const struct model_dev_args *a)
@@ -145,7 +161,10 @@ int64_t model_add_op_args(struct model *m, const struct model_op_args *a)
 
 int model_add_mem(struct model *m, const struct model_mem *r)
 {
-	return vec_push(&m->mems, *r) ? NNS_ENOMEM : 0;
+	struct model_mem c = *r;
+
+	c.ts = clamp_time(c.ts);
+	return vec_push(&m->mems, c) ? NNS_ENOMEM : 0;
 }
 
 int model_add_flow(struct model *m, const struct model_flow *f)

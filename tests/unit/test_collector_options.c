@@ -56,7 +56,8 @@ static void test_mindspore_keys(void **state)
 	    nns_options_from_json(
 		&o,
 		" { \"start\": false, \"output_path\": \"/tmp/prof\\u00e9\\/x\", \"op_time\": true,"
-		" \"profile_memory\": true, \"profile_communication\": true, \"data_process\": false,"
+		" \"profile_memory\": true, \"profile_communication\": true, \"data_process\": "
+		"false,"
 		" \"timeline_limit\": 100, \"profile_framework\": \"time\", \"sync_enable\": true,"
 		" \"cpu_sampling_interval_ms\": 50, \"aicore_metrics\": 0, \"l2_cache\": false,"
 		" \"parallel_strategy\": {\"x\": [1, 2]}, \"start_step\": 3, \"stop_step\": 7 }\n",
@@ -76,14 +77,15 @@ static void test_mindspore_keys(void **state)
 
 	assert_int_equal(nns_options_from_json(&o, "{\"profile_framework\": null}", err, 256), 0);
 	assert_int_equal(o.profile_framework, NNS_FRAMEWORK_NONE);
-	assert_int_equal(nns_options_from_json(&o, "{\"profile_framework\": \"all\"}", err, 256), 0);
+	assert_int_equal(nns_options_from_json(&o, "{\"profile_framework\": \"all\"}", err, 256),
+			 0);
 	assert_int_equal(o.profile_framework, NNS_FRAMEWORK_ALL);
 	assert_int_equal(nns_options_from_json(&o, "{\"profile_framework\":\"memory\"}", err, 256),
 			 0);
 	assert_int_equal(o.profile_framework, NNS_FRAMEWORK_MEMORY);
 	/* 0/1 for booleans, later keys win */
-	assert_int_equal(nns_options_from_json(&o, "{\"start\":1,\"start\":0,\"op_time\":0}", err, 256),
-			 0);
+	assert_int_equal(
+	    nns_options_from_json(&o, "{\"start\":1,\"start\":0,\"op_time\":0}", err, 256), 0);
 	assert_int_equal(o.start, 0);
 	assert_int_equal(o.op_time, 0);
 	assert_int_equal(nns_options_from_json(&o, "{}", err, 256), 0);
@@ -96,12 +98,13 @@ static void test_schedule_keys(void **state)
 
 	(void)state;
 	nns_options_init(&o);
-	assert_int_equal(nns_options_from_json(&o,
-					       "{\"skip_first\":1,\"wait\":2,\"warmup\":3,"
-					       "\"active\":4,\"repeat\":5,\"buffer_kb_per_thread\":64,"
-					       "\"max_buffer_mb\":8,\"timeline_limit_mb\":9}",
-					       err, sizeof(err)),
-			 0);
+	assert_int_equal(
+	    nns_options_from_json(&o,
+				  "{\"skip_first\":1,\"wait\":2,\"warmup\":3,"
+				  "\"active\":4,\"repeat\":5,\"buffer_kb_per_thread\":64,"
+				  "\"max_buffer_mb\":8,\"timeline_limit_mb\":9}",
+				  err, sizeof(err)),
+	    0);
 	assert_int_equal(o.sched_skip_first, 1);
 	assert_int_equal(o.sched_wait, 2);
 	assert_int_equal(o.sched_warmup, 3);
@@ -110,8 +113,8 @@ static void test_schedule_keys(void **state)
 	assert_int_equal(o.buffer_kb_per_thread, 64);
 	assert_int_equal(o.max_buffer_mb, 8);
 	assert_int_equal(o.timeline_limit_mb, 9);
-	assert_int_equal(nns_options_from_json(&o, "{\"sched_wait\":0,\"sched_active\":1}", err, 256),
-			 0);
+	assert_int_equal(
+	    nns_options_from_json(&o, "{\"sched_wait\":0,\"sched_active\":1}", err, 256), 0);
 	assert_int_equal(o.sched_wait, 0);
 	assert_int_equal(o.sched_active, 1);
 }
@@ -283,9 +286,12 @@ static void test_schedule_phases(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_defaults),	 cmocka_unit_test(test_mindspore_keys),
-	    cmocka_unit_test(test_schedule_keys), cmocka_unit_test(test_errors),
-	    cmocka_unit_test(test_env),		 cmocka_unit_test(test_check),
+	    cmocka_unit_test(test_defaults),
+	    cmocka_unit_test(test_mindspore_keys),
+	    cmocka_unit_test(test_schedule_keys),
+	    cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_env),
+	    cmocka_unit_test(test_check),
 	    cmocka_unit_test(test_schedule_phases),
 	};
 

@@ -61,7 +61,7 @@ TT_FN void tt_free(struct tt_trace *t)
 }
 
 TT_FN void tt_meta_add(struct tt_trace *t, const uint8_t *k, uint32_t kl, const uint8_t *v,
-			uint32_t vl)
+		       uint32_t vl)
 {
 	size_t i = t->nmeta < 64 ? t->nmeta++ : 63;
 
@@ -105,7 +105,8 @@ TT_FN int tt_load(struct tt_trace *t, const char *path)
 					size_t n = id + 1024;
 
 					t->str = realloc(t->str, n * sizeof(*t->str));
-					memset(t->str + t->nstr, 0, (n - t->nstr) * sizeof(*t->str));
+					memset(t->str + t->nstr, 0,
+					       (n - t->nstr) * sizeof(*t->str));
 					t->nstr = n;
 				}
 				free(t->str[id]);
@@ -136,7 +137,8 @@ TT_FN int tt_load(struct tt_trace *t, const char *path)
 				t->thread_before_events = 0;
 			if (t->nev[idx] + n > t->capev[idx]) {
 				t->capev[idx] = (t->nev[idx] + n) * 2;
-				t->ev[idx] = realloc(t->ev[idx], t->capev[idx] * sizeof(struct nnst_event));
+				t->ev[idx] =
+				    realloc(t->ev[idx], t->capev[idx] * sizeof(struct nnst_event));
 			}
 			memcpy(t->ev[idx] + t->nev[idx], p + 8, 32u * n);
 			for (uint32_t i = 0; i < n; i++) {
