@@ -8,6 +8,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct command {
@@ -56,11 +57,31 @@ static const struct command *find(const char *name)
  * An existing GLIBC_TUNABLES, NNSCOPE_NO_THP=1, or a failing exec leave
  * the process as it is; glibc versions without the tunable ignore it.
  */
+/* Huge pages pay off for big inputs only: a small trace's arrays would be
+ * rounded up to 2 MiB pages. Big = a file argument of 64 MiB or more (4 MiB
+ * for .gz), or a directory (a run, analysed file after file). */
+static int has_big_input(char **argv)
+{
+	struct stat st;
+
+	for (int i = 2; argv[i]; i++) {
+		if (argv[i][0] == '-' || stat(argv[i], &st) != 0)
+			continue;
+		size_t n = strlen(argv[i]);
+		int gz = n > 3 && strcmp(argv[i] + n - 3, ".gz") == 0; /* ~10-30x smaller */
+		if (S_ISDIR(st.st_mode) ||
+		    (S_ISREG(st.st_mode) && st.st_size >= ((off_t)(gz ? 4 : 64) << 20)))
+			return 1;
+	}
+	return 0;
+}
+
 static void maybe_reexec_with_thp(char **argv)
 {
 	const char *off = getenv("NNSCOPE_NO_THP");
 
-	if (getenv("GLIBC_TUNABLES") || (off && *off && strcmp(off, "0") != 0))
+	if (getenv("GLIBC_TUNABLES") || (off && *off && strcmp(off, "0") != 0) ||
+	    !has_big_input(argv))
 		return;
 	if (setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1", 1) != 0)
 		return;
