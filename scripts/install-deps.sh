@@ -2,13 +2,14 @@
 # install-deps.sh - installs the Debian packages nnscope needs, only those missing.
 #   python3-dev       headers for the Python extension (build/python/nnscope)
 #   libopenblas-dev   the C example (examples/mlp)
+#   libclang-rt-14-dev libFuzzer and sanitizer runtimes for clang (make fuzz)
 #   python3-torch     optional, large (~1 GB with its dependencies): the
 #                     PyTorch example and tests/e2e/python_torch.sh. Installed
 #                     only when /usr/bin/python3 cannot import torch already;
 #                     NNS_NO_TORCH=1 skips it (those tests then skip).
 set -e
 PKGS="build-essential clang zlib1g-dev libcmocka-dev libjansson-dev libzstd-dev libsqlite3-dev jq"
-PKGS="$PKGS python3-dev libopenblas-dev"
+PKGS="$PKGS python3-dev libopenblas-dev libclang-rt-14-dev"
 missing=""
 for p in $PKGS; do
 	dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
