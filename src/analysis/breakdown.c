@@ -81,7 +81,7 @@ int an_breakdown_compute(struct an_profile *p, struct nns_err *err)
 {
 	const struct model *m = p->m;
 	struct an_overview *o = &p->overview;
-	struct iv_set slots = {0}, cost = {0}, rest = {0}, steps = {0};
+	struct iv_set slots = {0}, rest = {0}, steps = {0};
 	struct iv_set taken[AN_NROLES];
 	int64_t *comm_ids = NULL;
 	size_t ncomm = 0, i, r;
@@ -154,7 +154,6 @@ out:
 	for (r = 0; r < AN_NROLES; r++)
 		iv_set_release(&taken[r]);
 	iv_set_release(&slots);
-	iv_set_release(&cost);
 	iv_set_release(&rest);
 	iv_set_release(&steps);
 	free(comm_ids);

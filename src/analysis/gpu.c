@@ -137,7 +137,7 @@ int an_gpu_compute(struct an_profile *p, struct nns_err *err)
 	int ids[AN_MAX_GPUS], nids = 0, d;
 	size_t i;
 	int rc = NNS_ENOMEM;
-	struct iv_set busy = {0}, clipped = {0};
+	struct iv_set busy = {0};
 	struct edge *edges = NULL;
 
 	if (o->steps.n) {
@@ -242,7 +242,6 @@ int an_gpu_compute(struct an_profile *p, struct nns_err *err)
 out:
 	free(edges);
 	iv_set_release(&busy);
-	iv_set_release(&clipped);
 	if (rc)
 		nns_err_set(err, rc, "out of memory in the GPU summary");
 	return rc;

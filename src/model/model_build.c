@@ -25,7 +25,7 @@ static int model_is_empty(const struct model *m)
 int model_merge(struct model *dst, struct model *src, struct nns_err *err)
 {
 	uint32_t *smap = NULL, *tmap = NULL;
-	size_t i, ev0 = dst->events.n, dev0 = dst->dev_args.n, op0 = dst->op_args.n;
+	size_t i, dev0 = dst->dev_args.n, op0 = dst->op_args.n;
 	int rc = NNS_ENOMEM;
 
 	if (model_is_empty(dst) && !src->finalized) {
@@ -120,7 +120,6 @@ int model_merge(struct model *dst, struct model *src, struct nns_err *err)
 			e.extra += (uint32_t)(model_kind_is_device(e.kind) ? dev0 : op0);
 		dst->events.v[dst->events.n++] = e;
 	}
-	(void)ev0;
 	for (i = 0; i < src->mems.n; i++) {
 		struct model_mem r = src->mems.v[i];
 		r.thread = tmap[r.thread];

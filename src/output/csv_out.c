@@ -59,11 +59,6 @@ static void csv_int(FILE *f, int64_t v)
 	fprintf(f, "%" PRId64, v);
 }
 
-static const char *str(const struct model *m, uint32_t id)
-{
-	return m && id != STRPOOL_NONE ? model_str(m, id) : "";
-}
-
 static void header(FILE *f, const char *const *cols)
 {
 	for (size_t i = 0; cols[i]; i++) {
@@ -111,7 +106,7 @@ static void op_stats(FILE *f, const struct an_profile *p)
 	for (size_t i = 0; i < p->ops.by_name.n; i++) {
 		const struct an_op_row *r = &p->ops.by_name.v[i];
 
-		out_csv_field(f, str(p->m, r->name));
+		out_csv_field(f, out_str(p->m, r->name));
 		csv_int(f, r->calls);
 		csv_us(f, r->host_self);
 		csv_us(f, r->host_total);
@@ -139,7 +134,7 @@ static void kernel_stats(FILE *f, const struct an_profile *p)
 	for (size_t i = 0; i < p->kernels.by_name.n; i++) {
 		const struct an_kernel_row *r = &p->kernels.by_name.v[i];
 
-		out_csv_field(f, str(p->m, r->name));
+		out_csv_field(f, out_str(p->m, r->name));
 		csv_int(f, r->calls);
 		csv_us(f, r->total);
 		csv_sep(f);
@@ -180,7 +175,7 @@ static void memory_ops(FILE *f, const struct an_profile *p)
 
 			out_csv_field(f, dev->name);
 			csv_sep(f);
-			out_csv_field(f, str(p->m, r->name));
+			out_csv_field(f, out_str(p->m, r->name));
 			csv_int(f, r->calls);
 			csv_int(f, r->size_increase);
 			csv_int(f, r->self_size_increase);

@@ -18,16 +18,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static double us(int64_t ns)
-{
-	return (double)ns / 1000.0;
-}
-
-static const char *str(const struct model *m, uint32_t id)
-{
-	return m && id != STRPOOL_NONE ? model_str(m, id) : "";
-}
-
 static int64_t t0(const struct an_profile *p)
 {
 	return p->m ? p->m->min_ts : 0;
@@ -38,7 +28,7 @@ static int64_t t0(const struct an_profile *p)
 static void write_queue(struct jsonw *w, const struct an_profile *p, const struct an_queue *q)
 {
 	jsonw_obj_begin(w);
-	jsonw_kstr(w, "name", str(p->m, q->name));
+	jsonw_kstr(w, "name", out_str(p->m, q->name));
 	jsonw_kbool(w, "consumer", q->consumer);
 	jsonw_kint(w, "samples", q->samples);
 	jsonw_kdouble(w, "avg_size", q->avg_size);
@@ -61,7 +51,7 @@ static void write_queue(struct jsonw *w, const struct an_profile *p, const struc
 		const struct an_queue_point *pt = &q->series.v[i];
 
 		jsonw_arr_begin(w);
-		jsonw_double(w, us(pt->ts - t0(p)));
+		jsonw_double(w, out_us(pt->ts - t0(p)));
 		jsonw_double(w, pt->avg);
 		jsonw_int(w, pt->min);
 		jsonw_int(w, pt->max);
@@ -83,7 +73,7 @@ void out_json_datapipe(struct jsonw *w, const struct an_profile *p)
 	jsonw_obj_end(w);
 	jsonw_kdouble(w, "empty_warning_threshold", AN_DP_EMPTY_WARNING_THRESHOLD);
 	if (d->consumer >= 0 && (size_t)d->consumer < d->queues.n)
-		jsonw_kstr(w, "consumer_queue", str(p->m, d->queues.v[d->consumer].name));
+		jsonw_kstr(w, "consumer_queue", out_str(p->m, d->queues.v[d->consumer].name));
 	else
 		jsonw_knull(w, "consumer_queue");
 	jsonw_kint(w, "empty_count", d->empty_count);
@@ -92,7 +82,7 @@ void out_json_datapipe(struct jsonw *w, const struct an_profile *p)
 	jsonw_kdouble(w, "empty_ratio", d->empty_ratio);
 	jsonw_kbool(w, "has_dataloader", d->has_dataloader);
 	jsonw_kdouble(w, "wait_ratio", d->wait_ratio);
-	jsonw_kdouble(w, "trace_start_us", us(t0(p)));
+	jsonw_kdouble(w, "trace_start_us", out_us(t0(p)));
 	jsonw_kstr(w, "series_columns",
 		   "[time_us since trace start, mean size, min size, max size]");
 	jsonw_key(w, "queues");
@@ -108,12 +98,12 @@ void out_json_datapipe(struct jsonw *w, const struct an_profile *p)
 
 		jsonw_obj_begin(w);
 		jsonw_kstr(w, "name", s->name);
-		jsonw_kdouble(w, "start_us", us(s->start));
-		jsonw_kdouble(w, "end_us", us(s->end));
-		jsonw_kdouble(w, "duration_us", us(dur));
-		jsonw_kdouble(w, "dataloader_us", us(s->dataloader));
-		jsonw_kdouble(w, "queue_empty_us", us(s->queue_empty));
-		jsonw_kdouble(w, "wait_us", us(s->wait));
+		jsonw_kdouble(w, "start_us", out_us(s->start));
+		jsonw_kdouble(w, "end_us", out_us(s->end));
+		jsonw_kdouble(w, "duration_us", out_us(dur));
+		jsonw_kdouble(w, "dataloader_us", out_us(s->dataloader));
+		jsonw_kdouble(w, "queue_empty_us", out_us(s->queue_empty));
+		jsonw_kdouble(w, "wait_us", out_us(s->wait));
 		jsonw_kdouble(w, "wait_ratio", dur > 0 ? (double)s->wait / (double)dur : 0.0);
 		jsonw_kint(w, "samples", s->samples);
 		jsonw_kint(w, "empty_samples", s->empty_samples);
@@ -127,7 +117,7 @@ void out_json_datapipe(struct jsonw *w, const struct an_profile *p)
 
 		jsonw_obj_begin(w);
 		if (f->queue)
-			jsonw_kstr(w, "queue", str(p->m, f->queue));
+			jsonw_kstr(w, "queue", out_str(p->m, f->queue));
 		else
 			jsonw_knull(w, "queue");
 		jsonw_kstr(w, "kind", f->kind);
@@ -162,7 +152,7 @@ static void write_series(struct jsonw *w, const struct an_profile *p, const char
 	jsonw_arr_begin(w);
 	for (size_t i = 0; i < n; i++) {
 		jsonw_arr_begin(w);
-		jsonw_double(w, us(v[i].ts - t0(p)));
+		jsonw_double(w, out_us(v[i].ts - t0(p)));
 		jsonw_double(w, v[i].user);
 		jsonw_double(w, v[i].sys);
 		jsonw_double(w, v[i].idle);
@@ -190,7 +180,7 @@ void out_json_cpu(struct jsonw *w, const struct an_profile *p)
 	jsonw_kint(
 	    w, "machine_mem_used_peak_kb",
 	    (int64_t)(c->machine_mem_peak_kb > INT64_MAX ? INT64_MAX : c->machine_mem_peak_kb));
-	jsonw_kdouble(w, "trace_start_us", us(t0(p)));
+	jsonw_kdouble(w, "trace_start_us", out_us(t0(p)));
 	jsonw_kstr(w, "series_columns", "[time_us since trace start, user, sys, idle, iowait]");
 	write_series(w, p, "machine_series", c->machine_series.v, c->machine_series.n);
 	write_series(w, p, "process_series", c->process_series.v, c->process_series.n);
@@ -220,7 +210,7 @@ void out_json_cpu(struct jsonw *w, const struct an_profile *p)
 
 		jsonw_obj_begin(w);
 		jsonw_kint(w, "tid", t->tid);
-		jsonw_kstr(w, "name", t->name ? str(p->m, t->name) : NULL);
+		jsonw_kstr(w, "name", t->name ? out_str(p->m, t->name) : NULL);
 		jsonw_kint(w, "samples", t->avg.samples);
 		jsonw_kdouble(w, "user", t->avg.user);
 		jsonw_kdouble(w, "sys", t->avg.sys);
@@ -233,7 +223,7 @@ void out_json_cpu(struct jsonw *w, const struct an_profile *p)
 		const struct an_cpu_stage *s = &c->stages.v[i];
 
 		jsonw_obj_begin(w);
-		jsonw_kstr(w, "name", s->name ? str(p->m, s->name) : NULL);
+		jsonw_kstr(w, "name", s->name ? out_str(p->m, s->name) : NULL);
 		jsonw_kint(w, "threads", s->threads);
 		jsonw_kdouble(w, "user", s->user);
 		jsonw_kdouble(w, "sys", s->sys);
@@ -264,9 +254,9 @@ void out_json_hostinfo(struct jsonw *w, const struct an_profile *p)
 		const struct an_host_row *r = &h->rows.v[i];
 
 		jsonw_obj_begin(w);
-		jsonw_kstr(w, "module", str(p->m, r->module));
-		jsonw_kstr(w, "event", str(p->m, r->event));
-		jsonw_kstr(w, "stage", str(p->m, r->stage));
+		jsonw_kstr(w, "module", out_str(p->m, r->module));
+		jsonw_kstr(w, "event", out_str(p->m, r->event));
+		jsonw_kstr(w, "stage", out_str(p->m, r->stage));
 		jsonw_kint(w, "level", r->level);
 		jsonw_kint(w, "count", r->count);
 		jsonw_kdouble(w, "avg_us", r->avg_us);
@@ -287,7 +277,7 @@ void out_json_hostinfo(struct jsonw *w, const struct an_profile *p)
 	jsonw_arr_begin(w);
 	for (size_t i = 0; i < h->memory.n; i++) {
 		jsonw_arr_begin(w);
-		jsonw_double(w, us(h->memory.v[i].ts - (h->aligned ? t0(p) : 0)));
+		jsonw_double(w, out_us(h->memory.v[i].ts - (h->aligned ? t0(p) : 0)));
 		jsonw_int(w, h->memory.v[i].memory_kb);
 		jsonw_arr_end(w);
 	}
@@ -348,7 +338,7 @@ static void datapipe_csv(FILE *f, const struct an_profile *p)
 
 			if ((pass == 0) != (q->consumer != 0))
 				continue;
-			out_csv_field(f, str(p->m, q->name));
+			out_csv_field(f, out_str(p->m, q->name));
 			fprintf(f, ",%s,%" PRId64, q->consumer ? "consumer" : "producer",
 				q->samples);
 			csv_num(f, q->avg_size);

@@ -16,23 +16,11 @@ static const char *const role_key[AN_NROLES] = {
     "runtime_us", "dataloader_us", "cpu_exec_us", "other_us",
 };
 
-static double us(int64_t ns)
-{
-	return (double)ns / 1000.0;
-}
-
 static const char *str_or_null(const struct model *m, uint32_t id)
 {
 	if (!m || id == 0 || id == STRPOOL_NONE)
 		return NULL;
 	return model_str(m, id);
-}
-
-static const char *str_or_empty(const struct model *m, uint32_t id)
-{
-	const char *s = str_or_null(m, id);
-
-	return s ? s : "";
 }
 
 /* ---- overview.json ----------------------------------------------------- */
@@ -41,13 +29,13 @@ static void write_step(struct jsonw *w, const struct an_step *s)
 {
 	jsonw_obj_begin(w);
 	jsonw_kstr(w, "name", s->name);
-	jsonw_kdouble(w, "total_us", us(s->end - s->start));
+	jsonw_kdouble(w, "total_us", out_us(s->end - s->start));
 	for (int r = 0; r < AN_NROLES; r++)
-		jsonw_kdouble(w, role_key[r], us(s->cost[r]));
-	jsonw_kdouble(w, "start_us", us(s->start));
-	jsonw_kdouble(w, "end_us", us(s->end));
-	jsonw_kdouble(w, "host_start_us", us(s->host_start));
-	jsonw_kdouble(w, "host_end_us", us(s->host_end));
+		jsonw_kdouble(w, role_key[r], out_us(s->cost[r]));
+	jsonw_kdouble(w, "start_us", out_us(s->start));
+	jsonw_kdouble(w, "end_us", out_us(s->end));
+	jsonw_kdouble(w, "host_start_us", out_us(s->host_start));
+	jsonw_kdouble(w, "host_end_us", out_us(s->host_end));
 	jsonw_kint(w, "device_nodes", s->device_nodes);
 	jsonw_obj_end(w);
 }
@@ -60,7 +48,7 @@ static void write_gpu(struct jsonw *w, const struct an_profile *p, const struct 
 	jsonw_obj_begin(w);
 	jsonw_kint(w, "id", g->id);
 	if (dev) {
-		jsonw_kstr(w, "name", str_or_empty(p->m, dev->name));
+		jsonw_kstr(w, "name", out_str(p->m, dev->name));
 		jsonw_kint(w, "memory_bytes", dev->total_mem);
 		snprintf(cc, sizeof(cc), "%d.%d", dev->major, dev->minor);
 		jsonw_kstr(w, "compute_capability", cc);
@@ -79,7 +67,7 @@ static void write_gpu(struct jsonw *w, const struct an_profile *p, const struct 
 	else
 		jsonw_kdouble(w, "achieved_occupancy", g->achieved_occupancy);
 	jsonw_kdouble(w, "tensor_core_ratio", g->tensor_core_ratio);
-	jsonw_kdouble(w, "kernel_us", us(g->kernel_time));
+	jsonw_kdouble(w, "kernel_us", out_us(g->kernel_time));
 	if (dev) {
 		jsonw_kint(w, "num_sms", dev->num_sms);
 		jsonw_kint(w, "max_threads_per_sm", dev->max_threads_per_sm);
@@ -88,7 +76,7 @@ static void write_gpu(struct jsonw *w, const struct an_profile *p, const struct 
 	jsonw_arr_begin(w);
 	for (size_t i = 0; i < g->util_buckets.n; i++) {
 		jsonw_arr_begin(w);
-		jsonw_double(w, us(g->util_buckets.v[i].ts));
+		jsonw_double(w, out_us(g->util_buckets.v[i].ts));
 		jsonw_double(w, g->util_buckets.v[i].value);
 		jsonw_arr_end(w);
 	}
@@ -99,7 +87,7 @@ static void write_gpu(struct jsonw *w, const struct an_profile *p, const struct 
 	jsonw_arr_begin(w);
 	for (size_t i = 0; i < g->sm_buckets.n; i++) {
 		jsonw_arr_begin(w);
-		jsonw_double(w, us(g->sm_buckets.v[i].ts));
+		jsonw_double(w, out_us(g->sm_buckets.v[i].ts));
 		jsonw_double(w, g->sm_buckets.v[i].value);
 		jsonw_arr_end(w);
 	}
@@ -178,8 +166,8 @@ void out_json_overview(struct jsonw *w, const struct an_profile *p, const struct
 	jsonw_kbool(w, "use_ddp", p->use_ddp);
 	jsonw_kint(w, "devices_used", p->devices_used);
 	if (p->m) {
-		jsonw_kdouble(w, "trace_start_us", us(p->m->min_ts));
-		jsonw_kdouble(w, "trace_end_us", us(p->m->max_end));
+		jsonw_kdouble(w, "trace_start_us", out_us(p->m->min_ts));
+		jsonw_kdouble(w, "trace_end_us", out_us(p->m->max_end));
 	}
 	write_diagnostics(w, p);
 	jsonw_obj_end(w);
@@ -201,16 +189,16 @@ static void write_op_rows(struct jsonw *w, const struct model *m, const char *ke
 		const struct an_op_row *r = &rows[i];
 
 		jsonw_obj_begin(w);
-		jsonw_kstr(w, "name", str_or_empty(m, r->name));
+		jsonw_kstr(w, "name", out_str(m, r->name));
 		if (shape)
-			jsonw_kstr(w, "input_shape", str_or_empty(m, r->input_shape));
+			jsonw_kstr(w, "input_shape", out_str(m, r->input_shape));
 		if (stack)
-			jsonw_kstr(w, "call_stack", str_or_empty(m, r->call_stack));
+			jsonw_kstr(w, "call_stack", out_str(m, r->call_stack));
 		jsonw_kint(w, "calls", r->calls);
-		jsonw_kdouble(w, "host_self_us", us(r->host_self));
-		jsonw_kdouble(w, "host_total_us", us(r->host_total));
-		jsonw_kdouble(w, "device_self_us", us(r->dev_self));
-		jsonw_kdouble(w, "device_total_us", us(r->dev_total));
+		jsonw_kdouble(w, "host_self_us", out_us(r->host_self));
+		jsonw_kdouble(w, "host_total_us", out_us(r->host_total));
+		jsonw_kdouble(w, "device_self_us", out_us(r->dev_self));
+		jsonw_kdouble(w, "device_total_us", out_us(r->dev_total));
 		jsonw_kbool(w, "tc_eligible", r->tc_eligible);
 		jsonw_kdouble(w, "tc_self_ratio", ratio(r->tc_self, r->dev_self));
 		jsonw_kdouble(w, "tc_total_ratio", ratio(r->tc_total, r->dev_total));
@@ -244,21 +232,21 @@ static void write_kernel_rows(struct jsonw *w, const struct model *m, const char
 		const struct an_kernel_row *r = &rows[i];
 
 		jsonw_obj_begin(w);
-		jsonw_kstr(w, "name", str_or_empty(m, r->name));
+		jsonw_kstr(w, "name", out_str(m, r->name));
 		if (props) {
 			const char *op = str_or_null(m, r->op_name);
 
 			jsonw_kstr(w, "op_name", op ? op : "N/A");
-			jsonw_kstr(w, "grid", str_or_empty(m, r->grid));
-			jsonw_kstr(w, "block", str_or_empty(m, r->block));
+			jsonw_kstr(w, "grid", out_str(m, r->grid));
+			jsonw_kstr(w, "block", out_str(m, r->block));
 			jsonw_kint(w, "registers_per_thread", r->regs);
 			jsonw_kint(w, "shared_memory", r->shared_mem);
 		}
 		jsonw_kint(w, "calls", r->calls);
-		jsonw_kdouble(w, "total_us", us(r->total));
-		jsonw_kdouble(w, "mean_us", r->calls ? us(r->total) / (double)r->calls : 0.0);
-		jsonw_kdouble(w, "min_us", us(r->min));
-		jsonw_kdouble(w, "max_us", us(r->max));
+		jsonw_kdouble(w, "total_us", out_us(r->total));
+		jsonw_kdouble(w, "mean_us", r->calls ? out_us(r->total) / (double)r->calls : 0.0);
+		jsonw_kdouble(w, "min_us", out_us(r->min));
+		jsonw_kdouble(w, "max_us", out_us(r->max));
 		jsonw_kdouble(w, "mean_blocks_per_sm", r->mean_blocks_per_sm);
 		jsonw_kdouble(w, "mean_occupancy", r->mean_occupancy);
 		jsonw_kbool(w, "tensor_core", r->tensor_core);
@@ -272,7 +260,7 @@ void out_json_kernels(struct jsonw *w, const struct an_profile *p)
 	const struct an_kernels *k = &p->kernels;
 
 	jsonw_obj_begin(w);
-	jsonw_kdouble(w, "total_us", us(k->total_time));
+	jsonw_kdouble(w, "total_us", out_us(k->total_time));
 	jsonw_kdouble(w, "tc_used_ratio", k->tc_used_ratio);
 	write_kernel_rows(w, p->m, "by_name", k->by_name.v, k->by_name.n, 0);
 	write_kernel_rows(w, p->m, "by_properties", k->by_properties.v, k->by_properties.n, 1);
@@ -317,7 +305,7 @@ static void write_mem_device(struct jsonw *w, const struct model *m, const struc
 		const struct an_mem_op_row *r = &d->ops.v[i];
 
 		jsonw_obj_begin(w);
-		jsonw_kstr(w, "name", str_or_empty(m, r->name));
+		jsonw_kstr(w, "name", out_str(m, r->name));
 		jsonw_kint(w, "calls", r->calls);
 		jsonw_kint(w, "size_increase", r->size_increase);
 		jsonw_kint(w, "self_size_increase", r->self_size_increase);
@@ -333,7 +321,7 @@ static void write_mem_device(struct jsonw *w, const struct model *m, const struc
 	jsonw_arr_begin(w);
 	for (size_t i = 0; i < d->curve.n; i++) {
 		jsonw_arr_begin(w);
-		jsonw_double(w, us(d->curve.v[i].ts - t0));
+		jsonw_double(w, out_us(d->curve.v[i].ts - t0));
 		jsonw_int(w, d->curve.v[i].allocated);
 		jsonw_int(w, d->curve.v[i].reserved);
 		jsonw_arr_end(w);
@@ -350,15 +338,15 @@ static void write_mem_device(struct jsonw *w, const struct model *m, const struc
 		write_event_op(w, m, e);
 		jsonw_kint(w, "size", e->size);
 		if (has_a)
-			jsonw_kdouble(w, "alloc_us", us(e->alloc_ts - t0));
+			jsonw_kdouble(w, "alloc_us", out_us(e->alloc_ts - t0));
 		else
 			jsonw_knull(w, "alloc_us");
 		if (has_f)
-			jsonw_kdouble(w, "free_us", us(e->free_ts - t0));
+			jsonw_kdouble(w, "free_us", out_us(e->free_ts - t0));
 		else
 			jsonw_knull(w, "free_us");
 		if (has_a && has_f)
-			jsonw_kdouble(w, "duration_us", us(e->free_ts - e->alloc_ts));
+			jsonw_kdouble(w, "duration_us", out_us(e->free_ts - e->alloc_ts));
 		else
 			jsonw_knull(w, "duration_us");
 		jsonw_obj_end(w);
@@ -403,10 +391,10 @@ void out_json_modules(struct jsonw *w, const struct an_profile *p)
 			jsonw_kint(w, "parent", r->parent);
 		jsonw_kint(w, "occurrences", r->occurrences);
 		jsonw_kint(w, "operators", r->operators);
-		jsonw_kdouble(w, "host_self_us", us(r->host_self));
-		jsonw_kdouble(w, "host_total_us", us(r->host_total));
-		jsonw_kdouble(w, "device_self_us", us(r->dev_self));
-		jsonw_kdouble(w, "device_total_us", us(r->dev_total));
+		jsonw_kdouble(w, "host_self_us", out_us(r->host_self));
+		jsonw_kdouble(w, "host_total_us", out_us(r->host_total));
+		jsonw_kdouble(w, "device_self_us", out_us(r->dev_self));
+		jsonw_kdouble(w, "device_total_us", out_us(r->dev_total));
 		jsonw_kdouble(w, "avg_duration_us", r->avg_duration / 1000.0);
 		jsonw_obj_end(w);
 	}
@@ -450,14 +438,14 @@ void out_json_dist(struct jsonw *w, const struct an_dist *d, const char *span)
 		jsonw_kstr(w, "name", c->name);
 		jsonw_kint(w, "calls", c->calls);
 		jsonw_kint(w, "total_bytes", c->total_bytes);
-		jsonw_kdouble(w, "total_latency_us", us(c->total_latency));
-		jsonw_kdouble(w, "transfer_us", us(c->transfer));
+		jsonw_kdouble(w, "total_latency_us", out_us(c->total_latency));
+		jsonw_kdouble(w, "transfer_us", out_us(c->transfer));
 		jsonw_kdouble(w, "avg_bytes",
 			      c->calls ? (double)c->total_bytes / (double)c->calls : 0.0);
 		jsonw_kdouble(w, "avg_latency_us",
-			      c->calls ? us(c->total_latency) / (double)c->calls : 0.0);
+			      c->calls ? out_us(c->total_latency) / (double)c->calls : 0.0);
 		jsonw_kdouble(w, "avg_transfer_us",
-			      c->calls ? us(c->transfer) / (double)c->calls : 0.0);
+			      c->calls ? out_us(c->transfer) / (double)c->calls : 0.0);
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
@@ -486,7 +474,7 @@ static void write_triplet(struct jsonw *w, const char *what, int64_t base, int64
 	for (int i = 0; i < 3; i++) {
 		snprintf(k, sizeof(k), "%s_%s%s", prefix[i], what, time ? "_us" : "");
 		if (time)
-			jsonw_kdouble(w, k, us(v[i]));
+			jsonw_kdouble(w, k, out_us(v[i]));
 		else
 			jsonw_kint(w, k, v[i]);
 	}

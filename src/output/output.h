@@ -108,4 +108,16 @@ int out_write_csv(const char *dir, const struct an_profile *p, struct nns_err *e
  * holds a comma, quote, CR or LF, or starts/ends with a space). */
 void out_csv_field(FILE *f, const char *s);
 
+/* Helpers shared by the writers: ns -> us, and a string id's text ("" for
+ * none, so writers never print NULL). */
+static inline double out_us(int64_t ns)
+{
+	return (double)ns / 1000.0;
+}
+
+static inline const char *out_str(const struct model *m, uint32_t id)
+{
+	return m && id != STRPOOL_NONE ? model_str(m, id) : "";
+}
+
 #endif
