@@ -23,6 +23,21 @@ CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 LIB_A    := $(BUILD)/libnnscope_analyzer.a
 NNSCOPE  := $(BUILD)/nnscope
 
+# src/server (HTTP glue, run registry, trace level-of-detail index) is a
+# library of its own so that the fuzzers, which compile $(LIB_SRC), need no
+# libmicrohttpd. The UI under web/ (and the chart library from npm) is
+# embedded into the binary: build/tools/embed turns the files into
+# build/gen/assets.c (docs/SERVER.md).
+SERVER_SRC := $(wildcard src/server/*.c)
+SERVER_OBJ := $(SERVER_SRC:%.c=$(BUILD)/%.o)
+SERVER_A   := $(BUILD)/libnnscope_server.a
+SERVER_LIBS := -lmicrohttpd
+ECHARTS    := web/node_modules/echarts/dist/echarts.min.js
+WEB_FILES  := $(shell find web -path web/node_modules -prune -o -type f \( -name '*.html' -o -name '*.js' -o -name '*.css' -o -name '*.svg' \) -print 2>/dev/null | LC_ALL=C sort)
+EMBED      := $(BUILD)/tools/embed
+ASSETS_C   := $(BUILD)/gen/assets.c
+ASSETS_OBJ := $(BUILD)/gen/assets.o
+
 # libnnscope.so: the collector. It links only src/common and src/format
 # (never the analyzer), built position-independent with hidden visibility:
 # only NNS_API symbols are exported.
@@ -46,9 +61,9 @@ TEST_COMMON_SRC := $(wildcard tests/common/*.c)
 TEST_COMMON_OBJ := $(TEST_COMMON_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 GOLDEN_BIN := $(GOLDEN_SRC:tests/golden/%.c=$(BUILD)/tests/%)
-TEST_LIBS  := -lcmocka -ljansson
+TEST_LIBS  := -lcmocka -ljansson $(SERVER_LIBS)
 
-.PHONY: all test unit golden e2e asan fuzz bench lint clean deps demo
+.PHONY: all test unit golden e2e browser asan fuzz bench bench-serve lint clean deps demo
 all: $(NNSCOPE) $(COLLECTOR_SO)
 
 # demo: see the "python and examples" section below.
@@ -68,14 +83,35 @@ $(LIB_A): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(NNSCOPE): $(CLI_OBJ) $(LIB_A)
+$(NNSCOPE): $(CLI_OBJ) $(SERVER_A) $(LIB_A) $(ASSETS_OBJ)
 	$(if $(Q),@echo "  LINK    $@")
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(CLI_OBJ) $(LIB_A) $(LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(CLI_OBJ) $(ASSETS_OBJ) $(SERVER_A) $(LIB_A) $(SERVER_LIBS) $(LDLIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c $(LIB_A) $(TEST_COMMON_OBJ)
+$(SERVER_A): $(SERVER_OBJ)
+	@mkdir -p $(dir $@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(EMBED): tools/embed.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< -lz
+
+$(ECHARTS): web/package.json
+	@command -v npm >/dev/null || { echo "npm not found (run: make deps)"; exit 1; }
+	cd web && npm install --no-audit --no-fund --loglevel=error
+	@touch $@
+
+$(ASSETS_C): $(EMBED) $(WEB_FILES) $(ECHARTS)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  EMBED   web/")
+	$(Q)$(EMBED) $@ web $(WEB_FILES) vendor/echarts.min.js=$(ECHARTS)
+
+$(ASSETS_OBJ): $(ASSETS_C)
+	$(Q)$(CC) $(CPPFLAGS) -Isrc $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/tests/%: tests/unit/%.c $(SERVER_A) $(LIB_A) $(TEST_COMMON_OBJ)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  LINK    $@")
-	$(Q)$(CC) $(CPPFLAGS) -Itests/common $(ALL_CFLAGS) -o $@ $< $(TEST_COMMON_OBJ) $(LIB_A) $(TEST_LIBS) $(LDLIBS)
+	$(Q)$(CC) $(CPPFLAGS) -Itests/common $(ALL_CFLAGS) -o $@ $< $(TEST_COMMON_OBJ) $(SERVER_A) $(LIB_A) $(TEST_LIBS) $(LDLIBS)
 
 $(BUILD)/tests/%: tests/golden/%.c $(LIB_A) $(TEST_COMMON_OBJ)
 	@mkdir -p $(dir $@)
@@ -127,6 +163,7 @@ $(MLP_BIN): $(MLP_SRC) $(wildcard examples/mlp/*.h) include/nnscope.h $(COLLECTO
 # Installs what is missing, builds, profiles the C example (and the PyTorch
 # one when torch imports), then analyses and reports each run.
 DEMO := $(BUILD)/demo
+DEMO_PORT ?= 8080
 demo:
 	@bash scripts/install-deps.sh
 	@$(MAKE) --no-print-directory all
@@ -142,6 +179,9 @@ demo:
 		$(NNSCOPE) report $(DEMO)/cnn --view all; \
 	else echo "demo: torch does not import for $(PYTHON); skipping the PyTorch example"; fi
 	@echo "== results: $(DEMO)/mlp/analysis$$(test -d $(DEMO)/cnn/analysis && echo " $(DEMO)/cnn/analysis")"
+	@if [ -d "$(SHARED)/data/kineto" ]; then rm -rf $(DEMO)/kineto && cp -r "$(SHARED)/data/kineto" $(DEMO)/kineto && chmod -R u+w $(DEMO)/kineto; fi
+	@echo "== serving the UI for $(DEMO): open http://127.0.0.1:$(DEMO_PORT)/ (Ctrl-C stops; DEMO_PORT=N picks another port)"
+	$(NNSCOPE) serve --logdir $(DEMO) --port $(DEMO_PORT)
 
 # Step time of the examples with and without profiling (a table).
 bench-examples: python examples
@@ -224,15 +264,32 @@ fuzz: $(FUZZ_BIN)
 		$$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
 		    build-fuzz/corpus-$$(basename $$f) tests/fuzz/seeds 2>&1 | tail -3; done
 
-test: all unit golden e2e asan fuzz
+# Browser tests of the UI: playwright-core (web/node_modules) driving
+# Debian's chromium headless against a real `nnscope serve`; screenshots
+# go to $(BUILD)/screenshots/.
+browser: $(NNSCOPE)
+	@NNSCOPE=$(abspath $(NNSCOPE)) NNS_SHARED=$(SHARED) BUILD=$(abspath $(BUILD)) bash tests/browser/run.sh
+
+test: all unit golden e2e browser asan fuzz
 	@echo "all tests passed"
 
-bench: $(NNSCOPE)
+bench: $(NNSCOPE) bench-serve
 	@bash bench/ingest
 
+# bench/serve: LOD latency on >= 10M events, page load -> first timeline,
+# warm-cache Overview, and wrk against the API (a table).
+bench-serve: $(NNSCOPE) $(BUILD)/bench/lod
+	@NNSCOPE=$(abspath $(NNSCOPE)) BUILD=$(abspath $(BUILD)) bash bench/serve
+
+# bench/lod: level-of-detail query latency on a synthetic >= 10M-event trace.
+$(BUILD)/bench/lod: bench/lod.c $(SERVER_A) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  LINK    $@")
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(SERVER_A) $(LIB_A) $(SERVER_LIBS) $(LDLIBS)
+
 lint:
-	clang-format --dry-run --Werror $(LIB_SRC) $(CLI_SRC) $(wildcard src/*/*.h)
-	cppcheck --quiet --error-exitcode=1 --enable=warning,performance -Iinclude -Isrc $(LIB_DIRS) src/cli
+	clang-format --dry-run --Werror $(LIB_SRC) $(CLI_SRC) $(SERVER_SRC) $(wildcard src/*/*.h)
+	cppcheck --quiet --error-exitcode=1 --enable=warning,performance -Iinclude -Isrc $(LIB_DIRS) src/cli src/server
 
 clean:
 	rm -rf build build-asan build-fuzz

@@ -3,6 +3,11 @@
 #   python3-dev       headers for the Python extension (build/python/nnscope)
 #   libopenblas-dev   the C example (examples/mlp)
 #   libclang-rt-14-dev libFuzzer and sanitizer runtimes for clang (make fuzz)
+#   libmicrohttpd-dev the HTTP server of `nnscope serve`
+#   nodejs npm        the UI's chart library (web/package.json, bundled into
+#                     the binary) and playwright-core for the browser tests
+#   chromium          the browser the UI tests drive (headless)
+#   wrk curl          bench/serve (load test) and the API tests
 #   python3-torch     optional, large (~1 GB with its dependencies): the
 #                     PyTorch example and tests/e2e/python_torch.sh. Installed
 #                     only when /usr/bin/python3 cannot import torch already;
@@ -10,6 +15,11 @@
 set -e
 PKGS="build-essential clang zlib1g-dev libcmocka-dev libjansson-dev libzstd-dev libsqlite3-dev jq"
 PKGS="$PKGS python3-dev libopenblas-dev libclang-rt-14-dev"
+PKGS="$PKGS libmicrohttpd-dev chromium wrk curl fonts-dejavu-core"
+# node and npm: Debian's packages unless a node (e.g. NodeSource's, which
+# bundles npm) is already installed
+command -v node >/dev/null 2>&1 || PKGS="$PKGS nodejs"
+command -v npm >/dev/null 2>&1 || PKGS="$PKGS npm"
 missing=""
 for p in $PKGS; do
 	dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
@@ -31,4 +41,10 @@ if [ -n "$torch" ]; then
 	[ -n "$updated" ] || $SUDO apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $torch ||
 		echo "install-deps: $torch could not be installed; the PyTorch parts will be skipped"
+fi
+# npm packages of the UI (web/package.json): ECharts, playwright-core
+if [ ! -f web/node_modules/echarts/dist/echarts.min.js ] ||
+	[ ! -f web/node_modules/playwright-core/package.json ]; then
+	echo "installing npm packages (web/package.json)"
+	(cd web && npm install --no-audit --no-fund --loglevel=error)
 fi

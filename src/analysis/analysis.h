@@ -401,6 +401,24 @@ struct an_hostinfo {
 		      * is known); else raw time_stamp(us) * 1000 */
 };
 
+/* ---- step trace (steptrace.c) -------------------------------------------- */
+
+/* MindInsight's step trace of one overview step: iteration interval (wait
+ * before the first operator that is not data loading), FP+BP (to the end of
+ * the last backward operator or its device work) and tail. Each >= 0;
+ * iteration_interval + fp_bp + tail == end - start. */
+struct an_steptrace_row {
+	char name[32];
+	int64_t start, end; /* the overview step's range (after device adjustment) */
+	int64_t iteration_interval, fp_bp, tail;
+};
+
+struct an_steptrace {
+	/* one row per overview step */
+	VEC(struct an_steptrace_row) steps;
+	double avg_interval, avg_fp_bp, avg_tail, avg_total; /* means, ns */
+};
+
 /* ---- the whole profile of one worker/span --------------------------------- */
 
 struct an_profile {
@@ -423,6 +441,7 @@ struct an_profile {
 	struct an_datapipe datapipe;
 	struct an_cpu cpu;
 	struct an_hostinfo hostinfo;
+	struct an_steptrace steptrace;
 };
 
 /* an_tc_kernel() on a kernel name id, memoised in p->tc_cache. */
@@ -446,10 +465,12 @@ int an_comm_compute(struct an_profile *p, struct nns_err *err);	     /* comm.c *
 int an_datapipe_compute(struct an_profile *p, struct nns_err *err);  /* datapipe.c */
 int an_cpu_compute(struct an_profile *p, struct nns_err *err);	     /* cpuutil.c */
 int an_hostinfo_compute(struct an_profile *p, struct nns_err *err);  /* hostinfo.c */
+int an_steptrace_compute(struct an_profile *p, struct nns_err *err); /* steptrace.c */
 int an_advice_compute(struct an_profile *p, struct nns_err *err);    /* advice.c */
 void an_datapipe_release(struct an_datapipe *d);
 void an_cpu_release(struct an_cpu *c);
 void an_hostinfo_release(struct an_hostinfo *h);
+void an_steptrace_release(struct an_steptrace *s);
 
 /* ---- distributed (per run, several workers; distributed.c) ---------------- */
 

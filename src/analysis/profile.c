@@ -21,7 +21,7 @@ int an_profile_compute(struct an_profile *p, const struct model *m, struct nns_e
 	    (rc = an_gpu_compute(p, err)) || (rc = an_memory_compute(p, err)) ||
 	    (rc = an_modules_compute(p, err)) || (rc = an_datapipe_compute(p, err)) ||
 	    (rc = an_cpu_compute(p, err)) || (rc = an_hostinfo_compute(p, err)) ||
-	    (rc = an_advice_compute(p, err)))
+	    (rc = an_steptrace_compute(p, err)) || (rc = an_advice_compute(p, err)))
 		return rc;
 	return NNS_OK;
 }
@@ -67,5 +67,6 @@ void an_profile_release(struct an_profile *p)
 	an_datapipe_release(&p->datapipe);
 	an_cpu_release(&p->cpu);
 	an_hostinfo_release(&p->hostinfo);
+	an_steptrace_release(&p->steptrace);
 	memset(p, 0, sizeof(*p));
 }

@@ -4,6 +4,7 @@
  */
 #include "cli/cli.h"
 #include "importers/hostinfo.h"
+#include "importers/load.h"
 #include "importers/nnst.h"
 
 #include <errno.h>
@@ -114,32 +115,18 @@ void cli_item_label(char *dst, size_t size, const struct cli_item *it, int with_
 int cli_load_model(struct model *m, const char *path, const struct kineto_opts *ko,
 		   struct nns_err *err)
 {
-	int rc;
+	return load_trace(m, path, ko, err);
+}
 
-	if (model_init(m))
-		return nns_err_set(err, NNS_ENOMEM, "%s: out of memory", path);
-	if (nnst_is_trace_file(path))
-		rc = nnst_load_file(path, m, err);
-	else
-		rc = kineto_load_file(path, m, ko, err);
-	if (rc && rc != NNS_ETRUNC)
-		model_release(m);
-	return rc;
+static void warn_cb(void *ctx, const char *path, const char *msg)
+{
+	(void)ctx;
+	cli_warn(path, msg);
 }
 
 void cli_load_host_info(struct model *m, const struct run *r)
 {
-	for (size_t i = 0; r && i < r->host_info.n; i++) {
-		const char *path = r->host_info.v[i], *base = strrchr(path, '/');
-		int64_t rank = hostinfo_file_rank(base ? base + 1 : path);
-		struct nns_err err;
-
-		if (m->pid < 0 && r->workers.n != 1 && !(rank >= 0 && rank == m->dist_rank))
-			continue;
-		nns_err_clear(&err);
-		if (hostinfo_load_file(path, m, m->pid, &err))
-			cli_warn(path, err.msg);
-	}
+	load_host_info(m, r, warn_cb, NULL);
 }
 
 int cli_load(struct cli_item *it, const char *path, const struct kineto_opts *ko)

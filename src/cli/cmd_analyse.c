@@ -20,7 +20,7 @@ static const char USAGE[] =
     "Analyses nnscope traces (.nnst) and PyTorch profiler (Kineto) traces and writes\n"
     "machine-readable results:\n"
     "  <dir>/<worker>[.<span>]/{overview,operators,kernels,memory,modules}.json\n"
-    "  <dir>/<worker>[.<span>]/{datapipe,cpu,hostinfo}.json\n"
+    "  <dir>/<worker>[.<span>]/{datapipe,cpu,hostinfo,steptrace}.json\n"
     "  <dir>/<worker>[.<span>]/{step_trace,op_statistics,kernel_statistics,memory_ops,\n"
     "                           data_pipeline}.csv\n"
     "  <dir>/<worker>[.<span>]/timeline.json (with --timeline)\n"

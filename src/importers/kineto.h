@@ -17,9 +17,12 @@
 #include "model/model.h"
 
 struct kineto_opts {
-	int threads;  /* parser threads; 0 = one per online CPU (max 8) */
-	int progress; /* 1: print progress on stderr (the CLI sets this
-		       * when stderr is a terminal) */
+	int threads;		     /* parser threads; 0 = one per online CPU (max 8) */
+	int progress;		     /* 1: print progress on stderr (the CLI sets this
+				      * when stderr is a terminal) */
+	_Atomic int64_t *done_bytes; /* NULL, or a counter the parser adds the
+				      * input bytes it consumed to (the server's
+				      * progress bar); the caller owns it */
 };
 
 /* Loads the trace at `path` (gzip detected by magic bytes). */

@@ -310,6 +310,7 @@ void kprog_init(struct kprogress *pg, int on, const char *name, int64_t total)
 	atomic_store(&pg->done, 0);
 	atomic_store(&pg->last_ns, on ? now_ns() : 0);
 	atomic_store(&pg->printed, 0);
+	pg->ext = NULL;
 }
 
 static void human(char *b, size_t n, int64_t v)
@@ -326,6 +327,8 @@ void kprog_add(struct kprogress *pg, int64_t bytes)
 	char a[32], b[32];
 	int len;
 
+	if (pg->ext)
+		atomic_fetch_add(pg->ext, bytes);
 	if (!pg->on)
 		return;
 	done = atomic_fetch_add(&pg->done, bytes) + bytes;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <zlib.h>
 
 #define RUN_PATH_MAX 4096
 
@@ -314,6 +315,24 @@ static char *rel_name(const struct walk *wk, const char *dir)
 
 static int walk_dir(struct walk *wk, const char *dir, int depth);
 
+/* run_limits.sniff_json: does the head of a *.json[.gz] file look like a
+ * Chrome/Kineto trace ("traceEvents" within its first 4 KB, gzip or not)? */
+static int looks_like_trace(const char *path)
+{
+	char head[4097];
+	gzFile g = gzopen(path, "rb");
+	int n;
+
+	if (!g)
+		return 0;
+	n = gzread(g, head, sizeof(head) - 1);
+	gzclose(g);
+	if (n <= 0)
+		return 0;
+	head[n] = 0;
+	return memmem(head, (size_t)n, "\"traceEvents\"", 13) != NULL;
+}
+
 static int scan_entries(struct walk *wk, const char *dir, int depth, DIR *dp, struct found **fv,
 			size_t *fn, size_t *fcap)
 {
@@ -342,7 +361,8 @@ static int scan_entries(struct walk *wk, const char *dir, int depth, DIR *dp, st
 			continue;
 		}
 		if (S_ISDIR(st.st_mode)) {
-			if (depth + 1 < wk->lim.max_depth)
+			/* hidden directories (.git, nnscope's .nnscope-cache) hold no runs */
+			if (de->d_name[0] != '.' && depth + 1 < wk->lim.max_depth)
 				rc = walk_dir(wk, path, depth + 1);
 			free(path);
 			continue;
@@ -352,9 +372,18 @@ static int scan_entries(struct walk *wk, const char *dir, int depth, DIR *dp, st
 			free(path);
 			continue;
 		}
-		if (!S_ISREG(st.st_mode) ||
-		    (!run_match_name(de->d_name, wbuf, sizeof(wbuf), sbuf, sizeof(sbuf)) &&
-		     !run_match_nnst(de->d_name, wbuf, sizeof(wbuf), sbuf, sizeof(sbuf)))) {
+		if (S_ISREG(st.st_mode) && wk->lim.sniff_json &&
+		    !run_match_name(de->d_name, wbuf, sizeof(wbuf), sbuf, sizeof(sbuf)) &&
+		    !run_match_nnst(de->d_name, wbuf, sizeof(wbuf), sbuf, sizeof(sbuf)) &&
+		    is_plain_json(de->d_name) && looks_like_trace(path)) {
+			char *w = strip_ext(de->d_name);
+
+			snprintf(wbuf, sizeof(wbuf), "%s", w ? w : de->d_name);
+			free(w);
+			sbuf[0] = 0;
+		} else if (!S_ISREG(st.st_mode) ||
+			   (!run_match_name(de->d_name, wbuf, sizeof(wbuf), sbuf, sizeof(sbuf)) &&
+			    !run_match_nnst(de->d_name, wbuf, sizeof(wbuf), sbuf, sizeof(sbuf)))) {
 			free(path);
 			continue;
 		}
@@ -560,6 +589,7 @@ int run_discover(struct run_set *rs, const char *path, const struct run_limits *
 	wk.lim.max_entries = lim && lim->max_entries ? lim->max_entries : 1000000;
 	wk.lim.max_files = lim && lim->max_files ? lim->max_files : 100000;
 	wk.lim.max_depth = lim && lim->max_depth > 0 ? lim->max_depth : 64;
+	wk.lim.sniff_json = lim && lim->sniff_json;
 	if (n == 0 || n >= sizeof(root))
 		return nns_err_set(err, NNS_EINVAL, "%s: bad path", path);
 	if (stat(path, &st) != 0)

@@ -1,8 +1,9 @@
 /*
  * json_extra.c - the per-worker/span documents of the data-pipeline, CPU
  * and host-info analyses: datapipe.json, cpu.json, hostinfo.json (always
- * written, with empty lists when the trace has no such data), and the
- * data_pipeline.csv table. Keys are listed in docs/CLI.md.
+ * written, with empty lists when the trace has no such data), the step
+ * trace (steptrace.json, always written), and the data_pipeline.csv
+ * table. Keys are listed in docs/CLI.md.
  *
  * Times: step ranges are absolute microseconds like overview.json's steps;
  * series are microseconds since the trace start (trace_start_us), like
@@ -286,6 +287,39 @@ void out_json_hostinfo(struct jsonw *w, const struct an_profile *p)
 	jsonw_obj_end(w);
 }
 
+/* ---- steptrace.json ------------------------------------------------------- */
+
+void out_json_steptrace(struct jsonw *w, const struct an_profile *p)
+{
+	const struct an_steptrace *st = &p->steptrace;
+
+	jsonw_obj_begin(w);
+	jsonw_key(w, "steps");
+	jsonw_arr_begin(w);
+	for (size_t i = 0; i < st->steps.n; i++) {
+		const struct an_steptrace_row *r = &st->steps.v[i];
+
+		jsonw_obj_begin(w);
+		jsonw_kstr(w, "name", r->name);
+		jsonw_kdouble(w, "start_us", out_us(r->start));
+		jsonw_kdouble(w, "end_us", out_us(r->end));
+		jsonw_kdouble(w, "iteration_interval_us", out_us(r->iteration_interval));
+		jsonw_kdouble(w, "fp_bp_us", out_us(r->fp_bp));
+		jsonw_kdouble(w, "tail_us", out_us(r->tail));
+		jsonw_kdouble(w, "total_us", out_us(r->end - r->start));
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+	jsonw_key(w, "average");
+	jsonw_obj_begin(w);
+	jsonw_kdouble(w, "iteration_interval_us", st->avg_interval / 1000.0);
+	jsonw_kdouble(w, "fp_bp_us", st->avg_fp_bp / 1000.0);
+	jsonw_kdouble(w, "tail_us", st->avg_tail / 1000.0);
+	jsonw_kdouble(w, "total_us", st->avg_total / 1000.0);
+	jsonw_obj_end(w);
+	jsonw_obj_end(w);
+}
+
 /* ---- files ----------------------------------------------------------------- */
 
 static int write_one(const char *dir, const char *name,
@@ -362,6 +396,8 @@ int out_write_extra(const char *dir, const struct an_profile *p, const struct ou
 		rc = write_one(dir, "cpu.json", out_json_cpu, p, 2, err);
 	if (!rc)
 		rc = write_one(dir, "hostinfo.json", out_json_hostinfo, p, 2, err);
+	if (!rc)
+		rc = write_one(dir, "steptrace.json", out_json_steptrace, p, 2, err);
 	if (!rc && o && o->csv) {
 		struct out_file of;
 

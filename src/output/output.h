@@ -5,7 +5,7 @@
  * Layout under an output directory <dir> (docs/CLI.md has every key):
  *   <dir>/<worker>[.<span>]/overview.json operators.json kernels.json
  *                           memory.json modules.json datapipe.json
- *                           cpu.json hostinfo.json
+ *                           cpu.json hostinfo.json steptrace.json
  *                           step_trace.csv op_statistics.csv
  *                           kernel_statistics.csv memory_ops.csv
  *                           data_pipeline.csv
@@ -65,14 +65,18 @@ void out_json_dist(struct jsonw *w, const struct an_dist *d, const char *span);
 void out_json_diff(struct jsonw *w, const struct an_diff *d, const char *base_label,
 		   const char *exp_label);
 
-/* Data pipeline, CPU and host info (json_extra.c): datapipe.json, cpu.json,
- * hostinfo.json and, with o->csv, data_pipeline.csv into dir (which must
- * exist). out_write_profile() calls it. */
+/* Data pipeline, CPU, host info and step trace (json_extra.c): datapipe.json,
+ * cpu.json, hostinfo.json, steptrace.json and, with o->csv,
+ * data_pipeline.csv into dir (which must exist). out_write_profile() calls
+ * it. */
 int out_write_extra(const char *dir, const struct an_profile *p, const struct out_opts *o,
 		    struct nns_err *err);
 void out_json_datapipe(struct jsonw *w, const struct an_profile *p);
 void out_json_cpu(struct jsonw *w, const struct an_profile *p);
 void out_json_hostinfo(struct jsonw *w, const struct an_profile *p);
+/* {"steps":[{name, start_us, end_us, iteration_interval_us, fp_bp_us,
+ * tail_us, total_us}], "average":{...}} (docs/SERVER.md "steptrace view"). */
+void out_json_steptrace(struct jsonw *w, const struct an_profile *p);
 
 /* Chrome-trace export (chrome.c): the model's events as Chrome trace JSON
  * {"traceEvents":[...]} for Perfetto UI / chrome://tracing.

@@ -74,6 +74,7 @@ def abs: if . < 0 then -. else . end;
 ["worker","computation_us","overlap_us","communication_us","other_us","transfer_us",
  "synchronizing_us"] as $dw |
 ["worker","name","calls","total_bytes","total_latency_us","transfer_us"] as $dc |
+["name","start_us","end_us","iteration_interval_us","fp_bp_us","tail_us","total_us"] as $st |
 '
 jqt() { # jqt FILE EXPR: true when EXPR holds
 	jq -e "$JQ_DEFS $2" "$1" >/dev/null 2>&1
@@ -101,6 +102,10 @@ check_profile_dir() { # all four contract files with their keys
 	jqt "$d/memory.json" '(.devices|type=="object") and (.devices|to_entries|all(.value |
 		has("peak_allocated_bytes") and (.ops|all(has_all($mem))) and (.curve|type=="array")
 		and (.events|type=="array")))' || { echo "    $d/memory.json keys"; ok=1; }
+	jqt "$d/steptrace.json" '(.steps|length) >= 1 and (.steps|all(has_all($st) and
+		.iteration_interval_us >= 0 and .fp_bp_us >= 0 and .tail_us >= 0 and
+		((.iteration_interval_us + .fp_bp_us + .tail_us - .total_us)|abs) < 0.01))
+		and (.average|has_all($st[3:]))' || { echo "    $d/steptrace.json keys or sums"; ok=1; }
 	return $ok
 }
 

@@ -22,7 +22,7 @@
 
 static int load(struct model *m, const char *json, struct nns_err *err)
 {
-	struct kineto_opts o = {1, 0};
+	struct kineto_opts o = {1, 0, NULL};
 
 	assert_int_equal(model_init(m), NNS_OK);
 	return kineto_load_buffer(json, strlen(json), "test.json", m, &o, err);
@@ -474,7 +474,7 @@ static void test_real_sample(void **state)
 {
 	const char *shared = getenv("NNS_SHARED");
 	char path[1024];
-	struct kineto_opts o = {0, 0};
+	struct kineto_opts o = {0, 0, NULL};
 	struct model m;
 	struct nns_err err;
 	size_t cnt[MK__COUNT] = {0}, i;

@@ -187,7 +187,7 @@ static void test_tree(void **state)
 
 	/* limits */
 	{
-		struct run_limits lim = {0, 2, 0};
+		struct run_limits lim = {0, 2, 0, 0};
 
 		assert_int_equal(run_discover(&rs, root, &lim, &err), NNS_ENOMEM);
 		assert_non_null(strstr(err.msg, "trace files"));
@@ -230,6 +230,45 @@ static void test_json_fallback(void **state)
 	assert_string_equal(rs.runs.v[0].workers.v[0].name, "after_fix_trace");
 	assert_string_equal(rs.runs.v[0].workers.v[1].name, "before");
 	assert_null(rs.runs.v[0].workers.v[1].spans.v[0].name);
+	run_set_release(&rs);
+}
+
+/* sniff_json (nnscope serve): hand-named traces anywhere in the tree, next
+ * to tb_plugin runs; JSON that is not a trace and hidden directories are
+ * left out. */
+static void test_sniff_json(void **state)
+{
+	struct run_limits lim = {0, 0, 0, 1};
+	struct run_set rs;
+	struct nns_err err;
+	const struct run *r;
+	char p[512];
+	FILE *f;
+
+	(void)state;
+	mkd("tb");
+	mk("tb/w0.1.pt.trace.json");
+	mkd("modern");
+	mk("modern/after_fix_trace.json");
+	mkd("modern/.nnscope-cache");
+	mk("modern/.nnscope-cache/hidden.json");
+	snprintf(p, sizeof(p), "%s/modern/config.json", root);
+	f = fopen(p, "w");
+	assert_non_null(f);
+	fputs("{\"lr\": 0.1}", f);
+	fclose(f);
+	/* without the flag: the tb_plugin run only (the root fallback does
+	 * not apply, a pattern file was found) */
+	assert_int_equal(run_discover(&rs, root, NULL, &err), NNS_OK);
+	assert_int_equal(rs.runs.n, 1);
+	run_set_release(&rs);
+	assert_int_equal(run_discover(&rs, root, &lim, &err), NNS_OK);
+	assert_int_equal(rs.runs.n, 2);
+	r = find_run(&rs, "modern");
+	assert_non_null(r);
+	assert_int_equal(r->workers.n, 1);
+	assert_string_equal(r->workers.v[0].name, "after_fix_trace");
+	assert_non_null(find_run(&rs, "tb"));
 	run_set_release(&rs);
 }
 
@@ -307,6 +346,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_tree, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_json_fallback, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_single_file, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_sniff_json, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_symlink_loop_only, setup, teardown),
 	};
 

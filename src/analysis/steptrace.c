@@ -1,0 +1,439 @@
+/*
+ * steptrace.c - MindInsight's step trace (iteration interval / FP+BP /
+ * tail) for every overview step, from the operator tree (docs/SERVER.md
+ * "steptrace view").
+ *
+ * For a step [start, end) (after device adjustment) whose host range is
+ * [host_start, host_end):
+ *   - the step's operators are the nodes of its ProfilerStep node's subtree
+ *     (the step without a ProfilerStep node, such as the default step "0",
+ *     uses the subtree of the main thread - the one that loads data or runs
+ *     the optimizer, else the busiest - limited to nodes starting in the
+ *     host range); python ranges are walked through, not counted;
+ *   - fp_start: the start of the first of them that is not data loading
+ *     (AN_NODE_DATALOADER or enumerate(DataLoader)/DataPipe names, and what
+ *     runs inside them) and starts after the step's data: the last
+ *     data-loading range that starts before the step's first backward node
+ *     and its optimizer step. Small operators ahead of the DataLoader
+ *     (aten::zeros for metrics, as in PyTorch's ResNet examples) so count in
+ *     the iteration interval, the wait for data. Without such a range (or
+ *     no operator after it), the first operator that is not data loading;
+ *   - fp_end: the end of the last backward node of any thread starting in
+ *     the host range (a name with "backward"/"Backward", or
+ *     autograd::engine::evaluate_function:*, and anything inside one), or of
+ *     the last device event launched inside it when that is later; without
+ *     backward, the start of the first optimizer node after fp_start other
+ *     than zero_grad (Optimizer.step...), else the end of the last operator;
+ *   - iteration_interval = fp_start - start, fp_bp = fp_end - fp_start,
+ *     tail = end - fp_end, each clamped to >= 0 and so that the three sum to
+ *     end - start exactly. A step without any operator other than data
+ *     loading is all iteration interval.
+ * O(n log n) in the number of tree nodes and events.
+ */
+#include "analysis.h"
+#include "names.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { F_DL = 1, F_BWD = 2 };
+
+struct bwd_entry {
+	int64_t start, end; /* end: max(host end, end of the device work it launched) */
+};
+
+static int bwd_cmp(const void *x, const void *y)
+{
+	const struct bwd_entry *a = x, *b = y;
+	return (a->start > b->start) - (a->start < b->start);
+}
+
+static int is_backward_name(const char *s)
+{
+	return strstr(s, "backward") || strstr(s, "Backward") ||
+	       strncmp(s, "autograd::engine::evaluate_function:", 36) == 0;
+}
+
+static int is_dataloader_name(const char *s)
+{
+	return an_is_dataloader_name(s) || strncmp(s, "enumerate(DataLoader)#", 22) == 0 ||
+	       strncmp(s, "enumerate(DataPipe)#", 20) == 0;
+}
+
+/* Node types that count as operators of a step. */
+static int is_op_type(int t)
+{
+	return t == AN_NODE_OP || t == AN_NODE_OPTIMIZER || t == AN_NODE_MODULE ||
+	       t == AN_NODE_COMM || t == AN_NODE_OTHER || t == AN_NODE_BACKWARD ||
+	       t == AN_NODE_DATALOADER;
+}
+
+/* An operator or data-loading range of one step. */
+struct span {
+	int64_t start, end;
+	int opt_step; /* an optimizer node other than zero_grad */
+};
+
+struct st_ctx {
+	struct an_profile *p;
+	uint8_t *flags;		   /* per node: F_DL | F_BWD */
+	uint8_t *namecls;	   /* per string id: 0 unknown, else 1 | flags << 1 */
+	int64_t *devend;	   /* per node: end of the device work it launched */
+	VEC(struct span) ops, dls; /* scan_ops' answer for the current step */
+	VEC(uint32_t) stack;
+};
+
+static unsigned name_class(struct st_ctx *c, uint32_t name)
+{
+	const struct model *m = c->p->m;
+	unsigned f = 0;
+	const char *s;
+
+	if (name >= m->strings.count)
+		return 0;
+	if (c->namecls[name])
+		return (unsigned)(c->namecls[name] >> 1);
+	s = model_str(m, name);
+	if (is_dataloader_name(s))
+		f |= F_DL;
+	if (is_backward_name(s))
+		f |= F_BWD;
+	c->namecls[name] = (uint8_t)(1 | f << 1);
+	return f;
+}
+
+/* Flags of every node, parents before children (depth-first from roots). */
+static int fill_flags(struct st_ctx *c)
+{
+	const struct an_optree *t = &c->p->tree;
+	VEC(uint32_t) stack = {0};
+	size_t r;
+
+	for (r = 0; r < t->roots.n; r++) {
+		if (vec_push(&stack, t->roots.v[r]))
+			goto oom;
+		c->flags[t->roots.v[r]] = 0;
+		while (stack.n) {
+			uint32_t id = stack.v[--stack.n], ch;
+			for (ch = t->nodes.v[id].first_child; ch != MODEL_NOIDX;
+			     ch = t->nodes.v[ch].next_sibling) {
+				const struct an_node *x = &t->nodes.v[ch];
+				unsigned f = c->flags[id];
+				if (x->type == AN_NODE_DATALOADER)
+					f |= F_DL;
+				if (x->type != AN_NODE_ROOT && x->type != AN_NODE_STEP)
+					f |= name_class(c, x->name);
+				c->flags[ch] = (uint8_t)f;
+				if (vec_push(&stack, ch))
+					goto oom;
+			}
+		}
+	}
+	vec_free(&stack);
+	return 0;
+oom:
+	vec_free(&stack);
+	return NNS_ENOMEM;
+}
+
+/* Collects into c->ops the operator nodes (not data loading) and into
+ * c->dls the outermost data-loading nodes of the subtree of `top` that
+ * start in [lo, hi). Python ranges and other wrappers are walked through. */
+static int scan_ops(struct st_ctx *c, uint32_t top, int64_t lo, int64_t hi)
+{
+	const struct an_optree *t = &c->p->tree;
+	const struct model *m = c->p->m;
+
+	c->ops.n = c->dls.n = c->stack.n = 0;
+	if (vec_push(&c->stack, top))
+		return NNS_ENOMEM;
+	while (c->stack.n) {
+		uint32_t id = c->stack.v[--c->stack.n], ch;
+		const struct an_node *n = &t->nodes.v[id];
+		int in = n->type != AN_NODE_ROOT && n->start >= lo && n->start < hi;
+		if (c->flags[id] & F_DL) {
+			struct span x = {n->start, n->end, 0};
+			if (in && vec_push(&c->dls, x))
+				return NNS_ENOMEM;
+			continue; /* nothing inside data loading is an operator */
+		}
+		if (in && is_op_type(n->type)) {
+			struct span x = {n->start, n->end, 0};
+			x.opt_step = n->type == AN_NODE_OPTIMIZER &&
+				     !strstr(model_str(m, n->name), "zero_grad");
+			if (vec_push(&c->ops, x))
+				return NNS_ENOMEM;
+		}
+		for (ch = n->first_child; ch != MODEL_NOIDX; ch = t->nodes.v[ch].next_sibling) {
+			const struct an_node *x = &t->nodes.v[ch];
+			if (x->end < lo || (x->end == lo && x->start < lo))
+				continue;
+			if (x->start >= hi)
+				break;
+			if (vec_push(&c->stack, ch))
+				return NNS_ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* Start of the first operator starting at or after `from`, INT64_MAX if
+ * none; only optimizer steps when opt is set. */
+static int64_t first_op_from(const struct st_ctx *c, int64_t from, int opt)
+{
+	int64_t best = INT64_MAX;
+	size_t i;
+
+	for (i = 0; i < c->ops.n; i++)
+		if (c->ops.v[i].start >= from && c->ops.v[i].start < best &&
+		    (!opt || c->ops.v[i].opt_step))
+			best = c->ops.v[i].start;
+	return best;
+}
+
+/* The thread root used for steps without a ProfilerStep node: the one with
+ * data-loading or optimizer nodes, else the one whose top-level nodes take
+ * the most time. MODEL_NOIDX without roots. */
+static uint32_t main_root(struct st_ctx *c)
+{
+	const struct an_optree *t = &c->p->tree;
+	uint32_t best = MODEL_NOIDX;
+	int64_t best_score = -1;
+	int best_marked = -1;
+	size_t r;
+
+	for (r = 0; r < t->roots.n; r++) {
+		uint32_t root = t->roots.v[r], ch;
+		int64_t busy = 0;
+		int marked = 0;
+		for (ch = t->nodes.v[root].first_child; ch != MODEL_NOIDX;
+		     ch = t->nodes.v[ch].next_sibling) {
+			const struct an_node *x = &t->nodes.v[ch];
+			busy += x->end - x->start;
+			if (x->type == AN_NODE_DATALOADER || x->type == AN_NODE_OPTIMIZER ||
+			    x->type == AN_NODE_STEP)
+				marked = 1;
+		}
+		if (marked > best_marked || (marked == best_marked && busy > best_score)) {
+			best = root;
+			best_score = busy;
+			best_marked = marked;
+		}
+	}
+	return best;
+}
+
+static int stepnode_cmp(const void *x, const void *y)
+{
+	const int64_t *a = x, *b = y; /* {start, end, id} triples */
+	if (a[0] != b[0])
+		return a[0] < b[0] ? -1 : 1;
+	if (a[1] != b[1])
+		return a[1] < b[1] ? -1 : 1;
+	return (a[2] > b[2]) - (a[2] < b[2]);
+}
+
+/* Index of the first entry with start >= ts. */
+static size_t bwd_lower(const struct bwd_entry *v, size_t n, int64_t ts)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid].start < ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static uint32_t find_step_node(const int64_t *sn, size_t nsn, const struct an_step *s)
+{
+	size_t lo = 0, hi = nsn;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (sn[3 * mid] < s->host_start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < nsn && sn[3 * lo] == s->host_start; lo++)
+		if (sn[3 * lo + 1] == s->host_end)
+			return (uint32_t)sn[3 * lo + 2];
+	return MODEL_NOIDX;
+}
+
+static int64_t clamp64(int64_t v, int64_t lo, int64_t hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+int an_steptrace_compute(struct an_profile *p, struct nns_err *err)
+{
+	const struct model *m = p->m;
+	const struct an_optree *t = &p->tree;
+	struct an_steptrace *st = &p->steptrace;
+	struct st_ctx c;
+	struct bwd_entry *bw = NULL;
+	int64_t *sn = NULL; /* step nodes: {start, end, id} */
+	size_t nn = t->nodes.n, nbw = 0, nsn = 0, i;
+	uint32_t mroot;
+	double sum[4] = {0, 0, 0, 0};
+	int rc = NNS_ENOMEM;
+
+	memset(&c, 0, sizeof(c));
+	c.p = p;
+	c.flags = calloc(nn + 1, 1);
+	c.namecls = calloc(m->strings.count + 1, 1);
+	c.devend = malloc((nn + 1) * sizeof(*c.devend));
+	if (!c.flags || !c.namecls || !c.devend)
+		goto out;
+	if (fill_flags(&c))
+		goto out;
+
+	/* device work per launching node */
+	for (i = 0; i < nn; i++)
+		c.devend[i] = INT64_MIN;
+	if (t->owner)
+		for (i = 0; i < m->events.n; i++) {
+			const struct model_event *e = &m->events.v[i];
+			uint32_t o = t->owner[i];
+			if (o == MODEL_NOIDX || o >= nn || !model_kind_is_device(e->kind))
+				continue;
+			if (e->ts + e->dur > c.devend[o])
+				c.devend[o] = e->ts + e->dur;
+		}
+
+	/* backward nodes of every thread, by start */
+	for (i = 0; i < nn; i++)
+		nbw += (c.flags[i] & F_BWD) != 0;
+	bw = malloc((nbw + 1) * sizeof(*bw));
+	if (!bw)
+		goto out;
+	nbw = 0;
+	for (i = 0; i < nn; i++) {
+		const struct an_node *x = &t->nodes.v[i];
+		if (!(c.flags[i] & F_BWD) || x->type == AN_NODE_ROOT)
+			continue;
+		bw[nbw].start = x->start;
+		bw[nbw].end = c.devend[i] > x->end ? c.devend[i] : x->end;
+		nbw++;
+	}
+	if (nbw > 1)
+		qsort(bw, nbw, sizeof(*bw), bwd_cmp);
+
+	/* ProfilerStep nodes, by (start, end) */
+	for (i = 0; i < nn; i++)
+		nsn += t->nodes.v[i].type == AN_NODE_STEP;
+	sn = malloc((3 * nsn + 1) * sizeof(*sn));
+	if (!sn)
+		goto out;
+	nsn = 0;
+	for (i = 0; i < nn; i++) {
+		const struct an_node *x = &t->nodes.v[i];
+		if (x->type != AN_NODE_STEP)
+			continue;
+		sn[3 * nsn] = x->start;
+		sn[3 * nsn + 1] = x->end;
+		sn[3 * nsn + 2] = (int64_t)i;
+		nsn++;
+	}
+	if (nsn > 1)
+		qsort(sn, nsn, 3 * sizeof(*sn), stepnode_cmp);
+	mroot = main_root(&c);
+
+	if (vec_reserve(&st->steps, p->overview.steps.n + 1))
+		goto out;
+	for (i = 0; i < p->overview.steps.n; i++) {
+		const struct an_step *s = &p->overview.steps.v[i];
+		struct an_steptrace_row row;
+		uint32_t top = find_step_node(sn, nsn, s);
+		int64_t total = s->end > s->start ? s->end - s->start : 0;
+		int64_t first = INT64_MAX, last_end = INT64_MIN, limit = INT64_MAX;
+		int64_t dl_end = INT64_MIN, bwd_end = INT64_MIN, fp_start, fp_end, opt;
+		size_t k, k0;
+
+		if (top == MODEL_NOIDX)
+			top = mroot;
+		c.ops.n = c.dls.n = 0;
+		if (top != MODEL_NOIDX && scan_ops(&c, top, s->host_start, s->host_end))
+			goto out;
+		for (k = 0; k < c.ops.n; k++) {
+			if (c.ops.v[k].start < first)
+				first = c.ops.v[k].start;
+			if (c.ops.v[k].end > last_end)
+				last_end = c.ops.v[k].end;
+		}
+		k0 = bwd_lower(bw, nbw, s->host_start);
+		for (k = k0; k < nbw && bw[k].start < s->host_end; k++)
+			if (bw[k].end > bwd_end)
+				bwd_end = bw[k].end;
+		/* the data for this step: loading that starts before the backward
+		 * and the optimizer step; FP starts after the last of it */
+		if (k0 < nbw && bw[k0].start < s->host_end)
+			limit = bw[k0].start;
+		opt = first_op_from(&c, INT64_MIN, 1);
+		if (opt < limit)
+			limit = opt;
+		for (k = 0; k < c.dls.n; k++)
+			if (c.dls.v[k].start < limit && c.dls.v[k].end > dl_end)
+				dl_end = c.dls.v[k].end;
+		if (dl_end != INT64_MIN && first_op_from(&c, dl_end, 0) != INT64_MAX)
+			first = first_op_from(&c, dl_end, 0);
+
+		memset(&row, 0, sizeof(row));
+		memcpy(row.name, s->name, sizeof(row.name));
+		row.name[sizeof(row.name) - 1] = '\0';
+		row.start = s->start;
+		row.end = s->start + total;
+		if (first == INT64_MAX) {
+			/* nothing but data loading (or nothing at all) */
+			row.iteration_interval = total;
+		} else {
+			fp_start = clamp64(first, s->start, row.end);
+			if (bwd_end != INT64_MIN)
+				fp_end = bwd_end;
+			else if ((opt = first_op_from(&c, first, 1)) != INT64_MAX)
+				fp_end = opt;
+			else
+				fp_end = last_end;
+			fp_end = clamp64(fp_end, fp_start, row.end);
+			row.iteration_interval = fp_start - s->start;
+			row.fp_bp = fp_end - fp_start;
+			row.tail = row.end - fp_end;
+		}
+		st->steps.v[st->steps.n++] = row;
+		sum[0] += (double)row.iteration_interval;
+		sum[1] += (double)row.fp_bp;
+		sum[2] += (double)row.tail;
+		sum[3] += (double)total;
+	}
+	if (st->steps.n) {
+		double n = (double)st->steps.n;
+		st->avg_interval = sum[0] / n;
+		st->avg_fp_bp = sum[1] / n;
+		st->avg_tail = sum[2] / n;
+		st->avg_total = sum[3] / n;
+	}
+	rc = NNS_OK;
+out:
+	free(c.flags);
+	free(c.namecls);
+	free(c.devend);
+	vec_free(&c.ops);
+	vec_free(&c.dls);
+	vec_free(&c.stack);
+	free(bw);
+	free(sn);
+	if (rc)
+		nns_err_set(err, rc, "out of memory while computing the step trace");
+	return rc;
+}
+
+void an_steptrace_release(struct an_steptrace *s)
+{
+	vec_free(&s->steps);
+	memset(s, 0, sizeof(*s));
+}

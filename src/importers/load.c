@@ -1,0 +1,40 @@
+/*
+ * load.c - one trace file (any format) + its host_info CSVs into a model
+ * (load.h).
+ */
+#include "importers/load.h"
+#include "importers/hostinfo.h"
+#include "importers/nnst.h"
+
+#include <string.h>
+
+int load_trace(struct model *m, const char *path, const struct kineto_opts *ko, struct nns_err *err)
+{
+	int rc;
+
+	if (model_init(m))
+		return nns_err_set(err, NNS_ENOMEM, "%s: out of memory", path);
+	if (nnst_is_trace_file(path))
+		rc = nnst_load_file(path, m, err);
+	else
+		rc = kineto_load_file(path, m, ko, err);
+	if (rc && rc != NNS_ETRUNC)
+		model_release(m);
+	return rc;
+}
+
+void load_host_info(struct model *m, const struct run *r,
+		    void (*warn)(void *ctx, const char *path, const char *msg), void *ctx)
+{
+	for (size_t i = 0; r && i < r->host_info.n; i++) {
+		const char *path = r->host_info.v[i], *base = strrchr(path, '/');
+		int64_t rank = hostinfo_file_rank(base ? base + 1 : path);
+		struct nns_err err;
+
+		if (m->pid < 0 && r->workers.n != 1 && !(rank >= 0 && rank == m->dist_rank))
+			continue;
+		nns_err_clear(&err);
+		if (hostinfo_load_file(path, m, m->pid, &err) && warn)
+			warn(ctx, path, err.msg);
+	}
+}

@@ -1,0 +1,315 @@
+/*
+ * http.c - libmicrohttpd glue for `nnscope serve`: starts the daemon with
+ * its limits, checks each request (method, body, size, Host header),
+ * serves the embedded UI and hands /api/ requests to routes.c.
+ *
+ * Limits (docs/SERVER.md): GET/HEAD only (405), no body (413), request
+ * line + headers within MHD's 16 KiB connection memory (MHD answers 414 /
+ * 431 itself), at most 64 query parameters (400), 256 connections, a 30 s
+ * idle timeout. When bound to a loopback address, a Host header that does
+ * not name the loopback interface is refused (403), so a web page on
+ * another site cannot reach the API through DNS rebinding.
+ */
+#include "server/server.h"
+#include "server/assets.h"
+
+#include <microhttpd.h>
+#include <netdb.h>
+#include <sys/socket.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#if MHD_VERSION < 0x00097002
+typedef int mhd_result;
+#else
+typedef enum MHD_Result mhd_result;
+#endif
+
+#define MAX_ARGS 64
+#define CONN_MEMORY (16 * 1024)
+
+struct srv_req {
+	struct MHD_Connection *c;
+	struct MHD_Response *resp;
+	int status;
+	int head;
+};
+
+/* Per-connection marker: the request had a body. */
+static int body_marker;
+static int nobody_marker;
+
+const char *srv_arg(struct srv_req *q, const char *name)
+{
+	return MHD_lookup_connection_value(q->c, MHD_GET_ARGUMENT_KIND, name);
+}
+
+static void common_headers(struct MHD_Response *r, const char *mime)
+{
+	MHD_add_response_header(r, "Content-Type", mime);
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
+	MHD_add_response_header(r, "X-Frame-Options", "DENY");
+}
+
+void srv_reply(struct srv_req *q, int status, const char *mime, char *body, size_t len)
+{
+	if (q->resp) {
+		free(body);
+		return;
+	}
+	q->resp = MHD_create_response_from_buffer(
+	    len, body ? body : (char *)"", body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+	if (!q->resp) {
+		free(body);
+		return;
+	}
+	common_headers(q->resp, mime);
+	MHD_add_response_header(q->resp, "Cache-Control", "no-store");
+	q->status = status;
+}
+
+void srv_error(struct srv_req *q, int status, const char *fmt, ...)
+{
+	char msg[1024], *body;
+	size_t n = 0;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	body = malloc(sizeof(msg) * 6 + 32);
+	if (!body) {
+		srv_reply(q, status, "application/json", NULL, 0);
+		return;
+	}
+	n += (size_t)sprintf(body, "{\"error\":\"");
+	for (const unsigned char *p = (const unsigned char *)msg; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			n += (size_t)sprintf(body + n, "\\%c", *p);
+		else if (*p < 0x20 || *p >= 0x7f)
+			n += (size_t)sprintf(body + n, "\\u%04x", *p < 0x20 ? *p : 0xfffd);
+		else
+			body[n++] = (char)*p;
+	}
+	n += (size_t)sprintf(body + n, "\"}\n");
+	srv_reply(q, status, "application/json", body, n);
+}
+
+void srv_progress(struct srv_req *q, const struct reg_progress *pr)
+{
+	char *body = malloc(160);
+	int n;
+
+	if (!body) {
+		srv_error(q, 503, "out of memory");
+		return;
+	}
+	n = snprintf(body, 160, "{\"state\":\"analysing\",\"phase\":\"%s\",\"progress\":%.3f}\n",
+		     reg_phase_name(pr->phase), pr->progress);
+	srv_reply(q, 202, "application/json", body, (size_t)n);
+}
+
+static void serve_asset(struct srv_req *q, const char *path)
+{
+	const struct asset *a = asset_find(path);
+	const char *ae;
+	int gz;
+
+	if (!a) {
+		srv_error(q, 404, "no such page: /%s", path);
+		return;
+	}
+	ae = MHD_lookup_connection_value(q->c, MHD_HEADER_KIND, "Accept-Encoding");
+	gz = a->gz && ae && strstr(ae, "gzip");
+	q->resp = MHD_create_response_from_buffer(
+	    gz ? a->gz_len : a->len, (void *)(gz ? a->gz : a->data), MHD_RESPMEM_PERSISTENT);
+	if (!q->resp)
+		return;
+	common_headers(q->resp, a->mime);
+	if (gz)
+		MHD_add_response_header(q->resp, "Content-Encoding", "gzip");
+	MHD_add_response_header(q->resp, "Vary", "Accept-Encoding");
+	MHD_add_response_header(q->resp, "Cache-Control", "no-cache");
+	if (strstr(a->mime, "text/html"))
+		MHD_add_response_header(q->resp, "Content-Security-Policy",
+					"default-src 'self'; img-src 'self' data: blob:; "
+					"style-src 'self' 'unsafe-inline'; object-src 'none'; "
+					"base-uri 'none'; frame-ancestors 'none'");
+	q->status = 200;
+}
+
+static mhd_result count_arg(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	(void)kind;
+	(void)key;
+	(void)value;
+	++*(int *)cls;
+	return MHD_YES;
+}
+
+/* Host must be the loopback name or address, with our port (or none). */
+static int host_ok(const struct server *s, const char *host)
+{
+	static const char *const names[] = {"127.0.0.1", "localhost", "[::1]"};
+	char port[16];
+
+	if (!host)
+		return 1; /* HTTP/1.0 without Host: not a browser on another site */
+	snprintf(port, sizeof(port), ":%d", s->port);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		size_t n = strlen(names[i]);
+
+		if (strncasecmp(host, names[i], n) == 0 &&
+		    (host[n] == 0 || strcmp(host + n, port) == 0))
+			return 1;
+	}
+	return 0;
+}
+
+static void dispatch(struct server *s, struct srv_req *q, const char *url, const char *method)
+{
+	int nargs = 0;
+
+	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
+		srv_error(q, 405, "method %.32s not allowed: the API is read-only (GET)", method);
+		if (q->resp)
+			MHD_add_response_header(q->resp, "Allow", "GET, HEAD");
+		return;
+	}
+	if (s->o.loopback &&
+	    !host_ok(s, MHD_lookup_connection_value(q->c, MHD_HEADER_KIND, "Host"))) {
+		srv_error(q, 403, "Host header does not name this loopback server");
+		return;
+	}
+	MHD_get_connection_values(q->c, MHD_GET_ARGUMENT_KIND, count_arg, &nargs);
+	if (nargs > MAX_ARGS) {
+		srv_error(q, 400, "too many query parameters (%d, at most %d)", nargs, MAX_ARGS);
+		return;
+	}
+	if (strncmp(url, "/api/", 5) == 0) {
+		routes_api(s, q, url);
+		return;
+	}
+	if (strcmp(url, "/") == 0 || strcmp(url, "/index.html") == 0) {
+		serve_asset(q, "index.html");
+		return;
+	}
+	if (strncmp(url, "/static/", 8) == 0) {
+		serve_asset(q, url + 8);
+		return;
+	}
+	if (strcmp(url, "/favicon.ico") == 0) {
+		srv_reply(q, 204, "image/x-icon", NULL, 0);
+		return;
+	}
+	srv_error(q, 404, "no such page: %.200s", url);
+}
+
+static mhd_result on_request(void *cls, struct MHD_Connection *c, const char *url,
+			     const char *method, const char *version, const char *upload_data,
+			     size_t *upload_data_size, void **con_cls)
+{
+	struct server *s = cls;
+	struct srv_req q = {c, NULL, 500, 0};
+	mhd_result ret;
+
+	(void)version;
+	(void)upload_data;
+	if (*con_cls == NULL) {
+		const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
+		const char *te =
+		    MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Transfer-Encoding");
+
+		*con_cls = ((cl && strcmp(cl, "0") != 0) || te) ? &body_marker : &nobody_marker;
+		if (*con_cls == &nobody_marker)
+			goto answer;
+		return MHD_YES; /* let MHD read (and drop) the body first */
+	}
+	if (*upload_data_size) {
+		*upload_data_size = 0; /* discarded */
+		return MHD_YES;
+	}
+answer:
+	if (*con_cls == &body_marker)
+		srv_error(&q, 413, "requests carry no body: the API is read-only (GET)");
+	else
+		dispatch(s, &q, url, method);
+	if (!q.resp) {
+		q.resp = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+		if (!q.resp)
+			return MHD_NO;
+		q.status = 500;
+	}
+	ret = MHD_queue_response(c, (unsigned)q.status, q.resp);
+	MHD_destroy_response(q.resp);
+	return ret;
+}
+
+static void log_mhd(void *cls, const char *fmt, va_list ap)
+{
+	const struct server *s = cls;
+
+	if (s->o.quiet)
+		return;
+	fputs("nnscope serve: ", stderr);
+	vfprintf(stderr, fmt, ap);
+}
+
+int srv_start(struct server *s, const struct srv_opts *o, struct nns_err *err)
+{
+	struct sockaddr_storage ss;
+	struct addrinfo hints, *ai = NULL;
+	char port[16];
+	const union MHD_DaemonInfo *di;
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	s->o = *o;
+	if (!s->o.host)
+		s->o.host = "127.0.0.1";
+	if (s->o.threads <= 0)
+		s->o.threads = 4;
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_flags = AI_NUMERICHOST | AI_PASSIVE;
+	hints.ai_socktype = SOCK_STREAM;
+	snprintf(port, sizeof(port), "%d", o->port);
+	if ((rc = getaddrinfo(s->o.host, port, &hints, &ai)) != 0 || !ai)
+		return nns_err_set(err, NNS_EINVAL,
+				   "--host %s: not a numeric IPv4/IPv6 address (%s)", s->o.host,
+				   gai_strerror(rc));
+	memcpy(&ss, ai->ai_addr, ai->ai_addrlen);
+	if (ai->ai_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	freeaddrinfo(ai);
+	if ((rc = reg_init(&s->reg, o->logdir, o->cache_dir, 2, err)) != NNS_OK)
+		return rc;
+	s->reg.quiet = o->quiet;
+	/* the logger must be the first option (MHD prints its own otherwise) */
+	s->mhd = MHD_start_daemon(
+	    flags | MHD_USE_EPOLL, (uint16_t)o->port, NULL, NULL, on_request, s,
+	    MHD_OPTION_EXTERNAL_LOGGER, log_mhd, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)s->o.threads, MHD_OPTION_CONNECTION_LIMIT,
+	    (unsigned)256, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
+	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY, MHD_OPTION_END);
+	if (!s->mhd) {
+		reg_release(&s->reg);
+		return nns_err_set(err, NNS_EIO, "cannot listen on %s port %d (in use? try --port)",
+				   s->o.host, o->port);
+	}
+	di = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_BIND_PORT);
+	s->port = di ? di->port : o->port;
+	return NNS_OK;
+}
+
+void srv_stop(struct server *s)
+{
+	if (s->mhd)
+		MHD_stop_daemon(s->mhd);
+	s->mhd = NULL;
+	reg_release(&s->reg);
+}

@@ -1,0 +1,760 @@
+/*
+ * registry.c - runs under the logdir, one entry per trace file, and the
+ * background workers that load them (registry.h).
+ */
+#include "server/registry.h"
+#include "importers/load.h"
+#include "nnscope.h"
+#include "output/jsonw.h"
+#include "output/output.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define RESCAN_NS 2000000000LL
+#define CACHE_KEY_FILE "cache-key"
+#define CACHE_DIR_NAME ".nnscope-cache"
+#define MAX_CACHED_DOC ((size_t)512 << 20)
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static char *xstrdup(const char *s)
+{
+	return strdup(s ? s : "");
+}
+
+const char *reg_phase_name(int phase)
+{
+	static const char *const names[] = {"queued", "parsing", "analysing", "caching",
+					    "indexing"};
+
+	return phase >= 0 && phase <= PH_INDEXING ? names[phase] : "queued";
+}
+
+/* ---- disk cache ------------------------------------------------------------ */
+
+static uint64_t fnv1a(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+/* The cache root of a run directory: <override>/<hash> with --cache-dir;
+ * else <run_dir>/.nnscope-cache when the directory is writable (by its
+ * mode bits too, so that root does not write into read-only data), else
+ * $XDG_CACHE_HOME/nnscope/<hash> (or ~/.cache/nnscope/<hash>). */
+static int cache_root(char *dst, size_t size, const char *run_dir, const char *override)
+{
+	struct nns_err err;
+	struct stat st;
+	char real[PATH_MAX];
+	const char *base = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	char tmp[OUT_PATH_MAX];
+
+	nns_err_clear(&err);
+	if (!override && stat(run_dir, &st) == 0 && (st.st_mode & 0222) &&
+	    access(run_dir, W_OK) == 0 &&
+	    snprintf(dst, size, "%s/%s", run_dir, CACHE_DIR_NAME) < (int)size &&
+	    out_mkdirs(dst, &err) == NNS_OK && access(dst, W_OK) == 0)
+		return 0;
+	if (!realpath(run_dir, real))
+		return -1;
+	if (override)
+		snprintf(tmp, sizeof(tmp), "%s", override);
+	else if (base && base[0] == '/')
+		snprintf(tmp, sizeof(tmp), "%s/nnscope", base);
+	else if (home && home[0] == '/')
+		snprintf(tmp, sizeof(tmp), "%s/.cache/nnscope", home);
+	else
+		return -1;
+	if (snprintf(dst, size, "%s/%016llx", tmp, (unsigned long long)fnv1a(real)) >= (int)size)
+		return -1;
+	return out_mkdirs(dst, &err) == NNS_OK && access(dst, W_OK) == 0 ? 0 : -1;
+}
+
+static void cache_key(char *dst, size_t size, const struct reg_entry *e)
+{
+	snprintf(dst, size, "nnscope-cache 1\nversion %s\nfile %s\nsize %lld\nmtime %lld\n",
+		 NNS_VERSION_STRING, e->path, (long long)e->size, (long long)e->mtime_ns);
+}
+
+static char *read_file(const char *path, size_t max, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	struct stat st;
+
+	if (!f)
+		return NULL;
+	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size <= max &&
+	    (buf = malloc((size_t)st.st_size + 1)) != NULL) {
+		if (fread(buf, 1, (size_t)st.st_size, f) == (size_t)st.st_size) {
+			buf[st.st_size] = 0;
+			*len = (size_t)st.st_size;
+		} else {
+			free(buf);
+			buf = NULL;
+		}
+	}
+	fclose(f);
+	return buf;
+}
+
+static int cache_valid(const struct reg_entry *e)
+{
+	char want[OUT_PATH_MAX + 256], path[OUT_PATH_MAX + 32];
+	size_t len = 0;
+	char *have;
+	int ok;
+
+	if (!e->cache_dir[0])
+		return 0;
+	snprintf(path, sizeof(path), "%s/%s", e->cache_dir, CACHE_KEY_FILE);
+	have = read_file(path, 4096, &len);
+	cache_key(want, sizeof(want), e);
+	ok = have && strcmp(have, want) == 0;
+	free(have);
+	return ok;
+}
+
+char *reg_cached_view(struct registry *r, struct reg_entry *e, const char *view, size_t *len)
+{
+	char path[OUT_PATH_MAX + 64];
+
+	(void)r;
+	if (!cache_valid(e))
+		return NULL;
+	snprintf(path, sizeof(path), "%s/%s.json", e->cache_dir, view);
+	return read_file(path, MAX_CACHED_DOC, len);
+}
+
+/* Writes every view of a freshly analysed entry, then the key (last, so a
+ * crash in between leaves an invalid cache, never a stale one). */
+static void cache_write(struct reg_entry *e, const struct an_profile *p)
+{
+	struct out_source src = {e->worker, e->span[0] ? e->span : NULL, e->path, e->run};
+	struct out_opts oo = {0, 0};
+	struct out_file of;
+	struct nns_err err;
+	char root[OUT_PATH_MAX], key[OUT_PATH_MAX + 256];
+	char *slash;
+
+	if (!e->cache_dir[0])
+		return;
+	snprintf(root, sizeof(root), "%s", e->cache_dir);
+	slash = strrchr(root, '/');
+	if (!slash)
+		return;
+	*slash = 0;
+	nns_err_clear(&err);
+	unlink(e->cache_dir); /* no-op for a directory; guards a planted file */
+	if (out_write_profile(root, &src, p, &oo, &err))
+		return;
+	cache_key(key, sizeof(key), e);
+	if (out_file_open(&of, e->cache_dir, CACHE_KEY_FILE, &err) == NNS_OK) {
+		fputs(key, of.f);
+		out_file_commit(&of, &err);
+	}
+}
+
+/* ---- entries ---------------------------------------------------------------- */
+
+static void entry_unload(struct reg_entry *e)
+{
+	if (e->ix)
+		trace_index_free(e->ix);
+	if (e->p) {
+		an_profile_release(e->p);
+		free(e->p);
+	}
+	if (e->m) {
+		model_release(e->m);
+		free(e->m);
+	}
+	e->ix = NULL;
+	e->p = NULL;
+	e->m = NULL;
+}
+
+static void entry_free(struct reg_entry *e)
+{
+	entry_unload(e);
+	for (size_t i = 0; i < e->host_info.n; i++)
+		free(e->host_info.v[i]);
+	vec_free(&e->host_info);
+	free(e->run);
+	free(e->worker);
+	free(e->span);
+	free(e->path);
+	free(e->run_dir);
+	free(e);
+}
+
+/* Is path inside the logdir once symlinks are resolved? */
+static int inside_logdir(const struct registry *r, const char *path)
+{
+	char real[PATH_MAX];
+	size_t n = strlen(r->logdir_real);
+
+	if (!realpath(path, real))
+		return 0;
+	if (strcmp(r->logdir_real, "/") == 0)
+		return 1;
+	return strncmp(real, r->logdir_real, n) == 0 && (real[n] == '/' || real[n] == 0);
+}
+
+static struct reg_entry *entry_by_path(struct registry *r, const char *path)
+{
+	for (size_t i = 0; i < r->entries.n; i++)
+		if (!r->entries.v[i]->replaced && strcmp(r->entries.v[i]->path, path) == 0)
+			return r->entries.v[i];
+	return NULL;
+}
+
+static struct reg_entry *entry_new(const struct registry *r, const struct run *run,
+				   const struct run_worker *w, const struct run_span *s,
+				   const struct stat *st)
+{
+	struct reg_entry *e = calloc(1, sizeof(*e));
+	char sub[OUT_NAME_MAX * 2 + 8], root[OUT_PATH_MAX];
+
+	if (!e)
+		return NULL;
+	e->run = xstrdup(run->name);
+	e->worker = xstrdup(w->name);
+	e->span = xstrdup(s->name);
+	e->path = xstrdup(s->path);
+	e->run_dir = xstrdup(run->dir);
+	e->size = st->st_size;
+	e->mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+	e->run_workers = (int)run->workers.n;
+	if (!e->run || !e->worker || !e->span || !e->path || !e->run_dir)
+		goto fail;
+	for (size_t i = 0; i < run->host_info.n; i++) {
+		char *p = strdup(run->host_info.v[i]);
+
+		if (!p || vec_push(&e->host_info, p)) {
+			free(p);
+			goto fail;
+		}
+	}
+	if (cache_root(root, sizeof(root), run->dir, r->cache_dir) == 0) {
+		out_profile_dirname(sub, sizeof(sub), w->name, s->name);
+		if (snprintf(e->cache_dir, sizeof(e->cache_dir), "%s/%s", root, sub) >=
+		    (int)sizeof(e->cache_dir))
+			e->cache_dir[0] = 0;
+	}
+	return e;
+fail:
+	entry_free(e);
+	return NULL;
+}
+
+static void runs_doc(struct registry *r, const struct run_set *rs)
+{
+	struct jsonw w;
+	char *doc;
+	size_t len = 0;
+
+	if (jsonw_init_mem(&w, 0, 0))
+		return;
+	jsonw_obj_begin(&w);
+	jsonw_kstr(&w, "logdir", r->logdir);
+	jsonw_kint(&w, "generation", (int64_t)r->generation);
+	jsonw_key(&w, "runs");
+	jsonw_arr_begin(&w);
+	for (size_t i = 0; rs && i < rs->runs.n; i++) {
+		const struct run *run = &rs->runs.v[i];
+		int nnst = 0, kin = 0, any = 0;
+
+		for (size_t j = 0; j < run->workers.n; j++)
+			any |= run->workers.v[j].spans.n > 0;
+		if (!any)
+			continue; /* every file of it pointed out of the logdir */
+		jsonw_obj_begin(&w);
+		jsonw_kstr(&w, "name", run->name);
+		jsonw_key(&w, "workers");
+		jsonw_arr_begin(&w);
+		for (size_t j = 0; j < run->workers.n; j++) {
+			const struct run_worker *wk = &run->workers.v[j];
+
+			if (wk->spans.n == 0)
+				continue; /* its files pointed out of the logdir */
+			jsonw_obj_begin(&w);
+			jsonw_kstr(&w, "name", wk->name);
+			jsonw_key(&w, "spans");
+			jsonw_arr_begin(&w);
+			for (size_t k = 0; k < wk->spans.n; k++) {
+				const char *p = wk->spans.v[k].path;
+				size_t pl = strlen(p);
+
+				if (pl > 5 && strcmp(p + pl - 5, ".nnst") == 0)
+					nnst = 1;
+				else
+					kin = 1;
+				if (wk->spans.v[k].name)
+					jsonw_str(&w, wk->spans.v[k].name);
+			}
+			jsonw_arr_end(&w);
+			jsonw_obj_end(&w);
+		}
+		jsonw_arr_end(&w);
+		jsonw_kstr(&w, "kind", nnst && kin ? "mixed" : nnst ? "nnscope" : "kineto");
+		jsonw_obj_end(&w);
+	}
+	jsonw_arr_end(&w);
+	jsonw_obj_end(&w);
+	if (jsonw_finish(&w, NULL) == NNS_OK && (doc = jsonw_take(&w, &len)) != NULL) {
+		free(r->runs_json);
+		r->runs_json = doc;
+		r->runs_json_len = len;
+	}
+	jsonw_release(&w);
+}
+
+/* Drops the spans whose file lies outside the logdir (symlinks pointing
+ * out) from rs, in place. */
+static void drop_outside(struct registry *r, struct run_set *rs)
+{
+	for (size_t i = 0; i < rs->runs.n; i++) {
+		struct run *run = &rs->runs.v[i];
+
+		for (size_t j = 0; j < run->workers.n; j++) {
+			struct run_worker *w = &run->workers.v[j];
+			size_t k = 0;
+
+			while (k < w->spans.n) {
+				struct run_span *s = &w->spans.v[k];
+
+				if (inside_logdir(r, s->path)) {
+					k++;
+					continue;
+				}
+				free(s->name);
+				free(s->suffix);
+				free(s->path);
+				memmove(s, s + 1, (w->spans.n - k - 1) * sizeof(*s));
+				w->spans.n--;
+			}
+		}
+	}
+}
+
+/* Rescans the logdir; caller holds mu. Entries whose file changed are
+ * reset (when nobody holds them) so that they are analysed again. */
+static void rescan_locked(struct registry *r)
+{
+	struct run_limits lim = {0, 0, 0, 1};
+	struct run_set rs;
+	struct nns_err err;
+	int changed = 0;
+
+	r->scanned_ns = now_ns();
+	nns_err_clear(&err);
+	if (run_discover(&rs, r->logdir, &lim, &err)) {
+		memset(&rs, 0, sizeof(rs));
+	}
+	drop_outside(r, &rs);
+	for (size_t i = 0; i < r->entries.n; i++)
+		r->entries.v[i]->gone = 1; /* until found again (never for replaced ones) */
+	for (size_t i = 0; i < rs.runs.n; i++) {
+		const struct run *run = &rs.runs.v[i];
+
+		for (size_t j = 0; j < run->workers.n; j++) {
+			const struct run_worker *w = &run->workers.v[j];
+
+			for (size_t k = 0; k < w->spans.n; k++) {
+				const struct run_span *s = &w->spans.v[k];
+				struct reg_entry *e = entry_by_path(r, s->path);
+				struct stat st;
+				int64_t mt;
+
+				if (stat(s->path, &st) != 0)
+					continue;
+				mt = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+				if (e && (e->size != st.st_size || e->mtime_ns != mt ||
+					  strcmp(e->run, run->name) || strcmp(e->worker, w->name) ||
+					  strcmp(e->span, s->name ? s->name : ""))) {
+					if (e->refs || e->state == REG_WORKING ||
+					    e->state == REG_QUEUED) {
+						e->gone = 0; /* retried at the next scan */
+						continue;
+					}
+					/* replaced: a fresh entry takes its place; the old
+					 * one stays allocated (a request may still hold a
+					 * pointer from reg_find) but is unloaded and dead */
+					e->replaced = 1;
+					entry_unload(e);
+					e->state = REG_FAILED;
+					snprintf(e->err, sizeof(e->err),
+						 "%s changed while being served; reload the page",
+						 e->path);
+					e = NULL;
+				}
+				if (!e) {
+					e = entry_new(r, run, w, s, &st);
+					if (!e || vec_push(&r->entries, e)) {
+						if (e)
+							entry_free(e);
+						continue;
+					}
+					changed = 1;
+				}
+				if (e->gone)
+					e->gone = 0;
+			}
+		}
+	}
+	for (size_t i = 0; i < r->entries.n; i++)
+		if (r->entries.v[i]->gone && !r->entries.v[i]->was_gone) {
+			r->entries.v[i]->was_gone = 1;
+			changed = 1;
+		} else if (!r->entries.v[i]->gone) {
+			r->entries.v[i]->was_gone = 0;
+		}
+	if (changed || !r->runs_json) {
+		r->generation++;
+		runs_doc(r, &rs);
+	}
+	run_set_release(&rs);
+}
+
+char *reg_runs_json(struct registry *r, size_t *len)
+{
+	char *copy = NULL;
+
+	pthread_mutex_lock(&r->mu);
+	if (now_ns() - r->scanned_ns > RESCAN_NS)
+		rescan_locked(r);
+	if (r->runs_json && (copy = malloc(r->runs_json_len + 1)) != NULL) {
+		memcpy(copy, r->runs_json, r->runs_json_len + 1);
+		*len = r->runs_json_len;
+	}
+	pthread_mutex_unlock(&r->mu);
+	return copy;
+}
+
+struct reg_entry *reg_find(struct registry *r, const char *run, const char *worker,
+			   const char *span)
+{
+	struct reg_entry *found = NULL;
+
+	if (!span)
+		span = "";
+	pthread_mutex_lock(&r->mu);
+	for (size_t i = 0; i < r->entries.n && !found; i++) {
+		struct reg_entry *e = r->entries.v[i];
+
+		if (!e->gone && strcmp(e->run, run) == 0 && strcmp(e->worker, worker) == 0 &&
+		    strcmp(e->span, span) == 0)
+			found = e;
+	}
+	pthread_mutex_unlock(&r->mu);
+	return found;
+}
+
+size_t reg_find_group(struct registry *r, const char *run, const char *span, struct reg_entry **out,
+		      size_t max)
+{
+	size_t n = 0;
+
+	if (!span)
+		span = "";
+	pthread_mutex_lock(&r->mu);
+	for (size_t i = 0; i < r->entries.n && n < max; i++) {
+		struct reg_entry *e = r->entries.v[i];
+
+		if (!e->gone && strcmp(e->run, run) == 0 && strcmp(e->span, span) == 0)
+			out[n++] = e;
+	}
+	pthread_mutex_unlock(&r->mu);
+	return n;
+}
+
+static double progress_of(struct reg_entry *e)
+{
+	double f;
+
+	switch (e->phase) {
+	case PH_PARSING:
+		f = e->size > 0 ? (double)atomic_load(&e->done_bytes) / (double)e->size : 0;
+		return 0.8 * (f > 1 ? 1 : f);
+	case PH_ANALYSING:
+		return 0.8;
+	case PH_CACHING:
+		return 0.88;
+	case PH_INDEXING:
+		return 0.92;
+	default:
+		return 0;
+	}
+}
+
+int reg_state(struct registry *r, struct reg_entry *e)
+{
+	int st;
+
+	pthread_mutex_lock(&r->mu);
+	st = e->state;
+	pthread_mutex_unlock(&r->mu);
+	return st;
+}
+
+int reg_acquire(struct registry *r, struct reg_entry *e, struct reg_progress *pr)
+{
+	int st;
+
+	pthread_mutex_lock(&r->mu);
+	if (e->state == REG_IDLE && !r->stop) {
+		if (vec_push(&r->queue, e) == NNS_OK) {
+			e->state = REG_QUEUED;
+			e->phase = PH_QUEUED;
+			pthread_cond_broadcast(&r->cv);
+		}
+	}
+	st = e->state;
+	if (st == REG_READY) {
+		e->refs++;
+		e->last_used = ++r->clock;
+	} else if (pr) {
+		pr->state = st;
+		pr->phase = e->phase;
+		pr->progress = progress_of(e);
+		snprintf(pr->err, sizeof(pr->err), "%s", e->err);
+	}
+	pthread_mutex_unlock(&r->mu);
+	return st;
+}
+
+void reg_put(struct registry *r, struct reg_entry *e)
+{
+	pthread_mutex_lock(&r->mu);
+	if (e->refs > 0)
+		e->refs--;
+	pthread_mutex_unlock(&r->mu);
+}
+
+/* Unloads the least recently used READY entries nobody holds while more
+ * than max_loaded are in memory; caller holds mu. */
+static void evict_locked(struct registry *r)
+{
+	for (;;) {
+		struct reg_entry *lru = NULL;
+		size_t loaded = 0;
+
+		for (size_t i = 0; i < r->entries.n; i++) {
+			struct reg_entry *e = r->entries.v[i];
+
+			if (e->state != REG_READY)
+				continue;
+			loaded++;
+			if (e->refs == 0 && (!lru || e->last_used < lru->last_used))
+				lru = e;
+		}
+		if (loaded <= r->max_loaded || !lru)
+			return;
+		entry_unload(lru);
+		lru->state = REG_IDLE;
+	}
+}
+
+/* ---- the background job: load, analyse, cache, index ----------------------- */
+
+static int load_entry(struct registry *r, struct reg_entry *e, struct model **mo,
+		      struct an_profile **po, struct trace_index **ixo, struct nns_err *err)
+{
+	struct kineto_opts ko = {0, 0, &e->done_bytes};
+	struct model *m = calloc(1, sizeof(*m));
+	struct an_profile *p = calloc(1, sizeof(*p));
+	struct run hrun;
+	int rc;
+
+	if (!m || !p) {
+		free(m);
+		free(p);
+		return nns_err_set(err, NNS_ENOMEM, "%s: out of memory", e->path);
+	}
+	atomic_store(&e->done_bytes, 0);
+	rc = load_trace(m, e->path, &ko, err);
+	if (rc && rc != NNS_ETRUNC) {
+		free(m);
+		free(p);
+		return rc;
+	}
+	memset(&hrun, 0, sizeof(hrun));
+	hrun.host_info.v = e->host_info.v;
+	hrun.host_info.n = e->host_info.n;
+	hrun.workers.n = (size_t)e->run_workers;
+	load_host_info(m, &hrun, NULL, NULL);
+
+	pthread_mutex_lock(&r->mu);
+	e->phase = PH_ANALYSING;
+	pthread_mutex_unlock(&r->mu);
+	nns_err_clear(err);
+	if ((rc = an_profile_compute(p, m, err)) != NNS_OK)
+		goto fail;
+
+	pthread_mutex_lock(&r->mu);
+	e->phase = PH_CACHING;
+	pthread_mutex_unlock(&r->mu);
+	if (!cache_valid(e))
+		cache_write(e, p);
+
+	pthread_mutex_lock(&r->mu);
+	e->phase = PH_INDEXING;
+	pthread_mutex_unlock(&r->mu);
+	if ((rc = trace_index_build(ixo, m, p, err)) != NNS_OK)
+		goto fail;
+	*mo = m;
+	*po = p;
+	return NNS_OK;
+fail:
+	an_profile_release(p);
+	free(p);
+	model_release(m);
+	free(m);
+	return rc;
+}
+
+static void *worker_main(void *arg)
+{
+	struct registry *r = arg;
+
+	pthread_mutex_lock(&r->mu);
+	for (;;) {
+		struct reg_entry *e;
+		struct model *m = NULL;
+		struct an_profile *p = NULL;
+		struct trace_index *ix = NULL;
+		struct nns_err err;
+		int rc;
+
+		while (!r->stop && r->queue.n == 0)
+			pthread_cond_wait(&r->cv, &r->mu);
+		if (r->stop)
+			break;
+		e = r->queue.v[0];
+		memmove(r->queue.v, r->queue.v + 1, (r->queue.n - 1) * sizeof(*r->queue.v));
+		r->queue.n--;
+		e->state = REG_WORKING;
+		e->phase = PH_PARSING;
+		pthread_mutex_unlock(&r->mu);
+
+		nns_err_clear(&err);
+		rc = load_entry(r, e, &m, &p, &ix, &err);
+		if (!r->quiet) {
+			if (rc)
+				fprintf(stderr, "nnscope serve: %s\n", err.msg);
+			else
+				fprintf(stderr, "nnscope serve: loaded %s (%zu events)\n", e->path,
+					m->events.n);
+		}
+
+		pthread_mutex_lock(&r->mu);
+		if (rc) {
+			e->state = REG_FAILED;
+			snprintf(e->err, sizeof(e->err), "%s",
+				 err.msg[0] ? err.msg : nns_strerror(rc));
+		} else {
+			e->m = m;
+			e->p = p;
+			e->ix = ix;
+			e->state = REG_READY;
+			e->last_used = ++r->clock;
+			evict_locked(r);
+		}
+	}
+	pthread_mutex_unlock(&r->mu);
+	return NULL;
+}
+
+int reg_init(struct registry *r, const char *logdir, const char *cache_dir, int nworkers,
+	     struct nns_err *err)
+{
+	char real[PATH_MAX];
+	struct stat st;
+
+	memset(r, 0, sizeof(*r));
+	if (cache_dir) {
+		struct nns_err e2;
+
+		nns_err_clear(&e2);
+		if (out_mkdirs(cache_dir, &e2) != NNS_OK || access(cache_dir, W_OK) != 0)
+			return nns_err_set(err, NNS_EIO, "--cache-dir %s: cannot write there",
+					   cache_dir);
+		if (!(r->cache_dir = strdup(cache_dir)))
+			return nns_err_set(err, NNS_ENOMEM, "out of memory");
+	}
+	if (stat(logdir, &st) != 0 || !S_ISDIR(st.st_mode) || !realpath(logdir, real)) {
+		int rc = nns_err_set(err, NNS_ENOTFOUND, "%s: %s", logdir,
+				     access(logdir, F_OK) == 0 ? "not a directory"
+							       : "no such directory");
+
+		free(r->cache_dir);
+		return rc;
+	}
+	r->logdir = strdup(logdir);
+	r->logdir_real = strdup(real);
+	if (!r->logdir || !r->logdir_real) {
+		free(r->cache_dir);
+		free(r->logdir);
+		free(r->logdir_real);
+		return nns_err_set(err, NNS_ENOMEM, "out of memory");
+	}
+	r->max_loaded = 8;
+	pthread_mutex_init(&r->mu, NULL);
+	pthread_cond_init(&r->cv, NULL);
+	pthread_mutex_lock(&r->mu);
+	rescan_locked(r);
+	pthread_mutex_unlock(&r->mu);
+	if (nworkers < 1)
+		nworkers = 1;
+	if (nworkers > 4)
+		nworkers = 4;
+	for (int i = 0; i < nworkers; i++) {
+		if (pthread_create(&r->workers[i], NULL, worker_main, r) != 0)
+			break;
+		r->nworkers++;
+	}
+	if (r->nworkers == 0) {
+		reg_release(r);
+		return nns_err_set(err, NNS_ENOMEM, "cannot start a worker thread");
+	}
+	return NNS_OK;
+}
+
+void reg_release(struct registry *r)
+{
+	pthread_mutex_lock(&r->mu);
+	r->stop = 1;
+	pthread_cond_broadcast(&r->cv);
+	pthread_mutex_unlock(&r->mu);
+	for (int i = 0; i < r->nworkers; i++)
+		pthread_join(r->workers[i], NULL);
+	for (size_t i = 0; i < r->entries.n; i++)
+		entry_free(r->entries.v[i]);
+	vec_free(&r->entries);
+	vec_free(&r->queue);
+	free(r->runs_json);
+	free(r->logdir);
+	free(r->logdir_real);
+	free(r->cache_dir);
+	pthread_mutex_destroy(&r->mu);
+	pthread_cond_destroy(&r->cv);
+	memset(r, 0, sizeof(*r));
+}

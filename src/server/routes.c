@@ -1,0 +1,419 @@
+/*
+ * routes.c - the JSON API of `nnscope serve` (docs/SERVER.md): runs,
+ * per-span views (from the loaded profile, or the disk cache), the
+ * distributed and diff views, and the trace level-of-detail queries.
+ *
+ * Parameters are names looked up in the registry, never paths. A span
+ * that is not loaded yet is queued and answered 202 with its progress.
+ */
+#include "server/server.h"
+#include "output/jsonw.h"
+#include "output/output.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_GROUP 256
+#define MAX_NAME 4096
+#define MAX_TRACKS 4096
+
+typedef void (*view_fn)(struct jsonw *w, const struct an_profile *p);
+
+static void v_overview(struct jsonw *w, const struct an_profile *p)
+{
+	out_json_overview(w, p, NULL);
+}
+
+static const struct {
+	const char *name;
+	view_fn fn;
+} views[] = {
+    {"overview", v_overview},
+    {"operators", out_json_operators},
+    {"kernels", out_json_kernels},
+    {"memory", out_json_memory},
+    {"modules", out_json_modules},
+    {"datapipe", out_json_datapipe},
+    {"cpu", out_json_cpu},
+    {"hostinfo", out_json_hostinfo},
+    {"steptrace", out_json_steptrace},
+};
+
+/* Finishes w and answers it (200), or 500 when writing failed. */
+static void reply_json(struct srv_req *q, struct jsonw *w)
+{
+	struct nns_err err;
+	size_t len = 0;
+	char *doc;
+
+	nns_err_clear(&err);
+	if (jsonw_finish(w, &err) != NNS_OK || !(doc = jsonw_take(w, &len))) {
+		jsonw_release(w);
+		srv_error(q, 500, "cannot write the answer: %s", err.msg);
+		return;
+	}
+	jsonw_release(w);
+	srv_reply(q, 200, "application/json", doc, len);
+}
+
+static int name_ok(struct srv_req *q, const char *key, const char *v, int required)
+{
+	if (!v) {
+		if (required)
+			srv_error(q, 400, "missing parameter '%s'", key);
+		return !required;
+	}
+	if (strlen(v) > MAX_NAME) {
+		srv_error(q, 400, "parameter '%s' is too long", key);
+		return 0;
+	}
+	return 1;
+}
+
+/* The entry named by run/worker/span (suffix "" or "2"), or NULL after
+ * answering 400/404. */
+static struct reg_entry *entry_arg(struct server *s, struct srv_req *q, const char *suffix)
+{
+	char k_run[8], k_worker[12], k_span[10];
+	const char *run, *worker, *span;
+	struct reg_entry *e;
+
+	snprintf(k_run, sizeof(k_run), "run%s", suffix);
+	snprintf(k_worker, sizeof(k_worker), "worker%s", suffix);
+	snprintf(k_span, sizeof(k_span), "span%s", suffix);
+	run = srv_arg(q, k_run);
+	worker = srv_arg(q, k_worker);
+	span = srv_arg(q, k_span);
+	if (!name_ok(q, k_run, run, 1) || !name_ok(q, k_worker, worker, 1) ||
+	    !name_ok(q, k_span, span, 0))
+		return NULL;
+	e = reg_find(&s->reg, run, worker, span);
+	if (!e)
+		srv_error(q, 404, "no worker '%.200s'%s%.64s%s in run '%.200s'", worker,
+			  span && span[0] ? " span '" : "", span ? span : "",
+			  span && span[0] ? "'" : "", run);
+	return e;
+}
+
+/* Takes a reference on a READY entry; otherwise answers 202 or 500. */
+static int acquire(struct server *s, struct srv_req *q, struct reg_entry *e)
+{
+	struct reg_progress pr;
+	int st = reg_acquire(&s->reg, e, &pr);
+
+	if (st == REG_READY)
+		return 1;
+	if (st == REG_FAILED)
+		srv_error(q, 500, "%s", pr.err);
+	else
+		srv_progress(q, &pr);
+	return 0;
+}
+
+static void api_runs(struct server *s, struct srv_req *q)
+{
+	size_t len = 0;
+	char *doc = reg_runs_json(&s->reg, &len);
+
+	if (!doc)
+		srv_error(q, 503, "out of memory");
+	else
+		srv_reply(q, 200, "application/json", doc, len);
+}
+
+static void api_view(struct server *s, struct srv_req *q)
+{
+	const char *view = srv_arg(q, "view");
+	struct reg_entry *e;
+	struct jsonw w;
+	size_t i, len = 0;
+	char *doc;
+
+	if (!view)
+		return srv_error(q, 400, "missing parameter 'view'");
+	for (i = 0; i < sizeof(views) / sizeof(views[0]); i++)
+		if (strcmp(views[i].name, view) == 0)
+			break;
+	if (i == sizeof(views) / sizeof(views[0]))
+		return srv_error(q, 404, "no view '%.64s'", view);
+	if (!(e = entry_arg(s, q, "")))
+		return;
+	/* a span analysed before: its cache answers without loading it */
+	if (reg_state(&s->reg, e) != REG_READY &&
+	    (doc = reg_cached_view(&s->reg, e, view, &len)) != NULL)
+		return srv_reply(q, 200, "application/json", doc, len);
+	if (!acquire(s, q, e))
+		return;
+	if (jsonw_init_mem(&w, 0, 0)) {
+		reg_put(&s->reg, e);
+		return srv_error(q, 503, "out of memory");
+	}
+	if (strcmp(view, "overview") == 0) {
+		struct out_source src = {e->worker, e->span[0] ? e->span : NULL, e->path, e->run};
+
+		out_json_overview(&w, e->p, &src);
+	} else {
+		views[i].fn(&w, e->p);
+	}
+	reg_put(&s->reg, e);
+	reply_json(q, &w);
+}
+
+/* Acquires every entry of es[0..n); on success all are held. Otherwise
+ * answers 202 (with the mean progress) or 500 and holds none (all the
+ * entries not loaded yet are queued either way). */
+static int acquire_all(struct server *s, struct srv_req *q, struct reg_entry **es, size_t n,
+		       unsigned char *held)
+{
+	struct reg_progress pr, sum;
+	size_t ready = 0;
+	int failed = -1;
+
+	memset(&sum, 0, sizeof(sum));
+	for (size_t i = 0; i < n; i++) {
+		int st = reg_acquire(&s->reg, es[i], &pr);
+
+		held[i] = st == REG_READY;
+		if (held[i]) {
+			ready++;
+			sum.progress += 1;
+		} else if (st == REG_FAILED) {
+			if (failed < 0) {
+				failed = (int)i;
+				snprintf(sum.err, sizeof(sum.err), "%s", pr.err);
+			}
+		} else {
+			sum.progress += pr.progress;
+			sum.phase = pr.phase;
+		}
+	}
+	if (ready == n)
+		return 1;
+	for (size_t i = 0; i < n; i++)
+		if (held[i])
+			reg_put(&s->reg, es[i]);
+	if (failed >= 0) {
+		srv_error(q, 500, "%s", sum.err);
+	} else {
+		sum.progress /= (double)n;
+		srv_progress(q, &sum);
+	}
+	return 0;
+}
+
+static void put_all(struct server *s, struct reg_entry **es, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		reg_put(&s->reg, es[i]);
+}
+
+static void api_distributed(struct server *s, struct srv_req *q)
+{
+	const char *run = srv_arg(q, "run"), *span = srv_arg(q, "span");
+	struct reg_entry *es[MAX_GROUP];
+	const struct an_profile *ps[MAX_GROUP];
+	const char *names[MAX_GROUP];
+	unsigned char held[MAX_GROUP];
+	struct an_dist d;
+	struct nns_err err;
+	struct jsonw w;
+	size_t n;
+
+	if (!name_ok(q, "run", run, 1) || !name_ok(q, "span", span, 0))
+		return;
+	n = reg_find_group(&s->reg, run, span, es, MAX_GROUP);
+	if (n == 0)
+		return srv_error(q, 404, "no run '%.200s'%s%.64s%s", run,
+				 span ? " with span '" : "", span ? span : "", span ? "'" : "");
+	if (!acquire_all(s, q, es, n, held))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		ps[i] = es[i]->p;
+		names[i] = es[i]->worker;
+	}
+	nns_err_clear(&err);
+	memset(&d, 0, sizeof(d));
+	if (an_dist_compute(&d, ps, names, n, &err) != NNS_OK) {
+		put_all(s, es, n);
+		an_dist_release(&d);
+		return srv_error(q, 500, "%s", err.msg);
+	}
+	put_all(s, es, n);
+	if (jsonw_init_mem(&w, 0, 0)) {
+		an_dist_release(&d);
+		return srv_error(q, 503, "out of memory");
+	}
+	out_json_dist(&w, &d, span && span[0] ? span : NULL);
+	an_dist_release(&d);
+	reply_json(q, &w);
+}
+
+static void api_diff(struct server *s, struct srv_req *q)
+{
+	struct reg_entry *es[2];
+	unsigned char held[2];
+	struct an_diff d;
+	struct nns_err err;
+	struct jsonw w;
+	char base[512], exp[512];
+	int rc;
+
+	if (!(es[0] = entry_arg(s, q, "")) || !(es[1] = entry_arg(s, q, "2")))
+		return;
+	if (!acquire_all(s, q, es, es[0] == es[1] ? 1 : 2, held))
+		return;
+	nns_err_clear(&err);
+	memset(&d, 0, sizeof(d));
+	rc = an_diff_compute(&d, es[0]->p, es[1]->p, &err);
+	put_all(s, es, es[0] == es[1] ? 1 : 2);
+	if (rc != NNS_OK) {
+		an_diff_release(&d);
+		return srv_error(q, 500, "%s", err.msg);
+	}
+	snprintf(base, sizeof(base), "%s/%s%s%s", es[0]->run, es[0]->worker,
+		 es[0]->span[0] ? "." : "", es[0]->span);
+	snprintf(exp, sizeof(exp), "%s/%s%s%s", es[1]->run, es[1]->worker,
+		 es[1]->span[0] ? "." : "", es[1]->span);
+	if (jsonw_init_mem(&w, 0, 0)) {
+		an_diff_release(&d);
+		return srv_error(q, 503, "out of memory");
+	}
+	out_json_diff(&w, &d, base, exp);
+	an_diff_release(&d);
+	reply_json(q, &w);
+}
+
+/* ---- trace -------------------------------------------------------------------- */
+
+static int int_arg(struct srv_req *q, const char *key, int64_t min, int64_t max, int64_t *out)
+{
+	const char *v = srv_arg(q, key);
+	char *end;
+	long long x;
+
+	if (!v || !*v) {
+		srv_error(q, 400, "missing parameter '%s'", key);
+		return 0;
+	}
+	errno = 0;
+	x = strtoll(v, &end, 10);
+	if (errno || *end || x < min || x > max) {
+		srv_error(q, 400, "parameter '%s' wants an integer in [%lld, %lld], not '%.40s'",
+			  key, (long long)min, (long long)max, v);
+		return 0;
+	}
+	*out = x;
+	return 1;
+}
+
+/* Parses "1,5,7" into tracks; *n = 0 when absent. */
+static int tracks_arg(struct srv_req *q, uint32_t *tracks, size_t *n)
+{
+	const char *v = srv_arg(q, "tracks"), *p;
+
+	*n = 0;
+	if (!v || !*v)
+		return 1;
+	for (p = v; *p;) {
+		char *end;
+		unsigned long x;
+
+		errno = 0;
+		x = strtoul(p, &end, 10);
+		if (end == p || errno || x > UINT32_MAX || *n >= MAX_TRACKS ||
+		    (*end && *end != ',')) {
+			srv_error(q, 400, "parameter 'tracks' wants track ids like 1,5,7");
+			return 0;
+		}
+		tracks[(*n)++] = (uint32_t)x;
+		p = *end ? end + 1 : end;
+	}
+	return 1;
+}
+
+static void api_trace(struct server *s, struct srv_req *q, const char *what)
+{
+	static const int64_t TMAX = (int64_t)1 << 62;
+	struct reg_entry *e;
+	struct nns_err err;
+	struct jsonw w;
+	uint32_t *tracks = NULL;
+	size_t nt = 0;
+	int64_t t0 = 0, t1 = 0, px = 0, id = 0;
+	int rc = NNS_OK;
+
+	if (strcmp(what, "meta") && strcmp(what, "window") && strcmp(what, "event") &&
+	    strcmp(what, "summary"))
+		return srv_error(q, 404, "no trace endpoint '%.64s'", what);
+	if (!(e = entry_arg(s, q, "")))
+		return;
+	if (!strcmp(what, "window") &&
+	    (!int_arg(q, "t0", -TMAX, TMAX, &t0) || !int_arg(q, "t1", -TMAX, TMAX, &t1) ||
+	     !int_arg(q, "px", 1, 8192, &px)))
+		return;
+	if (!strcmp(what, "summary") &&
+	    (!int_arg(q, "t0", -TMAX, TMAX, &t0) || !int_arg(q, "t1", -TMAX, TMAX, &t1)))
+		return;
+	if (!strcmp(what, "event") && !int_arg(q, "id", 0, INT64_MAX, &id))
+		return;
+	if (!strcmp(what, "window") || !strcmp(what, "summary")) {
+		tracks = malloc(MAX_TRACKS * sizeof(*tracks));
+		if (!tracks)
+			return srv_error(q, 503, "out of memory");
+		if (!tracks_arg(q, tracks, &nt)) {
+			free(tracks);
+			return;
+		}
+	}
+	if (!acquire(s, q, e)) {
+		free(tracks);
+		return;
+	}
+	if (jsonw_init_mem(&w, 0, 0)) {
+		reg_put(&s->reg, e);
+		free(tracks);
+		return srv_error(q, 503, "out of memory");
+	}
+	nns_err_clear(&err);
+	if (!strcmp(what, "meta")) {
+		trace_meta_json(e->ix, &w);
+	} else if (!strcmp(what, "window")) {
+		struct trace_window_q wq = {t0, t1, (int)px, nt ? tracks : NULL, nt};
+
+		rc = trace_window_json(e->ix, &wq, &w, &err);
+	} else if (!strcmp(what, "event")) {
+		rc = trace_event_json(e->ix, id, &w, &err);
+	} else {
+		rc = trace_summary_json(e->ix, t0, t1, nt ? tracks : NULL, nt, &w, &err);
+	}
+	reg_put(&s->reg, e);
+	free(tracks);
+	if (rc != NNS_OK) {
+		jsonw_release(&w);
+		return srv_error(q,
+				 rc == NNS_ENOTFOUND ? 404
+				 : rc == NNS_EINVAL  ? 400
+						     : 500,
+				 "%s", err.msg);
+	}
+	reply_json(q, &w);
+}
+
+void routes_api(struct server *s, struct srv_req *q, const char *url)
+{
+	const char *p = url + 5;
+
+	if (!strcmp(p, "runs"))
+		api_runs(s, q);
+	else if (!strcmp(p, "view"))
+		api_view(s, q);
+	else if (!strcmp(p, "distributed"))
+		api_distributed(s, q);
+	else if (!strcmp(p, "diff"))
+		api_diff(s, q);
+	else if (!strncmp(p, "trace/", 6))
+		api_trace(s, q, p + 6);
+	else
+		srv_error(q, 404, "no API endpoint '%.200s'", url);
+}

@@ -1,0 +1,54 @@
+/*
+ * server.h - `nnscope serve`: the HTTP server (libmicrohttpd) in front of
+ * the run registry, answering the JSON API and the embedded UI of
+ * docs/SERVER.md.
+ *
+ * Ownership: struct server is caller storage; srv_start() fills it and
+ * srv_stop() releases everything it holds.
+ */
+#ifndef NNS_SERVER_SERVER_H
+#define NNS_SERVER_SERVER_H
+
+#include "common/err.h"
+#include "server/registry.h"
+
+#include <stddef.h>
+
+struct srv_opts {
+	const char *logdir;
+	const char *cache_dir; /* NULL: beside each run */
+	const char *host;      /* address to bind, "127.0.0.1" by default */
+	int port;	       /* 0: any free port (srv_start reports it) */
+	int threads;	       /* HTTP worker threads (default 4) */
+	int loopback;	       /* the address is a loopback one: check Host headers */
+	int quiet;
+};
+
+struct srv_req; /* one request (http.c) */
+
+struct server {
+	struct registry reg;
+	struct srv_opts o;
+	int port; /* the bound port */
+	void *mhd;
+};
+
+int srv_start(struct server *s, const struct srv_opts *o, struct nns_err *err);
+void srv_stop(struct server *s);
+
+/* ---- used by routes.c ------------------------------------------------------- */
+
+/* A query parameter of the request, NULL when absent. */
+const char *srv_arg(struct srv_req *q, const char *name);
+/* Answers with a body that the response takes ownership of (malloc'd). */
+void srv_reply(struct srv_req *q, int status, const char *mime, char *body, size_t len);
+/* Answers {"error": msg} with status. */
+void srv_error(struct srv_req *q, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Answers 202 with a progress document. */
+void srv_progress(struct srv_req *q, const struct reg_progress *pr);
+
+/* Routes an API request (url starts with "/api/"). routes.c */
+void routes_api(struct server *s, struct srv_req *q, const char *url);
+
+#endif

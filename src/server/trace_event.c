@@ -1,0 +1,360 @@
+/*
+ * trace_event.c - one event in full (`/api/trace/event`) and the summary
+ * of a box selection (`/api/trace/summary`).
+ *
+ * Event links: a runtime/driver launch links to its device events
+ * ("kernel"); a device event to its launch ("launch") and the operator
+ * enclosing the launch ("launcher"); a host event to the kernels launched
+ * by launches nested inside it (at most 50, "kernel"); any event on a
+ * nesting track to its enclosing event ("parent"); fwdbwd flow partners
+ * ("backward" from a forward op, "forward" from a backward op).
+ *
+ * Ownership: scratch is per call; nothing is kept.
+ */
+#include "server/trace_internal.h"
+
+#include <string.h>
+
+/* ---- event --------------------------------------------------------------- */
+
+static void link(const struct trace_index *ix, struct jsonw *w, const char *rel, uint32_t id)
+{
+	const struct model_event *e = &ix->m->events.v[id];
+	uint32_t tr = ti_track_of(ix, id);
+
+	jsonw_obj_begin(w);
+	jsonw_kstr(w, "rel", rel);
+	jsonw_kint(w, "id", id);
+	jsonw_kstr(w, "name", model_str(ix->m, e->name));
+	jsonw_kint(w, "track", tr == UINT32_MAX ? -1 : (int64_t)tr);
+	jsonw_kint(w, "start", e->ts - ix->origin);
+	jsonw_kint(w, "dur", e->dur);
+	jsonw_obj_end(w);
+}
+
+/* Range [*lo, *hi) of ix->launched whose launch is `launch`. */
+static void launched_by(const struct trace_index *ix, uint32_t launch, size_t *lo, size_t *hi)
+{
+	const uint32_t *lof = ix->m->launch_of;
+	size_t a = 0, b = ix->nlaunched;
+
+	while (a < b) {
+		size_t mid = a + (b - a) / 2;
+		if (lof[ix->launched[mid]] >= launch)
+			b = mid;
+		else
+			a = mid + 1;
+	}
+	*lo = a;
+	b = ix->nlaunched;
+	while (a < b) {
+		size_t mid = a + (b - a) / 2;
+		if (lof[ix->launched[mid]] > launch)
+			b = mid;
+		else
+			a = mid + 1;
+	}
+	*hi = a;
+}
+
+/* The enclosing event on the same track: the innermost event containing
+ * id's start in the lanes above id's depth (for an overflow event, in any
+ * regular lane). None on stream tracks. */
+static uint32_t enclosing(const struct trace_index *ix, uint32_t id, uint32_t lane)
+{
+	const struct ti_lane *ln = &ix->lanes[lane];
+	const struct ti_track *tr = &ix->tracks[ln->track];
+	int64_t ts = ix->m->events.v[id].ts - ix->origin;
+
+	if (tr->kind == TI_STREAM)
+		return MODEL_NOIDX;
+	return ti_innermost_at(ix, ln->track, ts,
+			       ln->depth < tr->nregular ? ln->depth : tr->nregular);
+}
+
+static void kv_str(const struct model *m, struct jsonw *w, const char *k, uint32_t sid)
+{
+	if (sid)
+		jsonw_kstr(w, k, model_str(m, sid));
+}
+
+static void kv_int(struct jsonw *w, const char *k, int64_t v)
+{
+	if (v != MODEL_NONE)
+		jsonw_kint(w, k, v);
+}
+
+static void write_args(const struct trace_index *ix, const struct model_event *e, struct jsonw *w)
+{
+	const struct model *m = ix->m;
+
+	jsonw_key(w, "args");
+	jsonw_obj_begin(w);
+	if (model_kind_is_device(e->kind)) {
+		if (e->device >= 0)
+			jsonw_kint(w, "device", e->device);
+		if (e->extra != MODEL_NOIDX && e->extra < m->dev_args.n) {
+			const struct model_dev_args *a = &m->dev_args.v[e->extra];
+			kv_str(m, w, "grid", a->grid);
+			kv_str(m, w, "block", a->block);
+			if (a->stream >= 0)
+				jsonw_kint(w, "stream", a->stream);
+			if (a->regs >= 0)
+				jsonw_kint(w, "registers per thread", a->regs);
+			if (a->shared_mem >= 0)
+				jsonw_kint(w, "shared memory", a->shared_mem);
+			if (a->blocks_per_sm >= 0)
+				jsonw_kdouble(w, "blocks per SM", a->blocks_per_sm);
+			if (a->occupancy >= 0)
+				jsonw_kdouble(w, "est. achieved occupancy %", a->occupancy);
+			if (a->bytes >= 0)
+				jsonw_kint(w, "bytes", a->bytes);
+		}
+	} else if (e->extra != MODEL_NOIDX && e->extra < m->op_args.n) {
+		const struct model_op_args *a = &m->op_args.v[e->extra];
+		kv_str(m, w, "Input Dims", a->input_dims);
+		kv_str(m, w, "Input type", a->input_type);
+		kv_str(m, w, "Call stack", a->call_stack);
+		kv_int(w, "Python id", a->py_id);
+		kv_int(w, "Python parent id", a->py_parent_id);
+		kv_int(w, "Python module id", a->py_module_id);
+		kv_int(w, "Sequence number", a->seq);
+		kv_int(w, "Fwd thread id", a->fwd_tid);
+	}
+	kv_int(w, "External id", e->ext_id);
+	kv_int(w, "correlation", e->corr);
+	jsonw_obj_end(w);
+}
+
+/* Kernels launched by launches nested in host event id (on its track). */
+static void nested_kernels(const struct trace_index *ix, uint32_t id, uint32_t lane,
+			   struct jsonw *w)
+{
+	const struct ti_lane *ln = &ix->lanes[lane];
+	const struct ti_track *tr = &ix->tracks[ln->track];
+	const struct model_event *e = &ix->m->events.v[id];
+	int64_t s = e->ts - ix->origin, end = s + e->dur;
+	uint32_t d;
+	int shown = 0;
+
+	if (!ix->nlaunched)
+		return;
+	for (d = ln->depth + 1; d < tr->nregular && shown < TI_MAX_LINK_KERNELS; d++) {
+		const struct ti_lane *l = &ix->lanes[tr->lane0 + d];
+		size_t i = ti_first_start_ge(ix->lane_s, l->off, l->off + l->n, s);
+		for (; i < l->off + l->n && ix->lane_s[i] < end && shown < TI_MAX_LINK_KERNELS;
+		     i++) {
+			size_t a, b;
+			if (ti_end(ix, i) > end ||
+			    !model_kind_is_launch(ix->m->events.v[ix->lane_id[i]].kind))
+				continue;
+			launched_by(ix, ix->lane_id[i], &a, &b);
+			for (; a < b && shown < TI_MAX_LINK_KERNELS; a++, shown++)
+				link(ix, w, "kernel", ix->launched[a]);
+		}
+	}
+}
+
+int trace_event_json(const struct trace_index *ix, int64_t id, struct jsonw *w, struct nns_err *err)
+{
+	const struct model *m = ix->m;
+	const struct model_event *e;
+	uint32_t lane, par;
+	size_t pos, a, b;
+
+	if (id < 0 || (uint64_t)id >= m->events.n || ti_locate(ix, (uint32_t)id, &lane, &pos) != 0)
+		return nns_err_set(err, NNS_ENOTFOUND,
+				   "no event with id %lld (the trace has %zu events)",
+				   (long long)id, m->events.n);
+	e = &m->events.v[id];
+	jsonw_obj_begin(w);
+	jsonw_kint(w, "id", id);
+	jsonw_kstr(w, "name", model_str(m, e->name));
+	jsonw_kstr(w, "cat", ti_cat(e->kind));
+	jsonw_kint(w, "track", ix->lanes[lane].track);
+	jsonw_kint(w, "depth", ix->lanes[lane].depth);
+	jsonw_kint(w, "start", e->ts - ix->origin);
+	jsonw_kint(w, "dur", e->dur);
+	write_args(ix, e, w);
+	jsonw_key(w, "links");
+	jsonw_arr_begin(w);
+	par = enclosing(ix, (uint32_t)id, lane);
+	if (par != MODEL_NOIDX)
+		link(ix, w, "parent", par);
+	if (model_kind_is_launch(e->kind)) {
+		launched_by(ix, (uint32_t)id, &a, &b);
+		for (; a < b; a++)
+			link(ix, w, "kernel", ix->launched[a]);
+	} else if (model_kind_is_device(e->kind)) {
+		uint32_t l = m->launch_of ? m->launch_of[id] : MODEL_NOIDX;
+		if (l != MODEL_NOIDX && l < m->events.n) {
+			uint32_t t = ti_track_of(ix, l), op = MODEL_NOIDX, ll;
+			size_t lp;
+			link(ix, w, "launch", l);
+			if (ti_locate(ix, l, &ll, &lp) == 0) {
+				/* innermost enclosing cpu_op, else innermost enclosing event */
+				uint32_t d = ix->lanes[ll].depth < ix->tracks[t].nregular
+						 ? ix->lanes[ll].depth
+						 : ix->tracks[t].nregular;
+				int64_t ts = m->events.v[l].ts - ix->origin;
+				uint32_t first = MODEL_NOIDX;
+				while (d > 0) {
+					uint32_t c = ti_innermost_at(ix, t, ts, d);
+					if (c == MODEL_NOIDX)
+						break;
+					if (first == MODEL_NOIDX)
+						first = c;
+					if (m->events.v[c].kind == MK_CPU_OP) {
+						op = c;
+						break;
+					}
+					ti_locate(ix, c, &ll, &lp);
+					d = ix->lanes[ll].depth;
+				}
+				if (op == MODEL_NOIDX)
+					op = first;
+			}
+			if (op != MODEL_NOIDX)
+				link(ix, w, "launcher", op);
+		}
+	} else if (ix->lanes[lane].depth < ix->tracks[ix->lanes[lane].track].nregular) {
+		nested_kernels(ix, (uint32_t)id, lane, w);
+	}
+	/* forward -> backward partners */
+	{
+		size_t lo = 0, hi = ix->nfb;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (ix->fb[mid][0] >= (uint32_t)id)
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		for (; lo < ix->nfb && ix->fb[lo][0] == (uint32_t)id; lo++)
+			link(ix, w, "backward", ix->fb[lo][1]);
+		lo = 0;
+		hi = ix->nfb;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (ix->fb[ix->fb_to[mid]][1] >= (uint32_t)id)
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		for (; lo < ix->nfb && ix->fb[ix->fb_to[lo]][1] == (uint32_t)id; lo++)
+			link(ix, w, "forward", ix->fb[ix->fb_to[lo]][0]);
+	}
+	jsonw_arr_end(w);
+	jsonw_obj_end(w);
+	return NNS_OK;
+}
+
+/* ---- summary ------------------------------------------------------------- */
+
+struct row {
+	uint32_t name;
+	uint8_t kind;
+	int64_t count, total, min, max;
+};
+
+static int cmp_row(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return x->name < y->name ? -1 : x->name > y->name;
+}
+
+int trace_summary_json(const struct trace_index *ix, int64_t t0, int64_t t1, const uint32_t *tracks,
+		       size_t ntracks, struct jsonw *w, struct nns_err *err)
+{
+	const struct model *m = ix->m;
+	unsigned char *sel = NULL;
+	struct ti_map map = {0};
+	struct row *rows = NULL;
+	size_t nrows = 0, caprows = 0, t, d, i;
+	int64_t events = 0;
+	int rc;
+
+	if (t1 <= t0)
+		return nns_err_set(err, NNS_EINVAL,
+				   "bad window: t1 (%lld) must be greater than t0 (%lld)",
+				   (long long)t1, (long long)t0);
+	if ((rc = ti_select_tracks(ix, tracks, ntracks, &sel, err)) != NNS_OK)
+		return rc;
+	if ((rc = ti_map_init(&map, 256)) != NNS_OK)
+		goto out;
+	for (t = 0; t < ix->ntracks; t++) {
+		if (!sel[t])
+			continue;
+		for (d = 0; d < ix->tracks[t].nlanes; d++) {
+			const struct ti_lane *ln = &ix->lanes[ix->tracks[t].lane0 + d];
+			size_t end = ln->off + ln->n;
+			for (i = ti_first_after(ix, ln->off, end, t0);
+			     i < end && ix->lane_s[i] < t1; i++) {
+				const struct model_event *e = &m->events.v[ix->lane_id[i]];
+				int64_t s = ix->lane_s[i] > t0 ? ix->lane_s[i] : t0;
+				int64_t f = ti_end(ix, i) < t1 ? ti_end(ix, i) : t1;
+				int isnew;
+				uint32_t *r = ti_map_put(&map, e->name, (uint32_t)nrows, &isnew);
+				struct row *rw;
+				if (!r) {
+					rc = NNS_ENOMEM;
+					goto out;
+				}
+				if (isnew) {
+					if (nrows == caprows) {
+						size_t c = caprows ? caprows * 2 : 64;
+						struct row *v = realloc(rows, c * sizeof(*v));
+						if (!v) {
+							rc = NNS_ENOMEM;
+							goto out;
+						}
+						rows = v;
+						caprows = c;
+					}
+					rows[nrows++] =
+					    (struct row){e->name, e->kind, 0, 0, e->dur, e->dur};
+				}
+				rw = &rows[*r];
+				rw->count++;
+				rw->total += f > s ? f - s : 0;
+				if (e->dur < rw->min)
+					rw->min = e->dur;
+				if (e->dur > rw->max)
+					rw->max = e->dur;
+				events++;
+			}
+		}
+	}
+	if (nrows)
+		qsort(rows, nrows, sizeof(*rows), cmp_row);
+	jsonw_obj_begin(w);
+	jsonw_kint(w, "t0", t0);
+	jsonw_kint(w, "t1", t1);
+	jsonw_kint(w, "events", events);
+	jsonw_key(w, "rows");
+	jsonw_arr_begin(w);
+	for (i = 0; i < nrows && i < TI_MAX_SUMMARY_ROWS; i++) {
+		jsonw_obj_begin(w);
+		jsonw_kstr(w, "name", model_str(m, rows[i].name));
+		jsonw_kstr(w, "cat", ti_cat(rows[i].kind));
+		jsonw_kint(w, "count", rows[i].count);
+		jsonw_kint(w, "total", rows[i].total);
+		jsonw_kint(w, "min", rows[i].min);
+		jsonw_kint(w, "max", rows[i].max);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+	jsonw_obj_end(w);
+out:
+	if (rc == NNS_ENOMEM)
+		nns_err_set(err, NNS_ENOMEM, "out of memory summarising a trace window");
+	ti_map_release(&map);
+	free(rows);
+	free(sel);
+	return rc;
+}

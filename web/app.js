@@ -1,0 +1,351 @@
+// nnscope single-page UI shell: run/worker/span selectors, nav, hash state,
+// the shared api() helper with 202-progress polling, lazy view loading.
+import { h, errorBox, emptyState } from './lib/util.js';
+import { disposeCharts } from './lib/charts.js';
+
+export const VIEWS = [
+  { id: 'overview', title: 'Overview' },
+  { id: 'operator', title: 'Operator' },
+  { id: 'kernel', title: 'GPU Kernel' },
+  { id: 'trace', title: 'Trace' },
+  { id: 'memory', title: 'Memory' },
+  { id: 'distributed', title: 'Distributed' },
+  { id: 'module', title: 'Module' },
+  { id: 'steptrace', title: 'Step Trace' },
+  { id: 'datapipe', title: 'Data Pipeline' },
+  { id: 'cpu', title: 'CPU Utilization' },
+  { id: 'diff', title: 'Diff' },
+];
+const VIEW_IDS = new Set(VIEWS.map((v) => v.id));
+const CORE = ['view', 'run', 'worker', 'span'];
+const POLL_MS = 300;
+const RUNS_POLL_MS = 5000;
+
+const $ = (id) => document.getElementById(id);
+const runSel = $('run-select');
+const workerSel = $('worker-select');
+const spanSel = $('span-select');
+const nav = $('nav');
+const content = $('content');
+
+const state = {
+  runs: null, // the /api/runs document
+  generation: null,
+  view: 'overview',
+  run: '',
+  worker: '',
+  span: '',
+  params: {},
+};
+let current = null; // { mod, root, controller, key }
+let renderToken = 0;
+
+/* ------------------------------------------------------------------ api */
+
+class ApiError extends Error {
+  constructor(message, status) { super(message); this.status = status; }
+}
+
+const progressEl = $('progress');
+const progressLabel = $('progress-label');
+const progressFill = $('progress-fill');
+const pending = new Map(); // key -> {phase, progress}
+let pendingSeq = 0;
+
+function showProgress() {
+  if (!pending.size) { progressEl.hidden = true; return; }
+  let p = 1; let phase = '';
+  for (const v of pending.values()) { if (v.progress <= p) { p = v.progress; phase = v.phase; } }
+  const pct = Math.max(0, Math.min(100, Math.round(p * 100)));
+  progressEl.hidden = false;
+  progressEl.setAttribute('aria-valuenow', String(pct));
+  progressEl.dataset.phase = phase || '';
+  progressLabel.textContent = `Analysing the trace: ${phase || 'working'} ${pct}%`;
+  progressFill.style.width = pct + '%';
+}
+
+const sleep = (ms, signal) => new Promise((resolve, reject) => {
+  const t = setTimeout(resolve, ms);
+  if (signal) signal.addEventListener('abort', () => { clearTimeout(t); reject(new DOMException('aborted', 'AbortError')); }, { once: true });
+});
+
+/**
+ * Fetch a JSON document from the server. On 202 (analysis in progress) shows the
+ * progress bar and polls every 300 ms until 200. Errors throw ApiError with the
+ * server's {"error"} message.
+ */
+export async function api(path, params, opts = {}) {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params || {})) {
+    if (v === undefined || v === null) continue;
+    if (v === '' && (k === 'span' || k === 'span2')) continue;
+    q.set(k, String(v));
+  }
+  const url = path + (q.toString() ? '?' + q : '');
+  const signal = opts.signal;
+  const key = ++pendingSeq;
+  try {
+    for (;;) {
+      let res;
+      try {
+        res = await fetch(url, { signal, headers: { Accept: 'application/json' } });
+      } catch (e) {
+        if (e.name === 'AbortError') throw e;
+        throw new ApiError(`cannot reach the nnscope server (${e.message})`, 0);
+      }
+      if (res.status === 202) {
+        let doc = {};
+        try { doc = await res.json(); } catch { /* keep polling */ }
+        pending.set(key, { phase: doc.phase || doc.state || 'analysing', progress: typeof doc.progress === 'number' ? doc.progress : 0 });
+        showProgress();
+        await sleep(POLL_MS, signal);
+        continue;
+      }
+      if (!res.ok) {
+        let msg = `${res.status} ${res.statusText}`;
+        try { const doc = await res.json(); if (doc && doc.error) msg = doc.error; } catch { /* not JSON */ }
+        throw new ApiError(msg, res.status);
+      }
+      return await res.json();
+    }
+  } finally {
+    if (pending.delete(key)) showProgress();
+  }
+}
+
+/* ----------------------------------------------------------- hash state */
+
+function parseHash() {
+  const q = new URLSearchParams(location.hash.replace(/^#/, ''));
+  const out = { params: {} };
+  for (const [k, v] of q) {
+    if (CORE.includes(k)) out[k] = v; else out.params[k] = v;
+  }
+  return out;
+}
+
+function hashFor(view, run, worker, span, params) {
+  const q = new URLSearchParams();
+  q.set('view', view);
+  if (run) q.set('run', run);
+  if (worker) q.set('worker', worker);
+  if (span) q.set('span', span);
+  for (const [k, v] of Object.entries(params || {})) if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
+  return '#' + q.toString();
+}
+
+const stateHash = () => hashFor(state.view, state.run, state.worker, state.span, state.params);
+
+function findRun(name) { return state.runs?.runs?.find((r) => r.name === name) || null; }
+function findWorker(run, name) { return run?.workers?.find((w) => w.name === name) || null; }
+
+/** Make state.run/worker/span valid for the current runs document. */
+function resolveSelection(want) {
+  const runs = state.runs?.runs || [];
+  const run = findRun(want.run) || runs[0] || null;
+  const worker = (run && (findWorker(run, want.worker) || run.workers?.[0])) || null;
+  const spans = worker?.spans || [];
+  const span = spans.includes(want.span) ? want.span : (spans[0] ?? '');
+  state.run = run ? run.name : '';
+  state.worker = worker ? worker.name : '';
+  state.span = span || '';
+}
+
+/* ------------------------------------------------------------ selectors */
+
+function fillSelect(sel, items, value, emptyLabel) {
+  sel.textContent = '';
+  if (!items.length) {
+    sel.appendChild(h('option', { value: '' }, emptyLabel));
+    sel.disabled = true;
+    sel.value = '';
+    return;
+  }
+  for (const it of items) sel.appendChild(h('option', { value: it.value }, it.label));
+  sel.disabled = false;
+  sel.value = value;
+}
+
+function refreshSelectors() {
+  const runs = state.runs?.runs || [];
+  fillSelect(runSel, runs.map((r) => ({ value: r.name, label: r.kind && r.kind !== 'kineto' ? `${r.name} (${r.kind})` : r.name })), state.run, 'no runs');
+  const run = findRun(state.run);
+  fillSelect(workerSel, (run?.workers || []).map((w) => ({ value: w.name, label: w.name })), state.worker, '—');
+  const w = findWorker(run, state.worker);
+  fillSelect(spanSel, (w?.spans || []).map((s) => ({ value: s, label: s })), state.span, 'no spans');
+  const ld = $('logdir');
+  ld.textContent = state.runs?.logdir || '';
+  ld.title = state.runs?.logdir ? `logdir: ${state.runs.logdir}` : '';
+  updateNavLinks();
+}
+
+function buildNav() {
+  nav.textContent = '';
+  for (const v of VIEWS) {
+    nav.appendChild(h('a', { href: '#', class: 'tab', testid: `nav-${v.id}`, dataset: { view: v.id } }, v.title));
+  }
+}
+
+function updateNavLinks() {
+  for (const a of nav.querySelectorAll('a.tab')) {
+    const id = a.dataset.view;
+    a.href = hashFor(id, state.run, state.worker, state.span, id === state.view ? state.params : keepParams(state.params));
+    a.classList.toggle('active', id === state.view);
+    if (id === state.view) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
+  }
+}
+
+// parameters that survive a change of view (diff's experiment selection)
+function keepParams(p) {
+  const out = {};
+  for (const k of ['run2', 'worker2', 'span2']) if (p[k]) out[k] = p[k];
+  return out;
+}
+
+function go(hash, replace) {
+  if (hash === location.hash) { onHashChange(); return; }
+  if (replace) { history.replaceState(null, '', hash); onHashChange(); } else location.hash = hash;
+}
+
+runSel.addEventListener('change', () => {
+  const run = findRun(runSel.value);
+  const w = run?.workers?.[0];
+  go(hashFor(state.view, runSel.value, w?.name || '', w?.spans?.[0] || '', keepParams(state.params)));
+});
+workerSel.addEventListener('change', () => {
+  const w = findWorker(findRun(state.run), workerSel.value);
+  const span = w?.spans?.includes(state.span) ? state.span : (w?.spans?.[0] || '');
+  go(hashFor(state.view, state.run, workerSel.value, span, keepParams(state.params)));
+});
+spanSel.addEventListener('change', () => {
+  go(hashFor(state.view, state.run, state.worker, spanSel.value, keepParams(state.params)));
+});
+
+/* ------------------------------------------------------------- views */
+
+function renderKey() {
+  return stateHash() + '|' + (state.runs ? 'r' : 'n');
+}
+
+function onHashChange() {
+  const want = parseHash();
+  state.view = VIEW_IDS.has(want.view) ? want.view : 'overview';
+  state.params = want.params;
+  resolveSelection(want);
+  const canonical = stateHash();
+  if (canonical !== location.hash) history.replaceState(null, '', canonical);
+  refreshSelectors();
+  const key = renderKey();
+  if (current && current.key === key) return;
+  renderView(key);
+}
+
+function makeCtx(root, controller) {
+  const signal = controller.signal;
+  const ctx = {
+    run: state.run,
+    worker: state.worker,
+    span: state.span,
+    runs: state.runs,
+    params: { ...state.params },
+    signal,
+    api: (path, params) => api(path, params, { signal }),
+    /** the /api/view document `name` of the current run/worker/span */
+    view: (name, extra) => api('/api/view', { run: state.run, worker: state.worker, span: state.span, view: name, ...(extra || {}) }, { signal }),
+    navigate: (view, extra) => go(hashFor(view || state.view, state.run, state.worker, state.span, extra || {})),
+    /** change the global run/worker/span selection (keeps the view) */
+    select: (sel, extra) => go(hashFor(state.view, sel.run ?? state.run, sel.worker ?? state.worker, sel.span ?? state.span, extra ?? keepParams(state.params))),
+    /** record view-internal state in the hash without re-rendering */
+    setParams: (extra, replace = true) => {
+      const p = { ...state.params, ...extra };
+      for (const k of Object.keys(p)) if (p[k] === undefined || p[k] === null || p[k] === '') delete p[k];
+      state.params = p;
+      ctx.params = { ...p };
+      const hash = stateHash();
+      if (current) current.key = renderKey();
+      if (replace) history.replaceState(null, '', hash); else history.pushState(null, '', hash);
+      updateNavLinks();
+    },
+    alive: () => !signal.aborted,
+  };
+  return ctx;
+}
+
+async function renderView(key) {
+  const token = ++renderToken;
+  if (current) {
+    current.controller.abort();
+    try { current.mod?.dispose?.(); } catch (e) { console.error('dispose failed', e); }
+  }
+  disposeCharts(content);
+  content.textContent = '';
+  delete document.body.dataset.ready;
+  const id = state.view;
+  const root = h('div', { class: 'view view-' + id, testid: `view-${id}`, dataset: { view: id } });
+  content.appendChild(root);
+  const controller = new AbortController();
+  current = { mod: null, root, controller, key };
+  document.title = `${VIEWS.find((v) => v.id === id)?.title || id} · ${state.run || 'nnscope'} · nnscope`;
+
+  try {
+    if (!state.runs) {
+      root.appendChild(h('div', { class: 'loading' }, 'Loading runs…'));
+      return;
+    }
+    if (!state.runs.runs?.length && id !== 'diff') {
+      root.appendChild(emptyState(`No runs found under ${state.runs.logdir || 'the logdir'}.`,
+        'nnscope looks (recursively) for PyTorch profiler traces (*.pt.trace.json[.gz]), Chrome-trace JSON, ' +
+        'nnscope trace directories (*.nnst) and MindSpore profiler directories. New runs appear here automatically.'));
+      return;
+    }
+    const mod = (await import(`./views/${id}.js`)).default;
+    if (token !== renderToken) return;
+    current.mod = mod;
+    await mod.render(root, makeCtx(root, controller));
+  } catch (e) {
+    if (e && e.name === 'AbortError') return;
+    if (token !== renderToken) return;
+    console.error(e);
+    root.appendChild(errorBox(e));
+  } finally {
+    if (token === renderToken) {
+      root.dataset.loaded = '1';
+      document.body.dataset.ready = '1';
+    }
+  }
+}
+
+/* ------------------------------------------------------------ startup */
+
+async function loadRuns(initial) {
+  let doc;
+  try {
+    doc = await api('/api/runs');
+  } catch (e) {
+    if (initial) {
+      content.textContent = '';
+      const root = h('div', { class: 'view', testid: `view-${parseHash().view || 'overview'}` }, errorBox(e));
+      content.appendChild(root);
+      root.dataset.loaded = '1';
+      document.body.dataset.ready = '1';
+    }
+    return;
+  }
+  if (!initial && doc.generation === state.generation) return;
+  const hadRuns = state.runs;
+  state.runs = doc;
+  state.generation = doc.generation;
+  if (initial || !hadRuns) { onHashChange(); return; }
+  // keep the selection when it still exists; re-render only if it changed
+  const before = `${state.run}\u0000${state.worker}\u0000${state.span}`;
+  resolveSelection({ run: state.run, worker: state.worker, span: state.span });
+  refreshSelectors();
+  if (`${state.run}\u0000${state.worker}\u0000${state.span}` !== before || !(hadRuns.runs || []).length) {
+    go(stateHash(), true);
+  }
+}
+
+buildNav();
+window.addEventListener('hashchange', onHashChange);
+loadRuns(true);
+setInterval(() => { if (!document.hidden) loadRuns(false); }, RUNS_POLL_MS);

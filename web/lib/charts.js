@@ -1,0 +1,93 @@
+// ECharts helpers (the global `echarts` comes from /static/vendor/echarts.min.js).
+import { h, esc, fmtUs, shorten } from './util.js';
+
+const live = new Set();
+
+export const palette = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac', '#86bcb6', '#d37295'];
+
+/** The eight step-breakdown categories, in tb_plugin's priority order. */
+export const ROLES = [
+  { key: 'kernel_us', name: 'Kernel', color: '#4e79a7' },
+  { key: 'memcpy_us', name: 'Memcpy', color: '#f28e2b' },
+  { key: 'memset_us', name: 'Memset', color: '#edc948' },
+  { key: 'communication_us', name: 'Communication', color: '#e15759' },
+  { key: 'runtime_us', name: 'Runtime', color: '#76b7b2' },
+  { key: 'dataloader_us', name: 'DataLoader', color: '#b07aa1' },
+  { key: 'cpu_exec_us', name: 'CPU Exec', color: '#59a14f' },
+  { key: 'other_us', name: 'Other', color: '#bab0ac' },
+];
+
+/** A chart container with a stable test id. */
+export function chartBox(testid, height = 300, cls = '') {
+  return h('div', { class: 'chart ' + cls, testid, style: { height: height + 'px' } });
+}
+
+/** Initialise a chart on a container (must be in the document) and register it for resize/dispose. */
+export function makeChart(el, option) {
+  if (typeof echarts === 'undefined') {
+    el.textContent = 'Chart library not loaded.';
+    return null;
+  }
+  const c = echarts.init(el, null, { renderer: 'canvas' });
+  c.setOption(Object.assign({ animation: false, textStyle: { fontFamily: 'inherit' } }, option));
+  live.add(c);
+  if (typeof ResizeObserver !== 'undefined') {
+    const ro = new ResizeObserver(() => { if (!c.isDisposed()) c.resize(); });
+    ro.observe(el);
+    c.__ro = ro;
+  }
+  return c;
+}
+
+/** Dispose every chart inside `root` (or all charts). */
+export function disposeCharts(root) {
+  for (const c of [...live]) {
+    const dom = c.getDom && c.getDom();
+    if (!root || !dom || root.contains(dom) || !document.contains(dom)) {
+      if (c.__ro) c.__ro.disconnect();
+      if (!c.isDisposed()) c.dispose();
+      live.delete(c);
+    }
+  }
+}
+
+/** Tooltip formatter for axis tooltips with µs values. */
+export function usAxisTooltip(params) {
+  if (!Array.isArray(params)) params = [params];
+  if (!params.length) return '';
+  let total = 0;
+  let out = `<b>${esc(params[0].axisValueLabel ?? params[0].name)}</b>`;
+  for (const p of params) {
+    const v = Array.isArray(p.value) ? p.value[1] : p.value;
+    if (typeof v === 'number') total += v;
+    out += `<br>${p.marker}${esc(p.seriesName)}: ${fmtUs(v)}`;
+  }
+  if (params.length > 1) out += `<br><b>Total: ${fmtUs(total)}</b>`;
+  return out;
+}
+
+/** Pie of [{name, value}] with µs values; top N plus "Other". */
+export function pieOption(items, { title, topN = 10, fmt = fmtUs, colors, legendWidth = 220 } = {}) {
+  const sorted = items.filter((x) => x.value > 0).sort((a, b) => b.value - a.value);
+  const top = sorted.slice(0, topN);
+  const rest = sorted.slice(topN).reduce((s, x) => s + x.value, 0);
+  if (rest > 0) top.push({ name: 'Other', value: rest, itemStyle: { color: '#cfcfcf' } });
+  return {
+    color: colors || palette,
+    title: title ? { text: title, left: 'center', top: 0, textStyle: { fontSize: 13, fontWeight: 600 } } : undefined,
+    tooltip: {
+      trigger: 'item', confine: true,
+      formatter: (p) => `${esc(p.name)}<br>${fmt(p.value)} (${p.percent.toFixed(1)}%)`,
+    },
+    legend: {
+      type: 'scroll', orient: 'vertical', right: 0, top: title ? 24 : 4, bottom: 0, width: '42%', itemGap: 5, itemHeight: 10, itemWidth: 16,
+      textStyle: { fontSize: 11, width: legendWidth, overflow: 'truncate' },
+      tooltip: { show: true },
+    },
+    series: [{
+      type: 'pie', radius: ['0%', '68%'], center: ['28%', title ? '56%' : '50%'],
+      label: { show: false }, labelLine: { show: false },
+      data: top,
+    }],
+  };
+}

@@ -1,0 +1,93 @@
+// CPU Utilization view (MindInsight's CPU utilization page): machine and process
+// utilization over time, per step, per thread and per stage.
+import { h, emptyState, panel, banner, statCards, fmtPct100, fmtNum, fmtMs, linkify, esc } from '../lib/util.js';
+import { createTable } from '../lib/table.js';
+import { chartBox, makeChart } from '../lib/charts.js';
+
+const pct = (v) => fmtPct100(v);
+
+export default {
+  id: 'cpu',
+  title: 'CPU Utilization',
+  async render(el, ctx) {
+    const doc = await ctx.view('cpu');
+    if (!doc.available) {
+      el.appendChild(emptyState('No CPU utilization samples in this trace.',
+        'CPU samples come from nnscope\'s collector: record with nnscope (nnscope run, nnscope.Profiler or the C API) and cpu_sampling_interval_ms > 0 (default 1000; e.g. nnscope.Profiler(cpu_sampling_interval_ms=100)). PyTorch profiler traces carry no CPU samples.'));
+      return;
+    }
+    const m = doc.machine || {};
+    const p = doc.process || {};
+    el.appendChild(statCards([
+      { label: 'Machine user', value: pct(m.user), sub: `${m.samples} samples` },
+      { label: 'Machine sys', value: pct(m.sys) },
+      { label: 'Machine iowait', value: pct(m.iowait) },
+      { label: 'Machine idle', value: pct(m.idle) },
+      { label: 'Process user + sys', value: pct((p.user || 0) + (p.sys || 0)), sub: '% of one CPU' },
+      { label: 'Running tasks', value: fmtNum(doc.running_avg), sub: `${fmtNum(doc.ctx_switches)} context switches` },
+      { label: 'Peak RSS', value: doc.rss_peak_kb ? fmtNum(doc.rss_peak_kb / 1024, 1) + ' MB' : '–' },
+    ], 'cpu-cards'));
+    if (doc.recommendation) el.appendChild(banner('warn', h('strong', null, 'Advice: '), linkify(doc.recommendation)));
+    el.appendChild(h('div', { class: 'muted' }, 'Machine values are percent of all CPUs; process and thread values are percent of one CPU (top\'s convention).'));
+
+    const box = chartBox('chart-cpu', 300);
+    el.appendChild(panel('CPU utilization over time', box));
+    const ms = doc.machine_series || [];
+    const ps = doc.process_series || [];
+    const line = (name, data, idx, color, dashed) => ({ name, type: 'line', showSymbol: false, color, lineStyle: dashed ? { type: 'dashed' } : undefined, data: data.map((r) => [r[0], r[idx]]) });
+    makeChart(box, {
+      tooltip: { trigger: 'axis', confine: true, formatter: (xs) => `<b>${esc(fmtMs(xs[0].value[0], 1))}</b>` + xs.map((x) => `<br>${x.marker}${esc(x.seriesName)}: ${pct(x.value[1])}`).join('') },
+      legend: { top: 0 },
+      grid: { left: 52, right: 20, top: 30, bottom: 52 },
+      xAxis: { type: 'value', name: 'ms', min: 'dataMin', max: 'dataMax', axisLabel: { formatter: (x) => (x / 1000).toLocaleString() } },
+      yAxis: { type: 'value', axisLabel: { formatter: '{value}%' } },
+      dataZoom: [{ type: 'slider', height: 16, bottom: 6, filterMode: 'none' }, { type: 'inside', filterMode: 'none' }],
+      series: [
+        line('Machine user', ms, 1, '#4e79a7'), line('Machine sys', ms, 2, '#e15759'), line('Machine iowait', ms, 4, '#edc948'),
+        line('Process user', ps, 1, '#59a14f', true), line('Process sys', ps, 2, '#b07aa1', true),
+      ],
+    });
+
+    const steps = (doc.steps || []).slice();
+    if (doc.before_steps) steps.unshift({ name: 'before steps', ...doc.before_steps });
+    el.appendChild(panel('Per step', createTable({
+      name: 'cpu-steps', rows: steps, searchPlaceholder: 'Filter steps…',
+      columns: [
+        { key: 'name', title: 'Step', fmt: 'text' },
+        { key: 'm_samples', title: 'Samples', fmt: 'int', value: (r) => r.machine?.samples },
+        { key: 'm_user', title: 'Machine User', fmt: 'pct100', value: (r) => r.machine?.user },
+        { key: 'm_sys', title: 'Machine Sys', fmt: 'pct100', value: (r) => r.machine?.sys },
+        { key: 'm_iowait', title: 'Machine IOWait', fmt: 'pct100', value: (r) => r.machine?.iowait },
+        { key: 'm_idle', title: 'Machine Idle', fmt: 'pct100', value: (r) => r.machine?.idle },
+        { key: 'p_user', title: 'Process User', fmt: 'pct100', value: (r) => r.process?.user },
+        { key: 'p_sys', title: 'Process Sys', fmt: 'pct100', value: (r) => r.process?.sys },
+      ],
+    }).el));
+
+    el.appendChild(h('div', { class: 'row' },
+      panel('Threads', createTable({
+        name: 'cpu-threads', rows: doc.threads || [], sortKey: 'busy', sortDir: 'desc', searchPlaceholder: 'Search threads…',
+        columns: [
+          { key: 'tid', title: 'TID', fmt: 'text' },
+          { key: 'name', title: 'Name', fmt: 'text' },
+          { key: 'samples', title: 'Samples', fmt: 'int' },
+          { key: 'user', title: 'User', fmt: 'pct100' },
+          { key: 'sys', title: 'Sys', fmt: 'pct100' },
+          { key: 'busy', title: 'User + Sys', fmt: 'pct100', value: (r) => (r.user || 0) + (r.sys || 0) },
+        ],
+      }).el),
+      panel('Stages (threads grouped by name)', createTable({
+        name: 'cpu-stages', rows: doc.stages || [], sortKey: 'busy', sortDir: 'desc', searchPlaceholder: 'Search stages…',
+        columns: [
+          { key: 'name', title: 'Stage', fmt: 'text' },
+          { key: 'threads', title: 'Threads', fmt: 'int' },
+          { key: 'user', title: 'User', fmt: 'pct100' },
+          { key: 'sys', title: 'Sys', fmt: 'pct100' },
+          { key: 'busy', title: 'User + Sys', fmt: 'pct100', value: (r) => (r.user || 0) + (r.sys || 0) },
+          { key: 'per_thread', title: 'Per Thread', fmt: 'pct100' },
+          { key: 'advice', title: 'Advice', fmt: 'text', cls: 'wrap' },
+        ],
+      }).el)));
+  },
+  dispose() {},
+};

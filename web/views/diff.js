@@ -1,0 +1,159 @@
+// Diff view: base vs experiment (run/worker/span each), step-time breakdown comparison
+// and the operator delta table (`nnscope diff`).
+import { h, emptyState, panel, select, labeled, fmtUs, fmtPct, errorBox, esc , axisUs } from '../lib/util.js';
+import { createTable } from '../lib/table.js';
+import { ROLES, chartBox, makeChart, disposeCharts } from '../lib/charts.js';
+
+function allTargets(runs) {
+  const out = [];
+  for (const r of runs?.runs || []) for (const w of r.workers || []) {
+    if ((w.spans || []).length) for (const s of w.spans) out.push({ run: r.name, worker: w.name, span: s });
+    else out.push({ run: r.name, worker: w.name, span: '' });
+  }
+  return out;
+}
+
+function defaultExp(runs, base) {
+  const t = allTargets(runs);
+  const same = (a) => a.run === base.run && a.worker === base.worker && a.span === base.span;
+  return t.find((a) => a.run === base.run && a.worker === base.worker && !same(a))
+    || t.find((a) => a.run === base.run && !same(a))
+    || t.find((a) => !same(a)) || null;
+}
+
+/** three selects (run, worker, span) bound to a {run, worker, span} target */
+function targetPicker(prefix, runs, cur, onchange) {
+  const runSel = select((runs.runs || []).map((r) => r.name), cur.run, null, { testid: `${prefix}-run`, 'aria-label': `${prefix} run` });
+  const workerSel = h('select', { testid: `${prefix}-worker`, 'aria-label': `${prefix} worker` });
+  const spanSel = h('select', { testid: `${prefix}-span`, 'aria-label': `${prefix} span` });
+  const fill = (sel, items, value) => {
+    sel.textContent = '';
+    for (const it of items) sel.appendChild(h('option', { value: it }, it));
+    if (!items.length) sel.appendChild(h('option', { value: '' }, '—'));
+    sel.disabled = !items.length;
+    sel.value = items.includes(value) ? value : (items[0] ?? '');
+  };
+  const run = () => (runs.runs || []).find((r) => r.name === runSel.value);
+  const worker = () => run()?.workers?.find((w) => w.name === workerSel.value);
+  const refill = (t) => {
+    fill(workerSel, (run()?.workers || []).map((w) => w.name), t.worker);
+    fill(spanSel, worker()?.spans || [], t.span);
+  };
+  refill(cur);
+  const emit = () => onchange({ run: runSel.value, worker: workerSel.value, span: spanSel.value || '' });
+  runSel.addEventListener('change', () => { refill({}); emit(); });
+  workerSel.addEventListener('change', () => { fill(spanSel, worker()?.spans || [], spanSel.value); emit(); });
+  spanSel.addEventListener('change', emit);
+  return h('span', { class: 'toolbar' }, labeled('Run', runSel), labeled('Worker', workerSel), labeled('Span', spanSel));
+}
+
+const label = (t) => `${t.run} / ${t.worker}${t.span ? ' / span ' + t.span : ''}`;
+
+export default {
+  id: 'diff',
+  title: 'Diff',
+  async render(el, ctx) {
+    const targets = allTargets(ctx.runs);
+    if (targets.length < 2) {
+      el.appendChild(emptyState('Diff needs two traces.',
+        'Put two runs (or a run with two profiling spans, e.g. torch.profiler.schedule(..., repeat=2)) under the logdir; then pick a base and an experiment here.'));
+      return;
+    }
+    const base = { run: ctx.run, worker: ctx.worker, span: ctx.span || '' };
+    const p = ctx.params;
+    let exp = p.run2 ? { run: p.run2, worker: p.worker2 || '', span: p.span2 || '' } : defaultExp(ctx.runs, base);
+    if (!targets.some((t) => t.run === exp.run && t.worker === exp.worker && t.span === exp.span)) exp = defaultExp(ctx.runs, base);
+
+    const body = h('div', { class: 'view' });
+    el.appendChild(panel('Compare', h('div', { class: 'view', style: { gap: '6px' } },
+      h('div', { class: 'toolbar' }, h('b', { style: { width: '90px' } }, 'Base'),
+        targetPicker('diff-base', ctx.runs, base, (t) => ctx.select(t, { run2: exp.run, worker2: exp.worker, span2: exp.span }))),
+      h('div', { class: 'toolbar' }, h('b', { style: { width: '90px' } }, 'Experiment'),
+        targetPicker('diff-exp', ctx.runs, exp, (t) => { exp = t; ctx.setParams({ run2: t.run, worker2: t.worker, span2: t.span }); load(); })))));
+    el.appendChild(body);
+
+    let seq = 0;
+    async function load() {
+      const my = ++seq;
+      disposeCharts(body);
+      body.textContent = '';
+      body.appendChild(h('div', { class: 'loading' }, `Comparing ${label(base)} with ${label(exp)}…`));
+      let doc;
+      try {
+        doc = await ctx.api('/api/diff', { run: base.run, worker: base.worker, span: base.span, run2: exp.run, worker2: exp.worker, span2: exp.span });
+      } catch (e) {
+        if (e.name === 'AbortError' || my !== seq) return;
+        body.textContent = '';
+        body.appendChild(errorBox(e));
+        return;
+      }
+      if (my !== seq || !ctx.alive()) return;
+      body.textContent = '';
+      drawDiff(body, doc);
+    }
+
+    function drawDiff(host, doc) {
+      const sb = doc.steps?.base || {}, se = doc.steps?.exp || {}, sd = doc.steps?.delta || {};
+      const cats = [{ key: 'total_us', name: 'Step total' }, ...ROLES];
+      const stepRows = cats.map((c) => ({
+        name: c.name, base: sb[c.key], exp: se[c.key], delta: sd[c.key] ?? ((se[c.key] || 0) - (sb[c.key] || 0)),
+        rel: sb[c.key] ? ((se[c.key] || 0) - sb[c.key]) / sb[c.key] : null,
+      }));
+      const box = chartBox('chart-diff', 300);
+      const sign = (v, f) => (typeof v === 'number' && v > 0 ? '+' : '') + f(v);
+      const stepTable = createTable({
+        name: 'diff-steps', rows: stepRows, search: false,
+        columns: [
+          { key: 'name', title: 'Category', fmt: 'text' },
+          { key: 'base', title: 'Base', fmt: 'us' },
+          { key: 'exp', title: 'Experiment', fmt: 'us' },
+          { key: 'delta', title: 'Delta', fmt: (v) => sign(v, fmtUs), numeric: true },
+          { key: 'rel', title: 'Delta %', fmt: (v) => (v == null ? '–' : sign(v, fmtPct)), numeric: true },
+        ],
+        rowClass: (r) => (r.name === 'Step total' ? 'total' : ''),
+      });
+      host.appendChild(h('div', { class: 'row' },
+        h('div', null, panel(`Average step time: base (${doc.base_steps ?? '?'} steps) vs experiment (${doc.exp_steps ?? '?'} steps)`, box)),
+        panel('Step breakdown delta', stepTable.el)));
+
+      const ops = (doc.ops || []).map((o) => ({ ...o, change: Math.max(Math.abs(o.delta_device_total_us || 0), Math.abs(o.delta_host_total_us || 0)) }));
+      const d = (k) => ({ key: k, fmt: (v) => sign(v, fmtUs), numeric: true });
+      const hasDevice = ops.some((o) => o.base_device_total_us || o.exp_device_total_us);
+      const cols = [
+        { key: 'name', title: 'Operator', fmt: 'text', cls: 'name' },
+        { key: 'base_calls', title: 'Base Calls', fmt: 'int' },
+        { key: 'exp_calls', title: 'Exp Calls', fmt: 'int' },
+        { key: 'delta_calls', title: 'Δ Calls', fmt: 'dint' },
+        hasDevice ? { key: 'base_device_total_us', title: 'Base Device Total', fmt: 'us' } : null,
+        hasDevice ? { key: 'exp_device_total_us', title: 'Exp Device Total', fmt: 'us' } : null,
+        hasDevice ? { ...d('delta_device_total_us'), title: 'Δ Device Total' } : null,
+        hasDevice ? { ...d('delta_device_self_us'), title: 'Δ Device Self' } : null,
+        { key: 'base_host_total_us', title: 'Base Host Total', fmt: 'us' },
+        { key: 'exp_host_total_us', title: 'Exp Host Total', fmt: 'us' },
+        { ...d('delta_host_total_us'), title: 'Δ Host Total' },
+        { ...d('delta_host_self_us'), title: 'Δ Host Self' },
+      ].map((c) => (c && c.key.startsWith('delta_') ? { ...c, cls: 'delta' } : c));
+      const t = createTable({ name: 'diff', rows: ops, columns: cols, sortKey: hasDevice ? 'delta_device_total_us' : 'delta_host_total_us', sortDir: 'desc', searchPlaceholder: 'Search operators…' });
+      host.appendChild(panel(`Operators: ${label(base)} → ${label(exp)}`, t.el));
+
+      const used = ROLES.filter((r) => (sb[r.key] || 0) > 0 || (se[r.key] || 0) > 0);
+      makeChart(box, {
+        tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' }, confine: true,
+          formatter: (ps) => `<b>${esc(ps[0].name)}</b>` + ps.map((x) => `<br>${x.marker}${esc(x.seriesName)}: ${fmtUs(x.value)}`).join('') +
+            (ps.length === 2 ? `<br>Δ ${sign(ps[1].value - ps[0].value, fmtUs)}` : '') },
+        legend: { top: 0 },
+        grid: { left: 64, right: 12, top: 30, bottom: 28 },
+        xAxis: { type: 'category', data: ['Step total', ...used.map((r) => r.name)], axisLabel: { interval: 0 } },
+        yAxis: { type: 'value', axisLabel: { formatter: axisUs } },
+        series: [
+          { name: 'Base', type: 'bar', color: '#8fa9c9', barMaxWidth: 36, data: [sb.total_us || 0, ...used.map((r) => sb[r.key] || 0)] },
+          { name: 'Experiment', type: 'bar', color: '#f28e2b', barMaxWidth: 36, data: [se.total_us || 0, ...used.map((r) => se[r.key] || 0)] },
+        ],
+      });
+    }
+
+    if (!exp) return;
+    await load();
+  },
+  dispose() {},
+};

@@ -1,0 +1,92 @@
+// Distributed view: per-worker computation/overlap/communication/other bars, data transfer
+// vs synchronizing time, and the collective-ops table (tb_plugin's Distributed page).
+import { h, emptyState, panel, banner, fmtUs , axisUs } from '../lib/util.js';
+import { createTable } from '../lib/table.js';
+import { chartBox, makeChart, usAxisTooltip } from '../lib/charts.js';
+
+const PARTS = [
+  { key: 'computation_us', name: 'Computation', color: '#4e79a7' },
+  { key: 'overlap_us', name: 'Overlapping', color: '#76b7b2' },
+  { key: 'communication_us', name: 'Communication', color: '#e15759' },
+  { key: 'other_us', name: 'Other', color: '#bab0ac' },
+];
+
+export default {
+  id: 'distributed',
+  title: 'Distributed',
+  async render(el, ctx) {
+    const run = ctx.runs?.runs?.find((r) => r.name === ctx.run);
+    const nworkers = run?.workers?.length || 0;
+    if (nworkers < 2) {
+      el.appendChild(emptyState('Distributed needs several workers of one run.',
+        `Run "${ctx.run}" has ${nworkers} worker${nworkers === 1 ? '' : 's'}. Profile every rank of a DDP/NCCL job into the same run directory (tensorboard_trace_handler(dir, worker_name=...) or nnscope with one file per rank); the workers of one span are then compared here.`));
+      return;
+    }
+    const doc = await ctx.api('/api/distributed', { run: ctx.run, span: ctx.span });
+    const workers = doc.workers || [];
+    if (doc.note) el.appendChild(banner('warn', h('strong', null, 'Note: '), doc.note));
+    if (!workers.length) {
+      el.appendChild(emptyState('No worker of this span could be analysed.', 'Distributed needs several workers of one run with the same span.'));
+      return;
+    }
+    if (!doc.available) {
+      el.appendChild(banner('info', 'No communication (NCCL/Gloo collectives) was found in these workers: the bars show computation only. Profile a DDP job with ProfilerActivity.CUDA to see communication and overlap.'));
+    }
+
+    const bars = chartBox('chart-distributed', 300);
+    const sync = chartBox('chart-distributed-sync', 300);
+    el.appendChild(h('div', { class: 'row' },
+      panel('Computation / communication overview (average per step)', bars),
+      panel('Synchronizing / communication overview (average per step)', sync)));
+
+    el.appendChild(panel('Workers', createTable({
+      name: 'distributed-workers', search: false, rows: workers, sortKey: 'worker', sortDir: 'asc',
+      columns: [
+        { key: 'worker', title: 'Worker', fmt: 'text' },
+        ...PARTS.map((p) => ({ key: p.key, title: p.name, fmt: 'us' })),
+        { key: 'transfer_us', title: 'Data Transfer', fmt: 'us' },
+        { key: 'synchronizing_us', title: 'Synchronizing', fmt: 'us' },
+      ],
+    }).el));
+
+    const ops = doc.comm_ops || [];
+    el.appendChild(panel('Communication operations', ops.length
+      ? createTable({
+        name: 'comm-ops', rows: ops, sortKey: 'total_latency_us', sortDir: 'desc', searchPlaceholder: 'Search collectives / workers…',
+        columns: [
+          { key: 'worker', title: 'Worker', fmt: 'text' },
+          { key: 'name', title: 'Name', fmt: 'text', cls: 'name' },
+          { key: 'calls', title: 'Calls', fmt: 'int' },
+          { key: 'total_bytes', title: 'Total Size', fmt: 'bytes' },
+          { key: 'avg_bytes', title: 'Avg Size', fmt: 'bytes' },
+          { key: 'total_latency_us', title: 'Total Latency', fmt: 'us' },
+          { key: 'avg_latency_us', title: 'Avg Latency', fmt: 'us' },
+          { key: 'transfer_us', title: 'Data Transfer Time', fmt: 'us' },
+          { key: 'avg_transfer_us', title: 'Avg Transfer', fmt: 'us' },
+        ],
+      }).el
+      : h('div', { class: 'muted', testid: 'table-comm-ops' }, 'No collective operations.')));
+
+    const names = workers.map((w) => w.worker);
+    makeChart(bars, {
+      tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' }, formatter: usAxisTooltip, confine: true },
+      legend: { top: 0 },
+      grid: { left: 64, right: 12, top: 30, bottom: 40 },
+      xAxis: { type: 'category', data: names, axisLabel: { interval: 0, rotate: names.length > 8 ? 30 : 0 } },
+      yAxis: { type: 'value', axisLabel: { formatter: axisUs } },
+      series: PARTS.map((p) => ({ name: p.name, type: 'bar', stack: 'w', barMaxWidth: 48, itemStyle: { color: p.color }, data: workers.map((w) => w[p.key] || 0) })),
+    });
+    makeChart(sync, {
+      tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' }, formatter: usAxisTooltip, confine: true },
+      legend: { top: 0 },
+      grid: { left: 64, right: 12, top: 30, bottom: 40 },
+      xAxis: { type: 'category', data: names, axisLabel: { interval: 0, rotate: names.length > 8 ? 30 : 0 } },
+      yAxis: { type: 'value', axisLabel: { formatter: axisUs } },
+      series: [
+        { name: 'Data Transfer', type: 'bar', stack: 's', barMaxWidth: 48, itemStyle: { color: '#f28e2b' }, data: workers.map((w) => w.transfer_us || 0) },
+        { name: 'Synchronizing', type: 'bar', stack: 's', barMaxWidth: 48, itemStyle: { color: '#b07aa1' }, data: workers.map((w) => w.synchronizing_us || 0) },
+      ],
+    });
+  },
+  dispose() {},
+};

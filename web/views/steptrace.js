@@ -1,0 +1,53 @@
+// Step Trace view (MindInsight): iteration interval / forward+backward / tail per step.
+import { h, emptyState, panel, statCards, fmtUs, fmtPct, axisUs } from '../lib/util.js';
+import { createTable } from '../lib/table.js';
+import { chartBox, makeChart, usAxisTooltip } from '../lib/charts.js';
+
+const PARTS = [
+  { key: 'iteration_interval_us', name: 'Iteration interval', color: '#b07aa1', tip: 'From the step start to the first operator that is not data loading (waiting for data)' },
+  { key: 'fp_bp_us', name: 'Forward + backward', color: '#4e79a7', tip: 'From there to the end of the last backward operator' },
+  { key: 'tail_us', name: 'Tail', color: '#f28e2b', tip: 'The rest of the step: optimizer, gradient all-reduce, device work draining' },
+];
+
+export default {
+  id: 'steptrace',
+  title: 'Step Trace',
+  async render(el, ctx) {
+    const doc = await ctx.view('steptrace');
+    const steps = doc.steps || [];
+    if (!steps.length) {
+      el.appendChild(emptyState('No steps to trace.',
+        'The step trace needs training steps: ProfilerStep#N ranges (call prof.step() each iteration) or nnscope step marks (nns_step()).'));
+      return;
+    }
+    const avg = doc.average || {};
+    el.appendChild(statCards([
+      { label: 'Steps', value: String(steps.length) },
+      { label: 'Avg step', value: fmtUs(avg.total_us) },
+      ...PARTS.map((p) => ({ label: 'Avg ' + p.name.toLowerCase(), value: fmtUs(avg[p.key]), sub: avg.total_us ? fmtPct(avg[p.key] / avg.total_us) + ' of the step' : '', hint: p.tip })),
+    ], 'steptrace-cards'));
+
+    const box = chartBox('chart-steptrace', 320);
+    el.appendChild(panel('Step trace', box, h('span', { class: 'muted' }, 'iteration interval = waiting for data · tail = optimizer, all-reduce, draining')));
+    el.appendChild(panel('Steps', createTable({
+      name: 'steptrace', rows: steps, searchPlaceholder: 'Filter steps…',
+      columns: [
+        { key: 'name', title: 'Step', fmt: 'text' },
+        ...PARTS.map((p) => ({ key: p.key, title: p.name, fmt: 'us', tip: p.tip })),
+        { key: 'total_us', title: 'Total', fmt: 'us' },
+      ],
+      footer: [{ name: 'Average', ...avg }],
+    }).el));
+
+    makeChart(box, {
+      tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' }, formatter: usAxisTooltip, confine: true },
+      legend: { top: 0 },
+      grid: { left: 64, right: 16, top: 30, bottom: steps.length > 30 ? 52 : 28 },
+      xAxis: { type: 'category', name: 'step', data: steps.map((s) => s.name) },
+      yAxis: { type: 'value', axisLabel: { formatter: axisUs } },
+      dataZoom: steps.length > 30 ? [{ type: 'slider', height: 16, bottom: 6 }, { type: 'inside' }] : undefined,
+      series: PARTS.map((p) => ({ name: p.name, type: 'bar', stack: 'st', barMaxWidth: 48, itemStyle: { color: p.color }, data: steps.map((s) => s[p.key] || 0) })),
+    });
+  },
+  dispose() {},
+};
