@@ -33,6 +33,7 @@ SERVER_OBJ := $(SERVER_SRC:%.c=$(BUILD)/%.o)
 SERVER_A   := $(BUILD)/libnnscope_server.a
 SERVER_LIBS := -lmicrohttpd
 ECHARTS    := web/node_modules/echarts/dist/echarts.min.js
+ECHARTS_COMMON := web/node_modules/echarts/dist/echarts.common.min.js
 WEB_FILES  := $(shell find web -path web/node_modules -prune -o -type f \( -name '*.html' -o -name '*.js' -o -name '*.css' -o -name '*.svg' \) -print 2>/dev/null | LC_ALL=C sort)
 EMBED      := $(BUILD)/tools/embed
 ASSETS_C   := $(BUILD)/gen/assets.c
@@ -103,7 +104,8 @@ $(ECHARTS): web/package.json
 $(ASSETS_C): $(EMBED) $(WEB_FILES) $(ECHARTS)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  EMBED   web/")
-	$(Q)$(EMBED) $@ web $(WEB_FILES) vendor/echarts.min.js=$(ECHARTS)
+	$(Q)$(EMBED) $@ web $(WEB_FILES) vendor/echarts.min.js=$(ECHARTS) \
+		vendor/echarts.common.min.js=$(ECHARTS_COMMON)
 
 $(ASSETS_OBJ): $(ASSETS_C)
 	$(Q)$(CC) $(CPPFLAGS) -Isrc $(ALL_CFLAGS) -c $< -o $@

@@ -58,6 +58,16 @@ static unsigned char *gzip(const unsigned char *in, size_t n, size_t *out_len)
 	return out;
 }
 
+/* FNV-1a 64 of the content: the asset's ETag. */
+static unsigned long long fnv(const unsigned char *p, size_t n)
+{
+	unsigned long long h = 1469598103934665603ULL;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ p[i]) * 1099511628211ULL;
+	return h;
+}
+
 static const char *mime_of(const char *name)
 {
 	const char *dot = strrchr(name, '.');
@@ -139,11 +149,11 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		if (g && gn < n)
-			fprintf(o, "\t{\"%s\", \"%s\", a%d, %zu, g%d, %zu},\n", name, mime_of(name),
-				i, n, i, gn);
+			fprintf(o, "\t{\"%s\", \"%s\", a%d, %zu, g%d, %zu, \"\\\"%016llx\\\"\"},\n",
+				name, mime_of(name), i, n, i, gn, fnv(p, n));
 		else
-			fprintf(o, "\t{\"%s\", \"%s\", a%d, %zu, 0, 0},\n", name, mime_of(name), i,
-				n);
+			fprintf(o, "\t{\"%s\", \"%s\", a%d, %zu, 0, 0, \"\\\"%016llx\\\"\"},\n",
+				name, mime_of(name), i, n, fnv(p, n));
 		free(p);
 		free(g);
 	}

@@ -1,7 +1,7 @@
 // nnscope single-page UI shell: run/worker/span selectors, nav, hash state,
 // the shared api() helper with 202-progress polling, lazy view loading.
 import { h, errorBox, emptyState } from './lib/util.js';
-import { disposeCharts } from './lib/charts.js';
+import { disposeCharts, loadCharts } from './lib/charts.js';
 
 export const VIEWS = [
   { id: 'overview', title: 'Overview' },
@@ -17,6 +17,11 @@ export const VIEWS = [
   { id: 'diff', title: 'Diff' },
 ];
 const VIEW_IDS = new Set(VIEWS.map((v) => v.id));
+// the /api/view document each view starts from (prefetched by the shell)
+const VIEW_DOC = {
+  overview: 'overview', operator: 'operators', kernel: 'kernels', memory: 'memory',
+  module: 'modules', steptrace: 'steptrace', datapipe: 'datapipe', cpu: 'cpu',
+};
 const CORE = ['view', 'run', 'worker', 'span'];
 const POLL_MS = 300;
 const RUNS_POLL_MS = 5000;
@@ -85,7 +90,7 @@ export async function api(path, params, opts = {}) {
   const signal = opts.signal;
   const key = ++pendingSeq;
   try {
-    for (;;) {
+    for (let polls = 0; ; polls++) {
       let res;
       try {
         res = await fetch(url, { signal, headers: { Accept: 'application/json' } });
@@ -98,7 +103,8 @@ export async function api(path, params, opts = {}) {
         try { doc = await res.json(); } catch { /* keep polling */ }
         pending.set(key, { phase: doc.phase || doc.state || 'analysing', progress: typeof doc.progress === 'number' ? doc.progress : 0 });
         showProgress();
-        await sleep(POLL_MS, signal);
+        // a small trace is often ready within tens of ms: ask again soon first
+        await sleep(polls < 3 ? 60 : POLL_MS, signal);
         continue;
       }
       if (!res.ok) {
@@ -298,10 +304,27 @@ async function renderView(key) {
         'nnscope trace directories (*.nnst) and MindSpore profiler directories. New runs appear here automatically.'));
       return;
     }
-    const mod = (await import(`./views/${id}.js`)).default;
+    // the view module, its main document and (except for the canvas-only
+    // Trace view) the chart library all load in parallel: ctx.view() hands
+    // the view the request already in flight
+    const ctx = makeCtx(root, controller);
+    const doc = VIEW_DOC[id];
+    if (doc) {
+      const first = ctx.view(doc);
+      first.catch(() => { /* the view reports it */ });
+      const view = ctx.view;
+      let used = false;
+      ctx.view = (name, extra) => {
+        if (!used && name === doc && !extra) { used = true; return first; }
+        return view(name, extra);
+      };
+    }
+    const [ns] = await Promise.all([import(`./views/${id}.js`),
+      id === 'trace' ? null : loadCharts(id === 'module')]);
+    const mod = ns.default;
     if (token !== renderToken) return;
     current.mod = mod;
-    await mod.render(root, makeCtx(root, controller));
+    await mod.render(root, ctx);
   } catch (e) {
     if (e && e.name === 'AbortError') return;
     if (token !== renderToken) return;
@@ -346,6 +369,7 @@ async function loadRuns(initial) {
 }
 
 buildNav();
+loadCharts().catch(() => { /* reported by the view that needs it */ });
 window.addEventListener('hashchange', onHashChange);
 loadRuns(true);
 setInterval(() => { if (!document.hidden) loadRuns(false); }, RUNS_POLL_MS);

@@ -17,6 +17,7 @@ struct asset {
 	size_t len;
 	const unsigned char *gz; /* gzip of data, NULL when it would not be smaller */
 	size_t gz_len;
+	const char *etag; /* "\"<content hash>\"" */
 };
 
 extern const struct asset assets_table[];

@@ -116,11 +116,22 @@ void srv_progress(struct srv_req *q, const struct reg_progress *pr)
 static void serve_asset(struct srv_req *q, const char *path)
 {
 	const struct asset *a = asset_find(path);
-	const char *ae;
+	const char *ae, *inm;
 	int gz;
 
 	if (!a) {
 		srv_error(q, 404, "no such page: /%s", path);
+		return;
+	}
+	inm = MHD_lookup_connection_value(q->c, MHD_HEADER_KIND, "If-None-Match");
+	if (inm && strcmp(inm, a->etag) == 0) {
+		/* the browser's copy (and its compiled code cache) is current */
+		q->resp = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+		if (!q->resp)
+			return;
+		MHD_add_response_header(q->resp, "ETag", a->etag);
+		MHD_add_response_header(q->resp, "Cache-Control", "no-cache");
+		q->status = 304;
 		return;
 	}
 	ae = MHD_lookup_connection_value(q->c, MHD_HEADER_KIND, "Accept-Encoding");
@@ -134,6 +145,7 @@ static void serve_asset(struct srv_req *q, const char *path)
 		MHD_add_response_header(q->resp, "Content-Encoding", "gzip");
 	MHD_add_response_header(q->resp, "Vary", "Accept-Encoding");
 	MHD_add_response_header(q->resp, "Cache-Control", "no-cache");
+	MHD_add_response_header(q->resp, "ETag", a->etag);
 	if (strstr(a->mime, "text/html"))
 		MHD_add_response_header(q->resp, "Content-Security-Policy",
 					"default-src 'self'; img-src 'self' data: blob:; "
@@ -224,20 +236,22 @@ static mhd_result on_request(void *cls, struct MHD_Connection *c, const char *ur
 		const char *te =
 		    MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Transfer-Encoding");
 
-		*con_cls = ((cl && strcmp(cl, "0") != 0) || te) ? &body_marker : &nobody_marker;
-		if (*con_cls == &nobody_marker)
-			goto answer;
-		return MHD_YES; /* let MHD read (and drop) the body first */
+		if ((cl && strcmp(cl, "0") != 0) || te) {
+			/* refused before reading it; MHD closes the connection */
+			*con_cls = &body_marker;
+			srv_error(&q, 413, "requests carry no body: the API is read-only (GET)");
+			goto queue;
+		}
+		/* answering on the second call keeps the connection alive */
+		*con_cls = &nobody_marker;
+		return MHD_YES;
 	}
 	if (*upload_data_size) {
 		*upload_data_size = 0; /* discarded */
 		return MHD_YES;
 	}
-answer:
-	if (*con_cls == &body_marker)
-		srv_error(&q, 413, "requests carry no body: the API is read-only (GET)");
-	else
-		dispatch(s, &q, url, method);
+	dispatch(s, &q, url, method);
+queue:
 	if (!q.resp) {
 		q.resp = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
 		if (!q.resp)

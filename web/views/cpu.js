@@ -55,12 +55,12 @@ export default {
       columns: [
         { key: 'name', title: 'Step', fmt: 'text' },
         { key: 'm_samples', title: 'Samples', fmt: 'int', value: (r) => r.machine?.samples },
-        { key: 'm_user', title: 'Machine User', fmt: 'pct100', value: (r) => r.machine?.user },
-        { key: 'm_sys', title: 'Machine Sys', fmt: 'pct100', value: (r) => r.machine?.sys },
-        { key: 'm_iowait', title: 'Machine IOWait', fmt: 'pct100', value: (r) => r.machine?.iowait },
-        { key: 'm_idle', title: 'Machine Idle', fmt: 'pct100', value: (r) => r.machine?.idle },
-        { key: 'p_user', title: 'Process User', fmt: 'pct100', value: (r) => r.process?.user },
-        { key: 'p_sys', title: 'Process Sys', fmt: 'pct100', value: (r) => r.process?.sys },
+        { key: 'm_user', title: 'Machine User', fmt: 'pct100', value: (r) => (r.machine?.samples ? r.machine?.user : null) },
+        { key: 'm_sys', title: 'Machine Sys', fmt: 'pct100', value: (r) => (r.machine?.samples ? r.machine?.sys : null) },
+        { key: 'm_iowait', title: 'Machine IOWait', fmt: 'pct100', value: (r) => (r.machine?.samples ? r.machine?.iowait : null) },
+        { key: 'm_idle', title: 'Machine Idle', fmt: 'pct100', value: (r) => (r.machine?.samples ? r.machine?.idle : null) },
+        { key: 'p_user', title: 'Process User', fmt: 'pct100', value: (r) => (r.process?.samples ? r.process?.user : null) },
+        { key: 'p_sys', title: 'Process Sys', fmt: 'pct100', value: (r) => (r.process?.samples ? r.process?.sys : null) },
       ],
     }).el));
 

@@ -1,0 +1,106 @@
+// bench/serve_page.mjs - page load timings of the web UI with playwright-core
+// and chromium on the 35 MB ResNet-50 sample:
+//   - navigation start -> first drawn timeline (performance mark
+//     'nns-trace-first-draw') on the Trace view,
+//   - navigation start -> Overview rendered (view-overview data-loaded="1"),
+// each with a warm on-disk cache: one earlier server run filled --cache-dir,
+// and the server is restarted on it before every measurement ("cold server");
+// then again with the server kept running ("warm server"). Median of 5.
+// usage: node bench/serve_page.mjs NNSCOPE LOGDIR CACHE_DIR RUN WORKER
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { pathToFileURL, fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const { chromium } = await import(pathToFileURL(path.join(here, '../web/node_modules/playwright-core/index.mjs')).href);
+const [nnscope, logdir, cacheDir, run, worker] = process.argv.slice(2);
+const REPS = 5;
+
+function startServer() {
+  return new Promise((resolve, reject) => {
+    const p = spawn(nnscope, ['serve', '--logdir', logdir, '--port', '0', '--cache-dir', cacheDir, '-q'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    p.stdout.on('data', (d) => {
+      out += d;
+      const m = out.match(/http:\/\/[^\s]+/);
+      if (m) resolve({ proc: p, url: m[0].replace(/\/$/, '') });
+    });
+    p.on('exit', (c) => reject(new Error(`nnscope serve exited ${c}`)));
+  });
+}
+async function stopServer(s) {
+  const done = new Promise((r) => s.proc.once('exit', r));
+  s.proc.kill('SIGTERM');
+  await done;
+}
+async function get200(url) {
+  for (let i = 0; i < 1200; i++) {
+    const r = await fetch(url);
+    await r.arrayBuffer();
+    if (r.status === 200) return;
+    if (r.status !== 202) throw new Error(`${url}: HTTP ${r.status}`);
+    await new Promise((res) => setTimeout(res, 100));
+  }
+  throw new Error(`${url}: not ready`);
+}
+
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+const sel = new URLSearchParams({ run, worker }).toString();
+
+// fill the cache with one earlier server run
+{
+  const s = await startServer();
+  await get200(`${s.url}/api/view?${sel}&view=overview`);
+  await get200(`${s.url}/api/trace/meta?${sel}`);
+  await stopServer(s);
+}
+
+async function measure(url, view) {
+  const ctx = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const page = await ctx.newPage();
+  // record when the view root gets data-loaded="1" (relative to navigation start)
+  await page.addInitScript((view) => {
+    const mark = () => {
+      const e = document.querySelector(`[data-testid="view-${view}"][data-loaded="1"]`);
+      if (e && window.__loadedAt === undefined) window.__loadedAt = performance.now();
+    };
+    new MutationObserver(mark).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-loaded'] });
+  }, view);
+  await page.goto(`${url}/#view=${view}&${sel}`);
+  let ms;
+  if (view === 'trace') {
+    await page.waitForFunction(() => performance.getEntriesByName('nns-trace-first-draw').length > 0, null, { timeout: 120000 });
+    ms = await page.evaluate(() => performance.getEntriesByName('nns-trace-first-draw')[0].startTime);
+  } else {
+    await page.waitForFunction(() => window.__loadedAt !== undefined, null, { timeout: 120000 });
+    ms = await page.evaluate(() => window.__loadedAt);
+    const rows = await page.$$eval('[data-testid="table-steps"] tbody tr', (r) => r.length);
+    if (!rows) throw new Error('overview rendered without steps');
+  }
+  await ctx.close();
+  return ms;
+}
+
+const med = (a) => [...a].sort((x, y) => x - y)[Math.floor((a.length - 1) / 2)];
+const res = {};
+for (const view of ['trace', 'overview']) {
+  const cold = [];
+  for (let i = 0; i < REPS; i++) {
+    const s = await startServer();
+    cold.push(await measure(s.url, view));
+    await stopServer(s);
+  }
+  const s = await startServer();
+  await measure(s.url, view); // load it into the server
+  const warm = [];
+  for (let i = 0; i < REPS; i++) warm.push(await measure(s.url, view));
+  await stopServer(s);
+  res[view] = { cold, warm };
+}
+await browser.close();
+const f = (a) => a.map((x) => x.toFixed(0)).join(' ');
+for (const [view, label] of [['trace', 'page load -> first drawn timeline'], ['overview', 'page load -> Overview rendered']]) {
+  console.log(`${label}, server restarted on warm cache: median ${med(res[view].cold).toFixed(0)} ms  (runs: ${f(res[view].cold)})`);
+  console.log(`${label}, server already running:       median ${med(res[view].warm).toFixed(0)} ms  (runs: ${f(res[view].warm)})`);
+}
+console.log(`RESULT trace_first_draw_cold_ms=${med(res.trace.cold).toFixed(0)} trace_first_draw_warm_ms=${med(res.trace.warm).toFixed(0)} overview_cold_ms=${med(res.overview.cold).toFixed(0)} overview_warm_ms=${med(res.overview.warm).toFixed(0)}`);

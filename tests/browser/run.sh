@@ -1,0 +1,88 @@
+#!/bin/bash
+# tests/browser/run.sh - browser tests of the web UI (make browser).
+# playwright-core (web/node_modules) drives Debian's chromium headless against
+# real `nnscope serve` processes started here (--port 0, private cache dir):
+#   - logdir with the Kineto samples of $NNS_SHARED/data/kineto (copied),
+#     an nnscope run of examples/mlp profiled here, and a truncated trace;
+#   - an empty logdir (the "no runs" state).
+# Prints one PASS/FAIL/SKIP line per check; exits non-zero on any FAIL.
+# Screenshots: $BUILD/screenshots/<view>-<run>.png.
+#
+# env: NNSCOPE (nnscope binary), NNS_SHARED (../shared), BUILD (build dir)
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+ROOT=$(pwd)
+BUILD=${BUILD:-$ROOT/build}
+NNSCOPE=${NNSCOPE:-$BUILD/nnscope}
+NNS_SHARED=${NNS_SHARED:-$ROOT/../shared}
+CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
+
+fail() { echo "FAIL browser: $*"; exit 1; }
+command -v node >/dev/null 2>&1 || fail "node not found (run 'make deps')"
+[ -x "$CHROMIUM" ] || fail "chromium not found at $CHROMIUM (run 'make deps')"
+[ -f "$ROOT/web/node_modules/playwright-core/index.mjs" ] || fail "web/node_modules/playwright-core missing (run 'make deps')"
+[ -x "$NNSCOPE" ] || fail "nnscope binary $NNSCOPE not found (run 'make')"
+[ -x "$BUILD/examples/mlp" ] || fail "$BUILD/examples/mlp not found (run 'make')"
+
+TMP=$(mktemp -d /tmp/nns-browser.XXXXXX)
+# a private copy: a concurrent build may relink $NNSCOPE while the tests run
+for _ in 1 2 3 4 5 6 7 8 9 10; do
+	cp "$NNSCOPE" "$TMP/nnscope" 2>/dev/null && "$TMP/nnscope" --help >/dev/null 2>&1 && break
+	sleep 1
+done
+NNSCOPE=$TMP/nnscope
+PIDS=()
+cleanup() {
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+LOG=$TMP/logdir
+mkdir -p "$LOG" "$TMP/empty"
+KINETO=$NNS_SHARED/data/kineto
+if [ -d "$KINETO" ]; then
+	cp -r "$KINETO"/. "$LOG"/
+	chmod -R u+w "$LOG"
+	export NNS_KINETO=1
+fi
+# our own run: the C example, with a fast CPU sampler so the CPU view has data
+NNSCOPE_OPTIONS='{"cpu_sampling_interval_ms":10}' "$BUILD/examples/mlp" --steps 30 --stall-ms 3 \
+	--out "$LOG/mlp" --quiet >"$TMP/mlp.out" 2>&1 || { cat "$TMP/mlp.out"; fail "examples/mlp failed"; }
+# a damaged trace: a truncated copy of a small JSON trace
+mkdir -p "$LOG/damaged"
+SAMPLE_GZ=$KINETO/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz
+if [ -f "$SAMPLE_GZ" ]; then
+	gzip -dc "$SAMPLE_GZ" | head -c 3000000 >"$LOG/damaged/truncated.pt.trace.json"
+else
+	# no shared data: truncate a Chrome trace of our own
+	printf '{"traceEvents":[{"name":"ProfilerStep#1","ph":"X","cat":"user_annotation","ts":1,"dur":100,"pid":1,"tid":1},{"name":"aten::mm","ph":"X","cat":"cpu_op","ts":2,"dur":50,"pid":1,"tid":1},{"name":"aten::a' \
+		>"$LOG/damaged/truncated.pt.trace.json"
+fi
+
+# start_server NAME LOGDIR: sets URL_<NAME>
+start_server() {
+	local name=$1 dir=$2 out=$TMP/serve-$1.out i url=""
+	"$NNSCOPE" serve --logdir "$dir" --port 0 --cache-dir "$TMP/cache-$name" -q >"$out" 2>"$TMP/serve-$name.err" &
+	PIDS+=($!)
+	for i in $(seq 100); do
+		url=$(grep -o 'http://[^ ]*' "$out" 2>/dev/null | head -1)
+		[ -n "$url" ] && break
+		sleep 0.1
+	done
+	[ -n "$url" ] || { cat "$TMP/serve-$name.err"; fail "nnscope serve ($name) did not start"; }
+	printf -v "URL_$name" '%s' "${url%/}"
+}
+start_server main "$LOG"
+start_server empty "$TMP/empty"
+
+mkdir -p "$BUILD/screenshots"
+NNS_URL=$URL_main NNS_URL_EMPTY=$URL_empty NNS_SHOTS=$BUILD/screenshots NNS_KINETO_DIR=$KINETO \
+	NNS_CHROMIUM=$CHROMIUM NNS_ROOT=$ROOT node tests/browser/ui.test.mjs
+rc=$?
+for n in main empty; do
+	if [ -s "$TMP/serve-$n.err" ]; then echo "--- server $n stderr:"; tail -20 "$TMP/serve-$n.err"; fi
+done
+exit $rc

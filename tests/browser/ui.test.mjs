@@ -1,0 +1,562 @@
+// Browser tests of the nnscope web UI (tests/browser/run.sh starts the servers).
+// One PASS/FAIL/SKIP line per check; exit status 1 on any FAIL.
+// env: NNS_URL, NNS_URL_EMPTY, NNS_SHOTS, NNS_KINETO (set when the shared
+// Kineto samples are in the logdir), NNS_KINETO_DIR, NNS_CHROMIUM, NNS_ROOT.
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const ROOT = process.env.NNS_ROOT || process.cwd();
+const { chromium } = await import(pathToFileURL(path.join(ROOT, 'web/node_modules/playwright-core/index.mjs')).href);
+
+const URL0 = process.env.NNS_URL;
+const URL_EMPTY = process.env.NNS_URL_EMPTY;
+const SHOTS = process.env.NNS_SHOTS;
+const HAVE_KINETO = process.env.NNS_KINETO === '1';
+const LOAD_MS = 120000;
+
+let failed = 0;
+let passed = 0;
+async function check(name, fn) {
+  const t = Date.now();
+  try {
+    await fn();
+    passed++;
+    console.log(`PASS ${name} (${Date.now() - t} ms)`);
+  } catch (e) {
+    failed++;
+    const msg = String(e && e.message ? e.message : e).split('\n').filter(Boolean).slice(0, 4).join(' | ');
+    console.log(`FAIL ${name}: ${msg}`);
+  }
+}
+const skip = (name, why) => console.log(`SKIP ${name}: ${why}`);
+
+/* ---------------------------------------------------------------- API */
+
+async function api(p, params) {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params || {})) if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
+  const url = `${URL0}${p}${q.toString() ? '?' + q : ''}`;
+  for (let i = 0; i < 600; i++) {
+    const r = await fetch(url);
+    if (r.status === 202) { await r.arrayBuffer(); await new Promise((res) => setTimeout(res, 200)); continue; }
+    const body = await r.json();
+    if (!r.ok) throw new Error(`${url}: ${r.status} ${body.error || ''}`);
+    return body;
+  }
+  throw new Error(`${url}: still analysing after 120 s`);
+}
+
+/* ---------------------------------------------------------------- pages */
+
+const browser = await chromium.launch({ executablePath: process.env.NNS_CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox'] });
+const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+
+function hashOf(view, sel, extra) {
+  const q = new URLSearchParams();
+  q.set('view', view);
+  if (sel.run) q.set('run', sel.run);
+  if (sel.worker) q.set('worker', sel.worker);
+  if (sel.span) q.set('span', sel.span);
+  for (const [k, v] of Object.entries(extra || {})) q.set(k, v);
+  return '#' + q.toString();
+}
+
+/** Opens a fresh page at view/selection, waits until the view root is loaded. */
+async function open(view, sel, { base = URL0, extra } = {}) {
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
+  try {
+    await page.goto(`${base}/${hashOf(view, sel, extra)}`);
+    await waitLoaded(page, view);
+  } catch (e) {
+    errors.push(`view-${view} did not load: ${String(e.message).split('\n')[0]}`);
+  }
+  return { page, errors };
+}
+
+async function waitLoaded(page, view) {
+  await page.waitForSelector(`[data-testid="view-${view}"][data-loaded="1"]`, { timeout: LOAD_MS, state: 'attached' });
+}
+
+const inView = (view, testid) => `[data-testid="view-${view}"] [data-testid="${testid}"]`;
+
+async function rowCount(page, table) {
+  return page.$$eval(`[data-testid="table-${table}"] tbody tr:not(.tbl-none)`, (trs) => trs.length);
+}
+/** the cells of the first `n` body rows of a table: [[text...]] */
+async function cells(page, table, n = 1000) {
+  return page.$$eval(`[data-testid="table-${table}"] tbody tr:not(.tbl-none)`, (trs, n) =>
+    trs.slice(0, n).map((tr) => [...tr.children].map((td) => td.textContent.trim())), n);
+}
+async function colIndex(page, table, key) {
+  const ids = await page.$$eval(`[data-testid="table-${table}"] thead th`, (ths) => ths.map((t) => t.dataset.testid));
+  const i = ids.indexOf(`th-${table}-${key}`);
+  assert.ok(i >= 0, `column th-${table}-${key} not in ${ids.join(',')}`);
+  return i;
+}
+/** raw numeric values (td title) of a column over the visible rows */
+async function colValues(page, table, key) {
+  const i = await colIndex(page, table, key);
+  return page.$$eval(`[data-testid="table-${table}"] tbody tr:not(.tbl-none)`, (trs, i) =>
+    trs.map((tr) => { const td = tr.children[i]; const v = td.title !== '' ? Number(td.title) : NaN; return Number.isNaN(v) ? null : v; }), i);
+}
+
+/** The ECharts instance in a chart box has at least one series with data. */
+async function assertChart(page, testid, minPoints = 1) {
+  const info = await page.$eval(`[data-testid="${testid}"]`, (el) => {
+    const c = el.querySelector('canvas');
+    const inst = window.echarts && window.echarts.getInstanceByDom(el);
+    const opt = inst ? inst.getOption() : null;
+    const pts = opt ? (opt.series || []).reduce((s, x) => s + ((x.data || []).length), 0) : 0;
+    return { canvas: !!c && c.width > 0 && c.height > 0, inst: !!inst, series: opt ? (opt.series || []).length : 0, pts };
+  }).catch(() => null);
+  assert.ok(info, `chart ${testid} not found`);
+  assert.ok(info.canvas, `chart ${testid} has no drawn canvas`);
+  assert.ok(info.inst && info.series > 0, `chart ${testid} has no series`);
+  assert.ok(info.pts >= minPoints, `chart ${testid} has ${info.pts} data points, want >= ${minPoints}`);
+  return info;
+}
+
+async function assertEmptyState(page, view) {
+  const txt = await page.$eval(inView(view, 'empty-state'), (e) => e.textContent.trim()).catch(() => null);
+  assert.ok(txt !== null, `view-${view} shows neither data nor an empty-state`);
+  assert.ok(txt.length > 20, `empty-state of ${view} has no explanation: "${txt}"`);
+  return txt;
+}
+
+async function assertNoErrorBox(page, view) {
+  const err = await page.$eval(inView(view, 'error'), (e) => e.textContent.trim()).catch(() => null);
+  assert.equal(err, null, `view-${view} shows an error: ${err}`);
+}
+
+async function shoot(page, view, run) {
+  const file = path.join(SHOTS, `${view}-${run.replace(/[^A-Za-z0-9_.-]/g, '_')}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+}
+
+/** the page had no uncaught errors / console errors; closes it */
+async function finish(name, o, { allowResourceErrors = false } = {}) {
+  await check(`${name}: no page or console errors`, async () => {
+    const errs = o.errors.filter((e) => !(allowResourceErrors && /Failed to load resource|^console: (Error|ApiError)/.test(e)));
+    assert.deepEqual(errs, []);
+  });
+  await o.page.close();
+}
+
+/* ------------------------------------------------------------- the checks */
+
+const R0 = { run: 'resnet50_num_workers_0', worker: 'worker0', span: '1' };
+const R0s2 = { ...R0, span: '2' };
+const R4 = { run: 'resnet50_num_workers_4', worker: 'worker0', span: '1' };
+const MODERN = { run: 'modern', worker: 'after_fix_trace' };
+const runs = await api('/api/runs');
+const mlpRun = runs.runs.find((r) => r.name === 'mlp');
+const MLP = { run: 'mlp', worker: mlpRun ? mlpRun.workers[0].name : '' };
+const DAMAGED = { run: 'damaged', worker: 'truncated' };
+
+async function overviewChecks(o, sel, label) {
+  const doc = await api('/api/view', { ...sel, view: 'overview' });
+  const steps = doc.steps || [];
+  await check(`overview ${label}: step table matches /api/view (${steps.length} steps)`, async () => {
+    assert.ok(steps.length > 0, 'API has no steps');
+    assert.equal(await rowCount(o.page, 'steps'), Math.min(steps.length, 50));
+    const c = await cells(o.page, 'steps');
+    assert.equal(c[0][0], String(steps[0].name));
+    assert.equal(c[Math.min(steps.length, 50) - 1][0], String(steps[Math.min(steps.length, 50) - 1].name));
+  });
+  await check(`overview ${label}: step-breakdown chart has one bar per step`, async () => {
+    const info = await assertChart(o.page, 'chart-step-breakdown');
+    assert.ok(info.pts >= steps.length, `${info.pts} points < ${steps.length} steps`);
+    await assertChart(o.page, 'chart-step-pie');
+  });
+  return doc;
+}
+
+async function traceChecks(o, sel, label, { interact }) {
+  await check(`trace ${label}: timeline drawn`, async () => {
+    await o.page.waitForFunction(() => window.__nnsTrace && window.__nnsTrace.drawn >= 1, null, { timeout: LOAD_MS });
+    const st = await o.page.evaluate(() => ({ items: window.__nnsTrace.items, v: window.__nnsTrace.visible }));
+    assert.ok(st.items > 0, `no items drawn (${st.items})`);
+    assert.ok(st.v && st.v.t1 > st.v.t0, 'no visible range');
+    const c = await o.page.$eval('[data-testid="trace-canvas"]', (c) => ({ w: c.width, h: c.height }));
+    assert.ok(c.w > 0 && c.h > 0, 'canvas has no size');
+  });
+  if (!interact) return;
+  const vis = () => o.page.evaluate(() => window.__nnsTrace.visible);
+  const settle = async () => {
+    await o.page.waitForTimeout(400);
+    await o.page.waitForFunction(() => !!window.__nnsTrace && window.__nnsTrace.drawn >= 1);
+  };
+  const box = await o.page.$eval('[data-testid="trace-canvas"]', (c) => { const r = c.getBoundingClientRect(); return { x: r.left, y: r.top, w: r.width, h: r.height }; });
+  await check(`trace ${label}: 'w' zooms in`, async () => {
+    const a = await vis();
+    await o.page.mouse.move(box.x + box.w * 0.6, box.y + Math.min(120, box.h / 2));
+    await o.page.keyboard.down('w');
+    await o.page.waitForTimeout(250);
+    await o.page.keyboard.up('w');
+    await settle();
+    const b = await vis();
+    assert.ok(b.t1 - b.t0 < (a.t1 - a.t0) * 0.9, `range ${a.t1 - a.t0} -> ${b.t1 - b.t0}`);
+  });
+  await check(`trace ${label}: mouse wheel zooms in`, async () => {
+    const a = await vis();
+    await o.page.mouse.move(box.x + box.w * 0.6, box.y + Math.min(120, box.h / 2));
+    await o.page.mouse.wheel(0, -300);
+    await settle();
+    const b = await vis();
+    assert.ok(b.t1 - b.t0 < (a.t1 - a.t0) * 0.95, `range ${a.t1 - a.t0} -> ${b.t1 - b.t0}`);
+  });
+  await check(`trace ${label}: 'd' pans right`, async () => {
+    const a = await vis();
+    await o.page.keyboard.press('d');
+    await settle();
+    const b = await vis();
+    assert.ok(b.t0 > a.t0, `t0 ${a.t0} -> ${b.t0}`);
+    assert.ok(Math.abs((b.t1 - b.t0) - (a.t1 - a.t0)) <= (a.t1 - a.t0) * 0.01 + 1, 'pan changed the zoom');
+  });
+  await check(`trace ${label}: clicking an event shows its details`, async () => {
+    await o.page.keyboard.press('0'); // reset zoom: the whole trace
+    await settle();
+    const fi = await o.page.evaluate(() => window.__nnsTrace.firstItem());
+    assert.ok(fi && fi.id >= 0, `firstItem() = ${JSON.stringify(fi)}`);
+    const ev = await api('/api/trace/event', { ...sel, id: fi.id });
+    assert.ok(ev.name, 'event has no name');
+    await o.page.mouse.click(fi.x, fi.y);
+    await o.page.waitForFunction((name) => {
+      const e = document.querySelector('[data-testid="trace-details-name"]');
+      return e && e.textContent.trim() === name;
+    }, ev.name, { timeout: 15000 }).catch(async () => {
+      const got = await o.page.$eval('[data-testid="trace-details-name"]', (e) => e.textContent.trim()).catch(() => '(no trace-details-name)');
+      throw new Error(`details show "${got}", want "${ev.name}" (event ${fi.id})`);
+    });
+    const sel2 = await o.page.evaluate(() => window.__nnsTrace.selected);
+    if (sel2 !== undefined && sel2 !== null) assert.equal(sel2, fi.id);
+  });
+}
+
+if (!HAVE_KINETO) {
+  skip('ResNet-50 views, span/run selection, modern trace', `${process.env.NNS_KINETO_DIR || '../shared/data/kineto'} not found`);
+} else {
+  const L = 'resnet50_num_workers_0';
+
+  // Overview
+  {
+    const o = await open('overview', R0);
+    await overviewChecks(o, R0, L);
+    await assertNoErrorBox(o.page, 'overview');
+    await shoot(o.page, 'overview', L);
+    await finish(`overview ${L}`, o);
+  }
+
+  // Operator
+  {
+    const o = await open('operator', R0);
+    const doc = await api('/api/view', { ...R0, view: 'operators' });
+    await check(`operator ${L}: table rows`, async () => {
+      const n = await rowCount(o.page, 'operators');
+      assert.ok(n > 0, 'no rows');
+      assert.equal(n, Math.min(50, doc.by_name.length));
+    });
+    await check(`operator ${L}: sort by a numeric column (desc, then asc)`, async () => {
+      await o.page.click('[data-testid="th-operators-host_total_us"]');
+      let v = await colValues(o.page, 'operators', 'host_total_us');
+      assert.ok(v.length >= 2 && v[0] !== null && v[1] !== null, `values ${v.slice(0, 3)}`);
+      assert.ok(v.every((x, i) => i === 0 || x <= v[i - 1]), `not descending: ${v.slice(0, 5)}`);
+      const maxApi = Math.max(...doc.by_name.map((r) => r.host_total_us));
+      assert.ok(Math.abs(v[0] - maxApi) <= 1e-6 * Math.abs(maxApi) + 1e-9, `first ${v[0]} != API max ${maxApi}`);
+      await o.page.click('[data-testid="th-operators-host_total_us"]');
+      v = await colValues(o.page, 'operators', 'host_total_us');
+      assert.ok(v[0] <= v[1], `ascending: ${v[0]} > ${v[1]}`);
+      assert.ok(v.every((x, i) => i === 0 || x >= v[i - 1]), `not ascending: ${v.slice(0, 5)}`);
+    });
+    await check(`operator ${L}: search "conv" filters the rows`, async () => {
+      await o.page.fill('[data-testid="search-operators"]', 'conv');
+      const nameI = await colIndex(o.page, 'operators', 'name');
+      const rows = await cells(o.page, 'operators');
+      const want = doc.by_name.filter((r) => r.name.toLowerCase().includes('conv')).length;
+      assert.ok(rows.length > 0, 'no row contains conv');
+      assert.equal(rows.length, Math.min(50, want));
+      for (const r of rows) assert.ok(r[nameI].toLowerCase().includes('conv'), `row "${r[nameI]}" has no conv`);
+      await o.page.fill('[data-testid="search-operators"]', '');
+    });
+    await check(`operator ${L}: group by name + input shape`, async () => {
+      await o.page.selectOption('[data-testid="op-group"]', 'shape');
+      await o.page.waitForSelector('[data-testid="th-operators-input_shape"]', { timeout: 5000 });
+      const n = await rowCount(o.page, 'operators');
+      assert.equal(n, Math.min(50, (doc.by_name_shape || []).length));
+      const shapes = await colIndex(o.page, 'operators', 'input_shape');
+      const c = await cells(o.page, 'operators');
+      assert.ok(c.some((r) => /\[/.test(r[shapes])), 'no input shape shown');
+      assert.match(await o.page.evaluate(() => location.hash), /group=shape/);
+    });
+    await o.page.selectOption('[data-testid="op-group"]', 'name');
+    await shoot(o.page, 'operator', L);
+    await finish(`operator ${L}`, o);
+  }
+
+  // GPU Kernel
+  {
+    const o = await open('kernel', R0);
+    const doc = await api('/api/view', { ...R0, view: 'kernels' });
+    await check(`kernel ${L}: kernel table, kernel pie and tensor-core pie`, async () => {
+      assert.equal(await rowCount(o.page, 'kernels'), Math.min(50, doc.by_name.length));
+      const c = await cells(o.page, 'kernels', 1);
+      const top = [...doc.by_name].sort((a, b) => b.total_us - a.total_us)[0];
+      assert.equal(c[0][0], top.name);
+      await assertChart(o.page, 'chart-kernel-pie', 2);
+      await assertChart(o.page, 'chart-tc-pie', 2);
+    });
+    await shoot(o.page, 'kernel', L);
+    await finish(`kernel ${L}`, o);
+  }
+
+  // Trace
+  {
+    const o = await open('trace', R0);
+    await traceChecks(o, R0, L, { interact: true });
+    await check(`trace ${L}: first-draw performance mark`, async () => {
+      const n = await o.page.evaluate(() => performance.getEntriesByName('nns-trace-first-draw').length);
+      assert.ok(n >= 1, 'no nns-trace-first-draw mark');
+    });
+    await shoot(o.page, 'trace', L);
+    await finish(`trace ${L}`, o);
+  }
+
+  // Memory
+  {
+    const o = await open('memory', R0);
+    const doc = await api('/api/view', { ...R0, view: 'memory' });
+    await check(`memory ${L}: memory curve and statistics`, async () => {
+      const devs = Object.keys(doc.devices || {});
+      assert.ok(devs.length > 0, 'API has no memory devices');
+      const dev = await o.page.$eval('[data-testid="memory-device-select"]', (s) => s.value);
+      const d = doc.devices[dev];
+      assert.ok(d, `device ${dev} not in the API answer`);
+      // this (PyTorch 1.8) trace has no allocator totals: a curve only when the API has one
+      if ((d.curve || []).length > 1) await assertChart(o.page, 'chart-memory-curve', 2);
+      else assert.equal(await o.page.$$eval('[data-testid="chart-memory-curve"]', (e) => e.length), 0, 'curve drawn without data');
+      assert.equal(await rowCount(o.page, 'memory-stats'), Math.min(50, (d.ops || []).length), 'memory-stats rows != API ops');
+      assert.ok((d.ops || []).length > 0, 'API has no memory ops');
+    });
+    await shoot(o.page, 'memory', L);
+    await finish(`memory ${L}`, o);
+  }
+
+  // Distributed (one worker: explanation), Module (no module tree: explanation)
+  for (const view of ['distributed', 'module']) {
+    const o = await open(view, R0);
+    await check(`${view} ${L}: empty-state explains why there is no data`, async () => {
+      if (view === 'module') {
+        const doc = await api('/api/view', { ...R0, view: 'modules' });
+        assert.equal((doc.modules || []).length, 0, 'API has modules but the test expects none');
+      }
+      await assertEmptyState(o.page, view);
+      await assertNoErrorBox(o.page, view);
+    });
+    await shoot(o.page, view, L);
+    await finish(`${view} ${L}`, o);
+  }
+
+  // Step Trace
+  {
+    const o = await open('steptrace', R0);
+    const doc = await api('/api/view', { ...R0, view: 'steptrace' });
+    await check(`steptrace ${L}: table and chart match /api/view`, async () => {
+      assert.ok(doc.steps.length > 0);
+      assert.equal(await rowCount(o.page, 'steptrace'), Math.min(50, doc.steps.length));
+      assert.equal((await cells(o.page, 'steptrace', 1))[0][0], String(doc.steps[0].name));
+      await assertChart(o.page, 'chart-steptrace', doc.steps.length);
+    });
+    await shoot(o.page, 'steptrace', L);
+    await finish(`steptrace ${L}`, o);
+  }
+
+  // Data Pipeline (a Kineto trace has no queues), CPU (no samples)
+  {
+    const o = await open('datapipe', R0);
+    await check(`datapipe ${L}: verdict shown, empty-state for queues`, async () => {
+      const doc = await api('/api/view', { ...R0, view: 'datapipe' });
+      assert.ok(!(doc.queues || []).length);
+      const v = await o.page.$eval(inView('datapipe', 'datapipe-verdict'), (e) => e.textContent.trim());
+      assert.ok(v.length > 0, 'empty verdict');
+      await assertEmptyState(o.page, 'datapipe');
+    });
+    await shoot(o.page, 'datapipe', L);
+    await finish(`datapipe ${L}`, o);
+  }
+  {
+    const o = await open('cpu', R0);
+    await check(`cpu ${L}: empty-state explains the missing samples`, async () => {
+      const doc = await api('/api/view', { ...R0, view: 'cpu' });
+      assert.equal(doc.available, false);
+      await assertEmptyState(o.page, 'cpu');
+    });
+    await shoot(o.page, 'cpu', L);
+    await finish(`cpu ${L}`, o);
+  }
+
+  // Diff: span 1 vs span 2 of the same worker
+  {
+    const o = await open('diff', R0, { extra: { run2: R0.run, worker2: R0.worker, span2: '2' } });
+    await check(`diff ${L}: span 1 vs span 2 operator deltas`, async () => {
+      const doc = await api('/api/diff', { ...R0, run2: R0.run, worker2: R0.worker, span2: '2' });
+      assert.ok(doc, 'no diff');
+      const n = await rowCount(o.page, 'diff');
+      assert.ok(n > 0, 'diff table empty');
+      await assertChart(o.page, 'chart-diff');
+      await assertNoErrorBox(o.page, 'diff');
+    });
+    await shoot(o.page, 'diff', L);
+    await finish(`diff ${L}`, o);
+  }
+
+  // span and run selection
+  {
+    const o = await open('overview', R0);
+    const s2 = await api('/api/view', { ...R0s2, view: 'overview' });
+    const s1 = await api('/api/view', { ...R0, view: 'overview' });
+    await check('span-select 1 -> 2 shows the steps of span 2', async () => {
+      assert.notEqual(s1.steps[0].name, s2.steps[0].name, 'spans 1 and 2 have the same first step: test data changed');
+      assert.equal(await o.page.$eval('[data-testid="span-select"]', (s) => s.value), '1');
+      await o.page.selectOption('[data-testid="span-select"]', '2');
+      await o.page.waitForFunction(({ first, n }) => {
+        const root = document.querySelector('[data-testid="view-overview"][data-loaded="1"]');
+        const rows = root && root.querySelectorAll('[data-testid="table-steps"] tbody tr:not(.tbl-none)');
+        return rows && rows.length === n && rows[0].children[0].textContent.trim() === first;
+      }, { first: String(s2.steps[0].name), n: Math.min(50, s2.steps.length) }, { timeout: LOAD_MS });
+      assert.match(await o.page.evaluate(() => location.hash), /span=2/);
+    });
+    await check('run-select switches to resnet50_num_workers_4', async () => {
+      const r4 = await api('/api/view', { ...R4, view: 'overview' });
+      await o.page.selectOption('[data-testid="run-select"]', R4.run);
+      await o.page.waitForFunction(({ first, n }) => {
+        const root = document.querySelector('[data-testid="view-overview"][data-loaded="1"]');
+        const rows = root && root.querySelectorAll('[data-testid="table-steps"] tbody tr:not(.tbl-none)');
+        return /run=resnet50_num_workers_4/.test(location.hash) && rows && rows.length === n && rows[0].children[0].textContent.trim() === first;
+      }, { first: String(r4.steps[0].name), n: Math.min(50, r4.steps.length) }, { timeout: LOAD_MS });
+      assert.equal(await o.page.$eval('[data-testid="worker-select"]', (s) => s.value), 'worker0');
+    });
+    await shoot(o.page, 'overview', R4.run);
+    await finish('span/run selection', o);
+  }
+
+  // the modern (recent PyTorch) trace: overview, operator and trace open
+  {
+    const o = await open('overview', MODERN);
+    await check('overview modern: loads without an error box', async () => {
+      await assertNoErrorBox(o.page, 'overview');
+      const doc = await api('/api/view', { ...MODERN, view: 'overview' });
+      if ((doc.steps || []).length) assert.equal(await rowCount(o.page, 'steps'), Math.min(50, doc.steps.length));
+      else await assertEmptyState(o.page, 'overview');
+    });
+    await shoot(o.page, 'overview', 'modern');
+    await finish('overview modern', o);
+    const t = await open('trace', MODERN);
+    await traceChecks(t, MODERN, 'modern', { interact: false });
+    await shoot(t.page, 'trace', 'modern');
+    await finish('trace modern', t);
+  }
+}
+
+// our own nnscope run (examples/mlp)
+if (!mlpRun) {
+  await check('mlp run discovered', async () => assert.fail('run "mlp" not in /api/runs'));
+} else {
+  {
+    const o = await open('overview', MLP);
+    await overviewChecks(o, MLP, 'mlp');
+    await shoot(o.page, 'overview', 'mlp');
+    await finish('overview mlp', o);
+  }
+  {
+    const o = await open('datapipe', MLP);
+    await check('datapipe mlp: batch_queue in the queue table and chart', async () => {
+      const doc = await api('/api/view', { ...MLP, view: 'datapipe' });
+      assert.ok((doc.queues || []).length > 0, 'API has no queues');
+      const rows = await cells(o.page, 'queues');
+      assert.equal(rows.length, doc.queues.length);
+      assert.ok(rows.some((r) => r[0].includes('batch_queue')), `rows: ${rows.map((r) => r[0])}`);
+      await assertChart(o.page, 'chart-queue', 2);
+    });
+    await shoot(o.page, 'datapipe', 'mlp');
+    await finish('datapipe mlp', o);
+  }
+  {
+    const o = await open('cpu', MLP);
+    await check('cpu mlp: utilization chart and thread table', async () => {
+      const doc = await api('/api/view', { ...MLP, view: 'cpu' });
+      assert.ok(doc.available, 'API: no CPU samples in the mlp run');
+      await assertChart(o.page, 'chart-cpu', 2);
+      assert.ok(await rowCount(o.page, 'cpu-threads') > 0, 'no thread rows');
+    });
+    await shoot(o.page, 'cpu', 'mlp');
+    await finish('cpu mlp', o);
+  }
+  {
+    const o = await open('trace', MLP);
+    await traceChecks(o, MLP, 'mlp', { interact: true });
+    await shoot(o.page, 'trace', 'mlp');
+    await finish('trace mlp', o);
+  }
+  // the other views open on the nnscope run: data or an explanation, never an error
+  for (const view of ['operator', 'kernel', 'memory', 'distributed', 'module', 'steptrace', 'diff']) {
+    const o = await open(view, MLP);
+    await check(`${view} mlp: data or an empty-state, no error`, async () => {
+      await assertNoErrorBox(o.page, view);
+      const hasData = await o.page.$$eval(`[data-testid="view-${view}"] [data-testid^="table-"], [data-testid="view-${view}"] [data-testid^="chart-"]`, (e) => e.length);
+      if (!hasData) await assertEmptyState(o.page, view);
+    });
+    await shoot(o.page, view, 'mlp');
+    await finish(`${view} mlp`, o);
+  }
+}
+
+// the damaged (truncated) trace: the diagnostic is shown, nothing breaks
+{
+  const o = await open('overview', DAMAGED);
+  await check('overview damaged: truncation diagnostic shown', async () => {
+    const doc = await api('/api/view', { ...DAMAGED, view: 'overview' });
+    assert.ok(doc.diagnostics && doc.diagnostics.truncated, 'API does not report truncation');
+    const txt = await o.page.$eval(inView('overview', 'diagnostics'), (e) => e.textContent).catch(() => null);
+    assert.ok(txt, 'no diagnostics banner');
+    assert.match(txt, /truncated/i);
+    assert.ok(txt.includes(String(doc.diagnostics.first_problem).slice(-40)), 'first problem not shown');
+  });
+  await shoot(o.page, 'overview', 'damaged');
+  await finish('overview damaged', o, { allowResourceErrors: true });
+  for (const view of ['operator', 'trace']) {
+    const p = await open(view, DAMAGED);
+    await check(`${view} damaged: renders data, an empty-state or an error message`, async () => {
+      const st = await p.page.evaluate((view) => {
+        const root = document.querySelector(`[data-testid="view-${view}"]`);
+        return {
+          data: root.querySelectorAll('[data-testid^="table-"] tbody tr, [data-testid="trace-canvas"]').length,
+          empty: (root.querySelector('[data-testid="empty-state"]') || {}).textContent || '',
+          error: (root.querySelector('[data-testid="error"], .nns-trace-error') || {}).textContent || '',
+        };
+      }, view);
+      assert.ok(st.data > 0 || st.empty.trim().length > 10 || st.error.trim().length > 10, JSON.stringify(st));
+    });
+    await shoot(p.page, view, 'damaged');
+    await finish(`${view} damaged`, p, { allowResourceErrors: true });
+  }
+}
+
+// empty logdir
+{
+  const o = await open('overview', {}, { base: URL_EMPTY });
+  await check('empty logdir: "no runs" explanation', async () => {
+    const txt = await assertEmptyState(o.page, 'overview');
+    assert.match(txt, /No runs/i);
+    assert.equal(await o.page.$eval('[data-testid="run-select"]', (s) => s.disabled), true);
+  });
+  await shoot(o.page, 'overview', 'empty-logdir');
+  await finish('empty logdir', o);
+}
+
+await browser.close();
+console.log(`browser tests: ${passed} passed, ${failed} failed; screenshots in ${SHOTS}`);
+process.exit(failed ? 1 : 0);
