@@ -106,9 +106,6 @@ int cmd_serve(int argc, char **argv)
 	o.threads = (int)threads;
 	o.logdir = logdir;
 	o.loopback = is_loopback(o.host);
-	if (!o.loopback)
-		cli_warn(NULL, "serving on a non-loopback address: anyone who can reach this "
-			       "machine can read every trace under the logdir (there is no login)");
 
 	/* the server's threads inherit the blocked set; this thread waits */
 	sigemptyset(&set);
@@ -122,6 +119,9 @@ int cmd_serve(int argc, char **argv)
 		cli_error(logdir, err.msg);
 		return CLI_EINPUT;
 	}
+	if (!o.loopback)
+		cli_warn(NULL, "serving on a non-loopback address: anyone who can reach this "
+			       "machine can read every trace under the logdir (there is no login)");
 	if (strchr(o.host, ':'))
 		printf("nnscope serve: %s at http://[%s]:%d/\n", logdir, o.host, s.port);
 	else

@@ -13,7 +13,10 @@
 #include "server/server.h"
 #include "server/assets.h"
 
+#include <errno.h>
 #include <microhttpd.h>
+#include <netinet/in.h>
+#include <unistd.h>
 #include <netdb.h>
 #include <sys/socket.h>
 #include <stdarg.h>
@@ -263,6 +266,33 @@ queue:
 	return ret;
 }
 
+/* Binds and listens on addr ourselves, so that the port (for --port 0) is
+ * known before the first request can arrive (host_ok reads it). Returns
+ * the socket or -1 with errno set. */
+static int listen_on(const struct sockaddr_storage *addr, socklen_t len, int *port)
+{
+	struct sockaddr_storage got;
+	socklen_t glen = sizeof(got);
+	int one = 1, fd = socket(addr->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -1;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (addr->ss_family == AF_INET6)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	if (bind(fd, (const struct sockaddr *)addr, len) != 0 || listen(fd, 256) != 0 ||
+	    getsockname(fd, (struct sockaddr *)&got, &glen) != 0) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	*port = got.ss_family == AF_INET6 ? ntohs(((struct sockaddr_in6 *)&got)->sin6_port)
+					  : ntohs(((struct sockaddr_in *)&got)->sin_port);
+	return fd;
+}
+
 static void log_mhd(void *cls, const char *fmt, va_list ap)
 {
 	const struct server *s = cls;
@@ -278,9 +308,9 @@ int srv_start(struct server *s, const struct srv_opts *o, struct nns_err *err)
 	struct sockaddr_storage ss;
 	struct addrinfo hints, *ai = NULL;
 	char port[16];
-	const union MHD_DaemonInfo *di;
+	socklen_t sslen;
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
-	int rc;
+	int rc, fd;
 
 	memset(s, 0, sizeof(*s));
 	s->o = *o;
@@ -297,26 +327,32 @@ int srv_start(struct server *s, const struct srv_opts *o, struct nns_err *err)
 				   "--host %s: not a numeric IPv4/IPv6 address (%s)", s->o.host,
 				   gai_strerror(rc));
 	memcpy(&ss, ai->ai_addr, ai->ai_addrlen);
+	sslen = ai->ai_addrlen;
 	if (ai->ai_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	freeaddrinfo(ai);
-	if ((rc = reg_init(&s->reg, o->logdir, o->cache_dir, 2, err)) != NNS_OK)
+	if ((fd = listen_on(&ss, sslen, &s->port)) < 0)
+		return nns_err_set(err, NNS_EIO, "cannot listen on %s port %d: %s%s", s->o.host,
+				   o->port, strerror(errno),
+				   errno == EADDRINUSE ? " (try another --port)" : "");
+	if ((rc = reg_init(&s->reg, o->logdir, o->cache_dir, 2, err)) != NNS_OK) {
+		close(fd);
 		return rc;
+	}
 	s->reg.quiet = o->quiet;
 	/* the logger must be the first option (MHD prints its own otherwise) */
 	s->mhd = MHD_start_daemon(
-	    flags | MHD_USE_EPOLL, (uint16_t)o->port, NULL, NULL, on_request, s,
-	    MHD_OPTION_EXTERNAL_LOGGER, log_mhd, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+	    flags | MHD_USE_EPOLL, (uint16_t)s->port, NULL, NULL, on_request, s,
+	    MHD_OPTION_EXTERNAL_LOGGER, log_mhd, s, MHD_OPTION_LISTEN_SOCKET, fd,
 	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)s->o.threads, MHD_OPTION_CONNECTION_LIMIT,
 	    (unsigned)256, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY, MHD_OPTION_END);
 	if (!s->mhd) {
+		close(fd);
 		reg_release(&s->reg);
-		return nns_err_set(err, NNS_EIO, "cannot listen on %s port %d (in use? try --port)",
-				   s->o.host, o->port);
+		return nns_err_set(err, NNS_EIO, "cannot start the HTTP server on %s port %d",
+				   s->o.host, s->port);
 	}
-	di = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_BIND_PORT);
-	s->port = di ? di->port : o->port;
 	return NNS_OK;
 }
 

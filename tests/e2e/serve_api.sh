@@ -69,6 +69,21 @@ get_ready() {
 }
 alive() { [ "$(code "http://127.0.0.1:$PORT/api/runs")" = 200 ]; }
 
+# ---- command line errors: one line, exit 2 for usage, 1 for input ----------
+set +e
+"$NNSCOPE" serve >/dev/null 2>"$TMP/err"; rc=$?
+check "serve without a logdir exits 2 and says what is missing" \
+	bash -c "[ $rc = 2 ] && grep -q 'missing --logdir' '$TMP/err'"
+"$NNSCOPE" serve "$TMP/does-not-exist" >/dev/null 2>"$TMP/err"; rc=$?
+check "serve on a missing folder exits 1 with one line" \
+	bash -c "[ $rc = 1 ] && grep -q 'no such directory' '$TMP/err' && [ \$(wc -l <'$TMP/err') = 1 ]"
+"$NNSCOPE" serve "$TMP" --port 70000 >/dev/null 2>"$TMP/err"; rc=$?
+check "serve --port 70000 exits 2" [ $rc = 2 ]
+"$NNSCOPE" serve "$TMP" --host not-an-ip >/dev/null 2>"$TMP/err"; rc=$?
+check "serve --host not-an-ip exits 1 with one line" \
+	bash -c "[ $rc = 1 ] && grep -q 'not a numeric' '$TMP/err' && [ \$(wc -l <'$TMP/err') = 1 ]"
+set -e
+
 # ---- a small logdir of our own: one good trace, one damaged, symlinks out --
 LOG="$TMP/logdir"
 OUTSIDE="$TMP/outside"
@@ -187,6 +202,13 @@ EOF
 		bash -c "! grep -q ' 500 ' '$TMP/raw' && grep -q ' 404 ' '$TMP/raw'"
 fi
 check "server alive after the hostile requests" alive
+
+# a second server on a port in use: a clear error
+set +e
+"$NNSCOPE" serve "$LOG" --port "$PORT" >/dev/null 2>"$TMP/err"; rc=$?
+set -e
+check "serve on a port in use exits 1 and says so" \
+	bash -c "[ $rc = 1 ] && grep -q 'in use' '$TMP/err'"
 
 # a run added while serving appears
 gen=$(curl -s "$B/api/runs" | jq .generation)
