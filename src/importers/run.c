@@ -316,7 +316,8 @@ static char *rel_name(const struct walk *wk, const char *dir)
 static int walk_dir(struct walk *wk, const char *dir, int depth);
 
 /* run_limits.sniff_json: does the head of a *.json[.gz] file look like a
- * Chrome/Kineto trace ("traceEvents" within its first 4 KB, gzip or not)? */
+ * Chrome/Kineto trace ("traceEvents" within its first 4 KB, or an array of
+ * events with "ph"; gzip or not)? */
 static int looks_like_trace(const char *path)
 {
 	char head[4097];
@@ -330,7 +331,13 @@ static int looks_like_trace(const char *path)
 	if (n <= 0)
 		return 0;
 	head[n] = 0;
-	return memmem(head, (size_t)n, "\"traceEvents\"", 13) != NULL;
+	if (memmem(head, (size_t)n, "\"traceEvents\"", 13))
+		return 1;
+	/* a bare event array (MindSpore's *_timeline_display_<rank>.json) */
+	for (int i = 0; i < n; i++)
+		if (head[i] != ' ' && head[i] != '\n' && head[i] != '\r' && head[i] != '\t')
+			return head[i] == '[' && memmem(head, (size_t)n, "\"ph\"", 4) != NULL;
+	return 0;
 }
 
 static int scan_entries(struct walk *wk, const char *dir, int depth, DIR *dp, struct found **fv,

@@ -68,8 +68,10 @@ struct run_limits {
 	size_t max_files;   /* trace files accepted (default 100,000) */
 	int max_depth;	    /* directory nesting (default 64) */
 	int sniff_json;	    /* also take any *.json[.gz] whose first 4 KB hold
-			     * "traceEvents" as a worker of its directory's run
-			     * (nnscope serve: logdirs of hand-named traces) */
+			     * "traceEvents" (or that is an array of events with
+			     * "ph": MindSpore's timeline_display files) as a
+			     * worker of its directory's run (nnscope serve:
+			     * logdirs of hand-named traces) */
 };
 
 /* Fills rs (caller storage, overwritten) from path. lim may be NULL.
