@@ -27,6 +27,8 @@ static const char USAGE[] =
     "                     reach this machine can read the traces; no login\n"
     "      --cache-dir D  keep the analysis caches under D instead\n"
     "      --threads N    HTTP worker threads (default 4)\n"
+    "      --max-loaded N keep at most N traces in memory (default 8; also at most\n"
+    "                     half the RAM); others are reloaded when opened again\n"
     "  -q, --quiet        print only the address and errors\n"
     "  -h, --help         show this help\n";
 
@@ -46,13 +48,14 @@ int cmd_serve(int argc, char **argv)
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"cache-dir", required_argument, NULL, 'C'},
+	    {"max-loaded", required_argument, NULL, 'M'},
 	    {NULL, 0, NULL, 0},
 	};
 	struct srv_opts o;
 	struct server s;
 	struct nns_err err;
 	const char *logdir = NULL;
-	long port = 8080, threads = 4;
+	long port = 8080, threads = 4, max_loaded = 8;
 	int c, bind_all = 0, sig = 0;
 	sigset_t set;
 
@@ -75,6 +78,11 @@ int cmd_serve(int argc, char **argv)
 			break;
 		case 'C':
 			o.cache_dir = optarg;
+			break;
+		case 'M':
+			if (cli_parse_int(optarg, 1, 1024, &max_loaded))
+				return cli_usage_error(
+				    "serve", "--max-loaded wants 1..1024, not '%s'", optarg);
 			break;
 		case 'A':
 			bind_all = 1;
@@ -104,6 +112,7 @@ int cmd_serve(int argc, char **argv)
 		o.host = "0.0.0.0";
 	o.port = (int)port;
 	o.threads = (int)threads;
+	o.max_loaded = (int)max_loaded;
 	o.logdir = logdir;
 	o.loopback = is_loopback(o.host);
 

@@ -340,6 +340,8 @@ int srv_start(struct server *s, const struct srv_opts *o, struct nns_err *err)
 		return rc;
 	}
 	s->reg.quiet = o->quiet;
+	if (o->max_loaded > 0)
+		s->reg.max_loaded = (size_t)o->max_loaded;
 	/* the logger must be the first option (MHD prints its own otherwise) */
 	s->mhd = MHD_start_daemon(
 	    flags | MHD_USE_EPOLL, (uint16_t)s->port, NULL, NULL, on_request, s,

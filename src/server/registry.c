@@ -549,13 +549,29 @@ void reg_put(struct registry *r, struct reg_entry *e)
 	pthread_mutex_unlock(&r->mu);
 }
 
+/* What a loaded entry holds in memory, roughly (the arrays' capacities,
+ * the strings and the index; the profile is small beside them). */
+static size_t loaded_bytes(const struct reg_entry *e)
+{
+	const struct model *m = e->m;
+
+	if (!m)
+		return 0;
+	return m->events.cap * sizeof(*m->events.v) + m->op_args.cap * sizeof(*m->op_args.v) +
+	       m->dev_args.cap * sizeof(*m->dev_args.v) + m->mems.cap * sizeof(*m->mems.v) +
+	       m->flows.cap * sizeof(*m->flows.v) + m->counters.cap * sizeof(*m->counters.v) +
+	       m->events.n * sizeof(uint32_t) /* launch_of */ + m->strings.bytes +
+	       m->strings.cap * 16 + (e->ix ? trace_index_bytes(e->ix) : 0);
+}
+
 /* Unloads the least recently used READY entries nobody holds while more
- * than max_loaded are in memory; caller holds mu. */
+ * than max_loaded are in memory or together they hold more than
+ * max_bytes; the most recently used one always stays. Caller holds mu. */
 static void evict_locked(struct registry *r)
 {
 	for (;;) {
-		struct reg_entry *lru = NULL;
-		size_t loaded = 0;
+		struct reg_entry *lru = NULL, *mru = NULL;
+		size_t loaded = 0, bytes = 0;
 
 		for (size_t i = 0; i < r->entries.n; i++) {
 			struct reg_entry *e = r->entries.v[i];
@@ -563,10 +579,13 @@ static void evict_locked(struct registry *r)
 			if (e->state != REG_READY)
 				continue;
 			loaded++;
+			bytes += e->bytes;
+			if (!mru || e->last_used > mru->last_used)
+				mru = e;
 			if (e->refs == 0 && (!lru || e->last_used < lru->last_used))
 				lru = e;
 		}
-		if (loaded <= r->max_loaded || !lru)
+		if ((loaded <= r->max_loaded && bytes <= r->max_bytes) || !lru || lru == mru)
 			return;
 		entry_unload(lru);
 		lru->state = REG_IDLE;
@@ -674,6 +693,7 @@ static void *worker_main(void *arg)
 			e->m = m;
 			e->p = p;
 			e->ix = ix;
+			e->bytes = loaded_bytes(e);
 			e->state = REG_READY;
 			e->last_used = ++r->clock;
 			evict_locked(r);
@@ -717,6 +737,13 @@ int reg_init(struct registry *r, const char *logdir, const char *cache_dir, int 
 		return nns_err_set(err, NNS_ENOMEM, "out of memory");
 	}
 	r->max_loaded = 8;
+	{
+		long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+
+		/* loaded traces may take half of the machine's memory */
+		r->max_bytes =
+		    pages > 0 && psize > 0 ? (size_t)pages * (size_t)psize / 2 : (size_t)8 << 30;
+	}
 	pthread_mutex_init(&r->mu, NULL);
 	pthread_cond_init(&r->cv, NULL);
 	pthread_mutex_lock(&r->mu);

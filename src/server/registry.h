@@ -7,7 +7,8 @@
  * An entry moves IDLE -> QUEUED -> WORKING -> READY (model, profile and
  * trace index in memory) or FAILED (err says why). READY entries are
  * evicted back to IDLE, least recently used first, when more than
- * max_loaded are in memory and nobody holds them. Analysis results are
+ * max_loaded are in memory or they hold more than max_bytes, and nobody
+ * holds them. Analysis results are
  * also written to a disk cache beside the run (docs/SERVER.md), so views
  * of an IDLE entry whose cache is valid are answered without parsing.
  *
@@ -55,6 +56,7 @@ struct reg_entry {
 	struct model *m;	    /* (mu) READY: the trace */
 	struct an_profile *p;	    /* (mu) READY: its analyses */
 	struct trace_index *ix;	    /* (mu) READY: timeline index */
+	size_t bytes;		    /* (mu) READY: memory it holds, roughly */
 };
 
 struct registry {
@@ -73,6 +75,7 @@ struct registry {
 	int nworkers;
 	int stop;	   /* (mu) */
 	size_t max_loaded; /* READY entries kept in memory */
+	size_t max_bytes;  /* and the memory they may hold (half the RAM) */
 	uint64_t clock;	   /* (mu) for last_used */
 	int quiet;
 };

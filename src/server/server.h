@@ -20,6 +20,7 @@ struct srv_opts {
 	const char *host;      /* address to bind, "127.0.0.1" by default */
 	int port;	       /* 0: any free port (srv_start reports it) */
 	int threads;	       /* HTTP worker threads (default 4) */
+	int max_loaded;	       /* traces kept in memory (default 8) */
 	int loopback;	       /* the address is a loopback one: check Host headers */
 	int quiet;
 };

@@ -44,7 +44,8 @@ check() {
 # start_server LOGDIR CACHE -> sets PORT
 start_server() {
 	local out="$TMP/server.$RANDOM.out"
-	"$NNSCOPE" serve --logdir "$1" --cache-dir "$2" --port 0 -q >"$out" 2>"$out.err" &
+	# shellcheck disable=SC2086
+	"$NNSCOPE" serve --logdir "$1" --cache-dir "$2" --port 0 -q ${EXTRA:-} >"$out" 2>"$out.err" &
 	PIDS+=($!)
 	SPID=$!
 	for _ in $(seq 100); do
@@ -226,6 +227,20 @@ curl -s "$B/api/runs" >/dev/null
 get_ready "/api/view?run=runA&worker=w0&view=operators" >/dev/null
 check "a trace rewritten while serving is re-analysed" \
 	jq -e '[.by_name[].name] | index("aten::gelu") != null and index("aten::relu") == null' "$TMP/body"
+
+# with room for one trace in memory, opening another unloads the first; it
+# comes back (from the file) when opened again
+kill "$SPID"
+wait "$SPID" 2>/dev/null || true
+EXTRA="--max-loaded 1" start_server "$LOG" "$TMP/cache-own"
+B="http://127.0.0.1:$PORT"
+get_ready "/api/trace/meta?run=runA&worker=w0" >/dev/null
+get_ready "/api/trace/meta?run=runC&worker=w9" >/dev/null
+seen=$(get_ready "/api/trace/meta?run=runA&worker=w0")
+check "--max-loaded 1: the first trace was unloaded ($seen) and loads again" \
+	bash -c "[[ '$seen' == ' 202'* && '$seen' == *' 200' ]] && jq -e '.events == 9' '$TMP/body' >/dev/null"
+check "--max-loaded 1: a cached view of the unloaded trace answers at once" \
+	[ "$(code "$B/api/view?run=runC&worker=w9&view=overview")" = 200 ]
 
 # ---- the real traces -------------------------------------------------------
 if [ ! -d "$SHARED/data/kineto/resnet50_num_workers_0" ]; then
