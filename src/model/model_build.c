@@ -374,6 +374,14 @@ static int sort_rows_by_ts(void **rows, size_t *cap, size_t n, size_t size)
 
 #define SORT_ROWS(vec) sort_rows_by_ts((void **)&(vec)->v, &(vec)->cap, (vec)->n, sizeof(*(vec)->v))
 
+static void widen(struct model *m, int64_t ts)
+{
+	if (ts < m->min_ts)
+		m->min_ts = ts;
+	if (ts > m->max_end)
+		m->max_end = ts;
+}
+
 int model_finalize(struct model *m, struct nns_err *err)
 {
 	size_t n = m->events.n, i;
@@ -434,6 +442,15 @@ int model_finalize(struct model *m, struct nns_err *err)
 		if (m->mems.v[i].ts > m->max_end)
 			m->max_end = m->mems.v[i].ts;
 	}
+	/* nnscope's own rows: the START/STOP marks and samples bound the
+	 * profiling window even when nothing else was recorded (a program
+	 * run uninstrumented under `nnscope run`) */
+	for (i = 0; i < m->instants.n; i++)
+		widen(m, m->instants.v[i].ts);
+	for (i = 0; i < m->samples.n; i++)
+		widen(m, m->samples.v[i].ts);
+	for (i = 0; i < m->queues.n; i++)
+		widen(m, m->queues.v[i].ts);
 	if (m->min_ts > m->max_end)
 		m->min_ts = m->max_end = 0;
 

@@ -61,6 +61,12 @@ f=$(ls "$TMP"/plain/*.nnst | head -1)
 val "$f" meta.cmdline | grep -q "sleep 0.3" && pass "META cmdline" || fail "cmdline"
 val "$f" meta.options | grep -q '"cpu_sampling_interval_ms":20' && pass "--options reached the library" \
 	|| fail "options: $(val "$f" meta.options)"
+# with no ranges at all, the one default step is the profiling window
+# (START..STOP), i.e. at least the 0.3 s the program slept
+"$NNSCOPE" analyse "$TMP/plain" --out "$TMP/plain-out" -q
+t=$(jq -r '.steps[0].total_us' "$TMP"/plain-out/*/overview.json)
+awk "BEGIN{exit !($t >= 300000 && $t < 5000000)}" && pass "uninstrumented: step 0 spans the run ($t us)" \
+	|| fail "uninstrumented: step 0 is $t us"
 RANK=5 WORLD_SIZE=8 LOCAL_RANK=1 "$NNSCOPE" run -q -o "$TMP/rank" -- sleep 0.05
 f=$(ls "$TMP"/rank/*.nnst | head -1)
 [ "$(val "$f" meta.rank)" = 5 ] && [ "$(val "$f" meta.world_size)" = 8 ] &&
