@@ -5,7 +5,8 @@
  * Event links: a runtime/driver launch links to its device events
  * ("kernel"); a device event to its launch ("launch") and the operator
  * enclosing the launch ("launcher"); a host event to the kernels launched
- * by launches nested inside it (at most 50, "kernel"); any event on a
+ * by launches nested inside it when it is an operator (at most 50,
+ * "kernel"); any event on a
  * nesting track to its enclosing event ("parent"); fwdbwd flow partners
  * ("backward" from a forward op, "forward" from a backward op).
  *
@@ -217,7 +218,10 @@ int trace_event_json(const struct trace_index *ix, int64_t id, struct jsonw *w, 
 			if (op != MODEL_NOIDX)
 				link(ix, w, "launcher", op);
 		}
-	} else if (ix->lanes[lane].depth < ix->tracks[ix->lanes[lane].track].nregular) {
+	} else if (e->kind == MK_CPU_OP &&
+		   ix->lanes[lane].depth < ix->tracks[ix->lanes[lane].track].nregular) {
+		/* operators only: a ProfilerStep or module range would link every
+		 * kernel of the step */
 		nested_kernels(ix, (uint32_t)id, lane, w);
 	}
 	/* forward -> backward partners */

@@ -4,6 +4,9 @@
 # real `nnscope serve` processes started here (--port 0, private cache dir):
 #   - logdir with the Kineto samples of $NNS_SHARED/data/kineto (copied),
 #     an nnscope run of examples/mlp profiled here, and a truncated trace;
+#   - the extra runs of tests/browser/gen_runs.mjs in the same logdir: the
+#     tb_plugin conformance cases $NNS_SHARED/conformance/tbplugin/10 (dist/,
+#     two workers) and 08 (memory/), and a hand-written module trace (modules/);
 #   - an empty logdir (the "no runs" state).
 # Prints one PASS/FAIL/SKIP line per check; exits non-zero on any FAIL.
 # Screenshots: $BUILD/screenshots/<view>-<run>.png.
@@ -62,6 +65,10 @@ else
 		>"$LOG/damaged/truncated.pt.trace.json"
 fi
 
+# the distributed / memory / module runs (written here, at test time)
+CONF=$NNS_SHARED/conformance/tbplugin
+node tests/browser/gen_runs.mjs "$LOG" "$CONF" || fail "tests/browser/gen_runs.mjs failed"
+
 # start_server NAME LOGDIR: sets URL_<NAME>
 start_server() {
 	local name=$1 dir=$2 out=$TMP/serve-$1.out i url=""
@@ -79,7 +86,7 @@ start_server main "$LOG"
 start_server empty "$TMP/empty"
 
 mkdir -p "$BUILD/screenshots"
-NNS_URL=$URL_main NNS_URL_EMPTY=$URL_empty NNS_SHOTS=$BUILD/screenshots NNS_KINETO_DIR=$KINETO \
+NNS_URL=$URL_main NNS_URL_EMPTY=$URL_empty NNS_SHOTS=$BUILD/screenshots NNS_KINETO_DIR=$KINETO NNS_CONF_DIR=$CONF \
 	NNS_CHROMIUM=$CHROMIUM NNS_ROOT=$ROOT node tests/browser/ui.test.mjs
 rc=$?
 for n in main empty; do

@@ -1,7 +1,9 @@
 // Browser tests of the nnscope web UI (tests/browser/run.sh starts the servers).
 // One PASS/FAIL/SKIP line per check; exit status 1 on any FAIL.
 // env: NNS_URL, NNS_URL_EMPTY, NNS_SHOTS, NNS_KINETO (set when the shared
-// Kineto samples are in the logdir), NNS_KINETO_DIR, NNS_CHROMIUM, NNS_ROOT.
+// Kineto samples are in the logdir), NNS_KINETO_DIR, NNS_CHROMIUM, NNS_ROOT,
+// NNS_CONF_DIR (the tb_plugin conformance cases: the expected values of the
+// dist/ and memory/ runs that tests/browser/gen_runs.mjs wrote).
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -144,6 +146,129 @@ async function finish(name, o, { allowResourceErrors = false } = {}) {
     assert.deepEqual(errs, []);
   });
   await o.page.close();
+}
+
+/* ------------------------------------- displayed values, conformance cases */
+
+/** a displayed duration ("1.169 ms", "75 µs", "0") in µs */
+function parseUs(s) {
+  const t = String(s).trim().replace(/,/g, '');
+  if (t === '0') return 0;
+  const m = /^(-?[\d.]+)\s*(ns|µs|us|ms|s)$/.exec(t);
+  assert.ok(m, `"${s}" is not a duration`);
+  return Number(m[1]) * { ns: 1e-3, 'µs': 1, us: 1, ms: 1e3, s: 1e6 }[m[2]];
+}
+/** a displayed size ("207.5 KB", "104 B") in bytes */
+function parseBytes(s) {
+  const m = /^(-?[\d.]+)\s*(B|KB|MB|GB|TB)$/.exec(String(s).trim().replace(/,/g, ''));
+  assert.ok(m, `"${s}" is not a size`);
+  return Number(m[1]) * 1024 ** ['B', 'KB', 'MB', 'GB', 'TB'].indexOf(m[2]);
+}
+/**
+ * A table cell against an expected integer from tb_plugin (which truncates
+ * its averages with int()): the raw value (td title) truncates to it, the
+ * displayed text is it up to the display rounding.
+ */
+function assertCell(cell, want, kind, what) {
+  assert.ok(cell.raw !== null && cell.raw !== undefined, `${what}: no raw value (text "${cell.text}")`);
+  assert.ok(Math.trunc(cell.raw + 1e-9) === want || Math.abs(cell.raw - want) < 1e-6,
+    `${what}: value ${cell.raw}, tb_plugin expects ${want}`);
+  const shown = kind === 'us' ? parseUs(cell.text) : kind === 'bytes' ? parseBytes(cell.text) : Number(cell.text.replace(/,/g, ''));
+  assert.ok(Math.abs(shown - want) <= Math.abs(want) * 0.006 + 1, `${what}: shows "${cell.text}", tb_plugin expects ${want}`);
+}
+/** the rows of a table as [{key: {text, raw}}] for the given column keys */
+async function tableRows(page, table, keys) {
+  const idx = {};
+  for (const k of keys) idx[k] = await colIndex(page, table, k);
+  return page.$$eval(`[data-testid="table-${table}"] tbody tr:not(.tbl-none)`, (trs, idx) => trs.map((tr) => {
+    const o = {};
+    for (const [k, i] of Object.entries(idx)) {
+      const td = tr.children[i];
+      const raw = td.title !== '' && !Number.isNaN(Number(td.title)) ? Number(td.title) : null;
+      o[k] = { text: td.textContent.trim(), raw };
+    }
+    return o;
+  }), idx);
+}
+const CONF_DIR = process.env.NNS_CONF_DIR || '';
+/** a tb_plugin conformance case (JSON), or null when it is absent */
+async function loadCase(name) {
+  const fs = await import('node:fs');
+  const f = path.join(CONF_DIR, name);
+  return CONF_DIR && fs.existsSync(f) ? JSON.parse(fs.readFileSync(f, 'utf8')) : null;
+}
+
+/**
+ * Trace box selection (shift+drag) and the "All flows" toggle on a trace page
+ * whose timeline is drawn.
+ */
+async function traceSelectionChecks(o, sel, label) {
+  const page = o.page;
+  let lastWindow = null;
+  page.on('request', (r) => { if (r.url().includes('/api/trace/window')) lastWindow = r.url(); });
+  const settle = async () => {
+    await page.waitForTimeout(400);
+    await page.waitForFunction(() => !!window.__nnsTrace && window.__nnsTrace.drawn >= 1);
+  };
+  await page.keyboard.press('0');
+  await settle();
+  const box = await page.$eval('[data-testid="trace-canvas"]', (c) => { const r = c.getBoundingClientRect(); return { x: r.left, y: r.top, w: r.width, h: r.height }; });
+  let req = null;
+  await check(`trace ${label}: shift+drag selects a range, trace-summary matches /api/trace/summary`, async () => {
+    const v = await page.evaluate(() => window.__nnsTrace.visible);
+    const x0 = box.x + box.w * 0.45, x1 = box.x + box.w * 0.7, y = box.y + Math.min(box.h * 0.5, 160);
+    const reqP = page.waitForRequest((r) => r.url().includes('/api/trace/summary'), { timeout: 15000 });
+    await page.keyboard.down('Shift');
+    await page.mouse.move(x0, y);
+    await page.mouse.down();
+    await page.mouse.move((x0 + x1) / 2, y, { steps: 4 });
+    await page.mouse.move(x1, y, { steps: 4 });
+    await page.mouse.up();
+    await page.keyboard.up('Shift');
+    req = new URL((await reqP).url());
+    const q = Object.fromEntries(req.searchParams);
+    const t0 = Number(q.t0), t1 = Number(q.t1);
+    // the window is the dragged part of the visible range
+    assert.ok(t1 > t0, `window ${q.t0}..${q.t1}`);
+    assert.ok(t0 >= Math.floor(v.t0) && t1 <= Math.ceil(v.t1), `window ${t0}..${t1} outside the visible ${v.t0}..${v.t1}`);
+    const frac = (t1 - t0) / (v.t1 - v.t0);
+    assert.ok(frac > (x1 - x0) / box.w * 0.95 && frac < 0.5, `window is ${frac} of the visible range for a drag of ${(x1 - x0) / box.w} of the canvas`);
+    assert.equal(q.run, sel.run);
+    assert.equal(q.worker, sel.worker);
+    await page.waitForSelector('[data-testid="trace-summary"] tbody tr', { timeout: 30000 });
+    const shown = await page.$$eval('[data-testid="trace-summary"] tbody tr', (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent.trim())));
+    const ans = await api('/api/trace/summary', { ...sel, t0: q.t0, t1: q.t1, tracks: q.tracks });
+    assert.ok(ans.rows.length > 0, 'API: no rows in the window');
+    assert.equal(shown.length, ans.rows.length, 'summary rows != API rows');
+    assert.equal(shown[0][0], ans.rows[0].name, 'first row name');
+    assert.equal(Number(shown[0][2].replace(/,/g, '')), ans.rows[0].count, 'first row count');
+    const panelSub = await page.$eval('[data-testid="trace-summary-panel"]', (e) => e.textContent);
+    assert.ok(panelSub.includes(`${ans.events.toLocaleString('en-US')} events`), `panel does not show ${ans.events} events: ${panelSub.slice(0, 200)}`);
+  });
+  await shoot(page, 'trace-selection', label);
+  await check(`trace ${label}: "All flows" draws flow arrows`, async () => {
+    await page.keyboard.press('Escape'); // no selected event: only "All flows" draws arrows
+    await settle();
+    assert.equal(await page.evaluate(() => window.__nnsTrace.flows), 0, 'flows drawn with no selected event and "All flows" off');
+    // the whole trace (0): the API answer of the page's last window request has flows
+    await page.keyboard.press('0');
+    await settle();
+    let wq;
+    if (lastWindow) wq = Object.fromEntries(new URL(lastWindow).searchParams);
+    else { // the page's answer was still cached: ask for the visible range
+      const v = await page.evaluate(() => window.__nnsTrace.visible);
+      wq = { ...sel, t0: Math.floor(v.t0), t1: Math.ceil(v.t1), px: Math.round(box.w) };
+    }
+    const win = await api('/api/trace/window', wq);
+    assert.ok((win.flows || []).length > 0, `API: no flows in the page's window ${wq.t0}..${wq.t1} px ${wq.px}`);
+    await page.click('[data-testid="trace-flows-toggle"]');
+    await page.waitForFunction(() => window.__nnsTrace.flows > 0, null, { timeout: 15000 }).catch(async () => {
+      throw new Error(`__nnsTrace.flows = ${await page.evaluate(() => window.__nnsTrace.flows)} after the toggle`);
+    });
+    assert.equal(await page.$eval('[data-testid="trace-flows-toggle"]', (e) => e.checked), true);
+    await page.click('[data-testid="trace-flows-toggle"]');
+    await page.waitForFunction(() => window.__nnsTrace.flows === 0, null, { timeout: 15000 });
+  });
 }
 
 /* ------------------------------------------------------------- the checks */
@@ -322,6 +447,7 @@ if (!HAVE_KINETO) {
       assert.ok(n >= 1, 'no nns-trace-first-draw mark');
     });
     await shoot(o.page, 'trace', L);
+    await traceSelectionChecks(o, R0, L);
     await finish(`trace ${L}`, o);
   }
 
@@ -512,6 +638,163 @@ if (!mlpRun) {
     await shoot(o.page, view, 'mlp');
     await finish(`${view} mlp`, o);
   }
+}
+
+// Distributed: tb_plugin's case 10_distributed_nccl (two workers), its expected values
+{
+  const c = await loadCase('10_distributed_nccl.json');
+  if (!c) skip('distributed dist', `${path.join(CONF_DIR, '10_distributed_nccl.json')} not found`);
+  else {
+    const DIST = { run: 'dist', worker: 'worker0' };
+    const exp = c.expected['distributed (RunLoader._process_distributed_profiles([w0, w1], span=0))'];
+    const overlap = exp["steps_to_overlap['data']['0']"];
+    const wait = exp["steps_to_wait['data']['0']"];
+    const commOps = exp["comm_ops['data'][worker]['rows']"];
+    const PARTS = ['computation_us', 'overlap_us', 'communication_us', 'other_us'];
+    const o = await open('distributed', DIST);
+    await check('distributed dist: chart-distributed has 2 workers with the tb_plugin overlap values', async () => {
+      await assertNoErrorBox(o.page, 'distributed');
+      await assertChart(o.page, 'chart-distributed', 8);
+      await assertChart(o.page, 'chart-distributed-sync', 4);
+      const opt = await o.page.$eval('[data-testid="chart-distributed"]', (el) => {
+        const op = window.echarts.getInstanceByDom(el).getOption();
+        return { x: op.xAxis[0].data, series: op.series.map((s) => s.data.map((d) => (typeof d === 'object' && d ? d.value : d))) };
+      });
+      assert.deepEqual(opt.x, ['worker0', 'worker1']);
+      assert.equal(opt.series.length, 4);
+      opt.x.forEach((w, wi) => PARTS.forEach((_, pi) =>
+        assert.equal(Math.trunc(opt.series[pi][wi]), overlap[w][pi], `bar ${PARTS[pi]} of ${w}: ${opt.series[pi][wi]}, tb_plugin ${overlap[w][pi]}`)));
+    });
+    await check('distributed dist: workers table = tb_plugin overlap and wait values', async () => {
+      const rows = await tableRows(o.page, 'distributed-workers', ['worker', ...PARTS, 'transfer_us', 'synchronizing_us']);
+      assert.deepEqual(rows.map((r) => r.worker.text), ['worker0', 'worker1']);
+      for (const r of rows) {
+        const w = r.worker.text;
+        PARTS.forEach((k, i) => assertCell(r[k], overlap[w][i], 'us', `${w} ${k}`));
+        assertCell(r.transfer_us, wait[w][0], 'us', `${w} transfer`);
+        assertCell(r.synchronizing_us, wait[w][1], 'us', `${w} synchronizing`);
+      }
+    });
+    await check('distributed dist: table-comm-ops rows = tb_plugin comm ops', async () => {
+      const keys = ['worker', 'name', 'calls', 'total_bytes', 'avg_bytes', 'total_latency_us', 'avg_latency_us', 'transfer_us', 'avg_transfer_us'];
+      const kinds = [null, null, 'int', 'bytes', 'bytes', 'us', 'us', 'us', 'us'];
+      const rows = await tableRows(o.page, 'comm-ops', keys);
+      const want = Object.entries(commOps).flatMap(([w, rs]) => rs.map((r) => [w, ...r]));
+      assert.equal(rows.length, want.length, `${rows.length} rows, tb_plugin has ${want.length}`);
+      for (const wr of want) {
+        const r = rows.find((x) => x.worker.text === wr[0] && x.name.text === wr[1]);
+        assert.ok(r, `no row ${wr[0]} ${wr[1]}`);
+        for (let i = 2; i < keys.length; i++) assertCell(r[keys[i]], wr[i], kinds[i], `${wr[0]} ${wr[1]} ${keys[i]}`);
+      }
+    });
+    await shoot(o.page, 'distributed', 'dist');
+    await finish('distributed dist', o);
+  }
+}
+
+// Memory: tb_plugin's case 08_memory_view (+ allocator totals for the curve)
+{
+  const c = await loadCase('08_memory_view.json');
+  if (!c) skip('memory memory', `${path.join(CONF_DIR, '08_memory_view.json')} not found`);
+  else {
+    const MEM = { run: 'memory', worker: 'w' };
+    const o = await open('memory', MEM);
+    const doc = await api('/api/view', { ...MEM, view: 'memory' });
+    const gpuEvents = doc.devices && doc.devices.GPU0 ? doc.devices.GPU0.events || [] : [];
+    // tb_plugin columns -> the UI's
+    const COLS = { SelfIncreaseSize: 'self_size_increase', SelfAllocationSize: 'self_alloc_size', SelfAllocationCount: 'self_alloc_count',
+      IncreaseSize: 'size_increase', AllocationSize: 'alloc_size', AllocationCount: 'alloc_count', Calls: 'calls' };
+    await check('memory memory: device select offers CPU and GPU0', async () => {
+      await assertNoErrorBox(o.page, 'memory');
+      const opts = await o.page.$$eval('[data-testid="memory-device-select"] option', (os) => os.map((x) => x.value));
+      assert.deepEqual([...opts].sort(), [...c.expected.devices].sort());
+      await o.page.selectOption('[data-testid="memory-device-select"]', 'GPU0');
+      await o.page.waitForFunction(() => /device=GPU0/.test(location.hash) || document.querySelector('[data-testid="memory-device-select"]').value === 'GPU0');
+    });
+    await check('memory memory: table-memory-stats (GPU0) = tb_plugin expected rows', async () => {
+      const want = c.expected.GPU0;
+      const keys = c.expected.columns.map((k) => { assert.ok(COLS[k], `unknown expected column ${k}`); return COLS[k]; });
+      const rows = await tableRows(o.page, 'memory-stats', ['name', ...keys]);
+      assert.deepEqual(rows.map((r) => r.name.text).sort(), Object.keys(want).sort());
+      for (const r of rows) {
+        want[r.name.text].forEach((v, i) => assertCell(r[keys[i]], v, /count|calls/.test(keys[i]) ? 'int' : 'bytes', `${r.name.text} ${c.expected.columns[i]}`));
+      }
+    });
+    await check('memory memory: chart-memory-curve drawn', async () => {
+      await assertChart(o.page, 'chart-memory-curve', 4);
+      assert.equal(await rowCount(o.page, 'memory-events'), gpuEvents.length);
+      assert.ok(gpuEvents.length > 4, `API: ${gpuEvents.length} GPU0 events`);
+    });
+    const curve = doc.devices.GPU0.curve || [];
+    await check('memory memory: zooming the curve filters table-memory-events, reset restores', async () => {
+      assert.ok(curve.length > 1, 'API: no GPU0 curve');
+      const full0 = curve[0][0], full1 = curve[curve.length - 1][0];
+      const [start, end] = [40, 70];
+      const t0 = full0 + (full1 - full0) * start / 100, t1 = full0 + (full1 - full0) * end / 100;
+      await o.page.$eval('[data-testid="chart-memory-curve"]', (el, [start, end]) =>
+        window.echarts.getInstanceByDom(el).dispatchAction({ type: 'dataZoom', start, end }), [start, end]);
+      await o.page.waitForFunction(() => /^Range/.test(document.querySelector('[data-testid="memory-range"]').textContent), null, { timeout: 10000 });
+      const range = await o.page.$eval('[data-testid="view-memory"]', (e) => e.dataset.range);
+      const [r0, r1] = range.split(',').map(Number);
+      assert.ok(Math.abs(r0 - t0) <= 1 && Math.abs(r1 - t1) <= 1, `range ${range}, want ${t0},${t1}`);
+      const inR = (t) => t !== null && t !== undefined && t >= r0 && t <= r1;
+      const want = gpuEvents.filter((e) => inR(e.alloc_us) || inR(e.free_us));
+      assert.ok(want.length > 0 && want.length < gpuEvents.length, `test range has ${want.length} of ${gpuEvents.length} events`);
+      const a = await colValues(o.page, 'memory-events', 'alloc_us');
+      const f = await colValues(o.page, 'memory-events', 'free_us');
+      assert.equal(a.length, want.length, `${a.length} rows in the range, want ${want.length}`);
+      a.forEach((x, i) => assert.ok(inR(x) || inR(f[i]), `row ${i}: alloc ${x} free ${f[i]} outside ${range}`));
+      await o.page.click('[data-testid="memory-reset-zoom"]');
+      await o.page.waitForFunction((n) => document.querySelector('[data-testid="memory-range"]').textContent === 'Full range' &&
+        document.querySelectorAll('[data-testid="table-memory-events"] tbody tr:not(.tbl-none)').length === n, gpuEvents.length, { timeout: 10000 });
+    });
+    await shoot(o.page, 'memory', 'memory');
+    await finish('memory memory', o);
+  }
+}
+
+// Module: the hand-written module trace of gen_runs.mjs
+{
+  const MOD = { run: 'modules', worker: 'w' };
+  // name, parent, depth, occurrences, operators, host total / self (µs): as gen_runs.mjs builds it
+  const MODULE_EXPECT = [
+    ['Net_0', '', 0, 1, 0, 1900, 800],
+    ['Linear_0', 'Net_0', 1, 1, 1, 400, 100],
+    ['ReLU_0', 'Net_0', 1, 2, 2, 200, 90],
+    ['Linear_1', 'Net_0', 1, 1, 1, 500, 100],
+  ];
+  const strip = (s) => String(s).replace(/^nn\.Module: /, '');
+  const o = await open('module', MOD);
+  await check('module modules: chart-module-flame nests the child modules under Net_0', async () => {
+    await assertNoErrorBox(o.page, 'module');
+    await assertChart(o.page, 'chart-module-flame', MODULE_EXPECT.length);
+    const bars = await o.page.$eval('[data-testid="chart-module-flame"]', (el) =>
+      window.echarts.getInstanceByDom(el).getOption().series[0].data.map((d) => d.value));
+    const doc = await api('/api/view', { ...MOD, view: 'modules' });
+    const byName = Object.fromEntries(bars.map(([x0, x1, d, i]) => [strip(doc.modules[i].name), { x0, x1, d }]));
+    for (const [n, p, d] of MODULE_EXPECT) {
+      assert.ok(byName[n], `no flame bar for ${n}`);
+      assert.equal(byName[n].d, d, `${n} at depth ${byName[n].d}`);
+      if (p) assert.ok(byName[n].x0 >= byName[p].x0 && byName[n].x1 <= byName[p].x1 + 1e-9, `${n} not inside ${p}`);
+    }
+  });
+  await check('module modules: table-modules lists the modules with nesting and occurrences', async () => {
+    const rows = await tableRows(o.page, 'modules', ['name', 'parent', 'occurrences', 'operators', 'host_total_us', 'host_self_us']);
+    const pads = await o.page.$$eval('[data-testid="table-modules"] tbody tr:not(.tbl-none)', (trs) =>
+      trs.map((tr) => { const s = tr.querySelector('span[style]'); return s ? parseFloat(s.style.paddingLeft) || 0 : 0; }));
+    assert.deepEqual(rows.map((r) => strip(r.name.text)), MODULE_EXPECT.map((e) => e[0]));
+    rows.forEach((r, i) => {
+      const [n, p, d, occ, ops, tot, self] = MODULE_EXPECT[i];
+      assert.equal(strip(r.parent.text), p, `${n} parent`);
+      assert.equal(Number(r.occurrences.text), occ, `${n} occurrences`);
+      assert.equal(Number(r.operators.text), ops, `${n} operators`);
+      assertCell(r.host_total_us, tot, 'us', `${n} host total`);
+      assertCell(r.host_self_us, self, 'us', `${n} host self`);
+      assert.ok(d === 0 ? pads[i] === 0 : pads[i] > 0, `${n} indent ${pads[i]}px at depth ${d}`);
+    });
+  });
+  await shoot(o.page, 'module', 'modules');
+  await finish('module modules', o);
 }
 
 // the damaged (truncated) trace: the diagnostic is shown, nothing breaks

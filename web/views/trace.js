@@ -378,8 +378,9 @@ class TraceView {
       const c = typeof x === 'string' ? String(x).localeCompare(String(y)) : (x || 0) - (y || 0);
       return desc ? -c : c;
     });
-    const cols = [['name', 'Name'], ['cat', 'Category'], ['count', 'Count', 1], ['total', 'Total', 1], ['avg', 'Avg', 1], ['min', 'Min', 1], ['max', 'Max', 1]];
-    for (const r of rows) r.avg = r.count ? r.total / r.count : 0;
+    // total is clipped to the selected range, min and max are whole event
+    // durations: no average of the two, which could fall below the minimum
+    const cols = [['name', 'Name'], ['cat', 'Category'], ['count', 'Count', 1], ['total', 'Total in range', 1], ['min', 'Min duration', 1], ['max', 'Max duration', 1]];
     const head = h('tr', {}, cols.map(([k, label, num]) => {
       const th = h('th', { class: num ? 'num' : '', text: label + (k === key ? (desc ? ' ▼' : ' ▲') : '') });
       th.addEventListener('click', () => {
@@ -393,7 +394,6 @@ class TraceView {
       h('td', { text: r.cat || '' }),
       h('td', { class: 'num', text: fmtCount(r.count) }),
       h('td', { class: 'num', text: fmtDur(r.total) }),
-      h('td', { class: 'num', text: fmtDur(r.avg) }),
       h('td', { class: 'num', text: fmtDur(r.min) }),
       h('td', { class: 'num', text: fmtDur(r.max) })));
     const table = h('table', { class: 'nns-trace-sum', testid: 'trace-summary' }, h('thead', {}, head), h('tbody', {}, body));
