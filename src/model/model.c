@@ -250,3 +250,16 @@ const struct model_device *model_device_by_id(const struct model *m, int id)
 			return &m->devices.v[i];
 	return NULL;
 }
+
+const char *model_kind_name(int kind)
+{
+	static const char *const names[MK__COUNT] = {
+	    "cpu_op",	   "user_annotation", "gpu_user_annotation",
+	    "python",	   "python_function", "cuda_runtime",
+	    "cuda_driver", "kernel",	      "gpu_memcpy",
+	    "gpu_memset",  "trace",	      "cuda_sync",
+	    "other",
+	};
+
+	return kind >= 0 && kind < MK__COUNT ? names[kind] : "other";
+}

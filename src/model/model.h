@@ -48,6 +48,10 @@ enum model_kind {
 	MK__COUNT
 };
 
+/* Kineto's category text of a kind ("cpu_op", "kernel", "gpu_memcpy", ...;
+ * "other" for anything out of range): what exports and the UI show. */
+const char *model_kind_name(int kind);
+
 static inline int model_kind_is_device(int k)
 {
 	return k == MK_KERNEL || k == MK_MEMCPY || k == MK_MEMSET;

@@ -35,14 +35,6 @@
 #define SYNTH_TID 2000000000 /* + thread index */
 #define SYNTH_PID 2100000000 /* + string id */
 
-static const char *const cat_of[MK__COUNT] = {
-    "cpu_op",	   "user_annotation", "gpu_user_annotation",
-    "python",	   "python_function", "cuda_runtime",
-    "cuda_driver", "kernel",	      "gpu_memcpy",
-    "gpu_memset",  "trace",	      "cuda_sync",
-    "other",
-};
-
 enum { S_EVENT, S_COUNTER, S_INSTANT, S_FLOW, S_MEM, S_QUEUE, S_SAMPLE, S_HOST, S_N };
 
 struct stream {
@@ -243,49 +235,10 @@ static void write_x(struct ctx *c, const struct model_event *e)
 	jsonw_obj_begin(w);
 	common(c, "X", model_str(m, e->name), e->thread, e->ts);
 	jsonw_kdouble(w, "dur", (double)e->dur / 1000.0);
-	jsonw_kstr(w, "cat", e->kind < MK__COUNT ? cat_of[e->kind] : "other");
+	jsonw_kstr(w, "cat", model_kind_name(e->kind));
 	jsonw_key(w, "args");
 	jsonw_obj_begin(w);
-	if (e->ext_id != MODEL_NONE)
-		jsonw_kint(w, "External id", e->ext_id);
-	if (e->corr != MODEL_NONE)
-		jsonw_kint(w, "correlation", e->corr);
-	if (model_kind_is_device(e->kind)) {
-		jsonw_kint(w, "device", e->device);
-		if (e->extra < m->dev_args.n) {
-			const struct model_dev_args *a = &m->dev_args.v[e->extra];
-
-			if (a->stream >= 0)
-				jsonw_kint(w, "stream", a->stream);
-			if (a->grid)
-				jsonw_kstr(w, "grid", model_str(m, a->grid));
-			if (a->block)
-				jsonw_kstr(w, "block", model_str(m, a->block));
-			if (a->regs >= 0)
-				jsonw_kint(w, "registers per thread", a->regs);
-			if (a->shared_mem >= 0)
-				jsonw_kint(w, "shared memory", a->shared_mem);
-			if (a->blocks_per_sm >= 0)
-				jsonw_kdouble(w, "blocks per SM", a->blocks_per_sm);
-			if (a->occupancy >= 0)
-				jsonw_kdouble(w, "est. achieved occupancy %", a->occupancy);
-			if (a->bytes >= 0)
-				jsonw_kint(w, "bytes", a->bytes);
-		}
-	} else if (e->extra < m->op_args.n) {
-		const struct model_op_args *a = &m->op_args.v[e->extra];
-
-		if (a->input_dims)
-			jsonw_kstr(w, "Input Dims", model_str(m, a->input_dims));
-		if (a->input_type)
-			jsonw_kstr(w, "Input type", model_str(m, a->input_type));
-		if (a->call_stack)
-			jsonw_kstr(w, "Call stack", model_str(m, a->call_stack));
-		if (a->py_module_id != MODEL_NONE)
-			jsonw_kint(w, "Python module id", a->py_module_id);
-		if (a->seq != MODEL_NONE)
-			jsonw_kint(w, "Sequence number", a->seq);
-	}
+	out_json_event_args(w, m, e);
 	jsonw_obj_end(w);
 	jsonw_obj_end(w);
 }

@@ -112,6 +112,14 @@ int out_write_csv(const char *dir, const struct an_profile *p, struct nns_err *e
  * holds a comma, quote, CR or LF, or starts/ends with a space). */
 void out_csv_field(FILE *f, const char *s);
 
+/* Writes the members (not the braces) of an event's args object under
+ * Kineto's names: External id, correlation, then device launch parameters
+ * (device, stream, grid, block, registers per thread, shared memory,
+ * blocks per SM, est. achieved occupancy %, bytes) or operator arguments
+ * (Input Dims, Input type, Call stack, Python ids, Sequence number, Fwd
+ * thread id); absent values are left out. event_args.c */
+void out_json_event_args(struct jsonw *w, const struct model *m, const struct model_event *e);
+
 /* Helpers shared by the writers: ns -> us, and a string id's text ("" for
  * none, so writers never print NULL). */
 static inline double out_us(int64_t ns)

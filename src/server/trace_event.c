@@ -12,6 +12,7 @@
  *
  * Ownership: scratch is per call; nothing is kept.
  */
+#include "output/output.h"
 #include "server/trace_internal.h"
 
 #include <string.h>
@@ -73,57 +74,11 @@ static uint32_t enclosing(const struct trace_index *ix, uint32_t id, uint32_t la
 			       ln->depth < tr->nregular ? ln->depth : tr->nregular);
 }
 
-static void kv_str(const struct model *m, struct jsonw *w, const char *k, uint32_t sid)
-{
-	if (sid)
-		jsonw_kstr(w, k, model_str(m, sid));
-}
-
-static void kv_int(struct jsonw *w, const char *k, int64_t v)
-{
-	if (v != MODEL_NONE)
-		jsonw_kint(w, k, v);
-}
-
 static void write_args(const struct trace_index *ix, const struct model_event *e, struct jsonw *w)
 {
-	const struct model *m = ix->m;
-
 	jsonw_key(w, "args");
 	jsonw_obj_begin(w);
-	if (model_kind_is_device(e->kind)) {
-		if (e->device >= 0)
-			jsonw_kint(w, "device", e->device);
-		if (e->extra != MODEL_NOIDX && e->extra < m->dev_args.n) {
-			const struct model_dev_args *a = &m->dev_args.v[e->extra];
-			kv_str(m, w, "grid", a->grid);
-			kv_str(m, w, "block", a->block);
-			if (a->stream >= 0)
-				jsonw_kint(w, "stream", a->stream);
-			if (a->regs >= 0)
-				jsonw_kint(w, "registers per thread", a->regs);
-			if (a->shared_mem >= 0)
-				jsonw_kint(w, "shared memory", a->shared_mem);
-			if (a->blocks_per_sm >= 0)
-				jsonw_kdouble(w, "blocks per SM", a->blocks_per_sm);
-			if (a->occupancy >= 0)
-				jsonw_kdouble(w, "est. achieved occupancy %", a->occupancy);
-			if (a->bytes >= 0)
-				jsonw_kint(w, "bytes", a->bytes);
-		}
-	} else if (e->extra != MODEL_NOIDX && e->extra < m->op_args.n) {
-		const struct model_op_args *a = &m->op_args.v[e->extra];
-		kv_str(m, w, "Input Dims", a->input_dims);
-		kv_str(m, w, "Input type", a->input_type);
-		kv_str(m, w, "Call stack", a->call_stack);
-		kv_int(w, "Python id", a->py_id);
-		kv_int(w, "Python parent id", a->py_parent_id);
-		kv_int(w, "Python module id", a->py_module_id);
-		kv_int(w, "Sequence number", a->seq);
-		kv_int(w, "Fwd thread id", a->fwd_tid);
-	}
-	kv_int(w, "External id", e->ext_id);
-	kv_int(w, "correlation", e->corr);
+	out_json_event_args(w, ix->m, e);
 	jsonw_obj_end(w);
 }
 

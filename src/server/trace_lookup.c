@@ -12,17 +12,9 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const cat_of[MK__COUNT] = {
-    "cpu_op",	   "user_annotation", "gpu_user_annotation",
-    "python",	   "python_function", "cuda_runtime",
-    "cuda_driver", "kernel",	      "gpu_memcpy",
-    "gpu_memset",  "trace",	      "cuda_sync",
-    "other",
-};
-
 const char *ti_cat(int kind)
 {
-	return kind >= 0 && kind < MK__COUNT ? cat_of[kind] : "other";
+	return model_kind_name(kind);
 }
 
 int ti_map_init(struct ti_map *h, size_t expect)
