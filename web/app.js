@@ -103,8 +103,9 @@ export async function api(path, params, opts = {}) {
         try { doc = await res.json(); } catch { /* keep polling */ }
         pending.set(key, { phase: doc.phase || doc.state || 'analysing', progress: typeof doc.progress === 'number' ? doc.progress : 0 });
         showProgress();
-        // a small trace is often ready within tens of ms: ask again soon first
-        await sleep(polls < 3 ? 60 : POLL_MS, signal);
+        // a small trace is ready within a few hundred ms: ask again soon
+        // first, then back off to POLL_MS (30, 60, 90, ... ms)
+        await sleep(Math.min(POLL_MS, 30 * (polls + 1)), signal);
         continue;
       }
       if (!res.ok) {
