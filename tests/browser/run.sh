@@ -52,7 +52,7 @@ if [ -d "$KINETO" ]; then
 	export NNS_KINETO=1
 fi
 # our own run: the C example, with a fast CPU sampler so the CPU view has data
-NNSCOPE_OPTIONS='{"cpu_sampling_interval_ms":10}' "$BUILD/examples/mlp" --steps 30 --stall-ms 3 \
+NNSCOPE_OPTIONS='{"cpu_sampling_interval_ms":10,"profile_framework":"all"}' "$BUILD/examples/mlp" --steps 30 --stall-ms 3 \
 	--out "$LOG/mlp" --quiet >"$TMP/mlp.out" 2>&1 || { cat "$TMP/mlp.out"; fail "examples/mlp failed"; }
 # a damaged trace: a truncated copy of a small JSON trace
 mkdir -p "$LOG/damaged"

@@ -618,6 +618,15 @@ if (!mlpRun) {
       await assertChart(o.page, 'chart-cpu', 2);
       assert.ok(await rowCount(o.page, 'cpu-threads') > 0, 'no thread rows');
     });
+    await check('cpu mlp: framework host info (profile_framework) rows match the API', async () => {
+      const host = await api('/api/view', { ...MLP, view: 'hostinfo' });
+      assert.ok(host.available && host.events.length > 0, 'API: no host_info rows in the mlp run');
+      const n = await rowCount(o.page, 'hostinfo');
+      assert.equal(n, Math.min(50, host.events.length), 'host info table rows');
+      const first = await o.page.$eval('[data-testid="table-hostinfo"] tbody tr td:nth-child(2)', (td) => td.textContent.trim());
+      assert.equal(first, host.events[0].event, 'the stage with the largest total comes first');
+      await assertChart(o.page, 'chart-hostinfo-memory', 1);
+    });
     await shoot(o.page, 'cpu', 'mlp');
     await finish('cpu mlp', o);
   }

@@ -1,5 +1,7 @@
 // CPU Utilization view (MindInsight's CPU utilization page): machine and process
-// utilization over time, per step, per thread and per stage.
+// utilization over time, per step, per thread and per stage; and, when the run
+// has MindSpore host_info CSVs (profile_framework), time per framework stage
+// and host memory.
 import { h, emptyState, panel, banner, statCards, fmtPct100, fmtNum, fmtMs, linkify, esc } from '../lib/util.js';
 import { createTable } from '../lib/table.js';
 import { chartBox, makeChart } from '../lib/charts.js';
@@ -10,10 +12,11 @@ export default {
   id: 'cpu',
   title: 'CPU Utilization',
   async render(el, ctx) {
-    const doc = await ctx.view('cpu');
+    const [doc, host] = await Promise.all([ctx.view('cpu'), ctx.view('hostinfo')]);
     if (!doc.available) {
       el.appendChild(emptyState('No CPU utilization samples in this trace.',
         'CPU samples come from nnscope\'s collector: record with nnscope (nnscope run, nnscope.Profiler or the C API) and cpu_sampling_interval_ms > 0 (default 1000; e.g. nnscope.Profiler(cpu_sampling_interval_ms=100)). PyTorch profiler traces carry no CPU samples.'));
+      if (host.available) renderHostInfo(el, host);
       return;
     }
     const m = doc.machine || {};
@@ -88,6 +91,45 @@ export default {
           { key: 'advice', title: 'Advice', fmt: 'text', cls: 'wrap' },
         ],
       }).el)));
+    if (host.available) renderHostInfo(el, host);
   },
   dispose() {},
 };
+
+/* MindSpore host_info (profile_framework): time per framework stage and the
+ * host memory (VmRSS) over the run. */
+function renderHostInfo(el, host) {
+  const pts = host.memory?.points || [];
+  const rows = host.events || [];
+  el.appendChild(h('h3', { class: 'section' }, 'Framework host info (host_info CSV)'));
+  el.appendChild(statCards([
+    { label: 'Records', value: fmtNum(host.records), sub: `${fmtNum(host.instants)} instants` },
+    { label: 'Stages', value: fmtNum(rows.length) },
+    { label: 'Unmatched start / end', value: `${fmtNum(host.unmatched_starts)} / ${fmtNum(host.unmatched_ends)}` },
+    { label: 'Peak host memory', value: host.memory?.peak_kb ? fmtNum(host.memory.peak_kb / 1024, 1) + ' MB' : '–' },
+  ], 'hostinfo-cards'));
+  el.appendChild(panel('Time per framework stage', createTable({
+    name: 'hostinfo', rows, sortKey: 'total_us', sortDir: 'desc', searchPlaceholder: 'Search stages…',
+    columns: [
+      { key: 'module', title: 'Module', fmt: 'text' },
+      { key: 'event', title: 'Event', fmt: 'text' },
+      { key: 'stage', title: 'Stage', fmt: 'text' },
+      { key: 'level', title: 'Level', fmt: 'int' },
+      { key: 'count', title: 'Count', fmt: 'int' },
+      { key: 'total_us', title: 'Total', fmt: 'us' },
+      { key: 'avg_us', title: 'Avg', fmt: 'us' },
+      { key: 'min_us', title: 'Min', fmt: 'us' },
+      { key: 'max_us', title: 'Max', fmt: 'us' },
+    ],
+  }).el));
+  if (!pts.length) return;
+  const box = chartBox('chart-hostinfo-memory', 220);
+  el.appendChild(panel(host.memory.aligned ? 'Host memory (VmRSS) since the trace start' : 'Host memory (VmRSS), CSV time stamps', box));
+  makeChart(box, {
+    tooltip: { trigger: 'axis', confine: true, formatter: (xs) => `<b>${esc(fmtMs(xs[0].value[0], 1))}</b><br>${fmtNum(xs[0].value[1] / 1024, 1)} MB` },
+    grid: { left: 70, right: 20, top: 20, bottom: 30 },
+    xAxis: { type: 'value', name: 'ms', min: 'dataMin', axisLabel: { formatter: (v) => fmtNum(v / 1000, 1) } },
+    yAxis: { type: 'value', name: 'MB', axisLabel: { formatter: (v) => fmtNum(v / 1024, 0) } },
+    series: [{ name: 'VmRSS', type: 'line', step: 'end', showSymbol: false, areaStyle: { opacity: 0.15 }, data: pts }],
+  });
+}
