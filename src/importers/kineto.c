@@ -115,6 +115,7 @@ int kineto_load_buffer(const char *buf, size_t len, const char *name, struct mod
 	}
 	kprog_init(&pg, o && o->progress, name, (int64_t)len);
 	pg.ext = o ? o->done_bytes : NULL;
+	pg.cancel = o ? o->cancel : NULL;
 	rc = kineto_parse_source(&src, (int64_t)len, plain, name, m, o, 0, 0, &pg, err);
 	kprog_end(&pg);
 	ksrc_close(&src);
@@ -165,6 +166,7 @@ int kineto_load_file(const char *path, struct model *m, const struct kineto_opts
 	}
 	kprog_init(&pg, o && o->progress, path, (int64_t)st.st_size);
 	pg.ext = o ? o->done_bytes : NULL;
+	pg.cancel = o ? o->cancel : NULL;
 	rc = kineto_parse_source(&src, (int64_t)st.st_size, plain, path, m, o, 0, 0, &pg, err);
 	kprog_end(&pg);
 	ksrc_close(&src);

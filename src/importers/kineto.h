@@ -23,6 +23,9 @@ struct kineto_opts {
 	_Atomic int64_t *done_bytes; /* NULL, or a counter the parser adds the
 				      * input bytes it consumed to (the server's
 				      * progress bar); the caller owns it */
+	const _Atomic int *cancel;   /* NULL, or a flag that, once non-zero,
+				      * stops the parse at its next read with
+				      * NNS_EINVAL "loading cancelled" */
 };
 
 /* Loads the trace at `path` (gzip detected by magic bytes). */

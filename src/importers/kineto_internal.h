@@ -62,7 +62,8 @@ struct kprogress {
 	_Atomic int64_t done;
 	_Atomic int64_t last_ns;
 	_Atomic int printed;
-	_Atomic int64_t *ext; /* kineto_opts.done_bytes, may be NULL */
+	_Atomic int64_t *ext;	   /* kineto_opts.done_bytes, may be NULL */
+	const _Atomic int *cancel; /* kineto_opts.cancel, may be NULL */
 };
 
 void kprog_init(struct kprogress *pg, int on, const char *name, int64_t total);

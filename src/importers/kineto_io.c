@@ -311,6 +311,7 @@ void kprog_init(struct kprogress *pg, int on, const char *name, int64_t total)
 	atomic_store(&pg->last_ns, on ? now_ns() : 0);
 	atomic_store(&pg->printed, 0);
 	pg->ext = NULL;
+	pg->cancel = NULL;
 }
 
 static void human(char *b, size_t n, int64_t v)

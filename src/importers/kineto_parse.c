@@ -132,6 +132,10 @@ static int refill(struct kparser *ps)
 	struct nns_err e;
 	int rc;
 
+	if (ps->prog && ps->prog->cancel && atomic_load(ps->prog->cancel)) {
+		fail_code(ps, ps->p, NNS_EINVAL, "loading cancelled");
+		return -1;
+	}
 	if (keep_off == 0 && ps->len == ps->cap) {
 		size_t ncap = ps->cap * 2;
 		char *nb;

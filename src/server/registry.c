@@ -355,21 +355,14 @@ static void drop_outside(struct registry *r, struct run_set *rs)
 	}
 }
 
-/* Rescans the logdir; caller holds mu. Entries whose file changed are
- * reset (when nobody holds them) so that they are analysed again. */
-static void rescan_locked(struct registry *r)
+/* Merges a fresh discovery into the entries; caller holds mu. Entries
+ * whose file changed are replaced (when nobody holds them) so that they
+ * are analysed again. */
+static void merge_locked(struct registry *r, struct run_set *rs_in)
 {
-	struct run_limits lim = {0, 0, 0, 1};
-	struct run_set rs;
-	struct nns_err err;
+	struct run_set rs = *rs_in;
 	int changed = 0;
 
-	r->scanned_ns = now_ns();
-	nns_err_clear(&err);
-	if (run_discover(&rs, r->logdir, &lim, &err)) {
-		memset(&rs, 0, sizeof(rs));
-	}
-	drop_outside(r, &rs);
 	for (size_t i = 0; i < r->entries.n; i++)
 		r->entries.v[i]->gone = 1; /* until found again (never for replaced ones) */
 	for (size_t i = 0; i < rs.runs.n; i++) {
@@ -431,6 +424,23 @@ static void rescan_locked(struct registry *r)
 		r->generation++;
 		runs_doc(r, &rs);
 	}
+}
+
+/* Walks the logdir (without holding mu: a big tree must not stall the
+ * requests), then merges what it found into the entries under mu. */
+static void rescan(struct registry *r)
+{
+	struct run_limits lim = {0, 0, 0, 1};
+	struct run_set rs;
+	struct nns_err err;
+
+	nns_err_clear(&err);
+	if (run_discover(&rs, r->logdir, &lim, &err))
+		memset(&rs, 0, sizeof(rs));
+	drop_outside(r, &rs);
+	pthread_mutex_lock(&r->mu);
+	merge_locked(r, &rs);
+	pthread_mutex_unlock(&r->mu);
 	run_set_release(&rs);
 }
 
@@ -438,9 +448,22 @@ char *reg_runs_json(struct registry *r, size_t *len)
 {
 	char *copy = NULL;
 
+	int stale;
+
 	pthread_mutex_lock(&r->mu);
-	if (now_ns() - r->scanned_ns > RESCAN_NS)
-		rescan_locked(r);
+	stale = !r->scanning && now_ns() - r->scanned_ns > RESCAN_NS;
+	if (stale) {
+		r->scanning = 1; /* one walk at a time; others answer the last list */
+		r->scanned_ns = now_ns();
+	}
+	pthread_mutex_unlock(&r->mu);
+	if (stale) {
+		rescan(r);
+		pthread_mutex_lock(&r->mu);
+		r->scanning = 0;
+		pthread_mutex_unlock(&r->mu);
+	}
+	pthread_mutex_lock(&r->mu);
 	if (r->runs_json && (copy = malloc(r->runs_json_len + 1)) != NULL) {
 		memcpy(copy, r->runs_json, r->runs_json_len + 1);
 		*len = r->runs_json_len;
@@ -597,7 +620,7 @@ static void evict_locked(struct registry *r)
 static int load_entry(struct registry *r, struct reg_entry *e, struct model **mo,
 		      struct an_profile **po, struct trace_index **ixo, struct nns_err *err)
 {
-	struct kineto_opts ko = {0, 0, &e->done_bytes};
+	struct kineto_opts ko = {.done_bytes = &e->done_bytes, .cancel = &r->cancel};
 	struct model *m = calloc(1, sizeof(*m));
 	struct an_profile *p = calloc(1, sizeof(*p));
 	struct run hrun;
@@ -610,6 +633,14 @@ static int load_entry(struct registry *r, struct reg_entry *e, struct model **mo
 	}
 	atomic_store(&e->done_bytes, 0);
 	rc = load_trace(m, e->path, &ko, err);
+	if (rc == NNS_OK || rc == NNS_ETRUNC) {
+		if (atomic_load(&r->cancel)) {
+			/* shutting down: what was read may be partial (the parallel
+			 * parser reports a cut chunk as truncation); never cache it */
+			model_release(m);
+			rc = nns_err_set(err, NNS_EINVAL, "%s: loading cancelled", e->path);
+		}
+	}
 	if (rc && rc != NNS_ETRUNC) {
 		free(m);
 		free(p);
@@ -746,9 +777,8 @@ int reg_init(struct registry *r, const char *logdir, const char *cache_dir, int 
 	}
 	pthread_mutex_init(&r->mu, NULL);
 	pthread_cond_init(&r->cv, NULL);
-	pthread_mutex_lock(&r->mu);
-	rescan_locked(r);
-	pthread_mutex_unlock(&r->mu);
+	r->scanned_ns = now_ns();
+	rescan(r);
 	if (nworkers < 1)
 		nworkers = 1;
 	if (nworkers > 4)
@@ -769,6 +799,7 @@ void reg_release(struct registry *r)
 {
 	pthread_mutex_lock(&r->mu);
 	r->stop = 1;
+	atomic_store(&r->cancel, 1); /* a load under way stops at its next read */
 	pthread_cond_broadcast(&r->cv);
 	pthread_mutex_unlock(&r->mu);
 	for (int i = 0; i < r->nworkers; i++)

@@ -62,10 +62,11 @@ struct reg_entry {
 struct registry {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	char *logdir;	   /* as given */
-	char *logdir_real; /* realpath */
-	char *cache_dir;   /* --cache-dir, NULL for beside the runs */
-	int64_t scanned_ns;
+	char *logdir;	    /* as given */
+	char *logdir_real;  /* realpath */
+	char *cache_dir;    /* --cache-dir, NULL for beside the runs */
+	int64_t scanned_ns; /* (mu) */
+	int scanning;	    /* (mu) a walk of the logdir is under way */
 	uint64_t generation;
 	VEC(struct reg_entry *) entries; /* (mu) in discovery order */
 	VEC(struct reg_entry *) queue;	 /* (mu) FIFO of QUEUED entries */
@@ -73,10 +74,11 @@ struct registry {
 	size_t runs_json_len;
 	pthread_t workers[4];
 	int nworkers;
-	int stop;	   /* (mu) */
-	size_t max_loaded; /* READY entries kept in memory */
-	size_t max_bytes;  /* and the memory they may hold (half the RAM) */
-	uint64_t clock;	   /* (mu) for last_used */
+	int stop;	    /* (mu) */
+	_Atomic int cancel; /* set by reg_release: loads under way give up */
+	size_t max_loaded;  /* READY entries kept in memory */
+	size_t max_bytes;   /* and the memory they may hold (half the RAM) */
+	uint64_t clock;	    /* (mu) for last_used */
 	int quiet;
 };
 

@@ -31,7 +31,7 @@ int tu_model_from_events(json_t *events, struct model *m)
 	json_t *doc = json_pack("{s:i, s:O}", "schemaVersion", 1, "traceEvents", events);
 	char *text;
 	struct nns_err err;
-	struct kineto_opts o = {1, 0, NULL};
+	struct kineto_opts o = {.threads = 1};
 	int rc;
 
 	if (!doc)

@@ -53,7 +53,7 @@ static void same(const struct counts *a, const struct counts *b)
 static void parse_internal(const uint8_t *data, size_t size, size_t window, int threads,
 			   struct counts *c)
 {
-	struct kineto_opts o = {threads, 0, NULL};
+	struct kineto_opts o = {.threads = threads};
 	struct nns_err err;
 	struct model m;
 	struct ksrc src;
@@ -71,7 +71,7 @@ static void parse_internal(const uint8_t *data, size_t size, size_t window, int 
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct kineto_opts o = {1, 0, NULL};
+	struct kineto_opts o = {.threads = 1};
 	struct counts a, b, c;
 	struct nns_err err;
 	struct model m;

@@ -53,7 +53,7 @@ static int load(struct loaded *l, const struct sample *s)
 {
 	char path[4096];
 	struct nns_err err;
-	struct kineto_opts o = {2, 0, NULL};
+	struct kineto_opts o = {.threads = 2};
 
 	memset(l, 0, sizeof(*l));
 	l->overview = payload(s->run, "overview.json");

@@ -15,6 +15,7 @@
 
 #include "importers/kineto.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,7 @@
 
 static int load(struct model *m, const char *json, struct nns_err *err)
 {
-	struct kineto_opts o = {1, 0, NULL};
+	struct kineto_opts o = {.threads = 1};
 
 	assert_int_equal(model_init(m), NNS_OK);
 	return kineto_load_buffer(json, strlen(json), "test.json", m, &o, err);
@@ -474,7 +475,7 @@ static void test_real_sample(void **state)
 {
 	const char *shared = getenv("NNS_SHARED");
 	char path[1024];
-	struct kineto_opts o = {0, 0, NULL};
+	struct kineto_opts o = {.threads = 0};
 	struct model m;
 	struct nns_err err;
 	size_t cnt[MK__COUNT] = {0}, i;
@@ -508,14 +509,46 @@ static void test_real_sample(void **state)
 	model_release(&m);
 }
 
+/* The server's progress counter and cancel flag: done_bytes counts what
+ * was parsed; a raised flag stops the parse with "loading cancelled". */
+static void test_progress_and_cancel(void **state)
+{
+	const char *json = "{\"traceEvents\": [" X("cpu_op", "aten::mm") "]}";
+	_Atomic int64_t done = 0;
+	_Atomic int cancel = 0;
+	struct kineto_opts o = {.threads = 1, .done_bytes = &done, .cancel = &cancel};
+	struct nns_err err;
+	struct model m;
+
+	(void)state;
+	assert_int_equal(model_init(&m), NNS_OK);
+	assert_int_equal(kineto_load_buffer(json, strlen(json), "p.json", &m, &o, &err), NNS_OK);
+	assert_int_equal(atomic_load(&done), (int64_t)strlen(json));
+	assert_int_equal(m.events.n, 1);
+	model_release(&m);
+
+	atomic_store(&cancel, 1);
+	assert_int_equal(model_init(&m), NNS_OK);
+	assert_int_not_equal(kineto_load_buffer(json, strlen(json), "c.json", &m, &o, &err),
+			     NNS_OK);
+	assert_non_null(strstr(err.msg, "cancelled"));
+	model_release(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_categories),	cmocka_unit_test(test_timestamps),
-	    cmocka_unit_test(test_threads),	cmocka_unit_test(test_host_args),
-	    cmocka_unit_test(test_device_args), cmocka_unit_test(test_memory_flow_counter),
-	    cmocka_unit_test(test_top_level),	cmocka_unit_test(test_bare_array_and_quirks),
-	    cmocka_unit_test(test_escapes),	cmocka_unit_test(test_real_sample),
+	    cmocka_unit_test(test_categories),
+	    cmocka_unit_test(test_timestamps),
+	    cmocka_unit_test(test_threads),
+	    cmocka_unit_test(test_host_args),
+	    cmocka_unit_test(test_device_args),
+	    cmocka_unit_test(test_memory_flow_counter),
+	    cmocka_unit_test(test_top_level),
+	    cmocka_unit_test(test_bare_array_and_quirks),
+	    cmocka_unit_test(test_escapes),
+	    cmocka_unit_test(test_real_sample),
+	    cmocka_unit_test(test_progress_and_cancel),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

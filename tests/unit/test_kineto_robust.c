@@ -204,7 +204,7 @@ static void assert_same_model(const struct model *a, const struct model *b)
 
 static int load_buf(struct model *m, const char *p, size_t n, int threads, struct nns_err *err)
 {
-	struct kineto_opts o = {threads, 0, NULL};
+	struct kineto_opts o = {.threads = threads};
 
 	assert_int_equal(model_init(m), NNS_OK);
 	return kineto_load_buffer(p, n, "gen.json", m, &o, err);
@@ -215,7 +215,7 @@ static int load_buf(struct model *m, const char *p, size_t n, int threads, struc
 static int load_window(struct model *m, const char *p, size_t n, size_t window, int threads,
 		       struct nns_err *err)
 {
-	struct kineto_opts o = {threads, 0, NULL};
+	struct kineto_opts o = {.threads = threads};
 	struct ksrc src;
 	int rc;
 
@@ -301,7 +301,7 @@ static void test_parallel_file_and_damage(void **state)
 	struct buf b = {0};
 	struct model ser, par;
 	struct nns_err err, err2;
-	struct kineto_opts o = {4, 0, NULL};
+	struct kineto_opts o = {.threads = 4};
 	char *path;
 	size_t cut;
 
@@ -404,7 +404,7 @@ static void test_gzip(void **state)
 	struct buf b = {0};
 	struct model ref, m;
 	struct nns_err err;
-	struct kineto_opts o = {0, 0, NULL};
+	struct kineto_opts o = {.threads = 0};
 	unsigned char *gz, *gz2, *two;
 	size_t gzn, gz2n, half;
 	char *path;
@@ -546,7 +546,7 @@ static void test_damaged_and_garbage(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct kineto_opts o = {1, 0, NULL};
+		struct kineto_opts o = {.threads = 1};
 		assert_int_equal(model_init(&m), NNS_OK);
 		rc = kineto_load_buffer(cases[i].json, strlen(cases[i].json), "x.json", &m, &o,
 					&err);

@@ -413,7 +413,7 @@ static void test_random_invariants(void **state)
 static int load_real(const char *dir, glob_t *g, struct model *m, struct an_profile *p)
 {
 	char pat[1024];
-	struct kineto_opts o = {0, 0, NULL};
+	struct kineto_opts o = {.threads = 0};
 	struct nns_err err;
 
 	snprintf(pat, sizeof(pat), "%s/data/kineto/%s/*.pt.trace.json.gz", tu_shared_dir(), dir);
