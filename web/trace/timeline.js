@@ -17,6 +17,7 @@ import { LABEL_W, RULER_H, STEP_H, ROW_H, clamp, TimelineLayout } from './layout
 import { TimelineDraw } from './draw.js';
 
 const MIN_SPAN = 100;  // ns
+const MOVE_IDLE_MS = 120; // the view rests after this long without a move
 
 function el(tag, cls) {
   const e = document.createElement(tag);
@@ -117,6 +118,8 @@ export class Timeline {
     if (this.ro) this.ro.disconnect();
     clearTimeout(this.fetchTimer);
     this.fetchTimer = 0;
+    clearTimeout(this.idleTimer);
+    this.idleTimer = 0;
     cancelAnimationFrame(this.keyRaf);
     cancelAnimationFrame(this.drawRaf);
     if (this.inflight) this.inflight.abort();
@@ -188,7 +191,17 @@ export class Timeline {
     return this.v.t0 + (x - LABEL_W) * (this.v.t1 - this.v.t0) / this.timeW;
   }
 
+  // The user is zooming or panning: while the view moves, windows are
+  // fetched at half resolution (half the items to parse per frame); once it
+  // rests for MOVE_IDLE_MS, at full resolution again.
+  userMoved() {
+    this.lastMove = performance.now();
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => { this.idleTimer = 0; this.ensureData(); }, MOVE_IDLE_MS + 10);
+  }
+
   zoomAt(t, f) {
+    this.userMoved();
     const span = this.v.t1 - this.v.t0;
     const ns = clamp(span * f, MIN_SPAN, Math.max((this.full.t1 - this.full.t0) * 1.2, MIN_SPAN * 10));
     const t0 = t - (t - this.v.t0) * ns / span;
@@ -197,6 +210,7 @@ export class Timeline {
   }
 
   panBy(dt) {
+    this.userMoved();
     this.v = { t0: this.v.t0 + dt, t1: this.v.t1 + dt };
     this.viewChanged();
   }
@@ -267,7 +281,11 @@ export class Timeline {
     const v = this.v;
     if (v.t0 < c.c0 || v.t1 > c.c1) return false;
     const need = (v.t1 - v.t0) / this.timeW;
-    return c.res <= need * 1.3 && c.res >= need / 4;
+    return c.res <= need * (this.moving() ? 2.6 : 1.3) && c.res >= need / 4;
+  }
+
+  moving() {
+    return performance.now() - (this.lastMove || 0) < MOVE_IDLE_MS;
   }
 
   ensureData() {
@@ -290,7 +308,7 @@ export class Timeline {
     let q0 = Math.floor(Math.max(f.t0, v.t0 - pad));
     let q1 = Math.ceil(Math.min(f.t1, v.t1 + pad));
     if (q1 <= q0) q1 = q0 + 1;
-    const px = clamp(Math.round(this.timeW * (q1 - q0) / span), 1, 8192);
+    const px = clamp(Math.round(this.timeW * (q1 - q0) / span * (this.moving() ? 0.5 : 1)), 1, 8192);
     const c0 = q0 <= f.t0 ? -Infinity : q0;
     const c1 = q1 >= f.t1 ? Infinity : q1;
     const cover = { c0, c1, res: (q1 - q0) / px };
@@ -393,6 +411,7 @@ export class Timeline {
     d.moved = true;
     this.canvas.classList.add('nns-tl-dragging');
     const dt = dx * (d.t1 - d.t0) / this.timeW;
+    this.userMoved();
     this.v = { t0: d.t0 - dt, t1: d.t1 - dt };
     this.scroller.scrollTop = d.st - dy;
     this.viewChanged();
