@@ -394,6 +394,7 @@ static void merge_locked(struct registry *r, struct run_set *rs_in)
 					e->replaced = 1;
 					entry_unload(e);
 					e->state = REG_FAILED;
+					e->err_code = NNS_ENOTFOUND;
 					snprintf(e->err, sizeof(e->err),
 						 "%s changed while being served; reload the page",
 						 e->path);
@@ -559,6 +560,7 @@ int reg_acquire(struct registry *r, struct reg_entry *e, struct reg_progress *pr
 		pr->phase = e->phase;
 		pr->progress = progress_of(e);
 		snprintf(pr->err, sizeof(pr->err), "%s", e->err);
+		pr->err_code = e->err_code;
 	}
 	pthread_mutex_unlock(&r->mu);
 	return st;
@@ -718,6 +720,7 @@ static void *worker_main(void *arg)
 		pthread_mutex_lock(&r->mu);
 		if (rc) {
 			e->state = REG_FAILED;
+			e->err_code = rc;
 			snprintf(e->err, sizeof(e->err), "%s",
 				 err.msg[0] ? err.msg : nns_strerror(rc));
 		} else {

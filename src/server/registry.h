@@ -50,6 +50,7 @@ struct reg_entry {
 				     * this one stays FAILED */
 	int state, phase;	    /* (mu) enum reg_state, enum reg_phase */
 	char err[NNS_ERR_MSG_MAX];  /* (mu) why FAILED */
+	int err_code;		    /* (mu) its NNS_E* status */
 	_Atomic int64_t done_bytes; /* parser progress */
 	int refs;		    /* (mu) holders of m/p/ix */
 	uint64_t last_used;	    /* (mu) */
@@ -108,6 +109,7 @@ struct reg_progress {
 	int state, phase;
 	double progress; /* 0..1 */
 	char err[NNS_ERR_MSG_MAX];
+	int err_code; /* REG_FAILED: NNS_E* (NNS_ENOMEM: out of memory) */
 };
 
 /* If e is READY, takes a reference (release with reg_put) and returns

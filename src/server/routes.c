@@ -96,7 +96,15 @@ static struct reg_entry *entry_arg(struct server *s, struct srv_req *q, const ch
 	return e;
 }
 
-/* Takes a reference on a READY entry; otherwise answers 202 or 500. */
+/* The status of a span that could not be loaded: 503 out of memory, 410
+ * file replaced while served, else 422 (the trace itself cannot be read:
+ * the message says where and why). */
+static int failed_status(int err_code)
+{
+	return err_code == NNS_ENOMEM ? 503 : err_code == NNS_ENOTFOUND ? 410 : 422;
+}
+
+/* Takes a reference on a READY entry; otherwise answers 202 or an error. */
 static int acquire(struct server *s, struct srv_req *q, struct reg_entry *e)
 {
 	struct reg_progress pr;
@@ -105,7 +113,7 @@ static int acquire(struct server *s, struct srv_req *q, struct reg_entry *e)
 	if (st == REG_READY)
 		return 1;
 	if (st == REG_FAILED)
-		srv_error(q, 500, "%s", pr.err);
+		srv_error(q, failed_status(pr.err_code), "%s", pr.err);
 	else
 		srv_progress(q, &pr);
 	return 0;
@@ -182,6 +190,7 @@ static int acquire_all(struct server *s, struct srv_req *q, struct reg_entry **e
 			if (failed < 0) {
 				failed = (int)i;
 				snprintf(sum.err, sizeof(sum.err), "%s", pr.err);
+				sum.err_code = pr.err_code;
 			}
 		} else {
 			sum.progress += pr.progress;
@@ -194,7 +203,7 @@ static int acquire_all(struct server *s, struct srv_req *q, struct reg_entry **e
 		if (held[i])
 			reg_put(&s->reg, es[i]);
 	if (failed >= 0) {
-		srv_error(q, 500, "%s", sum.err);
+		srv_error(q, failed_status(sum.err_code), "%s", sum.err);
 	} else {
 		sum.progress /= (double)n;
 		srv_progress(q, &sum);

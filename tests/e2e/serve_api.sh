@@ -104,6 +104,7 @@ cat >"$LOG/runA/w0.pt.trace.json" <<'EOF'
 EOF
 cp "$LOG/runA/w0.pt.trace.json" "$OUTSIDE/secret/leak.pt.trace.json"
 head -c 700 "$LOG/runA/w0.pt.trace.json" >"$LOG/runB/cut.pt.trace.json"
+echo "this is not a trace" >"$LOG/runB/junk.pt.trace.json"
 ln -s "$OUTSIDE/secret/leak.pt.trace.json" "$LOG/runA/leak.pt.trace.json"
 ln -s "$OUTSIDE/secret" "$LOG/linkdir"
 
@@ -159,6 +160,9 @@ check "trace: unknown event id is 404" [ "$(code "$B/api/trace/event?run=runA&wo
 seen=$(get_ready "/api/view?run=runB&worker=cut&view=overview")
 check "damaged trace: answered ($seen) with diagnostics.truncated or an error message" \
 	bash -c "jq -e '.diagnostics.truncated == true or (.error | test(\"byte\"))' '$TMP/body' >/dev/null"
+seen=$(get_ready "/api/view?run=runB&worker=junk&view=overview")
+check "a file that is not a trace: 422 with the importer's one-line reason ($seen)" \
+	bash -c "[[ '$seen' == *' 422' ]] && jq -e '.error | test(\"junk.pt.trace.json: byte 0: not a JSON trace\")' '$TMP/body' >/dev/null"
 check "server alive after the damaged trace" alive
 
 # security
