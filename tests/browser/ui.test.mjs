@@ -367,6 +367,28 @@ if (!HAVE_KINETO) {
 } else {
   const L = 'resnet50_num_workers_0';
 
+  // A span nobody opened yet (resnet50_num_workers_4 span 2): the page shows
+  // the analysis progress, then the view.
+  await check('first open of a span shows the analysis progress bar, then the view', async () => {
+    const page = await context.newPage();
+    await page.addInitScript(() => {
+      window.__sawProgress = '';
+      const look = () => {
+        const p = document.querySelector('[data-testid="progress"]');
+        if (p && !p.hidden && p.textContent.trim()) window.__sawProgress = p.textContent.trim();
+      };
+      document.addEventListener('DOMContentLoaded', () =>
+        new MutationObserver(look).observe(document.body, { subtree: true, attributes: true, childList: true, characterData: true }));
+    });
+    await page.goto(`${URL0}/${hashOf('overview', { ...R4, span: '2' })}`);
+    await waitLoaded(page, 'overview');
+    const saw = await page.evaluate(() => window.__sawProgress);
+    assert.ok(/analys|pars|queued|index/i.test(saw), `no progress text seen (got "${saw}")`);
+    assert.ok(await rowCount(page, 'steps') > 0, 'no steps after the progress');
+    assert.equal(await page.evaluate(() => document.querySelector('[data-testid="progress"]').hidden), true, 'progress bar still shown');
+    await page.close();
+  });
+
   // Overview
   {
     const o = await open('overview', R0);
