@@ -269,6 +269,23 @@ async function traceSelectionChecks(o, sel, label) {
     await page.click('[data-testid="trace-flows-toggle"]');
     await page.waitForFunction(() => window.__nnsTrace.flows === 0, null, { timeout: 15000 });
   });
+  await check(`trace ${label}: a collapsed group's tracks are left out of the window requests, and come back when expanded`, async () => {
+    const meta = await api('/api/trace/meta', sel);
+    const gpu = meta.tracks.find((t) => t.kind === 'stream');
+    assert.ok(gpu, 'no GPU stream track in this trace');
+    const hidden = meta.tracks.filter((t) => t.group === gpu.group).map((t) => String(t.id));
+    let req = page.waitForRequest((r) => r.url().includes('/api/trace/window') && r.url().includes('tracks='), { timeout: 15000 });
+    // collapsing needs no request (the answer in hand covers more); the
+    // next window asked for after a zoom leaves the group out
+    await page.evaluate((g) => window.__nnsTrace.toggleGroup(g), gpu.group);
+    await page.evaluate(() => document.activeElement && document.activeElement.blur()); // W/A/S/D are ignored in inputs
+    await page.keyboard.press('w');
+    const asked = new URL((await req).url()).searchParams.get('tracks').split(',');
+    assert.ok(asked.length > 0 && hidden.every((id) => !asked.includes(id)), `collapsed tracks ${hidden} requested: ${asked}`);
+    req = page.waitForRequest((r) => r.url().includes('/api/trace/window') && !r.url().includes('tracks='), { timeout: 15000 });
+    await page.evaluate((g) => window.__nnsTrace.toggleGroup(g), gpu.group);
+    await req;
+  });
 }
 
 /* ------------------------------------------------------------- the checks */

@@ -80,6 +80,7 @@ export class TimelineLayout {
     else this.collapsed.add(key);
     this.buildLayout();
     this.requestDraw();
+    this.ensureData(); // an expanded group's tracks may be missing from the answer
   }
 
   rowTop(row) {

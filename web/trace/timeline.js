@@ -280,6 +280,7 @@ export class Timeline {
     if (!c) return false;
     const v = this.v;
     if (v.t0 < c.c0 || v.t1 > c.c1) return false;
+    if (c.tset) for (const id of this.trackRow.keys()) if (!c.tset.has(id)) return false;
     const need = (v.t1 - v.t0) / this.timeW;
     return c.res <= need * (this.moving() ? 2.6 : 1.3) && c.res >= need / 4;
   }
@@ -311,7 +312,10 @@ export class Timeline {
     const px = clamp(Math.round(this.timeW * (q1 - q0) / span * (this.moving() ? 0.5 : 1)), 1, 8192);
     const c0 = q0 <= f.t0 ? -Infinity : q0;
     const c1 = q1 >= f.t1 ? Infinity : q1;
-    const cover = { c0, c1, res: (q1 - q0) / px };
+    // only the tracks of expanded groups (all of them: no filter)
+    const shown = [...this.trackRow.keys()];
+    const filter = shown.length > 0 && shown.length < this.meta.tracks.length && shown.length <= 1000;
+    const cover = { c0, c1, res: (q1 - q0) / px, tset: filter ? new Set(shown) : null };
     if (this.inflight) this.inflight.abort();
     const ctrl = new AbortController();
     this.inflight = ctrl;
@@ -319,7 +323,7 @@ export class Timeline {
     const seq = ++this.seq;
     const started = performance.now();
     Promise.resolve()
-      .then(() => this.opts.fetchWindow({ t0: q0, t1: q1, px }, ctrl.signal))
+      .then(() => this.opts.fetchWindow(filter ? { t0: q0, t1: q1, px, tracks: shown.join(',') } : { t0: q0, t1: q1, px }, ctrl.signal))
       .then((ans) => {
         if (this.disposed || seq < this.applied) return;
         this.applied = seq;
@@ -630,6 +634,8 @@ export class Timeline {
       get items() { return tl.stats.items; },
       get flows() { return tl.stats.flows; },
       get selected() { return tl.selected ? tl.selected.id : null; },
+      // collapse or expand a track group by its name ("GPU 0", "Process 25738")
+      toggleGroup(name) { tl.toggleGroup('g:' + name); },
       hit(id) {
         const d = tl.data;
         if (!d) return null;
