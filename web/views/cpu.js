@@ -42,7 +42,7 @@ export default {
       tooltip: { trigger: 'axis', confine: true, formatter: (xs) => `<b>${esc(fmtMs(xs[0].value[0], 1))}</b>` + xs.map((x) => `<br>${x.marker}${esc(x.seriesName)}: ${pct(x.value[1])}`).join('') },
       legend: { top: 0 },
       grid: { left: 52, right: 20, top: 30, bottom: 52 },
-      xAxis: { type: 'value', name: 'ms', min: 'dataMin', max: 'dataMax', axisLabel: { formatter: (x) => (x / 1000).toLocaleString() } },
+      xAxis: { type: 'value', name: 'ms', min: 'dataMin', max: 'dataMax', axisLabel: { formatter: (x) => (x / 1000).toLocaleString('en-US', { maximumFractionDigits: 1 }) } },
       yAxis: { type: 'value', axisLabel: { formatter: '{value}%' } },
       dataZoom: [{ type: 'slider', height: 16, bottom: 6, filterMode: 'none' }, { type: 'inside', filterMode: 'none' }],
       series: [

@@ -72,7 +72,7 @@ export default {
         tooltip: { trigger: 'axis', confine: true, formatter: (ps) => `<b>${esc(fmtMs(ps[0].value[0], 3))}</b>` + ps.filter((p) => !/ (min|max)$/.test(p.seriesName)).map((p) => `<br>${p.marker}${esc(p.seriesName)}: ${fmtNum(p.value[1])}`).join('') },
         legend: { top: 0, data: queues.map((q) => q.name) },
         grid: { left: 48, right: 70, top: 30, bottom: 52 },
-        xAxis: { type: 'value', name: 'ms', min: 'dataMin', max: 'dataMax', axisLabel: { formatter: (x) => (x / 1000).toLocaleString() } },
+        xAxis: { type: 'value', name: 'ms', min: 'dataMin', max: 'dataMax', axisLabel: { formatter: (x) => (x / 1000).toLocaleString('en-US', { maximumFractionDigits: 1 }) } },
         yAxis: { type: 'value', name: 'size', minInterval: 1 },
         dataZoom: [{ type: 'slider', height: 16, bottom: 6, filterMode: 'none' }, { type: 'inside', filterMode: 'none' }],
         series,

@@ -108,7 +108,7 @@ export default {
           },
           legend: { top: 0 },
           grid: { left: 72, right: 24, top: 30, bottom: 56 },
-          xAxis: { type: 'value', min: 'dataMin', max: 'dataMax', name: 'ms', axisLabel: { formatter: (v) => (v / 1000).toLocaleString() } },
+          xAxis: { type: 'value', min: 'dataMin', max: 'dataMax', name: 'ms', axisLabel: { formatter: (v) => (v / 1000).toLocaleString('en-US', { maximumFractionDigits: 1 }) } },
           yAxis: { type: 'value', axisLabel: { formatter: (v) => fmtBytes(v) } },
           dataZoom: [{ type: 'slider', xAxisIndex: 0, height: 18, bottom: 8, filterMode: 'none', labelFormatter: (v) => fmtMs(v, 1) }, { type: 'inside', xAxisIndex: 0, filterMode: 'none' }],
           series: [

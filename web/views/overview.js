@@ -141,7 +141,7 @@ export default {
         tooltip: { trigger: 'axis', valueFormatter: (v) => (v == null ? '–' : v.toFixed(1) + '%') },
         legend: { top: 0 },
         grid: { left: 48, right: 16, top: 28, bottom: 24 },
-        xAxis: { type: 'value', name: 'ms', min: 'dataMin', max: 'dataMax' },
+        xAxis: { type: 'value', name: 'ms', min: 'dataMin', max: 'dataMax', axisLabel: { formatter: (v) => v.toLocaleString('en-US', { maximumFractionDigits: 1 }) } },
         yAxis: { type: 'value', max: 100, axisLabel: { formatter: '{value}%' } },
         series,
       });
