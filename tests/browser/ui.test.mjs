@@ -700,6 +700,26 @@ if (!mlpRun) {
     const commOps = exp["comm_ops['data'][worker]['rows']"];
     const PARTS = ['computation_us', 'overlap_us', 'communication_us', 'other_us'];
     const o = await open('distributed', DIST);
+    await check('distributed dist: no straggler banner when both workers are equally busy (160 vs 161 us of 235)', async () => {
+      assert.equal(await o.page.$('[data-testid="straggler"]'), null, 'a straggler was reported');
+    });
+    await check('distributed: straggler rule on hand-computed workers', async () => {
+      const r = await o.page.evaluate(async () => {
+        const { straggler } = await import('/static/views/distributed.js');
+        const w = (worker, c, ov, cm, ot) => ({ worker, computation_us: c, overlap_us: ov, communication_us: cm, other_us: ot });
+        return {
+          slow: straggler([w('r0', 100, 10, 50, 0), w('r1', 140, 10, 10, 0), w('r2', 100, 10, 50, 0)]),
+          even: straggler([w('r0', 100, 10, 50, 0), w('r1', 104, 10, 46, 0)]),
+          one: straggler([w('r0', 100, 10, 50, 0)]),
+        };
+      });
+      // r1: busy 150 vs median 110 -> gap 40 > 5% of the 160 us step
+      assert.equal(r.slow && r.slow.worker, 'r1');
+      assert.equal(r.slow.gap, 40);
+      // gap 4 < 8 (5% of 160): not reported; one worker: nothing to compare
+      assert.equal(r.even, null);
+      assert.equal(r.one, null);
+    });
     await check('distributed dist: chart-distributed has 2 workers with the tb_plugin overlap values', async () => {
       await assertNoErrorBox(o.page, 'distributed');
       await assertChart(o.page, 'chart-distributed', 8);

@@ -29,6 +29,8 @@ export default {
       el.appendChild(emptyState('No worker of this span could be analysed.', 'Distributed needs several workers of one run with the same span.'));
       return;
     }
+    const slow = straggler(workers);
+    if (slow) el.appendChild(banner('warn', h('strong', { testid: 'straggler' }, `Slowest worker: ${slow.worker}. `), slow.text));
     if (!doc.available) {
       el.appendChild(banner('info', 'No communication (NCCL/Gloo collectives) was found in these workers: the bars show computation only. Profile a DDP job with ProfilerActivity.CUDA to see communication and overlap.'));
     }
@@ -90,3 +92,29 @@ export default {
   },
   dispose() {},
 };
+
+/* The likely straggler of a data-parallel step: the worker that spends the
+ * most time outside communication (computation + overlap + other) while the
+ * others wait for it in their collectives. Reported when it is at least 5 %
+ * of the median step above the median worker; null otherwise. */
+export function straggler(workers) {
+  if (workers.length < 2) return null;
+  const busy = workers.map((w) => (w.computation_us || 0) + (w.overlap_us || 0) + (w.other_us || 0));
+  const step = workers.map((w, i) => busy[i] + (w.communication_us || 0));
+  const med = (a) => { const b = [...a].sort((x, y) => x - y); const m = b.length >> 1; return b.length % 2 ? b[m] : (b[m - 1] + b[m]) / 2; };
+  let k = 0;
+  busy.forEach((b, i) => { if (b > busy[k]) k = i; });
+  const gap = busy[k] - med(busy);
+  if (!(gap > 0.05 * med(step))) return null;
+  const others = workers.filter((_, i) => i !== k);
+  const waitOthers = others.reduce((s, w) => s + (w.communication_us || 0), 0) / others.length;
+  return {
+    index: k,
+    worker: workers[k].worker,
+    gap,
+    text: `It spends ${fmtUs(gap)} per step more outside communication than the median worker ` +
+      `(${fmtUs(busy[k])} vs ${fmtUs(med(busy))}); the other workers spend ${fmtUs(waitOthers)} per step in ` +
+      `communication against its ${fmtUs(workers[k].communication_us || 0)}, much of it waiting for it in their ` +
+      'collectives. Look at its input pipeline, its CPU and GPU load, or uneven batches.',
+  };
+}
