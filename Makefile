@@ -257,9 +257,13 @@ asan:
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/%)
 FUZZ_SECONDS ?= 20
-build-fuzz/%: tests/fuzz/%.c $(LIB_SRC)
+# fuzz_trace also takes the server's trace index (src/server/trace_*.c:
+# no libmicrohttpd in them).
+TRACE_IX_SRC := $(wildcard src/server/trace_*.c)
+build-fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(TRACE_IX_SRC)
 	@mkdir -p build-fuzz
-	clang $(CPPFLAGS) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -pthread -o $@ $< $(LIB_SRC) -lz -lm
+	clang $(CPPFLAGS) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -pthread -o $@ $< $(LIB_SRC) \
+		$(if $(filter build-fuzz/fuzz_trace,$@),$(TRACE_IX_SRC)) -lz -lm
 fuzz: $(FUZZ_BIN)
 	@set -e; for f in $(FUZZ_BIN); do echo "== $$f ($(FUZZ_SECONDS)s)"; \
 		mkdir -p build-fuzz/corpus-$$(basename $$f); \

@@ -21,6 +21,7 @@
  * "Input Dims" / "Input type" texts ("[[2, 8, 5], []]", "['float', 'Int']").
  */
 #include "analysis.h"
+#include "common/satmath.h"
 #include "comm_bytes.h"
 #include "names.h"
 
@@ -30,18 +31,6 @@
 /* ---- bytes from input dims and types --------------------------------------- */
 
 #define COMM_PARSE_DEPTH 16
-
-static int64_t sat_add(int64_t a, int64_t b)
-{
-	int64_t r;
-	return __builtin_add_overflow(a, b, &r) ? INT64_MAX : r;
-}
-
-static int64_t sat_mul(int64_t a, int64_t b)
-{
-	int64_t r;
-	return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
-}
 
 static const char *skip_ws(const char *s)
 {
@@ -85,14 +74,14 @@ static int64_t parse_shape(const char **sp, int depth)
 			int64_t v = parse_shape(&s, depth + 1);
 			if (v < 0)
 				return -1;
-			sum = sat_add(sum, v);
+			sum = sat_add64(sum, v);
 			lists = 1;
 		} else if (*s == '-' || (*s >= '0' && *s <= '9')) {
 			char *end;
 			long long v = strtoll(s, &end, 10);
 			if (end == s)
 				return -1;
-			prod = sat_mul(prod, v < 0 ? 0 : (int64_t)v);
+			prod = sat_mul64(prod, v < 0 ? 0 : (int64_t)v);
 			s = end;
 		} else {
 			s = skip_other(s);
@@ -176,7 +165,7 @@ int64_t an_comm_bytes(const char *dims, const char *types)
 		} else {
 			d = skip_other(d);
 		}
-		total = sat_add(total, sat_mul(count, size));
+		total = sat_add64(total, sat_mul64(count, size));
 		d = skip_ws(d);
 		if (*d == ',')
 			d = skip_ws(d + 1);

@@ -47,7 +47,7 @@ static int util_buckets(struct an_gpu *g, const struct iv_set *busy, int64_t t0,
 
 	if (range <= 0)
 		return 0;
-	while (range > 100 * bs)
+	while (bs <= (range - 1) / 100) /* range > 100 * bs, without overflow */
 		bs *= 10;
 	nb = range / bs;
 	if (nb == 0)

@@ -36,6 +36,7 @@
  *     (tb_plugin wrote "CallTreeRoot (aten::empty)").
  */
 #include "analysis.h"
+#include "common/satmath.h"
 #include "common/hmap.h"
 
 #include <stdio.h>
@@ -307,9 +308,9 @@ static int device_stats(struct mem_ctx *c, struct an_mem_device *d, uint32_t dev
 		int64_t b = m->mems.v[i].bytes;
 		if (c->dev_of[i] != dev || node == MODEL_NOIDX)
 			continue;
-		self[node * S_N + S_INC] += b;
+		self[node * S_N + S_INC] = sat_add64(self[node * S_N + S_INC], b);
 		if (b > 0) {
-			self[node * S_N + S_ASIZE] += b;
+			self[node * S_N + S_ASIZE] = sat_add64(self[node * S_N + S_ASIZE], b);
 			self[node * S_N + S_ACOUNT]++;
 		}
 		any = 1;
@@ -323,7 +324,7 @@ static int device_stats(struct mem_ctx *c, struct an_mem_device *d, uint32_t dev
 		if (par == MODEL_NOIDX)
 			continue;
 		for (s = 0; s < S_N; s++)
-			tot[par * S_N + s] += tot[i * S_N + s];
+			tot[par * S_N + s] = sat_add64(tot[par * S_N + s], tot[i * S_N + s]);
 	}
 	for (i = 0; i < nn; i++) {
 		const struct an_node *x = &t->nodes.v[i];
@@ -343,12 +344,12 @@ static int device_stats(struct mem_ctx *c, struct an_mem_device *d, uint32_t dev
 			row_of_name[x->name] = (uint32_t)(d->ops.n - 1);
 		}
 		r = &d->ops.v[row_of_name[x->name]];
-		r->self_size_increase += a[S_INC];
-		r->self_alloc_size += a[S_ASIZE];
-		r->self_alloc_count += a[S_ACOUNT];
-		r->size_increase += b[S_INC];
-		r->alloc_size += b[S_ASIZE];
-		r->alloc_count += b[S_ACOUNT];
+		r->self_size_increase = sat_add64(r->self_size_increase, a[S_INC]);
+		r->self_alloc_size = sat_add64(r->self_alloc_size, a[S_ASIZE]);
+		r->self_alloc_count = sat_add64(r->self_alloc_count, a[S_ACOUNT]);
+		r->size_increase = sat_add64(r->size_increase, b[S_INC]);
+		r->alloc_size = sat_add64(r->alloc_size, b[S_ASIZE]);
+		r->alloc_count = sat_add64(r->alloc_count, b[S_ACOUNT]);
 	}
 	for (i = 0; i < d->ops.n; i++)
 		row_of_name[d->ops.v[i].name] = MODEL_NOIDX;

@@ -44,7 +44,8 @@ void kj_tmp_put(struct kparser *ps, const char *s, size_t n)
 		ps->tmp = t;
 		ps->tmp_cap = nc;
 	}
-	memcpy(ps->tmp + ps->tmp_len, s, n);
+	if (n) /* tmp may still be NULL for an empty append */
+		memcpy(ps->tmp + ps->tmp_len, s, n);
 	ps->tmp_len += n;
 }
 

@@ -133,7 +133,7 @@ static int do_lane(struct win *w, const struct ti_lane *ln)
  * pixel the first point's time and the max of the pixel's values. */
 static void write_series(const struct win *w, const struct ti_series *sr, struct jsonw *j)
 {
-	const struct ti_point *p = w->ix->pts + sr->off;
+	const struct ti_point *p = sr->n ? w->ix->pts + sr->off : NULL;
 	size_t lo = 0, hi = sr->n, i;
 
 	while (lo < hi) {
@@ -233,6 +233,7 @@ int trace_window_json(const struct trace_index *ix, const struct trace_window_q 
 	struct ti_map names = {0};
 	uint32_t *name_list = NULL;
 	size_t nnames = 0;
+	int64_t W;
 	int rc;
 
 	if (q->t1 <= q->t0)
@@ -241,12 +242,15 @@ int trace_window_json(const struct trace_index *ix, const struct trace_window_q 
 				   (long long)q->t1, (long long)q->t0);
 	if (q->px < 1 || q->px > 8192)
 		return nns_err_set(err, NNS_EINVAL, "bad px %d: must be 1..8192", q->px);
+	/* the route allows |t| <= 2^62, so t1 - t0 can pass INT64_MAX */
+	if (__builtin_sub_overflow(q->t1, q->t0, &W) || W > ((int64_t)1 << 62))
+		return nns_err_set(err, NNS_EINVAL, "bad window: t1 - t0 is wider than 2^62 ns");
 	if ((rc = ti_select_tracks(ix, q->tracks, q->ntracks, &sel, err)) != NNS_OK)
 		return rc;
 	w.ix = ix;
 	w.t0 = q->t0;
 	w.t1 = q->t1;
-	w.W = q->t1 - q->t0;
+	w.W = W;
 	w.px = q->px;
 	w.nspp = (double)w.W / w.px;
 	w.thr = w.W / w.px + (w.W % w.px != 0);
