@@ -166,6 +166,30 @@ static void test_attribution_and_totals(void **state)
 	model_release(&m);
 }
 
+/* Hostile byte counts (found by fuzz_nnst): sums saturate at INT64_MAX
+ * instead of overflowing. */
+static void test_huge_sizes_saturate(void **state)
+{
+	struct model m;
+	struct an_profile p;
+	uint32_t t;
+
+	(void)state;
+	model_init(&m);
+	t = thr(&m, "1", "10");
+	op(&m, t, "ProfilerStep#1", MK_USER_ANNOTATION, 0, 1000);
+	op(&m, t, "A", MK_CPU_OP, 100, 100);
+	op(&m, t, "B", MK_CPU_OP, 110, 40);
+	mem(&m, t, 105, 1, 0, 0x10, INT64_MAX - 5); /* A */
+	mem(&m, t, 120, 1, 0, 0x20, INT64_MAX - 5); /* B, inside A */
+	compute(&p, &m);
+	assert_int_equal(p.memory.devices.n, 1);
+	check_row(row(&p, &p.memory.devices.v[0], "A"),
+		  (const int64_t[]){INT64_MAX - 5, INT64_MAX - 5, 1, INT64_MAX, INT64_MAX, 2, 1});
+	an_profile_release(&p);
+	model_release(&m);
+}
+
 static void test_pairing(void **state)
 {
 	struct model m;
@@ -343,6 +367,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_attribution_and_totals),
 		cmocka_unit_test(test_pairing),
+		cmocka_unit_test(test_huge_sizes_saturate),
 		cmocka_unit_test(test_device_order),
 		cmocka_unit_test(test_curve_keeps_peak),
 		cmocka_unit_test(test_conformance_08),

@@ -450,6 +450,21 @@ static void test_tracks_filter_and_errors(void **st)
 	q.ntracks = 2;
 	assert_int_equal(trace_window_json(f.ix, &q, &w, &err), NNS_EINVAL);
 	assert_non_null(strstr(err.msg, "track"));
+	/* the widest window the HTTP route lets through: t1 - t0 = 2^63 would
+	 * overflow (found by fuzz_trace) */
+	q.tracks = NULL;
+	q.ntracks = 0;
+	q.t0 = -((int64_t)1 << 62);
+	q.t1 = (int64_t)1 << 62;
+	assert_int_equal(trace_window_json(f.ix, &q, &w, &err), NNS_EINVAL);
+	assert_non_null(strstr(err.msg, "wider"));
+	q.t0 = -((int64_t)1 << 61);
+	q.t1 = (int64_t)1 << 61; /* 2^62 wide: answered */
+	jsonw_release(&w);
+	assert_int_equal(jsonw_init_mem(&w, 0, 0), NNS_OK);
+	assert_int_equal(trace_window_json(f.ix, &q, &w, &err), NNS_OK);
+	jsonw_release(&w);
+	assert_int_equal(jsonw_init_mem(&w, 0, 0), NNS_OK);
 	assert_int_equal(trace_event_json(f.ix, -1, &w, &err), NNS_ENOTFOUND);
 	assert_int_equal(trace_event_json(f.ix, NEV, &w, &err), NNS_ENOTFOUND);
 	assert_int_equal(trace_summary_json(f.ix, 5, 5, NULL, 0, &w, &err), NNS_EINVAL);
