@@ -264,11 +264,15 @@ build-fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(TRACE_IX_SRC)
 	@mkdir -p build-fuzz
 	clang $(CPPFLAGS) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -pthread -o $@ $< $(LIB_SRC) \
 		$(if $(filter build-fuzz/fuzz_trace,$@),$(TRACE_IX_SRC)) -lz -lm
+# A finding (crash, sanitizer report, leak, timeout) fails the run; the
+# input that triggered it is left in build-fuzz/ (crash-*, leak-*, ...).
 fuzz: $(FUZZ_BIN)
-	@set -e; for f in $(FUZZ_BIN); do echo "== $$f ($(FUZZ_SECONDS)s)"; \
-		mkdir -p build-fuzz/corpus-$$(basename $$f); \
-		$$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
-		    build-fuzz/corpus-$$(basename $$f) tests/fuzz/seeds 2>&1 | tail -3; done
+	@set -e; for f in $(FUZZ_BIN); do n=$$(basename $$f); echo "== $$f ($(FUZZ_SECONDS)s)"; \
+		mkdir -p build-fuzz/corpus-$$n; \
+		if ! $$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+		    -artifact_prefix=build-fuzz/ build-fuzz/corpus-$$n tests/fuzz/seeds >build-fuzz/$$n.log 2>&1; then \
+			tail -40 build-fuzz/$$n.log; echo "FAIL $$n: see build-fuzz/$$n.log"; exit 1; fi; \
+		tail -1 build-fuzz/$$n.log; done
 
 # Browser tests of the UI: playwright-core (web/node_modules) driving
 # Debian's chromium headless against a real `nnscope serve`; screenshots
