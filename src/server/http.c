@@ -11,6 +11,7 @@
  * another site cannot reach the API through DNS rebinding.
  */
 #include "server/server.h"
+#include "output/jsonw.h"
 #include "server/assets.h"
 
 #include <errno.h>
@@ -77,28 +78,22 @@ void srv_reply(struct srv_req *q, int status, const char *mime, char *body, size
 
 void srv_error(struct srv_req *q, int status, const char *fmt, ...)
 {
-	char msg[1024], *body;
+	char msg[1024], *body = NULL;
+	struct jsonw w;
 	size_t n = 0;
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	body = malloc(sizeof(msg) * 6 + 32);
-	if (!body) {
-		srv_reply(q, status, "application/json", NULL, 0);
-		return;
+	if (jsonw_init_mem(&w, 0, 0) == NNS_OK) {
+		jsonw_obj_begin(&w);
+		jsonw_kstr(&w, "error", msg);
+		jsonw_obj_end(&w);
+		if (jsonw_finish(&w, NULL) == NNS_OK)
+			body = jsonw_take(&w, &n);
+		jsonw_release(&w);
 	}
-	n += (size_t)sprintf(body, "{\"error\":\"");
-	for (const unsigned char *p = (const unsigned char *)msg; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			n += (size_t)sprintf(body + n, "\\%c", *p);
-		else if (*p < 0x20 || *p >= 0x7f)
-			n += (size_t)sprintf(body + n, "\\u%04x", *p < 0x20 ? *p : 0xfffd);
-		else
-			body[n++] = (char)*p;
-	}
-	n += (size_t)sprintf(body + n, "\"}\n");
 	srv_reply(q, status, "application/json", body, n);
 }
 

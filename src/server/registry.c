@@ -162,7 +162,6 @@ static void cache_write(struct reg_entry *e, const struct an_profile *p)
 		return;
 	*slash = 0;
 	nns_err_clear(&err);
-	unlink(e->cache_dir); /* no-op for a directory; guards a planted file */
 	if (out_write_profile(root, &src, p, &oo, &err))
 		return;
 	cache_key(key, sizeof(key), e);
@@ -358,15 +357,14 @@ static void drop_outside(struct registry *r, struct run_set *rs)
 /* Merges a fresh discovery into the entries; caller holds mu. Entries
  * whose file changed are replaced (when nobody holds them) so that they
  * are analysed again. */
-static void merge_locked(struct registry *r, struct run_set *rs_in)
+static void merge_locked(struct registry *r, const struct run_set *rs)
 {
-	struct run_set rs = *rs_in;
 	int changed = 0;
 
 	for (size_t i = 0; i < r->entries.n; i++)
 		r->entries.v[i]->gone = 1; /* until found again (never for replaced ones) */
-	for (size_t i = 0; i < rs.runs.n; i++) {
-		const struct run *run = &rs.runs.v[i];
+	for (size_t i = 0; i < rs->runs.n; i++) {
+		const struct run *run = &rs->runs.v[i];
 
 		for (size_t j = 0; j < run->workers.n; j++) {
 			const struct run_worker *w = &run->workers.v[j];
@@ -423,7 +421,7 @@ static void merge_locked(struct registry *r, struct run_set *rs_in)
 		}
 	if (changed || !r->runs_json) {
 		r->generation++;
-		runs_doc(r, &rs);
+		runs_doc(r, rs);
 	}
 }
 

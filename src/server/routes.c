@@ -20,16 +20,12 @@
 
 typedef void (*view_fn)(struct jsonw *w, const struct an_profile *p);
 
-static void v_overview(struct jsonw *w, const struct an_profile *p)
-{
-	out_json_overview(w, p, NULL);
-}
-
+/* fn NULL: the overview, which also names its source (api_view). */
 static const struct {
 	const char *name;
 	view_fn fn;
 } views[] = {
-    {"overview", v_overview},
+    {"overview", NULL},
     {"operators", out_json_operators},
     {"kernels", out_json_kernels},
     {"memory", out_json_memory},
@@ -157,7 +153,7 @@ static void api_view(struct server *s, struct srv_req *q)
 		reg_put(&s->reg, e);
 		return srv_error(q, 503, "out of memory");
 	}
-	if (strcmp(view, "overview") == 0) {
+	if (!views[i].fn) {
 		struct out_source src = {e->worker, e->span[0] ? e->span : NULL, e->path, e->run};
 
 		out_json_overview(&w, e->p, &src);

@@ -69,6 +69,13 @@ get_ready() {
 	echo "$seen"
 }
 alive() { [ "$(code "http://127.0.0.1:$PORT/api/runs")" = 200 ]; }
+# tcode: code, keeping every answer's body in $TMP/trav (checked below)
+tcode() {
+	local c
+	c=$(code "$@")
+	cat "$TMP/body" >>"$TMP/trav"
+	echo "$c"
+}
 
 # ---- command line errors: one line, exit 2 for usage, 1 for input ----------
 set +e
@@ -166,13 +173,14 @@ check "a file that is not a trace: 422 with the importer's one-line reason ($see
 check "server alive after the damaged trace" alive
 
 # security
-check "traversal: /static/../ (raw) is 404" [ "$(code --path-as-is "$B/static/../../../etc/passwd")" = 404 ]
-check "traversal: encoded dots are 404" [ "$(code --path-as-is "$B/static/%2e%2e/%2e%2e/etc/passwd")" = 404 ]
-check "traversal: run=../.. is 404" [ "$(code "$B/api/view?run=../../etc&worker=passwd&view=overview")" = 404 ]
-check "traversal: absolute path as run is 404" [ "$(code "$B/api/view?run=$OUTSIDE/secret&worker=leak&view=overview")" = 404 ]
-check "traversal: the symlinked file's worker is 404" [ "$(code "$B/api/view?run=runA&worker=leak&view=overview")" = 404 ]
-check "traversal: the symlinked dir as a run is 404" [ "$(code "$B/api/view?run=linkdir&worker=leak&view=overview")" = 404 ]
-check "no file under /etc in any answer" bash -c "! grep -q 'root:' '$TMP/body'"
+check "traversal: /static/../ (raw) is 404" [ "$(tcode --path-as-is "$B/static/../../../etc/passwd")" = 404 ]
+check "traversal: encoded dots are 404" [ "$(tcode --path-as-is "$B/static/%2e%2e/%2e%2e/etc/passwd")" = 404 ]
+check "traversal: run=../.. is 404" [ "$(tcode "$B/api/view?run=../../etc&worker=passwd&view=overview")" = 404 ]
+check "traversal: absolute path as run is 404" [ "$(tcode "$B/api/view?run=$OUTSIDE/secret&worker=leak&view=overview")" = 404 ]
+check "traversal: the symlinked file's worker is 404" [ "$(tcode "$B/api/view?run=runA&worker=leak&view=overview")" = 404 ]
+check "traversal: the symlinked dir as a run is 404" [ "$(tcode "$B/api/view?run=linkdir&worker=leak&view=overview")" = 404 ]
+check "no traversal answer holds /etc/passwd or the trace outside the logdir" \
+	bash -c "[ -s '$TMP/trav' ] && ! grep -q -e 'root:' -e 'sgemm_kernel' -e 'aten::' '$TMP/trav'"
 check "unknown view is 404" [ "$(code "$B/api/view?run=runA&worker=w0&view=nope")" = 404 ]
 check "missing parameter is 400" [ "$(code "$B/api/view?run=runA&view=overview")" = 400 ]
 check "unknown API is 404" [ "$(code "$B/api/nope")" = 404 ]
