@@ -390,14 +390,14 @@ static void datapipe_csv(FILE *f, const struct an_profile *p)
 int out_write_extra(const char *dir, const struct an_profile *p, const struct out_opts *o,
 		    struct nns_err *err)
 {
-	int rc = write_one(dir, "datapipe.json", out_json_datapipe, p, 2, err);
+	char name[80];
+	int rc = 0;
 
-	if (!rc)
-		rc = write_one(dir, "cpu.json", out_json_cpu, p, 2, err);
-	if (!rc)
-		rc = write_one(dir, "hostinfo.json", out_json_hostinfo, p, 2, err);
-	if (!rc)
-		rc = write_one(dir, "steptrace.json", out_json_steptrace, p, 2, err);
+	for (size_t i = 0; !rc && i < out_nviews; i++) {
+		snprintf(name, sizeof(name), "%s.json", out_views[i].name);
+		rc = write_one(dir, name, out_views[i].fn, p,
+			       o && o->pretty_depth ? o->pretty_depth : out_views[i].pretty, err);
+	}
 	if (!rc && o && o->csv) {
 		struct out_file of;
 

@@ -78,6 +78,19 @@ void out_json_hostinfo(struct jsonw *w, const struct an_profile *p);
  * tail_us, total_us}], "average":{...}} (docs/SERVER.md "steptrace view"). */
 void out_json_steptrace(struct jsonw *w, const struct an_profile *p);
 
+/* The per-worker documents beyond overview/operators/kernels/memory/modules
+ * (views.c): file <name>.json, /api/view?view=<name>. out_write_extra()
+ * writes every row; pretty is the jsonw pretty depth. */
+struct out_view {
+	const char *name;
+	void (*fn)(struct jsonw *w, const struct an_profile *p);
+	int pretty;
+};
+extern const struct out_view out_views[];
+extern const size_t out_nviews;
+/* The row named name, or NULL. */
+const struct out_view *out_view_find(const char *name);
+
 /* Chrome-trace export (chrome.c): the model's events as Chrome trace JSON
  * {"traceEvents":[...]} for Perfetto UI / chrome://tracing.
  *   - thread_name / process_name metadata first, then every event in time

@@ -30,11 +30,8 @@ static const struct {
     {"kernels", out_json_kernels},
     {"memory", out_json_memory},
     {"modules", out_json_modules},
-    {"datapipe", out_json_datapipe},
-    {"cpu", out_json_cpu},
-    {"hostinfo", out_json_hostinfo},
-    {"steptrace", out_json_steptrace},
 };
+/* ... and every row of out_views (src/output/views.c) */
 
 /* Finishes w and answers it (200), or 500 when writing failed. */
 static void reply_json(struct srv_req *q, struct jsonw *w)
@@ -131,6 +128,8 @@ static void api_view(struct server *s, struct srv_req *q)
 	const char *view = srv_arg(q, "view");
 	struct reg_entry *e;
 	struct jsonw w;
+	const struct out_view *more = NULL;
+	view_fn fn = NULL;
 	size_t i, len = 0;
 	char *doc;
 
@@ -139,7 +138,11 @@ static void api_view(struct server *s, struct srv_req *q)
 	for (i = 0; i < sizeof(views) / sizeof(views[0]); i++)
 		if (strcmp(views[i].name, view) == 0)
 			break;
-	if (i == sizeof(views) / sizeof(views[0]))
+	if (i < sizeof(views) / sizeof(views[0]))
+		fn = views[i].fn;
+	else if ((more = out_view_find(view)) != NULL)
+		fn = more->fn;
+	else
 		return srv_error(q, 404, "no view '%.64s'", view);
 	if (!(e = entry_arg(s, q, "")))
 		return;
@@ -153,12 +156,12 @@ static void api_view(struct server *s, struct srv_req *q)
 		reg_put(&s->reg, e);
 		return srv_error(q, 503, "out of memory");
 	}
-	if (!views[i].fn) {
+	if (!fn) {
 		struct out_source src = {e->worker, e->span[0] ? e->span : NULL, e->path, e->run};
 
 		out_json_overview(&w, e->p, &src);
 	} else {
-		views[i].fn(&w, e->p);
+		fn(&w, e->p);
 	}
 	reg_put(&s->reg, e);
 	reply_json(q, &w);

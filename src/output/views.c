@@ -1,0 +1,37 @@
+/*
+ * views.c - the table of per-worker JSON documents written beside the four
+ * of SPEC §4 (overview, operators, kernels, memory: json_out.c) and the
+ * modules document.
+ *
+ * Each row names a document: the file <name>.json that `nnscope analyse`
+ * writes into a worker/span directory (out_write_extra), the view
+ * /api/view?view=<name> that `nnscope serve` answers (src/server/routes.c)
+ * and the disk cache entry the server keeps. Adding a document is one row
+ * here and its writer; nothing else needs to change.
+ *
+ * A writer takes the finished profile and writes one complete JSON object.
+ * Writers of analyses that are not part of an_profile_compute (HTA's,
+ * src/analysis/hta_*.c) run them on the profile when called.
+ */
+#include "output/output.h"
+
+#include <string.h>
+
+const struct out_view out_views[] = {
+    {"datapipe", out_json_datapipe, 2},
+    {"cpu", out_json_cpu, 2},
+    {"hostinfo", out_json_hostinfo, 2},
+    {"steptrace", out_json_steptrace, 2},
+};
+
+const size_t out_nviews = sizeof(out_views) / sizeof(out_views[0]);
+
+const struct out_view *out_view_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < out_nviews; i++)
+		if (strcmp(out_views[i].name, name) == 0)
+			return &out_views[i];
+	return NULL;
+}
