@@ -10,6 +10,7 @@ export const VIEWS = [
   { id: 'trace', title: 'Trace' },
   { id: 'memory', title: 'Memory' },
   { id: 'distributed', title: 'Distributed' },
+  { id: 'hta', title: 'HTA' },
   { id: 'module', title: 'Module' },
   { id: 'steptrace', title: 'Step Trace' },
   { id: 'datapipe', title: 'Data Pipeline' },

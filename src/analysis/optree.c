@@ -4,12 +4,21 @@
  *
  * Nodes: operators, python ranges, ProfilerSteps, modules (python_function
  * with a module id) and nccl:/gloo: annotations, built per thread by
- * containment with a stack over events sorted by (start, -end). Runtime and
- * driver launches attach to the first operator with their external id, to
- * the thread root when the id is 0, and - for traces without external ids,
- * such as nnscope's own - to the innermost node of their thread that
- * contains them. Device events (kernel, memcpy, memset) belong to their
- * launch through the correlation id (model.launch_of).
+ * containment with a stack over events sorted by (start, -end).
+ *
+ * Runtime and driver launches are attributed by the first rule that holds
+ * (counted in an_optree.attr, reported as diagnostics):
+ *   1. the external id names a host operator of the launch's own process
+ *      (the first node carrying that id): that node (tb_plugin's rule);
+ *   2. the external id is 0: the thread root (tb_plugin);
+ *   3. otherwise - no external id (nnscope's own traces), an id equal to the
+ *      launch's correlation id (what several Kineto versions write), an id
+ *      naming nothing, or naming an operator of another process - the
+ *      innermost node of the launch's thread that encloses it;
+ *   4. else the launch stays unattributed.
+ * Device events (kernel, memcpy, memset, and other accelerators' device
+ * work) belong to their launch through the correlation id or, failing it,
+ * an ac2g flow (model.launch_of).
  */
 #include "analysis.h"
 #include "names.h"
@@ -185,6 +194,18 @@ out:
 	return rc;
 }
 
+/* 1 when node n's time range holds event e. */
+static int encloses(const struct an_node *n, const struct model_event *e)
+{
+	return n->start <= e->ts && e->ts + e->dur <= n->end;
+}
+
+/* 1 when threads a and b belong to the same process (pid). */
+static int same_process(const struct model *m, uint32_t a, uint32_t b)
+{
+	return a == b || m->threads.v[a].pid == m->threads.v[b].pid;
+}
+
 /* Innermost node of `root`'s tree containing [ts, end), by descending. */
 static uint32_t innermost(const struct an_optree *t, uint32_t root, int64_t ts, int64_t end)
 {
@@ -231,16 +252,29 @@ static int attach_runtimes(struct an_profile *p, const uint32_t *thread_root)
 		uint32_t node = MODEL_NOIDX, root = thread_root[e->thread], *hit;
 		if (!model_kind_is_launch(e->kind))
 			continue;
+		t->attr.launches++;
 		if (e->ext_id == 0) {
 			node = root;
-		} else if (e->ext_id != MODEL_NONE) {
-			hit = hmap_get(&first, (uint64_t)e->ext_id);
-			if (hit)
-				node = *hit;
-		} else if (root != MODEL_NOIDX) {
+			if (node != MODEL_NOIDX)
+				t->attr.by_thread_root++;
+		} else if (e->ext_id != MODEL_NONE &&
+			   (hit = hmap_get(&first, (uint64_t)e->ext_id)) != NULL &&
+			   same_process(m, t->nodes.v[*hit].thread, e->thread) &&
+			   (e->ext_id != e->corr || encloses(&t->nodes.v[*hit], e))) {
+			/* an id equal to the correlation id is trusted only
+			 * when the operator it names encloses the launch */
+			node = *hit;
+			t->attr.by_external_id++;
+		}
+		if (node == MODEL_NOIDX && e->ext_id != 0 && root != MODEL_NOIDX) {
 			node = innermost(t, root, e->ts, e->ts + e->dur);
+			if (node == root) /* enclosed by nothing: kept on the thread root */
+				t->attr.unattributed++;
+			else
+				t->attr.by_enclosing++;
 		}
 		if (node == MODEL_NOIDX) {
+			t->attr.unattributed++;
 			t->unmatched_runtimes++;
 			continue;
 		}
@@ -287,11 +321,19 @@ static int add_device_time(struct an_profile *p)
 	for (i = 0; i < m->events.n; i++) {
 		const struct model_event *e = &m->events.v[i];
 		uint32_t l = m->launch_of[i], node;
-		if (l == MODEL_NOIDX || !model_kind_is_device(e->kind))
+		if (!model_kind_is_device(e->kind))
 			continue;
+		t->attr.device_events++;
+		if (l == MODEL_NOIDX) {
+			t->attr.device_no_launch++;
+			continue;
+		}
 		node = t->owner[l];
-		if (node == MODEL_NOIDX)
-			continue;
+		if (node == MODEL_NOIDX || t->nodes.v[node].type == AN_NODE_ROOT) {
+			t->attr.device_unattributed++;
+			if (node == MODEL_NOIDX)
+				continue;
+		}
 		t->owner[i] = node;
 		t->nodes.v[node].dev_self += e->dur;
 		if (e->kind == MK_KERNEL && an_tc_kernel_id(p, e->name)) {

@@ -4,7 +4,15 @@
  * Kernel names: tb_plugin's PyProf-derived substrings (Volta/Turing), kept
  * current for Ampere, Hopper and Blackwell library kernels: cuBLAS/cuDNN
  * "xmma"/"s16816"/"tf32" families, CUTLASS "tensorop", Hopper warpgroup MMA
- * ("wgmma", "gmma"), cuBLAS "nvjet" kernels, FlashAttention and fused MHA.
+ * ("wgmma", "gmma"), Blackwell "tcgen05"/"umma", cuBLAS "nvjet" kernels,
+ * FlashAttention and fused MHA.
+ *
+ * CUDA-core kernels never count, whatever else their name holds: CUTLASS
+ * "simt" kernels, cuBLAS/xmma kernels whose math is "ffma"/"dfma"/"hfma2"
+ * (fp32 FMA on CUDA cores), and plain "sgemm"/"dgemm"/"gemv" kernels unless
+ * a tensor-core marker ("tensorop", "hmma", "xmma", "wgmma", "1688",
+ * "16816", "tf32", "dmma", ...) says otherwise (ampere_sgemm_128x64_nn,
+ * volta_sgemm, cutlass_80_simt_sgemm ... are CUDA-core kernels).
  * Operators: tb_plugin's allow-list (autocast_mode.cpp), plus the PyTorch 2.x
  * spellings of the same ops and the attention/scaled-mm ops.
  */
@@ -20,8 +28,30 @@ static const char *const tc_kernel_patterns[] = {
     "c1688",
     /* Ampere and later */
     "xmma_", "tensorop", "s1616", "h1616", "16832", "i16832", "imma", "_tf32", "tf32_", "bf16_s",
-    "wgmma", "gmma_", "nvjet", "flash_fwd", "flash_bwd", "fmha", "cutlass_80", "cutlass_90",
-    "sm90_gemm", "sm80_gemm", "sm100_gemm", "hgemm_tensor", "gemm_f16_tc", NULL};
+    "wgmma", "gmma_", "nvjet", "flash_fwd", "flash_bwd", "fmha", "sm90_gemm", "sm80_gemm",
+    "sm100_gemm", "hgemm_tensor", "gemm_f16_tc", "dmma", "tcgen05", "umma_",
+    NULL};
+
+/* CUDA-core math: never a tensor-core kernel. */
+static const char *const cuda_core_markers[] = {"simt", "_ffma", "ffma_", "_dfma", "dfma_",
+						 "hfma2", NULL};
+
+/* Names of CUDA-core GEMMs, unless a tensor-core marker is present too. */
+static const char *const cuda_core_gemms[] = {"sgemm", "dgemm", "gemv", "gemmSN", "gemmk1",
+					      NULL};
+static const char *const strong_tc_markers[] = {"tensorop", "hmma", "xmma", "wgmma", "gmma",
+						"1688",	    "16816", "h884", "s884", "tf32", "dmma",
+						"imma",	    "tcgen05", NULL};
+
+static int has_any(const char *name, const char *const *pats)
+{
+	size_t i;
+
+	for (i = 0; pats[i]; i++)
+		if (strstr(name, pats[i]))
+			return 1;
+	return 0;
+}
 
 static const char *const tc_ops[] = {
     /* tb_plugin TC_OP_Allowlist */
@@ -50,12 +80,11 @@ static const char *const tc_ops[] = {
 
 int an_tc_kernel(const char *name)
 {
-	size_t i;
-
-	for (i = 0; tc_kernel_patterns[i]; i++)
-		if (strstr(name, tc_kernel_patterns[i]))
-			return 1;
-	return 0;
+	if (has_any(name, cuda_core_markers))
+		return 0;
+	if (has_any(name, cuda_core_gemms) && !has_any(name, strong_tc_markers))
+		return 0;
+	return has_any(name, tc_kernel_patterns);
 }
 
 int an_tc_op_eligible(const char *name)

@@ -75,11 +75,40 @@ static const struct {
     {"gpu_memset", 10, MK_MEMSET},
     {"trace", 5, MK_TRACE},
     {"cuda_sync", 9, MK_SYNC},
+    /* other accelerators (libkineto ActivityType.cpp and its vendor forks):
+     * launches, device work, device copies */
     {"mtia_runtime", 12, MK_RUNTIME},
+    {"mtia_ccp_events", 15, MK_KERNEL}, /* MTIA device events */
     {"glow_runtime", 12, MK_RUNTIME},
     {"xpu_runtime", 11, MK_RUNTIME},
+    {"xpu_driver", 10, MK_DRIVER},
+    {"hpu_op", 6, MK_KERNEL}, /* Gaudi device ops */
     {"privateuse1_runtime", 19, MK_RUNTIME},
+    {"privateuse1_driver", 18, MK_DRIVER},
+    {"hip_runtime", 11, MK_RUNTIME},
+    {"hip_driver", 10, MK_DRIVER},
+    {"mlu_runtime", 11, MK_RUNTIME},
+    {"mlu_memcpy", 10, MK_MEMCPY},
+    {"mlu_memset", 10, MK_MEMSET},
+    {"mlu_user_annotation", 19, MK_GPU_ANNOTATION},
+    {"mlu_profiler_range", 18, MK_PROFILER_RANGE},
+    {"gcu_runtime", 11, MK_RUNTIME},
+    {"gcu_driver", 10, MK_DRIVER},
+    {"gcu_memcpy", 10, MK_MEMCPY},
+    {"gcu_memset", 10, MK_MEMSET},
+    {"gcu_user_annotation", 19, MK_GPU_ANNOTATION},
+    {"gcu_profiler_range", 18, MK_PROFILER_RANGE},
+    {"gcu_sync", 8, MK_SYNC},
+    {"xpu_sync", 8, MK_SYNC},
+    {"cuda_profiler_range", 19, MK_PROFILER_RANGE},
 };
+
+/* Categories Kineto writes that no analysis uses: kept as MK_OTHER ranges
+ * (shown on the timeline) without being reported as unknown. */
+static const char *const known_other[] = {
+    "overhead",	    "cpu_instant_event", "external_correlation", "collective_comm",
+    "mtia_insight", "mtia_counters",	 "mtia_workloadd",	 "cuda_event",
+    "mlu_notifier", "xpu_scope_profiler", NULL};
 
 /* Lower-cases s into b (size 24); 0 if too long. */
 static size_t lower(struct kstr s, char *b)
@@ -104,6 +133,18 @@ static int cat_kind(struct kstr c)
 		if (cat_tab[i].n == n && memcmp(cat_tab[i].s, b, n) == 0)
 			return cat_tab[i].kind;
 	return MK_OTHER;
+}
+
+/* 1 when c is a category Kineto writes that maps to MK_OTHER on purpose. */
+static int cat_known_other(struct kstr c)
+{
+	char b[24];
+	size_t n = lower(c, b), i;
+
+	for (i = 0; n && known_other[i]; i++)
+		if (strlen(known_other[i]) == n && memcmp(known_other[i], b, n) == 0)
+			return 1;
+	return 0;
 }
 
 static int flow_kind(struct kstr c)
@@ -516,6 +557,8 @@ static int commit_x(struct kparser *ps, struct kev *e, const char *at)
 				     : "complete event without \"ts\" skipped");
 		return KP_OK;
 	}
+	if (e->kind == MK_OTHER && e->cat.n && !cat_known_other(e->cat))
+		model_diag_count_cat(&m->diag, e->cat.p, e->cat.n);
 	model_event_init(&ev);
 	ev.ts = e->ts;
 	ev.dur = e->has_dur && e->dur > 0 ? e->dur : 0;

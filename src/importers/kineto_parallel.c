@@ -120,6 +120,7 @@ static int merge_meta(struct model *dst, const struct model *before, const char 
 	d.events_skipped += src->diag.events_skipped;
 	d.bytes_read += src->diag.bytes_read;
 	d.truncated |= src->diag.truncated;
+	model_diag_add_cats(&d, &src->diag);
 	if (!d.first_problem[0])
 		memcpy(d.first_problem, src->diag.first_problem, sizeof(d.first_problem));
 	dst->diag = d;

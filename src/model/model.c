@@ -258,8 +258,45 @@ const char *model_kind_name(int kind)
 	    "python",	   "python_function", "cuda_runtime",
 	    "cuda_driver", "kernel",	      "gpu_memcpy",
 	    "gpu_memset",  "trace",	      "cuda_sync",
-	    "other",
+	    "other",	   "cuda_profiler_range",
 	};
 
 	return kind >= 0 && kind < MK__COUNT ? names[kind] : "other";
+}
+
+static void diag_cat_add(struct model_diag *d, const char *name, size_t n, int64_t count)
+{
+	size_t i, len = n < sizeof(d->unknown_cats[0].name) ? n : sizeof(d->unknown_cats[0].name) - 1;
+
+	for (i = 0; i < MODEL_DIAG_CATS && d->unknown_cats[i].count; i++) {
+		struct model_diag_cat *c = &d->unknown_cats[i];
+		if (strlen(c->name) == len && memcmp(c->name, name, len) == 0) {
+			c->count += count;
+			return;
+		}
+	}
+	if (i == MODEL_DIAG_CATS) {
+		d->unknown_cats_more += count;
+		return;
+	}
+	memcpy(d->unknown_cats[i].name, name, len);
+	d->unknown_cats[i].name[len] = '\0';
+	d->unknown_cats[i].count = count;
+}
+
+void model_diag_count_cat(struct model_diag *d, const char *name, size_t n)
+{
+	diag_cat_add(d, name, n, 1);
+}
+
+void model_diag_add_cats(struct model_diag *dst, const struct model_diag *src)
+{
+	size_t i;
+
+	if (dst == src)
+		return;
+	dst->unknown_cats_more += src->unknown_cats_more;
+	for (i = 0; i < MODEL_DIAG_CATS && src->unknown_cats[i].count; i++)
+		diag_cat_add(dst, src->unknown_cats[i].name, strlen(src->unknown_cats[i].name),
+			     src->unknown_cats[i].count);
 }

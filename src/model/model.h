@@ -45,6 +45,7 @@ enum model_kind {
 	MK_TRACE,	    /* trace ("PyTorch Profiler (0)") */
 	MK_SYNC,	    /* cuda_sync */
 	MK_OTHER,	    /* any other complete event */
+	MK_PROFILER_RANGE,  /* cuda_profiler_range: a CUPTI range-profiler range */
 	MK__COUNT
 };
 
@@ -156,8 +157,18 @@ struct model_device {
 	int32_t warp_size;
 };
 
+/* A category the importer does not know (its events are kept as MK_OTHER
+ * host ranges and counted here so that nothing is dropped silently). */
+#define MODEL_DIAG_CATS 16
+struct model_diag_cat {
+	char name[32]; /* truncated to 31 bytes */
+	int64_t count;
+};
+
 /* Diagnostics an importer gathered while reading (skipped or odd input). */
 struct model_diag {
+	struct model_diag_cat unknown_cats[MODEL_DIAG_CATS]; /* first 16 distinct, by first use */
+	int64_t unknown_cats_more; /* events of further unknown categories */
 	int64_t events_skipped; /* malformed or unsupported events skipped */
 	int64_t bytes_read;
 	int truncated; /* the input ended early */
@@ -295,6 +306,11 @@ int model_add_host(struct model *m, const struct model_host *h);
 int model_add_meta(struct model *m, const char *key, const char *value);
 /* The last value of key, or NULL. */
 const char *model_meta_get(const struct model *m, const char *key);
+
+/* Counts one event of the unknown category name[0..n) in d. */
+void model_diag_count_cat(struct model_diag *d, const char *name, size_t n);
+/* Adds src's unknown-category counts to dst's. */
+void model_diag_add_cats(struct model_diag *dst, const struct model_diag *src);
 
 /* Defaults for optional rows. */
 void model_dev_args_init(struct model_dev_args *a);

@@ -54,6 +54,7 @@ int model_merge(struct model *dst, struct model *src, struct nns_err *err)
 		dst->diag.events_lost += old.diag.events_lost;
 		dst->diag.ranges_closed += old.diag.ranges_closed;
 		dst->diag.ranges_unmatched += old.diag.ranges_unmatched;
+		model_diag_add_cats(&dst->diag, &old.diag);
 		if (old.pid >= 0)
 			dst->pid = old.pid;
 		if (old.mono_offset_ns != MODEL_NONE)
@@ -65,6 +66,8 @@ int model_merge(struct model *dst, struct model *src, struct nns_err *err)
 		src->diag.truncated = 0;
 		src->diag.events_lost = src->diag.ranges_closed = src->diag.ranges_unmatched = 0;
 		src->diag.first_problem[0] = '\0';
+		memset(src->diag.unknown_cats, 0, sizeof(src->diag.unknown_cats));
+		src->diag.unknown_cats_more = 0;
 		return NNS_OK;
 	}
 
@@ -194,6 +197,7 @@ int model_merge(struct model *dst, struct model *src, struct nns_err *err)
 	dst->diag.events_skipped += src->diag.events_skipped;
 	dst->diag.bytes_read += src->diag.bytes_read;
 	dst->diag.truncated |= src->diag.truncated;
+	model_diag_add_cats(&dst->diag, &src->diag);
 	if (!dst->diag.first_problem[0] && src->diag.first_problem[0])
 		memcpy(dst->diag.first_problem, src->diag.first_problem,
 		       sizeof(dst->diag.first_problem));
@@ -382,6 +386,77 @@ static void widen(struct model *m, int64_t ts)
 		m->max_end = ts;
 }
 
+/* Device events that found no launch by correlation id (the id is absent
+ * or names no runtime/driver event) but carry an ac2g flow: Kineto writes
+ * the flow start ("s") on the launching thread at the launch's start and
+ * its end ("f") on the device track at the kernel's start, both with the
+ * same id. Flows are sorted by ts; events by (ts, -dur). O((n + f) log n). */
+static int link_ac2g(struct model *m)
+{
+	struct hmap start; /* flow id -> index into flows of its "s" */
+	size_t i, n = m->events.n;
+	int any = 0;
+
+	for (i = 0; i < m->flows.n && !any; i++)
+		any = m->flows.v[i].kind == MF_AC2G;
+	if (!any)
+		return NNS_OK;
+	hmap_init(&start);
+	for (i = 0; i < m->flows.n; i++) {
+		const struct model_flow *f = &m->flows.v[i];
+		if (f->kind == MF_AC2G && f->ph == 's' &&
+		    !hmap_put(&start, (uint64_t)f->id, (uint32_t)i, NULL)) {
+			hmap_release(&start);
+			return NNS_ENOMEM;
+		}
+	}
+	for (i = 0; i < m->flows.n; i++) {
+		const struct model_flow *f = &m->flows.v[i], *s;
+		size_t lo = 0, hi = n, j, dev = n, launch = n;
+		uint32_t *hit;
+		if (f->kind != MF_AC2G || f->ph != 'f' || !(hit = hmap_get(&start, (uint64_t)f->id)))
+			continue;
+		s = &m->flows.v[*hit];
+		/* the device event starting at f->ts on f's thread */
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (m->events.v[mid].ts < f->ts)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (j = lo; j < n && m->events.v[j].ts == f->ts; j++)
+			if (m->events.v[j].thread == f->thread &&
+			    model_kind_is_device(m->events.v[j].kind) &&
+			    m->launch_of[j] == MODEL_NOIDX) {
+				dev = j;
+				break;
+			}
+		if (dev == n)
+			continue;
+		/* the launch starting at s->ts on s's thread */
+		lo = 0;
+		hi = n;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (m->events.v[mid].ts < s->ts)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (j = lo; j < n && m->events.v[j].ts == s->ts; j++)
+			if (m->events.v[j].thread == s->thread &&
+			    model_kind_is_launch(m->events.v[j].kind)) {
+				launch = j;
+				break;
+			}
+		if (launch < n)
+			m->launch_of[dev] = (uint32_t)launch;
+	}
+	hmap_release(&start);
+	return NNS_OK;
+}
+
 int model_finalize(struct model *m, struct nns_err *err)
 {
 	size_t n = m->events.n, i;
@@ -481,6 +556,8 @@ int model_finalize(struct model *m, struct nns_err *err)
 		}
 		hmap_release(&corr);
 	}
+	if (link_ac2g(m))
+		goto out;
 	m->finalized = 1;
 	rc = NNS_OK;
 out:

@@ -95,6 +95,46 @@ static void write_gpu(struct jsonw *w, const struct an_profile *p, const struct 
 	jsonw_obj_end(w);
 }
 
+/* "unknown_categories": [{name, count}] (+ "unknown_categories_more": the
+ * events of categories past the first 16) and "profiler_ranges": the
+ * number of CUPTI range-profiler ranges (on the timeline, in no view). */
+static void write_categories(struct jsonw *w, const struct model *m)
+{
+	int64_t ranges = 0;
+	size_t i;
+
+	jsonw_key(w, "unknown_categories");
+	jsonw_arr_begin(w);
+	for (i = 0; i < MODEL_DIAG_CATS && m->diag.unknown_cats[i].count; i++) {
+		jsonw_obj_begin(w);
+		jsonw_kstr(w, "name", m->diag.unknown_cats[i].name);
+		jsonw_kint(w, "count", m->diag.unknown_cats[i].count);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+	if (m->diag.unknown_cats_more)
+		jsonw_kint(w, "unknown_categories_more", m->diag.unknown_cats_more);
+	for (i = 0; i < m->events.n; i++)
+		ranges += m->events.v[i].kind == MK_PROFILER_RANGE;
+	jsonw_kint(w, "profiler_ranges", ranges);
+}
+
+/* How launches found their operator (optree.c's rules). */
+static void write_attribution(struct jsonw *w, const struct an_attribution *a)
+{
+	jsonw_key(w, "attribution");
+	jsonw_obj_begin(w);
+	jsonw_kint(w, "launches", a->launches);
+	jsonw_kint(w, "by_external_id", a->by_external_id);
+	jsonw_kint(w, "by_thread_root", a->by_thread_root);
+	jsonw_kint(w, "by_enclosing_op", a->by_enclosing);
+	jsonw_kint(w, "unattributed_launches", a->unattributed);
+	jsonw_kint(w, "device_events", a->device_events);
+	jsonw_kint(w, "device_without_launch", a->device_no_launch);
+	jsonw_kint(w, "device_unattributed", a->device_unattributed);
+	jsonw_obj_end(w);
+}
+
 static void write_diagnostics(struct jsonw *w, const struct an_profile *p)
 {
 	jsonw_key(w, "diagnostics");
@@ -108,9 +148,11 @@ static void write_diagnostics(struct jsonw *w, const struct an_profile *p)
 		jsonw_kint(w, "events", (int64_t)p->m->events.n);
 		jsonw_kint(w, "events_lost", p->m->diag.events_lost);
 		jsonw_kint(w, "ranges_closed", p->m->diag.ranges_closed);
+		write_categories(w, p->m);
 	}
 	jsonw_kint(w, "dropped_overlaps", p->tree.dropped_overlaps);
 	jsonw_kint(w, "unmatched_runtimes", p->tree.unmatched_runtimes);
+	write_attribution(w, &p->tree.attr);
 	jsonw_obj_end(w);
 }
 
