@@ -13,14 +13,20 @@
  * +bandwidth at each start, -bandwidth at each end, summed (the bandwidth
  * of all copies of that kind in flight), with its peak.
  *
- * Differences from HTA: HTA's summary is describe() over the non-zero
- * points of the series; nnscope reports per-operation statistics (what a
- * copy achieved) and the series' peak instead. At equal timestamps ends
- * come before starts, so back-to-back copies do not add up to a spike, and
- * the running sum is reset to exactly 0 whenever no copy is in flight
- * (HTA clamps float drift below 0). Operations that do not report bytes
- * (old traces) count in count and time but not in any bandwidth figure.
- * All devices of the worker are summed per kind, as HTA does per rank.
+ * The summary is HTA's: describe() (count, mean, std, quartiles, max)
+ * over the points of the series that are > 0.
+ *
+ * Differences from HTA: nnscope also reports per-operation statistics
+ * (what one copy achieved) and the series' peak. At equal timestamps ends
+ * come before starts, so back-to-back copies do not add up to a spike (HTA's
+ * sort leaves ties in any order), and the running sum is reset to exactly
+ * 0 whenever no copy is in flight (HTA clamps float drift below 0). The
+ * bandwidth is bytes / duration from the event's bytes rather than
+ * Kineto's rounded "memory bandwidth (GB/s)" argument. Only memcpy/memset
+ * events count (HTA also takes a kernel named "Memcpy..."); their stream is
+ * not required. Operations that do not report bytes (old traces) count in
+ * count and time but not in any bandwidth figure. All devices of the
+ * worker are summed per kind, as HTA does per rank.
  */
 #include "analysis/hta_time.h"
 
@@ -81,6 +87,7 @@ static double op_bw(const struct model_event *e, int64_t bytes)
 int hta_membw_compute(const struct model *m, struct hta_membw *out, struct nns_err *err)
 {
 	struct row *rows = NULL;
+	double *vals = NULL; /* one kind's series values > 0, for its summary */
 	size_t i, j, nr = 0, nops = 0, hit = 0;
 	int rc = NNS_ENOMEM;
 
@@ -109,14 +116,15 @@ int hta_membw_compute(const struct model *m, struct hta_membw *out, struct nns_e
 		}
 		k = &out->kinds.v[hit];
 		k->count++;
-		k->time += e->dur;
+		k->time = hta_sat_add(k->time, e->dur);
 		bytes = e->extra != MODEL_NOIDX && e->extra < m->dev_args.n
 				? m->dev_args.v[e->extra].bytes
 				: -1;
 		if (bytes >= 0)
 			nops++;
 	}
-	if (nops > 0 && !(rows = malloc(2 * nops * sizeof(*rows))))
+	if (nops > 0 && (!(rows = malloc(2 * nops * sizeof(*rows))) ||
+			 !(vals = malloc(2 * nops * sizeof(*vals)))))
 		goto out;
 	/* second pass: per-operation bandwidths and the series rows */
 	hit = 0;
@@ -143,7 +151,7 @@ int hta_membw_compute(const struct model *m, struct hta_membw *out, struct nns_e
 		k->bw_mean += bw; /* a sum until the end */
 		k->bw_avg += (double)(e->dur > 0 ? e->dur : 1); /* the time, until the end */
 		k->with_bytes++;
-		k->bytes += bytes;
+		k->bytes = hta_sat_add(k->bytes, bytes);
 		rows[nr++] = (struct row){e->ts, bw, (uint32_t)hit, 1};
 		rows[nr++] = (struct row){e->ts + (e->dur > 0 ? e->dur : 1), -bw, (uint32_t)hit, 0};
 	}
@@ -153,6 +161,7 @@ int hta_membw_compute(const struct model *m, struct hta_membw *out, struct nns_e
 		struct hta_ds ds;
 		double sum = 0;
 		int64_t active = 0;
+		size_t nv = 0;
 
 		for (j = i; j < nr && rows[j].kind == rows[i].kind; j++)
 			;
@@ -165,8 +174,11 @@ int hta_membw_compute(const struct model *m, struct hta_membw *out, struct nns_e
 				sum = 0;
 			if (sum > k->peak)
 				k->peak = sum;
+			if (sum > 0)
+				vals[nv++] = sum;
 			hta_ds_add(&ds, rows[r].ts, sum);
 		}
+		hta_describe_of(vals, nv, &k->summary);
 		if (hta_ds_finish(&ds) != 0)
 			goto out;
 	}
@@ -182,6 +194,7 @@ int hta_membw_compute(const struct model *m, struct hta_membw *out, struct nns_e
 	rc = NNS_OK;
 out:
 	free(rows);
+	free(vals);
 	if (rc != NNS_OK)
 		return nns_err_set(err, rc, "memory bandwidth: out of memory");
 	return rc;

@@ -13,8 +13,7 @@
  * gets one row each. HTA keeps only events with a stream (stream != -1);
  * nnscope counts every device event (a memcpy without a stream still
  * occupies the device). Kind (memcpy/memset) comes from Kineto's category
- * rather than from "Memcpy"/"Memset" in the name; a kernel whose name
- * starts with Memcpy/Memset counts as memory too, as in HTA.
+ * as well as from "Memcpy"/"Memset" in the name (HTA's only rule).
  */
 #include "analysis/analysis.h"
 #include "analysis/hta_time.h"
@@ -25,8 +24,10 @@
 
 enum { CAT_COMPUTE, CAT_COMM, CAT_MEMORY };
 
-/* HTA utils.get_kernel_type: nccl* or gloo: -> communication; Memcpy /
- * Memset -> memory; the rest compute. */
+/* HTA utils.get_kernel_type: a name starting with "nccl" or containing
+ * "gloo:" -> communication (nnscope also takes "void ncclKernel..."
+ * spellings, an_is_comm_kernel_name); a name containing "Memcpy" or
+ * "Memset" -> memory; the rest compute. */
 static int category(const struct model *m, const struct model_event *e)
 {
 	const char *name;
@@ -38,7 +39,7 @@ static int category(const struct model *m, const struct model_event *e)
 		return CAT_COMPUTE;
 	if (strncmp(name, "nccl", 4) == 0 || strstr(name, "gloo:") || an_is_comm_kernel_name(name))
 		return CAT_COMM;
-	if (strncmp(name, "Memcpy", 6) == 0 || strncmp(name, "Memset", 6) == 0)
+	if (strstr(name, "Memcpy") || strstr(name, "Memset"))
 		return CAT_MEMORY;
 	return CAT_COMPUTE;
 }

@@ -57,6 +57,13 @@ void hta_temporal_release(struct hta_temporal *t);
 enum { HTA_IDLE_HOST = 0, HTA_IDLE_KERNEL, HTA_IDLE_OTHER, HTA_IDLE_N };
 extern const char *const hta_idle_names[HTA_IDLE_N]; /* "host_wait", "kernel_wait", "other" */
 
+/* pandas' describe() of a set of values: count, mean, sample std (ddof 1,
+ * 0 for one value), min, 25/50/75th percentiles, max; all 0 when empty. */
+struct hta_describe {
+	int64_t count;
+	double mean, std, min, p25, p50, p75, max;
+};
+
 /* Statistics of a set of values (ns or plain numbers). */
 struct hta_stats {
 	int64_t count;
@@ -115,6 +122,8 @@ struct hta_membw_kind {
 	double bw_mean, bw_min, bw_max; /* per-operation GB/s over with_bytes */
 	double bw_avg;			/* bytes / time of with_bytes, GB/s */
 	double peak;			/* max of the series: concurrent GB/s */
+	struct hta_describe summary;	/* HTA's get_memory_bw_summary: describe()
+					 * of the series points > 0, GB/s */
 	hta_series series;		/* summed GB/s over time, down-sampled */
 };
 
@@ -141,17 +150,25 @@ double hta_percentile(const double *sorted, size_t n, double p);
 /* Sorts v[0..n) in place and fills s (count, mean, min, p50, p95, max). */
 void hta_stats_of(double *v, size_t n, struct hta_stats *s);
 
+/* Sorts v[0..n) in place and fills d (pandas' describe()). */
+void hta_describe_of(double *v, size_t n, struct hta_describe *d);
+/* a + b saturated to [INT64_MIN, INT64_MAX]. */
+int64_t hta_sat_add(int64_t a, int64_t b);
+
 /* Streaming down-sampler of a time-ordered step series into at most
- * max_points points: [t0, t1] is cut into max_points/3 buckets and each
- * keeps its lowest, highest and last point (in time order), so peaks
- * survive and the level at each bucket's end is right.
+ * max_points points: [t0, t1] is cut into max_points/4 buckets and each
+ * keeps its first, lowest, highest and last point (in arrival order), so
+ * peaks survive and the level where each bucket starts and ends is right. Points must be
+ * added in time order.
  * With n <= max_points every point is kept. */
 struct hta_ds {
 	hta_series *out;
-	int64_t t0, width;
+	int64_t t0;
+	uint64_t width;
 	size_t nbuckets, bucket;
 	int keep_all, have;
-	struct hta_point lo, hi, last;
+	struct hta_point first, lo, hi, last;
+	size_t first_seq, lo_seq, hi_seq, last_seq, seq; /* arrival numbers */
 	int rc;
 };
 void hta_ds_init(struct hta_ds *d, hta_series *out, int64_t t0, int64_t t1, size_t npoints,

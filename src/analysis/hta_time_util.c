@@ -5,6 +5,7 @@
  */
 #include "analysis/hta_time.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -118,6 +119,38 @@ void hta_stats_of(double *v, size_t n, struct hta_stats *s)
 	s->p95 = hta_percentile(v, n, 0.95);
 }
 
+void hta_describe_of(double *v, size_t n, struct hta_describe *d)
+{
+	double sum = 0, sq = 0;
+	size_t i;
+
+	memset(d, 0, sizeof(*d));
+	if (n == 0)
+		return;
+	qsort(v, n, sizeof(*v), cmp_double);
+	for (i = 0; i < n; i++)
+		sum += v[i];
+	d->count = (int64_t)n;
+	d->mean = sum / (double)n;
+	for (i = 0; i < n; i++)
+		sq += (v[i] - d->mean) * (v[i] - d->mean);
+	d->std = n > 1 ? sqrt(sq / (double)(n - 1)) : 0;
+	d->min = v[0];
+	d->max = v[n - 1];
+	d->p25 = hta_percentile(v, n, 0.25);
+	d->p50 = hta_percentile(v, n, 0.50);
+	d->p75 = hta_percentile(v, n, 0.75);
+}
+
+int64_t hta_sat_add(int64_t a, int64_t b)
+{
+	if (b > 0 && a > INT64_MAX - b)
+		return INT64_MAX;
+	if (b < 0 && a < INT64_MIN - b)
+		return INT64_MIN;
+	return a + b;
+}
+
 /* ---- down-sampler ---------------------------------------------------------- */
 
 void hta_ds_init(struct hta_ds *d, hta_series *out, int64_t t0, int64_t t1, size_t npoints,
@@ -126,14 +159,12 @@ void hta_ds_init(struct hta_ds *d, hta_series *out, int64_t t0, int64_t t1, size
 	memset(d, 0, sizeof(*d));
 	d->out = out;
 	d->t0 = t0;
-	if (max_points < 3)
-		max_points = 3;
+	if (max_points < 4)
+		max_points = 4;
 	d->keep_all = npoints <= max_points;
-	d->nbuckets = max_points / 3;
+	d->nbuckets = max_points / 4;
 	/* ceil((t1 - t0 + 1) / nbuckets) so that t1 falls in the last bucket */
-	d->width = (t1 - t0) / (int64_t)d->nbuckets + 1;
-	if (d->width < 1)
-		d->width = 1;
+	d->width = (t1 > t0 ? (uint64_t)t1 - (uint64_t)t0 : 0) / d->nbuckets + 1;
 }
 
 static void ds_push(struct hta_ds *d, struct hta_point p)
@@ -144,19 +175,19 @@ static void ds_push(struct hta_ds *d, struct hta_point p)
 
 static void ds_flush(struct hta_ds *d)
 {
-	struct hta_point k[3] = {d->lo, d->hi, d->last}, t;
+	struct hta_point k[4] = {d->first, d->lo, d->hi, d->last}, t;
+	size_t q[4] = {d->first_seq, d->lo_seq, d->hi_seq, d->last_seq}, u;
 	int i, j;
 
 	if (!d->have)
 		return;
-	for (i = 1; i < 3; i++) /* order the three by time */
-		for (j = i; j > 0 && k[j - 1].ts > k[j].ts; j--) {
-			t = k[j];
-			k[j] = k[j - 1];
-			k[j - 1] = t;
+	for (i = 1; i < 4; i++) /* order the four by arrival (time, then input order) */
+		for (j = i; j > 0 && q[j - 1] > q[j]; j--) {
+			t = k[j], k[j] = k[j - 1], k[j - 1] = t;
+			u = q[j], q[j] = q[j - 1], q[j - 1] = u;
 		}
-	for (i = 0; i < 3; i++)
-		if (i == 0 || k[i].ts != k[i - 1].ts || k[i].value != k[i - 1].value)
+	for (i = 0; i < 4; i++)
+		if (i == 0 || q[i] != q[i - 1])
 			ds_push(d, k[i]);
 	d->have = 0;
 }
@@ -164,29 +195,30 @@ static void ds_flush(struct hta_ds *d)
 void hta_ds_add(struct hta_ds *d, int64_t ts, double value)
 {
 	struct hta_point p = {ts, value};
-	size_t b;
+	size_t b, seq = d->seq++;
 
 	if (d->keep_all) {
 		ds_push(d, p);
 		return;
 	}
-	b = ts <= d->t0 ? 0 : (size_t)((ts - d->t0) / d->width);
+	b = ts <= d->t0 ? 0 : (size_t)(((uint64_t)ts - (uint64_t)d->t0) / d->width);
 	if (b >= d->nbuckets)
 		b = d->nbuckets - 1;
 	if (d->have && b != d->bucket)
 		ds_flush(d);
 	if (!d->have) {
 		d->bucket = b;
-		d->lo = d->hi = d->last = p;
+		d->first = d->lo = d->hi = d->last = p;
+		d->first_seq = d->lo_seq = d->hi_seq = d->last_seq = seq;
 		d->have = 1;
 		return;
 	}
 	/* strict comparisons keep the first point of a level (where it starts) */
 	if (value < d->lo.value)
-		d->lo = p;
+		d->lo = p, d->lo_seq = seq;
 	if (value > d->hi.value)
-		d->hi = p;
-	d->last = p;
+		d->hi = p, d->hi_seq = seq;
+	d->last = p, d->last_seq = seq;
 }
 
 int hta_ds_finish(struct hta_ds *d)

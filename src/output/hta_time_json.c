@@ -3,11 +3,14 @@
  * the writers of nnscope's HTA time analyses (analysis/hta_time.h). Each
  * runs its analysis on the profile's model when called (they are not part
  * of an_profile_compute) and writes one complete object, or
- * {"error": "..."} when the analysis fails. Times in microseconds,
- * bandwidths in GB/s; docs/HTA.md describes every key.
+ * {"error": "..."} when the analysis fails. Times in microseconds, series
+ * times relative to the trace start (trace_start_us), bandwidths in GB/s;
+ * docs/HTA.md describes every key.
  */
 #include "analysis/hta_time.h"
 #include "output/output.h"
+
+#include <stdio.h>
 
 static double pct(int64_t part, int64_t whole)
 {
@@ -21,8 +24,8 @@ static void write_error(struct jsonw *w, const struct nns_err *err)
 	jsonw_obj_end(w);
 }
 
-/* [[ts_us, value], ...] */
-static void write_series(struct jsonw *w, const char *key, const hta_series *s)
+/* [[t_us, value], ...], t relative to the trace start t0 */
+static void write_series(struct jsonw *w, const char *key, const hta_series *s, int64_t t0)
 {
 	size_t i;
 
@@ -30,11 +33,25 @@ static void write_series(struct jsonw *w, const char *key, const hta_series *s)
 	jsonw_arr_begin(w);
 	for (i = 0; i < s->n; i++) {
 		jsonw_arr_begin(w);
-		jsonw_double(w, out_us(s->v[i].ts));
+		jsonw_double(w, out_us(s->v[i].ts - t0));
 		jsonw_double(w, s->v[i].value);
 		jsonw_arr_end(w);
 	}
 	jsonw_arr_end(w);
+}
+
+static void write_describe(struct jsonw *w, const struct hta_describe *d)
+{
+	jsonw_obj_begin(w);
+	jsonw_kint(w, "count", d->count);
+	jsonw_kdouble(w, "mean", d->mean);
+	jsonw_kdouble(w, "std", d->std);
+	jsonw_kdouble(w, "min", d->min);
+	jsonw_kdouble(w, "p25", d->p25);
+	jsonw_kdouble(w, "p50", d->p50);
+	jsonw_kdouble(w, "p75", d->p75);
+	jsonw_kdouble(w, "max", d->max);
+	jsonw_obj_end(w);
 }
 
 void out_json_temporal(struct jsonw *w, const struct an_profile *p)
@@ -145,6 +162,7 @@ void out_json_queue(struct jsonw *w, const struct an_profile *p)
 	}
 	jsonw_obj_begin(w);
 	jsonw_kint(w, "max_queue_length", t.max_queue_length);
+	jsonw_kdouble(w, "trace_start_us", out_us(p->m->min_ts));
 	jsonw_kdouble(w, "trace_us", out_us(t.trace_dur));
 	jsonw_key(w, "streams");
 	jsonw_arr_begin(w);
@@ -165,7 +183,7 @@ void out_json_queue(struct jsonw *w, const struct an_profile *p)
 		jsonw_kdouble(w, "max", s->max);
 		jsonw_kdouble(w, "time_at_max_us", out_us(s->time_at_max));
 		jsonw_kdouble(w, "time_at_max_pct", pct(s->time_at_max, t.trace_dur));
-		write_series(w, "series", &s->series);
+		write_series(w, "series", &s->series, p->m->min_ts);
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
@@ -185,6 +203,7 @@ void out_json_membw(struct jsonw *w, const struct an_profile *p)
 		return;
 	}
 	jsonw_obj_begin(w);
+	jsonw_kdouble(w, "trace_start_us", out_us(p->m->min_ts));
 	jsonw_key(w, "kinds");
 	jsonw_arr_begin(w);
 	for (i = 0; i < t.kinds.n; i++) {
@@ -201,7 +220,9 @@ void out_json_membw(struct jsonw *w, const struct an_profile *p)
 		jsonw_kdouble(w, "bw_max_gbps", k->bw_max);
 		jsonw_kdouble(w, "bw_avg_gbps", k->bw_avg);
 		jsonw_kdouble(w, "peak_gbps", k->peak);
-		write_series(w, "series", &k->series);
+		jsonw_key(w, "summary");
+		write_describe(w, &k->summary);
+		write_series(w, "series", &k->series, p->m->min_ts);
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
