@@ -79,6 +79,32 @@ static void kind_name(const struct model *m, const struct model_event *e, char *
 	snprintf(dst, size, "%.*s", (int)n, name);
 }
 
+/* Sets *hit to the kind called name, adding it if new; past
+ * HTA_MEMBW_MAX_KINDS - 1 distinct kinds, new names share "Memcpy Other"
+ * (odd names cannot grow the list or make the lookups quadratic).
+ * 0 or NNS_ENOMEM. */
+static int find_kind(struct hta_membw *out, const char *name, size_t *hit)
+{
+	struct hta_membw_kind z;
+	size_t i;
+
+	if (*hit < out->kinds.n && strcmp(out->kinds.v[*hit].name, name) == 0)
+		return NNS_OK;
+	for (i = 0; i < out->kinds.n; i++)
+		if (strcmp(out->kinds.v[i].name, name) == 0) {
+			*hit = i;
+			return NNS_OK;
+		}
+	if (out->kinds.n >= HTA_MEMBW_MAX_KINDS - 1 && strcmp(name, "Memcpy Other") != 0)
+		return find_kind(out, "Memcpy Other", hit);
+	memset(&z, 0, sizeof(z));
+	snprintf(z.name, sizeof(z.name), "%s", name);
+	if (vec_push(&out->kinds, z) != 0)
+		return NNS_ENOMEM;
+	*hit = out->kinds.n - 1;
+	return NNS_OK;
+}
+
 static double op_bw(const struct model_event *e, int64_t bytes)
 {
 	return (double)bytes / (double)(e->dur > 0 ? e->dur : 1);
@@ -101,19 +127,8 @@ int hta_membw_compute(const struct model *m, struct hta_membw *out, struct nns_e
 		if (e->kind != MK_MEMCPY && e->kind != MK_MEMSET)
 			continue;
 		kind_name(m, e, name, sizeof(name));
-		if (!(hit < out->kinds.n && strcmp(out->kinds.v[hit].name, name) == 0)) {
-			for (hit = 0; hit < out->kinds.n && strcmp(out->kinds.v[hit].name, name);
-			     hit++)
-				;
-			if (hit == out->kinds.n) {
-				struct hta_membw_kind z;
-
-				memset(&z, 0, sizeof(z));
-				memcpy(z.name, name, sizeof(z.name));
-				if (vec_push(&out->kinds, z) != 0)
-					goto out;
-			}
-		}
+		if (find_kind(out, name, &hit) != 0)
+			goto out;
 		k = &out->kinds.v[hit];
 		k->count++;
 		k->time = hta_sat_add(k->time, e->dur);
@@ -139,9 +154,8 @@ int hta_membw_compute(const struct model *m, struct hta_membw *out, struct nns_e
 		    e->extra >= m->dev_args.n || (bytes = m->dev_args.v[e->extra].bytes) < 0)
 			continue;
 		kind_name(m, e, name, sizeof(name));
-		if (strcmp(out->kinds.v[hit].name, name) != 0)
-			for (hit = 0; strcmp(out->kinds.v[hit].name, name) != 0; hit++)
-				;
+		if (find_kind(out, name, &hit) != 0) /* finds, never adds: pass 1 did */
+			goto out;
 		k = &out->kinds.v[hit];
 		bw = op_bw(e, bytes);
 		if (k->with_bytes == 0 || bw < k->bw_min)
@@ -155,7 +169,8 @@ int hta_membw_compute(const struct model *m, struct hta_membw *out, struct nns_e
 		rows[nr++] = (struct row){e->ts, bw, (uint32_t)hit, 1};
 		rows[nr++] = (struct row){e->ts + (e->dur > 0 ? e->dur : 1), -bw, (uint32_t)hit, 0};
 	}
-	qsort(rows, nr, sizeof(*rows), cmp_row);
+	if (nr > 1)
+		qsort(rows, nr, sizeof(*rows), cmp_row);
 	for (i = 0; i < nr; i = j) {
 		struct hta_membw_kind *k = &out->kinds.v[rows[i].kind];
 		struct hta_ds ds;
@@ -190,7 +205,8 @@ int hta_membw_compute(const struct model *m, struct hta_membw *out, struct nns_e
 			k->bw_avg = (double)k->bytes / k->bw_avg;
 		}
 	}
-	qsort(out->kinds.v, out->kinds.n, sizeof(*out->kinds.v), cmp_kind);
+	if (out->kinds.n > 1)
+		qsort(out->kinds.v, out->kinds.n, sizeof(*out->kinds.v), cmp_kind);
 	rc = NNS_OK;
 out:
 	free(rows);

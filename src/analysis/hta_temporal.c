@@ -60,10 +60,15 @@ static int cmp_dev(const void *a, const void *b)
 int hta_temporal_compute(const struct model *m, struct hta_temporal *out, struct nns_err *err)
 {
 	VEC(struct dev_acc) acc = {0};
-	size_t i, j, hit = 0;
+	int32_t *slot = NULL;
+	size_t i, j, hit;
 	int rc = NNS_ENOMEM;
 
 	memset(out, 0, sizeof(*out));
+	if (!(slot = malloc(65536 * sizeof(*slot))))
+		goto out;
+	for (i = 0; i < 65536; i++)
+		slot[i] = -1;
 	for (i = 0; i < m->events.n; i++) {
 		const struct model_event *e = &m->events.v[i];
 		struct dev_acc *a;
@@ -71,20 +76,18 @@ int hta_temporal_compute(const struct model *m, struct hta_temporal *out, struct
 
 		if (!model_kind_is_device(e->kind))
 			continue;
-		/* few devices: a linear search from the last hit */
-		if (!(hit < acc.n && acc.v[hit].device == e->device)) {
-			for (hit = 0; hit < acc.n && acc.v[hit].device != e->device; hit++)
-				;
-			if (hit == acc.n) {
-				struct dev_acc z = {0};
+		/* slot: device (int16) -> index into acc, -1 if none yet */
+		if (slot[(uint16_t)e->device] < 0) {
+			struct dev_acc z = {0};
 
-				z.device = e->device;
-				z.first = INT64_MAX;
-				z.last = INT64_MIN;
-				if (vec_push(&acc, z) != 0)
-					goto out;
-			}
+			z.device = e->device;
+			z.first = INT64_MAX;
+			z.last = INT64_MIN;
+			if (vec_push(&acc, z) != 0)
+				goto out;
+			slot[(uint16_t)e->device] = (int32_t)(acc.n - 1);
 		}
+		hit = (size_t)slot[(uint16_t)e->device];
 		a = &acc.v[hit];
 		end = e->ts + e->dur;
 		if (e->ts < a->first)
@@ -114,9 +117,11 @@ int hta_temporal_compute(const struct model *m, struct hta_temporal *out, struct
 		if (vec_push(&out->devs, d) != 0)
 			goto out;
 	}
-	qsort(out->devs.v, out->devs.n, sizeof(*out->devs.v), cmp_dev);
+	if (out->devs.n > 1)
+		qsort(out->devs.v, out->devs.n, sizeof(*out->devs.v), cmp_dev);
 	rc = NNS_OK;
 out:
+	free(slot);
 	for (j = 0; j < acc.n; j++) {
 		iv_set_release(&acc.v[j].all);
 		iv_set_release(&acc.v[j].compute);

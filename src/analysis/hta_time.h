@@ -25,6 +25,8 @@
  * hta.common.constants.CUDA_MAX_LAUNCH_QUEUE_PER_STREAM. */
 #define HTA_CONSECUTIVE_KERNEL_DELAY_NS 30
 #define HTA_MAX_LAUNCH_QUEUE 1024
+/* Distinct memcpy kinds kept; further ones are summed as "Memcpy Other". */
+#define HTA_MEMBW_MAX_KINDS 32
 /* Series are down-sampled to at most this many points (peaks kept). */
 #define HTA_SERIES_MAX_POINTS 1000
 

@@ -7,9 +7,10 @@
  * the threshold as a parameter), launch queue length per stream (describe()
  * statistics, time at or above a maximum, a launch and its kernel at one
  * timestamp), memcpy/memset bandwidth per kind (series, HTA's summary,
- * back-to-back copies, zero duration, no bytes), a trace without device
- * events, the down-sampler, the four JSON documents read back with jansson,
- * and invariants on the real traces of ../shared when present.
+ * back-to-back copies, zero duration, no bytes, the cap on kinds), a trace
+ * without device events, the down-sampler, the four JSON documents read
+ * back with jansson, and invariants on the real traces of ../shared when
+ * present.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -369,6 +370,40 @@ static void test_membw(void **state)
 	model_release(&m);
 }
 
+/* 40 memcpys with 40 distinct 11-character prefixes: the first 31 kinds
+ * are kept, the other 9 copies are summed as "Memcpy Other" (32 kinds). */
+static void test_membw_kind_cap(void **state)
+{
+	char *buf = malloc(40 * 256 + 64);
+	size_t n = 0;
+	struct model m;
+	struct hta_membw t;
+	struct nns_err err;
+	int64_t count = 0;
+	(void)state;
+
+	assert_non_null(buf);
+	n += (size_t)sprintf(buf + n, "{\"schemaVersion\":1,\"traceEvents\":[");
+	for (int i = 0; i < 40; i++)
+		n += (size_t)sprintf(buf + n,
+				     "%s{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy %04d (x)\","
+				     "\"pid\":0,\"tid\":7,\"ts\":%d,\"dur\":1,\"args\":{\"device\":0,"
+				     "\"stream\":7,\"bytes\":1000}}",
+				     i ? "," : "", i, i * 10);
+	sprintf(buf + n, "]}");
+	load(buf, &m);
+	free(buf);
+	assert_int_equal(hta_membw_compute(&m, &t, &err), NNS_OK);
+	assert_int_equal(t.kinds.n, HTA_MEMBW_MAX_KINDS);
+	for (size_t i = 0; i < t.kinds.n; i++)
+		count += t.kinds.v[i].count;
+	assert_int_equal(count, 40);
+	assert_int_equal(kind(&t, "Memcpy Other")->count, 9);
+	assert_int_equal(kind(&t, "Memcpy 0000")->count, 1);
+	hta_membw_release(&t);
+	model_release(&m);
+}
+
 /* ---- no device events ------------------------------------------------------ */
 
 static const char CPU_ONLY[] = DOC(CPU("aten::mm", 0, 100) "," CPU("aten::add", 100, 10));
@@ -640,7 +675,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_temporal),   cmocka_unit_test(test_temporal_names),
 	    cmocka_unit_test(test_idle),       cmocka_unit_test(test_queue),
-	    cmocka_unit_test(test_membw),      cmocka_unit_test(test_no_gpu),
+	    cmocka_unit_test(test_membw),      cmocka_unit_test(test_membw_kind_cap),
+	    cmocka_unit_test(test_no_gpu),
 	    cmocka_unit_test(test_percentile), cmocka_unit_test(test_downsample),
 	    cmocka_unit_test(test_json),       cmocka_unit_test(test_real_traces),
 	};
