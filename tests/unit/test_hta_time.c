@@ -9,8 +9,9 @@
  * timestamp), memcpy/memset bandwidth per kind (series, HTA's summary,
  * back-to-back copies, zero duration, no bytes, the cap on kinds), a trace
  * without device events, the down-sampler, the four JSON documents read
- * back with jansson, and invariants on the real traces of ../shared when
- * present.
+ * back with jansson, and on the real traces of ../shared when present:
+ * invariants, and on one of them the figures of an independent plain-Python
+ * re-implementation of HTA's code.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -670,6 +671,60 @@ static void test_real_traces(void **state)
 	globfree(&g);
 }
 
+/* ResNet-50 (num_workers=0, 1623143566756): the figures an independent
+ * re-implementation of HTA's code (merge_kernel_intervals, the shift(1)
+ * gap rule with ts_runtime, the cumsum queue with describe()) gives in
+ * plain Python on the same file, in ns. The only difference: HTA also
+ * counts the 172 zero-length gaps as kernel-wait intervals (sum 0). */
+static void test_real_vs_hta(void **state)
+{
+	char path[1024];
+	struct model m;
+	struct kineto_opts o = {.threads = 0};
+	struct nns_err err;
+	struct hta_temporal tt;
+	struct hta_idle ti;
+	struct hta_queue tq;
+	FILE *f;
+	(void)state;
+
+	snprintf(path, sizeof(path),
+		 "%s/data/kineto/resnet50_num_workers_0/worker0.1623143566756.pt.trace.json.gz",
+		 tu_shared_dir());
+	if (!(f = fopen(path, "rb"))) {
+		printf("SKIP: no %s\n", path);
+		skip();
+	}
+	fclose(f);
+	model_init(&m);
+	assert_int_equal(kineto_load_file(path, &m, &o, &err), NNS_OK);
+	assert_int_equal(hta_temporal_compute(&m, &tt, &err), NNS_OK);
+	assert_int_equal(tt.devs.n, 1);
+	assert_int_equal(tt.devs.v[0].total, 876066000);
+	assert_int_equal(tt.devs.v[0].compute, 591209000);
+	assert_int_equal(tt.devs.v[0].non_compute, 10936000);
+	assert_int_equal(tt.devs.v[0].idle, 273921000);
+	assert_int_equal(hta_idle_compute(&m, -1, &ti, &err), NNS_OK);
+	assert_int_equal(ti.streams.n, 1);
+	assert_int_equal(ti.streams.v[0].idle[HTA_IDLE_HOST], 263800000);
+	assert_int_equal(ti.streams.v[0].idle[HTA_IDLE_KERNEL], 0);
+	assert_int_equal(ti.streams.v[0].idle[HTA_IDLE_OTHER], 10121000);
+	assert_int_equal(ti.streams.v[0].st[HTA_IDLE_HOST].count, 1505);
+	assert_int_equal(ti.streams.v[0].st[HTA_IDLE_OTHER].count, 7418);
+	assert_int_equal(hta_queue_compute(&m, 0, &tq, &err), NNS_OK);
+	assert_int_equal(tq.streams.n, 1);
+	assert_int_equal(tq.streams.v[0].count, 18192);
+	assert_true(near(tq.streams.v[0].mean, 157.33850043975374));
+	assert_true(near(tq.streams.v[0].std, 165.7387921789316));
+	assert_true(tq.streams.v[0].min == 0 && tq.streams.v[0].max == 558);
+	assert_true(tq.streams.v[0].p25 == 2 && tq.streams.v[0].p50 == 110 &&
+		    tq.streams.v[0].p75 == 269);
+	hta_temporal_release(&tt);
+	hta_idle_release(&ti);
+	hta_queue_release(&tq);
+	model_release(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -679,6 +734,7 @@ int main(void)
 	    cmocka_unit_test(test_no_gpu),
 	    cmocka_unit_test(test_percentile), cmocka_unit_test(test_downsample),
 	    cmocka_unit_test(test_json),       cmocka_unit_test(test_real_traces),
+	    cmocka_unit_test(test_real_vs_hta),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
