@@ -57,7 +57,7 @@ int hta_idle_compute(const struct model *m, int64_t delay_ns, struct hta_idle *o
 		     struct nns_err *err)
 {
 	uint32_t *idx = NULL;
-	double *gaps = NULL; /* the idle intervals of one stream */
+	double *gaps = NULL;  /* the idle intervals of one stream */
 	uint8_t *cats = NULL; /* their categories */
 	size_t n = 0, i, g, k, ng[HTA_IDLE_N], cnt;
 	int rc;

@@ -133,8 +133,8 @@ int hta_membw_compute(const struct model *m, struct hta_membw *out, struct nns_e
 		k->count++;
 		k->time = hta_sat_add(k->time, e->dur);
 		bytes = e->extra != MODEL_NOIDX && e->extra < m->dev_args.n
-				? m->dev_args.v[e->extra].bytes
-				: -1;
+			    ? m->dev_args.v[e->extra].bytes
+			    : -1;
 		if (bytes >= 0)
 			nops++;
 	}
@@ -162,7 +162,7 @@ int hta_membw_compute(const struct model *m, struct hta_membw *out, struct nns_e
 			k->bw_min = bw;
 		if (k->with_bytes == 0 || bw > k->bw_max)
 			k->bw_max = bw;
-		k->bw_mean += bw; /* a sum until the end */
+		k->bw_mean += bw;				/* a sum until the end */
 		k->bw_avg += (double)(e->dur > 0 ? e->dur : 1); /* the time, until the end */
 		k->with_bytes++;
 		k->bytes = hta_sat_add(k->bytes, bytes);

@@ -56,8 +56,7 @@ static double kth(const int64_t *hist, size_t nbins, int64_t vmin, int64_t k)
 }
 
 /* pandas' linear-interpolation percentile over the histogram. */
-static double hist_percentile(const int64_t *hist, size_t nbins, int64_t vmin, int64_t n,
-			      double p)
+static double hist_percentile(const int64_t *hist, size_t nbins, int64_t vmin, int64_t n, double p)
 {
 	double pos = p * (double)(n - 1), frac, lo;
 	int64_t k = (int64_t)pos;

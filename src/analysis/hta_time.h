@@ -75,8 +75,8 @@ struct hta_stats {
 struct hta_idle_stream {
 	int device;
 	int64_t stream;
-	int64_t events;		   /* device events on the stream */
-	int64_t idle[HTA_IDLE_N];  /* ns */
+	int64_t events;			 /* device events on the stream */
+	int64_t idle[HTA_IDLE_N];	 /* ns */
 	struct hta_stats st[HTA_IDLE_N]; /* of the idle intervals, ns */
 };
 
@@ -116,11 +116,11 @@ void hta_queue_release(struct hta_queue *t);
 /* ---- memory bandwidth (hta_membw.c) --------------------------------------- */
 
 struct hta_membw_kind {
-	char name[16];	     /* "Memcpy HtoD", "Memset", "Memcpy Unknown" ... */
-	int64_t count;	     /* operations */
-	int64_t with_bytes;  /* operations that report bytes (bandwidth known) */
-	int64_t bytes;	     /* sum over with_bytes */
-	int64_t time;	     /* sum of durations, ns */
+	char name[16];			/* "Memcpy HtoD", "Memset", "Memcpy Unknown" ... */
+	int64_t count;			/* operations */
+	int64_t with_bytes;		/* operations that report bytes (bandwidth known) */
+	int64_t bytes;			/* sum over with_bytes */
+	int64_t time;			/* sum of durations, ns */
 	double bw_mean, bw_min, bw_max; /* per-operation GB/s over with_bytes */
 	double bw_avg;			/* bytes / time of with_bytes, GB/s */
 	double peak;			/* max of the series: concurrent GB/s */
