@@ -563,6 +563,42 @@ if (!HAVE_KINETO) {
     await finish(`cpu ${L}`, o);
   }
 
+  // HTA tab: each panel's tables hold the API's rows, charts are drawn
+  {
+    const o = await open('hta', R0);
+    await check(`hta ${L}: temporal breakdown table and chart match /api/view`, async () => {
+      const doc = await api('/api/view', { ...R0, view: 'temporal' });
+      assert.ok(doc.devices.length > 0, 'API: no devices');
+      const d = doc.devices[0];
+      assert.ok(Math.abs(d.compute_us + d.non_compute_us + d.idle_us - d.total_us) < 1, 'API parts do not sum to total');
+      await o.page.waitForSelector(inView('hta', 'table-hta-temporal'), { timeout: LOAD_MS });
+      assert.equal(await rowCount(o.page, 'hta-temporal'), doc.devices.length);
+      await assertChart(o.page, 'hta-temporal-chart', 1);
+    });
+    await check(`hta ${L}: idle time per stream, queue length and bandwidth`, async () => {
+      const idle = await api('/api/view', { ...R0, view: 'idle' });
+      const queue = await api('/api/view', { ...R0, view: 'queue' });
+      assert.equal(await rowCount(o.page, 'hta-idle'), idle.streams.length);
+      assert.equal(await rowCount(o.page, 'hta-queue'), queue.streams.length);
+      await assertChart(o.page, 'hta-idle-chart', 1);
+      await assertChart(o.page, 'hta-queue-chart', 2);
+      await assertChart(o.page, 'hta-membw-chart', 1);
+    });
+    await shoot(o.page, 'hta', L);
+    await finish(`hta ${L}`, o);
+  }
+  {
+    const o = await open('overview', R0);
+    await check(`overview ${L}: says how launches were attributed to operators`, async () => {
+      const doc = await api('/api/view', { ...R0, view: 'overview' });
+      const a = doc.diagnostics.attribution;
+      const txt = await o.page.$eval(inView('overview', 'attribution'), (e) => e.textContent);
+      assert.ok(txt.includes(a.launches.toLocaleString('en-US')) || txt.includes(String(a.launches)), txt);
+      assert.ok(/by external id/.test(txt), txt);
+    });
+    await finish(`overview attribution ${L}`, o);
+  }
+
   // Diff: span 1 vs span 2 of the same worker
   {
     const o = await open('diff', R0, { extra: { run2: R0.run, worker2: R0.worker, span2: '2' } });
@@ -676,7 +712,7 @@ if (!mlpRun) {
     await finish('trace mlp', o);
   }
   // the other views open on the nnscope run: data or an explanation, never an error
-  for (const view of ['operator', 'kernel', 'memory', 'distributed', 'module', 'steptrace', 'diff']) {
+  for (const view of ['operator', 'kernel', 'memory', 'distributed', 'module', 'steptrace', 'diff', 'hta']) {
     const o = await open(view, MLP);
     await check(`${view} mlp: data or an empty-state, no error`, async () => {
       await assertNoErrorBox(o.page, view);
