@@ -29,15 +29,21 @@
 #define CL_BETWEEN_STAGE_THRESHOLD 0.1
 #define CL_WITHIN_STAGE_THRESHOLD 0.1
 #define CL_FLOPS_THRESHOLD 0.2
-/* nnscope: a rank whose average step total is this much above the mean. */
-#define CL_STEP_TOTAL_THRESHOLD 0.2
+/* nnscope: a rank whose FP+BP (compute) is this much above the mean. */
+#define CL_FP_BP_THRESHOLD 0.2
 #define CL_MAX_STEPS_PER_RANK 100000
+
+/* Names of the cluster csv columns by position (MindInsight's order). */
+#define CL_BOTTLENECK_NAMES 5
+extern const char *const cl_bottleneck_names[CL_BOTTLENECK_NAMES];
 
 struct cl_step {
 	char name[32];
 	double interval_us, fp_bp_us, tail_us, total_us;
 	double start_us; /* wall-clock start relative to the earliest step of any
 			  * rank when clocks are aligned, else NAN */
+	int has_bottleneck;
+	double bottleneck[MSC_MAX_COLS]; /* cluster csv row of this step, us */
 };
 
 struct cl_rank {
@@ -53,8 +59,10 @@ struct cl_rank {
 	int bottleneck_cols;
 	double flops, flops_per_s; /* MFLOPs, GFLOPS (flops_summary) */
 	int has_flops;
-	double comm_cost_us, wait_cost_us; /* hccl_raw average row */
+	double comm_cost_us, wait_cost_us; /* hccl_raw average row; nnscope: the
+					    * mean communication time per step */
 	int has_comm;
+	double start0_ns; /* nnscope: wall-clock start of its first step, ns (internal) */
 	size_t comm_ops;
 	VEC(struct cl_step) steps;
 };
@@ -94,7 +102,7 @@ struct cl_proposal {
 	char unit[8];	  /* "ms", "KB/s", "MFLOPs", "GFLOPS", "%" */
 	double percent;	  /* percent above/below the average, 2 decimals */
 	double threshold; /* percent */
-	double val_us, mean_us, excess_us; /* slow_rank / slow_step: the rank's value,
+	double val_us, mean_us, excess_us; /* slow_rank / slow_rank_fp_bp: the rank's value,
 					    * the mean of all ranks, and its excess
 					    * over the mean of the OTHER ranks */
 };
@@ -137,5 +145,14 @@ int cl_sort_ranks(struct cl_result *c, const char *key, int descending);
 
 /* The proposal with this id, or NULL. */
 const struct cl_proposal *cl_find_proposal(const struct cl_result *c, const char *id);
+/* The row of rank, or NULL. */
+const struct cl_rank *cl_find_rank(const struct cl_result *c, int rank);
+
+/* x rounded to digits decimals as Python's round() does (the exact binary
+ * value, ties to even), which MindInsight applies before comparing. */
+double cl_round(double x, int digits);
+/* us -> ms as MindInsight computes it from 10 ns counts (count / 1e5), so
+ * that cl_round(cl_ms(us), 4) reproduces its values bit for bit. */
+double cl_ms(double us);
 
 #endif
