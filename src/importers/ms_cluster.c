@@ -110,6 +110,108 @@ int msc_is_cluster(const char *path)
 	return new_layout_dir(path, p, sizeof(p)) == 0;
 }
 
+int msc_dir_is_job(const char *dir)
+{
+	char p[4096];
+	int t, c;
+
+	if (!dir || !is_dir(dir))
+		return 0;
+	snprintf(p, sizeof(p), "%s/cluster_profiler", dir);
+	if (is_dir(p))
+		return 1;
+	count_dir(dir, &t, &c);
+	return t >= 2 || c >= 1;
+}
+
+/* 1 if the only subdirectory of dir is profiler/ (a rank's output dir). */
+static int only_profiler_subdir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int other = 0, prof = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		char sub[4400];
+		struct stat st;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name);
+		if (lstat(sub, &st) != 0 || !S_ISDIR(st.st_mode))
+			continue;
+		if (strcmp(e->d_name, "profiler") == 0)
+			prof = 1;
+		else
+			other = 1;
+	}
+	closedir(d);
+	return prof && !other;
+}
+
+struct walk {
+	msc_job_fn fn;
+	void *ctx;
+	size_t entries, found;
+	int max_depth;
+};
+
+static int walk_dir(struct walk *w, const char *path, const char *rel, int depth)
+{
+	DIR *d;
+	struct dirent *e;
+	int rc = 0;
+
+	if (depth > w->max_depth || !(d = opendir(path)))
+		return 0;
+	while (rc == 0 && (e = readdir(d))) {
+		char sub[4096], subrel[4096];
+		struct stat st;
+
+		if (e->d_name[0] == '.' || ++w->entries > MSC_WALK_ENTRIES_MAX)
+			continue;
+		if (snprintf(sub, sizeof(sub), "%s/%s", path, e->d_name) >= (int)sizeof(sub) ||
+		    snprintf(subrel, sizeof(subrel), "%s%s%s", rel, rel[0] ? "/" : "", e->d_name) >=
+			(int)sizeof(subrel))
+			continue;
+		if (lstat(sub, &st) != 0 || !S_ISDIR(st.st_mode))
+			continue;
+		if (msc_dir_is_job(sub)) {
+			if (w->found >= MSC_WALK_JOBS_MAX)
+				break;
+			w->found++;
+			rc = w->fn(w->ctx, sub, subrel);
+		} else {
+			rc = walk_dir(w, sub, subrel, depth + 1);
+		}
+	}
+	closedir(d);
+	return rc;
+}
+
+int msc_find_jobs(const char *root, int max_depth, msc_job_fn fn, void *ctx, size_t *found)
+{
+	struct walk w = {fn, ctx, 0, 0, max_depth};
+	int rc;
+
+	if (found)
+		*found = 0;
+	if (!root || !is_dir(root))
+		return 0;
+	if (msc_dir_is_job(root) ||
+	    (msc_is_cluster(root) && only_profiler_subdir(root))) {
+		w.found = 1;
+		rc = fn(ctx, root, "");
+	} else {
+		rc = walk_dir(&w, root, "", 1);
+	}
+	if (found)
+		*found = w.found;
+	return rc;
+}
+
 /* ---- files ---------------------------------------------------------------- */
 
 /* Reads a whole file (capped). 0, -1 absent, -2 error (why in err). */

@@ -91,6 +91,22 @@ struct msc_job {
  * ascend/gpu_cluster_analyse csv, or the old layout (cluster_profiler/). */
 int msc_is_cluster(const char *path);
 
+/* 1 if dir itself is a job: it directly holds the new layout's files, or
+ * cluster_profiler/ (no profiler/ indirection). */
+int msc_dir_is_job(const char *dir);
+
+/* Walks root (at most max_depth levels, MSC_WALK_ENTRIES_MAX entries and
+ * MSC_WALK_JOBS_MAX jobs; no symbolic links to directories, no hidden
+ * directories) and calls fn(ctx, path, rel) for each job found: root itself
+ * when msc_is_cluster(root) says so (rel ""), else every directory for
+ * which msc_dir_is_job() holds (rel its path under root), not descending
+ * into a job. A non-zero return from fn stops the walk and is returned.
+ * Returns 0 otherwise (also when nothing was found; *found counts jobs). */
+#define MSC_WALK_ENTRIES_MAX 200000
+#define MSC_WALK_JOBS_MAX 1024
+typedef int (*msc_job_fn)(void *ctx, const char *path, const char *rel);
+int msc_find_jobs(const char *root, int max_depth, msc_job_fn fn, void *ctx, size_t *found);
+
 /* Loads every rank of the job at path, parsing ranks in parallel on up to
  * threads threads (0 = one per CPU, at most 16). Files that are absent
  * leave the has_* flag 0; files that are damaged are counted in problems
