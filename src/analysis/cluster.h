@@ -31,6 +31,7 @@
 #define CL_FLOPS_THRESHOLD 0.2
 /* nnscope: a rank whose FP+BP (compute) is this much above the mean. */
 #define CL_FP_BP_THRESHOLD 0.2
+#define CL_FP_BP_MIN_EXCESS_US 1000.0
 #define CL_MAX_STEPS_PER_RANK 100000
 
 /* Names of the cluster csv columns by position (MindInsight's order). */

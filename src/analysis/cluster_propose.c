@@ -16,7 +16,9 @@
  *                             the worst stage
  *   pipeline_flops            stage mean FLOPs / mean of the stages - 1 > 0.2
  *   slow_rank_fp_bp (nnscope) the same rule as slow_rank on FP+BP: a rank
- *                             whose compute, not its data wait, is slow
+ *                             whose compute, not its data wait, is slow;
+ *                             only when it is also >= 1 ms per step above
+ *                             the other ranks' mean (noise on tiny steps)
  *
  * Gating differs from MindInsight on purpose: MindInsight drops every rule
  * when any rank lacks one of its four files; here each rule needs only the
@@ -106,6 +108,8 @@ static int slow_by(struct cl_result *c, const char *id, int fp_bp, double thresh
 			others += v / (double)(n - 1);
 	}
 	p.excess_us = p.val_us - others;
+	if (fp_bp && p.excess_us < CL_FP_BP_MIN_EXCESS_US)
+		return NNS_OK; /* noise on tiny steps */
 	if (fp_bp)
 		return add(c, &p, err,
 			   "The forward and backward propagation time of the device %d%s%s%s is "
