@@ -24,6 +24,7 @@ void cl_init(struct cl_result *c)
 	memset(c, 0, sizeof(*c));
 	c->comm_rate = NAN;
 	c->between_stage_rate = NAN;
+	c->clock_error_us = NAN;
 	c->stage_num = 1;
 }
 
@@ -197,6 +198,15 @@ int cl_add_profile(struct cl_result *c, const char *worker, const struct an_prof
 	if (!m || m->mono_offset_ns == MODEL_NONE || m->mono_offset_ns == 0)
 		c->clock_aligned = 0;
 	r->start0_ns = NAN;
+	r->clock_error_us = NAN;
+	if (m) {
+		const char *cs = model_meta_get(m, "clock_sync");
+		const char *me = model_meta_get(m, "clock_maxerror_us");
+
+		snprintf(r->clock_sync, sizeof(r->clock_sync), "%s", cs ? cs : "");
+		if (me && *me)
+			r->clock_error_us = strtod(me, NULL);
+	}
 	if (st->steps.n > 0) {
 		r->has_steptrace = 1;
 		r->interval_us = st->avg_interval / 1000.0;
@@ -268,6 +278,32 @@ static void align_steps(struct cl_result *c)
 			s->start_us = c->clock_aligned && isfinite(t0) ? (s->start_us - t0) / 1000.0
 								       : NAN;
 		}
+}
+
+/* 0 when every rank is on one host; else the worst NTP error bound (an
+ * unsynchronized rank makes it unknown). */
+static void clock_error(struct cl_result *c)
+{
+	int one_host = 1;
+	double worst = 0;
+
+	for (size_t i = 1; i < c->ranks.n; i++)
+		one_host &= strcmp(c->ranks.v[i].host, c->ranks.v[0].host) == 0;
+	if (one_host && c->ranks.n > 0 && c->ranks.v[0].host[0]) {
+		c->clock_error_us = 0;
+		return;
+	}
+	for (size_t i = 0; i < c->ranks.n; i++) {
+		const struct cl_rank *r = &c->ranks.v[i];
+
+		if (!isfinite(r->clock_error_us) || strcmp(r->clock_sync, "ntp") != 0) {
+			c->clock_error_us = NAN;
+			return;
+		}
+		if (r->clock_error_us > worst)
+			worst = r->clock_error_us;
+	}
+	c->clock_error_us = worst;
 }
 
 static int compute_stages(struct cl_result *c, struct nns_err *err)
@@ -342,6 +378,8 @@ int cl_finish(struct cl_result *c, struct nns_err *err)
 		int all = c->ranks.n > 0;
 
 		align_steps(c);
+		if (c->clock_aligned)
+			clock_error(c);
 		for (size_t i = 0; i < c->ranks.n; i++)
 			all &= c->ranks.v[i].has_steptrace;
 		c->analyse_steps = all;

@@ -64,6 +64,8 @@ struct cl_rank {
 					    * mean communication time per step */
 	int has_comm;
 	double start0_ns; /* nnscope: wall-clock start of its first step, ns (internal) */
+	char clock_sync[12];	/* nnscope META clock_sync: "ntp", "unsynced", "" unknown */
+	double clock_error_us;	/* META clock_maxerror_us, NAN if unknown */
 	size_t comm_ops;
 	VEC(struct cl_step) steps;
 };
@@ -113,6 +115,9 @@ struct cl_result {
 	char mode[24];	 /* parallel mode ("data-parallel" for nnscope runs) */
 	int stage_num, rank_size;
 	int clock_aligned; /* nnscope: every rank has wall-clock calibration */
+	double clock_error_us; /* bound on the misalignment of step starts across
+				* ranks: 0 on one host (one clock), else the largest
+				* NTP max error of a rank; NAN if unknown */
 	int analyse_steps, analyse_flops, analyse_hccl; /* MindInsight file gating */
 	double comm_rate;	   /* Σcomm / (Σcomp + Σcomm), rounded to 4 places, NAN if n/a */
 	double between_stage_rate; /* pipeline: Σreceive / (Σcomp + Σcomm), NAN if n/a */

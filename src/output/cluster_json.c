@@ -29,6 +29,10 @@ static void json_rank(struct jsonw *w, const struct cl_rank *r)
 	if (r->worker[0])
 		jsonw_kstr(w, "worker", r->worker);
 	jsonw_kint(w, "stage", r->stage);
+	if (r->clock_sync[0])
+		jsonw_kstr(w, "clock_sync", r->clock_sync);
+	if (isfinite(r->clock_error_us))
+		jsonw_kdouble(w, "clock_error_us", r->clock_error_us);
 	if (r->has_steptrace) {
 		jsonw_kdouble(w, "iteration_interval_us", r->interval_us);
 		jsonw_kdouble(w, "fp_bp_us", r->fp_bp_us);
@@ -128,6 +132,7 @@ void out_json_cluster(struct jsonw *w, const struct cl_result *c)
 	jsonw_kint(w, "stage_num", c->stage_num);
 	jsonw_kint(w, "rank_size", c->rank_size);
 	jsonw_kbool(w, "clock_aligned", c->clock_aligned);
+	kdouble_finite(w, "clock_error_us", c->clock_error_us);
 	kdouble_finite(w, "communication_rate", c->comm_rate);
 	kdouble_finite(w, "between_stage_rate", c->between_stage_rate);
 	if (c->note[0])

@@ -86,8 +86,10 @@ C=$TMP/out/cluster.json
 check "cluster.json written" test -s "$C"
 check "cluster.csv: a header and 4 rank rows" test "$(wc -l <"$TMP/out/cluster.csv" 2>/dev/null || echo 0)" -eq 5
 check "ranks 0..3 from the rank metadata" jqt "$C" '[.ranks[].rank] == [0,1,2,3]'
-check "rank_size 4, nnscope source, clocks aligned" \
-	jqt "$C" '.rank_size == 4 and .source == "nnscope" and .clock_aligned == true'
+check "rank_size 4, nnscope source, clocks aligned (one host: error 0)" \
+	jqt "$C" '.rank_size == 4 and .source == "nnscope" and .clock_aligned == true and .clock_error_us == 0'
+check "every rank says how its clock is synchronized" \
+	jqt "$C" 'all(.ranks[]; .clock_sync == "ntp" or .clock_sync == "unsynced")'
 check "every rank has a host, a worker and $STEPS steps" \
 	jqt "$C" "all(.ranks[]; (.host | length) > 0 and (.worker | length) > 0 and (.steps | length) == $STEPS)"
 check "every step starts on the common clock" \
@@ -121,6 +123,42 @@ if [ -d "$JOB" ]; then
 		jqt "$TMP/ms/cluster.json" '.parallel_mode == "pipeline-parallel" and .stage_num == 2 and (.ranks | length) == 4'
 else
 	echo "SKIP cluster_propose: $JOB absent (set NNS_SHARED)"
+fi
+
+# ---- nnscope serve: /api/cluster and /api/cluster_jobs ---------------------
+if command -v curl >/dev/null; then
+	LOG=$TMP/logdir
+	mkdir -p "$LOG"
+	cp -r "$RUN" "$LOG/mlp4"
+	[ -d "$JOB" ] && cp -r "$JOB" "$LOG/cluster_propose"
+	"$NNSCOPE" serve --logdir "$LOG" --cache-dir "$TMP/cache" --port 0 -q >"$TMP/serve.out" 2>"$TMP/serve.err" &
+	SPID=$!
+	for _ in $(seq 100); do
+		grep -q "http://" "$TMP/serve.out" 2>/dev/null && break
+		sleep 0.05
+	done
+	PORT=$(sed -n 's|.*http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$TMP/serve.out")
+	codes=""
+	for _ in $(seq 200); do
+		c=$(curl -s -o "$TMP/api.json" -w '%{http_code}' "http://127.0.0.1:$PORT/api/cluster?run=mlp4" || echo 000)
+		codes="$codes $c"
+		[ "$c" = 202 ] || break
+		sleep 0.1
+	done
+	check "serve: /api/cluster?run=mlp4 answers 200 (after 202s)" test "$c" = 200
+	check "serve: the same ranks and slow rank as cluster.json" \
+		jqt "$TMP/api.json" "[.ranks[].rank] == [0,1,2,3] and ([.proposals[] | select(.id == \"slow_rank\") | .rank] == [$SLOW])"
+	if [ -d "$JOB" ]; then
+		curl -s "http://127.0.0.1:$PORT/api/cluster_jobs" >"$TMP/jobs.json"
+		check "serve: /api/cluster_jobs lists cluster_propose" jqt "$TMP/jobs.json" '[.jobs[].name] == ["cluster_propose"]'
+		curl -s "http://127.0.0.1:$PORT/api/cluster?run=cluster_propose" >"$TMP/apims.json"
+		check "serve: /api/cluster?run=cluster_propose is MindInsight's job" \
+			jqt "$TMP/apims.json" '(.ranks | length) == 4 and ([.proposals[].id] | index("slow_link")) != null'
+	fi
+	c=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/api/cluster?run=../../etc")
+	check "serve: a path outside the logdir is 404" test "$c" = 404
+	kill "$SPID" 2>/dev/null || true
+	wait "$SPID" 2>/dev/null || true
 fi
 
 echo "$passes passed, $fails failed"
