@@ -373,7 +373,8 @@ int cl_finish(struct cl_result *c, struct nns_err *err)
 	int rc;
 
 	number_ranks(c);
-	qsort(c->ranks.v, c->ranks.n, sizeof(*c->ranks.v), cmp_rank);
+	if (c->ranks.n > 1)
+		qsort(c->ranks.v, c->ranks.n, sizeof(*c->ranks.v), cmp_rank);
 	if (strcmp(c->source, "nnscope") == 0) {
 		int all = c->ranks.n > 0;
 
@@ -465,7 +466,8 @@ int cl_sort_ranks(struct cl_result *c, const char *key, int descending)
 	/* rank breaks ties, so the order is total */
 	sb.key = k;
 	sb.desc = descending;
-	qsort_r(c->ranks.v, c->ranks.n, sizeof(*c->ranks.v), cmp_key, &sb);
+	if (c->ranks.n > 1)
+		qsort_r(c->ranks.v, c->ranks.n, sizeof(*c->ranks.v), cmp_key, &sb);
 	return NNS_OK;
 }
 

@@ -10,6 +10,7 @@
  *   - hand-computed proposer cases on nnscope-style ranks (slow rank and its
  *     excess, a rank just under the threshold, FP+BP, rank numbering, host,
  *     clock alignment) and on links (one proposal per link type);
+ *   - the old layout (cluster_profiler/<N>/profiler/, host = N);
  *   - damaged inputs: a bad step trace in a job keeps the other ranks and
  *     names the file; parsers refuse garbage.
  * Cases that need ../shared skip with a message when it is absent.
@@ -385,7 +386,7 @@ static void test_under_threshold_and_fp_bp(void **state)
 	(void)state;
 	run_fakes(&c, iv, fb, NULL, 4); /* no rank metadata: ranks in order 0..3 */
 	for (int i = 0; i < 4; i++) {
-		char w[8];
+		char w[16];
 
 		snprintf(w, sizeof(w), "w%d", i);
 		assert_string_equal(c.ranks.v[i].worker, w);
@@ -508,6 +509,61 @@ static void test_damaged_job(void **state)
 	assert_int_equal(system(path), 0);
 }
 
+/* The old layout: hccl.json + host_ips_mapping.txt + cluster_profiler/<N>/profiler/;
+ * the rank's host is the mapped id N. */
+static void test_old_layout(void **state)
+{
+	static const char st[] = "step_num,start_point,end_point,total,fp_point,bp_point,"
+				 "iteration_interval,fp_and_bp,tail\n"
+				 "1,0,100,100,0,0,10,80,10\n-,0,0,100,0,0,%d,80,10\n";
+	char dir[] = "/tmp/nns-cluster-old-XXXXXX", sub[256], text[512], cmd[300];
+	struct msc_job j;
+	struct cl_result c;
+	struct nns_err err;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	write_file(dir, "hccl.json", "{\"server_list\": []}");
+	write_file(dir, "host_ips_mapping.txt", "10.0.0.1 1\n10.0.0.2 2\n");
+	for (int h = 1; h <= 2; h++) {
+		snprintf(sub, sizeof(sub), "%s/cluster_profiler/%d/profiler", dir, h);
+		snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", sub);
+		assert_int_equal(system(cmd), 0);
+		for (int r = (h - 1) * 2; r < h * 2; r++) {
+			char name[64];
+
+			/* rank 3 waits 50 (0.5 us) instead of 10 */
+			snprintf(text, sizeof(text), st, r == 3 ? 50 : 10);
+			snprintf(name, sizeof(name), "step_trace_raw_%d_detail_time.csv", r);
+			write_file(sub, name, text);
+		}
+	}
+	assert_true(msc_is_cluster(dir));
+	assert_true(msc_dir_is_job(dir));
+	assert_int_equal(msc_load(&j, dir, 3, &err), NNS_OK);
+	assert_true(j.old_layout);
+	assert_int_equal(j.ranks.n, 4);
+	assert_int_equal(j.problems, 0);
+	cl_init(&c);
+	assert_int_equal(cl_from_ms(&c, &j, &err), NNS_OK);
+	for (int r = 0; r < 4; r++) {
+		char host[8];
+
+		snprintf(host, sizeof(host), "%d", r / 2 + 1);
+		assert_int_equal(c.ranks.v[r].rank, r);
+		assert_string_equal(c.ranks.v[r].host, host);
+	}
+	/* intervals 0.1, 0.1, 0.1, 0.5 us -> ms 0.0001 x3, 0.0005: mean 0.0002,
+	 * rank 3 at +150 % */
+	assert_non_null(cl_find_proposal(&c, "slow_rank"));
+	assert_int_equal(cl_find_proposal(&c, "slow_rank")->rank, 3);
+	assert_near(cl_find_proposal(&c, "slow_rank")->percent, 150.0, 1e-9);
+	cl_release(&c);
+	msc_release(&j);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -517,6 +573,7 @@ int main(void)
 	    cmocka_unit_test(test_under_threshold_and_fp_bp),
 	    cmocka_unit_test(test_links_hand),
 	    cmocka_unit_test(test_damaged_job),
+	    cmocka_unit_test(test_old_layout),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
