@@ -47,7 +47,7 @@ check() { # check NAME CMD...
 jqt() { [ "$(jq -r "$2" "$1" 2>/dev/null)" = "true" ]; }
 
 STEPS=20
-DELAY_MS=25
+DELAY_MS=40
 SLOW=2
 RUN=$TMP/run
 # small model: steps of well under a millisecond, so the delay dominates
