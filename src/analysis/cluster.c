@@ -57,6 +57,19 @@ static struct cl_rank *new_rank(struct cl_result *c, struct nns_err *err)
 	return &c->ranks.v[c->ranks.n - 1];
 }
 
+/* Appends a step within the caps; 0, or NNS_ENOMEM. */
+static int push_step(struct cl_result *c, struct cl_rank *r, const struct cl_step *s)
+{
+	if (r->steps.n >= CL_MAX_STEPS_PER_RANK || c->steps_total >= CL_MAX_STEPS_TOTAL) {
+		c->steps_dropped++;
+		return NNS_OK;
+	}
+	if (vec_push(&r->steps, *s))
+		return NNS_ENOMEM;
+	c->steps_total++;
+	return NNS_OK;
+}
+
 /* ---- MindSpore jobs --------------------------------------------------------- */
 
 /* 10 ns system counts -> us. */
@@ -87,7 +100,7 @@ static int ms_rank(struct cl_result *c, const struct msc_job *j, const struct ms
 		r->tail_us = st_us(avg->tail);
 		r->total_us = st_us(avg->total);
 		/* steps: every row but the average; step k = data row k */
-		for (size_t i = 0; i + 1 < mr->st.n && i < CL_MAX_STEPS_PER_RANK; i++) {
+		for (size_t i = 0; i + 1 < mr->st.n; i++) {
 			const struct msc_st_row *x = &mr->st.v[i];
 			struct cl_step s;
 
@@ -104,7 +117,7 @@ static int ms_rank(struct cl_result *c, const struct msc_job *j, const struct ms
 					s.bottleneck[k] =
 					    mr->cl.v[i * (size_t)mr->cl_cols + (size_t)k] * 1000.0;
 			}
-			if (vec_push(&r->steps, s))
+			if (push_step(c, r, &s))
 				return nns_err_set(err, NNS_ENOMEM, "out of memory");
 		}
 	}
@@ -197,7 +210,6 @@ int cl_add_profile(struct cl_result *c, const char *worker, const struct an_prof
 	/* wall clock: nnscope traces are on CLOCK_REALTIME (mono + offset) */
 	if (!m || m->mono_offset_ns == MODEL_NONE || m->mono_offset_ns == 0)
 		c->clock_aligned = 0;
-	r->start0_ns = NAN;
 	r->clock_error_us = NAN;
 	if (m) {
 		const char *cs = model_meta_get(m, "clock_sync");
@@ -213,9 +225,8 @@ int cl_add_profile(struct cl_result *c, const char *worker, const struct an_prof
 		r->fp_bp_us = st->avg_fp_bp / 1000.0;
 		r->tail_us = st->avg_tail / 1000.0;
 		r->total_us = st->avg_total / 1000.0;
-		r->start0_ns = (double)st->steps.v[0].start;
 	}
-	for (size_t i = 0; i < st->steps.n && i < CL_MAX_STEPS_PER_RANK; i++) {
+	for (size_t i = 0; i < st->steps.n; i++) {
 		const struct an_steptrace_row *x = &st->steps.v[i];
 		struct cl_step s;
 
@@ -226,7 +237,7 @@ int cl_add_profile(struct cl_result *c, const char *worker, const struct an_prof
 		s.tail_us = (double)x->tail / 1000.0;
 		s.total_us = (double)(x->end - x->start) / 1000.0;
 		s.start_us = (double)x->start; /* ns for now; relative in cl_finish */
-		if (vec_push(&r->steps, s))
+		if (push_step(c, r, &s))
 			return nns_err_set(err, NNS_ENOMEM, "out of memory");
 	}
 	/* communication: the mean Communication role time per step */
@@ -387,6 +398,11 @@ int cl_finish(struct cl_result *c, struct nns_err *err)
 		if (c->rank_size < (int)c->ranks.n)
 			c->rank_size = (int)c->ranks.n;
 	}
+	if (c->steps_dropped && !c->note[0])
+		snprintf(c->note, sizeof(c->note),
+			 "%zu steps left out of the per-step lists (at most %d per rank, %d in all); "
+			 "the averages use every step",
+			 c->steps_dropped, CL_MAX_STEPS_PER_RANK, CL_MAX_STEPS_TOTAL);
 	if ((rc = compute_stages(c, err)))
 		return rc;
 	compute_rates(c);

@@ -33,6 +33,7 @@
 #define CL_FP_BP_THRESHOLD 0.2
 #define CL_FP_BP_MIN_EXCESS_US 1000.0
 #define CL_MAX_STEPS_PER_RANK 100000
+#define CL_MAX_STEPS_TOTAL 2000000 /* over all ranks; the rest are dropped (counted) */
 
 /* Names of the cluster csv columns by position (MindInsight's order). */
 #define CL_BOTTLENECK_NAMES 5
@@ -63,7 +64,6 @@ struct cl_rank {
 	double comm_cost_us, wait_cost_us; /* hccl_raw average row; nnscope: the
 					    * mean communication time per step */
 	int has_comm;
-	double start0_ns; /* nnscope: wall-clock start of its first step, ns (internal) */
 	char clock_sync[12];	/* nnscope META clock_sync: "ntp", "unsynced", "" unknown */
 	double clock_error_us;	/* META clock_maxerror_us, NAN if unknown */
 	size_t comm_ops;
@@ -122,6 +122,7 @@ struct cl_result {
 	double comm_rate;	   /* Σcomm / (Σcomp + Σcomm), rounded to 4 places, NAN if n/a */
 	double between_stage_rate; /* pipeline: Σreceive / (Σcomp + Σcomm), NAN if n/a */
 	char note[256];
+	size_t steps_total, steps_dropped; /* steps kept / left out by the caps */
 	VEC(struct cl_rank) ranks; /* by rank */
 	VEC(struct cl_link) links; /* reporter order, then file order */
 	VEC(struct cl_stage) stages;
