@@ -4,9 +4,9 @@
  * bounded queue (loader.c), instrumented with nnscope's C API.
  *
  *   build/examples/mlp [--steps N] [--batch B] [--in D] [--hidden H]
- *       [--classes C] [--lr LR] [--stall-ms MS] [--queue-cap Q]
- *       [--threads T] [--seed S] [--out DIR] [--no-profile] [--analyse]
- *       [--quiet]
+ *       [--classes C] [--lr LR] [--stall-ms MS] [--delay-ms MS]
+ *       [--queue-cap Q] [--threads T] [--seed S] [--out DIR] [--no-profile]
+ *       [--analyse] [--quiet]
  *
  * Profiler options come from NNSCOPE_OPTIONS (or MS_PROFILER_OPTIONS), then
  * --out sets output_path. Per iteration the trace gets:
@@ -17,6 +17,11 @@
  * and the loader thread samples "batch_queue" with nns_queue on each put
  * and get. --stall-ms makes the loader sleep per batch so that the step is
  * dominated by the data wait (a data-pipeline bottleneck to find).
+ * --delay-ms (or NNS_MLP_DELAY_MS; the option wins) makes the training loop
+ * itself sleep at the start of every step, in a "mlp.delay" range ahead of
+ * the data wait: a slow host in the iteration interval, for the cluster
+ * test that launches several ranks and slows one (RANK/WORLD_SIZE are read
+ * by the collector).
  *
  * The last line is machine-readable for bench/overhead_examples:
  *   mlp: steps=N loss_first=.. loss_last=.. acc_last=.. step_ms_mean=..
@@ -27,13 +32,14 @@
 #include "nnscope.h"
 
 #include <cblas.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 struct args {
-	int steps, batch, in, hidden, classes, stall_ms, queue_cap, threads, quiet;
+	int steps, batch, in, hidden, classes, stall_ms, delay_ms, queue_cap, threads, quiet;
 	int profile, analyse;
 	float lr;
 	uint64_t seed;
@@ -62,7 +68,8 @@ static int cmp_double(const void *a, const void *b)
 static void usage(void)
 {
 	fprintf(stderr, "usage: mlp [--steps N] [--batch B] [--in D] [--hidden H] [--classes C]\n"
-			"           [--lr LR] [--stall-ms MS] [--queue-cap Q] [--threads T]\n"
+			"           [--lr LR] [--stall-ms MS] [--delay-ms MS] [--queue-cap Q]\n"
+			"           [--threads T]\n"
 			"           [--seed S] [--out DIR] [--no-profile] [--analyse] [--quiet]\n");
 }
 
@@ -79,6 +86,8 @@ static int parse_int(const char *s, int lo, int hi, int *out)
 
 static int parse_args(int argc, char **argv, struct args *a)
 {
+	const char *delay_env = getenv("NNS_MLP_DELAY_MS");
+
 	*a = (struct args){.steps = 200,
 			   .batch = 128,
 			   .in = 256,
@@ -89,6 +98,10 @@ static int parse_args(int argc, char **argv, struct args *a)
 			   .profile = 1,
 			   .lr = 0.05f,
 			   .seed = 1};
+	if (delay_env && *delay_env && parse_int(delay_env, 0, 60000, &a->delay_ms)) {
+		fprintf(stderr, "mlp: bad NNS_MLP_DELAY_MS: %s (0..60000)\n", delay_env);
+		return -1;
+	}
 	for (int i = 1; i < argc; i++) {
 		const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		int *ip = NULL, lo = 1, hi = 1 << 20;
@@ -123,6 +136,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 			ip = &a->classes, lo = 2;
 		else if (!strcmp(k, "--stall-ms"))
 			ip = &a->stall_ms, lo = 0, hi = 60000;
+		else if (!strcmp(k, "--delay-ms"))
+			ip = &a->delay_ms, lo = 0, hi = 60000;
 		else if (!strcmp(k, "--queue-cap"))
 			ip = &a->queue_cap, hi = 1024;
 		else if (!strcmp(k, "--threads"))
@@ -177,7 +192,7 @@ int main(int argc, char **argv)
 	struct mlp m;
 	struct loader l;
 	nns_profiler *prof = NULL;
-	uint32_t n_wait, n_fwd, n_bwd, n_opt;
+	uint32_t n_wait, n_fwd, n_bwd, n_opt, n_delay;
 	double *times, t0, wall;
 	float loss = 0, loss_first = 0;
 	int correct = 0, rc = 1;
@@ -194,6 +209,7 @@ int main(int argc, char **argv)
 	n_fwd = nns_name("forward");
 	n_bwd = nns_name("backward");
 	n_opt = nns_name("Optimizer.step#SGD.step");
+	n_delay = nns_name("mlp.delay");
 
 	struct loader_cfg lc = {.batches = a.steps,
 				.batch = a.batch,
@@ -214,6 +230,14 @@ int main(int argc, char **argv)
 		struct batch *b;
 
 		t0 = now_s();
+		if (a.delay_ms > 0) {
+			struct timespec d = {a.delay_ms / 1000, (long)(a.delay_ms % 1000) * 1000000L};
+
+			nns_push(n_delay);
+			while (nanosleep(&d, &d) != 0 && errno == EINTR)
+				;
+			nns_pop();
+		}
 		nns_push(n_wait);
 		b = loader_next(&l);
 		nns_pop();

@@ -41,6 +41,8 @@ int cli_parse_int(const char *s, long min, long max, long *out);
 int cli_stdout_color(void); /* stdout is a tty and NO_COLOR is unset/empty */
 int cli_stdout_width(void); /* terminal columns, COLUMNS, else 160 */
 
+struct cl_result; /* analysis/cluster.h */
+
 /* One loaded worker/span. */
 struct cli_item {
 	const struct run *run;
@@ -76,6 +78,10 @@ struct cli_visit {
 	 * worker; span_name may be NULL. */
 	int (*on_dist)(void *ctx, const struct run *r, const char *span_name, size_t group,
 		       const struct an_dist *d);
+	/* When set, called per span group with want_dist and > 1 worker: the
+	 * cluster step trace of the group, one rank per worker. */
+	int (*on_cluster)(void *ctx, const struct run *r, const char *span_name, size_t group,
+			  const struct cl_result *c);
 };
 
 /* Visits every selected span of r, group by group (span index k of every

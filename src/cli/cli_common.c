@@ -3,6 +3,7 @@
  * option parsing, terminal detection, and loading the spans of a run.
  */
 #include "cli/cli.h"
+#include "analysis/cluster.h"
 #include "importers/hostinfo.h"
 #include "importers/load.h"
 #include "importers/nnst.h"
@@ -341,6 +342,24 @@ static int run_dist(const struct run *r, struct cli_visit *v, struct cli_item *i
 			rc = v->on_dist(v->ctx, r, span_name, group, &d);
 		}
 		an_dist_release(&d);
+	}
+	if (k > 1 && v->on_cluster) {
+		struct cl_result c;
+		int crc = NNS_OK;
+
+		cl_init(&c);
+		nns_err_clear(&err);
+		for (size_t i = 0; i < k && crc == NNS_OK; i++)
+			crc = cl_add_profile(&c, names[i], profiles[i], &err);
+		if (crc == NNS_OK)
+			crc = cl_finish(&c, &err);
+		if (crc) {
+			cli_error(r->dir, err.msg[0] ? err.msg : "cluster analysis failed");
+			rc = CLI_EINPUT;
+		} else if (v->on_cluster(v->ctx, r, span_name, group, &c)) {
+			rc = CLI_EINPUT;
+		}
+		cl_release(&c);
 	}
 	free(profiles);
 	free(names);

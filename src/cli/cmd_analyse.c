@@ -6,6 +6,8 @@
  * --timeline-limit-mb) with --timeline.
  */
 #include "cli/cli.h"
+#include "importers/ms_cluster.h"
+#include "output/cluster_out.h"
 #include "output/outfile.h"
 #include "output/output.h"
 
@@ -25,6 +27,8 @@ static const char USAGE[] =
     "                           data_pipeline}.csv\n"
     "  <dir>/<worker>[.<span>]/timeline.json (with --timeline)\n"
     "  <dir>/distributed.json                (runs with several workers)\n"
+    "  <dir>/cluster.{json,csv}              (runs with several ranks, and\n"
+    "                                         MindSpore cluster jobs: docs/CLUSTER.md)\n"
     "A directory is searched recursively for <worker>[.<span>].pt.trace.json[.gz] and\n"
     "<worker>[.<span>].nnst (with host_info/host_info_<rank>.csv beside them);\n"
     "when it holds several runs, each goes to <dir>/<run>/.\n"
@@ -131,6 +135,88 @@ static int on_dist(void *vctx, const struct run *r, const char *span_name, size_
 	return CLI_OK;
 }
 
+static int on_cluster(void *vctx, const struct run *r, const char *span_name, size_t group,
+		      const struct cl_result *cr)
+{
+	struct analyse_ctx *c = vctx;
+	struct nns_err err;
+	char stem[OUT_NAME_MAX + 16];
+
+	(void)r;
+	nns_err_clear(&err);
+	if (group == 0 && out_write_cluster(c->out, "cluster", cr, c->oo.csv, &err)) {
+		cli_error(NULL, err.msg);
+		return CLI_EINPUT;
+	}
+	if (span_name) {
+		char s[OUT_NAME_MAX + 8];
+
+		out_sanitize(s, sizeof(s), span_name);
+		snprintf(stem, sizeof(stem), "cluster.%s", s);
+		if (out_write_cluster(c->out, stem, cr, 0, &err)) {
+			cli_error(NULL, err.msg);
+			return CLI_EINPUT;
+		}
+	}
+	if (!c->quiet && group == 0)
+		printf("%s/cluster.json: %zu ranks, %zu proposals\n", c->out, cr->ranks.n,
+		       cr->proposals.n);
+	return CLI_OK;
+}
+
+/* MindSpore cluster jobs under the input (ms_cluster.h): cluster.json and
+ * cluster.csv into <out>[/<rel>]. */
+struct ms_jobs_ctx {
+	const char *out;
+	struct analyse_ctx *c;
+	int threads;
+	size_t written;
+	int status;
+	int root_job; /* the input itself is a job */
+};
+
+static int on_ms_job(void *vctx, const char *path, const char *rel)
+{
+	struct ms_jobs_ctx *x = vctx;
+	struct msc_job j;
+	struct cl_result cr;
+	struct nns_err err;
+	char dir[OUT_PATH_MAX], srel[1024];
+
+	nns_err_clear(&err);
+	snprintf(dir, sizeof(dir), "%s", x->out);
+	if (rel[0]) {
+		out_sanitize_rel(srel, sizeof(srel), rel);
+		if (out_join(dir, sizeof(dir), x->out, srel, &err)) {
+			cli_error(path, err.msg);
+			x->status = CLI_EINPUT;
+			return 0;
+		}
+	}
+	if (msc_load(&j, path, x->threads, &err)) {
+		cli_error(path, err.msg);
+		x->status = CLI_EINPUT;
+		return 0;
+	}
+	if (!rel[0])
+		x->root_job = 1;
+	if (j.problems)
+		cli_warn(path, j.note);
+	cl_init(&cr);
+	if (cl_from_ms(&cr, &j, &err) || out_write_cluster(dir, "cluster", &cr, x->c->oo.csv, &err)) {
+		cli_error(path, err.msg);
+		x->status = CLI_EINPUT;
+	} else {
+		x->written++;
+		if (!x->c->quiet)
+			printf("%s/cluster.json: %zu ranks (MindSpore %s), %zu proposals\n", dir,
+			       cr.ranks.n, cr.mode, cr.proposals.n);
+	}
+	cl_release(&cr);
+	msc_release(&j);
+	return 0;
+}
+
 int cmd_analyse(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -209,9 +295,26 @@ int cmd_analyse(int argc, char **argv)
 		return cli_usage_error("analyse", "missing --out <dir>");
 
 	nns_err_clear(&err);
-	if (run_discover(&rs, argv[optind], NULL, &err)) {
-		cli_error(argv[optind], err.msg);
-		return CLI_EINPUT;
+	{
+		struct ms_jobs_ctx mj = {out, &ctx, (int)threads, 0, CLI_OK, 0};
+		int drc;
+
+		/* MindSpore cluster jobs first: a directory may hold only those.
+		 * A job directory is not searched for traces (its *.json are
+		 * MindSpore's, not Kineto's). */
+		msc_find_jobs(argv[optind], 8, on_ms_job, &mj, NULL);
+		if (mj.status)
+			status = mj.status;
+		if (mj.root_job)
+			return status;
+		drc = run_discover(&rs, argv[optind], NULL, &err);
+
+		if (drc) {
+			if (mj.written > 0 && drc == NNS_ENOTFOUND)
+				return status;
+			cli_error(argv[optind], err.msg);
+			return CLI_EINPUT;
+		}
 	}
 	if (out_mkdirs(out, &err)) {
 		cli_error(NULL, err.msg);
@@ -225,6 +328,7 @@ int cmd_analyse(int argc, char **argv)
 	v.ctx = &ctx;
 	v.on_profile = on_profile;
 	v.on_dist = on_dist;
+	v.on_cluster = on_cluster;
 	for (size_t i = 0; i < rs.runs.n; i++) {
 		const struct run *r = &rs.runs.v[i];
 		char rel[1024], dir[OUT_PATH_MAX];

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/timex.h>
 #include <unistd.h>
 
 #define WRITER_BUF (1u << 20)
@@ -140,6 +141,22 @@ static void read_small(const char *path, char *dst, size_t size, int nul_to_spac
 			dst[i] = ' ';
 }
 
+/* How far CLOCK_REALTIME can be trusted across hosts (cluster alignment):
+ * the kernel's NTP state, read-only adjtimex (no privilege needed). */
+static void write_clock_sync(struct nns_profiler *p)
+{
+	struct timex tx;
+	int st;
+
+	memset(&tx, 0, sizeof(tx));
+	st = adjtimex(&tx);
+	if (st < 0)
+		return;
+	meta(p, "clock_sync", st == TIME_ERROR || (tx.status & STA_UNSYNC) ? "unsynced" : "ntp");
+	meta_long(p, "clock_maxerror_us", tx.maxerror);
+	meta_long(p, "clock_esterror_us", tx.esterror);
+}
+
 static void write_open_meta(struct nns_profiler *p, const char *host)
 {
 	char s[4096];
@@ -158,6 +175,7 @@ static void write_open_meta(struct nns_profiler *p, const char *host)
 	if (p->rank.local_rank >= 0)
 		meta_long(p, "local_rank", p->rank.local_rank);
 	meta(p, "clock", NNS_CLOCK_FLAGS ? "tsc" : "monotonic");
+	write_clock_sync(p);
 	meta_long(p, "cpu_count", sysconf(_SC_NPROCESSORS_ONLN));
 	meta_long(p, "clk_tck", sysconf(_SC_CLK_TCK));
 	read_small("/proc/self/cmdline", s, sizeof(s), 1);

@@ -420,6 +420,10 @@ void routes_api(struct server *s, struct srv_req *q, const char *url)
 		api_distributed(s, q);
 	else if (!strcmp(p, "diff"))
 		api_diff(s, q);
+	else if (!strcmp(p, "cluster"))
+		api_cluster(s, q);
+	else if (!strcmp(p, "cluster_jobs"))
+		api_cluster_jobs(s, q);
 	else if (!strncmp(p, "trace/", 6))
 		api_trace(s, q, p + 6);
 	else

@@ -51,5 +51,8 @@ void srv_progress(struct srv_req *q, const struct reg_progress *pr);
 
 /* Routes an API request (url starts with "/api/"). routes.c */
 void routes_api(struct server *s, struct srv_req *q, const char *url);
+/* /api/cluster and /api/cluster_jobs. routes_cluster.c */
+void api_cluster(struct server *s, struct srv_req *q);
+void api_cluster_jobs(struct server *s, struct srv_req *q);
 
 #endif

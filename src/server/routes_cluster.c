@@ -1,0 +1,173 @@
+/*
+ * routes_cluster.c - the cluster endpoints of `nnscope serve`
+ * (docs/CLUSTER.md, docs/SERVER.md):
+ *   /api/cluster?run=R[&span=S]  cluster.json of run R: the span group of
+ *                                an nnscope/Kineto run (one rank per
+ *                                worker), else the MindSpore cluster job at
+ *                                <logdir>/R (R as listed by /api/cluster_jobs)
+ *   /api/cluster_jobs            {"jobs":[{"name","ranks"}]}: the MindSpore
+ *                                cluster jobs under the logdir
+ * A job path is resolved with realpath and must stay inside the logdir.
+ */
+#include "analysis/cluster.h"
+#include "importers/ms_cluster.h"
+#include "output/cluster_out.h"
+#include "server/server.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CLUSTER_GROUP_MAX 4096
+#define CLUSTER_NAME_MAX 4096
+
+static void reply(struct srv_req *q, struct jsonw *w)
+{
+	struct nns_err err;
+	size_t len = 0;
+	char *doc;
+
+	nns_err_clear(&err);
+	if (jsonw_finish(w, &err) != NNS_OK || !(doc = jsonw_take(w, &len))) {
+		jsonw_release(w);
+		srv_error(q, 500, "cannot write the answer: %s", err.msg);
+		return;
+	}
+	jsonw_release(w);
+	srv_reply(q, 200, "application/json", doc, len);
+}
+
+static void answer(struct srv_req *q, const struct cl_result *c)
+{
+	struct jsonw w;
+
+	if (jsonw_init_mem(&w, 0, 0))
+		return srv_error(q, 503, "out of memory");
+	out_json_cluster(&w, c);
+	reply(q, &w);
+}
+
+/* The MindSpore job at logdir/rel, or 404. */
+static void ms_job(struct server *s, struct srv_req *q, const char *rel)
+{
+	char path[PATH_MAX + 8], real[PATH_MAX];
+	size_t root = strlen(s->reg.logdir_real);
+	struct msc_job j;
+	struct cl_result c;
+	struct nns_err err;
+
+	if (snprintf(path, sizeof(path), "%s/%s", s->reg.logdir_real, rel) >= (int)sizeof(path) ||
+	    !realpath(path, real) || strncmp(real, s->reg.logdir_real, root) != 0 ||
+	    (real[root] != '/' && real[root] != '\0') || !msc_is_cluster(real))
+		return srv_error(q, 404, "no run or MindSpore cluster job '%.200s'", rel);
+	nns_err_clear(&err);
+	if (msc_load(&j, real, 0, &err))
+		return srv_error(q, 422, "%s", err.msg);
+	cl_init(&c);
+	if (cl_from_ms(&c, &j, &err)) {
+		cl_release(&c);
+		msc_release(&j);
+		return srv_error(q, 500, "%s", err.msg);
+	}
+	msc_release(&j);
+	answer(q, &c);
+	cl_release(&c);
+}
+
+void api_cluster(struct server *s, struct srv_req *q)
+{
+	const char *run = srv_arg(q, "run"), *span = srv_arg(q, "span");
+	struct reg_entry **es;
+	struct reg_progress pr, sum;
+	struct cl_result c;
+	struct nns_err err;
+	size_t n, ready = 0;
+	int failed = 0, rc = NNS_OK;
+
+	if (!run)
+		return srv_error(q, 400, "missing parameter 'run'");
+	if (strlen(run) > CLUSTER_NAME_MAX || (span && strlen(span) > CLUSTER_NAME_MAX))
+		return srv_error(q, 400, "parameter too long");
+	if (!(es = calloc(CLUSTER_GROUP_MAX, sizeof(*es))))
+		return srv_error(q, 503, "out of memory");
+	n = reg_find_group(&s->reg, run, span, es, CLUSTER_GROUP_MAX);
+	if (n == 0) {
+		free(es);
+		return ms_job(s, q, run);
+	}
+	/* every worker of the group must be loaded; else 202 with progress */
+	memset(&sum, 0, sizeof(sum));
+	for (size_t i = 0; i < n; i++) {
+		int st = reg_acquire(&s->reg, es[i], &pr);
+
+		if (st == REG_READY) {
+			ready++;
+			sum.progress += 1;
+			continue;
+		}
+		if (st == REG_FAILED && !failed) {
+			failed = 1;
+			snprintf(sum.err, sizeof(sum.err), "%s", pr.err);
+		} else {
+			sum.progress += pr.progress;
+			sum.phase = pr.phase;
+		}
+		es[i] = NULL; /* not held */
+	}
+	if (ready < n) {
+		for (size_t i = 0; i < n; i++)
+			if (es[i])
+				reg_put(&s->reg, es[i]);
+		free(es);
+		if (failed)
+			return srv_error(q, 422, "%s", sum.err);
+		sum.progress /= (double)n;
+		return srv_progress(q, &sum);
+	}
+	cl_init(&c);
+	nns_err_clear(&err);
+	for (size_t i = 0; i < n && rc == NNS_OK; i++)
+		rc = cl_add_profile(&c, es[i]->worker, es[i]->p, &err);
+	if (rc == NNS_OK)
+		rc = cl_finish(&c, &err);
+	for (size_t i = 0; i < n; i++)
+		reg_put(&s->reg, es[i]);
+	free(es);
+	if (rc)
+		srv_error(q, 500, "%s", err.msg);
+	else
+		answer(q, &c);
+	cl_release(&c);
+}
+
+struct jobs_ctx {
+	struct jsonw *w;
+};
+
+static int list_job(void *vctx, const char *path, const char *rel)
+{
+	struct jobs_ctx *x = vctx;
+
+	(void)path;
+	jsonw_obj_begin(x->w);
+	jsonw_kstr(x->w, "name", rel[0] ? rel : ".");
+	jsonw_obj_end(x->w);
+	return 0;
+}
+
+void api_cluster_jobs(struct server *s, struct srv_req *q)
+{
+	struct jobs_ctx x;
+	struct jsonw w;
+
+	if (jsonw_init_mem(&w, 0, 0))
+		return srv_error(q, 503, "out of memory");
+	x.w = &w;
+	jsonw_obj_begin(&w);
+	jsonw_key(&w, "jobs");
+	jsonw_arr_begin(&w);
+	msc_find_jobs(s->reg.logdir_real, 8, list_job, &x, NULL);
+	jsonw_arr_end(&w);
+	jsonw_obj_end(&w);
+	reply(q, &w);
+}
