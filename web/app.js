@@ -11,6 +11,7 @@ export const VIEWS = [
   { id: 'memory', title: 'Memory' },
   { id: 'distributed', title: 'Distributed' },
   { id: 'hta', title: 'HTA' },
+  { id: 'cluster', title: 'Cluster' },
   { id: 'module', title: 'Module' },
   { id: 'steptrace', title: 'Step Trace' },
   { id: 'datapipe', title: 'Data Pipeline' },

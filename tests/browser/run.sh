@@ -65,6 +65,15 @@ else
 		>"$LOG/damaged/truncated.pt.trace.json"
 fi
 
+# a MindSpore cluster job (MindInsight's cluster_propose fixture) for the Cluster view
+MSJOB=$NNS_SHARED/data/mindinsight/cluster_propose
+if [ -d "$MSJOB" ]; then
+	mkdir -p "$LOG/msjobs"
+	cp -r "$MSJOB" "$LOG/msjobs/cluster_propose"
+	chmod -R u+w "$LOG/msjobs"
+	export NNS_MSJOB=msjobs/cluster_propose
+fi
+
 # the distributed / memory / module runs (written here, at test time)
 CONF=$NNS_SHARED/conformance/tbplugin
 node tests/browser/gen_runs.mjs "$LOG" "$CONF" || fail "tests/browser/gen_runs.mjs failed"

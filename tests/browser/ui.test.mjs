@@ -724,6 +724,40 @@ if (!mlpRun) {
   }
 }
 
+// Cluster view: the two-worker run (gen_runs) and MindInsight's cluster_propose job
+{
+  const runsNow = await api('/api/runs');
+  if (!runsNow.runs.some((r) => r.name === 'dist')) skip('cluster dist', 'the dist run was not generated');
+  else {
+    const o = await open('cluster', { run: 'dist' });
+    await check('cluster dist: one rank row per worker, chart drawn', async () => {
+      const doc = await api('/api/cluster', { run: 'dist' });
+      assert.equal(doc.ranks.length, 2, 'API ranks');
+      assert.equal(await rowCount(o.page, 'cluster-ranks'), 2);
+      await assertChart(o.page, 'chart-cluster', 2);
+    });
+    await shoot(o.page, 'cluster', 'dist');
+    await finish('cluster dist', o);
+  }
+  if (!process.env.NNS_MSJOB) skip('cluster msjob', 'MindInsight cluster_propose fixture not found');
+  else {
+    const job = process.env.NNS_MSJOB;
+    const o = await open('cluster', { run: 'dist' }, { extra: { job } });
+    await check('cluster msjob: 4 ranks, the proposals of /api/cluster shown', async () => {
+      const doc = await api('/api/cluster', { run: job });
+      assert.equal(doc.ranks.length, 4, 'API ranks');
+      assert.equal(await rowCount(o.page, 'cluster-ranks'), 4);
+      for (const p of doc.proposals) {
+        const el = await o.page.$(`[data-testid="cluster-proposal-${p.id}"]`);
+        assert.ok(el, `proposal ${p.id} not shown`);
+      }
+      await assertChart(o.page, 'chart-cluster', 4);
+    });
+    await shoot(o.page, 'cluster', 'msjob');
+    await finish('cluster msjob', o);
+  }
+}
+
 // Distributed: tb_plugin's case 10_distributed_nccl (two workers), its expected values
 {
   const c = await loadCase('10_distributed_nccl.json');
