@@ -22,6 +22,7 @@ const struct out_view out_views[] = {
     {"cpu", out_json_cpu, 2},
     {"hostinfo", out_json_hostinfo, 2},
     {"steptrace", out_json_steptrace, 2},
+    {"critical_path", out_json_critical_path, 3},
 };
 
 const size_t out_nviews = sizeof(out_views) / sizeof(out_views[0]);
