@@ -250,3 +250,200 @@ void out_json_critical_path(struct jsonw *w, const struct an_profile *p)
 {
 	out_json_critical_path_step(w, p, NULL);
 }
+
+/* ---- the overlaid Chrome trace ------------------------------------------------ */
+
+/* A pid/tid text as a number when it is one (Chrome wants numbers), else
+ * the text. */
+static void id_member(struct jsonw *w, const char *key, const char *s)
+{
+	char *end;
+	long long v;
+
+	if (*s && ((*s >= '0' && *s <= '9') || *s == '-')) {
+		v = strtoll(s, &end, 10);
+		if (*end == '\0') {
+			jsonw_kint(w, key, v);
+			return;
+		}
+	}
+	jsonw_kstr(w, key, s);
+}
+
+static void thread_members(struct jsonw *w, const struct model *m, uint32_t thread)
+{
+	const struct model_thread *t = &m->threads.v[thread];
+
+	id_member(w, "pid", out_str(m, t->pid));
+	id_member(w, "tid", out_str(m, t->tid));
+}
+
+/* One flow endpoint at node (ev, is_start); an end is drawn 1 us (at most
+ * the event's duration) inside the event so that the arrow binds to it. */
+static void flow_point(struct jsonw *w, const struct model *m, const struct hcp_seg *s, int dst,
+		       int64_t id)
+{
+	uint32_t ev = dst ? s->dst_ev : s->src_ev;
+	const struct model_event *e = &m->events.v[ev];
+	int is_start = dst ? s->dst_is_start : s->src_is_start;
+	int64_t ts = is_start ? e->ts : e->ts + e->dur - (e->dur < 1000 ? e->dur : 1000);
+
+	jsonw_obj_begin(w);
+	jsonw_kstr(w, "ph", dst ? "f" : "s");
+	if (dst)
+		jsonw_kstr(w, "bp", "e");
+	jsonw_kint(w, "id", id);
+	jsonw_kstr(w, "name", "critical_path");
+	jsonw_kstr(w, "cat", hcp_edge_names[s->type]);
+	thread_members(w, m, e->thread);
+	jsonw_kdouble(w, "ts", out_us(ts));
+	jsonw_key(w, "args");
+	jsonw_obj_begin(w);
+	jsonw_kdouble(w, "weight", out_us(s->weight));
+	jsonw_kint(w, "critical", 1);
+	jsonw_obj_end(w);
+	jsonw_obj_end(w);
+}
+
+/* The overlay holds the events that meet [step start, max(step end, path
+ * end)). */
+static int in_overlay(const struct hcp_result *r, const struct model_event *e)
+{
+	int64_t lo = r->step_start, hi = r->path_end > r->step_end ? r->path_end : r->step_end;
+
+	return e->ts < hi && e->ts + e->dur >= lo;
+}
+
+static void write_overlay(struct jsonw *w, const struct an_profile *p, const struct hcp_result *r,
+			  const uint8_t *critical, const uint8_t *used)
+{
+	const struct model *m = p->m;
+	int64_t flow = 0;
+	size_t i;
+
+	jsonw_obj_begin(w);
+	jsonw_kstr(w, "displayTimeUnit", "ms");
+	jsonw_key(w, "nnscopeCriticalPath");
+	jsonw_obj_begin(w);
+	jsonw_kstr(w, "step", r->step);
+	jsonw_kdouble(w, "total_us", out_us(r->total));
+	jsonw_kbool(w, "ok", r->ok);
+	jsonw_obj_end(w);
+	jsonw_key(w, "traceEvents");
+	jsonw_arr_begin(w);
+	for (i = 0; i < m->threads.n; i++) {
+		if (!used[i] || m->threads.v[i].name == 0)
+			continue;
+		jsonw_obj_begin(w);
+		jsonw_kstr(w, "ph", "M");
+		jsonw_kstr(w, "name", "thread_name");
+		thread_members(w, m, (uint32_t)i);
+		jsonw_key(w, "args");
+		jsonw_obj_begin(w);
+		jsonw_kstr(w, "name", out_str(m, m->threads.v[i].name));
+		jsonw_obj_end(w);
+		jsonw_obj_end(w);
+	}
+	for (i = 0; i < m->events.n; i++) {
+		const struct model_event *e = &m->events.v[i];
+		if (!in_overlay(r, e))
+			continue;
+		jsonw_obj_begin(w);
+		jsonw_kstr(w, "ph", "X");
+		jsonw_kstr(w, "cat", model_kind_name(e->kind));
+		jsonw_kstr(w, "name", out_str(m, e->name));
+		thread_members(w, m, e->thread);
+		jsonw_kdouble(w, "ts", out_us(e->ts));
+		jsonw_kdouble(w, "dur", out_us(e->dur));
+		jsonw_key(w, "args");
+		jsonw_obj_begin(w);
+		out_json_event_args(w, m, e);
+		if (critical[i])
+			jsonw_kint(w, "critical", 1);
+		jsonw_obj_end(w);
+		jsonw_obj_end(w);
+	}
+	/* HTA's default: launch, dependency and sync edges as arrows */
+	for (i = 0; i < r->path.n; i++) {
+		const struct hcp_seg *s = &r->path.v[i];
+		if (s->type != HCP_E_LAUNCH && s->type != HCP_E_DEP && s->type != HCP_E_SYNC)
+			continue;
+		flow_point(w, m, s, 0, flow);
+		flow_point(w, m, s, 1, flow);
+		flow++;
+	}
+	jsonw_arr_end(w);
+	jsonw_obj_end(w);
+}
+
+static int write_doc(const char *dir, const char *name, const struct an_profile *p,
+		     const struct hcp_result *r, int overlay, struct nns_err *err)
+{
+	const struct model *m = p->m;
+	struct out_file of;
+	struct jsonw w;
+	uint8_t *critical = NULL, *used = NULL;
+	uint32_t *ids = NULL;
+	size_t nid = 0, i;
+	int rc;
+
+	if (overlay) {
+		critical = calloc(m->events.n + 1, 1);
+		used = calloc(m->threads.n + 1, 1);
+		if (!critical || !used) {
+			rc = nns_err_set(err, NNS_ENOMEM, "out of memory");
+			goto out;
+		}
+		ids = path_ids(r, &nid);
+		for (i = 0; i < nid; i++)
+			critical[ids[i]] = 1;
+		for (i = 0; i < m->events.n; i++)
+			if (in_overlay(r, &m->events.v[i]))
+				used[m->events.v[i].thread] = 1;
+	}
+	if ((rc = out_file_open(&of, dir, name, err)))
+		goto out;
+	if (jsonw_init_file(&w, of.f, overlay ? 2 : 3)) {
+		out_file_abort(&of);
+		rc = nns_err_set(err, NNS_ENOMEM, "%s: out of memory", of.path);
+		goto out;
+	}
+	if (overlay)
+		write_overlay(&w, p, r, critical, used);
+	else
+		write_result(&w, p, r);
+	rc = jsonw_finish(&w, NULL);
+	jsonw_release(&w);
+	if (rc) {
+		out_file_abort(&of);
+		rc = nns_err_set(err, rc, "%s: cannot write: %s", of.path, nns_strerror(rc));
+		goto out;
+	}
+	rc = out_file_commit(&of, err);
+out:
+	free(critical);
+	free(used);
+	free(ids);
+	return rc;
+}
+
+int out_write_critical_path(const char *dir, const char *trace_dir, const char *trace_name,
+			    const struct an_profile *p, const char *step, struct nns_err *err)
+{
+	struct hcp_opts o = {step};
+	struct hcp_result r;
+	int rc;
+
+	if ((rc = hcp_compute(&r, p, &o, err)))
+		return rc;
+	if (step && *step && !r.step[0]) { /* the step asked for is not there */
+		rc = nns_err_set(err, NNS_EINVAL, "--critical-path: %s", r.reason);
+		hcp_release(&r);
+		return rc;
+	}
+	rc = write_doc(dir, "critical_path.json", p, &r, 0, err);
+	if (!rc && trace_dir)
+		rc = write_doc(trace_dir, trace_name, p, &r, 1, err);
+	hcp_release(&r);
+	return rc;
+}
