@@ -98,3 +98,42 @@ void hcp_release(struct hcp_result *r);
 int hcp_is_blocking_call(const char *name);
 
 #endif
+
+/* ---- HTA trace_diff (hta_critpath_diff.c) ----------------------------------
+ * Operators (cpu_op) and device events (kernel, memcpy, memset) of the first
+ * step of each trace, by name: count and total duration in the base
+ * (HTA's control) and the experiment (test) trace, and the change. A host
+ * op is in the step when it starts inside the step's host range, a device
+ * event when its launch does (its own start when it has no launch). */
+enum hcp_change {
+	HCP_ADDED = 0, /* absent in base, present in exp */
+	HCP_REMOVED,   /* HTA's "deleted" */
+	HCP_INCREASED, /* more calls in exp */
+	HCP_DECREASED,
+	HCP_UNCHANGED, /* same count (durations may differ) */
+	HCP_CH__N
+};
+extern const char *const hcp_change_names[HCP_CH__N];
+
+struct hcp_tdiff_row {
+	char *name; /* owned */
+	int64_t base_count, exp_count;
+	int64_t base_dur, exp_dur; /* ns */
+	uint8_t change;		   /* enum hcp_change */
+};
+
+struct hcp_tdiff_table {
+	VEC(struct hcp_tdiff_row) rows; /* sorted by |exp_dur - base_dur| desc, name */
+	int64_t changes[HCP_CH__N];	/* rows per change */
+};
+
+struct hcp_tdiff {
+	char base_step[32], exp_step[32];
+	struct hcp_tdiff_table ops, kernels;
+};
+
+/* Fills d from the first step of base and of exp. NNS_OK or NNS_ENOMEM
+ * (d released). */
+int hcp_tdiff_compute(struct hcp_tdiff *d, const struct an_profile *base,
+		      const struct an_profile *exp, struct nns_err *err);
+void hcp_tdiff_release(struct hcp_tdiff *d);

@@ -447,3 +447,53 @@ int out_write_critical_path(const char *dir, const char *trace_dir, const char *
 	hcp_release(&r);
 	return rc;
 }
+
+/* ---- trace_diff members of the diff document ---------------------------------- */
+
+#define TDIFF_CAP 5000 /* rows per table written; the rest counted */
+
+static void tdiff_table(struct jsonw *w, const char *key, const struct hcp_tdiff_table *t)
+{
+	size_t i;
+
+	jsonw_key(w, key);
+	jsonw_obj_begin(w);
+	jsonw_key(w, "summary");
+	jsonw_obj_begin(w);
+	for (i = 0; i < HCP_CH__N; i++)
+		jsonw_kint(w, hcp_change_names[i], t->changes[i]);
+	jsonw_kint(w, "changed", t->changes[HCP_INCREASED] + t->changes[HCP_DECREASED]);
+	jsonw_obj_end(w);
+	jsonw_kint(w, "rows_total", (int64_t)t->rows.n);
+	jsonw_key(w, "rows");
+	jsonw_arr_begin(w);
+	for (i = 0; i < t->rows.n && i < TDIFF_CAP; i++) {
+		const struct hcp_tdiff_row *r = &t->rows.v[i];
+
+		jsonw_obj_begin(w);
+		jsonw_kstr(w, "name", r->name);
+		jsonw_kstr(w, "change", hcp_change_names[r->change]);
+		jsonw_kint(w, "base_count", r->base_count);
+		jsonw_kint(w, "exp_count", r->exp_count);
+		jsonw_kint(w, "diff_count", r->exp_count - r->base_count);
+		jsonw_kdouble(w, "base_duration_us", out_us(r->base_dur));
+		jsonw_kdouble(w, "exp_duration_us", out_us(r->exp_dur));
+		jsonw_kdouble(w, "diff_duration_us", out_us(r->exp_dur - r->base_dur));
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+	jsonw_obj_end(w);
+}
+
+void out_json_trace_diff(struct jsonw *w, const struct an_diff *d)
+{
+	if (!d->hta)
+		return;
+	jsonw_key(w, "trace_diff");
+	jsonw_obj_begin(w);
+	jsonw_kstr(w, "base_step", d->hta->base_step);
+	jsonw_kstr(w, "exp_step", d->hta->exp_step);
+	tdiff_table(w, "operators", &d->hta->ops);
+	tdiff_table(w, "kernels", &d->hta->kernels);
+	jsonw_obj_end(w);
+}

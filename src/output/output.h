@@ -104,6 +104,11 @@ void out_json_critical_path_step(struct jsonw *w, const struct an_profile *p, co
 int out_write_critical_path(const char *dir, const char *trace_dir, const char *trace_name,
 			    const struct an_profile *p, const char *step, struct nns_err *err);
 
+/* The members "trace_diff" (HTA's compare_traces / ops_diff of d->hta:
+ * operators and kernels of the first step of each trace) of the diff
+ * document; nothing when d->hta is NULL. hta_critpath_json.c */
+void out_json_trace_diff(struct jsonw *w, const struct an_diff *d);
+
 /* Chrome-trace export (chrome.c): the model's events as Chrome trace JSON
  * {"traceEvents":[...]} for Perfetto UI / chrome://tracing.
  *   - thread_name / process_name metadata first, then every event in time

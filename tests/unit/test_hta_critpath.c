@@ -468,6 +468,124 @@ static void test_real_traces(void **state)
 	globfree(&g);
 }
 
+/* ---- HTA trace_diff --------------------------------------------------------------
+ * Base, step 1 [0, 100): A x2 (10 + 20), B (5), C (7); kernels k1 (10),
+ *   k2 x2 (8 + 8, the second launched at 60 but running at 120, after the
+ *   step); after the step: D [150, 160) and a k1 launched at 150 (left out).
+ * Exp, step 1 [0, 100): A (40), B (5), E (3); kernels k1 x2 (10 + 15), k3 (4).
+ * Operators: A 2 -> 1 decreased (dur 30 -> 40, +10), B unchanged, C removed
+ * (-7), E added (+3); by |diff duration|: A, C, E, B.
+ * Kernels: k1 1 -> 2 increased (10 -> 25, +15), k2 removed (-16), k3 added
+ * (+4); order k2, k1, k3. */
+static const char diff_base[] = HDR STEP(1, 0, 100) "," CPU("A", 0, 10) "," CPU(
+    "A", 10, 20) "," CPU("B", 30, 5) "," CPU("C", 40, 7) "," RT("cudaLaunchKernel", 50, 1,
+								 1) "," RT("cudaLaunchKernel", 55,
+									   1, 2) "," RT("cudaLaunchKernel",
+											60, 1, 3)
+    "," KERNEL("k1", 7, 52, 10, 1) "," KERNEL("k2", 7, 70, 8, 2) "," KERNEL(
+	"k2", 7, 120, 8, 3) "," CPU("D", 150, 10) "," RT("cudaLaunchKernel", 150, 1,
+							  4) "," KERNEL("k1", 7, 155, 10, 4) "]}";
+static const char diff_exp[] = HDR STEP(1, 0, 100) "," CPU("A", 0, 40) "," CPU("B", 40, 5) "," CPU(
+    "E", 50, 3) "," RT("cudaLaunchKernel", 60, 1, 1) "," RT("cudaLaunchKernel", 61, 1,
+							      2) "," RT("cudaLaunchKernel", 62, 1, 3)
+    "," KERNEL("k1", 7, 63, 10, 1) "," KERNEL("k1", 7, 73, 15, 2) "," KERNEL("k3", 7, 88, 4,
+										   3) "]}";
+
+static void expect_row(const struct hcp_tdiff_table *t, size_t i, const char *name, int change,
+		       int64_t bc, int64_t ec, int64_t bd, int64_t ed)
+{
+	const struct hcp_tdiff_row *r;
+
+	assert_true(i < t->rows.n);
+	r = &t->rows.v[i];
+	assert_string_equal(r->name, name);
+	assert_int_equal(r->change, change);
+	assert_int_equal(r->base_count, bc);
+	assert_int_equal(r->exp_count, ec);
+	assert_int_equal(r->base_dur, bd * US);
+	assert_int_equal(r->exp_dur, ed * US);
+}
+
+static void test_trace_diff(void **state)
+{
+	struct model mb, me;
+	struct an_profile pb, pe;
+	struct an_diff d;
+	struct nns_err err;
+	const struct hcp_tdiff_table *t;
+	(void)state;
+
+	load(diff_base, &mb, &pb);
+	load(diff_exp, &me, &pe);
+	assert_int_equal(an_diff_compute(&d, &pb, &pe, &err), NNS_OK);
+	assert_non_null(d.hta);
+	assert_string_equal(d.hta->base_step, "1");
+	t = &d.hta->ops;
+	assert_int_equal(t->rows.n, 4);
+	assert_int_equal(t->changes[HCP_ADDED], 1);
+	assert_int_equal(t->changes[HCP_REMOVED], 1);
+	assert_int_equal(t->changes[HCP_INCREASED], 0);
+	assert_int_equal(t->changes[HCP_DECREASED], 1);
+	assert_int_equal(t->changes[HCP_UNCHANGED], 1);
+	expect_row(t, 0, "A", HCP_DECREASED, 2, 1, 30, 40);
+	expect_row(t, 1, "C", HCP_REMOVED, 1, 0, 7, 0);
+	expect_row(t, 2, "E", HCP_ADDED, 0, 1, 0, 3);
+	expect_row(t, 3, "B", HCP_UNCHANGED, 1, 1, 5, 5);
+	t = &d.hta->kernels;
+	assert_int_equal(t->rows.n, 3);
+	assert_int_equal(t->changes[HCP_ADDED], 1);
+	assert_int_equal(t->changes[HCP_REMOVED], 1);
+	assert_int_equal(t->changes[HCP_INCREASED], 1);
+	expect_row(t, 0, "k2", HCP_REMOVED, 2, 0, 16, 0);
+	expect_row(t, 1, "k1", HCP_INCREASED, 1, 2, 10, 25);
+	expect_row(t, 2, "k3", HCP_ADDED, 0, 1, 0, 4);
+	an_diff_release(&d);
+	assert_null(d.hta);
+	done(&mb, &pb, NULL);
+	done(&me, &pe, NULL);
+}
+
+/* The diff document carries trace_diff. */
+static void test_trace_diff_json(void **state)
+{
+	struct model mb, me;
+	struct an_profile pb, pe;
+	struct an_diff d;
+	struct nns_err err;
+	struct jsonw w;
+	json_t *root, *td, *ops, *row;
+	json_error_t je;
+	char *out;
+	size_t len;
+	(void)state;
+
+	load(diff_base, &mb, &pb);
+	load(diff_exp, &me, &pe);
+	assert_int_equal(an_diff_compute(&d, &pb, &pe, &err), NNS_OK);
+	assert_int_equal(jsonw_init_mem(&w, 0, 0), 0);
+	out_json_diff(&w, &d, "b", "e");
+	assert_int_equal(jsonw_finish(&w, NULL), 0);
+	out = jsonw_take(&w, &len);
+	jsonw_release(&w);
+	root = json_loads(out, 0, &je);
+	assert_non_null(root);
+	td = json_object_get(root, "trace_diff");
+	ops = json_object_get(td, "operators");
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(ops, "summary"),
+							    "changed")),
+			 1);
+	row = json_array_get(json_object_get(ops, "rows"), 0);
+	assert_string_equal(json_string_value(json_object_get(row, "change")), "decreased");
+	assert_int_equal(json_integer_value(json_object_get(row, "diff_count")), -1);
+	assert_true(fabs(json_number_value(json_object_get(row, "diff_duration_us")) - 10) < 1e-9);
+	assert_int_equal(json_array_size(json_object_get(json_object_get(td, "kernels"), "rows")), 3);
+	json_decref(root);
+	free(out);
+	an_diff_release(&d);
+	done(&mb, &pb, NULL);
+	done(&me, &pe, NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -479,6 +597,8 @@ int main(void)
 	    cmocka_unit_test(test_no_steps),
 	    cmocka_unit_test(test_json),
 	    cmocka_unit_test(test_real_traces),
+	    cmocka_unit_test(test_trace_diff),
+	    cmocka_unit_test(test_trace_diff_json),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
