@@ -18,6 +18,7 @@
 #define SEG_CAP 2000  /* segments written; the rest counted */
 #define IDS_CAP 50000 /* critical event ids written */
 #define TOP_N 25      /* top events by time on the path */
+#define ARROW_CAP 20000 /* delay / wait edges written for the trace overlay */
 
 static const char *kind_of(const struct model *m, uint32_t ev)
 {
@@ -214,6 +215,25 @@ static void write_result(struct jsonw *w, const struct an_profile *p, const stru
 		jsonw_kint(w, "dst_id", s->dst_ev);
 		jsonw_kstr(w, "src", s->src_is_start ? "start" : "end");
 		jsonw_kstr(w, "dst", s->dst_is_start ? "start" : "end");
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+	/* every edge between two events (delays, waits, dependencies), for
+	 * the trace view's arrows: the segments above are capped */
+	jsonw_key(w, "arrows");
+	jsonw_arr_begin(w);
+	for (i = 0; i < r->path.n && nid < ARROW_CAP; i++) {
+		const struct hcp_seg *s = &r->path.v[i];
+
+		if (s->type == HCP_E_OP || s->src_ev == s->dst_ev)
+			continue;
+		nid++;
+		jsonw_obj_begin(w);
+		jsonw_kstr(w, "edge", hcp_edge_names[s->type]);
+		jsonw_kint(w, "src_id", s->src_ev);
+		jsonw_kint(w, "dst_id", s->dst_ev);
+		jsonw_kdouble(w, "from_us", out_us(s->from));
+		jsonw_kdouble(w, "to_us", out_us(s->to));
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
