@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analysis/analysis.h"
 #include "analysis/hta_critpath.h"
@@ -417,8 +418,62 @@ static void test_json(void **state)
 			    "7");
 	/* A, launch1 (launch edge ends), k1, k2, the sync call, C */
 	assert_int_equal(json_array_size(json_object_get(root, "critical_ids")), 6);
+	/* edges between two events: launch, kernel-kernel, sync, dependency */
+	assert_int_equal(json_array_size(json_object_get(root, "arrows")), 4);
 	json_decref(root);
 	free(out);
+	done(&m, &p, NULL);
+}
+
+/* The overlaid Chrome trace of the GPU-bound step: its 8 events (the step
+ * annotation, A, two launches, k1, k2, the sync call, C), the 6 path events
+ * with "critical": 1, and HTA's default arrows: the launch, sync and
+ * dependency edges of the path (not the kernel-kernel one) = 3 flows, 6
+ * endpoints. */
+static void test_overlay(void **state)
+{
+	char dir[] = "/tmp/nns_cp_XXXXXX", path[512];
+	struct model m;
+	struct an_profile p;
+	struct nns_err err;
+	json_t *root, *evs, *e;
+	json_error_t je;
+	size_t i, nx = 0, ncrit = 0, nflow = 0;
+	(void)state;
+
+	assert_non_null(mkdtemp(dir));
+	load(gpu_bound, &m, &p);
+	assert_int_equal(out_write_critical_path(dir, dir, "w.critical.json", &p, NULL, &err),
+			 NNS_OK);
+	assert_int_equal(out_write_critical_path(dir, dir, "x.json", &p, "ProfilerStep#9", &err),
+			 NNS_EINVAL);
+	snprintf(path, sizeof(path), "%s/w.critical.json", dir);
+	root = json_load_file(path, 0, &je);
+	assert_non_null(root);
+	evs = json_object_get(root, "traceEvents");
+	json_array_foreach(evs, i, e)
+	{
+		const char *ph = json_string_value(json_object_get(e, "ph"));
+		if (strcmp(ph, "X") == 0) {
+			nx++;
+			ncrit += json_integer_value(
+				     json_object_get(json_object_get(e, "args"), "critical")) == 1;
+		} else if (strcmp(ph, "s") == 0 || strcmp(ph, "f") == 0) {
+			nflow++;
+		}
+	}
+	assert_int_equal(nx, 8);
+	assert_int_equal(ncrit, 6);
+	assert_int_equal(nflow, 6);
+	json_decref(root);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/critical_path.json", dir);
+	root = json_load_file(path, 0, &je);
+	assert_non_null(root);
+	assert_true(fabs(json_number_value(json_object_get(root, "total_us")) - 94) < 1e-9);
+	json_decref(root);
+	unlink(path);
+	assert_int_equal(rmdir(dir), 0);
 	done(&m, &p, NULL);
 }
 
@@ -596,6 +651,7 @@ int main(void)
 	    cmocka_unit_test(test_steps_and_edges),
 	    cmocka_unit_test(test_no_steps),
 	    cmocka_unit_test(test_json),
+	    cmocka_unit_test(test_overlay),
 	    cmocka_unit_test(test_real_traces),
 	    cmocka_unit_test(test_trace_diff),
 	    cmocka_unit_test(test_trace_diff_json),
