@@ -22,6 +22,10 @@ const struct out_view out_views[] = {
     {"cpu", out_json_cpu, 2},
     {"hostinfo", out_json_hostinfo, 2},
     {"steptrace", out_json_steptrace, 2},
+    {"temporal", out_json_temporal, 2},
+    {"idle", out_json_idle, 2},
+    {"queue", out_json_queue, 2},
+    {"membw", out_json_membw, 2},
     {"critical_path", out_json_critical_path, 3},
 };
 

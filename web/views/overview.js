@@ -14,6 +14,12 @@ function diagnosticsBanner(doc) {
   if (d.dropped_overlaps > 0) items.push(`${fmtInt(d.dropped_overlaps)} improperly nested events were dropped.`);
   if (d.unmatched_runtimes > 0) items.push(`${fmtInt(d.unmatched_runtimes)} runtime calls could not be matched to an operator.`);
   if (doc.steps_dropped > 0) items.push(`${fmtInt(doc.steps_dropped)} incomplete steps were left out.`);
+  const a = d.attribution || {};
+  if (a.device_without_launch > 0) items.push(`${fmtInt(a.device_without_launch)} of ${fmtInt(a.device_events)} device events have no launch (no correlation id nor ac2g flow): their time belongs to no operator.`);
+  if (a.device_unattributed > 0) items.push(`${fmtInt(a.device_unattributed)} of ${fmtInt(a.device_events)} device events were launched outside every operator.`);
+  const unk = d.unknown_categories || [];
+  if (unk.length) items.push(`Events of unknown categories were kept but not analysed: ${unk.map((c) => `${c.name} (${fmtInt(c.count)})`).join(', ')}` +
+    (d.unknown_categories_more > 0 ? ` and ${fmtInt(d.unknown_categories_more)} more events of further categories.` : '.'));
   if (!items.length && !d.first_problem) return null;
   return h('div', { class: 'banner banner-warn', testid: 'diagnostics' },
     h('strong', null, 'Input problems'),
@@ -47,6 +53,14 @@ export default {
 
     const diag = diagnosticsBanner(doc);
     if (diag) el.appendChild(diag);
+    const at = doc.diagnostics?.attribution;
+    if (at && at.launches > 0) {
+      const parts = [[at.by_external_id, 'by external id'], [at.by_enclosing_op, 'by the enclosing operator'],
+        [at.by_thread_root, 'outside operators (external id 0)'], [at.unattributed_launches, 'unattributed']]
+        .filter(([n]) => n > 0).map(([n, t]) => `${fmtInt(n)} ${t}`);
+      el.appendChild(h('div', { class: 'muted', testid: 'attribution' },
+        `Kernel launches → operators: ${fmtInt(at.launches)} launches, ${parts.join(', ')}.`));
+    }
 
     // summary figures
     const cards = [

@@ -1,0 +1,437 @@
+/*
+ * test_attribution.c - launch -> operator attribution on every Kineto
+ * spelling (issue 8): an external id that names a host operator of the same
+ * process wins; an id equal to the correlation id, naming nothing, naming an
+ * operator of another process, or absent falls back to the innermost host
+ * operator enclosing the launch on its thread; external id 0 goes to the
+ * thread root; ac2g flows link device events that carry no correlation id.
+ * Every accelerator's categories count as device events; unknown categories
+ * are counted and named in the diagnostics. Each case is a hand-written
+ * Kineto trace whose expected device time per operator is worked out in the
+ * comment above it.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "analysis/analysis.h"
+#include "importers/kineto.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct fx {
+	struct model m;
+	struct an_profile p;
+};
+
+static struct fx *load(const char *json)
+{
+	struct kineto_opts o = {.threads = 1};
+	struct nns_err err;
+	struct fx *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	assert_int_equal(model_init(&f->m), NNS_OK);
+	if (kineto_load_buffer(json, strlen(json), "attr.json", &f->m, &o, &err))
+		fail_msg("load: %s", err.msg);
+	if (an_profile_compute(&f->p, &f->m, &err))
+		fail_msg("analyse: %s", err.msg);
+	return f;
+}
+
+static void release(struct fx *f)
+{
+	an_profile_release(&f->p);
+	model_release(&f->m);
+	free(f);
+}
+
+/* The by-name operator row of `name`, or fail. */
+static const struct an_op_row *op(const struct fx *f, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < f->p.ops.by_name.n; i++)
+		if (!strcmp(model_str(&f->m, f->p.ops.by_name.v[i].name), name))
+			return &f->p.ops.by_name.v[i];
+	fail_msg("operator %s not in the table", name);
+	return NULL;
+}
+
+/* device self time of an operator in microseconds (0 when absent) */
+static int64_t dev_us(const struct fx *f, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < f->p.ops.by_name.n; i++)
+		if (!strcmp(model_str(&f->m, f->p.ops.by_name.v[i].name), name))
+			return f->p.ops.by_name.v[i].dev_self / 1000;
+	return 0;
+}
+
+#define HEAD "{\"traceEvents\":["
+#define TAIL "]}"
+
+/* Modern spellings (PyTorch 2.x): cpu_op / cuda_runtime / kernel. Every
+ * launch carries External id == its own correlation id (as in the traces
+ * of issue 8); a decoy operator elsewhere carries id 42 as its own.
+ *   aten::mm     [100,200) us, tid 1, ext 7
+ *   aten::decoy  [500,510) us, tid 1, ext 42     (does not enclose the launch)
+ *   launch       [110,115) ext 42 corr 42 -> kernel gemm [300,330) = 30 us
+ * Rule 1 refuses id 42 (equal to corr, decoy does not enclose the launch);
+ * rule 3 finds aten::mm: mm 30 us, decoy 0 us. */
+static void test_ext_equals_corr_decoy(void **st)
+{
+	static const char *json = HEAD
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":100,\"dur\":100,\"args\":{\"External id\":7}},"
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::decoy\",\"pid\":1,\"tid\":1,\"ts\":500,\"dur\":10,\"args\":{\"External id\":42}},"
+		"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":110,\"dur\":5,\"args\":{\"External id\":42,\"correlation\":42}},"
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\",\"pid\":0,\"tid\":7,\"ts\":300,\"dur\":30,\"args\":{\"External id\":42,\"correlation\":42,\"device\":0,\"stream\":7}}"
+		TAIL;
+	struct fx *f = load(json);
+	(void)st;
+
+	assert_int_equal(dev_us(f, "aten::mm"), 30);
+	assert_int_equal(dev_us(f, "aten::decoy"), 0);
+	assert_int_equal(f->p.tree.attr.launches, 1);
+	assert_int_equal(f->p.tree.attr.by_external_id, 0);
+	assert_int_equal(f->p.tree.attr.by_enclosing, 1);
+	assert_int_equal(f->p.tree.attr.unattributed, 0);
+	assert_int_equal(f->p.tree.attr.device_events, 1);
+	assert_int_equal(f->p.tree.attr.device_unattributed, 0);
+	release(f);
+}
+
+/* External id == correlation id and the operator carrying that id DOES
+ * enclose the launch: trusted, rule 1 (nested ops: the id picks the outer
+ * one even though the inner one is innermost).
+ *   outer aten::linear [0,100) ext 5;  inner aten::addmm [10,60) ext 6
+ *   launch [20,22) ext 5 corr 5 -> kernel [70,90) = 20 us
+ * Rule 1 names aten::linear: linear 20, addmm 0. */
+static void test_ext_equals_corr_enclosing(void **st)
+{
+	static const char *json = HEAD
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::linear\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100,\"args\":{\"External id\":5}},"
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::addmm\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":50,\"args\":{\"External id\":6}},"
+		"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":2,\"args\":{\"External id\":5,\"correlation\":5}},"
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":70,\"dur\":20,\"args\":{\"correlation\":5,\"device\":0,\"stream\":7}}"
+		TAIL;
+	struct fx *f = load(json);
+	(void)st;
+
+	/* self device time on the node named by the id */
+	assert_int_equal(op(f, "aten::linear")->dev_self / 1000, 20);
+	assert_int_equal(op(f, "aten::addmm")->dev_self, 0);
+	assert_int_equal(f->p.tree.attr.by_external_id, 1);
+	assert_int_equal(f->p.tree.attr.by_enclosing, 0);
+	release(f);
+}
+
+/* Old spellings (PyTorch 1.8-1.10): Operator / Runtime / Kernel, an
+ * external id naming a different operator than the innermost enclosing
+ * one: the id wins (rule 1), as tb_plugin did.
+ *   aten::conv  [0,50) ext 11;  aten::relu [60,100) ext 12
+ *   launch [70,75) ext 11 corr 900 -> Kernel [200,240) = 40 us
+ * conv 40 us (by id, though relu encloses the launch), relu 0. */
+static void test_old_spelling_ext_wins(void **st)
+{
+	static const char *json = HEAD
+		"{\"ph\":\"X\",\"cat\":\"Operator\",\"name\":\"aten::conv\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":50,\"args\":{\"External id\":11}},"
+		"{\"ph\":\"X\",\"cat\":\"Operator\",\"name\":\"aten::relu\",\"pid\":1,\"tid\":1,\"ts\":60,\"dur\":40,\"args\":{\"External id\":12}},"
+		"{\"ph\":\"X\",\"cat\":\"Runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":70,\"dur\":5,\"args\":{\"external id\":11,\"correlation\":900}},"
+		"{\"ph\":\"X\",\"cat\":\"Kernel\",\"name\":\"k\",\"pid\":0,\"tid\":\"stream 7\",\"ts\":200,\"dur\":40,\"args\":{\"external id\":11,\"correlation\":900,\"device\":0,\"stream\":7}}"
+		TAIL;
+	struct fx *f = load(json);
+	(void)st;
+
+	assert_int_equal(dev_us(f, "aten::conv"), 40);
+	assert_int_equal(dev_us(f, "aten::relu"), 0);
+	assert_int_equal(f->p.tree.attr.by_external_id, 1);
+	release(f);
+}
+
+/* Absent external id, an id naming nothing, and an id naming an operator of
+ * ANOTHER process: all fall back to the innermost enclosing operator.
+ *   pid 1 tid 1: aten::a [0,100) ext 1 > aten::b [10,90) ext 2
+ *   pid 2 tid 1: aten::other [0,1000) ext 77
+ *   launch L1 [20,21) no ext, corr 1001 -> k1 10 us
+ *   launch L2 [30,31) ext 555 (names nothing), corr 1002 -> k2 20 us
+ *   launch L3 [40,41) ext 77 (an op of pid 2), corr 1003 -> k3 40 us
+ * aten::b (innermost) gets 10+20+40 = 70 us; a and other 0. */
+static void test_fallback_enclosing(void **st)
+{
+	static const char *json = HEAD
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::a\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100,\"args\":{\"External id\":1}},"
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::b\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":80,\"args\":{\"External id\":2}},"
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::other\",\"pid\":2,\"tid\":1,\"ts\":0,\"dur\":1000,\"args\":{\"External id\":77}},"
+		"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":1,\"args\":{\"correlation\":1001}},"
+		"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":30,\"dur\":1,\"args\":{\"External id\":555,\"correlation\":1002}},"
+		"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":40,\"dur\":1,\"args\":{\"External id\":77,\"correlation\":1003}},"
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k1\",\"pid\":0,\"tid\":7,\"ts\":200,\"dur\":10,\"args\":{\"correlation\":1001,\"device\":0,\"stream\":7}},"
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k2\",\"pid\":0,\"tid\":7,\"ts\":300,\"dur\":20,\"args\":{\"correlation\":1002,\"device\":0,\"stream\":7}},"
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k3\",\"pid\":0,\"tid\":7,\"ts\":400,\"dur\":40,\"args\":{\"correlation\":1003,\"device\":0,\"stream\":7}}"
+		TAIL;
+	struct fx *f = load(json);
+	(void)st;
+
+	assert_int_equal(dev_us(f, "aten::b"), 70);
+	assert_int_equal(dev_us(f, "aten::a"), 0);
+	assert_int_equal(dev_us(f, "aten::other"), 0);
+	/* a's total includes its child's device time */
+	assert_int_equal(op(f, "aten::a")->dev_total / 1000, 70);
+	assert_int_equal(f->p.tree.attr.launches, 3);
+	assert_int_equal(f->p.tree.attr.by_enclosing, 3);
+	assert_int_equal(f->p.tree.attr.by_external_id, 0);
+	release(f);
+}
+
+/* A launch outside every operator, and one with External id 0:
+ *   aten::x [0,10) ext 1
+ *   launch L1 [50,51) ext 99 corr 1 (names nothing, enclosed by nothing) -> k 5 us
+ *   launch L2 [60,61) ext 0 corr 2 -> k 7 us  (rule 2: thread root)
+ * No operator gets device time; L1 is unattributed, L2 by_thread_root;
+ * both kernels are device_unattributed (they belong to no operator). */
+static void test_unenclosed_and_ext0(void **st)
+{
+	static const char *json = HEAD
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::x\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":10,\"args\":{\"External id\":1}},"
+		"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":50,\"dur\":1,\"args\":{\"External id\":99,\"correlation\":1}},"
+		"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemsetAsync\",\"pid\":1,\"tid\":1,\"ts\":60,\"dur\":1,\"args\":{\"External id\":0,\"correlation\":2}},"
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":100,\"dur\":5,\"args\":{\"correlation\":1,\"device\":0,\"stream\":7}},"
+		"{\"ph\":\"X\",\"cat\":\"gpu_memset\",\"name\":\"Memset (Device)\",\"pid\":0,\"tid\":7,\"ts\":200,\"dur\":7,\"args\":{\"correlation\":2,\"device\":0,\"stream\":7}}"
+		TAIL;
+	struct fx *f = load(json);
+	(void)st;
+
+	assert_int_equal(dev_us(f, "aten::x"), 0);
+	assert_int_equal(f->p.tree.attr.launches, 2);
+	assert_int_equal(f->p.tree.attr.unattributed, 1);
+	assert_int_equal(f->p.tree.attr.by_thread_root, 1);
+	assert_int_equal(f->p.tree.attr.device_events, 2);
+	assert_int_equal(f->p.tree.attr.device_unattributed, 2);
+	assert_int_equal(f->p.tree.attr.device_no_launch, 0);
+	release(f);
+}
+
+/* ac2g flows (Kineto's "ac2g" category) link a kernel that carries no
+ * correlation id to its launch: s at the launch, f at the kernel.
+ *   aten::mm [0,100) ext 3; launch [10,12) ext 3, no corr;
+ *   kernel [150,175) = 25 us, no corr; flow id 61: s on (1,1) ts 10, f on (0,7) ts 150
+ * mm gets 25 us through the flow. A second kernel with neither corr nor
+ * flow is counted device_without_launch. */
+static void test_ac2g_flow(void **st)
+{
+	static const char *json = HEAD
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100,\"args\":{\"External id\":3}},"
+		"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":2,\"args\":{\"External id\":3}},"
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\",\"pid\":0,\"tid\":7,\"ts\":150,\"dur\":25,\"args\":{\"device\":0,\"stream\":7}},"
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"orphan\",\"pid\":0,\"tid\":7,\"ts\":300,\"dur\":4,\"args\":{\"device\":0,\"stream\":7}},"
+		"{\"ph\":\"s\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":61,\"pid\":1,\"tid\":1,\"ts\":10},"
+		"{\"ph\":\"f\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":61,\"pid\":0,\"tid\":7,\"ts\":150,\"bp\":\"e\"}"
+		TAIL;
+	struct fx *f = load(json);
+	(void)st;
+
+	assert_int_equal(dev_us(f, "aten::mm"), 25);
+	assert_int_equal(f->p.tree.attr.device_events, 2);
+	assert_int_equal(f->p.tree.attr.device_no_launch, 1);
+	release(f);
+}
+
+/* Accelerators other than CUDA: each device category counts as a device
+ * event of its launcher's operator, whatever the runtime spelling.
+ *   aten::op [0,1000) ext 1, five launches inside, each -> 10/20/30/40/50 us
+ *   on mtia_ccp_events, kernel (HIP writes "kernel"), hpu_op, xpu's
+ *   "kernel" with xpu_runtime, privateuse1_runtime + kernel.
+ * aten::op device self = 150 us, all 5 launches attributed. */
+static void test_accelerators(void **st)
+{
+	static const char *json = HEAD
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::op\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1000,\"args\":{\"External id\":1}},"
+		"{\"ph\":\"X\",\"cat\":\"mtia_runtime\",\"name\":\"launch\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":1,\"args\":{\"correlation\":1}},"
+		"{\"ph\":\"X\",\"cat\":\"hip_runtime\",\"name\":\"hipLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":1,\"args\":{\"correlation\":2}},"
+		"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"synLaunch\",\"pid\":1,\"tid\":1,\"ts\":30,\"dur\":1,\"args\":{\"correlation\":3}},"
+		"{\"ph\":\"X\",\"cat\":\"xpu_runtime\",\"name\":\"zeCommandListAppendLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":40,\"dur\":1,\"args\":{\"correlation\":4}},"
+		"{\"ph\":\"X\",\"cat\":\"privateuse1_runtime\",\"name\":\"npuLaunch\",\"pid\":1,\"tid\":1,\"ts\":50,\"dur\":1,\"args\":{\"correlation\":5}},"
+		"{\"ph\":\"X\",\"cat\":\"mtia_ccp_events\",\"name\":\"mtia_k\",\"pid\":0,\"tid\":1,\"ts\":2000,\"dur\":10,\"args\":{\"correlation\":1,\"device\":0}},"
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"hip_k\",\"pid\":0,\"tid\":2,\"ts\":2000,\"dur\":20,\"args\":{\"correlation\":2,\"device\":0,\"stream\":2}},"
+		"{\"ph\":\"X\",\"cat\":\"hpu_op\",\"name\":\"hpu_k\",\"pid\":0,\"tid\":3,\"ts\":2000,\"dur\":30,\"args\":{\"correlation\":3,\"device\":0}},"
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"xpu_k\",\"pid\":0,\"tid\":4,\"ts\":2000,\"dur\":40,\"args\":{\"correlation\":4,\"device\":0}},"
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"pu1_k\",\"pid\":0,\"tid\":5,\"ts\":2000,\"dur\":50,\"args\":{\"correlation\":5,\"device\":0}}"
+		TAIL;
+	struct fx *f = load(json);
+	(void)st;
+
+	assert_int_equal(dev_us(f, "aten::op"), 150);
+	assert_int_equal(f->p.tree.attr.launches, 5);
+	assert_int_equal(f->p.tree.attr.by_enclosing, 5);
+	assert_int_equal(f->p.tree.attr.device_events, 5);
+	assert_int_equal(f->p.tree.attr.device_unattributed, 0);
+	assert_int_equal(f->m.diag.unknown_cats[0].name[0], '\0');
+	release(f);
+}
+
+/* Categories: cuda_profiler_range events are read as profiler ranges (not
+ * dropped, not kernels); unknown categories are counted by name; the
+ * categories Kineto writes that nnscope knows it does not use are not
+ * reported as unknown. */
+static void test_categories_diag(void **st)
+{
+	static const char *json = HEAD
+		"{\"ph\":\"X\",\"cat\":\"cuda_profiler_range\",\"name\":\"range0\",\"pid\":0,\"tid\":1,\"ts\":0,\"dur\":100,\"args\":{\"device\":0}},"
+		"{\"ph\":\"X\",\"cat\":\"cuda_profiler_range\",\"name\":\"range1\",\"pid\":0,\"tid\":1,\"ts\":100,\"dur\":100,\"args\":{\"device\":0}},"
+		"{\"ph\":\"X\",\"cat\":\"fancy_new_thing\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1},"
+		"{\"ph\":\"X\",\"cat\":\"fancy_new_thing\",\"name\":\"b\",\"pid\":1,\"tid\":1,\"ts\":2,\"dur\":1},"
+		"{\"ph\":\"X\",\"cat\":\"other_new\",\"name\":\"c\",\"pid\":1,\"tid\":1,\"ts\":4,\"dur\":1},"
+		"{\"ph\":\"X\",\"cat\":\"overhead\",\"name\":\"Overhead\",\"pid\":1,\"tid\":1,\"ts\":6,\"dur\":1},"
+		"{\"ph\":\"X\",\"cat\":\"cuda_event\",\"name\":\"cudaEvent\",\"pid\":1,\"tid\":1,\"ts\":8,\"dur\":1}"
+		TAIL;
+	struct fx *f = load(json);
+	size_t i, ranges = 0;
+	(void)st;
+
+	for (i = 0; i < f->m.events.n; i++)
+		ranges += f->m.events.v[i].kind == MK_PROFILER_RANGE;
+	assert_int_equal(ranges, 2);
+	assert_string_equal(f->m.diag.unknown_cats[0].name, "fancy_new_thing");
+	assert_int_equal(f->m.diag.unknown_cats[0].count, 2);
+	assert_string_equal(f->m.diag.unknown_cats[1].name, "other_new");
+	assert_int_equal(f->m.diag.unknown_cats[1].count, 1);
+	assert_int_equal(f->m.diag.unknown_cats[2].name[0], '\0');
+	assert_int_equal(f->m.diag.unknown_cats_more, 0);
+	release(f);
+}
+
+/* More distinct unknown categories than the diagnostics keep by name: the
+ * first 16 by first use are named, the events of the rest are counted. */
+static void test_unknown_cats_overflow(void **st)
+{
+	char json[8192];
+	size_t n = 0;
+	int i;
+	struct fx *f;
+	(void)st;
+
+	n += (size_t)snprintf(json + n, sizeof(json) - n, HEAD);
+	for (i = 0; i < 20; i++)
+		n += (size_t)snprintf(json + n, sizeof(json) - n,
+				      "%s{\"ph\":\"X\",\"cat\":\"cat%02d\",\"name\":\"e\",\"pid\":1,"
+				      "\"tid\":1,\"ts\":%d,\"dur\":1}",
+				      i ? "," : "", i, i * 2);
+	/* 3 more events of cat19 (not named) and 1 of cat00 (named) */
+	n += (size_t)snprintf(json + n, sizeof(json) - n,
+			      ",{\"ph\":\"X\",\"cat\":\"cat19\",\"name\":\"e\",\"pid\":1,\"tid\":1,\"ts\":90,\"dur\":1}"
+			      ",{\"ph\":\"X\",\"cat\":\"cat19\",\"name\":\"e\",\"pid\":1,\"tid\":1,\"ts\":92,\"dur\":1}"
+			      ",{\"ph\":\"X\",\"cat\":\"cat19\",\"name\":\"e\",\"pid\":1,\"tid\":1,\"ts\":94,\"dur\":1}"
+			      ",{\"ph\":\"X\",\"cat\":\"cat00\",\"name\":\"e\",\"pid\":1,\"tid\":1,\"ts\":96,\"dur\":1}"
+			      TAIL);
+	assert_true(n < sizeof(json));
+	f = load(json);
+	assert_string_equal(f->m.diag.unknown_cats[0].name, "cat00");
+	assert_int_equal(f->m.diag.unknown_cats[0].count, 2);
+	assert_string_equal(f->m.diag.unknown_cats[15].name, "cat15");
+	assert_int_equal(f->m.diag.unknown_cats[15].count, 1);
+	/* cat16, 17, 18: 1 each; cat19: 4 */
+	assert_int_equal(f->m.diag.unknown_cats_more, 3 + 4);
+	release(f);
+}
+
+/* The tensor-core classifier on real kernel names, Volta to Blackwell. */
+static void test_tensor_core_names(void **st)
+{
+	static const char *const tc[] = {
+		"volta_h884gemm_64x64_ldg8_nn",
+		"volta_fp16_s884gemm_fp16_128x128_ldg8_f2f_nn",
+		"turing_fp16_s1688gemm_fp16_128x128_ldg8_f2f_tn",
+		"turing_h1688gemm_128x128_ldg8_nt",
+		"ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_stages_32x5_nn",
+		"ampere_bf16_s16816gemm_bf16_64x64_ldg8_f2f_stages_64x5_tn",
+		"ampere_s16816gemm_tf32_128x128_ldg8_stages_32x3_nn",
+		"sm80_xmma_gemm_f16f16_f16f32_f32_nn_n_tilesize128x128x32_stage4_warpsize2x2x1_tensor16x8x16_kernel",
+		"sm80_xmma_fprop_implicit_gemm_indexed_f16f16_f16f32_f32_nhwckrsc_nhwc_tilesize128x128x32_stage4_warpsize2x2x1_g1_tensor16x8x16_kernel",
+		"cutlass_80_tensorop_s1688gemm_128x128_16x3_nn_align4",
+		"cutlass_80_tensorop_f16_s16816gemm_relu_f16_256x128_32x3_nn_align8",
+		"void cutlass::Kernel<cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_32x32_128x1_tn_align8>(cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_32x32_128x1_tn_align8::Params)",
+		"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas",
+		"void cutlass::device_kernel<cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_bf16_bf16_128x256x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma>(cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_bf16_bf16_128x256x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma::Params)",
+		"nvjet_hsh_128x256_64x4_2x1_v_bz_coopA_NNT",
+		"nvjet_tst_192x192_64x3_2x1_v_bz_coopB_TNT",
+		"sm90_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64_cluster2x1x1_wgmma_kernel",
+		"sm100_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize256x128x64_cgasize2x1x1_tcgen05_kernel",
+		"volta_sgemm_fp16_128x64_nn_hmma",
+		"ampere_dgemm_64x64_dmma",
+		"sm80_xmma_gemm_i8i8_i8i32_f32_tn_n_tilesize128x128x64_stage3_warpsize2x2x1_imma_kernel",
+	};
+	static const char *const not_tc[] = {
+		"volta_sgemm_128x64_nn",
+		"volta_sgemm_64x32_sliced1x4_tn",
+		"ampere_sgemm_128x64_nn",
+		"ampere_sgemm_32x128_tn",
+		"turing_sgemm_64x64_nt",
+		"maxwell_sgemm_128x64_nn",
+		"volta_dgemm_128x64_nn",
+		"cutlass_80_simt_sgemm_128x128_8x4_nn_align1",
+		"void cutlass::Kernel<cutlass_80_simt_sgemm_256x128_8x4_nt_align1>(cutlass_80_simt_sgemm_256x128_8x4_nt_align1::Params)",
+		"cutlass_75_simt_sgemm_128x64_8x2_tn_align1",
+		"sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize128x128x8_stage3_warpsize2x2x1_ffma_aligna4_alignc4_execute_kernel__51a_cublas",
+		"void gemv2T_kernel_val<int, int, float, float, float, float, 128, 16, 4, 4, false, false, cublasGemvParams<cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float>, float> >(cublasGemvParams<cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float>, float>, float, float)",
+		"void gemmSN_TN_kernel<float, 128, 16, 2, 4, 4, 4, true, cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float> >(cublasGemmSmallNParams<cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float>, float>)",
+		"void gemmk1_kernel<int, float, 256, 5, false, false, false, false, cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float>, float, 0>(cublasGemmk1Params<float, cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float>, float, biasType<cublasGemvTensorStridedBatched<float>::value_type, float>::type>)",
+		"void implicit_convolve_sgemm<float, float, 128, 5, 5, 3, 3, 3, 1, false, false, true>(int, int, int, float const*, int, float*, float const*, kernel_conv_params, unsigned long long, int, float, float, int, float const*, float const*, bool, int, int)",
+		"void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, c10::Scalar, at::native::detail::ClampLimits)::{lambda()#1}::operator()() const::{lambda()#7}::operator()() const::{lambda(float)#1}, at::detail::Array<char*, 2> >(int, at::native::(anonymous namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, c10::Scalar, at::native::detail::ClampLimits)::{lambda()#1}::operator()() const::{lambda()#7}::operator()() const::{lambda(float)#1}, at::detail::Array<char*, 2>)",
+		"ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)",
+		"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
+		"void cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, int, 512, true, 1>(cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, int, 512, true, 1>::Params)",
+		"void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float, float, float, at::native::(anonymous namespace)::SoftMaxForwardEpilogue>(float*, float const*, int)",
+	};
+	size_t i;
+	(void)st;
+
+	for (i = 0; i < sizeof(tc) / sizeof(tc[0]); i++)
+		if (!an_tc_kernel(tc[i]))
+			fail_msg("tensor-core kernel not recognised: %s", tc[i]);
+	for (i = 0; i < sizeof(not_tc) / sizeof(not_tc[0]); i++)
+		if (an_tc_kernel(not_tc[i]))
+			fail_msg("CUDA-core kernel counted as tensor-core: %s", not_tc[i]);
+}
+
+/* A pure fp32 model on CUDA cores: its only GEMM kernel is cutlass simt.
+ * Tensor-core time 0, ratio 0, and the advice to enable AMP stays. */
+static void test_fp32_model_tc_zero(void **st)
+{
+	static const char *json = HEAD
+		"{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1000},"
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":100,\"args\":{\"External id\":3}},"
+		"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":5,\"args\":{\"External id\":3,\"correlation\":3}},"
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"cutlass_80_simt_sgemm_128x128_8x4_nn_align1\",\"pid\":0,\"tid\":7,\"ts\":100,\"dur\":800,\"args\":{\"correlation\":3,\"device\":0,\"stream\":7}}"
+		TAIL;
+	struct fx *f = load(json);
+	(void)st;
+
+	assert_int_equal(dev_us(f, "aten::mm"), 800);
+	assert_int_equal(op(f, "aten::mm")->tc_self, 0);
+	assert_true(op(f, "aten::mm")->tc_eligible); /* mm could use tensor cores */
+	release(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ext_equals_corr_decoy),
+		cmocka_unit_test(test_ext_equals_corr_enclosing),
+		cmocka_unit_test(test_old_spelling_ext_wins),
+		cmocka_unit_test(test_fallback_enclosing),
+		cmocka_unit_test(test_unenclosed_and_ext0),
+		cmocka_unit_test(test_ac2g_flow),
+		cmocka_unit_test(test_accelerators),
+		cmocka_unit_test(test_categories_diag),
+		cmocka_unit_test(test_unknown_cats_overflow),
+		cmocka_unit_test(test_tensor_core_names),
+		cmocka_unit_test(test_fp32_model_tc_zero),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
