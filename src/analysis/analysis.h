@@ -525,10 +525,13 @@ struct an_diff_row {
 	int64_t base_dev_self, exp_dev_self;
 };
 
+struct hcp_tdiff; /* analysis/hta_critpath.h */
+
 struct an_diff {
 	VEC(struct an_diff_row) ops; /* union of operator names, sorted by |delta| */
 	double base_step[AN_NROLES + 1], exp_step[AN_NROLES + 1]; /* avg roles + total, ns */
 	size_t base_steps, exp_steps;
+	struct hcp_tdiff *hta; /* HTA trace_diff of the first steps, owned */
 };
 
 int an_diff_compute(struct an_diff *d, const struct an_profile *base, const struct an_profile *exp,

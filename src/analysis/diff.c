@@ -5,6 +5,7 @@
  * has GPU time, host total otherwise).
  */
 #include "analysis.h"
+#include "hta_critpath.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,10 +87,22 @@ int an_diff_compute(struct an_diff *d, const struct an_profile *base, const stru
 	}
 	if (d->ops.n > 1)
 		qsort(d->ops.v, d->ops.n, sizeof(*d->ops.v), delta_cmp);
+	d->hta = malloc(sizeof(*d->hta));
+	if (!d->hta || hcp_tdiff_compute(d->hta, base, exp, err)) {
+		free(d->hta);
+		d->hta = NULL;
+		an_diff_release(d);
+		return nns_err_set(err, NNS_ENOMEM, "out of memory in diff");
+	}
 	return NNS_OK;
 }
 
 void an_diff_release(struct an_diff *d)
 {
 	vec_free(&d->ops);
+	if (d->hta) {
+		hcp_tdiff_release(d->hta);
+		free(d->hta);
+		d->hta = NULL;
+	}
 }

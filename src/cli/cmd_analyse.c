@@ -39,6 +39,11 @@ static const char USAGE[] =
     "      --no-csv       do not write the CSV tables\n"
     "      --timeline     also write timeline.json (Chrome trace: Perfetto UI,\n"
     "                     chrome://tracing)\n"
+    "      --critical-path[=STEP]\n"
+    "                     write critical_path.json for STEP (\"5\" or\n"
+    "                     \"ProfilerStep#5\"; default the first step) and the path\n"
+    "                     over that step's events as a Chrome trace,\n"
+    "                     <dir>/<worker>[.<span>].critical.json\n"
     "      --timeline-limit-mb N\n"
     "                     cap timeline.json at N MB (default 500, 0 = no cap); the\n"
     "                     events past the cap are left out and the file says so\n"
@@ -55,7 +60,24 @@ struct analyse_ctx {
 	int quiet;
 	int timeline;	     /* --timeline */
 	int64_t limit_bytes; /* --timeline-limit-mb, 0 = none */
+	int critpath;	     /* --critical-path */
+	const char *cp_step; /* its STEP, NULL = the first */
 };
+
+static int write_critpath(struct analyse_ctx *c, const struct cli_item *it, const char *sub)
+{
+	struct nns_err err;
+	char dir[OUT_PATH_MAX], name[600];
+
+	nns_err_clear(&err);
+	snprintf(name, sizeof(name), "%s.critical.json", sub);
+	if (out_join(dir, sizeof(dir), c->out, sub, &err) ||
+	    out_write_critical_path(dir, c->out, name, &it->p, c->cp_step, &err)) {
+		cli_error(NULL, err.msg);
+		return CLI_EINPUT;
+	}
+	return CLI_OK;
+}
 
 static int write_timeline(struct analyse_ctx *c, const struct cli_item *it, const char *sub)
 {
@@ -95,6 +117,8 @@ static int on_profile(void *vctx, const struct cli_item *it)
 	}
 	out_profile_dirname(sub, sizeof(sub), it->worker->name, it->span->name);
 	if (c->timeline && write_timeline(c, it, sub))
+		return CLI_EINPUT;
+	if (c->critpath && write_critpath(c, it, sub))
 		return CLI_EINPUT;
 	if (!c->quiet) {
 		printf("%s/%s: %zu steps, %zu operators, %zu kernels%s\n", c->out, sub,
@@ -229,6 +253,7 @@ int cmd_analyse(int argc, char **argv)
 	    {"timeline-limit-mb", required_argument, NULL, 'L'},
 	    {"steps", required_argument, NULL, 'S'},
 	    {"pretty", no_argument, NULL, 'P'},
+	    {"critical-path", optional_argument, NULL, 'K'},
 	    {NULL, 0, NULL, 0},
 	};
 	struct analyse_ctx ctx;
@@ -279,6 +304,10 @@ int cmd_analyse(int argc, char **argv)
 		}
 		case 'P':
 			ctx.oo.pretty_depth = 64;
+			break;
+		case 'K':
+			ctx.critpath = 1;
+			ctx.cp_step = optarg;
 			break;
 		case 'h':
 			fputs(USAGE, stdout);

@@ -391,6 +391,8 @@ static int arg_member(struct kparser *ps, const char **pp, struct kev *e, struct
 		}
 		break;
 	case 14:
+		if (KJ_EQ(k, "wait_on_stream"))
+			I64(&e->dev.wait_stream);
 		if (KJ_EQ(k, "Total Reserved")) {
 			e->mflags |= MODEL_MEM_HAS_TOTAL_RESERVED;
 			I64(&e->mtres);
@@ -429,6 +431,10 @@ static int arg_member(struct kparser *ps, const char **pp, struct kev *e, struct
 	case 25:
 		if (KJ_EQ(k, "est. achieved occupancy %"))
 			return set_f32(ps, pp, &e->dev.occupancy, e, k, collect);
+		break;
+	case 33:
+		if (KJ_EQ(k, "wait_on_cuda_event_record_corr_id"))
+			I64(&e->dev.wait_corr);
 		break;
 	}
 #undef I64
@@ -571,7 +577,7 @@ static int commit_x(struct kparser *ps, struct kev *e, const char *at)
 		return kp_nomem(ps, at);
 	if (model_kind_is_device(e->kind) || e->kind == MK_GPU_ANNOTATION || e->kind == MK_SYNC)
 		ev.device = e->device >= 0 ? clamp16(e->device) : -1;
-	if (model_kind_is_device(e->kind)) {
+	if (model_kind_has_dev_args(e->kind)) {
 		if ((idx = model_add_dev_args(m, &e->dev)) < 0)
 			return kp_nomem(ps, at);
 		ev.extra = (uint32_t)idx;

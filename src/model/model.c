@@ -64,6 +64,8 @@ void model_dev_args_init(struct model_dev_args *a)
 	a->occupancy = -1;
 	a->regs = -1;
 	a->bytes = -1;
+	a->wait_stream = -1;
+	a->wait_corr = MODEL_NONE;
 }
 
 void model_op_args_init(struct model_op_args *a)

@@ -58,6 +58,12 @@ static inline int model_kind_is_device(int k)
 	return k == MK_KERNEL || k == MK_MEMCPY || k == MK_MEMSET;
 }
 
+/* Kinds whose model_event.extra indexes model.dev_args (else op_args). */
+static inline int model_kind_has_dev_args(int k)
+{
+	return model_kind_is_device(k) || k == MK_SYNC;
+}
+
 static inline int model_kind_is_launch(int k)
 {
 	return k == MK_RUNTIME || k == MK_DRIVER;
@@ -88,6 +94,10 @@ struct model_dev_args {
 	uint32_t grid;	     /* string id of "[x, y, z]", 0 if absent */
 	uint32_t block;	     /* string id of "[x, y, z]", 0 if absent */
 	int64_t bytes;	     /* memcpy/memset bytes, -1 if absent */
+	/* cuda_sync events (Kineto >= 2.1): the stream and the cudaEventRecord
+	 * correlation a "Stream Wait Event" / "Event Sync" waits on. */
+	int64_t wait_stream; /* "wait_on_stream", -1 if absent */
+	int64_t wait_corr;   /* "wait_on_cuda_event_record_corr_id", MODEL_NONE if absent */
 };
 
 /* Arguments of host operator events that analyses use. */

@@ -120,7 +120,7 @@ int model_merge(struct model *dst, struct model *src, struct nns_err *err)
 		e.name = remap_str(smap, e.name);
 		e.thread = tmap[e.thread];
 		if (e.extra != MODEL_NOIDX)
-			e.extra += (uint32_t)(model_kind_is_device(e.kind) ? dev0 : op0);
+			e.extra += (uint32_t)(model_kind_has_dev_args(e.kind) ? dev0 : op0);
 		dst->events.v[dst->events.n++] = e;
 	}
 	for (i = 0; i < src->mems.n; i++) {

@@ -438,7 +438,7 @@ static int64_t estimate(const struct ctx *c, int s, size_t k)
 		const struct model_event *e = &m->events.v[i];
 
 		n = strpool_len(&m->strings, e->name);
-		if (!model_kind_is_device(e->kind) && e->extra < m->op_args.n) {
+		if (!model_kind_has_dev_args(e->kind) && e->extra < m->op_args.n) {
 			const struct model_op_args *a = &m->op_args.v[e->extra];
 
 			n += strpool_len(&m->strings, a->input_dims) +

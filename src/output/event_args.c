@@ -42,6 +42,18 @@ void out_json_event_args(struct jsonw *w, const struct model *m, const struct mo
 			if (a->bytes >= 0)
 				jsonw_kint(w, "bytes", a->bytes);
 		}
+	} else if (e->kind == MK_SYNC) {
+		if (e->device >= 0)
+			jsonw_kint(w, "device", e->device);
+		if (e->extra != MODEL_NOIDX && e->extra < m->dev_args.n) {
+			const struct model_dev_args *a = &m->dev_args.v[e->extra];
+
+			if (a->stream >= 0)
+				jsonw_kint(w, "stream", a->stream);
+			if (a->wait_stream >= 0)
+				jsonw_kint(w, "wait_on_stream", a->wait_stream);
+			kv_int(w, "wait_on_cuda_event_record_corr_id", a->wait_corr);
+		}
 	} else if (e->extra != MODEL_NOIDX && e->extra < m->op_args.n) {
 		const struct model_op_args *a = &m->op_args.v[e->extra];
 

@@ -575,6 +575,7 @@ void out_json_diff(struct jsonw *w, const struct an_diff *d, const char *base_la
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
+	out_json_trace_diff(w, d);
 	jsonw_obj_end(w);
 }
 

@@ -100,6 +100,24 @@ extern const size_t out_nviews;
 /* The row named name, or NULL. */
 const struct out_view *out_view_find(const char *name);
 
+/* HTA critical path (hta_critpath_json.c, docs/HTA_CRITPATH.md):
+ * critical_path.json of the first step, or of step (its name, "5" or
+ * "ProfilerStep#5"; NULL = the first). */
+void out_json_critical_path(struct jsonw *w, const struct an_profile *p);
+void out_json_critical_path_step(struct jsonw *w, const struct an_profile *p, const char *step);
+/* Writes dir/critical_path.json for step (NULL = the first) and the
+ * overlaid Chrome trace of that step to trace_dir/trace_name: the step's
+ * events, those on the path with args "critical": 1, and the path's
+ * launch, dependency and sync edges as flow arrows (HTA's
+ * overlay_critical_path_analysis). */
+int out_write_critical_path(const char *dir, const char *trace_dir, const char *trace_name,
+			    const struct an_profile *p, const char *step, struct nns_err *err);
+
+/* The members "trace_diff" (HTA's compare_traces / ops_diff of d->hta:
+ * operators and kernels of the first step of each trace) of the diff
+ * document; nothing when d->hta is NULL. hta_critpath_json.c */
+void out_json_trace_diff(struct jsonw *w, const struct an_diff *d);
+
 /* Chrome-trace export (chrome.c): the model's events as Chrome trace JSON
  * {"traceEvents":[...]} for Perfetto UI / chrome://tracing.
  *   - thread_name / process_name metadata first, then every event in time

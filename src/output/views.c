@@ -26,6 +26,7 @@ const struct out_view out_views[] = {
     {"idle", out_json_idle, 2},
     {"queue", out_json_queue, 2},
     {"membw", out_json_membw, 2},
+    {"critical_path", out_json_critical_path, 3},
 };
 
 const size_t out_nviews = sizeof(out_views) / sizeof(out_views[0]);

@@ -106,6 +106,7 @@ export class TimelineDraw {
     }
     this.stats.items = nItems;
     this.stats.flows = d && this.showFlows ? this.drawFlows(d) : 0;
+    if (this.critOverlay && this.critical) this.critOverlay(this); // web/trace/critpath.js
     this.drawSelection();
     this.drawRange(hdr, H);
     g.restore();

@@ -135,6 +135,7 @@ export default {
       ].map((c) => (c && c.key.startsWith('delta_') ? { ...c, cls: 'delta' } : c));
       const t = createTable({ name: 'diff', rows: ops, columns: cols, sortKey: hasDevice ? 'delta_device_total_us' : 'delta_host_total_us', sortDir: 'desc', searchPlaceholder: 'Search operators…' });
       host.appendChild(panel(`Operators: ${label(base)} → ${label(exp)}`, t.el));
+      if (doc.trace_diff) drawTraceDiff(host, doc.trace_diff, sign);
 
       const used = ROLES.filter((r) => (sb[r.key] || 0) > 0 || (se[r.key] || 0) > 0);
       makeChart(box, {
@@ -150,6 +151,33 @@ export default {
           { name: 'Experiment', type: 'bar', color: '#f28e2b', barMaxWidth: 36, data: [se.total_us || 0, ...used.map((r) => se[r.key] || 0)] },
         ],
       });
+    }
+
+    // HTA trace_diff: operator and kernel counts and durations of the first
+    // step of each trace, added / removed / increased / decreased / unchanged
+    function drawTraceDiff(host, td, sign) {
+      const CH = { added: 'added', removed: 'removed', increased: 'more calls', decreased: 'fewer calls', unchanged: 'same count' };
+      const one = (key, what) => {
+        const t = td[key] || {};
+        const s = t.summary || {};
+        const cols = [
+          { key: 'name', title: what, fmt: 'text', cls: 'name' },
+          { key: 'change', title: 'Change', fmt: (v) => CH[v] || v },
+          { key: 'base_count', title: 'Base Count', fmt: 'int' },
+          { key: 'exp_count', title: 'Exp Count', fmt: 'int' },
+          { key: 'diff_count', title: 'Δ Count', fmt: 'dint', cls: 'delta' },
+          { key: 'base_duration_us', title: 'Base Duration', fmt: 'us' },
+          { key: 'exp_duration_us', title: 'Exp Duration', fmt: 'us' },
+          { key: 'diff_duration_us', title: 'Δ Duration', fmt: (v) => sign(v, fmtUs), numeric: true, cls: 'delta' },
+        ];
+        const tb = createTable({ name: `diff-hta-${key}`, rows: t.rows || [], columns: cols, sortKey: 'diff_duration_us', sortDir: 'desc', searchPlaceholder: `Search ${key}…` });
+        const more = (t.rows_total || 0) > (t.rows || []).length ? ` (first ${(t.rows || []).length} of ${t.rows_total})` : '';
+        return panel(`${what}s of the first step (HTA trace diff): ${s.added || 0} added, ${s.removed || 0} removed, ${s.changed || 0} changed count, ${s.unchanged || 0} same count${more}`,
+          h('div', { testid: `diff-hta-${key}` }, tb.el));
+      };
+      host.appendChild(h('div', { class: 'muted' }, `HTA trace diff: step ${td.base_step || '?'} of the base vs step ${td.exp_step || '?'} of the experiment; counts and total durations per name.`));
+      host.appendChild(one('operators', 'Operator'));
+      host.appendChild(one('kernels', 'Kernel'));
     }
 
     if (!exp) return;

@@ -4,6 +4,7 @@
 // /api/trace/summary (docs/SERVER.md, "Trace API").
 import { Timeline } from '../trace/timeline.js';
 import { fmtDur, fmtTime, fmtCount, colorFor } from '../trace/format.js';
+import { attachCriticalPath } from '../trace/critpath.js';
 
 const CSS_HREF = new URL('../trace/trace.css', import.meta.url).href;
 
@@ -199,6 +200,7 @@ class TraceView {
       onLayout: () => this.fitHeight(),
       onEscape: () => { this.select(null); this.summary.hidden = true; },
     });
+    attachCriticalPath(this, bar);
     this.fitHeight();
     this.viewChanged(this.tl.v.t0, this.tl.v.t1);
     if (p.ev != null && p.ev !== '' && isFinite(Number(p.ev))) this.select(Number(p.ev), null, true);

@@ -1,0 +1,519 @@
+/*
+ * hta_critpath_json.c - critical_path.json (the critical path of one step,
+ * src/analysis/hta_critpath.h) and the overlaid Chrome trace of that step
+ * (HTA's overlay_critical_path_analysis: events on the path carry
+ * args "critical": 1, path edges are flow arrows).
+ *
+ * Keys and units: docs/HTA_CRITPATH.md. Times are absolute microseconds
+ * (model ns / 1000) like overview.json's steps; the trace view subtracts
+ * /api/trace/meta's origin_ns.
+ */
+#include "analysis/hta_critpath.h"
+#include "output/outfile.h"
+#include "output/output.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define SEG_CAP 2000  /* segments written; the rest counted */
+#define IDS_CAP 50000 /* critical event ids written */
+#define TOP_N 25      /* top events by time on the path */
+#define ARROW_CAP 20000 /* delay / wait edges written for the trace overlay */
+
+static const char *kind_of(const struct model *m, uint32_t ev)
+{
+	return ev < m->events.n ? model_kind_name(m->events.v[ev].kind) : "";
+}
+
+static const char *name_of(const struct model *m, uint32_t ev)
+{
+	return ev < m->events.n ? out_str(m, m->events.v[ev].name) : "";
+}
+
+/* ---- top events: path weight summed by (name, class) ------------------------- */
+
+struct top {
+	uint32_t name;
+	uint8_t cls, kind;
+	int64_t w, n;
+};
+
+static int top_name_cmp(const void *x, const void *y)
+{
+	const struct top *a = x, *b = y;
+	if (a->name != b->name)
+		return a->name < b->name ? -1 : 1;
+	return (a->cls > b->cls) - (a->cls < b->cls);
+}
+
+static int top_w_cmp(const void *x, const void *y)
+{
+	const struct top *a = x, *b = y;
+	if (a->w != b->w)
+		return a->w > b->w ? -1 : 1;
+	return top_name_cmp(x, y);
+}
+
+static void write_top(struct jsonw *w, const struct model *m, const struct hcp_result *r)
+{
+	struct top *t = NULL;
+	size_t i, n = 0;
+
+	jsonw_key(w, "top_events");
+	jsonw_arr_begin(w);
+	if (r->path.n)
+		t = malloc(r->path.n * sizeof(*t));
+	for (i = 0; t && i < r->path.n; i++) {
+		const struct hcp_seg *s = &r->path.v[i];
+		if (s->weight <= 0 || s->ev >= m->events.n)
+			continue;
+		t[n++] = (struct top){m->events.v[s->ev].name, s->cls, m->events.v[s->ev].kind,
+				      s->weight, 1};
+	}
+	if (n) {
+		size_t j = 0;
+		qsort(t, n, sizeof(*t), top_name_cmp);
+		for (i = 1; i < n; i++) {
+			if (t[i].name == t[j].name && t[i].cls == t[j].cls) {
+				t[j].w += t[i].w;
+				t[j].n++;
+			} else {
+				t[++j] = t[i];
+			}
+		}
+		n = j + 1;
+		qsort(t, n, sizeof(*t), top_w_cmp);
+	}
+	for (i = 0; i < n && i < TOP_N; i++) {
+		jsonw_obj_begin(w);
+		jsonw_kstr(w, "name", out_str(m, t[i].name));
+		jsonw_kstr(w, "kind", model_kind_name(t[i].kind));
+		jsonw_kstr(w, "class", hcp_class_keys[t[i].cls]);
+		jsonw_kint(w, "edges", t[i].n);
+		jsonw_kdouble(w, "time_us", out_us(t[i].w));
+		jsonw_kdouble(w, "share", r->total > 0 ? (double)t[i].w / (double)r->total : 0);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+	free(t);
+}
+
+/* ---- the document ------------------------------------------------------------ */
+
+static void write_thread(struct jsonw *w, const struct model *m, uint32_t ev)
+{
+	const struct model_thread *t;
+
+	if (ev >= m->events.n || m->events.v[ev].thread >= m->threads.n) {
+		jsonw_kstr(w, "pid", "");
+		jsonw_kstr(w, "tid", "");
+		return;
+	}
+	t = &m->threads.v[m->events.v[ev].thread];
+	jsonw_kstr(w, "pid", out_str(m, t->pid));
+	jsonw_kstr(w, "tid", out_str(m, t->tid));
+}
+
+static int u32_cmp(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	return (a > b) - (a < b);
+}
+
+/* Distinct events on the path (attributed, source and destination). Owned
+ * by the caller (free); *n 0 and NULL when none or out of memory. */
+static uint32_t *path_ids(const struct hcp_result *r, size_t *n)
+{
+	uint32_t *v = NULL;
+	size_t i, k = 0;
+
+	*n = 0;
+	if (!r->path.n || !(v = malloc(r->path.n * 3 * sizeof(*v))))
+		return NULL;
+	for (i = 0; i < r->path.n; i++) {
+		const struct hcp_seg *s = &r->path.v[i];
+		v[k++] = s->ev;
+		/* span edges belong to their event; delays and waits to both ends */
+		if (s->type != HCP_E_OP) {
+			v[k++] = s->src_ev;
+			v[k++] = s->dst_ev;
+		}
+	}
+	qsort(v, k, sizeof(*v), u32_cmp);
+	for (i = 0; i < k; i++)
+		if (*n == 0 || v[*n - 1] != v[i])
+			v[(*n)++] = v[i];
+	return v;
+}
+
+static void write_result(struct jsonw *w, const struct an_profile *p, const struct hcp_result *r)
+{
+	const struct model *m = p->m;
+	size_t i, nid = 0;
+	uint32_t *ids;
+
+	jsonw_obj_begin(w);
+	jsonw_kbool(w, "ok", r->ok);
+	if (r->ok)
+		jsonw_knull(w, "reason");
+	else
+		jsonw_kstr(w, "reason", r->reason);
+	jsonw_kstr(w, "step", r->step);
+	jsonw_kint(w, "step_index", (int64_t)r->step_index);
+	jsonw_key(w, "steps");
+	jsonw_arr_begin(w);
+	for (i = 0; i < p->overview.steps.n; i++)
+		jsonw_str(w, p->overview.steps.v[i].name);
+	jsonw_arr_end(w);
+	jsonw_kdouble(w, "step_start_us", out_us(r->step_start));
+	jsonw_kdouble(w, "step_end_us", out_us(r->step_end));
+	jsonw_kdouble(w, "step_us", out_us(r->step_end - r->step_start));
+	jsonw_kdouble(w, "total_us", out_us(r->total));
+	jsonw_kdouble(w, "span_us", out_us(r->span));
+	jsonw_kdouble(w, "path_start_us", out_us(r->path_start));
+	jsonw_kdouble(w, "path_end_us", out_us(r->path_end));
+	jsonw_key(w, "breakdown");
+	jsonw_obj_begin(w);
+	for (i = 0; i < HCP_C__N; i++)
+		jsonw_kdouble(w, hcp_class_keys[i], out_us(r->by_class[i]));
+	jsonw_obj_end(w);
+	jsonw_key(w, "graph");
+	jsonw_obj_begin(w);
+	jsonw_kint(w, "nodes", r->nodes);
+	jsonw_kint(w, "edges", r->edges);
+	jsonw_key(w, "edges_by_type");
+	jsonw_obj_begin(w);
+	for (i = 0; i < HCP_E__N; i++)
+		jsonw_kint(w, hcp_edge_names[i], r->edges_by_type[i]);
+	jsonw_obj_end(w);
+	jsonw_kint(w, "clamped_edges", r->clamped);
+	jsonw_kint(w, "sync_records", r->sync_events);
+	jsonw_kint(w, "sync_fallbacks", r->sync_fallbacks);
+	jsonw_obj_end(w);
+	write_top(w, m, r);
+	jsonw_kint(w, "segments_total", (int64_t)r->path.n + r->path_dropped);
+	jsonw_kbool(w, "segments_truncated", r->path.n + (size_t)r->path_dropped > SEG_CAP);
+	jsonw_key(w, "segments");
+	jsonw_arr_begin(w);
+	for (i = 0; i < r->path.n && i < SEG_CAP; i++) {
+		const struct hcp_seg *s = &r->path.v[i];
+		const struct model_event *e = &m->events.v[s->ev];
+
+		jsonw_obj_begin(w);
+		jsonw_kstr(w, "edge", hcp_edge_names[s->type]);
+		jsonw_kstr(w, "class", hcp_class_keys[s->cls]);
+		jsonw_kstr(w, "name", name_of(m, s->ev));
+		jsonw_kstr(w, "kind", kind_of(m, s->ev));
+		jsonw_kint(w, "id", s->ev);
+		write_thread(w, m, s->ev);
+		jsonw_kdouble(w, "ts_us", out_us(e->ts));
+		jsonw_kdouble(w, "dur_us", out_us(e->dur));
+		jsonw_kdouble(w, "from_us", out_us(s->from));
+		jsonw_kdouble(w, "to_us", out_us(s->to));
+		jsonw_kdouble(w, "weight_us", out_us(s->weight));
+		jsonw_kint(w, "src_id", s->src_ev);
+		jsonw_kint(w, "dst_id", s->dst_ev);
+		jsonw_kstr(w, "src", s->src_is_start ? "start" : "end");
+		jsonw_kstr(w, "dst", s->dst_is_start ? "start" : "end");
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+	/* every edge between two events (delays, waits, dependencies), for
+	 * the trace view's arrows: the segments above are capped */
+	jsonw_key(w, "arrows");
+	jsonw_arr_begin(w);
+	for (i = 0; i < r->path.n && nid < ARROW_CAP; i++) {
+		const struct hcp_seg *s = &r->path.v[i];
+
+		if (s->type == HCP_E_OP || s->src_ev == s->dst_ev)
+			continue;
+		nid++;
+		jsonw_obj_begin(w);
+		jsonw_kstr(w, "edge", hcp_edge_names[s->type]);
+		jsonw_kint(w, "src_id", s->src_ev);
+		jsonw_kint(w, "dst_id", s->dst_ev);
+		jsonw_kdouble(w, "from_us", out_us(s->from));
+		jsonw_kdouble(w, "to_us", out_us(s->to));
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+	ids = path_ids(r, &nid);
+	jsonw_kbool(w, "critical_ids_truncated", nid > IDS_CAP);
+	jsonw_key(w, "critical_ids");
+	jsonw_arr_begin(w);
+	for (i = 0; i < nid && i < IDS_CAP; i++)
+		jsonw_int(w, ids[i]);
+	jsonw_arr_end(w);
+	free(ids);
+	jsonw_obj_end(w);
+}
+
+void out_json_critical_path_step(struct jsonw *w, const struct an_profile *p, const char *step)
+{
+	struct hcp_opts o = {step};
+	struct hcp_result r;
+	struct nns_err err;
+
+	nns_err_clear(&err);
+	if (hcp_compute(&r, p, &o, &err)) {
+		jsonw_obj_begin(w);
+		jsonw_kbool(w, "ok", 0);
+		jsonw_kstr(w, "reason", err.msg);
+		jsonw_obj_end(w);
+		return;
+	}
+	write_result(w, p, &r);
+	hcp_release(&r);
+}
+
+void out_json_critical_path(struct jsonw *w, const struct an_profile *p)
+{
+	out_json_critical_path_step(w, p, NULL);
+}
+
+/* ---- the overlaid Chrome trace ------------------------------------------------ */
+
+/* A pid/tid text as a number when it is one (Chrome wants numbers), else
+ * the text. */
+static void id_member(struct jsonw *w, const char *key, const char *s)
+{
+	char *end;
+	long long v;
+
+	if (*s && ((*s >= '0' && *s <= '9') || *s == '-')) {
+		v = strtoll(s, &end, 10);
+		if (*end == '\0') {
+			jsonw_kint(w, key, v);
+			return;
+		}
+	}
+	jsonw_kstr(w, key, s);
+}
+
+static void thread_members(struct jsonw *w, const struct model *m, uint32_t thread)
+{
+	const struct model_thread *t = &m->threads.v[thread];
+
+	id_member(w, "pid", out_str(m, t->pid));
+	id_member(w, "tid", out_str(m, t->tid));
+}
+
+/* One flow endpoint at node (ev, is_start); an end is drawn 1 us (at most
+ * the event's duration) inside the event so that the arrow binds to it. */
+static void flow_point(struct jsonw *w, const struct model *m, const struct hcp_seg *s, int dst,
+		       int64_t id)
+{
+	uint32_t ev = dst ? s->dst_ev : s->src_ev;
+	const struct model_event *e = &m->events.v[ev];
+	int is_start = dst ? s->dst_is_start : s->src_is_start;
+	int64_t ts = is_start ? e->ts : e->ts + e->dur - (e->dur < 1000 ? e->dur : 1000);
+
+	jsonw_obj_begin(w);
+	jsonw_kstr(w, "ph", dst ? "f" : "s");
+	if (dst)
+		jsonw_kstr(w, "bp", "e");
+	jsonw_kint(w, "id", id);
+	jsonw_kstr(w, "name", "critical_path");
+	jsonw_kstr(w, "cat", hcp_edge_names[s->type]);
+	thread_members(w, m, e->thread);
+	jsonw_kdouble(w, "ts", out_us(ts));
+	jsonw_key(w, "args");
+	jsonw_obj_begin(w);
+	jsonw_kdouble(w, "weight", out_us(s->weight));
+	jsonw_kint(w, "critical", 1);
+	jsonw_obj_end(w);
+	jsonw_obj_end(w);
+}
+
+/* The overlay holds the events that meet [step start, max(step end, path
+ * end)). */
+static int in_overlay(const struct hcp_result *r, const struct model_event *e)
+{
+	int64_t lo = r->step_start, hi = r->path_end > r->step_end ? r->path_end : r->step_end;
+
+	return e->ts < hi && e->ts + e->dur >= lo;
+}
+
+static void write_overlay(struct jsonw *w, const struct an_profile *p, const struct hcp_result *r,
+			  const uint8_t *critical, const uint8_t *used)
+{
+	const struct model *m = p->m;
+	int64_t flow = 0;
+	size_t i;
+
+	jsonw_obj_begin(w);
+	jsonw_kstr(w, "displayTimeUnit", "ms");
+	jsonw_key(w, "nnscopeCriticalPath");
+	jsonw_obj_begin(w);
+	jsonw_kstr(w, "step", r->step);
+	jsonw_kdouble(w, "total_us", out_us(r->total));
+	jsonw_kbool(w, "ok", r->ok);
+	jsonw_obj_end(w);
+	jsonw_key(w, "traceEvents");
+	jsonw_arr_begin(w);
+	for (i = 0; i < m->threads.n; i++) {
+		if (!used[i] || m->threads.v[i].name == 0)
+			continue;
+		jsonw_obj_begin(w);
+		jsonw_kstr(w, "ph", "M");
+		jsonw_kstr(w, "name", "thread_name");
+		thread_members(w, m, (uint32_t)i);
+		jsonw_key(w, "args");
+		jsonw_obj_begin(w);
+		jsonw_kstr(w, "name", out_str(m, m->threads.v[i].name));
+		jsonw_obj_end(w);
+		jsonw_obj_end(w);
+	}
+	for (i = 0; i < m->events.n; i++) {
+		const struct model_event *e = &m->events.v[i];
+		if (!in_overlay(r, e))
+			continue;
+		jsonw_obj_begin(w);
+		jsonw_kstr(w, "ph", "X");
+		jsonw_kstr(w, "cat", model_kind_name(e->kind));
+		jsonw_kstr(w, "name", out_str(m, e->name));
+		thread_members(w, m, e->thread);
+		jsonw_kdouble(w, "ts", out_us(e->ts));
+		jsonw_kdouble(w, "dur", out_us(e->dur));
+		jsonw_key(w, "args");
+		jsonw_obj_begin(w);
+		out_json_event_args(w, m, e);
+		if (critical[i])
+			jsonw_kint(w, "critical", 1);
+		jsonw_obj_end(w);
+		jsonw_obj_end(w);
+	}
+	/* HTA's default: launch, dependency and sync edges as arrows */
+	for (i = 0; i < r->path.n; i++) {
+		const struct hcp_seg *s = &r->path.v[i];
+		if (s->type != HCP_E_LAUNCH && s->type != HCP_E_DEP && s->type != HCP_E_SYNC)
+			continue;
+		flow_point(w, m, s, 0, flow);
+		flow_point(w, m, s, 1, flow);
+		flow++;
+	}
+	jsonw_arr_end(w);
+	jsonw_obj_end(w);
+}
+
+static int write_doc(const char *dir, const char *name, const struct an_profile *p,
+		     const struct hcp_result *r, int overlay, struct nns_err *err)
+{
+	const struct model *m = p->m;
+	struct out_file of;
+	struct jsonw w;
+	uint8_t *critical = NULL, *used = NULL;
+	uint32_t *ids = NULL;
+	size_t nid = 0, i;
+	int rc;
+
+	if (overlay) {
+		critical = calloc(m->events.n + 1, 1);
+		used = calloc(m->threads.n + 1, 1);
+		if (!critical || !used) {
+			rc = nns_err_set(err, NNS_ENOMEM, "out of memory");
+			goto out;
+		}
+		ids = path_ids(r, &nid);
+		for (i = 0; i < nid; i++)
+			critical[ids[i]] = 1;
+		for (i = 0; i < m->events.n; i++)
+			if (in_overlay(r, &m->events.v[i]))
+				used[m->events.v[i].thread] = 1;
+	}
+	if ((rc = out_file_open(&of, dir, name, err)))
+		goto out;
+	if (jsonw_init_file(&w, of.f, overlay ? 2 : 3)) {
+		out_file_abort(&of);
+		rc = nns_err_set(err, NNS_ENOMEM, "%s: out of memory", of.path);
+		goto out;
+	}
+	if (overlay)
+		write_overlay(&w, p, r, critical, used);
+	else
+		write_result(&w, p, r);
+	rc = jsonw_finish(&w, NULL);
+	jsonw_release(&w);
+	if (rc) {
+		out_file_abort(&of);
+		rc = nns_err_set(err, rc, "%s: cannot write: %s", of.path, nns_strerror(rc));
+		goto out;
+	}
+	rc = out_file_commit(&of, err);
+out:
+	free(critical);
+	free(used);
+	free(ids);
+	return rc;
+}
+
+int out_write_critical_path(const char *dir, const char *trace_dir, const char *trace_name,
+			    const struct an_profile *p, const char *step, struct nns_err *err)
+{
+	struct hcp_opts o = {step};
+	struct hcp_result r;
+	int rc;
+
+	if ((rc = hcp_compute(&r, p, &o, err)))
+		return rc;
+	if (step && *step && !r.step[0]) { /* the step asked for is not there */
+		rc = nns_err_set(err, NNS_EINVAL, "--critical-path: %s", r.reason);
+		hcp_release(&r);
+		return rc;
+	}
+	rc = write_doc(dir, "critical_path.json", p, &r, 0, err);
+	if (!rc && trace_dir)
+		rc = write_doc(trace_dir, trace_name, p, &r, 1, err);
+	hcp_release(&r);
+	return rc;
+}
+
+/* ---- trace_diff members of the diff document ---------------------------------- */
+
+#define TDIFF_CAP 5000 /* rows per table written; the rest counted */
+
+static void tdiff_table(struct jsonw *w, const char *key, const struct hcp_tdiff_table *t)
+{
+	size_t i;
+
+	jsonw_key(w, key);
+	jsonw_obj_begin(w);
+	jsonw_key(w, "summary");
+	jsonw_obj_begin(w);
+	for (i = 0; i < HCP_CH__N; i++)
+		jsonw_kint(w, hcp_change_names[i], t->changes[i]);
+	jsonw_kint(w, "changed", t->changes[HCP_INCREASED] + t->changes[HCP_DECREASED]);
+	jsonw_obj_end(w);
+	jsonw_kint(w, "rows_total", (int64_t)t->rows.n);
+	jsonw_key(w, "rows");
+	jsonw_arr_begin(w);
+	for (i = 0; i < t->rows.n && i < TDIFF_CAP; i++) {
+		const struct hcp_tdiff_row *r = &t->rows.v[i];
+
+		jsonw_obj_begin(w);
+		jsonw_kstr(w, "name", r->name);
+		jsonw_kstr(w, "change", hcp_change_names[r->change]);
+		jsonw_kint(w, "base_count", r->base_count);
+		jsonw_kint(w, "exp_count", r->exp_count);
+		jsonw_kint(w, "diff_count", r->exp_count - r->base_count);
+		jsonw_kdouble(w, "base_duration_us", out_us(r->base_dur));
+		jsonw_kdouble(w, "exp_duration_us", out_us(r->exp_dur));
+		jsonw_kdouble(w, "diff_duration_us", out_us(r->exp_dur - r->base_dur));
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+	jsonw_obj_end(w);
+}
+
+void out_json_trace_diff(struct jsonw *w, const struct an_diff *d)
+{
+	if (!d->hta)
+		return;
+	jsonw_key(w, "trace_diff");
+	jsonw_obj_begin(w);
+	jsonw_kstr(w, "base_step", d->hta->base_step);
+	jsonw_kstr(w, "exp_step", d->hta->exp_step);
+	tdiff_table(w, "operators", &d->hta->ops);
+	tdiff_table(w, "kernels", &d->hta->kernels);
+	jsonw_obj_end(w);
+}
