@@ -22,6 +22,9 @@ const struct out_view out_views[] = {
     {"cpu", out_json_cpu, 2},
     {"hostinfo", out_json_hostinfo, 2},
     {"steptrace", out_json_steptrace, 2},
+    {"launches", out_json_hta_launches, 2},
+    {"annotations", out_json_hta_annotations, 3},
+    {"sequences", out_json_hta_sequences, 3},
 };
 
 const size_t out_nviews = sizeof(out_views) / sizeof(out_views[0]);
