@@ -9,7 +9,8 @@
  * memset) attributed to the innermost GPU annotation of its own track (pid,
  * tid: the stream) that covers its start (a.ts <= k.ts < a.ts + a.dur;
  * innermost = the latest-starting of the covering ones, as a stack over
- * events sorted by (ts, -dur) gives). Per GPU annotation name the covered
+ * events sorted by (ts, -dur) gives; of annotations starting together the
+ * shorter, and an annotation starting with a kernel covers it). Per GPU annotation name the covered
  * kernels are grouped by name and the top HTA_ANNO_KERNELS_MAX by time kept.
  */
 #include "analysis/hta_launch.h"
@@ -100,33 +101,46 @@ static int cover(const struct model *m, agg_vec *ka, int64_t *devs, int64_t *cov
 		goto out;
 	for (i = 0; i < nt; i++)
 		top[i] = MODEL_NOIDX;
-	for (i = 0; i < m->events.n; i++) {
-		const struct model_event *e = &m->events.v[i];
-		uint32_t t = e->thread, a;
-		int dev = model_kind_is_device(e->kind);
+	/* events sorted by (ts, -dur): per group of equal starts, annotations
+	 * are pushed before the group's device events are placed, so an
+	 * annotation and a kernel starting together (equal dur too) nest */
+	for (i = 0; i < m->events.n;) {
+		size_t j = i, pass;
 
-		if (t >= nt || (!dev && e->kind != MK_GPU_ANNOTATION))
-			continue;
-		/* pop the annotations that ended at or before this start */
-		while ((a = top[t]) != MODEL_NOIDX &&
-		       m->events.v[a].ts + m->events.v[a].dur <= e->ts)
-			top[t] = up[a];
-		if (e->kind == MK_GPU_ANNOTATION) {
-			if (e->dur <= 0)
-				continue; /* covers nothing */
-			up[i] = top[t];
-			top[t] = (uint32_t)i;
-			continue;
+		while (j < m->events.n && m->events.v[j].ts == m->events.v[i].ts)
+			j++;
+		for (pass = 0; pass < 2; pass++) {
+			size_t q;
+			for (q = i; q < j; q++) {
+				const struct model_event *e = &m->events.v[q];
+				uint32_t t = e->thread, a;
+				int dev = model_kind_is_device(e->kind);
+
+				if (t >= nt || (pass == 0 ? e->kind != MK_GPU_ANNOTATION : !dev))
+					continue;
+				/* pop the annotations that ended at or before this start */
+				while ((a = top[t]) != MODEL_NOIDX &&
+				       m->events.v[a].ts + m->events.v[a].dur <= e->ts)
+					top[t] = up[a];
+				if (pass == 0) {
+					if (e->dur > 0) { /* zero length covers nothing */
+						up[q] = top[t];
+						top[t] = (uint32_t)q;
+					}
+					continue;
+				}
+				(*devs)++;
+				if ((a = top[t]) == MODEL_NOIDX)
+					continue;
+				(*covered)++;
+				{
+					struct agg g = {m->events.v[a].name, e->name, 1, e->dur};
+					if (vec_push(ka, g))
+						goto out;
+				}
+			}
 		}
-		(*devs)++;
-		if ((a = top[t]) == MODEL_NOIDX)
-			continue;
-		(*covered)++;
-		{
-			struct agg g = {m->events.v[a].name, e->name, 1, e->dur};
-			if (vec_push(ka, g))
-				goto out;
-		}
+		i = j;
 	}
 	rc = 0;
 out:

@@ -6,8 +6,7 @@
  * "stragglers" list). Keys and units: docs/HTA_LAUNCH.md.
  *
  * Each writer runs its analysis on the finished profile; when that fails
- * (out of memory) the writer's sticky error is set, so the document is not
- * written half-done. Times are microseconds (double); ts_us are absolute
+ * (out of memory) the document is {"error": "..."}. Times are microseconds (double); ts_us are absolute
  * like overview.json's steps, with trace_start_us to make them relative.
  */
 #include "analysis/hta_launch.h"
@@ -17,10 +16,12 @@
 
 #define HTA_POINTS_MAX 2000 /* scatter points written (evenly strided) */
 
-static void fail(struct jsonw *w, int rc)
+/* the document of an analysis that failed (out of memory) */
+static void write_error(struct jsonw *w, const struct nns_err *err)
 {
-	if (w->err == NNS_OK)
-		w->err = rc;
+	jsonw_obj_begin(w);
+	jsonw_kstr(w, "error", err->msg[0] ? err->msg : "analysis failed");
+	jsonw_obj_end(w);
 }
 
 static void knum_or_null(struct jsonw *w, const char *key, double v, double scale)
@@ -81,10 +82,13 @@ void out_json_hta_launches(struct jsonw *w, const struct an_profile *p)
 {
 	struct hta_launches l;
 	size_t i, stride;
-	int rc = hta_launches_compute(p, NULL, &l, NULL);
+	struct nns_err err;
+	int rc;
 
+	nns_err_clear(&err);
+	rc = hta_launches_compute(p, NULL, &l, &err);
 	if (rc) {
-		fail(w, rc);
+		write_error(w, &err);
 		return;
 	}
 	jsonw_obj_begin(w);
@@ -181,10 +185,13 @@ static void anno_rows(struct jsonw *w, const char *key, const struct an_profile 
 void out_json_hta_annotations(struct jsonw *w, const struct an_profile *p)
 {
 	struct hta_annotations a;
-	int rc = hta_annotations_compute(p, &a, NULL);
+	struct nns_err err;
+	int rc;
 
+	nns_err_clear(&err);
+	rc = hta_annotations_compute(p, &a, &err);
 	if (rc) {
-		fail(w, rc);
+		write_error(w, &err);
 		return;
 	}
 	jsonw_obj_begin(w);
@@ -223,10 +230,13 @@ void out_json_hta_sequences(struct jsonw *w, const struct an_profile *p)
 {
 	struct hta_sequences s;
 	size_t i, k;
-	int rc = hta_sequences_default(p, 0, &s, NULL);
+	struct nns_err err;
+	int rc;
 
+	nns_err_clear(&err);
+	rc = hta_sequences_default(p, 0, &s, &err);
 	if (rc) {
-		fail(w, rc);
+		write_error(w, &err);
 		return;
 	}
 	jsonw_obj_begin(w);

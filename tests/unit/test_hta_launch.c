@@ -354,6 +354,29 @@ static void test_annotations(void **st)
 	release(f);
 }
 
+/* Ties: on stream 7 kernel kT [0,10) is written before the annotation
+ * "same" [0,10) that starts and ends with it: it is still covered. A
+ * zero-length kernel kZ [20,20) inside "outer" [15,30) is covered too;
+ * "outer" shares no start with anything. */
+static void test_annotation_ties(void **st)
+{
+	static const char *json = HEAD KN("kernel", "kT", 7, 0, 10, 1)
+	    UA("gpu_user_annotation", "same", 0, 7, 0, 10) UA("gpu_user_annotation", "outer", 0, 7, 15, 15)
+		KN("kernel", "kZ", 7, 20, 0, 2) LAST TAIL;
+	struct fx *f = load(json);
+	struct hta_annotations a;
+	size_t i;
+	(void)st;
+
+	assert_int_equal(hta_annotations_compute(&f->p, &a, NULL), NNS_OK);
+	assert_int_equal(a.device_events, 2);
+	assert_int_equal(a.device_covered, 2);
+	for (i = 0; i < a.gpu.n; i++)
+		assert_int_equal(a.gpu.v[i].kernel_count, 1);
+	hta_annotations_release(&a);
+	release(f);
+}
+
 /* ---- frequent kernel sequences ------------------------------------------- */
 
 /* tid 1; each linear holds an addmm except the third.
@@ -690,7 +713,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_launch_stats),     cmocka_unit_test(test_launch_cutoffs),
 	    cmocka_unit_test(test_launch_graph_and_zero), cmocka_unit_test(test_no_gpu),
-	    cmocka_unit_test(test_launch_json),	     cmocka_unit_test(test_annotations),
+	    cmocka_unit_test(test_launch_json),	     cmocka_unit_test(test_annotations), cmocka_unit_test(test_annotation_ties),
 	    cmocka_unit_test(test_sequences),	     cmocka_unit_test(test_sequences_nested),
 	    cmocka_unit_test(test_kernel_type),	     cmocka_unit_test(test_overlap),
 	    cmocka_unit_test(test_worker_metrics),   cmocka_unit_test(test_stragglers),
