@@ -36,6 +36,7 @@ from . import _nnscope
 __all__ = [
     "Profiler", "range", "schedule", "StopAtStep", "StopAtEpoch", "mark",
     "counter", "queue", "mem_alloc", "mem_free", "name", "offline_analyse",
+    "op_analyse",
     "version", "__version__",
 ]
 
@@ -309,6 +310,8 @@ class Profiler:
         self.output_path = self._h.output_path
         self._started = bool(_nnscope.parse_options(opts, True)["start"])
         self._steps = 0
+        self._analysis = None
+        self.analysis_process = None
 
     # -- lifecycle --
 
@@ -355,22 +358,66 @@ class Profiler:
     def analyse(self, offline_path=None, pretty=False, step_list=None,
                 mode="sync"):
         """Stops collection, flushes, and writes the analysis into
-        ``<output_path>/analysis`` with the nnscope program (nns_analyse).
-        Returns that directory. ``offline_path`` analyses another run
-        directory instead (as MindSpore). ``pretty``, ``step_list`` and
-        ``mode`` are accepted for MindSpore compatibility."""
-        if step_list is not None:
-            warnings.warn("nnscope.Profiler.analyse: step_list is not "
-                          "supported yet; all steps are analysed",
+        ``<output_path>/analysis``; returns that directory (MindSpore's
+        ``Profiler.analyse``). ``offline_path`` analyses another run
+        directory instead. ``pretty`` indents the JSON files;
+        ``step_list`` (consecutive step numbers, e.g. ``[3, 4, 5]``)
+        restricts the analysis to those steps (``nnscope analyse --steps``);
+        ``mode="async"`` runs the analysis in a child process and returns at
+        once (``self.analysis_process`` is its ``subprocess.Popen``; the
+        directory is complete when it exits). An unknown mode warns and runs
+        "sync", as MindSpore does. Bad ``step_list`` values raise TypeError /
+        ValueError (MindSpore only logs them)."""
+        steps = _steps_arg(step_list)
+        if mode not in ("sync", "async"):
+            warnings.warn("nnscope.Profiler.analyse: mode must be 'sync' or "
+                          "'async', not %r; using 'sync'" % (mode,),
                           stacklevel=2)
+            mode = "sync"
         if offline_path is not None:
-            return Profiler.offline_analyse(offline_path)
-        h = self._handle()
-        if self._started:
-            h.stop()
-            self._started = False
-        h.analyse()
-        return os.path.join(self.output_path, "analysis")
+            path = os.fspath(offline_path)
+        else:
+            path = self.output_path
+            # stop, flush and close first: the trace on disk is complete,
+            # so the analysis never takes it for a crashed run
+            self.close()
+        out = os.path.join(path, "analysis")
+        if mode == "async":
+            self.analysis_process = _spawn_analyse(path, out, pretty, steps)
+        else:
+            offline_analyse(path, out=out, pretty=pretty, step_list=step_list)
+        self._analysis = out
+        return out
+
+    def op_analyse(self, op_name, device_id=None):
+        """Operator performance data (MindSpore's ``Profiler.op_analyse``):
+        ``op_name`` a name or a list of names; returns a dict name -> row of
+        the operator table (calls, host/device self and total time in us,
+        tensor-core use) for every name found. Runs ``analyse()`` first when
+        it has not run. ``device_id`` picks the worker of that rank (the
+        ``rank`` metadata, else the worker file names ending in it);
+        default: the only or first worker."""
+        if isinstance(op_name, str):
+            names = [op_name]
+        elif isinstance(op_name, list):
+            names = op_name
+        else:
+            raise TypeError("nnscope.Profiler.op_analyse: op_name must be str "
+                            "or list, not %s" % type(op_name).__name__)
+        if not names or any(not isinstance(n, str) or not n for n in names):
+            raise TypeError("nnscope.Profiler.op_analyse: op_name cannot be "
+                            "empty and must hold non-empty strings")
+        if device_id is not None and (not isinstance(device_id, int)
+                                      or isinstance(device_id, bool)):
+            raise TypeError("nnscope.Profiler.op_analyse: device_id must be "
+                            "int, not %s" % type(device_id).__name__)
+        out = getattr(self, "_analysis", None)
+        proc = getattr(self, "analysis_process", None)
+        if proc is not None:
+            proc.wait()
+        if not out or not os.path.isdir(out):
+            out = self.analyse()
+        return op_analyse(out, names, device_id)
 
     def close(self):
         """Stops, flushes and closes the trace. Idempotent."""
@@ -409,10 +456,12 @@ class Profiler:
     def offline_analyse(cls, path, pretty=False, step_list=None, out=None):
         """Analyses a run directory written earlier (also one left by a
         crashed process): runs ``nnscope analyse PATH --out PATH/analysis``
-        and returns the output directory. Raises FileNotFoundError when the
+        (``--pretty`` / ``--steps`` from ``pretty`` / ``step_list``) and
+        returns the output directory. Raises FileNotFoundError when the
         path or the nnscope program is missing, RuntimeError when the
         analysis fails (with nnscope's message)."""
-        return offline_analyse(path, out=out)
+        return offline_analyse(path, out=out, pretty=pretty,
+                               step_list=step_list)
 
 
 def _nnscope_bin():
@@ -430,21 +479,103 @@ def _nnscope_bin():
     return found
 
 
-def offline_analyse(path, out=None):
-    """``nnscope analyse PATH --out OUT`` (OUT defaults to PATH/analysis)."""
+def _steps_arg(step_list):
+    """MindSpore's step_list rules: None, or a list of consecutive ints;
+    returns the ``--steps`` value or None."""
+    if step_list is None:
+        return None
+    if not isinstance(step_list, list):
+        raise TypeError("nnscope: step_list must be a list of step numbers, "
+                        "not %s" % type(step_list).__name__)
+    if not step_list:
+        return None
+    if not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0
+               for s in step_list):
+        raise TypeError("nnscope: the elements of step_list must be "
+                        "non-negative integers")
+    steps = sorted(step_list)
+    if steps[-1] - steps[0] != len(steps) - 1 or len(set(steps)) != len(steps):
+        raise ValueError("nnscope: the elements of step_list must be "
+                         "consecutive integers, got %r" % (step_list,))
+    return "%d-%d" % (steps[0], steps[-1])
+
+
+def _analyse_argv(path, out, pretty, steps):
+    argv = [_nnscope_bin(), "analyse", path, "--out", out]
+    if pretty:
+        argv.append("--pretty")
+    if steps is not None:
+        argv += ["--steps", steps]
+    return argv
+
+
+def _spawn_analyse(path, out, pretty, steps):
+    if not os.path.exists(path):
+        raise FileNotFoundError("nnscope: no such run directory: %s" % path)
+    return subprocess.Popen(_analyse_argv(path, out, pretty, steps) + ["--quiet"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def offline_analyse(path, out=None, pretty=False, step_list=None):
+    """``nnscope analyse PATH --out OUT`` (OUT defaults to PATH/analysis;
+    ``pretty`` adds ``--pretty``, ``step_list`` ``--steps A-B``)."""
     path = os.fspath(path)
+    steps = _steps_arg(step_list)
     if not os.path.exists(path):
         raise FileNotFoundError("nnscope: no such run directory: %s" % path)
     if out is None:
         out = os.path.join(path, "analysis")
-    r = subprocess.run([_nnscope_bin(), "analyse", path, "--out", out],
+    r = subprocess.run(_analyse_argv(path, out, pretty, steps),
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        text=True, check=False)
     if r.returncode != 0:
         msg = (r.stderr.strip() or r.stdout.strip()).splitlines()
         raise RuntimeError("nnscope analyse %s failed (exit %d): %s"
                            % (path, r.returncode, msg[-1] if msg else ""))
+    for line in r.stderr.splitlines():
+        if line.strip():
+            warnings.warn(line.strip(), stacklevel=2)
     return out
+
+
+def _worker_dirs(out):
+    """The per-worker directories of an analysis output (overview.json)."""
+    dirs = []
+    for root, _sub, files in os.walk(out):
+        if "overview.json" in files and "operators.json" in files:
+            dirs.append(root)
+    return sorted(dirs)
+
+
+def op_analyse(out, op_name, device_id=None):
+    """Rows of the operator table of analysis directory ``out`` for the
+    names in ``op_name`` (str or list): dict name -> row."""
+    names = [op_name] if isinstance(op_name, str) else list(op_name)
+    dirs = _worker_dirs(out)
+    if not dirs:
+        raise RuntimeError("nnscope: no analysed worker under %s" % out)
+    pick = dirs[0]
+    if device_id is not None:
+        pick = None
+        ranks = []
+        for d in dirs:
+            with open(os.path.join(d, "overview.json")) as f:
+                rank = json.load(f).get("rank")
+            ranks.append(rank)
+            if rank == device_id:
+                pick = d
+                break
+        # a single-worker run without rank information is device 0
+        if pick is None and len(dirs) == 1 and ranks == [None] and device_id == 0:
+            pick = dirs[0]
+        if pick is None:
+            raise ValueError("nnscope: no worker for device_id %d under %s "
+                             "(workers: %s)" % (device_id, out, ", ".join(
+                                 os.path.basename(d) for d in dirs)))
+    with open(os.path.join(pick, "operators.json")) as f:
+        ops = json.load(f)
+    rows = {r["name"]: r for r in ops.get("by_name", [])}
+    return {n: rows[n] for n in names if n in rows}
 
 
 # ---- step and epoch helpers ------------------------------------------------

@@ -51,7 +51,19 @@ struct cli_item {
 	int loaded; /* m and p are valid */
 };
 
+/* --steps A-B: analyse only the steps numbered A..B (MindSpore's
+ * analyse(step_list=...)); on = 0: every step. */
+struct cli_steps {
+	int on;
+	long first, last;
+};
+
+/* Parses "A", "A-B" or a list "A,B,C" of consecutive step numbers (>= 0).
+ * 0, or -1 with a message in msg (size bytes). */
+int cli_parse_steps(const char *s, struct cli_steps *st, char *msg, size_t size);
+
 struct cli_visit {
+	struct cli_steps steps;
 	struct kineto_opts kopts;
 	const char *only_worker; /* NULL = all */
 	const char *only_span;	 /* NULL = all; a span name or suffix */
@@ -75,6 +87,11 @@ int cli_visit_run(const struct run *r, struct cli_visit *v, size_t *visited);
  * (truncated input, skipped events) and errors. Returns CLI_OK or
  * CLI_EINPUT; on CLI_OK it->loaded is set. */
 int cli_load(struct cli_item *it, const char *path, const struct kineto_opts *ko);
+/* cli_load, then (st && st->on) the model cut to the host range of steps
+ * st->first..st->last and analysed again; an error names the steps the
+ * trace has when none of them is selected. */
+int cli_load_steps(struct cli_item *it, const char *path, const struct kineto_opts *ko,
+		   const struct cli_steps *st);
 void cli_item_release(struct cli_item *it);
 
 /* Loads a trace into m (model_init done here): .nnst files (by their magic)

@@ -129,7 +129,115 @@ void cli_load_host_info(struct model *m, const struct run *r)
 	load_host_info(m, r, warn_cb, NULL);
 }
 
+static int step_number(const struct an_step *s, long *out)
+{
+	return cli_parse_int(s->name, 0, 2147483647L, out);
+}
+
+/* Cuts it->m to the host range of the selected steps and analyses again. */
+static int restrict_steps(struct cli_item *it, const char *path, const struct cli_steps *st)
+{
+	struct nns_err err;
+	int64_t t0 = INT64_MAX, t1 = INT64_MIN;
+	long lo = -1, hi = -1, num;
+	size_t i, found = 0;
+
+	for (i = 0; i < it->p.overview.steps.n; i++) {
+		const struct an_step *s = &it->p.overview.steps.v[i];
+		if (step_number(s, &num))
+			continue;
+		if (lo < 0 || num < lo)
+			lo = num;
+		if (num > hi)
+			hi = num;
+		if (num < st->first || num > st->last)
+			continue;
+		found++;
+		if (s->host_start < t0)
+			t0 = s->host_start;
+		if (s->host_end > t1)
+			t1 = s->host_end;
+	}
+	if (!found) {
+		char msg[200];
+		if (lo < 0)
+			snprintf(msg, sizeof(msg), "--steps %ld-%ld: this trace has no numbered steps",
+				 st->first, st->last);
+		else
+			snprintf(msg, sizeof(msg), "--steps %ld-%ld: no such steps (this trace has steps %ld-%ld)",
+				 st->first, st->last, lo, hi);
+		cli_error(path, msg);
+		return CLI_EINPUT;
+	}
+	an_profile_release(&it->p);
+	memset(&it->p, 0, sizeof(it->p));
+	nns_err_clear(&err);
+	if (model_keep_window(&it->m, t0, t1, &err) || an_profile_compute(&it->p, &it->m, &err)) {
+		cli_error(path, err.msg[0] ? err.msg : "cutting the trace to the steps failed");
+		an_profile_release(&it->p);
+		model_release(&it->m);
+		return CLI_EINPUT;
+	}
+	return CLI_OK;
+}
+
+int cli_parse_steps(const char *s, struct cli_steps *st, char *msg, size_t size)
+{
+	char buf[256], *dash, *tok, *save = NULL;
+	long a, b, prev = -1;
+
+	memset(st, 0, sizeof(*st));
+	if (!s || strlen(s) >= sizeof(buf) || !*s) {
+		snprintf(msg, size, "--steps wants A, A-B or A,B,C (step numbers), not '%s'", s ? s : "");
+		return -1;
+	}
+	strcpy(buf, s);
+	if (strchr(buf, ',')) {
+		for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			if (cli_parse_int(tok, 0, 2147483647L, &a)) {
+				snprintf(msg, size, "--steps: '%s' is not a step number", tok);
+				return -1;
+			}
+			if (prev >= 0 && a != prev + 1) {
+				snprintf(msg, size, "--steps: the steps must be consecutive (%ld follows %ld)", a, prev);
+				return -1;
+			}
+			if (prev < 0)
+				st->first = a;
+			st->last = prev = a;
+		}
+		st->on = prev >= 0;
+		if (!st->on)
+			snprintf(msg, size, "--steps: no step numbers in '%s'", s);
+		return st->on ? 0 : -1;
+	}
+	dash = strchr(buf, '-');
+	if (dash)
+		*dash = '\0';
+	if (cli_parse_int(buf, 0, 2147483647L, &a) ||
+	    (dash && cli_parse_int(dash + 1, 0, 2147483647L, &b))) {
+		snprintf(msg, size, "--steps wants A, A-B or A,B,C (step numbers), not '%s'", s);
+		return -1;
+	}
+	if (!dash)
+		b = a;
+	if (b < a) {
+		snprintf(msg, size, "--steps %ld-%ld: the last step is before the first", a, b);
+		return -1;
+	}
+	st->on = 1;
+	st->first = a;
+	st->last = b;
+	return 0;
+}
+
 int cli_load(struct cli_item *it, const char *path, const struct kineto_opts *ko)
+{
+	return cli_load_steps(it, path, ko, NULL);
+}
+
+int cli_load_steps(struct cli_item *it, const char *path, const struct kineto_opts *ko,
+		   const struct cli_steps *st)
 {
 	struct nns_err err;
 	int rc;
@@ -172,6 +280,8 @@ int cli_load(struct cli_item *it, const char *path, const struct kineto_opts *ko
 		model_release(&it->m);
 		return CLI_EINPUT;
 	}
+	if (st && st->on && restrict_steps(it, path, st))
+		return CLI_EINPUT;
 	it->loaded = 1;
 	return CLI_OK;
 }
@@ -276,7 +386,7 @@ int cli_visit_run(const struct run *r, struct cli_visit *v, size_t *visited)
 			it->run = r;
 			it->worker = wk;
 			it->span = s;
-			if (cli_load(it, s->path, &v->kopts)) {
+			if (cli_load_steps(it, s->path, &v->kopts, &v->steps)) {
 				status = CLI_EINPUT;
 				continue;
 			}

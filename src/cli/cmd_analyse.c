@@ -38,6 +38,10 @@ static const char USAGE[] =
     "      --timeline-limit-mb N\n"
     "                     cap timeline.json at N MB (default 500, 0 = no cap); the\n"
     "                     events past the cap are left out and the file says so\n"
+    "      --steps A-B    analyse only steps A..B (also A, or A,B,C consecutive):\n"
+    "                     the numbers of ProfilerStep#N / nnscope steps; the trace\n"
+    "                     is cut to those steps' host time and their kernels\n"
+    "      --pretty       indent the JSON files fully\n"
     "  -q, --quiet        print nothing but warnings and errors\n"
     "  -h, --help         show this help\n";
 
@@ -137,6 +141,8 @@ int cmd_analyse(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {"timeline", no_argument, NULL, 'T'},
 	    {"timeline-limit-mb", required_argument, NULL, 'L'},
+	    {"steps", required_argument, NULL, 'S'},
+	    {"pretty", no_argument, NULL, 'P'},
 	    {NULL, 0, NULL, 0},
 	};
 	struct analyse_ctx ctx;
@@ -178,6 +184,15 @@ int cmd_analyse(int argc, char **argv)
 						       "--timeline-limit-mb wants 0..1048576 (MB), "
 						       "not '%s'",
 						       optarg);
+			break;
+		case 'S': {
+			char msg[200];
+			if (cli_parse_steps(optarg, &v.steps, msg, sizeof(msg)))
+				return cli_usage_error("analyse", "%s", msg);
+			break;
+		}
+		case 'P':
+			ctx.oo.pretty_depth = 64;
 			break;
 		case 'h':
 			fputs(USAGE, stdout);

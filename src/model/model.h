@@ -327,6 +327,12 @@ int model_merge(struct model *dst, struct model *src, struct nns_err *err);
  * model_add_*. */
 int model_finalize(struct model *m, struct nns_err *err);
 
+/* Cuts a finalized model down to [t0, t1] ns (model_window.c): host events
+ * overlapping it, device events with their launch (or overlapping it when
+ * they have none), rows whose time falls inside; then finalizes it again.
+ * NNS_OK, NNS_EINVAL (not finalized, t1 < t0) or NNS_ENOMEM. */
+int model_keep_window(struct model *m, int64_t t0, int64_t t1, struct nns_err *err);
+
 /* The device row with deviceProperties id `id`, or NULL. */
 const struct model_device *model_device_by_id(const struct model *m, int id);
 

@@ -78,6 +78,15 @@ void out_json_hostinfo(struct jsonw *w, const struct an_profile *p);
  * tail_us, total_us}], "average":{...}} (docs/SERVER.md "steptrace view"). */
 void out_json_steptrace(struct jsonw *w, const struct an_profile *p);
 
+/* HTA time analyses (hta_time_json.c, docs/HTA.md): temporal.json
+ * {"devices":[...]}, idle.json {"streams":[...]}, queue.json
+ * {"streams":[... "series"]}, membw.json {"kinds":[... "series"]}; each
+ * runs its analysis on p->m and writes {"error": "..."} if it fails. */
+void out_json_temporal(struct jsonw *w, const struct an_profile *p);
+void out_json_idle(struct jsonw *w, const struct an_profile *p);
+void out_json_queue(struct jsonw *w, const struct an_profile *p);
+void out_json_membw(struct jsonw *w, const struct an_profile *p);
+
 /* HTA launch-side documents (hta_launch_json.c): launches.json,
  * annotations.json, sequences.json; and the HTA fields of distributed.json
  * (overlap_pct, step_time_us, late_start per worker; "stragglers"). */

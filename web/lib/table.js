@@ -24,7 +24,13 @@ export function createTable(opts) {
   let view = rows;
 
   const getv = (c, r) => (c.value ? c.value(r) : r[c.key]);
-  const fmtOf = (c) => (typeof c.fmt === 'function' ? c.fmt : formatters[c.fmt || 'text'] || formatters.text);
+  // a named formatter gets the value only (fmtNum(v, digits) must not take the row for digits);
+  // a function gets (value, row)
+  const fmtOf = (c) => {
+    if (typeof c.fmt === 'function') return c.fmt;
+    const f = formatters[c.fmt || 'text'] || formatters.text;
+    return (v) => f(v);
+  };
   const isNumeric = (c) => c.numeric || (c.fmt && c.fmt !== 'text' && c.fmt !== 'bool' && typeof c.fmt === 'string');
 
   const root = h('div', { class: 'tbl', testid: `table-${name}` });

@@ -1,0 +1,226 @@
+/*
+ * hta_membw.c - HTA's memory bandwidth analysis (TraceCounters.
+ * get_memory_bw_summary / get_memory_bw_time_series) for one worker.
+ *
+ * Memcpy and memset device events are grouped by kind, HTA's
+ * get_memory_kernel_type: "Memset", the first 11 characters of a memcpy's
+ * name ("Memcpy HtoD", "Memcpy DtoH", "Memcpy DtoD", "Memcpy PtoP", ...,
+ * from Kineto's "Memcpy HtoD (Pageable -> Device)"), or "Memcpy Unknown".
+ * An operation's bandwidth is bytes / duration in ns = GB/s (what Kineto
+ * writes as "memory bandwidth (GB/s)"); a zero duration counts as 1 ns, as
+ * HTA rounds it up. Per kind: operations, bytes, busy time, mean/min/max of
+ * the per-operation bandwidth, bytes/time, and the time series HTA draws:
+ * +bandwidth at each start, -bandwidth at each end, summed (the bandwidth
+ * of all copies of that kind in flight), with its peak.
+ *
+ * The summary is HTA's: describe() (count, mean, std, quartiles, max)
+ * over the points of the series that are > 0.
+ *
+ * Differences from HTA: nnscope also reports per-operation statistics
+ * (what one copy achieved) and the series' peak. At equal timestamps ends
+ * come before starts, so back-to-back copies do not add up to a spike (HTA's
+ * sort leaves ties in any order), and the running sum is reset to exactly
+ * 0 whenever no copy is in flight (HTA clamps float drift below 0). The
+ * bandwidth is bytes / duration from the event's bytes rather than
+ * Kineto's rounded "memory bandwidth (GB/s)" argument. Only memcpy/memset
+ * events count (HTA also takes a kernel named "Memcpy..."); their stream is
+ * not required. Operations that do not report bytes (old traces) count in
+ * count and time but not in any bandwidth figure. All devices of the
+ * worker are summed per kind, as HTA does per rank.
+ */
+#include "analysis/hta_time.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct row {
+	int64_t ts;
+	double delta;
+	uint32_t kind;
+	int32_t start; /* 1 start, 0 end */
+};
+
+static int cmp_row(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->start - y->start; /* ends first */
+}
+
+static int cmp_kind(const void *a, const void *b)
+{
+	return strcmp(((const struct hta_membw_kind *)a)->name,
+		      ((const struct hta_membw_kind *)b)->name);
+}
+
+static void kind_name(const struct model *m, const struct model_event *e, char *dst, size_t size)
+{
+	const char *name = model_str(m, e->name);
+	size_t n;
+
+	if (e->kind == MK_MEMSET || (name && strncmp(name, "Memset", 6) == 0)) {
+		snprintf(dst, size, "Memset");
+		return;
+	}
+	if (!name || strncmp(name, "Memcpy", 6) != 0) {
+		snprintf(dst, size, "Memcpy Unknown");
+		return;
+	}
+	n = strlen(name);
+	if (n > 11)
+		n = 11;
+	while (n > 6 && name[n - 1] == ' ')
+		n--;
+	snprintf(dst, size, "%.*s", (int)n, name);
+}
+
+/* Sets *hit to the kind called name, adding it if new; past
+ * HTA_MEMBW_MAX_KINDS - 1 distinct kinds, new names share "Memcpy Other"
+ * (odd names cannot grow the list or make the lookups quadratic).
+ * 0 or NNS_ENOMEM. */
+static int find_kind(struct hta_membw *out, const char *name, size_t *hit)
+{
+	struct hta_membw_kind z;
+	size_t i;
+
+	if (*hit < out->kinds.n && strcmp(out->kinds.v[*hit].name, name) == 0)
+		return NNS_OK;
+	for (i = 0; i < out->kinds.n; i++)
+		if (strcmp(out->kinds.v[i].name, name) == 0) {
+			*hit = i;
+			return NNS_OK;
+		}
+	if (out->kinds.n >= HTA_MEMBW_MAX_KINDS - 1 && strcmp(name, "Memcpy Other") != 0)
+		return find_kind(out, "Memcpy Other", hit);
+	memset(&z, 0, sizeof(z));
+	snprintf(z.name, sizeof(z.name), "%s", name);
+	if (vec_push(&out->kinds, z) != 0)
+		return NNS_ENOMEM;
+	*hit = out->kinds.n - 1;
+	return NNS_OK;
+}
+
+static double op_bw(const struct model_event *e, int64_t bytes)
+{
+	return (double)bytes / (double)(e->dur > 0 ? e->dur : 1);
+}
+
+int hta_membw_compute(const struct model *m, struct hta_membw *out, struct nns_err *err)
+{
+	struct row *rows = NULL;
+	double *vals = NULL; /* one kind's series values > 0, for its summary */
+	size_t i, j, nr = 0, nops = 0, hit = 0;
+	int rc = NNS_ENOMEM;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < m->events.n; i++) {
+		const struct model_event *e = &m->events.v[i];
+		struct hta_membw_kind *k;
+		char name[16];
+		int64_t bytes;
+
+		if (e->kind != MK_MEMCPY && e->kind != MK_MEMSET)
+			continue;
+		kind_name(m, e, name, sizeof(name));
+		if (find_kind(out, name, &hit) != 0)
+			goto out;
+		k = &out->kinds.v[hit];
+		k->count++;
+		k->time = hta_sat_add(k->time, e->dur);
+		bytes = e->extra != MODEL_NOIDX && e->extra < m->dev_args.n
+			    ? m->dev_args.v[e->extra].bytes
+			    : -1;
+		if (bytes >= 0)
+			nops++;
+	}
+	if (nops > 0 && (!(rows = malloc(2 * nops * sizeof(*rows))) ||
+			 !(vals = malloc(2 * nops * sizeof(*vals)))))
+		goto out;
+	/* second pass: per-operation bandwidths and the series rows */
+	hit = 0;
+	for (i = 0; i < m->events.n && nops > 0; i++) {
+		const struct model_event *e = &m->events.v[i];
+		struct hta_membw_kind *k;
+		char name[16];
+		int64_t bytes;
+		double bw;
+
+		if ((e->kind != MK_MEMCPY && e->kind != MK_MEMSET) || e->extra == MODEL_NOIDX ||
+		    e->extra >= m->dev_args.n || (bytes = m->dev_args.v[e->extra].bytes) < 0)
+			continue;
+		kind_name(m, e, name, sizeof(name));
+		if (find_kind(out, name, &hit) != 0) /* finds, never adds: pass 1 did */
+			goto out;
+		k = &out->kinds.v[hit];
+		bw = op_bw(e, bytes);
+		if (k->with_bytes == 0 || bw < k->bw_min)
+			k->bw_min = bw;
+		if (k->with_bytes == 0 || bw > k->bw_max)
+			k->bw_max = bw;
+		k->bw_mean += bw;				/* a sum until the end */
+		k->bw_avg += (double)(e->dur > 0 ? e->dur : 1); /* the time, until the end */
+		k->with_bytes++;
+		k->bytes = hta_sat_add(k->bytes, bytes);
+		rows[nr++] = (struct row){e->ts, bw, (uint32_t)hit, 1};
+		rows[nr++] = (struct row){e->ts + (e->dur > 0 ? e->dur : 1), -bw, (uint32_t)hit, 0};
+	}
+	if (nr > 1)
+		qsort(rows, nr, sizeof(*rows), cmp_row);
+	for (i = 0; i < nr; i = j) {
+		struct hta_membw_kind *k = &out->kinds.v[rows[i].kind];
+		struct hta_ds ds;
+		double sum = 0;
+		int64_t active = 0;
+		size_t nv = 0;
+
+		for (j = i; j < nr && rows[j].kind == rows[i].kind; j++)
+			;
+		hta_ds_init(&ds, &k->series, rows[i].ts, rows[j - 1].ts, j - i,
+			    HTA_SERIES_MAX_POINTS);
+		for (size_t r = i; r < j; r++) {
+			active += rows[r].start ? 1 : -1;
+			sum = active > 0 ? sum + rows[r].delta : 0;
+			if (sum < 0)
+				sum = 0;
+			if (sum > k->peak)
+				k->peak = sum;
+			if (sum > 0)
+				vals[nv++] = sum;
+			hta_ds_add(&ds, rows[r].ts, sum);
+		}
+		hta_describe_of(vals, nv, &k->summary);
+		if (hta_ds_finish(&ds) != 0)
+			goto out;
+	}
+	for (i = 0; i < out->kinds.n; i++) {
+		struct hta_membw_kind *k = &out->kinds.v[i];
+
+		if (k->with_bytes > 0) {
+			k->bw_mean /= (double)k->with_bytes;
+			k->bw_avg = (double)k->bytes / k->bw_avg;
+		}
+	}
+	if (out->kinds.n > 1)
+		qsort(out->kinds.v, out->kinds.n, sizeof(*out->kinds.v), cmp_kind);
+	rc = NNS_OK;
+out:
+	free(rows);
+	free(vals);
+	if (rc != NNS_OK)
+		return nns_err_set(err, rc, "memory bandwidth: out of memory");
+	return rc;
+}
+
+void hta_membw_release(struct hta_membw *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->kinds.n; i++)
+		vec_free(&t->kinds.v[i].series);
+	vec_free(&t->kinds);
+}

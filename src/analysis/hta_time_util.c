@@ -1,0 +1,228 @@
+/*
+ * hta_time_util.c - helpers shared by nnscope's HTA time analyses
+ * (hta_time.h): device events grouped by stream, order statistics with
+ * pandas' percentile rule, and a streaming down-sampler for step series.
+ */
+#include "analysis/hta_time.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int64_t hta_event_stream(const struct model *m, const struct model_event *e)
+{
+	if (e->extra == MODEL_NOIDX || e->extra >= m->dev_args.n)
+		return -1;
+	return m->dev_args.v[e->extra].stream;
+}
+
+struct key {
+	int64_t stream;
+	uint32_t idx;
+	int32_t device;
+};
+
+static int cmp_key(const void *a, const void *b)
+{
+	const struct key *x = a, *y = b;
+
+	if (x->device != y->device)
+		return x->device < y->device ? -1 : 1;
+	if (x->stream != y->stream)
+		return x->stream < y->stream ? -1 : 1;
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+int hta_stream_order(const struct model *m, uint32_t **idx, size_t *n)
+{
+	struct key *k = NULL;
+	size_t i, cnt = 0;
+
+	*idx = NULL;
+	*n = 0;
+	for (i = 0; i < m->events.n; i++)
+		if (model_kind_is_device(m->events.v[i].kind) &&
+		    hta_event_stream(m, &m->events.v[i]) >= 0)
+			cnt++;
+	if (cnt == 0)
+		return NNS_OK;
+	k = malloc(cnt * sizeof(*k));
+	*idx = malloc(cnt * sizeof(**idx));
+	if (!k || !*idx) {
+		free(k);
+		free(*idx);
+		*idx = NULL;
+		return NNS_ENOMEM;
+	}
+	cnt = 0;
+	for (i = 0; i < m->events.n; i++) {
+		const struct model_event *e = &m->events.v[i];
+		int64_t s;
+
+		if (!model_kind_is_device(e->kind) || (s = hta_event_stream(m, e)) < 0)
+			continue;
+		k[cnt].stream = s;
+		k[cnt].idx = (uint32_t)i;
+		k[cnt].device = e->device;
+		cnt++;
+	}
+	qsort(k, cnt, sizeof(*k), cmp_key);
+	for (i = 0; i < cnt; i++)
+		(*idx)[i] = k[i].idx;
+	free(k);
+	*n = cnt;
+	return NNS_OK;
+}
+
+double hta_percentile(const double *v, size_t n, double p)
+{
+	double pos, frac;
+	size_t lo;
+
+	if (n == 0)
+		return 0;
+	if (p <= 0)
+		return v[0];
+	if (p >= 1)
+		return v[n - 1];
+	pos = p * (double)(n - 1);
+	lo = (size_t)pos;
+	frac = pos - (double)lo;
+	if (lo + 1 >= n)
+		return v[n - 1];
+	return v[lo] + frac * (v[lo + 1] - v[lo]);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+void hta_stats_of(double *v, size_t n, struct hta_stats *s)
+{
+	double sum = 0;
+	size_t i;
+
+	memset(s, 0, sizeof(*s));
+	if (n == 0)
+		return;
+	qsort(v, n, sizeof(*v), cmp_double);
+	for (i = 0; i < n; i++)
+		sum += v[i];
+	s->count = (int64_t)n;
+	s->mean = sum / (double)n;
+	s->min = v[0];
+	s->max = v[n - 1];
+	s->p50 = hta_percentile(v, n, 0.5);
+	s->p95 = hta_percentile(v, n, 0.95);
+}
+
+void hta_describe_of(double *v, size_t n, struct hta_describe *d)
+{
+	double sum = 0, sq = 0;
+	size_t i;
+
+	memset(d, 0, sizeof(*d));
+	if (n == 0)
+		return;
+	qsort(v, n, sizeof(*v), cmp_double);
+	for (i = 0; i < n; i++)
+		sum += v[i];
+	d->count = (int64_t)n;
+	d->mean = sum / (double)n;
+	for (i = 0; i < n; i++)
+		sq += (v[i] - d->mean) * (v[i] - d->mean);
+	d->std = n > 1 ? sqrt(sq / (double)(n - 1)) : 0;
+	d->min = v[0];
+	d->max = v[n - 1];
+	d->p25 = hta_percentile(v, n, 0.25);
+	d->p50 = hta_percentile(v, n, 0.50);
+	d->p75 = hta_percentile(v, n, 0.75);
+}
+
+int64_t hta_sat_add(int64_t a, int64_t b)
+{
+	if (b > 0 && a > INT64_MAX - b)
+		return INT64_MAX;
+	if (b < 0 && a < INT64_MIN - b)
+		return INT64_MIN;
+	return a + b;
+}
+
+/* ---- down-sampler ---------------------------------------------------------- */
+
+void hta_ds_init(struct hta_ds *d, hta_series *out, int64_t t0, int64_t t1, size_t npoints,
+		 size_t max_points)
+{
+	memset(d, 0, sizeof(*d));
+	d->out = out;
+	d->t0 = t0;
+	if (max_points < 4)
+		max_points = 4;
+	d->keep_all = npoints <= max_points;
+	d->nbuckets = max_points / 4;
+	/* ceil((t1 - t0 + 1) / nbuckets) so that t1 falls in the last bucket */
+	d->width = (t1 > t0 ? (uint64_t)t1 - (uint64_t)t0 : 0) / d->nbuckets + 1;
+}
+
+static void ds_push(struct hta_ds *d, struct hta_point p)
+{
+	if (d->rc == 0 && vec_push(d->out, p) != 0)
+		d->rc = NNS_ENOMEM;
+}
+
+static void ds_flush(struct hta_ds *d)
+{
+	struct hta_point k[4] = {d->first, d->lo, d->hi, d->last}, t;
+	size_t q[4] = {d->first_seq, d->lo_seq, d->hi_seq, d->last_seq}, u;
+	int i, j;
+
+	if (!d->have)
+		return;
+	for (i = 1; i < 4; i++) /* order the four by arrival (time, then input order) */
+		for (j = i; j > 0 && q[j - 1] > q[j]; j--) {
+			t = k[j], k[j] = k[j - 1], k[j - 1] = t;
+			u = q[j], q[j] = q[j - 1], q[j - 1] = u;
+		}
+	for (i = 0; i < 4; i++)
+		if (i == 0 || q[i] != q[i - 1])
+			ds_push(d, k[i]);
+	d->have = 0;
+}
+
+void hta_ds_add(struct hta_ds *d, int64_t ts, double value)
+{
+	struct hta_point p = {ts, value};
+	size_t b, seq = d->seq++;
+
+	if (d->keep_all) {
+		ds_push(d, p);
+		return;
+	}
+	b = ts <= d->t0 ? 0 : (size_t)(((uint64_t)ts - (uint64_t)d->t0) / d->width);
+	if (b >= d->nbuckets)
+		b = d->nbuckets - 1;
+	if (d->have && b != d->bucket)
+		ds_flush(d);
+	if (!d->have) {
+		d->bucket = b;
+		d->first = d->lo = d->hi = d->last = p;
+		d->first_seq = d->lo_seq = d->hi_seq = d->last_seq = seq;
+		d->have = 1;
+		return;
+	}
+	/* strict comparisons keep the first point of a level (where it starts) */
+	if (value < d->lo.value)
+		d->lo = p, d->lo_seq = seq;
+	if (value > d->hi.value)
+		d->hi = p, d->hi_seq = seq;
+	d->last = p, d->last_seq = seq;
+}
+
+int hta_ds_finish(struct hta_ds *d)
+{
+	ds_flush(d);
+	return d->rc;
+}

@@ -1,0 +1,231 @@
+/*
+ * hta_time_json.c - temporal.json, idle.json, queue.json and membw.json:
+ * the writers of nnscope's HTA time analyses (analysis/hta_time.h). Each
+ * runs its analysis on the profile's model when called (they are not part
+ * of an_profile_compute) and writes one complete object, or
+ * {"error": "..."} when the analysis fails. Times in microseconds, series
+ * times relative to the trace start (trace_start_us), bandwidths in GB/s;
+ * docs/HTA.md describes every key.
+ */
+#include "analysis/hta_time.h"
+#include "output/output.h"
+
+#include <stdio.h>
+
+static double pct(int64_t part, int64_t whole)
+{
+	return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static void write_error(struct jsonw *w, const struct nns_err *err)
+{
+	jsonw_obj_begin(w);
+	jsonw_kstr(w, "error", err->msg[0] ? err->msg : "analysis failed");
+	jsonw_obj_end(w);
+}
+
+/* [[t_us, value], ...], t relative to the trace start t0 */
+static void write_series(struct jsonw *w, const char *key, const hta_series *s, int64_t t0)
+{
+	size_t i;
+
+	jsonw_key(w, key);
+	jsonw_arr_begin(w);
+	for (i = 0; i < s->n; i++) {
+		jsonw_arr_begin(w);
+		jsonw_double(w, out_us(s->v[i].ts - t0));
+		jsonw_double(w, s->v[i].value);
+		jsonw_arr_end(w);
+	}
+	jsonw_arr_end(w);
+}
+
+static void write_describe(struct jsonw *w, const struct hta_describe *d)
+{
+	jsonw_obj_begin(w);
+	jsonw_kint(w, "count", d->count);
+	jsonw_kdouble(w, "mean", d->mean);
+	jsonw_kdouble(w, "std", d->std);
+	jsonw_kdouble(w, "min", d->min);
+	jsonw_kdouble(w, "p25", d->p25);
+	jsonw_kdouble(w, "p50", d->p50);
+	jsonw_kdouble(w, "p75", d->p75);
+	jsonw_kdouble(w, "max", d->max);
+	jsonw_obj_end(w);
+}
+
+void out_json_temporal(struct jsonw *w, const struct an_profile *p)
+{
+	struct hta_temporal t;
+	struct nns_err err = {0};
+	size_t i;
+
+	if (hta_temporal_compute(p->m, &t, &err) != NNS_OK) {
+		write_error(w, &err);
+		hta_temporal_release(&t);
+		return;
+	}
+	jsonw_obj_begin(w);
+	jsonw_key(w, "devices");
+	jsonw_arr_begin(w);
+	for (i = 0; i < t.devs.n; i++) {
+		const struct hta_temporal_dev *d = &t.devs.v[i];
+
+		jsonw_obj_begin(w);
+		jsonw_kint(w, "device", d->device);
+		jsonw_kdouble(w, "total_us", out_us(d->total));
+		jsonw_kdouble(w, "compute_us", out_us(d->compute));
+		jsonw_kdouble(w, "non_compute_us", out_us(d->non_compute));
+		jsonw_kdouble(w, "idle_us", out_us(d->idle));
+		jsonw_kdouble(w, "compute_pct", pct(d->compute, d->total));
+		jsonw_kdouble(w, "non_compute_pct", pct(d->non_compute, d->total));
+		jsonw_kdouble(w, "idle_pct", pct(d->idle, d->total));
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+	jsonw_obj_end(w);
+	hta_temporal_release(&t);
+}
+
+void out_json_idle(struct jsonw *w, const struct an_profile *p)
+{
+	struct hta_idle t;
+	struct nns_err err = {0};
+	size_t i;
+	int k;
+
+	if (hta_idle_compute(p->m, -1, &t, &err) != NNS_OK) {
+		write_error(w, &err);
+		hta_idle_release(&t);
+		return;
+	}
+	jsonw_obj_begin(w);
+	jsonw_kdouble(w, "consecutive_kernel_delay_us", out_us(t.consecutive_kernel_delay));
+	jsonw_key(w, "streams");
+	jsonw_arr_begin(w);
+	for (i = 0; i < t.streams.n; i++) {
+		const struct hta_idle_stream *s = &t.streams.v[i];
+		int64_t total = 0;
+
+		for (k = 0; k < HTA_IDLE_N; k++)
+			total += s->idle[k];
+		jsonw_obj_begin(w);
+		jsonw_kint(w, "device", s->device);
+		jsonw_kint(w, "stream", s->stream);
+		jsonw_kint(w, "events", s->events);
+		jsonw_kdouble(w, "idle_us", out_us(total));
+		for (k = 0; k < HTA_IDLE_N; k++) {
+			char key[32];
+
+			snprintf(key, sizeof(key), "%s_us", hta_idle_names[k]);
+			jsonw_kdouble(w, key, out_us(s->idle[k]));
+		}
+		for (k = 0; k < HTA_IDLE_N; k++) {
+			char key[32];
+
+			snprintf(key, sizeof(key), "%s_pct", hta_idle_names[k]);
+			jsonw_kdouble(w, key, pct(s->idle[k], total));
+		}
+		jsonw_key(w, "intervals");
+		jsonw_obj_begin(w);
+		for (k = 0; k < HTA_IDLE_N; k++) {
+			const struct hta_stats *st = &s->st[k];
+
+			jsonw_key(w, hta_idle_names[k]);
+			jsonw_obj_begin(w);
+			jsonw_kint(w, "count", st->count);
+			jsonw_kdouble(w, "mean_us", st->mean / 1000.0);
+			jsonw_kdouble(w, "min_us", st->min / 1000.0);
+			jsonw_kdouble(w, "p50_us", st->p50 / 1000.0);
+			jsonw_kdouble(w, "p95_us", st->p95 / 1000.0);
+			jsonw_kdouble(w, "max_us", st->max / 1000.0);
+			jsonw_obj_end(w);
+		}
+		jsonw_obj_end(w);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+	jsonw_obj_end(w);
+	hta_idle_release(&t);
+}
+
+void out_json_queue(struct jsonw *w, const struct an_profile *p)
+{
+	struct hta_queue t;
+	struct nns_err err = {0};
+	size_t i;
+
+	if (hta_queue_compute(p->m, 0, &t, &err) != NNS_OK) {
+		write_error(w, &err);
+		hta_queue_release(&t);
+		return;
+	}
+	jsonw_obj_begin(w);
+	jsonw_kint(w, "max_queue_length", t.max_queue_length);
+	jsonw_kdouble(w, "trace_start_us", out_us(p->m->min_ts));
+	jsonw_kdouble(w, "trace_us", out_us(t.trace_dur));
+	jsonw_key(w, "streams");
+	jsonw_arr_begin(w);
+	for (i = 0; i < t.streams.n; i++) {
+		const struct hta_queue_stream *s = &t.streams.v[i];
+
+		jsonw_obj_begin(w);
+		jsonw_kint(w, "device", s->device);
+		jsonw_kint(w, "stream", s->stream);
+		jsonw_kint(w, "launches", s->launches);
+		jsonw_kint(w, "count", s->count);
+		jsonw_kdouble(w, "mean", s->mean);
+		jsonw_kdouble(w, "std", s->std);
+		jsonw_kdouble(w, "min", s->min);
+		jsonw_kdouble(w, "p25", s->p25);
+		jsonw_kdouble(w, "p50", s->p50);
+		jsonw_kdouble(w, "p75", s->p75);
+		jsonw_kdouble(w, "max", s->max);
+		jsonw_kdouble(w, "time_at_max_us", out_us(s->time_at_max));
+		jsonw_kdouble(w, "time_at_max_pct", pct(s->time_at_max, t.trace_dur));
+		write_series(w, "series", &s->series, p->m->min_ts);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+	jsonw_obj_end(w);
+	hta_queue_release(&t);
+}
+
+void out_json_membw(struct jsonw *w, const struct an_profile *p)
+{
+	struct hta_membw t;
+	struct nns_err err = {0};
+	size_t i;
+
+	if (hta_membw_compute(p->m, &t, &err) != NNS_OK) {
+		write_error(w, &err);
+		hta_membw_release(&t);
+		return;
+	}
+	jsonw_obj_begin(w);
+	jsonw_kdouble(w, "trace_start_us", out_us(p->m->min_ts));
+	jsonw_key(w, "kinds");
+	jsonw_arr_begin(w);
+	for (i = 0; i < t.kinds.n; i++) {
+		const struct hta_membw_kind *k = &t.kinds.v[i];
+
+		jsonw_obj_begin(w);
+		jsonw_kstr(w, "kind", k->name);
+		jsonw_kint(w, "count", k->count);
+		jsonw_kint(w, "with_bytes", k->with_bytes);
+		jsonw_kint(w, "bytes", k->bytes);
+		jsonw_kdouble(w, "time_us", out_us(k->time));
+		jsonw_kdouble(w, "bw_mean_gbps", k->bw_mean);
+		jsonw_kdouble(w, "bw_min_gbps", k->bw_min);
+		jsonw_kdouble(w, "bw_max_gbps", k->bw_max);
+		jsonw_kdouble(w, "bw_avg_gbps", k->bw_avg);
+		jsonw_kdouble(w, "peak_gbps", k->peak);
+		jsonw_key(w, "summary");
+		write_describe(w, &k->summary);
+		write_series(w, "series", &k->series, p->m->min_ts);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+	jsonw_obj_end(w);
+	hta_membw_release(&t);
+}
