@@ -49,7 +49,8 @@ static size_t agg_merge(struct agg *v, size_t n)
 {
 	size_t i, o = 0;
 
-	qsort(v, n, sizeof(*v), agg_key_cmp);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), agg_key_cmp);
 	for (i = 0; i < n; i++) {
 		if (o && v[o - 1].key == v[i].key && v[o - 1].sub == v[i].sub) {
 			v[o - 1].count += v[i].count;
@@ -69,7 +70,8 @@ static int rows_of(agg_vec *a, hta_anno_vec *rows, int64_t *more)
 	size_t i, n = agg_merge(a->v, a->n);
 
 	a->n = n;
-	qsort(a->v, n, sizeof(*a->v), agg_sum_cmp);
+	if (n > 1)
+		qsort(a->v, n, sizeof(*a->v), agg_sum_cmp);
 	for (i = 0; i < n; i++) {
 		struct hta_anno_row r;
 
@@ -173,7 +175,8 @@ static int gpu_kernels(struct hta_annotations *out, agg_vec *ka)
 			row->kernel_sum += ka->v[i].sum;
 		}
 		cnt = i - lo;
-		qsort(ka->v + lo, cnt, sizeof(*ka->v), agg_sum_cmp);
+		if (cnt > 1)
+			qsort(ka->v + lo, cnt, sizeof(*ka->v), agg_sum_cmp);
 		row->first_kernel = (uint32_t)out->kernels.n;
 		for (k = 0; k < cnt && k < HTA_ANNO_KERNELS_MAX; k++) {
 			struct hta_anno_kernel x = {ka->v[lo + k].sub, ka->v[lo + k].count,
@@ -183,7 +186,8 @@ static int gpu_kernels(struct hta_annotations *out, agg_vec *ka)
 		}
 		row->nkernels = (uint32_t)(out->kernels.n - row->first_kernel);
 		/* restore (key, sub) order for the next binary search */
-		qsort(ka->v + lo, cnt, sizeof(*ka->v), agg_key_cmp);
+		if (cnt > 1)
+			qsort(ka->v + lo, cnt, sizeof(*ka->v), agg_key_cmp);
 	}
 	return 0;
 }

@@ -40,8 +40,8 @@ int hta_kernel_type(const char *name)
 	return HTA_K_COMPUTE;
 }
 
-int hta_comm_overlap(const struct an_profile *p, double *pct, int64_t *overlap_ns,
-		     int64_t *comm_ns, struct nns_err *err)
+int hta_comm_overlap(const struct an_profile *p, double *pct, int64_t *overlap_ns, int64_t *comm_ns,
+		     struct nns_err *err)
 {
 	const struct model *m = p->m;
 	struct iv_set comm = {0}, comp = {0}, both = {0};
@@ -109,7 +109,8 @@ int hta_worker_metrics(const struct an_profile *p, struct hta_worker_metrics *ou
 		const struct model_event *e = &m->events.v[i];
 		size_t lo = 0, hi = o->steps.n;
 
-		if (!model_kind_is_device(e->kind) || (double)e->dur < HTA_STRAGGLER_MIN_NORM * mean ||
+		if (!model_kind_is_device(e->kind) ||
+		    (double)e->dur < HTA_STRAGGLER_MIN_NORM * mean ||
 		    hta_kernel_type(model_str(m, e->name)) != HTA_K_COMM)
 			continue;
 		/* the last step starting at or before e->ts (steps sorted, disjoint) */
@@ -153,7 +154,7 @@ static double median_of(const struct hta_worker_metrics *w, size_t n, int late, 
 	}
 	if (k < 2)
 		return -1;
-	qsort(tmp, k, sizeof(*tmp), dbl_cmp);
+	qsort(tmp, k, sizeof(*tmp), dbl_cmp); /* k >= 2 */
 	return k % 2 ? tmp[k / 2] : (tmp[k / 2 - 1] + tmp[k / 2]) / 2.0;
 }
 

@@ -28,10 +28,10 @@
 
 /* ---- launch statistics (hta_launches.c) --------------------------------- */
 
-#define HTA_RUNTIME_CUTOFF_NS 50000	 /* HTA runtime_cutoff default: 50 us */
+#define HTA_RUNTIME_CUTOFF_NS 50000	  /* HTA runtime_cutoff default: 50 us */
 #define HTA_LAUNCH_DELAY_CUTOFF_NS 100000 /* HTA launch_delay_cutoff: 100 us */
-#define HTA_OUTLIERS_MAX 50		 /* rows kept per outlier list */
-#define HTA_DELAY_BINS 40		 /* launch-delay histogram bins */
+#define HTA_OUTLIERS_MAX 50		  /* rows kept per outlier list */
+#define HTA_DELAY_BINS 40		  /* launch-delay histogram bins */
 
 struct hta_launch_row {
 	uint32_t launch; /* runtime/driver event index */
@@ -104,8 +104,8 @@ struct hta_anno_row {
 typedef VEC(struct hta_anno_row) hta_anno_vec;
 
 struct hta_annotations {
-	hta_anno_vec cpu, gpu; /* by sum desc, then name; capped */
-	int64_t cpu_more, gpu_more;	   /* names left off by the cap */
+	hta_anno_vec cpu, gpu;	    /* by sum desc, then name; capped */
+	int64_t cpu_more, gpu_more; /* names left off by the cap */
 	VEC(struct hta_anno_kernel) kernels;
 	int64_t device_events;	/* all device events */
 	int64_t device_covered; /* those under some GPU annotation */
@@ -169,8 +169,8 @@ int hta_kernel_type(const char *name);
  * events of type COMM, comp = merged of type COMPUTE; *comm_ns = |comm|,
  * *overlap_ns = |comm & comp|. *pct = 100 * overlap / comm, or -1 when the
  * worker has no communication kernels. */
-int hta_comm_overlap(const struct an_profile *p, double *pct, int64_t *overlap_ns,
-		     int64_t *comm_ns, struct nns_err *err);
+int hta_comm_overlap(const struct an_profile *p, double *pct, int64_t *overlap_ns, int64_t *comm_ns,
+		     struct nns_err *err);
 
 #define HTA_STRAGGLER_STEP_PCT 10.0 /* step time above the median by more */
 #define HTA_STRAGGLER_LATE 0.05	    /* late start above the median by more (of a step) */

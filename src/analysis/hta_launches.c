@@ -113,7 +113,8 @@ static int top_list(struct hta_launches *l, int which, size_t max, struct keyed 
 		l->n_runtime_outliers = (int64_t)n;
 	else
 		l->n_delay_outliers = (int64_t)n;
-	qsort(tmp, n, sizeof(*tmp), keyed_cmp);
+	if (n > 1)
+		qsort(tmp, n, sizeof(*tmp), keyed_cmp);
 	if (n > max)
 		n = max;
 	for (i = 0; i < n; i++) {

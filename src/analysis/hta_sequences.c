@@ -112,9 +112,9 @@ int hta_sequences_for(const struct an_profile *p, const char *op, int exact, siz
 	const struct an_optree *t = &p->tree;
 	size_t nn = t->nodes.n, i, nrec = 0;
 	int *depth = NULL, min_depth = -1;
-	uint32_t *slot = NULL;		      /* per node: its rec index, NOIDX if not a root */
+	uint32_t *slot = NULL;		     /* per node: its rec index, NOIDX if not a root */
 	uint32_t *head = NULL, *tail = NULL; /* per rec: device-event list */
-	uint32_t *next = NULL;		      /* per event */
+	uint32_t *next = NULL;		     /* per event */
 	struct rec *recs = NULL;
 	struct hta_seq_op so;
 	int rc = NNS_ENOMEM;
@@ -150,9 +150,9 @@ int hta_sequences_for(const struct an_profile *p, const char *op, int exact, siz
 			slot[i] = (uint32_t)nrec++;
 	}
 	so.roots = (int64_t)nrec;
-	recs = calloc(nrec, sizeof(*recs));
-	head = malloc(nrec * sizeof(*head));
-	tail = malloc(nrec * sizeof(*tail));
+	recs = calloc(nrec + 1, sizeof(*recs));
+	head = malloc((nrec + 1) * sizeof(*head));
+	tail = malloc((nrec + 1) * sizeof(*tail));
 	next = malloc((m->events.n + 1) * sizeof(*next));
 	if (!recs || !head || !tail || !next)
 		goto out;
@@ -205,7 +205,8 @@ int hta_sequences_for(const struct an_profile *p, const char *op, int exact, siz
 		}
 		for (i = 0; i < o; i++)
 			recs[i].seq = out->names.v + recs[i].first;
-		qsort(recs, o, sizeof(*recs), seq_cmp);
+		if (o > 1)
+			qsort(recs, o, sizeof(*recs), seq_cmp);
 		/* merge equal patterns */
 		nrec = 0;
 		for (i = 0; i < o; i++) {
@@ -217,7 +218,8 @@ int hta_sequences_for(const struct an_profile *p, const char *op, int exact, siz
 				recs[nrec++] = recs[i];
 			}
 		}
-		qsort(recs, nrec, sizeof(*recs), rank_cmp);
+		if (nrec > 1)
+			qsort(recs, nrec, sizeof(*recs), rank_cmp);
 		so.patterns_total = (int64_t)nrec;
 		/* keep the top_k: copy their names aside, then put them back at
 		 * base in rank order (the others' names are dropped) */
@@ -251,7 +253,8 @@ int hta_sequences_for(const struct an_profile *p, const char *op, int exact, siz
 				}
 			}
 			/* capacity already holds base + total names */
-			memcpy(out->names.v + base, kept, total * sizeof(*kept));
+			if (total)
+				memcpy(out->names.v + base, kept, total * sizeof(*kept));
 			out->names.n = base + total;
 			free(kept);
 		}
@@ -332,7 +335,8 @@ int hta_sequences_default(const struct an_profile *p, size_t max_ops, struct hta
 			picks[np].m = m;
 			np++;
 		}
-	qsort(picks, np, sizeof(*picks), pick_cmp);
+	if (np > 1)
+		qsort(picks, np, sizeof(*picks), pick_cmp);
 	/* operators whose instances are all too short give no pattern: skip
 	 * them, looking at no more than 4 * max_ops names */
 	for (i = 0; i < np && i < 4 * max_ops && out->ops.n < max_ops; i++) {

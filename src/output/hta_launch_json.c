@@ -6,8 +6,8 @@
  * "stragglers" list). Keys and units: docs/HTA_LAUNCH.md.
  *
  * Each writer runs its analysis on the finished profile; when that fails
- * (out of memory) the document is {"error": "..."}. Times are microseconds (double); ts_us are absolute
- * like overview.json's steps, with trace_start_us to make them relative.
+ * (out of memory) the document is {"error": "..."}. Times are microseconds (double); ts_us are
+ * absolute like overview.json's steps, with trace_start_us to make them relative.
  */
 #include "analysis/hta_launch.h"
 #include "output/output.h"
@@ -207,8 +207,8 @@ void out_json_hta_annotations(struct jsonw *w, const struct an_profile *p)
 
 /* ---- sequences.json ----------------------------------------------------- */
 
-static void pattern_json(struct jsonw *w, const struct an_profile *p,
-			 const struct hta_sequences *s, const struct hta_seq_pattern *x)
+static void pattern_json(struct jsonw *w, const struct an_profile *p, const struct hta_sequences *s,
+			 const struct hta_seq_pattern *x)
 {
 	const struct model *m = p->m;
 	uint32_t k;

@@ -90,14 +90,15 @@ static const char *S(const struct fx *f, uint32_t id)
 #define HEAD "{\"traceEvents\":["
 #define TAIL "]}"
 #define OP(name, tid, ts, dur)                                                                     \
-	"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"" name "\",\"pid\":1,\"tid\":" #tid            \
+	"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"" name "\",\"pid\":1,\"tid\":" #tid           \
 	",\"ts\":" #ts ",\"dur\":" #dur "},"
 #define RT(name, ts, dur, corr)                                                                    \
-	"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"" name "\",\"pid\":1,\"tid\":1,\"ts\":" #ts \
-	",\"dur\":" #dur ",\"args\":{\"correlation\":" #corr "}},"
+	"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"" name                                  \
+	"\",\"pid\":1,\"tid\":1,\"ts\":" #ts ",\"dur\":" #dur ",\"args\":{\"correlation\":" #corr  \
+	"}},"
 #define KN(cat, name, stream, ts, dur, corr)                                                       \
-	"{\"ph\":\"X\",\"cat\":\"" cat "\",\"name\":\"" name "\",\"pid\":0,\"tid\":" #stream         \
-	",\"ts\":" #ts ",\"dur\":" #dur ",\"args\":{\"correlation\":" #corr                          \
+	"{\"ph\":\"X\",\"cat\":\"" cat "\",\"name\":\"" name "\",\"pid\":0,\"tid\":" #stream       \
+	",\"ts\":" #ts ",\"dur\":" #dur ",\"args\":{\"correlation\":" #corr                        \
 	",\"device\":0,\"stream\":" #stream "}},"
 #define LAST "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":9,\"args\":{\"name\":\"x\"}}"
 
@@ -115,10 +116,11 @@ static const char *S(const struct fx *f, uint32_t id)
  * runtime outliers cpu>50: B; delay outliers >100: B. B's op is aten::mm
  * (enclosing), C has none. Histogram: lo 20000 ns, width ceil(240001/40)
  * = 6001 ns; 20000 -> bin 0, 30000 -> bin 1, 260000 -> 240000/6001 = 39. */
-static const char *launch_json = HEAD OP("aten::mm", 1, 0, 100) RT("cudaLaunchKernel", 10, 20, 1)
-    KN("kernel", "k1", 7, 40, 5, 1) RT("cudaLaunchKernel", 40, 60, 2) KN("kernel", "k2", 7, 300, 100, 2)
-	RT("cudaMemcpyAsync", 120, 10, 3) KN("gpu_memcpy", "Memcpy HtoD", 7, 140, 20, 3)
-	    KN("kernel", "orphan", 7, 500, 1, 99) LAST TAIL;
+static const char *launch_json =
+    HEAD OP("aten::mm", 1, 0, 100) RT("cudaLaunchKernel", 10, 20, 1) KN("kernel", "k1", 7, 40, 5, 1)
+	RT("cudaLaunchKernel", 40, 60, 2) KN("kernel", "k2", 7, 300, 100, 2)
+	    RT("cudaMemcpyAsync", 120, 10, 3) KN("gpu_memcpy", "Memcpy HtoD", 7, 140, 20, 3)
+		KN("kernel", "orphan", 7, 500, 1, 99) LAST TAIL;
 
 static void test_launch_stats(void **st)
 {
@@ -197,9 +199,9 @@ static void test_launch_cutoffs(void **st)
  * cpu 0 gpu 0 delay 5; not short (0 < 0 is false). */
 static void test_launch_graph_and_zero(void **st)
 {
-	static const char *json = HEAD RT("cudaGraphLaunch", 0, 10, 5) KN("kernel", "g1", 7, 30, 5, 5)
-	    KN("kernel", "g2", 7, 35, 5, 5) RT("cudaLaunchKernel", 20, 0, 6)
-		KN("kernel", "z", 7, 25, 0, 6) LAST TAIL;
+	static const char *json = HEAD RT("cudaGraphLaunch", 0, 10, 5)
+	    KN("kernel", "g1", 7, 30, 5, 5) KN("kernel", "g2", 7, 35, 5, 5)
+		RT("cudaLaunchKernel", 20, 0, 6) KN("kernel", "z", 7, 25, 0, 6) LAST TAIL;
 	struct fx *f = load(json);
 	struct hta_launches l;
 	(void)st;
@@ -220,9 +222,9 @@ static void test_launch_graph_and_zero(void **st)
 /* CPU-only trace: no rows, zero summary, and documents that say so. */
 static void test_no_gpu(void **st)
 {
-	static const char *json =
-	    HEAD OP("aten::add", 1, 0, 10)
-		"{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"fwd\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":20}," LAST TAIL;
+	static const char *json = HEAD OP(
+	    "aten::add", 1, 0, 10) "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"fwd\","
+				   "\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":20}," LAST TAIL;
 	struct fx *f = load(json);
 	struct hta_launches l;
 	json_t *j;
@@ -235,9 +237,8 @@ static void test_no_gpu(void **st)
 	j = doc_of(out_json_hta_launches, &f->p);
 	assert_int_equal(json_integer_value(json_object_get(j, "launches")), 0);
 	assert_int_equal(json_array_size(json_object_get(j, "points")), 0);
-	assert_int_equal(json_array_size(
-			     json_object_get(json_object_get(j, "delay_histogram"), "counts")),
-			 0);
+	assert_int_equal(
+	    json_array_size(json_object_get(json_object_get(j, "delay_histogram"), "counts")), 0);
 	json_decref(j);
 	j = doc_of(out_json_hta_annotations, &f->p);
 	assert_int_equal(json_array_size(json_object_get(j, "cpu")), 1);
@@ -273,7 +274,7 @@ static void test_launch_json(void **st)
 /* ---- user annotations ---------------------------------------------------- */
 
 #define UA(cat, name, pid, tid, ts, dur)                                                           \
-	"{\"ph\":\"X\",\"cat\":\"" cat "\",\"name\":\"" name "\",\"pid\":" #pid ",\"tid\":" #tid    \
+	"{\"ph\":\"X\",\"cat\":\"" cat "\",\"name\":\"" name "\",\"pid\":" #pid ",\"tid\":" #tid   \
 	",\"ts\":" #ts ",\"dur\":" #dur "},"
 
 /* CPU: fwd [0,100) and [200,250), bwd [300,340): fwd count 2 sum 150 mean
@@ -296,10 +297,11 @@ static void test_annotations(void **st)
 			UA("gpu_user_annotation", "empty", 0, 7, 1020, 0)
 			    UA("gpu_user_annotation", "fwd", 0, 8, 1000, 100)
 				KN("kernel", "kA", 7, 1000, 5, 1) KN("kernel", "kB", 7, 1020, 10, 2)
-				    KN("kernel", "kC", 7, 1050, 10, 3) KN("kernel", "kD", 7, 1100, 10, 4)
-					KN("kernel", "kA", 7, 1060, 10, 5)
-					    KN("kernel", "kE", 8, 1020, 20, 6)
-						KN("kernel", "kF", 9, 1020, 10, 7) LAST TAIL;
+				    KN("kernel", "kC", 7, 1050, 10, 3)
+					KN("kernel", "kD", 7, 1100, 10, 4)
+					    KN("kernel", "kA", 7, 1060, 10, 5)
+						KN("kernel", "kE", 8, 1020, 20, 6)
+						    KN("kernel", "kF", 9, 1020, 10, 7) LAST TAIL;
 	struct fx *f = load(json);
 	struct hta_annotations a;
 	const struct hta_anno_row *r;
@@ -348,8 +350,8 @@ static void test_annotations(void **st)
 	assert_true(fabs(json_number_value(json_object_get(x, "kernel_sum_us")) - 45.0) < 1e-9);
 	assert_int_equal(json_array_size(json_object_get(x, "kernels")), 3);
 	for (i = 0; i < 3; i++)
-		assert_non_null(json_object_get(json_array_get(json_object_get(x, "kernels"), i),
-						"sum_us"));
+		assert_non_null(
+		    json_object_get(json_array_get(json_object_get(x, "kernels"), i), "sum_us"));
 	json_decref(j);
 	release(f);
 }
@@ -360,9 +362,10 @@ static void test_annotations(void **st)
  * "outer" shares no start with anything. */
 static void test_annotation_ties(void **st)
 {
-	static const char *json = HEAD KN("kernel", "kT", 7, 0, 10, 1)
-	    UA("gpu_user_annotation", "same", 0, 7, 0, 10) UA("gpu_user_annotation", "outer", 0, 7, 15, 15)
-		KN("kernel", "kZ", 7, 20, 0, 2) LAST TAIL;
+	static const char *json =
+	    HEAD KN("kernel", "kT", 7, 0, 10, 1) UA("gpu_user_annotation", "same", 0, 7, 0, 10)
+		UA("gpu_user_annotation", "outer", 0, 7, 15, 15) KN("kernel", "kZ", 7, 20, 0, 2)
+		    LAST TAIL;
 	struct fx *f = load(json);
 	struct hta_annotations a;
 	size_t i;
@@ -390,23 +393,21 @@ static void test_annotation_ties(void **st)
  * count 2, gpu 60, cpu 80+80 = 160.
  * Default: top-level launches: aten::linear 3+3+2+3 = 11 (addmm sits under
  * linear): one operator, the linear patterns above. */
-static const char *seq_json =
-    HEAD OP("aten::linear", 1, 0, 100) OP("aten::addmm", 1, 10, 80) RT("cudaLaunchKernel", 20, 2, 1)
-	RT("cudaLaunchKernel", 30, 2, 2) RT("cudaLaunchKernel", 40, 2, 3) KN("kernel", "k1", 7, 200, 10, 1)
-	    KN("kernel", "k2", 7, 210, 5, 2) KN("kernel", "k3", 7, 215, 15, 3)
-		OP("aten::linear", 1, 200, 100) OP("aten::addmm", 1, 210, 80)
-		    RT("cudaLaunchKernel", 220, 2, 4) RT("cudaLaunchKernel", 230, 2, 5)
-			RT("cudaLaunchKernel", 240, 2, 6) KN("kernel", "k1", 7, 400, 10, 4)
-			    KN("kernel", "k2", 7, 410, 5, 5) KN("kernel", "k3", 7, 415, 15, 6)
-				OP("aten::linear", 1, 400, 50) RT("cudaLaunchKernel", 410, 2, 7)
-				    RT("cudaLaunchKernel", 420, 2, 8) KN("kernel", "k1", 7, 500, 5, 7)
-					KN("kernel", "k2", 7, 505, 1, 8) OP("aten::linear", 1, 600, 100)
-					    RT("cudaLaunchKernel", 610, 2, 9)
-						RT("cudaLaunchKernel", 620, 2, 10)
-						    RT("cudaLaunchKernel", 630, 2, 11)
-							KN("kernel", "k1", 7, 800, 10, 9)
-							    KN("kernel", "k3", 7, 810, 10, 10)
-								KN("kernel", "k2", 7, 820, 5, 11) LAST TAIL;
+static const char *seq_json = HEAD OP("aten::linear", 1, 0, 100) OP("aten::addmm", 1, 10, 80) RT(
+    "cudaLaunchKernel", 20, 2, 1) RT("cudaLaunchKernel", 30, 2, 2) RT("cudaLaunchKernel", 40, 2, 3)
+    KN("kernel", "k1", 7, 200, 10, 1) KN("kernel", "k2", 7, 210, 5, 2) KN(
+	"kernel", "k3", 7, 215, 15, 3) OP("aten::linear", 1, 200, 100) OP("aten::addmm", 1, 210, 80)
+	RT("cudaLaunchKernel", 220, 2, 4) RT("cudaLaunchKernel", 230, 2, 5)
+	    RT("cudaLaunchKernel", 240, 2, 6) KN("kernel", "k1", 7, 400, 10, 4)
+		KN("kernel", "k2", 7, 410, 5, 5) KN("kernel", "k3", 7, 415, 15, 6)
+		    OP("aten::linear", 1, 400, 50) RT("cudaLaunchKernel", 410, 2, 7)
+			RT("cudaLaunchKernel", 420, 2, 8) KN("kernel", "k1", 7, 500, 5, 7)
+			    KN("kernel", "k2", 7, 505, 1, 8) OP("aten::linear", 1, 600, 100)
+				RT("cudaLaunchKernel", 610, 2, 9) RT("cudaLaunchKernel", 620, 2, 10)
+				    RT("cudaLaunchKernel", 630, 2, 11)
+					KN("kernel", "k1", 7, 800, 10, 9)
+					    KN("kernel", "k3", 7, 810, 10, 10)
+						KN("kernel", "k2", 7, 820, 5, 11) LAST TAIL;
 
 static void check_names(const struct fx *f, const struct hta_sequences *s,
 			const struct hta_seq_pattern *pt, const char *const *want, size_t n)
@@ -552,10 +553,10 @@ static void test_overlap(void **st)
  * (0.6 + 0.2) / 2 = 0.4; step_time 1000 us. */
 static void test_worker_metrics(void **st)
 {
-	static const char *json =
-	    HEAD UA("user_annotation", "ProfilerStep#1", 1, 1, 0, 1000)
-		UA("user_annotation", "ProfilerStep#2", 1, 1, 1000, 1000)
-		    KN("kernel", "ncclKernel_A", 7, 100, 50, 1) KN("kernel", "ncclKernel_A", 7, 600, 20, 2)
+	static const char *json = HEAD UA("user_annotation", "ProfilerStep#1", 1, 1, 0, 1000)
+	    UA("user_annotation", "ProfilerStep#2", 1, 1, 1000, 1000)
+		KN("kernel", "ncclKernel_A", 7, 100, 50, 1)
+		    KN("kernel", "ncclKernel_A", 7, 600, 20, 2)
 			KN("kernel", "ncclKernel_A", 7, 900, 5, 3)
 			    KN("kernel", "ncclKernel_A", 7, 1200, 100, 4)
 				KN("kernel", "ncclKernel_A", 7, 2500, 100, 5) LAST TAIL;
@@ -697,7 +698,8 @@ static void test_real_traces(void **st)
 				assert_true(s.patterns.v[q].len >= HTA_SEQ_MIN_LEN);
 				assert_true(s.patterns.v[q].count >= 1);
 				if (q > op->first)
-					assert_true(s.patterns.v[q - 1].count >= s.patterns.v[q].count);
+					assert_true(s.patterns.v[q - 1].count >=
+						    s.patterns.v[q].count);
 				c += s.patterns.v[q].count;
 			}
 			assert_true(c <= op->roots);
@@ -711,13 +713,21 @@ static void test_real_traces(void **st)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_launch_stats),     cmocka_unit_test(test_launch_cutoffs),
-	    cmocka_unit_test(test_launch_graph_and_zero), cmocka_unit_test(test_no_gpu),
-	    cmocka_unit_test(test_launch_json),	     cmocka_unit_test(test_annotations), cmocka_unit_test(test_annotation_ties),
-	    cmocka_unit_test(test_sequences),	     cmocka_unit_test(test_sequences_nested),
-	    cmocka_unit_test(test_kernel_type),	     cmocka_unit_test(test_overlap),
-	    cmocka_unit_test(test_worker_metrics),   cmocka_unit_test(test_stragglers),
-	    cmocka_unit_test(test_dist_fields),	     cmocka_unit_test(test_real_traces),
+	    cmocka_unit_test(test_launch_stats),
+	    cmocka_unit_test(test_launch_cutoffs),
+	    cmocka_unit_test(test_launch_graph_and_zero),
+	    cmocka_unit_test(test_no_gpu),
+	    cmocka_unit_test(test_launch_json),
+	    cmocka_unit_test(test_annotations),
+	    cmocka_unit_test(test_annotation_ties),
+	    cmocka_unit_test(test_sequences),
+	    cmocka_unit_test(test_sequences_nested),
+	    cmocka_unit_test(test_kernel_type),
+	    cmocka_unit_test(test_overlap),
+	    cmocka_unit_test(test_worker_metrics),
+	    cmocka_unit_test(test_stragglers),
+	    cmocka_unit_test(test_dist_fields),
+	    cmocka_unit_test(test_real_traces),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
