@@ -501,13 +501,21 @@ struct an_dist_worker {
 	double computation, overlap, communication, other; /* stacked bars, ns avg per step */
 	double transfer, synchronizing;			   /* ns avg per step */
 	int comparable; /* 0 when this worker's comm ops do not match the others */
+	/* HTA (hta_dist.c): comm/comp kernel overlap, percent of comm kernel
+	 * time, -1 without comm kernels; mean step time (ns) and late start
+	 * (fraction of a step), -1 when undefined */
+	double overlap_pct, step_time, late_start;
 };
+
+struct hta_straggler; /* analysis/hta_launch.h */
 
 struct an_dist {
 	VEC(struct an_dist_worker) workers;
 	VEC(struct an_dist_comm_row) comm_ops;
 	int available;	/* any worker had communication */
 	char note[256]; /* why parts are degraded, "" if none */
+	struct hta_straggler *stragglers; /* owned, nstragglers rows (hta_dist.c) */
+	size_t nstragglers;
 };
 
 int an_dist_compute(struct an_dist *d, const struct an_profile *const *profiles,

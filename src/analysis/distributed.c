@@ -32,6 +32,7 @@
  * only. d->note says what was degraded.
  */
 #include "analysis.h"
+#include "hta_launch.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -113,6 +114,38 @@ static int overlap_bars(const struct an_profile *p, struct an_dist_worker *w)
 	}
 	iv_set_release(&ov);
 	return 0;
+}
+
+/* ---- HTA overlap % and straggler metrics (hta_dist.c) ---------------------- */
+
+static int hta_fill(const struct an_profile *p, struct an_dist_worker *w)
+{
+	struct hta_worker_metrics hm;
+	int64_t olap, comm;
+
+	if (hta_comm_overlap(p, &w->overlap_pct, &olap, &comm, NULL) ||
+	    hta_worker_metrics(p, &hm, NULL))
+		return NNS_ENOMEM;
+	w->step_time = hm.step_time;
+	w->late_start = hm.late_start;
+	return 0;
+}
+
+static int stragglers(struct an_dist *d)
+{
+	struct hta_worker_metrics *hm = calloc(d->workers.n + 1, sizeof(*hm));
+	size_t i;
+	int rc;
+
+	if (!hm)
+		return NNS_ENOMEM;
+	for (i = 0; i < d->workers.n; i++) {
+		hm[i].step_time = d->workers.v[i].step_time;
+		hm[i].late_start = d->workers.v[i].late_start;
+	}
+	rc = hta_stragglers(hm, d->workers.n, &d->stragglers, &d->nstragglers, NULL);
+	free(hm);
+	return rc;
 }
 
 /* ---- matching ---------------------------------------------------------------- */
@@ -421,7 +454,7 @@ int an_dist_compute(struct an_dist *d, const struct an_profile *const *profiles,
 			snprintf(w.name, sizeof(w.name), "%s", worker_names[i]);
 		else
 			snprintf(w.name, sizeof(w.name), "worker%zu", i);
-		if (overlap_bars(profiles[i], &w))
+		if (overlap_bars(profiles[i], &w) || hta_fill(profiles[i], &w))
 			goto out;
 		d->workers.v[d->workers.n++] = w;
 		if (wk_init(&wks[i], profiles[i]))
@@ -433,7 +466,7 @@ int an_dist_compute(struct an_dist *d, const struct an_profile *const *profiles,
 	}
 	d->available = nw > 0;
 	if (!nw) {
-		rc = NNS_OK;
+		rc = stragglers(d);
 		goto out;
 	}
 	if (nw < n) {
@@ -454,6 +487,8 @@ int an_dist_compute(struct an_dist *d, const struct an_profile *const *profiles,
 	if (nccl && gloo)
 		note_add(d, "both NCCL and Gloo ops present");
 	if (match_all(d, ws, nw))
+		goto out;
+	if (stragglers(d))
 		goto out;
 	for (i = 0; i < n; i++) {
 		struct wk *w = &wks[i];
@@ -483,6 +518,9 @@ out:
 
 void an_dist_release(struct an_dist *d)
 {
+	free(d->stragglers);
+	d->stragglers = NULL;
+	d->nstragglers = 0;
 	vec_free(&d->workers);
 	vec_free(&d->comm_ops);
 }

@@ -486,6 +486,7 @@ void out_json_dist(struct jsonw *w, const struct an_dist *d, const char *span)
 		jsonw_kdouble(w, "transfer_us", x->transfer / 1000.0);
 		jsonw_kdouble(w, "synchronizing_us", x->synchronizing / 1000.0);
 		jsonw_kbool(w, "comparable", x->comparable);
+		hta_dist_worker_json(w, x);
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
@@ -511,6 +512,7 @@ void out_json_dist(struct jsonw *w, const struct an_dist *d, const char *span)
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
+	hta_dist_stragglers_json(w, d);
 	jsonw_obj_end(w);
 }
 

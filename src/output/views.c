@@ -26,6 +26,9 @@ const struct out_view out_views[] = {
     {"idle", out_json_idle, 2},
     {"queue", out_json_queue, 2},
     {"membw", out_json_membw, 2},
+    {"launches", out_json_hta_launches, 2},
+    {"annotations", out_json_hta_annotations, 3},
+    {"sequences", out_json_hta_sequences, 3},
     {"critical_path", out_json_critical_path, 3},
 };
 

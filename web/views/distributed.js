@@ -1,6 +1,6 @@
 // Distributed view: per-worker computation/overlap/communication/other bars, data transfer
 // vs synchronizing time, and the collective-ops table (tb_plugin's Distributed page).
-import { h, emptyState, panel, banner, fmtUs , axisUs } from '../lib/util.js';
+import { h, emptyState, panel, banner, fmtUs , axisUs, fmtPct, fmtPct100 } from '../lib/util.js';
 import { createTable } from '../lib/table.js';
 import { chartBox, makeChart, usAxisTooltip } from '../lib/charts.js';
 
@@ -31,6 +31,13 @@ export default {
     }
     const slow = straggler(workers);
     if (slow) el.appendChild(banner('warn', h('strong', { testid: 'straggler' }, `Slowest worker: ${slow.worker}. `), slow.text));
+    const hs = doc.stragglers || [];
+    if (hs.length) {
+      el.appendChild(banner('warn', h('div', { testid: 'hta-stragglers' }, h('strong', null, 'Straggler candidates (HTA): '),
+        hs.map((s) => (s.metric === 'step_time'
+          ? `${s.worker}: step ${fmtUs(s.value)}, ${s.excess.toFixed(1)} % above the median ${fmtUs(s.median)}`
+          : `${s.worker}: starts its last collective at ${(100 * s.value).toFixed(1)} % of the step, median ${(100 * s.median).toFixed(1)} %`)).join('; '))));
+    }
     if (!doc.available) {
       el.appendChild(banner('info', 'No communication (NCCL/Gloo collectives) was found in these workers: the bars show computation only. Profile a DDP job with ProfilerActivity.CUDA to see communication and overlap.'));
     }
@@ -48,6 +55,8 @@ export default {
         ...PARTS.map((p) => ({ key: p.key, title: p.name, fmt: 'us' })),
         { key: 'transfer_us', title: 'Data Transfer', fmt: 'us' },
         { key: 'synchronizing_us', title: 'Synchronizing', fmt: 'us' },
+        { key: 'overlap_pct', title: 'Comm overlap (HTA)', fmt: (v) => fmtPct100(v), numeric: true, tip: 'time NCCL/Gloo kernels overlap computation kernels / NCCL/Gloo kernel time' },
+        { key: 'late_start', title: 'Late start (HTA)', fmt: (v) => fmtPct(v), numeric: true, tip: 'when in a step the last significant collective kernel starts, fraction of the mean step' },
       ],
     }).el));
 

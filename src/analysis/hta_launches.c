@@ -1,0 +1,242 @@
+/*
+ * hta_launches.c - kernel launch statistics of one worker (HTA
+ * CudaKernelAnalysis.cuda_kernel_launch_stats).
+ *
+ * Every device event (kernel, memcpy, memset) linked to the runtime/driver
+ * event that launched it (model.launch_of: correlation id, else ac2g flow)
+ * gives one row: CPU duration = launch dur, GPU duration = device dur,
+ * launch delay = device start - launch start. Device events of a
+ * cudaGraphLaunch are skipped (one launch, many kernels: the delay of the
+ * k-th kernel measures the graph, not the launch), as HTA's name filter
+ * (cudaLaunchKernel, cudaMemcpyAsync, cudaMemsetAsync) does implicitly.
+ *
+ * Classes, with HTA's cutoffs (runtime 50 us, launch delay 100 us):
+ *   short kernel:     gpu_dur < cpu_dur and cpu_dur <= runtime_cutoff
+ *   runtime outlier:  cpu_dur > runtime_cutoff
+ *   delay outlier:    delay > launch_delay_cutoff
+ */
+#include "analysis/hta_launch.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct keyed {
+	int64_t key;
+	uint32_t idx;
+};
+
+/* key descending, then index ascending */
+static int keyed_cmp(const void *a, const void *b)
+{
+	const struct keyed *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key > y->key ? -1 : 1;
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+static int i64_cmp(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* linear interpolation between closest ranks (numpy's default) */
+static double pct(const int64_t *v, size_t n, double q)
+{
+	double pos = q * (double)(n - 1);
+	size_t lo = (size_t)pos;
+	size_t hi = lo + 1 < n ? lo + 1 : lo;
+
+	return (double)v[lo] + ((double)v[hi] - (double)v[lo]) * (pos - (double)lo);
+}
+
+/* Sorts v in place and fills d. */
+static void dist_of(int64_t *v, size_t n, struct hta_dist *d)
+{
+	size_t i;
+
+	memset(d, 0, sizeof(*d));
+	if (!n)
+		return;
+	qsort(v, n, sizeof(*v), i64_cmp);
+	d->n = (int64_t)n;
+	for (i = 0; i < n; i++)
+		d->sum += v[i];
+	d->min = v[0];
+	d->max = v[n - 1];
+	d->mean = (double)d->sum / (double)n;
+	d->p50 = pct(v, n, 0.50);
+	d->p90 = pct(v, n, 0.90);
+	d->p99 = pct(v, n, 0.99);
+}
+
+static int is_graph_launch(const struct model *m, uint32_t launch)
+{
+	return strstr(model_str(m, m->events.v[launch].name), "GraphLaunch") != NULL;
+}
+
+/* which: 0 short, 1 runtime, 2 delay. Fills the top list (worst first). */
+static int top_list(struct hta_launches *l, int which, size_t max, struct keyed *tmp)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < l->rows.n; i++) {
+		const struct hta_launch_row *r = &l->rows.v[i];
+		int in;
+		int64_t key;
+
+		switch (which) {
+		case 0:
+			in = r->gpu_dur < r->cpu_dur && r->cpu_dur <= l->runtime_cutoff;
+			key = r->cpu_dur - r->gpu_dur;
+			break;
+		case 1:
+			in = r->cpu_dur > l->runtime_cutoff;
+			key = r->cpu_dur;
+			break;
+		default:
+			in = r->delay > l->launch_delay_cutoff;
+			key = r->delay;
+			break;
+		}
+		if (in) {
+			tmp[n].key = key;
+			tmp[n].idx = (uint32_t)i;
+			n++;
+		}
+	}
+	if (which == 0)
+		l->n_short = (int64_t)n;
+	else if (which == 1)
+		l->n_runtime_outliers = (int64_t)n;
+	else
+		l->n_delay_outliers = (int64_t)n;
+	if (n > 1)
+		qsort(tmp, n, sizeof(*tmp), keyed_cmp);
+	if (n > max)
+		n = max;
+	for (i = 0; i < n; i++) {
+		int rc = which == 0   ? vec_push(&l->top_short, tmp[i].idx)
+			 : which == 1 ? vec_push(&l->top_runtime, tmp[i].idx)
+				      : vec_push(&l->top_delay, tmp[i].idx);
+		if (rc)
+			return NNS_ENOMEM;
+	}
+	return 0;
+}
+
+static void histogram(struct hta_launches *l)
+{
+	int64_t span, w;
+	size_t i;
+
+	if (!l->rows.n)
+		return;
+	span = l->delay.max - l->delay.min + 1;
+	w = (span + HTA_DELAY_BINS - 1) / HTA_DELAY_BINS;
+	if (w < 1)
+		w = 1;
+	l->hist_lo = l->delay.min;
+	l->hist_width = w;
+	for (i = 0; i < l->rows.n; i++) {
+		int64_t b = (l->rows.v[i].delay - l->hist_lo) / w;
+		if (b >= HTA_DELAY_BINS)
+			b = HTA_DELAY_BINS - 1;
+		l->hist[b]++;
+	}
+}
+
+int hta_launches_compute(const struct an_profile *p, const struct hta_launch_opts *opts,
+			 struct hta_launches *out, struct nns_err *err)
+{
+	const struct model *m = p->m;
+	struct keyed *tmp = NULL;
+	int64_t *vals = NULL;
+	size_t i, max = opts && opts->outliers_max ? opts->outliers_max : HTA_OUTLIERS_MAX;
+	int rc = NNS_ENOMEM;
+
+	memset(out, 0, sizeof(*out));
+	out->runtime_cutoff =
+	    opts && opts->runtime_cutoff > 0 ? opts->runtime_cutoff : HTA_RUNTIME_CUTOFF_NS;
+	out->launch_delay_cutoff = opts && opts->launch_delay_cutoff > 0
+				       ? opts->launch_delay_cutoff
+				       : HTA_LAUNCH_DELAY_CUTOFF_NS;
+	if (!m || !m->launch_of)
+		return NNS_OK;
+	for (i = 0; i < m->events.n; i++) {
+		const struct model_event *e = &m->events.v[i];
+		struct hta_launch_row r;
+		uint32_t l;
+
+		if (!model_kind_is_device(e->kind))
+			continue;
+		l = m->launch_of[i];
+		if (l == MODEL_NOIDX || l >= m->events.n) {
+			out->device_unlinked++;
+			continue;
+		}
+		if (is_graph_launch(m, l)) {
+			out->graph_launches_skipped++;
+			continue;
+		}
+		r.launch = l;
+		r.dev = (uint32_t)i;
+		r.cpu_dur = m->events.v[l].dur;
+		r.gpu_dur = e->dur;
+		r.delay = e->ts - m->events.v[l].ts;
+		if (vec_push(&out->rows, r))
+			goto out;
+	}
+	if (out->rows.n) {
+		tmp = malloc(out->rows.n * sizeof(*tmp));
+		vals = malloc(out->rows.n * sizeof(*vals));
+		if (!tmp || !vals)
+			goto out;
+	}
+	for (i = 0; i < out->rows.n; i++)
+		vals[i] = out->rows.v[i].cpu_dur;
+	dist_of(vals, out->rows.n, &out->cpu);
+	for (i = 0; i < out->rows.n; i++)
+		vals[i] = out->rows.v[i].gpu_dur;
+	dist_of(vals, out->rows.n, &out->gpu);
+	for (i = 0; i < out->rows.n; i++)
+		vals[i] = out->rows.v[i].delay;
+	dist_of(vals, out->rows.n, &out->delay);
+	if (top_list(out, 0, max, tmp) || top_list(out, 1, max, tmp) || top_list(out, 2, max, tmp))
+		goto out;
+	histogram(out);
+	rc = NNS_OK;
+out:
+	free(tmp);
+	free(vals);
+	if (rc) {
+		hta_launches_release(out);
+		nns_err_set(err, rc, "out of memory in the launch statistics");
+	}
+	return rc;
+}
+
+void hta_launches_release(struct hta_launches *l)
+{
+	vec_free(&l->rows);
+	vec_free(&l->top_short);
+	vec_free(&l->top_runtime);
+	vec_free(&l->top_delay);
+	memset(l, 0, sizeof(*l));
+}
+
+uint32_t hta_launch_op_name(const struct an_profile *p, uint32_t ev)
+{
+	uint32_t node;
+
+	if (!p->tree.owner || ev >= p->m->events.n)
+		return 0;
+	node = p->tree.owner[ev];
+	if (node == MODEL_NOIDX || node >= p->tree.nodes.n)
+		return 0;
+	if (p->tree.nodes.v[node].type == AN_NODE_ROOT)
+		return 0;
+	return p->tree.nodes.v[node].name;
+}
