@@ -584,6 +584,28 @@ if (!HAVE_KINETO) {
       await assertChart(o.page, 'hta-queue-chart', 2);
       await assertChart(o.page, 'hta-membw-chart', 1);
     });
+    await check(`hta ${L}: kernel launch delay histogram, scatter and outlier table`, async () => {
+      const doc = await api('/api/view', { ...R0, view: 'launches' });
+      assert.ok(doc.counts.launch_delay_outliers > 0, 'API: no long-delay launches');
+      await o.page.waitForSelector(inView('hta', 'hta-launch-hist'), { timeout: LOAD_MS });
+      await assertChart(o.page, 'hta-launch-hist', 2);
+      await assertChart(o.page, 'hta-launch-scatter', 2);
+      assert.ok(await rowCount(o.page, 'hta-launch-outliers') > 0, 'no outlier rows');
+    });
+    await check(`hta ${L}: kernel sequences table`, async () => {
+      const doc = await api('/api/view', { ...R0, view: 'sequences' });
+      assert.ok(doc.ops.length > 0, 'API: no operators with sequences');
+      assert.ok(await rowCount(o.page, 'hta-sequences') > 0, 'no sequence rows');
+    });
+    await check(`hta ${L}: critical path breakdown and segments of the API's step`, async () => {
+      const doc = await api('/api/view', { ...R0, view: 'critical_path' });
+      assert.ok(doc.ok && doc.total_us > 0, 'API: no critical path');
+      const sum = Object.values(doc.breakdown).reduce((a, b) => a + (typeof b === 'number' ? b : (b.us || 0)), 0);
+      assert.ok(sum > 0, 'API: empty breakdown');
+      await assertChart(o.page, 'hta-critpath-chart', 1);
+      assert.ok(await rowCount(o.page, 'hta-critpath-segments') > 0, 'no segment rows');
+      assert.ok(await o.page.$(inView('hta', 'hta-critpath-open-trace')), 'no link to the Trace view');
+    });
     await shoot(o.page, 'hta', L);
     await finish(`hta ${L}`, o);
   }
