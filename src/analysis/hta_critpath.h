@@ -1,6 +1,6 @@
 /*
  * hta_critpath.h - Holistic Trace Analysis's lightweight critical path of
- * one training step (HTA critical_path_analysis, docs/HTA_CRITPATH.md).
+ * one training step (HTA critical_path_analysis, docs/HTA.md).
  *
  * The step's events become a DAG whose nodes are the start and end of each
  * host operator / runtime call and each device event; edges are

@@ -15,7 +15,7 @@
  *   - communication/computation overlap and straggler candidates across
  *     workers (hta_dist.c; HTA get_comm_comp_overlap and the late-start
  *     straggler metric), used by the distributed view.
- * Definitions and where they differ from HTA: docs/HTA_LAUNCH.md.
+ * Definitions and where they differ from HTA: docs/HTA.md.
  *
  * All times are int64 ns (model units). Every result owns its arrays; the
  * matching *_release() frees them and leaves the struct zeroed. String ids

@@ -4,7 +4,7 @@
  * (HTA's overlay_critical_path_analysis: events on the path carry
  * args "critical": 1, path edges are flow arrows).
  *
- * Keys and units: docs/HTA_CRITPATH.md. Times are absolute microseconds
+ * Keys and units: docs/HTA.md. Times are absolute microseconds
  * (model ns / 1000) like overview.json's steps; the trace view subtracts
  * /api/trace/meta's origin_ns.
  */

@@ -3,7 +3,7 @@
  * analyses (src/analysis/hta_launch.h): launches.json, annotations.json,
  * sequences.json (rows of out_views, views.c), and the HTA fields of
  * distributed.json (overlap_pct, step_time_us, late_start per worker; the
- * "stragglers" list). Keys and units: docs/HTA_LAUNCH.md.
+ * "stragglers" list). Keys and units: docs/HTA.md.
  *
  * Each writer runs its analysis on the finished profile; when that fails
  * (out of memory) the document is {"error": "..."}. Times are microseconds (double); ts_us are

@@ -109,7 +109,7 @@ extern const size_t out_nviews;
 /* The row named name, or NULL. */
 const struct out_view *out_view_find(const char *name);
 
-/* HTA critical path (hta_critpath_json.c, docs/HTA_CRITPATH.md):
+/* HTA critical path (hta_critpath_json.c, docs/HTA.md):
  * critical_path.json of the first step, or of step (its name, "5" or
  * "ProfilerStep#5"; NULL = the first). */
 void out_json_critical_path(struct jsonw *w, const struct an_profile *p);

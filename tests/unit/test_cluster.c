@@ -547,7 +547,7 @@ static void test_old_layout(void **state)
 	cl_init(&c);
 	assert_int_equal(cl_from_ms(&c, &j, &err), NNS_OK);
 	for (int r = 0; r < 4; r++) {
-		char host[8];
+		char host[16];
 
 		snprintf(host, sizeof(host), "%d", r / 2 + 1);
 		assert_int_equal(c.ranks.v[r].rank, r);

@@ -1,5 +1,5 @@
 // HTA panel: the critical path of the first step (critical_path view,
-// docs/HTA_CRITPATH.md): key figures, the path's time by class (bar), the
+// docs/HTA.md): key figures, the path's time by class (bar), the
 // events with most time on the path, the ordered path segments, and a link
 // that opens the Trace view with the path outlined.
 import { h, panel, banner, statCards, emptyState, fmtUs, fmtPct, esc } from '../lib/util.js';

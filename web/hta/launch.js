@@ -1,7 +1,7 @@
 // HTA panel: kernel launch statistics (launches.json), CPU/GPU user
 // annotations and the kernels under each GPU annotation (annotations.json),
 // and frequent kernel sequences under the busiest operators
-// (sequences.json). Definitions: docs/HTA_LAUNCH.md.
+// (sequences.json). Definitions: docs/HTA.md.
 import { h, emptyState, panel, statCards, fmtUs, fmtNum, fmtPct, esc, shorten } from '../lib/util.js';
 import { createTable } from '../lib/table.js';
 import { chartBox, makeChart } from '../lib/charts.js';

@@ -1,5 +1,5 @@
 // Critical path overlay of the Trace timeline (HTA's critical path,
-// docs/HTA_CRITPATH.md): a "Critical path" toggle in the toolbar fetches
+// docs/HTA.md): a "Critical path" toggle in the toolbar fetches
 // /api/view?view=critical_path and outlines the events on the path in red,
 // with the path's delays and waits drawn as red arrows between them.
 //
