@@ -105,14 +105,86 @@ static int matches(const char *name, const char *op, int exact)
 	return exact ? strcmp(name, op) == 0 : strstr(name, op) != NULL;
 }
 
-int hta_sequences_for(const struct an_profile *p, const char *op, int exact, size_t min_len,
-		      size_t top_k, struct hta_sequences *out, struct nns_err *err)
+/* Compact per-node and per-device-event arrays, built once for all the
+ * operators hta_sequences_default looks at: the passes below then read 4
+ * bytes per node instead of whole an_node / model_event structs. */
+struct seq_index {
+	int *depth;
+	uint32_t *name;	  /* per node: name id, UINT32_MAX for nodes without an event */
+	uint32_t *parent; /* per node */
+	uint32_t *dev;	  /* device event indices, in start order */
+	size_t ndev;
+};
+
+static void seq_index_release(struct seq_index *x)
+{
+	free(x->depth);
+	free(x->name);
+	free(x->parent);
+	free(x->dev);
+	memset(x, 0, sizeof(*x));
+}
+
+static int seq_index_build(const struct an_profile *p, struct seq_index *x)
 {
 	const struct model *m = p->m;
 	const struct an_optree *t = &p->tree;
-	size_t nn = t->nodes.n, i, nrec = 0;
-	int *depth = NULL, min_depth = -1;
+	size_t nn = t->nodes.n, i;
+
+	memset(x, 0, sizeof(*x));
+	x->depth = node_depths(t);
+	x->name = malloc((nn + 1) * sizeof(*x->name));
+	x->parent = malloc((nn + 1) * sizeof(*x->parent));
+	x->dev = malloc((m->events.n + 1) * sizeof(*x->dev));
+	if (!x->depth || !x->name || !x->parent || !x->dev) {
+		seq_index_release(x);
+		return NNS_ENOMEM;
+	}
+	for (i = 0; i < nn; i++) {
+		const struct an_node *n = &t->nodes.v[i];
+		x->name[i] = n->ev == MODEL_NOIDX || n->name >= m->strings.count ? UINT32_MAX
+										 : n->name;
+		x->parent[i] = n->parent;
+	}
+	for (i = 0; i < m->events.n; i++)
+		if (model_kind_is_device(m->events.v[i].kind))
+			x->dev[x->ndev++] = (uint32_t)i;
+	return NNS_OK;
+}
+
+static int seq_for(const struct an_profile *p, const char *op, int exact, size_t min_len,
+		   size_t top_k, const struct seq_index *ix, struct hta_sequences *out,
+		   struct nns_err *err);
+
+int hta_sequences_for(const struct an_profile *p, const char *op, int exact, size_t min_len,
+		      size_t top_k, struct hta_sequences *out, struct nns_err *err)
+{
+	struct seq_index ix;
+	int rc;
+
+	if (!p->m || !p->tree.nodes.n || !p->tree.owner)
+		return seq_for(p, op, exact, min_len, top_k, NULL, out, err);
+	if (seq_index_build(p, &ix))
+		return nns_err_set(err, NNS_ENOMEM, "out of memory in the kernel sequences");
+	rc = seq_for(p, op, exact, min_len, top_k, &ix, out, err);
+	seq_index_release(&ix);
+	return rc;
+}
+
+/* ix is NULL only when there is nothing to look at (no model, nodes or
+ * owners): the operator then gets an empty entry. */
+static int seq_for(const struct an_profile *p, const char *op, int exact, size_t min_len,
+		   size_t top_k, const struct seq_index *ix, struct hta_sequences *out,
+		   struct nns_err *err)
+{
+	const struct model *m = p->m;
+	const struct an_optree *t = &p->tree;
+	size_t nn = t->nodes.n, i, d, nrec = 0;
+	int min_depth = -1;
+	const int *depth = ix ? ix->depth : NULL;
 	uint32_t *slot = NULL;		     /* per node: its rec index, NOIDX if not a root */
+	uint8_t *hit = NULL;		     /* per name id: 0 unknown, 1 no match, 2 match */
+	uint32_t *up = NULL;		     /* per node: the rec index of the root above it */
 	uint32_t *head = NULL, *tail = NULL; /* per rec: device-event list */
 	uint32_t *next = NULL;		     /* per event */
 	struct rec *recs = NULL;
@@ -129,14 +201,22 @@ int hta_sequences_for(const struct an_profile *p, const char *op, int exact, siz
 	snprintf(so.query, sizeof(so.query), "%s", op ? op : "");
 	so.exact = exact;
 	so.first = (uint32_t)out->patterns.n;
-	if (!m || !op || !*op || !nn || !t->owner)
+	if (!ix || !m || !op || !*op || !nn || !t->owner)
 		goto done;
-	if (!(depth = node_depths(t)) || !(slot = malloc(nn * sizeof(*slot))))
+	if (!(slot = malloc(nn * sizeof(*slot))))
+		goto out;
+	/* whether each name matches, decided once per distinct name (nodes
+	 * number millions on a large trace, names thousands) */
+	if (!(hit = calloc(m->strings.count + 1, 1)))
 		goto out;
 	for (i = 0; i < nn; i++) {
-		const struct an_node *x = &t->nodes.v[i];
+		uint32_t nm = ix->name[i];
 		slot[i] = MODEL_NOIDX;
-		if (x->ev == MODEL_NOIDX || !matches(model_str(m, x->name), op, exact))
+		if (nm == UINT32_MAX)
+			continue;
+		if (!hit[nm])
+			hit[nm] = matches(model_str(m, nm), op, exact) ? 2 : 1;
+		if (hit[nm] != 2)
 			continue;
 		if (min_depth < 0 || depth[i] < min_depth)
 			min_depth = depth[i];
@@ -144,9 +224,8 @@ int hta_sequences_for(const struct an_profile *p, const char *op, int exact, siz
 	if (min_depth < 0)
 		goto done;
 	for (i = 0; i < nn; i++) {
-		const struct an_node *x = &t->nodes.v[i];
-		if (x->ev != MODEL_NOIDX && depth[i] == min_depth &&
-		    matches(model_str(m, x->name), op, exact))
+		uint32_t nm = ix->name[i];
+		if (nm != UINT32_MAX && depth[i] == min_depth && hit[nm] == 2)
 			slot[i] = (uint32_t)nrec++;
 	}
 	so.roots = (int64_t)nrec;
@@ -158,20 +237,41 @@ int hta_sequences_for(const struct an_profile *p, const char *op, int exact, siz
 		goto out;
 	for (i = 0; i < nrec; i++)
 		head[i] = tail[i] = MODEL_NOIDX;
-	/* device events in start order, each to the root above its launcher */
-	for (i = 0; i < m->events.n; i++) {
-		uint32_t k, r = MODEL_NOIDX;
+	/* per node, the root above it (or itself): roots are all at min_depth,
+	 * so a node deeper than that takes its parent's answer. One pass in
+	 * index order when parents come before children (the optree builds
+	 * them so); a climb otherwise. */
+	if (!(up = malloc((nn + 1) * sizeof(*up))))
+		goto out;
+	for (i = 0; i < nn; i++) {
+		uint32_t k = (uint32_t)i, par;
 		int steps = 0;
 
-		if (!model_kind_is_device(m->events.v[i].kind))
+		up[i] = MODEL_NOIDX;
+		if (depth[i] < min_depth)
 			continue;
-		for (k = t->owner[i]; k != MODEL_NOIDX && k < nn && steps <= (int)nn; steps++) {
-			if (slot[k] != MODEL_NOIDX) {
-				r = slot[k];
-				break;
-			}
-			k = t->nodes.v[k].parent;
+		if (depth[i] == min_depth) {
+			up[i] = slot[i];
+			continue;
 		}
+		par = ix->parent[i];
+		if (par < i) {
+			up[i] = up[par];
+			continue;
+		}
+		while (k != MODEL_NOIDX && k < nn && depth[k] > min_depth && steps++ <= (int)nn)
+			k = ix->parent[k];
+		if (k != MODEL_NOIDX && k < nn && depth[k] == min_depth)
+			up[i] = slot[k];
+	}
+	/* device events in start order, each to the root above its launcher */
+	for (d = 0; d < ix->ndev; d++) {
+		uint32_t k, r = MODEL_NOIDX;
+
+		i = ix->dev[d];
+		k = t->owner[i];
+		if (k != MODEL_NOIDX && k < nn)
+			r = up[k];
 		if (r == MODEL_NOIDX)
 			continue;
 		next[i] = MODEL_NOIDX;
@@ -265,8 +365,9 @@ done:
 		goto out;
 	rc = NNS_OK;
 out:
-	free(depth);
 	free(slot);
+	free(hit);
+	free(up);
 	free(head);
 	free(tail);
 	free(next);
@@ -298,10 +399,12 @@ int hta_sequences_default(const struct an_profile *p, size_t max_ops, struct hta
 	const struct an_optree *t = &p->tree;
 	size_t ns, i, np = 0;
 	int64_t *count = NULL;
+	struct seq_index ix;
 	struct pick *picks = NULL;
 	int rc = NNS_ENOMEM;
 
 	memset(out, 0, sizeof(*out));
+	memset(&ix, 0, sizeof(ix));
 	out->min_len = HTA_SEQ_MIN_LEN;
 	out->top_k = HTA_SEQ_TOP_K;
 	if (!max_ops)
@@ -337,12 +440,14 @@ int hta_sequences_default(const struct an_profile *p, size_t max_ops, struct hta
 		}
 	if (np > 1)
 		qsort(picks, np, sizeof(*picks), pick_cmp);
+	if (np && seq_index_build(p, &ix))
+		goto out;
 	/* operators whose instances are all too short give no pattern: skip
 	 * them, looking at no more than 4 * max_ops names */
 	for (i = 0; i < np && i < 4 * max_ops && out->ops.n < max_ops; i++) {
 		struct hta_seq_op *o;
 
-		if (hta_sequences_for(p, model_str(m, picks[i].name), 1, 0, 0, out, err))
+		if (seq_for(p, model_str(m, picks[i].name), 1, 0, 0, &ix, out, err))
 			goto fail;
 		o = &out->ops.v[out->ops.n - 1];
 		o->launches = picks[i].launches;
@@ -356,6 +461,7 @@ out:
 fail:
 	hta_sequences_release(out);
 done:
+	seq_index_release(&ix);
 	free(count);
 	free(picks);
 	return rc;
