@@ -1,0 +1,157 @@
+/*
+ * test_mindspore.c - the single-device MindSpore step-trace summary
+ * (src/analysis/ms_steptrace.c):
+ *   - MindInsight's conformance value st/func/profiler/test_analyse.py
+ *     test_summary_for_step_trace on run_1 (../shared, skipped when absent);
+ *   - hand-computed rows, an empty table, a zero total, a truncated CSV.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/ms_steptrace.h"
+#include "common/vec.h"
+#include "importers/ms_cluster.h"
+#include "testutil.h"
+
+static char *slurp(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	long len;
+
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
+		buf = malloc((size_t)len + 1);
+		if (buf && fread(buf, 1, (size_t)len, f) != (size_t)len) {
+			free(buf);
+			buf = NULL;
+		}
+		*n = (size_t)len;
+	}
+	fclose(f);
+	return buf;
+}
+
+static int parse(struct msc_rank *r, const char *text, struct nns_err *err)
+{
+	memset(r, 0, sizeof(*r));
+	return msc_parse_step_trace(r, text, strlen(text), err);
+}
+
+/* Expected: conformance expected_values.json, test_summary_for_step_trace:
+ * total 205.3809, interval 0.2038 (0.1%), fp+bp 118.054 (57.48%),
+ * tail 87.1231 (42.42%), 322 steps. */
+static void conformance_run1_summary(void **state)
+{
+	char path[1024];
+	const char *sh = tu_shared_dir();
+	struct msc_rank r;
+	struct ms_st_summary s;
+	struct nns_err err;
+	size_t n = 0;
+	char *buf;
+
+	(void)state;
+	if (!sh) {
+		printf("SKIP: ../shared absent, MindInsight conformance not checked\n");
+		skip();
+	}
+	snprintf(path, sizeof(path),
+		 "%s/data/mindinsight/run_1/normal_run/profiler/step_trace_raw_1_detail_time.csv", sh);
+	buf = slurp(path, &n);
+	if (!buf) {
+		printf("SKIP: %s absent\n", path);
+		skip();
+	}
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(msc_parse_step_trace(&r, buf, n, &err), NNS_OK);
+	assert_int_equal(ms_st_summarise(&r, &s, &err), NNS_OK);
+	assert_float_equal(s.total_ms, 205.3809, 1e-9);
+	assert_float_equal(s.interval_ms, 0.2038, 1e-9);
+	assert_float_equal(s.interval_pct, 0.1, 1e-9);
+	assert_float_equal(s.fp_bp_ms, 118.054, 1e-9);
+	assert_float_equal(s.fp_bp_pct, 57.48, 1e-9);
+	assert_float_equal(s.tail_ms, 87.1231, 1e-9);
+	assert_float_equal(s.tail_pct, 42.42, 1e-9);
+	assert_int_equal(s.total_steps, 322);
+	vec_free(&r.st);
+	free(buf);
+}
+
+/* Hand-computed: average row total 1 000 000 counts = 10 ms, interval
+ * 250 000 = 2.5 ms (25%), fp+bp 500 000 = 5 ms (50%), tail 250 000 = 2.5 ms
+ * (25%); two step rows -> 2 steps. */
+static void hand_computed(void **state)
+{
+	const char *csv = "step_num,start_point,end_point,total,fp_point,bp_point,iteration_interval,fp_and_bp,tail\n"
+			  "1,0,1000000,1000000,0,0,250000,500000,250000\n"
+			  "2,0,1000000,1000000,0,0,250000,500000,250000\n"
+			  "-,0,1000000,1000000,0,0,250000,500000,250000\n";
+	struct msc_rank r;
+	struct ms_st_summary s;
+	struct nns_err err;
+
+	(void)state;
+	assert_int_equal(parse(&r, csv, &err), NNS_OK);
+	assert_int_equal(ms_st_summarise(&r, &s, &err), NNS_OK);
+	assert_float_equal(s.total_ms, 10.0, 1e-12);
+	assert_float_equal(s.interval_ms, 2.5, 1e-12);
+	assert_float_equal(s.fp_bp_ms, 5.0, 1e-12);
+	assert_float_equal(s.tail_ms, 2.5, 1e-12);
+	assert_float_equal(s.interval_pct, 25.0, 1e-12);
+	assert_float_equal(s.fp_bp_pct, 50.0, 1e-12);
+	assert_float_equal(s.tail_pct, 25.0, 1e-12);
+	assert_int_equal(s.total_steps, 2);
+	vec_free(&r.st);
+}
+
+/* A zero total gives 0 % parts, not a division by zero. */
+static void zero_total(void **state)
+{
+	const char *csv = "step_num,start_point,end_point,total,fp_point,bp_point,iteration_interval,fp_and_bp,tail\n"
+			  "-,0,0,0,0,0,0,0,0\n";
+	struct msc_rank r;
+	struct ms_st_summary s;
+	struct nns_err err;
+
+	(void)state;
+	assert_int_equal(parse(&r, csv, &err), NNS_OK);
+	assert_int_equal(ms_st_summarise(&r, &s, &err), NNS_OK);
+	assert_float_equal(s.total_ms, 0.0, 0);
+	assert_float_equal(s.fp_bp_pct, 0.0, 0);
+	assert_int_equal(s.total_steps, 0);
+	vec_free(&r.st);
+}
+
+/* No rows at all: a clear error, not a read past the table. */
+static void empty_table(void **state)
+{
+	struct msc_rank r;
+	struct ms_st_summary s;
+	struct nns_err err;
+
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(ms_st_summarise(&r, &s, &err), NNS_EFORMAT);
+	assert_non_null(strstr(err.msg, "no rows"));
+	assert_int_equal(ms_st_summarise(NULL, &s, &err), NNS_EFORMAT);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(conformance_run1_summary),
+		cmocka_unit_test(hand_computed),
+		cmocka_unit_test(zero_total),
+		cmocka_unit_test(empty_table),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
