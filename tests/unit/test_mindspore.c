@@ -3,7 +3,11 @@
  * (src/analysis/ms_steptrace.c):
  *   - MindInsight's conformance value st/func/profiler/test_analyse.py
  *     test_summary_for_step_trace on run_1 (../shared, skipped when absent);
- *   - hand-computed rows, an empty table, a zero total, a truncated CSV.
+ *   - hand-computed rows, an empty table, a zero total;
+ *   - op statistics by type (src/importers/ms_aicore_type.c): every row of
+ *     test_op_analyser.py test_query_aicore_type_1, read from
+ *     expected_values.json at run time, and bad CSVs (truncated line,
+ *     missing column, a huge field, a wrong header).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,7 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "analysis/ms_steptrace.h"
+#include "importers/ms_aicore_type.h"
 #include "common/vec.h"
 #include "importers/ms_cluster.h"
 #include "testutil.h"
@@ -145,6 +152,118 @@ static void empty_table(void **state)
 	assert_int_equal(ms_st_summarise(NULL, &s, &err), NNS_EFORMAT);
 }
 
+static const char *jstr(const json_t *o, const char *k)
+{
+	const char *s = json_string_value(json_object_get(o, k));
+
+	return s ? s : "";
+}
+
+/* Every row of test_query_aicore_type_1's expect_result (sorted by
+ * total_time descending) against aicore_intermediate_1_type.csv of run_1. */
+static void conformance_aicore_type(void **state)
+{
+	char path[1024];
+	const char *sh = tu_shared_dir();
+	json_t *root, *entries, *e, *obj = NULL;
+	json_error_t jerr;
+	struct ms_at t;
+	struct nns_err err;
+	size_t n = 0, i;
+	char *buf;
+
+	(void)state;
+	if (!sh) {
+		printf("SKIP: ../shared absent, MindInsight conformance not checked\n");
+		skip();
+	}
+	snprintf(path, sizeof(path), "%s/conformance/mindinsight/expected_values.json", sh);
+	root = json_load_file(path, 0, &jerr);
+	if (!root) {
+		printf("SKIP: %s absent\n", path);
+		skip();
+	}
+	entries = json_object_get(json_object_get(root, "st/func/profiler/test_op_analyser.py"), "entries");
+	json_array_foreach(entries, i, e)
+	{
+		if (!strcmp(jstr(e, "function"), "test_query_aicore_type_1") &&
+		    !strcmp(jstr(e, "name"), "expect_result"))
+			obj = json_object_get(json_object_get(e, "value"), "object");
+	}
+	assert_non_null(obj);
+	snprintf(path, sizeof(path), "%s/data/mindinsight/run_1/normal_run/profiler/aicore_intermediate_1_type.csv",
+		 sh);
+	buf = slurp(path, &n);
+	assert_non_null(buf);
+	assert_int_equal(ms_at_parse(&t, buf, n, &err), NNS_OK);
+	assert_int_equal(t.rows.n, json_array_size(obj));
+	assert_int_equal(t.rows.n, 24);
+	for (i = 0; i < t.rows.n; i++) {
+		json_t *row = json_array_get(obj, i);
+		const struct ms_at_row *r = &t.rows.v[i];
+
+		assert_string_equal(r->kernel_type, json_string_value(json_array_get(row, 0)));
+		assert_float_equal(r->total_time_us, json_number_value(json_array_get(row, 1)), 1e-9);
+		assert_int_equal(r->execution_frequency, json_integer_value(json_array_get(row, 2)));
+		assert_float_equal(r->total_percent, json_number_value(json_array_get(row, 3)), 1e-9);
+		assert_float_equal(r->avg_time_us, json_number_value(json_array_get(row, 4)), 1e-9);
+	}
+	ms_at_release(&t);
+	free(buf);
+	json_decref(root);
+}
+
+#define AT_HDR "kernel_type,total_time,execution_frequency,percent\n"
+
+/* Hand-computed: 0.5 ms over 3 calls -> 500 us, avg 166.667; 1 ms -> first. */
+static void aicore_type_hand(void **state)
+{
+	const char *csv = AT_HDR "A,0.5,3,33.33\r\nB,1,4,66.67\n\n";
+	struct ms_at t;
+	struct nns_err err;
+
+	(void)state;
+	assert_int_equal(ms_at_parse(&t, csv, strlen(csv), &err), NNS_OK);
+	assert_int_equal(t.rows.n, 2);
+	assert_string_equal(t.rows.v[0].kernel_type, "B");
+	assert_float_equal(t.rows.v[0].total_time_us, 1000.0, 1e-9);
+	assert_float_equal(t.rows.v[0].avg_time_us, 250.0, 1e-9);
+	assert_float_equal(t.rows.v[0].total_percent, 6667.0, 1e-9);
+	assert_string_equal(t.rows.v[1].kernel_type, "A");
+	assert_float_equal(t.rows.v[1].total_time_us, 500.0, 1e-9);
+	assert_float_equal(t.rows.v[1].avg_time_us, 166.667, 1e-9);
+	ms_at_release(&t);
+}
+
+static void aicore_type_bad(void **state)
+{
+	char huge[600];
+	char *big;
+	struct ms_at t;
+	struct nns_err err;
+	const char *trunc = AT_HDR "A,0.5,3,33.33\nB,1";
+	const char *missing = AT_HDR "A,0.5,3\n";
+	const char *hdr = "type,total_time,execution_frequency,percent\nA,1,1,1\n";
+
+	(void)state;
+	assert_int_equal(ms_at_parse(&t, trunc, strlen(trunc), &err), NNS_EFORMAT);
+	assert_non_null(strstr(err.msg, "line 3"));
+	assert_null(t.rows.v);
+	assert_int_equal(ms_at_parse(&t, missing, strlen(missing), &err), NNS_EFORMAT);
+	assert_non_null(strstr(err.msg, "line 2"));
+	assert_int_equal(ms_at_parse(&t, hdr, strlen(hdr), &err), NNS_EFORMAT);
+	assert_non_null(strstr(err.msg, "header"));
+	assert_int_equal(ms_at_parse(&t, "", 0, &err), NNS_EFORMAT);
+	memset(huge, 'x', sizeof(huge) - 1);
+	huge[sizeof(huge) - 1] = 0;
+	big = malloc(strlen(AT_HDR) + sizeof(huge) + 16);
+	assert_non_null(big);
+	sprintf(big, AT_HDR "%s,1,1,1\n", huge);
+	assert_int_equal(ms_at_parse(&t, big, strlen(big), &err), NNS_EFORMAT);
+	assert_non_null(strstr(err.msg, "longer than"));
+	free(big);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -152,6 +271,9 @@ int main(void)
 		cmocka_unit_test(hand_computed),
 		cmocka_unit_test(zero_total),
 		cmocka_unit_test(empty_table),
+		cmocka_unit_test(conformance_aicore_type),
+		cmocka_unit_test(aicore_type_hand),
+		cmocka_unit_test(aicore_type_bad),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
