@@ -6,7 +6,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,7 +97,11 @@ int ms_at_parse(struct ms_at *t, const char *buf, size_t n, struct nns_err *err)
 			goto out;
 		}
 		memset(&r, 0, sizeof(r));
-		snprintf(r.kernel_type, sizeof(r.kernel_type), "%s", f[0]);
+		{ /* capped copy: a longer name is cut at MS_AT_NAME_MAX-1 bytes */
+			size_t len = strnlen(f[0], sizeof(r.kernel_type) - 1);
+			memcpy(r.kernel_type, f[0], len);
+			r.kernel_type[len] = 0;
+		}
 		r.execution_frequency = (long)freq;
 		r.total_time_us = round(tot * 1000.0 * 100.0) / 100.0;
 		r.avg_time_us = freq > 0 ? round(r.total_time_us / freq * 1000.0) / 1000.0 : 0;
