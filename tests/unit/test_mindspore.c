@@ -23,6 +23,7 @@
 
 #include "analysis/ms_steptrace.h"
 #include "importers/ms_aicore_type.h"
+#include "output/ms_ops_json.h"
 #include "common/vec.h"
 #include "importers/ms_cluster.h"
 #include "testutil.h"
@@ -264,6 +265,41 @@ static void aicore_type_bad(void **state)
 	free(big);
 }
 
+/* The writer: a hand-made summary and table come back through jansson. */
+static void ms_ops_json_doc(void **state)
+{
+	const char *csv = AT_HDR "A,0.5,3,33.33\nB,1,4,66.67\n";
+	struct ms_at t;
+	struct ms_st_summary s = {10.0, 2.5, 5.0, 2.5, 25.0, 50.0, 25.0, 2};
+	struct nns_err err;
+	struct jsonw w;
+	json_t *doc, *row;
+	json_error_t jerr;
+	size_t len;
+	char *out;
+
+	(void)state;
+	assert_int_equal(ms_at_parse(&t, csv, strlen(csv), &err), NNS_OK);
+	assert_int_equal(jsonw_init_mem(&w, 0, 0), NNS_OK);
+	out_json_ms_ops(&w, &s, &t);
+	assert_int_equal(jsonw_finish(&w, &err), NNS_OK);
+	out = jsonw_take(&w, &len);
+	assert_non_null(out);
+	doc = json_loads(out, 0, &jerr);
+	assert_non_null(doc);
+	assert_float_equal(json_number_value(json_object_get(json_object_get(doc, "step_summary"), "fp_bp_percent")),
+			   50.0, 1e-12);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(doc, "step_summary"), "total_steps")), 2);
+	assert_int_equal(json_array_size(json_object_get(doc, "by_type")), 2);
+	row = json_array_get(json_object_get(doc, "by_type"), 1);
+	assert_string_equal(json_string_value(json_object_get(row, "kernel_type")), "A");
+	assert_float_equal(json_number_value(json_object_get(row, "avg_time_us")), 166.667, 1e-9);
+	json_decref(doc);
+	free(out);
+	jsonw_release(&w);
+	ms_at_release(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -274,6 +310,7 @@ int main(void)
 		cmocka_unit_test(conformance_aicore_type),
 		cmocka_unit_test(aicore_type_hand),
 		cmocka_unit_test(aicore_type_bad),
+		cmocka_unit_test(ms_ops_json_doc),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
