@@ -48,7 +48,9 @@ static int cmp_total_desc(const void *a, const void *b)
 {
 	const struct ms_at_row *x = a, *y = b;
 
-	return (x->total_time_us < y->total_time_us) - (x->total_time_us > y->total_time_us);
+	if (x->total_time_us != y->total_time_us)
+		return x->total_time_us < y->total_time_us ? 1 : -1;
+	return (x->order > y->order) - (x->order < y->order); /* ties: file order */
 }
 
 int ms_at_parse(struct ms_at *t, const char *buf, size_t n, struct nns_err *err)
@@ -106,6 +108,7 @@ int ms_at_parse(struct ms_at *t, const char *buf, size_t n, struct nns_err *err)
 		r.total_time_us = round(tot * 1000.0 * 100.0) / 100.0;
 		r.avg_time_us = freq > 0 ? round(r.total_time_us / freq * 1000.0) / 1000.0 : 0;
 		r.total_percent = pc * 100.0;
+		r.order = t->rows.n;
 		if (vec_push(&t->rows, r)) {
 			rc = nns_err_set(err, NNS_ENOMEM, "aicore type csv: out of memory");
 			goto out;
@@ -118,19 +121,8 @@ out:
 		ms_at_release(t);
 		return rc;
 	}
-	/* stable for ties: qsort is not, so equal totals keep file order via index */
-	{
-		size_t i;
-		for (i = 1; i < t->rows.n; i++) {
-			struct ms_at_row x = t->rows.v[i];
-			size_t j = i;
-			while (j > 0 && cmp_total_desc(&t->rows.v[j - 1], &x) > 0) {
-				t->rows.v[j] = t->rows.v[j - 1];
-				j--;
-			}
-			t->rows.v[j] = x;
-		}
-	}
+	if (t->rows.n > 1)
+		qsort(t->rows.v, t->rows.n, sizeof(t->rows.v[0]), cmp_total_desc);
 	return NNS_OK;
 }
 

@@ -29,6 +29,7 @@ struct ms_at_row {
 	char kernel_type[MS_AT_NAME_MAX];
 	double total_time_us, avg_time_us, total_percent;
 	long execution_frequency;
+	size_t order; /* data row index in the file */
 };
 
 struct ms_at {

@@ -7,7 +7,11 @@
  *   - op statistics by type (src/importers/ms_aicore_type.c): every row of
  *     test_op_analyser.py test_query_aicore_type_1, read from
  *     expected_values.json at run time, and bad CSVs (truncated line,
- *     missing column, a huge field, a wrong header).
+ *     missing column, a huge field, a wrong header);
+ *   - op statistics by op (src/importers/ms_aicore_detail.c): the module
+ *     value OP_GATHER_V2_INFO of test_op_analyser.py (kernel_type in
+ *     ["AssignAdd"], sorted by avg_execution_time descending; name columns,
+ *     avg time, calls; not op_info / FLOPs) and bad CSVs.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,6 +26,7 @@
 #include <jansson.h>
 
 #include "analysis/ms_steptrace.h"
+#include "importers/ms_aicore_detail.h"
 #include "importers/ms_aicore_type.h"
 #include "output/ms_ops_json.h"
 #include "common/vec.h"
@@ -300,6 +305,90 @@ static void ms_ops_json_doc(void **state)
 	ms_at_release(&t);
 }
 
+/* OP_GATHER_V2_INFO: the AssignAdd rows of aicore_intermediate_1_detail.csv
+ * in avg_execution_time descending order. */
+static void conformance_aicore_detail(void **state)
+{
+	char path[1024];
+	const char *sh = tu_shared_dir();
+	json_t *root, *entries, *e, *obj = NULL, *want;
+	json_error_t jerr;
+	struct ms_ad t;
+	struct nns_err err;
+	size_t n = 0, i, k = 0;
+	char *buf;
+
+	(void)state;
+	if (!sh) {
+		printf("SKIP: ../shared absent, MindInsight conformance not checked\n");
+		skip();
+	}
+	snprintf(path, sizeof(path), "%s/conformance/mindinsight/expected_values.json", sh);
+	root = json_load_file(path, 0, &jerr);
+	if (!root) {
+		printf("SKIP: %s absent\n", path);
+		skip();
+	}
+	entries = json_object_get(json_object_get(root, "st/func/profiler/test_op_analyser.py"), "entries");
+	json_array_foreach(entries, i, e)
+	{
+		if (!strcmp(jstr(e, "name"), "OP_GATHER_V2_INFO"))
+			obj = json_object_get(json_object_get(e, "value"), "object");
+	}
+	assert_non_null(obj);
+	assert_int_equal(json_array_size(obj), 2);
+	snprintf(path, sizeof(path), "%s/data/mindinsight/run_1/normal_run/profiler/aicore_intermediate_1_detail.csv",
+		 sh);
+	buf = slurp(path, &n);
+	assert_non_null(buf);
+	assert_int_equal(ms_ad_parse(&t, buf, n, &err), NNS_OK);
+	for (i = 0; i < t.rows.n; i++) {
+		const struct ms_ad_row *r = &t.rows.v[i];
+
+		if (strcmp(r->kernel_type, "AssignAdd"))
+			continue;
+		assert_true(k < json_array_size(obj));
+		want = json_array_get(obj, k++);
+		assert_string_equal(r->op_name, json_string_value(json_array_get(want, 0)));
+		assert_string_equal(r->kernel_name, json_string_value(json_array_get(want, 1)));
+		assert_string_equal(r->kernel_type, json_string_value(json_array_get(want, 2)));
+		assert_float_equal(r->avg_execution_time_us, json_number_value(json_array_get(want, 3)), 1e-9);
+		assert_int_equal(r->execution_frequency, json_integer_value(json_array_get(want, 4)));
+	}
+	assert_int_equal(k, 2);
+	ms_ad_release(&t);
+	free(buf);
+	json_decref(root);
+}
+
+#define AD_HDR "full_kernel_name,execution_time,execution_frequency\n"
+
+static void aicore_detail_hand_and_bad(void **state)
+{
+	const char *ok = AD_HDR "Default/a/Conv2D-op1,0.002,2\nGrad/MatMul-op7,0.0125,4\nPlain,0.002,1\n";
+	const char *trunc = AD_HDR "Default/Conv2D-op1,0.002,2\nX-op2,0.1";
+	const char *extra = AD_HDR "X-op2,0.1,1,9\n";
+	struct ms_ad t;
+	struct nns_err err;
+
+	(void)state;
+	assert_int_equal(ms_ad_parse(&t, ok, strlen(ok), &err), NNS_OK);
+	assert_int_equal(t.rows.n, 3);
+	assert_string_equal(t.rows.v[0].kernel_name, "MatMul-op7");
+	assert_string_equal(t.rows.v[0].kernel_type, "MatMul");
+	assert_float_equal(t.rows.v[0].avg_execution_time_us, 12.5, 1e-9);
+	assert_string_equal(t.rows.v[1].op_name, "Default/a/Conv2D-op1"); /* tie at 2 us: file order */
+	assert_string_equal(t.rows.v[1].kernel_type, "Conv2D");
+	assert_string_equal(t.rows.v[2].kernel_type, "Plain");
+	ms_ad_release(&t);
+	assert_int_equal(ms_ad_parse(&t, trunc, strlen(trunc), &err), NNS_EFORMAT);
+	assert_non_null(strstr(err.msg, "line 3"));
+	assert_int_equal(ms_ad_parse(&t, extra, strlen(extra), &err), NNS_EFORMAT);
+	assert_non_null(strstr(err.msg, "line 2"));
+	assert_int_equal(ms_ad_parse(&t, "a,b\n", 4, &err), NNS_EFORMAT);
+	assert_non_null(strstr(err.msg, "header"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -311,6 +400,8 @@ int main(void)
 		cmocka_unit_test(aicore_type_hand),
 		cmocka_unit_test(aicore_type_bad),
 		cmocka_unit_test(ms_ops_json_doc),
+		cmocka_unit_test(conformance_aicore_detail),
+		cmocka_unit_test(aicore_detail_hand_and_bad),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
