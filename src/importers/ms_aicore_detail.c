@@ -3,45 +3,11 @@
  * statistics by op (definitions in ms_aicore_detail.h).
  */
 #include "importers/ms_aicore_detail.h"
+#include "importers/ms_csv.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* At most 3 fields of [p, end) into f; count, 4 if more, -1 if one is too long. */
-static int split3(const char *p, const char *end, char f[3][MS_AD_FIELD_MAX])
-{
-	int k = 0;
-	size_t len = 0;
-
-	f[0][0] = 0;
-	for (; p < end; p++) {
-		if (*p == ',') {
-			if (++k >= 3)
-				return 4;
-			len = 0;
-			f[k][0] = 0;
-			continue;
-		}
-		if (*p == '\r')
-			continue;
-		if (len + 1 >= MS_AD_FIELD_MAX)
-			return -1;
-		f[k][len++] = *p;
-		f[k][len] = 0;
-	}
-	return k + 1;
-}
-
-static int num(const char *s, double *out)
-{
-	char *e;
-
-	errno = 0;
-	*out = strtod(s, &e);
-	return (e == s || *e || errno || !isfinite(*out)) ? -1 : 0;
-}
 
 static void copy_capped(char *dst, size_t size, const char *src, size_t len)
 {
@@ -56,14 +22,16 @@ static int fill(struct ms_ad_row *r, char f[3][MS_AD_FIELD_MAX])
 	const char *base = strrchr(f[0], '/'), *op;
 	double t, freq;
 
-	if (num(f[1], &t) || num(f[2], &freq) || freq < 0 || freq > 1e15 || freq != floor(freq))
+	if (ms_csv_num(f[1], &t) || ms_csv_num(f[2], &freq) || freq < 0 || freq > 1e15 ||
+	    freq != floor(freq))
 		return -1;
 	base = base ? base + 1 : f[0];
 	op = strstr(base, "-op");
 	memset(r, 0, sizeof(*r));
 	copy_capped(r->op_name, sizeof(r->op_name), f[0], strlen(f[0]));
 	copy_capped(r->kernel_name, sizeof(r->kernel_name), base, strlen(base));
-	copy_capped(r->kernel_type, sizeof(r->kernel_type), base, op ? (size_t)(op - base) : strlen(base));
+	copy_capped(r->kernel_type, sizeof(r->kernel_type), base,
+		    op ? (size_t)(op - base) : strlen(base));
 	r->avg_execution_time_us = round(t * 1000.0 * 1000.0) / 1000.0;
 	r->execution_frequency = (long)freq;
 	return 0;
@@ -81,27 +49,24 @@ static int cmp_avg_desc(const void *a, const void *b)
 
 int ms_ad_parse(struct ms_ad *t, const char *buf, size_t n, struct nns_err *err)
 {
-	const char *p = buf, *end = buf + n;
+	struct ms_csv c;
+	char g[3][MS_AD_FIELD_MAX];
 	size_t line = 0;
-	int rc = NNS_OK;
+	int rc = NNS_OK, k;
 
 	memset(t, 0, sizeof(*t));
-	while (p < end) {
-		char g[3][MS_AD_FIELD_MAX];
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *le = nl ? nl : end;
+	ms_csv_init(&c, buf, n);
+	while ((k = ms_csv_row(&c, &g[0][0], 3, MS_AD_FIELD_MAX)) != 0) {
 		struct ms_ad_row r;
-		int k;
 
 		line++;
-		k = split3(p, le, g);
-		p = nl ? nl + 1 : end;
 		if (line == 1) {
-			if (k != 3 || strcmp(g[0], "full_kernel_name") || strcmp(g[1], "execution_time") ||
-			    strcmp(g[2], "execution_frequency")) {
-				rc = nns_err_set(err, NNS_EFORMAT,
-						 "aicore detail csv: line 1 is not the header "
-						 "full_kernel_name,execution_time,execution_frequency");
+			if (k != 3 || strcmp(g[0], "full_kernel_name") ||
+			    strcmp(g[1], "execution_time") || strcmp(g[2], "execution_frequency")) {
+				rc = nns_err_set(
+				    err, NNS_EFORMAT,
+				    "aicore detail csv: line 1 is not the header "
+				    "full_kernel_name,execution_time,execution_frequency");
 				goto out;
 			}
 			continue;
@@ -109,17 +74,20 @@ int ms_ad_parse(struct ms_ad *t, const char *buf, size_t n, struct nns_err *err)
 		if (k == 1 && g[0][0] == 0)
 			continue;
 		if (k < 0) {
-			rc = nns_err_set(err, NNS_EFORMAT, "aicore detail csv: line %zu: field longer than %d bytes",
+			rc = nns_err_set(err, NNS_EFORMAT,
+					 "aicore detail csv: line %zu: field longer than %d bytes",
 					 line, MS_AD_FIELD_MAX - 1);
 			goto out;
 		}
 		if (k != 3 || fill(&r, g)) {
-			rc = nns_err_set(err, NNS_EFORMAT, "aicore detail csv: line %zu: need 3 fields: name, ms, calls",
-					 line);
+			rc = nns_err_set(
+			    err, NNS_EFORMAT,
+			    "aicore detail csv: line %zu: need 3 fields: name, ms, calls", line);
 			goto out;
 		}
 		if (t->rows.n >= MS_AD_MAX_ROWS) {
-			rc = nns_err_set(err, NNS_EFORMAT, "aicore detail csv: more than %d rows", MS_AD_MAX_ROWS);
+			rc = nns_err_set(err, NNS_EFORMAT, "aicore detail csv: more than %d rows",
+					 MS_AD_MAX_ROWS);
 			goto out;
 		}
 		r.order = t->rows.n;
@@ -131,6 +99,7 @@ int ms_ad_parse(struct ms_ad *t, const char *buf, size_t n, struct nns_err *err)
 	if (line == 0)
 		rc = nns_err_set(err, NNS_EFORMAT, "aicore detail csv: empty file");
 out:
+	ms_csv_release(&c);
 	if (rc) {
 		ms_ad_release(t);
 		return rc;

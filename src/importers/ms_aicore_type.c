@@ -3,46 +3,11 @@
  * type (definitions in ms_aicore_type.h).
  */
 #include "importers/ms_aicore_type.h"
+#include "importers/ms_csv.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Splits line [p, end) into at most 4 fields copied into f (each capped).
- * Returns the number of fields, or -1 when one is longer than the cap. */
-static int split4(const char *p, const char *end, char f[4][MS_AT_FIELD_MAX])
-{
-	int k = 0;
-	size_t len = 0;
-
-	f[0][0] = 0;
-	for (; p < end; p++) {
-		if (*p == ',') {
-			if (++k >= 4)
-				return 5;
-			len = 0;
-			f[k][0] = 0;
-			continue;
-		}
-		if (*p == '\r')
-			continue;
-		if (len + 1 >= MS_AT_FIELD_MAX)
-			return -1;
-		f[k][len++] = *p;
-		f[k][len] = 0;
-	}
-	return k + 1;
-}
-
-static int num(const char *s, double *out)
-{
-	char *e;
-
-	errno = 0;
-	*out = strtod(s, &e);
-	return (e == s || *e || errno || !isfinite(*out)) ? -1 : 0;
-}
 
 static int cmp_total_desc(const void *a, const void *b)
 {
@@ -55,28 +20,25 @@ static int cmp_total_desc(const void *a, const void *b)
 
 int ms_at_parse(struct ms_at *t, const char *buf, size_t n, struct nns_err *err)
 {
-	const char *p = buf, *end = buf + n;
+	struct ms_csv c;
 	char f[4][MS_AT_FIELD_MAX];
 	size_t line = 0;
-	int rc = NNS_OK;
+	int rc = NNS_OK, k;
 
 	memset(t, 0, sizeof(*t));
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *le = nl ? nl : end;
+	ms_csv_init(&c, buf, n);
+	while ((k = ms_csv_row(&c, &f[0][0], 4, MS_AT_FIELD_MAX)) != 0) {
 		struct ms_at_row r;
 		double tot, freq, pc;
-		int k;
 
 		line++;
-		k = split4(p, le, f);
-		p = nl ? nl + 1 : end;
 		if (line == 1) {
 			if (k != 4 || strcmp(f[0], "kernel_type") || strcmp(f[1], "total_time") ||
 			    strcmp(f[2], "execution_frequency") || strcmp(f[3], "percent")) {
-				rc = nns_err_set(err, NNS_EFORMAT,
-						 "aicore type csv: line 1 is not the header "
-						 "kernel_type,total_time,execution_frequency,percent");
+				rc = nns_err_set(
+				    err, NNS_EFORMAT,
+				    "aicore type csv: line 1 is not the header "
+				    "kernel_type,total_time,execution_frequency,percent");
 				goto out;
 			}
 			continue;
@@ -84,18 +46,22 @@ int ms_at_parse(struct ms_at *t, const char *buf, size_t n, struct nns_err *err)
 		if (k == 1 && f[0][0] == 0)
 			continue; /* blank line */
 		if (k < 0) {
-			rc = nns_err_set(err, NNS_EFORMAT, "aicore type csv: line %zu: field longer than %d bytes",
+			rc = nns_err_set(err, NNS_EFORMAT,
+					 "aicore type csv: line %zu: field longer than %d bytes",
 					 line, MS_AT_FIELD_MAX - 1);
 			goto out;
 		}
-		if (k != 4 || num(f[1], &tot) || num(f[2], &freq) || num(f[3], &pc) || freq < 0 ||
-		    freq > 1e15 || freq != floor(freq)) {
-			rc = nns_err_set(err, NNS_EFORMAT,
-					 "aicore type csv: line %zu: need 4 fields: name, ms, calls, percent", line);
+		if (k != 4 || ms_csv_num(f[1], &tot) || ms_csv_num(f[2], &freq) ||
+		    ms_csv_num(f[3], &pc) || freq < 0 || freq > 1e15 || freq != floor(freq)) {
+			rc = nns_err_set(
+			    err, NNS_EFORMAT,
+			    "aicore type csv: line %zu: need 4 fields: name, ms, calls, percent",
+			    line);
 			goto out;
 		}
 		if (t->rows.n >= MS_AT_MAX_ROWS) {
-			rc = nns_err_set(err, NNS_EFORMAT, "aicore type csv: more than %d rows", MS_AT_MAX_ROWS);
+			rc = nns_err_set(err, NNS_EFORMAT, "aicore type csv: more than %d rows",
+					 MS_AT_MAX_ROWS);
 			goto out;
 		}
 		memset(&r, 0, sizeof(r));
@@ -117,6 +83,7 @@ int ms_at_parse(struct ms_at *t, const char *buf, size_t n, struct nns_err *err)
 	if (line == 0)
 		rc = nns_err_set(err, NNS_EFORMAT, "aicore type csv: empty file");
 out:
+	ms_csv_release(&c);
 	if (rc) {
 		ms_at_release(t);
 		return rc;

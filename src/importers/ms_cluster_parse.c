@@ -1,117 +1,17 @@
 /*
  * ms_cluster_parse.c - parsers for the per-rank files of a MindSpore
- * cluster job (ms_cluster.h): a bounds-checked CSV row reader (RFC 4180
- * quotes, as Python's csv module writes hccl_raw), and a tiny JSON parser
+ * cluster job (ms_cluster.h), with the CSV reader of ms_csv.h, and a tiny JSON parser
  * into a flat node array for the small JSON cells (link_info,
  * communication_operator_cost) and flops_summary. Nesting is capped at
  * MJ_DEPTH, nodes at MJ_NODES_MAX.
  */
 #include "importers/ms_cluster.h"
+#include "importers/ms_csv.h"
 
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- CSV ------------------------------------------------------------------ */
-
-#define CSV_FIELD_MAX ((size_t)64 << 20)
-
-struct csv {
-	const char *p, *end;
-	char *field; /* owned: the unquoted text of the current field */
-	size_t flen, fcap;
-};
-
-/* Reads one field into c->field; *eol is set when the row ends after it.
- * Returns 0, or -1 at end of input before any field, -2 on a bad quote or
- * the field cap. */
-static int csv_field(struct csv *c, int *eol)
-{
-	int quoted = 0;
-
-	c->flen = 0;
-	*eol = 0;
-	if (c->p >= c->end)
-		return -1;
-	if (*c->p == '"') {
-		quoted = 1;
-		c->p++;
-	}
-	for (;;) {
-		char ch;
-
-		if (c->p >= c->end) {
-			if (quoted)
-				return -2;
-			*eol = 1;
-			break;
-		}
-		ch = *c->p++;
-		if (quoted) {
-			if (ch == '"') {
-				if (c->p < c->end && *c->p == '"') {
-					c->p++;
-				} else {
-					quoted = 0;
-					continue;
-				}
-			}
-		} else if (ch == ',') {
-			break;
-		} else if (ch == '\n' || ch == '\r') {
-			if (ch == '\r' && c->p < c->end && *c->p == '\n')
-				c->p++;
-			*eol = 1;
-			break;
-		}
-		if (c->flen + 2 > c->fcap) {
-			size_t nc = c->fcap ? c->fcap * 2 : 256;
-			char *nf;
-
-			if (nc > CSV_FIELD_MAX)
-				return -2;
-			nf = realloc(c->field, nc);
-			if (!nf)
-				return -2;
-			c->field = nf;
-			c->fcap = nc;
-		}
-		c->field[c->flen++] = ch;
-	}
-	if (c->field)
-		c->field[c->flen] = '\0';
-	return 0;
-}
-
-/* Skips to the next line. */
-static void csv_skip_line(struct csv *c)
-{
-	while (c->p < c->end && *c->p != '\n')
-		c->p++;
-	if (c->p < c->end)
-		c->p++;
-}
-
-static const char *fstr(const struct csv *c)
-{
-	return c->field ? c->field : "";
-}
-
-/* Parses a whole field as a number ("  12.5 " allowed); 0 on success. */
-static int parse_num(const char *s, double *out)
-{
-	char *end;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	if (!*s)
-		return -1;
-	*out = strtod(s, &end);
-	while (*end == ' ' || *end == '\t')
-		end++;
-	return *end ? -1 : 0;
-}
 
 /* ---- a tiny JSON parser ------------------------------------------------- */
 
@@ -339,12 +239,13 @@ int msc_parse_step_trace(struct msc_rank *r, const char *buf, size_t n, struct n
 {
 	/* columns: step_num,start_point,end_point,total,fp_point,bp_point,
 	 * iteration_interval,fp_and_bp,tail[,stream_...] */
-	struct csv c = {buf, buf + n, NULL, 0, 0};
+	struct ms_csv c;
 	size_t line = 1;
 	int rc = NNS_OK, eol;
 
+	ms_csv_init(&c, buf, n);
 	r->st.n = 0;
-	csv_skip_line(&c); /* header */
+	ms_csv_skip_line(&c); /* header */
 	while (c.p < c.end) {
 		struct msc_st_row row;
 		double v[9];
@@ -352,12 +253,12 @@ int msc_parse_step_trace(struct msc_rank *r, const char *buf, size_t n, struct n
 
 		line++;
 		if (*c.p == '\n' || *c.p == '\r') {
-			csv_skip_line(&c);
+			ms_csv_skip_line(&c);
 			continue;
 		}
 		memset(&row, 0, sizeof(row));
 		do {
-			int k = csv_field(&c, &eol);
+			int k = ms_csv_field(&c, &eol);
 
 			if (k == -1)
 				break;
@@ -366,9 +267,10 @@ int msc_parse_step_trace(struct msc_rank *r, const char *buf, size_t n, struct n
 				goto out;
 			}
 			if (col == 0)
-				snprintf(row.step, sizeof(row.step), "%s", fstr(&c));
-			else if (col < 9 && parse_num(fstr(&c), &v[col]))
-				v[col] = 0; /* '-' for the first step's start: MindInsight uses fp */
+				snprintf(row.step, sizeof(row.step), "%s", ms_csv_str(&c));
+			else if (col < 9 && ms_csv_num(ms_csv_str(&c), &v[col]))
+				v[col] =
+				    0; /* '-' for the first step's start: MindInsight uses fp */
 			col++;
 		} while (!eol);
 		if (col < 9) {
@@ -392,7 +294,7 @@ int msc_parse_step_trace(struct msc_rank *r, const char *buf, size_t n, struct n
 	if (r->st.n == 0)
 		rc = nns_err_set(err, NNS_EFORMAT, "step_trace_raw: no data rows");
 out:
-	free(c.field);
+	ms_csv_release(&c);
 	r->has_st = rc == NNS_OK;
 	return rc;
 }
@@ -401,14 +303,15 @@ out:
 
 int msc_parse_cluster_csv(struct msc_rank *r, const char *buf, size_t n, struct nns_err *err)
 {
-	struct csv c = {buf, buf + n, NULL, 0, 0};
+	struct ms_csv c;
 	size_t line = 1;
 	int rc = NNS_OK, eol, cols = 0;
 
+	ms_csv_init(&c, buf, n);
 	r->cl.n = 0;
 	/* the header gives the column count */
 	do {
-		int k = csv_field(&c, &eol);
+		int k = ms_csv_field(&c, &eol);
 
 		if (k < 0)
 			break;
@@ -425,15 +328,15 @@ int msc_parse_cluster_csv(struct msc_rank *r, const char *buf, size_t n, struct 
 
 		line++;
 		if (*c.p == '\n' || *c.p == '\r') {
-			csv_skip_line(&c);
+			ms_csv_skip_line(&c);
 			continue;
 		}
 		do {
-			int k = csv_field(&c, &eol);
+			int k = ms_csv_field(&c, &eol);
 
 			if (k == -1)
 				break;
-			if (k == -2 || col >= cols || parse_num(fstr(&c), &v[col])) {
+			if (k == -2 || col >= cols || ms_csv_num(ms_csv_str(&c), &v[col])) {
 				rc = fail(err, NNS_EFORMAT, "cluster csv", line, "not a number");
 				goto out;
 			}
@@ -456,7 +359,7 @@ int msc_parse_cluster_csv(struct msc_rank *r, const char *buf, size_t n, struct 
 	if (r->cl.n == 0)
 		rc = nns_err_set(err, NNS_EFORMAT, "cluster csv: no data rows");
 out:
-	free(c.field);
+	ms_csv_release(&c);
 	r->has_cl = rc == NNS_OK;
 	return rc;
 }
@@ -514,7 +417,8 @@ static int add_ops(struct msc_rank *r, const struct mj *j, uint32_t obj)
 		size_t l;
 
 		memset(&x, 0, sizeof(x));
-		if (!op->key || mj_arr_num(j, op, 1, &x.cost_ms) || mj_arr_num(j, op, 2, &x.wait_ms))
+		if (!op->key || mj_arr_num(j, op, 1, &x.cost_ms) ||
+		    mj_arr_num(j, op, 2, &x.wait_ms))
 			return -1;
 		l = op->klen < sizeof(x.name) - 1 ? op->klen : sizeof(x.name) - 1;
 		memcpy(x.name, op->key, l);
@@ -528,22 +432,23 @@ int msc_parse_hccl(struct msc_rank *r, const char *buf, size_t n, struct nns_err
 {
 	/* columns: step_num,communication_cost,wait_cost,link_info[,communication_operator_cost];
 	 * the average row has step_num '-' (MindInsight reads only that one by default) */
-	struct csv c = {buf, buf + n, NULL, 0, 0};
+	struct ms_csv c;
 	size_t line = 1;
 	int rc = NNS_OK, eol, found = 0;
 
+	ms_csv_init(&c, buf, n);
 	r->links.n = r->ops.n = 0;
-	csv_skip_line(&c);
+	ms_csv_skip_line(&c);
 	while (c.p < c.end && !found) {
 		int col = 0, avg = 0;
 
 		line++;
 		if (*c.p == '\n' || *c.p == '\r') {
-			csv_skip_line(&c);
+			ms_csv_skip_line(&c);
 			continue;
 		}
 		do {
-			int k = csv_field(&c, &eol);
+			int k = ms_csv_field(&c, &eol);
 			struct mj j;
 
 			if (k == -1)
@@ -553,22 +458,23 @@ int msc_parse_hccl(struct msc_rank *r, const char *buf, size_t n, struct nns_err
 				goto out;
 			}
 			if (col == 0)
-				avg = strcmp(fstr(&c), "-") == 0;
+				avg = strcmp(ms_csv_str(&c), "-") == 0;
 			if (!avg) {
 				col++;
 				continue;
 			}
-			if (col == 1 && parse_num(fstr(&c), &r->comm_cost_ms))
+			if (col == 1 && ms_csv_num(ms_csv_str(&c), &r->comm_cost_ms))
 				rc = fail(err, NNS_EFORMAT, "hccl_raw", line, "communication_cost");
-			else if (col == 2 && parse_num(fstr(&c), &r->wait_cost_ms))
+			else if (col == 2 && ms_csv_num(ms_csv_str(&c), &r->wait_cost_ms))
 				rc = fail(err, NNS_EFORMAT, "hccl_raw", line, "wait_cost");
 			else if (col == 3 || col == 4) {
-				if (mj_parse(&j, fstr(&c), c.flen) ||
+				if (mj_parse(&j, ms_csv_str(&c), c.flen) ||
 				    (col == 3 ? add_links(r, &j, 0) : add_ops(r, &j, 0)))
 					rc = fail(err, NNS_EFORMAT, "hccl_raw", line,
-						  col == 3 ? "link_info is not {\"s-d\": {type: [ms, "
-							     "KB, KB/s]}}"
-							   : "bad communication_operator_cost");
+						  col == 3
+						      ? "link_info is not {\"s-d\": {type: [ms, "
+							"KB, KB/s]}}"
+						      : "bad communication_operator_cost");
 				mj_free(&j);
 			}
 			if (rc)
@@ -577,7 +483,8 @@ int msc_parse_hccl(struct msc_rank *r, const char *buf, size_t n, struct nns_err
 		} while (!eol);
 		if (avg) {
 			if (col < 4) {
-				rc = fail(err, NNS_EFORMAT, "hccl_raw", line, "fewer than 4 columns");
+				rc = fail(err, NNS_EFORMAT, "hccl_raw", line,
+					  "fewer than 4 columns");
 				goto out;
 			}
 			found = 1;
@@ -586,7 +493,7 @@ int msc_parse_hccl(struct msc_rank *r, const char *buf, size_t n, struct nns_err
 	if (!found)
 		rc = nns_err_set(err, NNS_EFORMAT, "hccl_raw: no average row (step_num '-')");
 out:
-	free(c.field);
+	ms_csv_release(&c);
 	r->has_hccl = rc == NNS_OK;
 	return rc;
 }
