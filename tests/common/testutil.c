@@ -51,6 +51,26 @@ int tu_model_from_events(json_t *events, struct model *m)
 	return rc;
 }
 
+int tu_kineto_profile(const char *json, struct model *m, struct an_profile *p)
+{
+	struct kineto_opts o = {.threads = 1};
+	struct nns_err err;
+	int rc;
+
+	nns_err_clear(&err);
+	if ((rc = model_init(m)))
+		return rc;
+	if ((rc = kineto_load_buffer(json, strlen(json), "test.json", m, &o, &err))) {
+		fprintf(stderr, "tu_kineto_profile: load: %s\n", err.msg);
+		return rc;
+	}
+	if (p && (rc = an_profile_compute(p, m, &err))) {
+		fprintf(stderr, "tu_kineto_profile: analyse: %s\n", err.msg);
+		return rc;
+	}
+	return 0;
+}
+
 const struct an_op_row *tu_find_op(const struct an_profile *p, const struct an_op_row *rows,
 				   size_t n, const char *name)
 {

@@ -1,6 +1,7 @@
 /*
- * testutil.h - helpers shared by the golden tests: where ../shared is, and
- * loading Kineto events held in a jansson value through the real importer.
+ * testutil.h - helpers shared by the golden and unit tests: where ../shared
+ * is, and loading Kineto events (a jansson value or a JSON text) through the
+ * real importer.
  */
 #ifndef NNS_TESTUTIL_H
 #define NNS_TESTUTIL_H
@@ -16,6 +17,11 @@ json_t *tu_load_shared_json(const char *rel);
 /* Wraps events as {"schemaVersion":1,"traceEvents":events} and imports them
  * with kineto_load_buffer into *m (model_init done here). 0 on success. */
 int tu_model_from_events(json_t *events, struct model *m);
+/* Imports the Kineto JSON document json with kineto_load_buffer (one
+ * parser thread) into *m (model_init done here) and, when p is not NULL,
+ * runs every analysis into *p. 0 on success; on failure prints the
+ * importer's or the analysis's message and returns its status. */
+int tu_kineto_profile(const char *json, struct model *m, struct an_profile *p);
 /* Finds a row by name in a vector of op rows; NULL if absent. */
 const struct an_op_row *tu_find_op(const struct an_profile *p, const struct an_op_row *rows,
 				   size_t n, const char *name);

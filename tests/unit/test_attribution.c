@@ -18,6 +18,7 @@
 
 #include "analysis/analysis.h"
 #include "importers/kineto.h"
+#include "testutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,16 +31,10 @@ struct fx {
 
 static struct fx *load(const char *json)
 {
-	struct kineto_opts o = {.threads = 1};
-	struct nns_err err;
 	struct fx *f = calloc(1, sizeof(*f));
 
 	assert_non_null(f);
-	assert_int_equal(model_init(&f->m), NNS_OK);
-	if (kineto_load_buffer(json, strlen(json), "attr.json", &f->m, &o, &err))
-		fail_msg("load: %s", err.msg);
-	if (an_profile_compute(&f->p, &f->m, &err))
-		fail_msg("analyse: %s", err.msg);
+	assert_int_equal(tu_kineto_profile(json, &f->m, &f->p), 0);
 	return f;
 }
 
@@ -53,24 +48,21 @@ static void release(struct fx *f)
 /* The by-name operator row of `name`, or fail. */
 static const struct an_op_row *op(const struct fx *f, const char *name)
 {
-	size_t i;
+	const struct an_op_row *r =
+	    tu_find_op(&f->p, f->p.ops.by_name.v, f->p.ops.by_name.n, name);
 
-	for (i = 0; i < f->p.ops.by_name.n; i++)
-		if (!strcmp(model_str(&f->m, f->p.ops.by_name.v[i].name), name))
-			return &f->p.ops.by_name.v[i];
-	fail_msg("operator %s not in the table", name);
-	return NULL;
+	if (!r)
+		fail_msg("operator %s not in the table", name);
+	return r;
 }
 
 /* device self time of an operator in microseconds (0 when absent) */
 static int64_t dev_us(const struct fx *f, const char *name)
 {
-	size_t i;
+	const struct an_op_row *r =
+	    tu_find_op(&f->p, f->p.ops.by_name.v, f->p.ops.by_name.n, name);
 
-	for (i = 0; i < f->p.ops.by_name.n; i++)
-		if (!strcmp(model_str(&f->m, f->p.ops.by_name.v[i].name), name))
-			return f->p.ops.by_name.v[i].dev_self / 1000;
-	return 0;
+	return r ? r->dev_self / 1000 : 0;
 }
 
 #define HEAD "{\"traceEvents\":["

@@ -35,11 +35,7 @@
 
 static void load(const char *json, struct model *m, struct an_profile *p)
 {
-	struct nns_err err;
-
-	model_init(m);
-	assert_int_equal(kineto_load_buffer(json, strlen(json), "test", m, NULL, &err), NNS_OK);
-	assert_int_equal(an_profile_compute(p, m, &err), NNS_OK);
+	assert_int_equal(tu_kineto_profile(json, m, p), 0);
 }
 
 static void done(struct model *m, struct an_profile *p, struct hcp_result *r)

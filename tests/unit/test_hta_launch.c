@@ -36,16 +36,10 @@ struct fx {
 
 static struct fx *load(const char *json)
 {
-	struct kineto_opts o = {.threads = 1};
-	struct nns_err err;
 	struct fx *f = calloc(1, sizeof(*f));
 
 	assert_non_null(f);
-	assert_int_equal(model_init(&f->m), NNS_OK);
-	if (kineto_load_buffer(json, strlen(json), "hta.json", &f->m, &o, &err))
-		fail_msg("load: %s", err.msg);
-	if (an_profile_compute(&f->p, &f->m, &err))
-		fail_msg("analyse: %s", err.msg);
+	assert_int_equal(tu_kineto_profile(json, &f->m, &f->p), 0);
 	return f;
 }
 

@@ -55,10 +55,7 @@
 
 static void load(const char *json, struct model *m)
 {
-	struct nns_err err;
-
-	model_init(m);
-	assert_int_equal(kineto_load_buffer(json, strlen(json), "test", m, NULL, &err), NNS_OK);
+	assert_int_equal(tu_kineto_profile(json, m, NULL), 0);
 }
 
 static int near(double a, double b)
