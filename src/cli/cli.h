@@ -93,8 +93,8 @@ int cli_visit_run(const struct run *r, struct cli_visit *v, size_t *visited);
  * (truncated input, skipped events) and errors. Returns CLI_OK or
  * CLI_EINPUT; on CLI_OK it->loaded is set. */
 int cli_load(struct cli_item *it, const char *path, const struct kineto_opts *ko);
-/* cli_load, then (st && st->on) the model cut to the host range of steps
- * st->first..st->last and analysed again; an error names the steps the
+/* cli_load, with (st && st->on) the model cut to the host range of steps
+ * st->first..st->last before it is analysed; an error names the steps the
  * trace has when none of them is selected. */
 int cli_load_steps(struct cli_item *it, const char *path, const struct kineto_opts *ko,
 		   const struct cli_steps *st);

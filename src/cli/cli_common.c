@@ -135,16 +135,27 @@ static int step_number(const struct an_step *s, long *out)
 	return cli_parse_int(s->name, 0, 2147483647L, out);
 }
 
-/* Cuts it->m to the host range of the selected steps and analyses again. */
-static int restrict_steps(struct cli_item *it, const char *path, const struct cli_steps *st)
+/* Cuts it->m to the host range of the steps st selects. The steps come
+ * from the steps pass alone, so the full analysis runs once, on the cut.
+ * Prints the error; it->m is left for the caller to release. */
+static int cut_to_steps(struct cli_item *it, const char *path, const struct cli_steps *st)
 {
+	struct an_profile steps;
 	struct nns_err err;
 	int64_t t0 = INT64_MAX, t1 = INT64_MIN;
 	long lo = -1, hi = -1, num;
 	size_t i, found = 0;
 
-	for (i = 0; i < it->p.overview.steps.n; i++) {
-		const struct an_step *s = &it->p.overview.steps.v[i];
+	memset(&steps, 0, sizeof(steps));
+	steps.m = &it->m;
+	nns_err_clear(&err);
+	if (an_steps_compute(&steps, &err)) {
+		cli_error(path, err.msg[0] ? err.msg : "finding the steps failed");
+		an_profile_release(&steps);
+		return CLI_EINPUT;
+	}
+	for (i = 0; i < steps.overview.steps.n; i++) {
+		const struct an_step *s = &steps.overview.steps.v[i];
 		if (step_number(s, &num))
 			continue;
 		if (lo < 0 || num < lo)
@@ -159,24 +170,22 @@ static int restrict_steps(struct cli_item *it, const char *path, const struct cl
 		if (s->host_end > t1)
 			t1 = s->host_end;
 	}
+	an_profile_release(&steps);
 	if (!found) {
 		char msg[200];
 		if (lo < 0)
-			snprintf(msg, sizeof(msg), "--steps %ld-%ld: this trace has no numbered steps",
-				 st->first, st->last);
+			snprintf(msg, sizeof(msg),
+				 "--steps %ld-%ld: this trace has no numbered steps", st->first,
+				 st->last);
 		else
-			snprintf(msg, sizeof(msg), "--steps %ld-%ld: no such steps (this trace has steps %ld-%ld)",
+			snprintf(msg, sizeof(msg),
+				 "--steps %ld-%ld: no such steps (this trace has steps %ld-%ld)",
 				 st->first, st->last, lo, hi);
 		cli_error(path, msg);
 		return CLI_EINPUT;
 	}
-	an_profile_release(&it->p);
-	memset(&it->p, 0, sizeof(it->p));
-	nns_err_clear(&err);
-	if (model_keep_window(&it->m, t0, t1, &err) || an_profile_compute(&it->p, &it->m, &err)) {
+	if (model_keep_window(&it->m, t0, t1, &err)) {
 		cli_error(path, err.msg[0] ? err.msg : "cutting the trace to the steps failed");
-		an_profile_release(&it->p);
-		model_release(&it->m);
 		return CLI_EINPUT;
 	}
 	return CLI_OK;
@@ -189,7 +198,8 @@ int cli_parse_steps(const char *s, struct cli_steps *st, char *msg, size_t size)
 
 	memset(st, 0, sizeof(*st));
 	if (!s || strlen(s) >= sizeof(buf) || !*s) {
-		snprintf(msg, size, "--steps wants A, A-B or A,B,C (step numbers), not '%s'", s ? s : "");
+		snprintf(msg, size, "--steps wants A, A-B or A,B,C (step numbers), not '%s'",
+			 s ? s : "");
 		return -1;
 	}
 	strcpy(buf, s);
@@ -200,7 +210,9 @@ int cli_parse_steps(const char *s, struct cli_steps *st, char *msg, size_t size)
 				return -1;
 			}
 			if (prev >= 0 && a != prev + 1) {
-				snprintf(msg, size, "--steps: the steps must be consecutive (%ld follows %ld)", a, prev);
+				snprintf(msg, size,
+					 "--steps: the steps must be consecutive (%ld follows %ld)",
+					 a, prev);
 				return -1;
 			}
 			if (prev < 0)
@@ -273,6 +285,10 @@ int cli_load_steps(struct cli_item *it, const char *path, const struct kineto_op
 			 it->m.diag.first_problem[0] ? "; first: " : "", it->m.diag.first_problem);
 		cli_warn(path, msg);
 	}
+	if (st && st->on && cut_to_steps(it, path, st)) {
+		model_release(&it->m);
+		return CLI_EINPUT;
+	}
 	nns_err_clear(&err);
 	rc = an_profile_compute(&it->p, &it->m, &err);
 	if (rc) {
@@ -281,8 +297,6 @@ int cli_load_steps(struct cli_item *it, const char *path, const struct kineto_op
 		model_release(&it->m);
 		return CLI_EINPUT;
 	}
-	if (st && st->on && restrict_steps(it, path, st))
-		return CLI_EINPUT;
 	it->loaded = 1;
 	return CLI_OK;
 }

@@ -227,7 +227,8 @@ static int on_ms_job(void *vctx, const char *path, const char *rel)
 	if (j.problems)
 		cli_warn(path, j.note);
 	cl_init(&cr);
-	if (cl_from_ms(&cr, &j, &err) || out_write_cluster(dir, "cluster", &cr, x->c->oo.csv, &err)) {
+	if (cl_from_ms(&cr, &j, &err) ||
+	    out_write_cluster(dir, "cluster", &cr, x->c->oo.csv, &err)) {
 		cli_error(path, err.msg);
 		x->status = CLI_EINPUT;
 	} else {
