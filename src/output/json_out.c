@@ -8,7 +8,6 @@
 #include "output/outfile.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* The overview keys of the step roles, in enum an_role order (SPEC §4). */
@@ -209,21 +208,10 @@ void out_json_overview(struct jsonw *w, const struct an_profile *p, const struct
 	jsonw_kbool(w, "use_ddp", p->use_ddp);
 	jsonw_kint(w, "devices_used", p->devices_used);
 	if (p->m) {
-		/* the rank: Kineto's distributedInfo, else nnscope's "rank"
-		 * metadata (set_metadata or the launcher's environment) */
+		/* Kineto's distributedInfo.rank, or nnscope's "rank" metadata
+		 * (model_add_meta sets dist_rank from it) */
 		int64_t rank = p->m->dist_rank;
-		size_t k;
-		for (k = 0; rank < 0 && k < p->m->meta.n; k++) {
-			const char *key = model_str(p->m, p->m->meta.v[k].key);
-			const char *val = model_str(p->m, p->m->meta.v[k].value);
-			char *end;
-			long long v;
-			if (strcmp(key, "rank") != 0)
-				continue;
-			v = strtoll(val, &end, 10);
-			if (end != val && *end == '\0' && v >= 0 && v < (1LL << 31))
-				rank = v;
-		}
+
 		if (rank >= 0)
 			jsonw_kint(w, "rank", rank);
 		else
