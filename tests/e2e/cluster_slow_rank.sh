@@ -9,7 +9,9 @@
 #   - the ranks are 0..3 (from the traces' rank metadata, not file order),
 #     each with a host, its worker and STEPS steps, the clocks aligned;
 #   - the slow_rank proposal names rank 2 and its extra iteration interval
-#     per step over the other ranks' mean is within 10 % of DELAY_MS;
+#     per step over the other ranks' mean is within 10 % of the delay rank 2
+#     slept (its mlp.delay ranges, at least DELAY_MS: a sleep overshoots on
+#     a loaded machine);
 #   - rank 2's average iteration interval exceeds every other rank's by at
 #     least 90 % of the delay;
 # and a MindSpore cluster job (../shared/data/mindinsight/cluster_propose,
@@ -99,9 +101,17 @@ check "iteration interval + fp_bp + tail = total per rank" \
 check "the slow_rank proposal names rank $SLOW" \
 	jqt "$C" "[.proposals[] | select(.id == \"slow_rank\")] | length == 1 and .[0].rank == $SLOW"
 excess=$(jq -r '.proposals[] | select(.id == "slow_rank") | .excess_us' "$C" 2>/dev/null || echo null)
-echo "    slow rank excess: $excess us per step for a delay of $DELAY_MS ms"
-check "its extra time per step is within 10 % of the delay" \
-	jqt "$C" ".proposals[] | select(.id == \"slow_rank\") | (.excess_us - $DELAY_MS * 1000 | fabs) <= $DELAY_MS * 100"
+# the delay rank 2 really had: its "mlp.delay" ranges as its own worker's
+# annotation table measures them (a 40 ms sleep overshoots on a loaded
+# machine; the cluster analysis must find what happened, within 10 %)
+slow_worker=$(jq -r ".ranks[] | select(.rank == $SLOW) | .worker" "$C" 2>/dev/null || echo none)
+slept=$(jq -r '.cpu[] | select(.name == "mlp.delay") | .mean_us' "$TMP/out/$slow_worker/annotations.json" 2>/dev/null || echo null)
+echo "    slow rank excess: $excess us per step; rank $SLOW slept $slept us per step (asked $DELAY_MS ms)"
+check "rank $SLOW slept at least the $DELAY_MS ms asked, in $STEPS mlp.delay ranges" \
+	jqt "$TMP/out/$slow_worker/annotations.json" \
+	".cpu[] | select(.name == \"mlp.delay\") | .count == $STEPS and .mean_us >= $DELAY_MS * 1000"
+check "its extra time per step is within 10 % of the delay it slept" \
+	jqt "$C" ".proposals[] | select(.id == \"slow_rank\") | (.excess_us - ${slept:-0} | fabs) <= ${slept:-0} * 0.1"
 check "its percent above the mean is > 20 and its text names the rank" \
 	jqt "$C" ".proposals[] | select(.id == \"slow_rank\") | .percent > 20 and (.text | contains(\"device $SLOW\"))"
 check "rank $SLOW's interval exceeds every other rank's by >= 90 % of the delay" \
