@@ -512,8 +512,8 @@ struct hta_straggler; /* analysis/hta_launch.h */
 struct an_dist {
 	VEC(struct an_dist_worker) workers;
 	VEC(struct an_dist_comm_row) comm_ops;
-	int available;	/* any worker had communication */
-	char note[256]; /* why parts are degraded, "" if none */
+	int available;			  /* any worker had communication */
+	char note[256];			  /* why parts are degraded, "" if none */
 	struct hta_straggler *stragglers; /* owned, nstragglers rows (hta_dist.c) */
 	size_t nstragglers;
 };

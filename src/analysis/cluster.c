@@ -201,7 +201,7 @@ int cl_add_profile(struct cl_result *c, const char *worker, const struct an_prof
 	if (!(r = new_rank(c, err)))
 		return NNS_ENOMEM;
 	r->rank = m && m->dist_rank >= 0 && m->dist_rank < INT32_MAX ? (int)m->dist_rank
-								      : -1 - (int)(c->ranks.n - 1);
+								     : -1 - (int)(c->ranks.n - 1);
 	snprintf(r->worker, sizeof(r->worker), "%s", worker ? worker : "");
 	snprintf(r->host, sizeof(r->host), "%s", host ? host : "");
 	if (m && m->dist_world_size > 0 && m->dist_world_size <= MSC_MAX_RANKS &&
@@ -286,8 +286,8 @@ static void align_steps(struct cl_result *c)
 		for (size_t k = 0; k < c->ranks.v[i].steps.n; k++) {
 			struct cl_step *s = &c->ranks.v[i].steps.v[k];
 
-			s->start_us = c->clock_aligned && isfinite(t0) ? (s->start_us - t0) / 1000.0
-								       : NAN;
+			s->start_us =
+			    c->clock_aligned && isfinite(t0) ? (s->start_us - t0) / 1000.0 : NAN;
 		}
 }
 
@@ -399,10 +399,11 @@ int cl_finish(struct cl_result *c, struct nns_err *err)
 			c->rank_size = (int)c->ranks.n;
 	}
 	if (c->steps_dropped && !c->note[0])
-		snprintf(c->note, sizeof(c->note),
-			 "%zu steps left out of the per-step lists (at most %d per rank, %d in all); "
-			 "the averages use every step",
-			 c->steps_dropped, CL_MAX_STEPS_PER_RANK, CL_MAX_STEPS_TOTAL);
+		snprintf(
+		    c->note, sizeof(c->note),
+		    "%zu steps left out of the per-step lists (at most %d per rank, %d in all); "
+		    "the averages use every step",
+		    c->steps_dropped, CL_MAX_STEPS_PER_RANK, CL_MAX_STEPS_TOTAL);
 	if ((rc = compute_stages(c, err)))
 		return rc;
 	compute_rates(c);

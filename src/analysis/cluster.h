@@ -64,8 +64,8 @@ struct cl_rank {
 	double comm_cost_us, wait_cost_us; /* hccl_raw average row; nnscope: the
 					    * mean communication time per step */
 	int has_comm;
-	char clock_sync[12];	/* nnscope META clock_sync: "ntp", "unsynced", "" unknown */
-	double clock_error_us;	/* META clock_maxerror_us, NAN if unknown */
+	char clock_sync[12];   /* nnscope META clock_sync: "ntp", "unsynced", "" unknown */
+	double clock_error_us; /* META clock_maxerror_us, NAN if unknown */
 	size_t comm_ops;
 	VEC(struct cl_step) steps;
 };
@@ -80,9 +80,9 @@ struct cl_link {
 struct cl_stage {
 	int stage;
 	int ranks;
-	double flops_avg;	   /* mean FLOPs of its ranks (MindInsight: sum / stage rank size) */
-	double within_comm_rate;   /* Σcollective_alone / Σ(comp + comm), NAN if not pipelined */
-	double interval_avg_us;	   /* mean iteration interval of its ranks */
+	double flops_avg;	 /* mean FLOPs of its ranks (MindInsight: sum / stage rank size) */
+	double within_comm_rate; /* Σcollective_alone / Σ(comp + comm), NAN if not pipelined */
+	double interval_avg_us;	 /* mean iteration interval of its ranks */
 };
 
 enum {
@@ -101,10 +101,10 @@ struct cl_proposal {
 	int rank, stage;
 	int src, dst, reporter;
 	char link_type[8];
-	double val;	  /* in unit */
-	char unit[8];	  /* "ms", "KB/s", "MFLOPs", "GFLOPS", "%" */
-	double percent;	  /* percent above/below the average, 2 decimals */
-	double threshold; /* percent */
+	double val;			   /* in unit */
+	char unit[8];			   /* "ms", "KB/s", "MFLOPs", "GFLOPS", "%" */
+	double percent;			   /* percent above/below the average, 2 decimals */
+	double threshold;		   /* percent */
 	double val_us, mean_us, excess_us; /* slow_rank / slow_rank_fp_bp: the rank's value,
 					    * the mean of all ranks, and its excess
 					    * over the mean of the OTHER ranks */
@@ -114,7 +114,7 @@ struct cl_result {
 	char source[16]; /* "mindspore" or "nnscope" */
 	char mode[24];	 /* parallel mode ("data-parallel" for nnscope runs) */
 	int stage_num, rank_size;
-	int clock_aligned; /* nnscope: every rank has wall-clock calibration */
+	int clock_aligned;     /* nnscope: every rank has wall-clock calibration */
 	double clock_error_us; /* bound on the misalignment of step starts across
 				* ranks: 0 on one host (one clock), else the largest
 				* NTP max error of a rank; NAN if unknown */
@@ -123,8 +123,8 @@ struct cl_result {
 	double between_stage_rate; /* pipeline: Σreceive / (Σcomp + Σcomm), NAN if n/a */
 	char note[256];
 	size_t steps_total, steps_dropped; /* steps kept / left out by the caps */
-	VEC(struct cl_rank) ranks; /* by rank */
-	VEC(struct cl_link) links; /* reporter order, then file order */
+	VEC(struct cl_rank) ranks;	   /* by rank */
+	VEC(struct cl_link) links;	   /* reporter order, then file order */
 	VEC(struct cl_stage) stages;
 	VEC(struct cl_proposal) proposals;
 };

@@ -46,9 +46,12 @@ static int add(struct cl_result *c, const struct cl_proposal *p, struct nns_err 
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	x.text = strdup(buf);
-	if (!x.text || vec_push(&c->proposals, x)) {
-		free(x.text);
+	x.text = NULL;
+	if (vec_push(&c->proposals, x))
+		return nns_err_set(err, NNS_ENOMEM, "out of memory");
+	/* the text is owned by the row in c->proposals */
+	if (!(c->proposals.v[c->proposals.n - 1].text = strdup(buf))) {
+		c->proposals.n--;
 		return nns_err_set(err, NNS_ENOMEM, "out of memory");
 	}
 	return NNS_OK;
@@ -74,7 +77,8 @@ static int slow_by(struct cl_result *c, const char *id, int fp_bp, double thresh
 	if (n < 2)
 		return NNS_OK;
 	for (size_t i = 0; i < n; i++)
-		sum += cl_round(cl_ms(fp_bp ? c->ranks.v[i].fp_bp_us : c->ranks.v[i].interval_us), 4);
+		sum +=
+		    cl_round(cl_ms(fp_bp ? c->ranks.v[i].fp_bp_us : c->ranks.v[i].interval_us), 4);
 	mean = sum / (double)n;
 	if (!(mean > 0))
 		return NNS_OK;
@@ -111,13 +115,14 @@ static int slow_by(struct cl_result *c, const char *id, int fp_bp, double thresh
 	if (fp_bp && p.excess_us < CL_FP_BP_MIN_EXCESS_US)
 		return NNS_OK; /* noise on tiny steps */
 	if (fp_bp)
-		return add(c, &p, err,
-			   "The forward and backward propagation time of the device %d%s%s%s is "
-			   "%.4f ms, which is %.2f%% higher than the average value. Its computation "
-			   "is slower than the other devices' (%.1f us more per step than their "
-			   "mean): check its load, clock frequency and throttling.",
-			   p.rank, worst->host[0] ? " (host " : "", worst->host,
-			   worst->host[0] ? ")" : "", p.val, p.percent, p.excess_us);
+		return add(
+		    c, &p, err,
+		    "The forward and backward propagation time of the device %d%s%s%s is "
+		    "%.4f ms, which is %.2f%% higher than the average value. Its computation "
+		    "is slower than the other devices' (%.1f us more per step than their "
+		    "mean): check its load, clock frequency and throttling.",
+		    p.rank, worst->host[0] ? " (host " : "", worst->host, worst->host[0] ? ")" : "",
+		    p.val, p.percent, p.excess_us);
 	return add(c, &p, err,
 		   "The step interval of the device %d%s%s%s is %.4f ms, which is %.2f%% higher "
 		   "than the average value (%.1f us more per step than the other devices' mean). "
@@ -215,7 +220,8 @@ static int slow_link(struct cl_result *c, struct nns_err *err)
 		p.threshold = CL_RANK_LINK_THRESHOLD * 100;
 		if (add(c, &p, err,
 			"The bandwidth of the communication link (%s) from device %d to device %d "
-			"(reported by rank %d) is %.4f KB/s, which is %.2f%% lower than the average "
+			"(reported by rank %d) is %.4f KB/s, which is %.2f%% lower than the "
+			"average "
 			"bandwidth of its link type (%.4f KB/s). Check the link and the network "
 			"configuration.",
 			p.link_type, p.src, p.dst, p.reporter, p.val, p.percent, mean))
@@ -238,11 +244,12 @@ static int comm_rates(struct cl_result *c, struct nns_err *err)
 		p.val = cl_round(c->comm_rate * 100, 2);
 		snprintf(p.unit, sizeof(p.unit), "%%");
 		p.threshold = CL_DATA_PARALLEL_COMM_THRESHOLD * 100;
-		if ((rc = add(c, &p, err,
-			      "In data parallel mode the communication takes %.2f%% of the step, more "
-			      "than %.0f%%. Fuse the gradients' AllReduce (all_reduce_fusion_config) "
-			      "so that communication overlaps computation.",
-			      p.val, p.threshold)))
+		if ((rc = add(
+			 c, &p, err,
+			 "In data parallel mode the communication takes %.2f%% of the step, more "
+			 "than %.0f%%. Fuse the gradients' AllReduce (all_reduce_fusion_config) "
+			 "so that communication overlaps computation.",
+			 p.val, p.threshold)))
 			return rc;
 	}
 	if (strcmp(c->mode, "model-parallel") == 0 &&
@@ -336,11 +343,12 @@ static int stages(struct cl_result *c, struct nns_err *err)
 		snprintf(p.unit, sizeof(p.unit), "MFLOPs");
 		p.percent = cl_round(best * 100, 2);
 		p.threshold = CL_FLOPS_THRESHOLD * 100;
-		return add(c, &p, err,
-			   "In pipeline parallel mode stage %d computes %.4f MFLOPs per rank, %.2f%% "
-			   "more than the average stage: the stages are imbalanced. Move layers out "
-			   "of this stage.",
-			   p.stage, p.val, p.percent);
+		return add(
+		    c, &p, err,
+		    "In pipeline parallel mode stage %d computes %.4f MFLOPs per rank, %.2f%% "
+		    "more than the average stage: the stages are imbalanced. Move layers out "
+		    "of this stage.",
+		    p.stage, p.val, p.percent);
 	}
 	return NNS_OK;
 }

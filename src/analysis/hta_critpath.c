@@ -13,14 +13,16 @@
 #include <string.h>
 
 const char *const hcp_edge_names[HCP_E__N] = {
-    "critical_path_operator",		 "critical_path_dependency",
-    "critical_path_kernel_launch_delay", "critical_path_kernel_kernel_delay",
+    "critical_path_operator",
+    "critical_path_dependency",
+    "critical_path_kernel_launch_delay",
+    "critical_path_kernel_kernel_delay",
     "critical_path_sync_dependency",
 };
 
 const char *const hcp_class_keys[HCP_C__N] = {
-    "cpu_op_us",	     "kernel_us",     "communication_us", "launch_delay_us",
-    "kernel_kernel_delay_us", "sync_wait_us", "idle_us",
+    "cpu_op_us",    "kernel_us", "communication_us", "launch_delay_us", "kernel_kernel_delay_us",
+    "sync_wait_us", "idle_us",
 };
 
 void hcp_release(struct hcp_result *r)

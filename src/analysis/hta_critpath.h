@@ -36,26 +36,26 @@ extern const char *const hcp_edge_names[HCP_E__N]; /* HTA's spellings */
 /* Where a path edge's time goes in the breakdown. Weighted classes sum to
  * hcp_result.total; the last two hold the time zero-weight edges span. */
 enum hcp_class {
-	HCP_C_CPU = 0,	   /* host op / runtime call time (HTA cpu_bound) */
-	HCP_C_KERNEL,	   /* device event time (gpu_compute_bound) */
-	HCP_C_COMM,	   /* collective kernels (gpu_communication_bound) */
-	HCP_C_LAUNCH,	   /* kernel launch delay (gpu_kernel_launch_overhead) */
-	HCP_C_KK,	   /* kernel-kernel delay (gpu_kernel_kernel_overhead) */
-	HCP_C_SYNC,	   /* waits: sync edges and blocking sync calls (weight 0) */
-	HCP_C_IDLE,	   /* gaps between top-level ops on a thread (weight 0) */
+	HCP_C_CPU = 0, /* host op / runtime call time (HTA cpu_bound) */
+	HCP_C_KERNEL,  /* device event time (gpu_compute_bound) */
+	HCP_C_COMM,    /* collective kernels (gpu_communication_bound) */
+	HCP_C_LAUNCH,  /* kernel launch delay (gpu_kernel_launch_overhead) */
+	HCP_C_KK,      /* kernel-kernel delay (gpu_kernel_kernel_overhead) */
+	HCP_C_SYNC,    /* waits: sync edges and blocking sync calls (weight 0) */
+	HCP_C_IDLE,    /* gaps between top-level ops on a thread (weight 0) */
 	HCP_C__N
 };
 extern const char *const hcp_class_keys[HCP_C__N]; /* "cpu_op_us" ... */
 
 /* One edge of the path, in path order. */
 struct hcp_seg {
-	uint32_t ev;	       /* event the edge is attributed to (HTA's
-				* edge_to_event_map), else the source event */
+	uint32_t ev; /* event the edge is attributed to (HTA's
+		      * edge_to_event_map), else the source event */
 	uint32_t src_ev, dst_ev;
-	int64_t from, to;      /* source / destination node times */
-	int64_t weight;	       /* HTA's weight (0 for dependency edges) */
-	uint8_t type;	       /* enum hcp_edge */
-	uint8_t cls;	       /* enum hcp_class */
+	int64_t from, to; /* source / destination node times */
+	int64_t weight;	  /* HTA's weight (0 for dependency edges) */
+	uint8_t type;	  /* enum hcp_edge */
+	uint8_t cls;	  /* enum hcp_class */
 	uint8_t src_is_start, dst_is_start;
 };
 

@@ -125,8 +125,8 @@ static int add_row(struct hcp_tdiff_table *t, const char *name, const struct agg
 		r.exp_count = e->count;
 		r.exp_dur = e->dur;
 	}
-	r.change = !b			      ? HCP_ADDED
-		   : !e			      ? HCP_REMOVED
+	r.change = !b				? HCP_ADDED
+		   : !e				? HCP_REMOVED
 		   : r.exp_count > r.base_count ? HCP_INCREASED
 		   : r.exp_count < r.base_count ? HCP_DECREASED
 						: HCP_UNCHANGED;

@@ -16,8 +16,12 @@
 #include <string.h>
 
 static const char *const blocking[] = {
-    "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventQuery",
-    "cudaEventSynchronize",  "cudaMemcpy",	      "cudaMemcpyAsync",
+    "cudaDeviceSynchronize",
+    "cudaStreamSynchronize",
+    "cudaEventQuery",
+    "cudaEventSynchronize",
+    "cudaMemcpy",
+    "cudaMemcpyAsync",
 };
 
 /* The calls whose blocking we link to the GPU work when the trace has no
@@ -70,8 +74,7 @@ static int64_t dev_stream(const struct model *m, const struct model_event *e)
 
 /* Adds u -> v. Dependency and sync edges weigh 0, as do zeroed spans;
  * others weigh ts(v) - ts(u), clamped at 0 (counted in g->clamped). */
-static int add_edge(struct hcp_graph *g, uint32_t u, uint32_t v, int type, uint32_t attr,
-		    int zero)
+static int add_edge(struct hcp_graph *g, uint32_t u, uint32_t v, int type, uint32_t attr, int zero)
 {
 	struct hcp_gedge e;
 	int64_t w = 0;
@@ -333,7 +336,8 @@ static uint32_t next_launch(const struct gpu_ctx *c, int64_t ts, uint32_t thread
 
 	for (i = launch_after(c, ts, 1); i < c->nl; i++) {
 		const struct launch *l = &c->launches[i];
-		if (c->g->m->events.v[l->rt].thread == thread && launch_on(c->g->m, l, device, stream))
+		if (c->g->m->events.v[l->rt].thread == thread &&
+		    launch_on(c->g->m, l, device, stream))
 			return l->dev;
 	}
 	return MODEL_NOIDX;
@@ -378,7 +382,8 @@ static int handle_sync(struct gpu_ctx *c, uint32_t sev)
 		src = event_source(c, s);
 		if (src == MODEL_NOIDX || end_node(g, src) == MODEL_NOIDX)
 			return 0;
-		dest = next_launch(c, m->events.v[rt].ts, m->events.v[rt].thread, s->device, stream);
+		dest =
+		    next_launch(c, m->events.v[rt].ts, m->events.v[rt].thread, s->device, stream);
 		if (dest == MODEL_NOIDX)
 			return 0;
 		c->ksync[dest] = src;

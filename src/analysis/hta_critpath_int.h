@@ -13,18 +13,18 @@
 #include "analysis/hta_critpath.h"
 
 struct hcp_gedge {
-	uint32_t u, v; /* node ids */
-	uint32_t ev;   /* attributed event (model index), MODEL_NOIDX if none */
-	int64_t w;     /* weight, ns, >= 0 */
-	uint8_t type;  /* enum hcp_edge */
+	uint32_t u, v;	/* node ids */
+	uint32_t ev;	/* attributed event (model index), MODEL_NOIDX if none */
+	int64_t w;	/* weight, ns, >= 0 */
+	uint8_t type;	/* enum hcp_edge */
 	uint8_t zeroed; /* a blocking call's span given weight 0 */
 };
 
 struct hcp_graph {
 	const struct model *m;
-	VEC(uint32_t) evs;	  /* model event of graph event k */
+	VEC(uint32_t) evs; /* model event of graph event k */
 	VEC(struct hcp_gedge) edges;
-	uint32_t *k_of;		  /* per model event: k, MODEL_NOIDX if absent */
+	uint32_t *k_of; /* per model event: k, MODEL_NOIDX if absent */
 	int64_t clamped, sync_events, sync_fallbacks;
 };
 

@@ -142,8 +142,8 @@ static int seq_index_build(const struct an_profile *p, struct seq_index *x)
 	}
 	for (i = 0; i < nn; i++) {
 		const struct an_node *n = &t->nodes.v[i];
-		x->name[i] = n->ev == MODEL_NOIDX || n->name >= m->strings.count ? UINT32_MAX
-										 : n->name;
+		x->name[i] =
+		    n->ev == MODEL_NOIDX || n->name >= m->strings.count ? UINT32_MAX : n->name;
 		x->parent[i] = n->parent;
 	}
 	for (i = 0; i < m->events.n; i++)

@@ -26,7 +26,8 @@ int ms_st_summarise(const struct msc_rank *r, struct ms_st_summary *out, struct 
 
 	memset(out, 0, sizeof(*out));
 	if (!r || r->st.n == 0)
-		return nns_err_set(err, NNS_EFORMAT, "step trace: no rows (need at least the average row)");
+		return nns_err_set(err, NNS_EFORMAT,
+				   "step trace: no rows (need at least the average row)");
 	avg = &r->st.v[r->st.n - 1];
 	out->total_ms = to_ms(avg->total);
 	out->interval_ms = to_ms(avg->interval);

@@ -29,19 +29,17 @@ static const char *const tc_kernel_patterns[] = {
     /* Ampere and later */
     "xmma_", "tensorop", "s1616", "h1616", "16832", "i16832", "imma", "_tf32", "tf32_", "bf16_s",
     "wgmma", "gmma_", "nvjet", "flash_fwd", "flash_bwd", "fmha", "sm90_gemm", "sm80_gemm",
-    "sm100_gemm", "hgemm_tensor", "gemm_f16_tc", "dmma", "tcgen05", "umma_",
-    NULL};
+    "sm100_gemm", "hgemm_tensor", "gemm_f16_tc", "dmma", "tcgen05", "umma_", NULL};
 
 /* CUDA-core math: never a tensor-core kernel. */
-static const char *const cuda_core_markers[] = {"simt", "_ffma", "ffma_", "_dfma", "dfma_",
-						 "hfma2", NULL};
+static const char *const cuda_core_markers[] = {"simt",	 "_ffma", "ffma_", "_dfma",
+						"dfma_", "hfma2", NULL};
 
 /* Names of CUDA-core GEMMs, unless a tensor-core marker is present too. */
-static const char *const cuda_core_gemms[] = {"sgemm", "dgemm", "gemv", "gemmSN", "gemmk1",
-					      NULL};
-static const char *const strong_tc_markers[] = {"tensorop", "hmma", "xmma", "wgmma", "gmma",
-						"1688",	    "16816", "h884", "s884", "tf32", "dmma",
-						"imma",	    "tcgen05", NULL};
+static const char *const cuda_core_gemms[] = {"sgemm", "dgemm", "gemv", "gemmSN", "gemmk1", NULL};
+static const char *const strong_tc_markers[] = {"tensorop", "hmma",  "xmma",	"wgmma", "gmma",
+						"1688",	    "16816", "h884",	"s884",	 "tf32",
+						"dmma",	    "imma",  "tcgen05", NULL};
 
 static int has_any(const char *name, const char *const *pats)
 {

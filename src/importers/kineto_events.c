@@ -105,10 +105,17 @@ static const struct {
 
 /* Categories Kineto writes that no analysis uses: kept as MK_OTHER ranges
  * (shown on the timeline) without being reported as unknown. */
-static const char *const known_other[] = {
-    "overhead",	    "cpu_instant_event", "external_correlation", "collective_comm",
-    "mtia_insight", "mtia_counters",	 "mtia_workloadd",	 "cuda_event",
-    "mlu_notifier", "xpu_scope_profiler", NULL};
+static const char *const known_other[] = {"overhead",
+					  "cpu_instant_event",
+					  "external_correlation",
+					  "collective_comm",
+					  "mtia_insight",
+					  "mtia_counters",
+					  "mtia_workloadd",
+					  "cuda_event",
+					  "mlu_notifier",
+					  "xpu_scope_profiler",
+					  NULL};
 
 /* Lower-cases s into b (size 24); 0 if too long. */
 static size_t lower(struct kstr s, char *b)

@@ -200,8 +200,7 @@ int msc_find_jobs(const char *root, int max_depth, msc_job_fn fn, void *ctx, siz
 		*found = 0;
 	if (!root || !is_dir(root))
 		return 0;
-	if (msc_dir_is_job(root) ||
-	    (msc_is_cluster(root) && only_profiler_subdir(root))) {
+	if (msc_dir_is_job(root) || (msc_is_cluster(root) && only_profiler_subdir(root))) {
 		w.found = 1;
 		rc = fn(ctx, root, "");
 	} else {
@@ -345,8 +344,8 @@ static void *worker(void *arg)
 }
 
 /* Adds the ranks found in dir (host: mapped id or ""). */
-static int scan_dir(struct msc_job *j, struct todo_vec *todo, const char *dir,
-		    const char *host, struct nns_err *err)
+static int scan_dir(struct msc_job *j, struct todo_vec *todo, const char *dir, const char *host,
+		    struct nns_err *err)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
@@ -384,7 +383,8 @@ static int scan_dir(struct msc_job *j, struct todo_vec *todo, const char *dir,
 			struct job_rank t;
 
 			if (j->ranks.n >= MSC_MAX_RANKS) {
-				rc = nns_err_set(err, NNS_ENOMEM, "more than %d ranks", MSC_MAX_RANKS);
+				rc = nns_err_set(err, NNS_ENOMEM, "more than %d ranks",
+						 MSC_MAX_RANKS);
 				break;
 			}
 			memset(&x, 0, sizeof(x));
@@ -449,9 +449,9 @@ int msc_load(struct msc_job *j, const char *path, int threads, struct nns_err *e
 	if (rc)
 		goto out;
 	if (j->ranks.n == 0) {
-		rc = nns_err_set(err, NNS_ENOTFOUND,
-				 "%s: no MindSpore cluster files (step_trace_raw_<rank>_detail_time.csv)",
-				 path);
+		rc = nns_err_set(
+		    err, NNS_ENOTFOUND,
+		    "%s: no MindSpore cluster files (step_trace_raw_<rank>_detail_time.csv)", path);
 		goto out;
 	}
 	if (j->rank_size <= 0)

@@ -46,10 +46,10 @@ struct msc_st_row {
 /* One link of an hccl_raw row ("src-dst": {"SDMA": [ms, KB, KB/s(, wait)]}). */
 struct msc_link {
 	int src, dst;
-	char type[8];	 /* "SDMA", "RDMA", ... */
-	double time_ms;	 /* communication cost */
-	double size_kb;	 /* bytes moved, KB */
-	double bw_kbps;	 /* band width, KB/s */
+	char type[8];	/* "SDMA", "RDMA", ... */
+	double time_ms; /* communication cost */
+	double size_kb; /* bytes moved, KB */
+	double bw_kbps; /* band width, KB/s */
 };
 
 /* One communication operator of the average hccl_raw row. */
@@ -60,7 +60,7 @@ struct msc_op {
 
 struct msc_rank {
 	int rank;
-	char host[MSC_HOST_MAX]; /* mapped host id (old layout / hccl.json), "" if unknown */
+	char host[MSC_HOST_MAX];   /* mapped host id (old layout / hccl.json), "" if unknown */
 	VEC(struct msc_st_row) st; /* step trace rows, last = average */
 	int has_st;
 	VEC(double) cl; /* cluster csv cells, row-major, cl_cols per row; last row = average */
@@ -76,11 +76,11 @@ struct msc_rank {
 };
 
 struct msc_job {
-	char device[8];	      /* "ascend" or "gpu" (cluster csv prefix), "" if none */
-	char mode[24];	      /* "data-parallel" (default), "model-parallel", "pipeline-parallel" */
-	int stage_num;	      /* 1 if unknown */
-	int rank_size;	      /* from the cluster csv names, else the number of ranks */
-	int old_layout;	      /* hccl.json + cluster_profiler/ */
+	char device[8]; /* "ascend" or "gpu" (cluster csv prefix), "" if none */
+	char mode[24];	/* "data-parallel" (default), "model-parallel", "pipeline-parallel" */
+	int stage_num;	/* 1 if unknown */
+	int rank_size;	/* from the cluster csv names, else the number of ranks */
+	int old_layout; /* hccl.json + cluster_profiler/ */
 	VEC(struct msc_rank) ranks; /* sorted by rank */
 	size_t problems;	    /* files that could not be read */
 	char note[256];		    /* first problem, "" if none */

@@ -256,11 +256,20 @@ const struct model_device *model_device_by_id(const struct model *m, int id)
 const char *model_kind_name(int kind)
 {
 	static const char *const names[MK__COUNT] = {
-	    "cpu_op",	   "user_annotation", "gpu_user_annotation",
-	    "python",	   "python_function", "cuda_runtime",
-	    "cuda_driver", "kernel",	      "gpu_memcpy",
-	    "gpu_memset",  "trace",	      "cuda_sync",
-	    "other",	   "cuda_profiler_range",
+	    "cpu_op",
+	    "user_annotation",
+	    "gpu_user_annotation",
+	    "python",
+	    "python_function",
+	    "cuda_runtime",
+	    "cuda_driver",
+	    "kernel",
+	    "gpu_memcpy",
+	    "gpu_memset",
+	    "trace",
+	    "cuda_sync",
+	    "other",
+	    "cuda_profiler_range",
 	};
 
 	return kind >= 0 && kind < MK__COUNT ? names[kind] : "other";
@@ -268,7 +277,8 @@ const char *model_kind_name(int kind)
 
 static void diag_cat_add(struct model_diag *d, const char *name, size_t n, int64_t count)
 {
-	size_t i, len = n < sizeof(d->unknown_cats[0].name) ? n : sizeof(d->unknown_cats[0].name) - 1;
+	size_t i,
+	    len = n < sizeof(d->unknown_cats[0].name) ? n : sizeof(d->unknown_cats[0].name) - 1;
 
 	for (i = 0; i < MODEL_DIAG_CATS && d->unknown_cats[i].count; i++) {
 		struct model_diag_cat *c = &d->unknown_cats[i];

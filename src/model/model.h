@@ -179,7 +179,7 @@ struct model_diag_cat {
 struct model_diag {
 	struct model_diag_cat unknown_cats[MODEL_DIAG_CATS]; /* first 16 distinct, by first use */
 	int64_t unknown_cats_more; /* events of further unknown categories */
-	int64_t events_skipped; /* malformed or unsupported events skipped */
+	int64_t events_skipped;	   /* malformed or unsupported events skipped */
 	int64_t bytes_read;
 	int truncated; /* the input ended early */
 	char first_problem[NNS_ERR_MSG_MAX];

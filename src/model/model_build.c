@@ -414,7 +414,8 @@ static int link_ac2g(struct model *m)
 		const struct model_flow *f = &m->flows.v[i], *s;
 		size_t lo = 0, hi = n, j, dev = n, launch = n;
 		uint32_t *hit;
-		if (f->kind != MF_AC2G || f->ph != 'f' || !(hit = hmap_get(&start, (uint64_t)f->id)))
+		if (f->kind != MF_AC2G || f->ph != 'f' ||
+		    !(hit = hmap_get(&start, (uint64_t)f->id)))
 			continue;
 		s = &m->flows.v[*hit];
 		/* the device event starting at f->ts on f's thread */

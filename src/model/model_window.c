@@ -33,7 +33,8 @@ int model_keep_window(struct model *m, int64_t t0, int64_t t1, struct nns_err *e
 	uint8_t *keep;
 
 	if (!m->finalized)
-		return nns_err_set(err, NNS_EINVAL, "model_keep_window: the model is not finalized");
+		return nns_err_set(err, NNS_EINVAL,
+				   "model_keep_window: the model is not finalized");
 	if (t1 < t0)
 		return nns_err_set(err, NNS_EINVAL, "model_keep_window: empty window");
 	keep = calloc(n + 1, 1);
@@ -48,8 +49,8 @@ int model_keep_window(struct model *m, int64_t t0, int64_t t1, struct nns_err *e
 		const struct model_event *e = &m->events.v[i];
 		uint32_t l = m->launch_of[i];
 		if (model_kind_is_device(e->kind))
-			keep[i] = (uint8_t)(l != MODEL_NOIDX ? keep[l]
-							     : overlaps(e->ts, e->dur, t0, t1));
+			keep[i] =
+			    (uint8_t)(l != MODEL_NOIDX ? keep[l] : overlaps(e->ts, e->dur, t0, t1));
 	}
 	for (i = 0; i < n; i++)
 		if (keep[i])

@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SEG_CAP 2000  /* segments written; the rest counted */
-#define IDS_CAP 50000 /* critical event ids written */
-#define TOP_N 25      /* top events by time on the path */
+#define SEG_CAP 2000	/* segments written; the rest counted */
+#define IDS_CAP 50000	/* critical event ids written */
+#define TOP_N 25	/* top events by time on the path */
 #define ARROW_CAP 20000 /* delay / wait edges written for the trace overlay */
 
 static const char *kind_of(const struct model *m, uint32_t ev)

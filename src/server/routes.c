@@ -25,11 +25,8 @@ static const struct {
 	const char *name;
 	view_fn fn;
 } views[] = {
-    {"overview", NULL},
-    {"operators", out_json_operators},
-    {"kernels", out_json_kernels},
-    {"memory", out_json_memory},
-    {"modules", out_json_modules},
+    {"overview", NULL},		 {"operators", out_json_operators}, {"kernels", out_json_kernels},
+    {"memory", out_json_memory}, {"modules", out_json_modules},
 };
 /* ... and every row of out_views (src/output/views.c) */
 
