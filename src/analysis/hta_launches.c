@@ -16,6 +16,7 @@
  *   delay outlier:    delay > launch_delay_cutoff
  */
 #include "analysis/hta_launch.h"
+#include "analysis/hta_time.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -35,41 +36,29 @@ static int keyed_cmp(const void *a, const void *b)
 	return (x->idx > y->idx) - (x->idx < y->idx);
 }
 
-static int i64_cmp(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* linear interpolation between closest ranks (numpy's default) */
-static double pct(const int64_t *v, size_t n, double q)
-{
-	double pos = q * (double)(n - 1);
-	size_t lo = (size_t)pos;
-	size_t hi = lo + 1 < n ? lo + 1 : lo;
-
-	return (double)v[lo] + ((double)v[hi] - (double)v[lo]) * (pos - (double)lo);
-}
-
-/* Sorts v in place and fills d. */
-static void dist_of(int64_t *v, size_t n, struct hta_dist *d)
+/* Fills d from v[0..n) (nanoseconds held exactly as doubles: below 2^53),
+ * reordering v; percentiles with numpy's interpolation (hta_quantile). */
+static void dist_of(double *v, size_t n, struct hta_dist *d)
 {
 	size_t i;
 
 	memset(d, 0, sizeof(*d));
 	if (!n)
 		return;
-	qsort(v, n, sizeof(*v), i64_cmp);
 	d->n = (int64_t)n;
-	for (i = 0; i < n; i++)
-		d->sum += v[i];
-	d->min = v[0];
-	d->max = v[n - 1];
+	d->min = d->max = (int64_t)v[0];
+	for (i = 0; i < n; i++) {
+		int64_t x = (int64_t)v[i];
+		d->sum += x;
+		if (x < d->min)
+			d->min = x;
+		if (x > d->max)
+			d->max = x;
+	}
 	d->mean = (double)d->sum / (double)n;
-	d->p50 = pct(v, n, 0.50);
-	d->p90 = pct(v, n, 0.90);
-	d->p99 = pct(v, n, 0.99);
+	d->p50 = hta_quantile(v, n, 0.50);
+	d->p90 = hta_quantile(v, n, 0.90);
+	d->p99 = hta_quantile(v, n, 0.99);
 }
 
 static int is_graph_launch(const struct model *m, uint32_t launch)
@@ -153,7 +142,7 @@ int hta_launches_compute(const struct an_profile *p, const struct hta_launch_opt
 {
 	const struct model *m = p->m;
 	struct keyed *tmp = NULL;
-	int64_t *vals = NULL;
+	double *vals = NULL;
 	size_t i, max = opts && opts->outliers_max ? opts->outliers_max : HTA_OUTLIERS_MAX;
 	int rc = NNS_ENOMEM;
 
@@ -196,13 +185,13 @@ int hta_launches_compute(const struct an_profile *p, const struct hta_launch_opt
 			goto out;
 	}
 	for (i = 0; i < out->rows.n; i++)
-		vals[i] = out->rows.v[i].cpu_dur;
+		vals[i] = (double)out->rows.v[i].cpu_dur;
 	dist_of(vals, out->rows.n, &out->cpu);
 	for (i = 0; i < out->rows.n; i++)
-		vals[i] = out->rows.v[i].gpu_dur;
+		vals[i] = (double)out->rows.v[i].gpu_dur;
 	dist_of(vals, out->rows.n, &out->gpu);
 	for (i = 0; i < out->rows.n; i++)
-		vals[i] = out->rows.v[i].delay;
+		vals[i] = (double)out->rows.v[i].delay;
 	dist_of(vals, out->rows.n, &out->delay);
 	if (top_list(out, 0, max, tmp) || top_list(out, 1, max, tmp) || top_list(out, 2, max, tmp))
 		goto out;

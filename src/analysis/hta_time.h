@@ -146,13 +146,14 @@ int hta_stream_order(const struct model *m, uint32_t **idx, size_t *n);
 /* The stream of device event e, -1 if none. */
 int64_t hta_event_stream(const struct model *m, const struct model_event *e);
 
-/* p-th percentile (0..1) of n sorted values, linear interpolation between
- * closest ranks (numpy's and pandas' default). */
-double hta_percentile(const double *sorted, size_t n, double p);
-/* Sorts v[0..n) in place and fills s (count, mean, min, p50, p95, max). */
+/* p-th quantile (0..1) of v[0..n), linear interpolation between closest
+ * ranks (numpy's and pandas' default), found by selection in O(n)
+ * expected: v is reordered, not sorted. 0 when n is 0. */
+double hta_quantile(double *v, size_t n, double p);
+/* Reorders v[0..n) and fills s (count, mean, min, p50, p95, max). */
 void hta_stats_of(double *v, size_t n, struct hta_stats *s);
 
-/* Sorts v[0..n) in place and fills d (pandas' describe()). */
+/* Reorders v[0..n) and fills d (pandas' describe()). */
 void hta_describe_of(double *v, size_t n, struct hta_describe *d);
 /* a + b saturated to [INT64_MIN, INT64_MAX]. */
 int64_t hta_sat_add(int64_t a, int64_t b);

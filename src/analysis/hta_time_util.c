@@ -74,30 +74,94 @@ int hta_stream_order(const struct model *m, uint32_t **idx, size_t *n)
 	return NNS_OK;
 }
 
-double hta_percentile(const double *v, size_t n, double p)
-{
-	double pos, frac;
-	size_t lo;
-
-	if (n == 0)
-		return 0;
-	if (p <= 0)
-		return v[0];
-	if (p >= 1)
-		return v[n - 1];
-	pos = p * (double)(n - 1);
-	lo = (size_t)pos;
-	frac = pos - (double)lo;
-	if (lo + 1 >= n)
-		return v[n - 1];
-	return v[lo] + frac * (v[lo + 1] - v[lo]);
-}
-
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return (x > y) - (x < y);
+}
+
+static void swap_d(double *v, size_t a, size_t b)
+{
+	double t = v[a];
+
+	v[a] = v[b];
+	v[b] = t;
+}
+
+/* Puts the k-th smallest of v[0..n) at v[k], smaller ones before it and
+ * larger ones after (Hoare partitions around a median of three). Past
+ * 2 log2(n) + 8 rounds (hostile input) the range left is sorted instead,
+ * so it is never worse than O(n log n). */
+static void select_k(double *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1, rounds = 8;
+
+	for (size_t m = n; m > 1; m >>= 1)
+		rounds += 2;
+	while (hi > lo) {
+		size_t mid = lo + (hi - lo) / 2, i = lo, j = hi;
+		double piv;
+
+		if (rounds-- == 0) {
+			qsort(v + lo, hi - lo + 1, sizeof(*v), cmp_double);
+			return;
+		}
+		if (v[mid] < v[lo])
+			swap_d(v, lo, mid);
+		if (v[hi] < v[lo])
+			swap_d(v, lo, hi);
+		if (v[hi] < v[mid])
+			swap_d(v, mid, hi);
+		piv = v[mid];
+		while (i <= j) {
+			while (v[i] < piv)
+				i++;
+			while (v[j] > piv)
+				j--;
+			if (i <= j) {
+				swap_d(v, i, j);
+				i++;
+				if (j == 0)
+					break;
+				j--;
+			}
+		}
+		/* [lo, j] <= piv <= [i, hi]; between them all equal piv */
+		if (k <= j && j < hi)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return;
+	}
+}
+
+double hta_quantile(double *v, size_t n, double p)
+{
+	double pos, frac, next;
+	size_t lo, i;
+
+	if (n == 0)
+		return 0;
+	if (p < 0)
+		p = 0;
+	if (p > 1)
+		p = 1;
+	pos = p * (double)(n - 1);
+	lo = (size_t)pos;
+	if (lo >= n)
+		lo = n - 1;
+	frac = pos - (double)lo;
+	select_k(v, n, lo);
+	if (lo + 1 >= n || frac == 0)
+		return v[lo];
+	/* the next order statistic: the smallest of what lies above v[lo] */
+	next = v[lo + 1];
+	for (i = lo + 2; i < n; i++)
+		if (v[i] < next)
+			next = v[i];
+	return v[lo] + frac * (next - v[lo]);
 }
 
 void hta_stats_of(double *v, size_t n, struct hta_stats *s)
@@ -108,15 +172,18 @@ void hta_stats_of(double *v, size_t n, struct hta_stats *s)
 	memset(s, 0, sizeof(*s));
 	if (n == 0)
 		return;
-	qsort(v, n, sizeof(*v), cmp_double);
-	for (i = 0; i < n; i++)
+	s->min = s->max = v[0];
+	for (i = 0; i < n; i++) {
 		sum += v[i];
+		if (v[i] < s->min)
+			s->min = v[i];
+		if (v[i] > s->max)
+			s->max = v[i];
+	}
 	s->count = (int64_t)n;
 	s->mean = sum / (double)n;
-	s->min = v[0];
-	s->max = v[n - 1];
-	s->p50 = hta_percentile(v, n, 0.5);
-	s->p95 = hta_percentile(v, n, 0.95);
+	s->p50 = hta_quantile(v, n, 0.5);
+	s->p95 = hta_quantile(v, n, 0.95);
 }
 
 void hta_describe_of(double *v, size_t n, struct hta_describe *d)
@@ -127,19 +194,22 @@ void hta_describe_of(double *v, size_t n, struct hta_describe *d)
 	memset(d, 0, sizeof(*d));
 	if (n == 0)
 		return;
-	qsort(v, n, sizeof(*v), cmp_double);
-	for (i = 0; i < n; i++)
+	d->min = d->max = v[0];
+	for (i = 0; i < n; i++) {
 		sum += v[i];
+		if (v[i] < d->min)
+			d->min = v[i];
+		if (v[i] > d->max)
+			d->max = v[i];
+	}
 	d->count = (int64_t)n;
 	d->mean = sum / (double)n;
 	for (i = 0; i < n; i++)
 		sq += (v[i] - d->mean) * (v[i] - d->mean);
 	d->std = n > 1 ? sqrt(sq / (double)(n - 1)) : 0;
-	d->min = v[0];
-	d->max = v[n - 1];
-	d->p25 = hta_percentile(v, n, 0.25);
-	d->p50 = hta_percentile(v, n, 0.50);
-	d->p75 = hta_percentile(v, n, 0.75);
+	d->p25 = hta_quantile(v, n, 0.25);
+	d->p50 = hta_quantile(v, n, 0.50);
+	d->p75 = hta_quantile(v, n, 0.75);
 }
 
 int64_t hta_sat_add(int64_t a, int64_t b)

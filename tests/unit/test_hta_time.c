@@ -34,22 +34,22 @@
 
 /* Kineto events; times in us (the model holds ns: x1000). */
 #define KERN(name, dev, stream, ts, dur, corr)                                                     \
-	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" name "\",\"pid\":" #dev                     \
-	",\"tid\":" #stream ",\"ts\":" #ts ",\"dur\":" #dur ",\"args\":{\"correlation\":" #corr    \
-	",\"device\":" #dev ",\"stream\":" #stream "}}"
+	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" name "\",\"pid\":" #dev ",\"tid\":" #stream \
+	",\"ts\":" #ts ",\"dur\":" #dur ",\"args\":{\"correlation\":" #corr ",\"device\":" #dev    \
+	",\"stream\":" #stream "}}"
 #define COPY(cat, name, stream, ts, dur, corr, bytes)                                              \
-	"{\"ph\":\"X\",\"cat\":\"" cat "\",\"name\":\"" name "\",\"pid\":0,\"tid\":" #stream     \
-	",\"ts\":" #ts ",\"dur\":" #dur ",\"args\":{\"correlation\":" #corr                       \
+	"{\"ph\":\"X\",\"cat\":\"" cat "\",\"name\":\"" name "\",\"pid\":0,\"tid\":" #stream       \
+	",\"ts\":" #ts ",\"dur\":" #dur ",\"args\":{\"correlation\":" #corr                        \
 	",\"device\":0,\"stream\":" #stream ",\"bytes\":" #bytes "}}"
 #define COPY_NOBYTES(name, stream, ts, dur, corr)                                                  \
-	"{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"" name "\",\"pid\":0,\"tid\":" #stream  \
-	",\"ts\":" #ts ",\"dur\":" #dur ",\"args\":{\"correlation\":" #corr                       \
+	"{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"" name "\",\"pid\":0,\"tid\":" #stream    \
+	",\"ts\":" #ts ",\"dur\":" #dur ",\"args\":{\"correlation\":" #corr                        \
 	",\"device\":0,\"stream\":" #stream "}}"
 #define LAUNCH(ts, dur, corr)                                                                      \
-	"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"       \
+	"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"          \
 	"\"tid\":1,\"ts\":" #ts ",\"dur\":" #dur ",\"args\":{\"correlation\":" #corr "}}"
 #define CPU(name, ts, dur)                                                                         \
-	"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"" name "\",\"pid\":1,\"tid\":1,\"ts\":" #ts  \
+	"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"" name "\",\"pid\":1,\"tid\":1,\"ts\":" #ts   \
 	",\"dur\":" #dur ",\"args\":{}}"
 #define DOC(events) "{\"schemaVersion\":1,\"traceEvents\":[" events "]}"
 
@@ -76,13 +76,12 @@ static int near(double a, double b)
  * = 150 + 20 + 100 = 270; idle = 450 - 270 = 180; compute = [0,100) +
  * [300,400) = 200; non-compute = 270 - 200 = 70 (nccl alone [100,150) 50,
  * memcpy 20). Device 1: total 10, all compute. */
-static const char TEMPORAL[] = DOC(
-    KERN("gemm", 0, 7, 0, 100, 1) ","
-    KERN("ncclKernel_AllReduce_RING_LL_Sum_float", 0, 8, 50, 100, 2) ","
-    COPY("gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 7, 200, 20, 3, 1000) ","
-    KERN("relu", 0, 7, 300, 100, 4) ","
-    KERN("fill", 0, 7, 450, 0, 5) ","
-    KERN("gemm", 1, 7, 1000, 10, 6));
+static const char TEMPORAL[] = DOC(KERN("gemm", 0, 7, 0, 100, 1) "," KERN(
+    "ncclKernel_AllReduce_RING_LL_Sum_float", 0, 8, 50, 100,
+    2) "," COPY("gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 7, 200, 20, 3,
+		1000) "," KERN("relu", 0, 7, 300, 100,
+			       4) "," KERN("fill", 0, 7, 450, 0, 5) "," KERN("gemm", 1, 7, 1000, 10,
+									     6));
 
 static void test_temporal(void **state)
 {
@@ -114,10 +113,8 @@ static void test_temporal(void **state)
 /* A "kernel" whose name holds Memset (HTA's name rule) is memory, and a
  * gloo kernel communication: compute [0, 10) only; busy [0, 30);
  * non-compute 20. */
-static const char TEMPORAL_NAMES[] = DOC(
-    KERN("gemm", 0, 7, 0, 10, 1) ","
-    KERN("at::native::Memset_kernel", 0, 7, 10, 10, 2) ","
-    KERN("gloo:all_reduce", 0, 9, 20, 10, 3));
+static const char TEMPORAL_NAMES[] = DOC(KERN("gemm", 0, 7, 0, 10, 1) "," KERN(
+    "at::native::Memset_kernel", 0, 7, 10, 10, 2) "," KERN("gloo:all_reduce", 0, 9, 20, 10, 3));
 
 static void test_temporal_names(void **state)
 {
@@ -152,14 +149,22 @@ static void test_temporal_names(void **state)
  * Totals: host 20000, kernel 20, other 45000. Other intervals {5000, 40000}:
  * mean 22500, p50 22500, p95 5000 + 0.95 * 35000 = 38250, max 40000. */
 static const char IDLE[] = DOC(
-    LAUNCH(0, 5, 1) "," KERN("k1", 0, 7, 10, 10, 1) ","
-    LAUNCH(12, 3, 2) "," KERN("k2", 0, 7, 20.02, 9.98, 2) ","
-    LAUNCH(40, 5, 3) "," KERN("k3", 0, 7, 50, 10, 3) ","
-    LAUNCH(45, 2, 4) "," KERN("k4", 0, 7, 100, 10, 4) ","
-    KERN("k5", 0, 7, 110, 10, 90) ","
-    KERN("k6", 0, 7, 115, 3, 91) ","
-    KERN("k7", 0, 7, 125, 5, 92) ","
-    KERN("k8", 0, 8, 0, 10, 93));
+    LAUNCH(0, 5, 1) "," KERN("k1", 0, 7, 10, 10, 1) "," LAUNCH(12, 3, 2) "," KERN("k2", 0, 7, 20.02, 9.98, 2) "," LAUNCH(
+	40, 5,
+	3) "," KERN("k3", 0, 7, 50, 10,
+		    3) "," LAUNCH(45, 2,
+				  4) "," KERN("k4", 0, 7, 100, 10,
+					      4) "," KERN("k5", 0, 7, 110, 10,
+							  90) "," KERN("k6", 0, 7, 115, 3,
+								       91) "," KERN("k7", 0, 7, 125,
+										    5,
+										    92) "," KERN("k"
+												 "8",
+												 0,
+												 8,
+												 0,
+												 10,
+												 93));
 
 static void test_idle(void **state)
 {
@@ -193,8 +198,8 @@ static void test_idle(void **state)
 	s = &t.streams.v[1];
 	assert_int_equal(s->stream, 8);
 	assert_int_equal(s->events, 1);
-	assert_int_equal(s->idle[HTA_IDLE_HOST] + s->idle[HTA_IDLE_KERNEL] + s->idle[HTA_IDLE_OTHER],
-			 0);
+	assert_int_equal(
+	    s->idle[HTA_IDLE_HOST] + s->idle[HTA_IDLE_KERNEL] + s->idle[HTA_IDLE_OTHER], 0);
 	assert_int_equal(s->st[HTA_IDLE_OTHER].count, 0);
 	hta_idle_release(&t);
 
@@ -220,11 +225,12 @@ static void test_idle(void **state)
  * over [4, 10): 6 us.
  * Stream 9: launch and kernel both at 50 us: +1 then -1 -> {1, 0}, never
  * -1; mean 0.5, std sqrt(0.5). */
-static const char QUEUE[] = DOC(
-    LAUNCH(0, 1, 1) "," LAUNCH(2, 1, 2) "," LAUNCH(4, 1, 3) ","
-    KERN("k1", 0, 7, 10, 10, 1) "," KERN("k2", 0, 7, 20, 10, 2) ","
-    KERN("k3", 0, 7, 30, 10, 3) "," KERN("k4", 0, 7, 60, 10, 99) ","
-    LAUNCH(50, 1, 4) "," KERN("k5", 0, 9, 50, 5, 4));
+static const char QUEUE[] = DOC(LAUNCH(0, 1, 1) "," LAUNCH(2, 1, 2) "," LAUNCH(4, 1, 3) "," KERN(
+    "k1", 0, 7, 10, 10,
+    1) "," KERN("k2", 0, 7, 20, 10,
+		2) "," KERN("k3", 0, 7, 30, 10,
+			    3) "," KERN("k4", 0, 7, 60, 10,
+					99) "," LAUNCH(50, 1, 4) "," KERN("k5", 0, 9, 50, 5, 4));
 
 static void test_queue(void **state)
 {
@@ -287,13 +293,16 @@ static void test_queue(void **state)
  * 13 GB/s. DtoH [0, 1) 1000 B -> 1 GB/s. Memset [30, 30) 500 B: zero
  * duration counts as 1 ns -> 500 GB/s. DtoD without bytes: counted, no
  * bandwidth. */
-static const char MEMBW[] = DOC(
-    COPY("gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 7, 0, 10, 1, 100000) ","
-    COPY("gpu_memcpy", "Memcpy HtoD (Pinned -> Device)", 7, 5, 10, 2, 200000) ","
-    COPY("gpu_memcpy", "Memcpy HtoD (Pinned -> Device)", 8, 15, 5, 3, 25000) ","
-    COPY("gpu_memcpy", "Memcpy DtoH (Device -> Pinned)", 7, 0, 1, 4, 1000) ","
-    COPY("gpu_memset", "Memset (Device)", 7, 30, 0, 5, 500) ","
-    COPY_NOBYTES("Memcpy DtoD (Device -> Device)", 7, 40, 10, 6));
+static const char MEMBW[] =
+    DOC(COPY("gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 7, 0, 10, 1, 100000) "," COPY(
+	"gpu_memcpy", "Memcpy HtoD (Pinned -> Device)", 7, 5, 10, 2,
+	200000) "," COPY("gpu_memcpy", "Memcpy HtoD (Pinned -> Device)", 8, 15, 5, 3,
+			 25000) "," COPY("gpu_memcpy", "Memcpy DtoH (Device -> Pinned)", 7, 0, 1, 4,
+					 1000) "," COPY("gpu_memset", "Memset (Device)", 7, 30, 0,
+							5,
+							500) "," COPY_NOBYTES("Memcpy DtoD (Device "
+									      "-> Device)",
+									      7, 40, 10, 6));
 
 static const struct hta_membw_kind *kind(const struct hta_membw *t, const char *name)
 {
@@ -383,11 +392,12 @@ static void test_membw_kind_cap(void **state)
 	assert_non_null(buf);
 	n += (size_t)sprintf(buf + n, "{\"schemaVersion\":1,\"traceEvents\":[");
 	for (int i = 0; i < 40; i++)
-		n += (size_t)sprintf(buf + n,
-				     "%s{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy %04d (x)\","
-				     "\"pid\":0,\"tid\":7,\"ts\":%d,\"dur\":1,\"args\":{\"device\":0,"
-				     "\"stream\":7,\"bytes\":1000}}",
-				     i ? "," : "", i, i * 10);
+		n += (size_t)sprintf(
+		    buf + n,
+		    "%s{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy %04d (x)\","
+		    "\"pid\":0,\"tid\":7,\"ts\":%d,\"dur\":1,\"args\":{\"device\":0,"
+		    "\"stream\":7,\"bytes\":1000}}",
+		    i ? "," : "", i, i * 10);
 	sprintf(buf + n, "]}");
 	load(buf, &m);
 	free(buf);
@@ -434,18 +444,76 @@ static void test_no_gpu(void **state)
 
 /* ---- helpers ---------------------------------------------------------------- */
 
+static int dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* hta_quantile (selection) against the sorted array's interpolation, on
+ * random, sorted, reversed and all-equal inputs of several sizes */
+static void test_quantile_selection(void **state)
+{
+	static const double qs[] = {0, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 1};
+	static const size_t sizes[] = {1, 2, 3, 10, 101, 4096};
+	unsigned seed = 12345;
+	(void)state;
+
+	for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+		size_t n = sizes[si];
+		for (int shape = 0; shape < 4; shape++) {
+			double *v = malloc(n * sizeof(*v)), *ref = malloc(n * sizeof(*v)),
+			       *w = malloc(n * sizeof(*v));
+			assert_non_null(v);
+			assert_non_null(ref);
+			assert_non_null(w);
+			for (size_t i = 0; i < n; i++) {
+				seed = seed * 1103515245u + 12345u;
+				v[i] = shape == 0
+					   ? (double)(seed >> 16 & 1023) /* many duplicates */
+				       : shape == 1 ? (double)i
+				       : shape == 2 ? (double)(n - i)
+						    : 7.0;
+			}
+			memcpy(ref, v, n * sizeof(*v));
+			qsort(ref, n, sizeof(*ref), dbl_cmp);
+			for (size_t qi = 0; qi < sizeof(qs) / sizeof(qs[0]); qi++) {
+				double pos = qs[qi] * (double)(n - 1), want;
+				size_t lo = (size_t)pos;
+				want = lo + 1 < n
+					   ? ref[lo] + (pos - (double)lo) * (ref[lo + 1] - ref[lo])
+					   : ref[n - 1];
+				memcpy(w, v, n * sizeof(*v));
+				if (!near(hta_quantile(w, n, qs[qi]), want))
+					fail_msg("n=%zu shape=%d q=%g: %g, want %g", n, shape,
+						 qs[qi], hta_quantile(w, n, qs[qi]), want);
+			}
+			free(v);
+			free(ref);
+			free(w);
+		}
+	}
+}
+
 static void test_percentile(void **state)
 {
 	double v[4] = {30, 10, 20, 5};
 	struct hta_describe d;
 	(void)state;
 
-	hta_describe_of(v, 4, &d); /* sorts v */
-	assert_true(v[0] == 5 && v[3] == 30);
-	assert_true(hta_percentile(v, 4, 0) == 5);
-	assert_true(hta_percentile(v, 4, 1) == 30);
-	assert_true(near(hta_percentile(v, 4, 0.5), 15));
-	assert_true(hta_percentile(v, 0, 0.5) == 0);
+	/* numpy on [5, 10, 20, 30]: p25 at rank 0.75 -> 8.75, p50 at 1.5 ->
+	 * 15, p75 at 2.25 -> 22.5 */
+	hta_describe_of(v, 4, &d);
+	assert_true(d.min == 5 && d.max == 30);
+	assert_true(near(d.p25, 8.75) && near(d.p50, 15) && near(d.p75, 22.5));
+	{
+		double w[4] = {30, 10, 20, 5};
+		assert_true(hta_quantile(w, 4, 0) == 5);
+		assert_true(hta_quantile(w, 4, 1) == 30);
+		assert_true(near(hta_quantile(w, 4, 0.5), 15));
+		assert_true(hta_quantile(w, 0, 0.5) == 0);
+	}
 	hta_describe_of(v, 0, &d);
 	assert_int_equal(d.count, 0);
 	assert_true(hta_sat_add(INT64_MAX - 1, 5) == INT64_MAX);
@@ -538,8 +606,8 @@ static void test_json(void **state)
 	assert_true(num(o, "non_compute_us") == 70);
 	assert_true(num(o, "idle_us") == 180);
 	assert_true(near(num(o, "idle_pct"), 40));
-	assert_true(near(num(o, "compute_pct") + num(o, "non_compute_pct") + num(o, "idle_pct"),
-			 100));
+	assert_true(
+	    near(num(o, "compute_pct") + num(o, "non_compute_pct") + num(o, "idle_pct"), 100));
 	json_decref(j);
 
 	j = doc(IDLE, out_json_idle);
@@ -618,7 +686,8 @@ static void check_real(const char *path)
 			assert_true(s->idle[k] >= 0);
 			sum += s->idle[k];
 			if (s->st[k].count > 0)
-				assert_true(s->st[k].min <= s->st[k].p50 && s->st[k].p50 <= s->st[k].max);
+				assert_true(s->st[k].min <= s->st[k].p50 &&
+					    s->st[k].p50 <= s->st[k].max);
 		}
 		/* one device: a stream's idle time is at least the device's */
 		if (tt.devs.n == 1)
@@ -725,12 +794,18 @@ static void test_real_vs_hta(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_temporal),   cmocka_unit_test(test_temporal_names),
-	    cmocka_unit_test(test_idle),       cmocka_unit_test(test_queue),
-	    cmocka_unit_test(test_membw),      cmocka_unit_test(test_membw_kind_cap),
+	    cmocka_unit_test(test_temporal),
+	    cmocka_unit_test(test_temporal_names),
+	    cmocka_unit_test(test_idle),
+	    cmocka_unit_test(test_queue),
+	    cmocka_unit_test(test_membw),
+	    cmocka_unit_test(test_membw_kind_cap),
 	    cmocka_unit_test(test_no_gpu),
-	    cmocka_unit_test(test_percentile), cmocka_unit_test(test_downsample),
-	    cmocka_unit_test(test_json),       cmocka_unit_test(test_real_traces),
+	    cmocka_unit_test(test_percentile),
+	    cmocka_unit_test(test_quantile_selection),
+	    cmocka_unit_test(test_downsample),
+	    cmocka_unit_test(test_json),
+	    cmocka_unit_test(test_real_traces),
 	    cmocka_unit_test(test_real_vs_hta),
 	};
 
