@@ -65,11 +65,12 @@ static int rank_cmp(const void *a, const void *b)
 	return (x->len > y->len) - (x->len < y->len);
 }
 
-/* depth of every node (roots 0), iteratively through parents */
-static int *node_depths(const struct an_optree *t)
+/* depth of every node (roots 0) from the parent array: one step per node
+ * when parents come first (the optree builds them so), else a climb */
+static int *node_depths(const uint32_t *parent, size_t n)
 {
-	size_t n = t->nodes.n, i;
 	int *d = malloc((n + 1) * sizeof(*d));
+	size_t i;
 
 	if (!d)
 		return NULL;
@@ -79,19 +80,22 @@ static int *node_depths(const struct an_optree *t)
 		uint32_t k = (uint32_t)i;
 		int steps = 0;
 
+		if (parent[i] < i && d[parent[i]] >= 0) {
+			d[i] = d[parent[i]] + 1;
+			continue;
+		}
 		/* climb to a node of known depth, then fill back down */
-		while (d[k] < 0 && t->nodes.v[k].parent != MODEL_NOIDX &&
-		       t->nodes.v[k].parent < n && steps < (int)n) {
-			k = t->nodes.v[k].parent;
+		while (d[k] < 0 && parent[k] != MODEL_NOIDX && parent[k] < n && steps < (int)n) {
+			k = parent[k];
 			steps++;
 		}
 		if (d[k] < 0)
 			d[k] = 0;
-		for (k = (uint32_t)i; d[k] < 0; k = t->nodes.v[k].parent) {
+		for (k = (uint32_t)i; d[k] < 0; k = parent[k]) {
 			int s = 0;
 			uint32_t j = k;
 			while (d[j] < 0) {
-				j = t->nodes.v[j].parent;
+				j = parent[j];
 				s++;
 			}
 			d[k] = d[j] + s;
@@ -112,7 +116,10 @@ struct seq_index {
 	int *depth;
 	uint32_t *name;	  /* per node: name id, UINT32_MAX for nodes without an event */
 	uint32_t *parent; /* per node */
-	uint32_t *dev;	  /* device event indices, in start order */
+	/* device events launched under an operator, in start order: their
+	 * owner node, name id and duration */
+	uint32_t *dev_owner, *dev_name;
+	int64_t *dev_dur;
 	size_t ndev;
 };
 
@@ -121,7 +128,9 @@ static void seq_index_release(struct seq_index *x)
 	free(x->depth);
 	free(x->name);
 	free(x->parent);
-	free(x->dev);
+	free(x->dev_owner);
+	free(x->dev_name);
+	free(x->dev_dur);
 	memset(x, 0, sizeof(*x));
 }
 
@@ -132,11 +141,12 @@ static int seq_index_build(const struct an_profile *p, struct seq_index *x)
 	size_t nn = t->nodes.n, i;
 
 	memset(x, 0, sizeof(*x));
-	x->depth = node_depths(t);
 	x->name = malloc((nn + 1) * sizeof(*x->name));
 	x->parent = malloc((nn + 1) * sizeof(*x->parent));
-	x->dev = malloc((m->events.n + 1) * sizeof(*x->dev));
-	if (!x->depth || !x->name || !x->parent || !x->dev) {
+	x->dev_owner = malloc((m->events.n + 1) * sizeof(*x->dev_owner));
+	x->dev_name = malloc((m->events.n + 1) * sizeof(*x->dev_name));
+	x->dev_dur = malloc((m->events.n + 1) * sizeof(*x->dev_dur));
+	if (!x->name || !x->parent || !x->dev_owner || !x->dev_name || !x->dev_dur) {
 		seq_index_release(x);
 		return NNS_ENOMEM;
 	}
@@ -146,9 +156,21 @@ static int seq_index_build(const struct an_profile *p, struct seq_index *x)
 		    n->ev == MODEL_NOIDX || n->name >= m->strings.count ? UINT32_MAX : n->name;
 		x->parent[i] = n->parent;
 	}
-	for (i = 0; i < m->events.n; i++)
-		if (model_kind_is_device(m->events.v[i].kind))
-			x->dev[x->ndev++] = (uint32_t)i;
+	if (!(x->depth = node_depths(x->parent, nn))) {
+		seq_index_release(x);
+		return NNS_ENOMEM;
+	}
+	for (i = 0; i < m->events.n; i++) {
+		const struct model_event *e = &m->events.v[i];
+		uint32_t k = t->owner[i];
+
+		if (!model_kind_is_device(e->kind) || k == MODEL_NOIDX || k >= nn)
+			continue;
+		x->dev_owner[x->ndev] = k;
+		x->dev_name[x->ndev] = e->name;
+		x->dev_dur[x->ndev] = e->dur;
+		x->ndev++;
+	}
 	return NNS_OK;
 }
 
@@ -186,7 +208,7 @@ static int seq_for(const struct an_profile *p, const char *op, int exact, size_t
 	uint8_t *hit = NULL;		     /* per name id: 0 unknown, 1 no match, 2 match */
 	uint32_t *up = NULL;		     /* per node: the rec index of the root above it */
 	uint32_t *head = NULL, *tail = NULL; /* per rec: device-event list */
-	uint32_t *next = NULL;		     /* per event */
+	uint32_t *next = NULL;		     /* per indexed device event */
 	struct rec *recs = NULL;
 	struct hta_seq_op so;
 	int rc = NNS_ENOMEM;
@@ -232,7 +254,7 @@ static int seq_for(const struct an_profile *p, const char *op, int exact, size_t
 	recs = calloc(nrec + 1, sizeof(*recs));
 	head = malloc((nrec + 1) * sizeof(*head));
 	tail = malloc((nrec + 1) * sizeof(*tail));
-	next = malloc((m->events.n + 1) * sizeof(*next));
+	next = malloc((ix->ndev + 1) * sizeof(*next));
 	if (!recs || !head || !tail || !next)
 		goto out;
 	for (i = 0; i < nrec; i++)
@@ -266,22 +288,18 @@ static int seq_for(const struct an_profile *p, const char *op, int exact, size_t
 	}
 	/* device events in start order, each to the root above its launcher */
 	for (d = 0; d < ix->ndev; d++) {
-		uint32_t k, r = MODEL_NOIDX;
+		uint32_t r = up[ix->dev_owner[d]];
 
-		i = ix->dev[d];
-		k = t->owner[i];
-		if (k != MODEL_NOIDX && k < nn)
-			r = up[k];
 		if (r == MODEL_NOIDX)
 			continue;
-		next[i] = MODEL_NOIDX;
+		next[d] = MODEL_NOIDX;
 		if (tail[r] == MODEL_NOIDX)
-			head[r] = (uint32_t)i;
+			head[r] = (uint32_t)d;
 		else
-			next[tail[r]] = (uint32_t)i;
-		tail[r] = (uint32_t)i;
+			next[tail[r]] = (uint32_t)d;
+		tail[r] = (uint32_t)d;
 		recs[r].len++;
-		recs[r].gpu += m->events.v[i].dur;
+		recs[r].gpu += ix->dev_dur[d];
 	}
 	/* the sequences of the roots long enough */
 	{
@@ -299,7 +317,7 @@ static int seq_for(const struct an_profile *p, const char *op, int exact, size_t
 			x->m = m;
 			x->first = (uint32_t)out->names.n;
 			for (e = head[r]; e != MODEL_NOIDX; e = next[e])
-				if (vec_push(&out->names, m->events.v[e].name))
+				if (vec_push(&out->names, ix->dev_name[e]))
 					goto out;
 			recs[o++] = *x;
 		}
