@@ -1,0 +1,28 @@
+/*
+ * ms_src.h - one MindSpore device's profiler output: the directory that
+ * holds MindSpore/MindInsight's intermediate files (step_trace_raw_<dev>_
+ * detail_time.csv, aicore_intermediate_<dev>_type.csv, flops_<dev>.txt,
+ * minddata_pipeline_raw_<dev>.csv, ...) and the device id <dev> they are
+ * named by. The readers of those files take a struct ms_src and build the
+ * file names with ms_src_path().
+ *
+ * Ownership: borrowed; dir must outlive the struct.
+ */
+#ifndef NNS_IMPORTERS_MS_SRC_H
+#define NNS_IMPORTERS_MS_SRC_H
+
+#include <stddef.h>
+
+struct ms_src {
+	const char *dir; /* the profiler directory, no trailing slash needed */
+	int dev;	 /* device id (rank id in cluster layouts) */
+};
+
+/* Writes "<dir>/<pre><dev><post>" into buf (e.g. pre "flops_", post ".txt").
+ * Returns 0, or -1 when it does not fit. */
+int ms_src_path(const struct ms_src *s, const char *pre, const char *post, char *buf, size_t n);
+
+/* 1 when "<dir>/<pre><dev><post>" exists as a regular file. */
+int ms_src_has(const struct ms_src *s, const char *pre, const char *post);
+
+#endif
