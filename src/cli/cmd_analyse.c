@@ -329,14 +329,11 @@ int cmd_analyse(int argc, char **argv)
 		struct ms_jobs_ctx mj = {out, &ctx, (int)threads, 0, CLI_OK, 0};
 		int drc;
 
-		/* MindSpore cluster jobs first: a directory may hold only those.
-		 * A job directory is not searched for traces (its *.json are
-		 * MindSpore's, not Kineto's). */
+		/* MindSpore cluster jobs first (cluster.json); their devices are
+		 * then analysed as workers like any other run (ms_load.h). */
 		msc_find_jobs(argv[optind], 8, on_ms_job, &mj, NULL);
 		if (mj.status)
 			status = mj.status;
-		if (mj.root_job)
-			return status;
 		drc = run_discover(&rs, argv[optind], NULL, &err);
 
 		if (drc) {

@@ -4,26 +4,30 @@
  */
 #include "output/ms_ops_json.h"
 
+void out_json_ms_summary(struct jsonw *w, const struct ms_st_summary *s)
+{
+	jsonw_obj_begin(w);
+	jsonw_kdouble(w, "total_ms", s->total_ms);
+	jsonw_kdouble(w, "iteration_interval_ms", s->interval_ms);
+	jsonw_kdouble(w, "iteration_interval_percent", s->interval_pct);
+	jsonw_kdouble(w, "fp_bp_ms", s->fp_bp_ms);
+	jsonw_kdouble(w, "fp_bp_percent", s->fp_bp_pct);
+	jsonw_kdouble(w, "tail_ms", s->tail_ms);
+	jsonw_kdouble(w, "tail_percent", s->tail_pct);
+	jsonw_kint(w, "total_steps", (int64_t)s->total_steps);
+	jsonw_obj_end(w);
+}
+
 void out_json_ms_ops(struct jsonw *w, const struct ms_st_summary *s, const struct ms_at *t)
 {
 	size_t i;
 
 	jsonw_obj_begin(w);
-	if (s) {
-		jsonw_key(w, "step_summary");
-		jsonw_obj_begin(w);
-		jsonw_kdouble(w, "total_ms", s->total_ms);
-		jsonw_kdouble(w, "iteration_interval_ms", s->interval_ms);
-		jsonw_kdouble(w, "iteration_interval_percent", s->interval_pct);
-		jsonw_kdouble(w, "fp_bp_ms", s->fp_bp_ms);
-		jsonw_kdouble(w, "fp_bp_percent", s->fp_bp_pct);
-		jsonw_kdouble(w, "tail_ms", s->tail_ms);
-		jsonw_kdouble(w, "tail_percent", s->tail_pct);
-		jsonw_kint(w, "total_steps", (int64_t)s->total_steps);
-		jsonw_obj_end(w);
-	} else {
-		jsonw_knull(w, "step_summary");
-	}
+	jsonw_key(w, "step_summary");
+	if (s)
+		out_json_ms_summary(w, s);
+	else
+		jsonw_null(w);
 	jsonw_key(w, "by_type");
 	jsonw_arr_begin(w);
 	for (i = 0; t && i < t->rows.n; i++) {

@@ -17,4 +17,23 @@
 
 void out_json_ms_ops(struct jsonw *w, const struct ms_st_summary *s, const struct ms_at *t);
 
+/* The step summary object alone ({"total_ms", ... "total_steps"}). */
+void out_json_ms_summary(struct jsonw *w, const struct ms_st_summary *s);
+
+/* steptrace.json of a MindSpore device (ms_steptrace_json.c), from its
+ * step_trace_raw CSV and point info:
+ *   {"source":"mindspore",
+ *    "steps":[{"name","start_us","end_us","iteration_interval_us","fp_bp_us","tail_us","total_us"}],
+ *    "average":{"iteration_interval_us","fp_bp_us","tail_us","total_us"},
+ *    "summary":{...out_json_ms_summary...},
+ *    "point_info":{"fp_start","bp_end"}|null,
+ *    "graph":[[{"name","start_ms","duration_ms"}|null ...] ...]  (the average's
+ *            training-trace graph, ms_steptrace.h)}
+ * steps are the data rows (times in us: 10 ns counts / 100), average the
+ * average row. Returns 0 when written, -1 (nothing written) when the device
+ * has no step-trace CSV; a damaged CSV is written as empty steps with
+ * "error". */
+struct ms_src;
+int out_json_ms_steptrace(struct jsonw *w, const struct ms_src *s);
+
 #endif
