@@ -401,6 +401,8 @@ int out_write_extra(const char *dir, const struct an_profile *p, const struct ou
 	int rc = 0;
 
 	for (size_t i = 0; !rc && i < out_nviews; i++) {
+		if (!out_view_applies(&out_views[i], p))
+			continue;
 		snprintf(name, sizeof(name), "%s.json", out_views[i].name);
 		rc = write_one(dir, name, out_views[i].fn, p,
 			       o && o->pretty_depth ? o->pretty_depth : out_views[i].pretty, err);

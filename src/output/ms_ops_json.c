@@ -18,7 +18,8 @@ void out_json_ms_summary(struct jsonw *w, const struct ms_st_summary *s)
 	jsonw_obj_end(w);
 }
 
-void out_json_ms_ops(struct jsonw *w, const struct ms_st_summary *s, const struct ms_at *t)
+void out_json_ms_ops(struct jsonw *w, const struct ms_st_summary *s, const struct ms_at *t,
+		     const struct ms_ad *d, const char *const *errs, size_t nerr)
 {
 	size_t i;
 
@@ -41,6 +42,25 @@ void out_json_ms_ops(struct jsonw *w, const struct ms_st_summary *s, const struc
 		jsonw_kdouble(w, "total_percent", r->total_percent);
 		jsonw_obj_end(w);
 	}
+	jsonw_arr_end(w);
+	jsonw_key(w, "by_op");
+	jsonw_arr_begin(w);
+	for (i = 0; d && i < d->rows.n; i++) {
+		const struct ms_ad_row *r = &d->rows.v[i];
+
+		jsonw_obj_begin(w);
+		jsonw_kstr(w, "op_name", r->op_name);
+		jsonw_kstr(w, "kernel_name", r->kernel_name);
+		jsonw_kstr(w, "kernel_type", r->kernel_type);
+		jsonw_kdouble(w, "avg_execution_time_us", r->avg_execution_time_us);
+		jsonw_kint(w, "execution_frequency", r->execution_frequency);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+	jsonw_key(w, "errors");
+	jsonw_arr_begin(w);
+	for (i = 0; i < nerr; i++)
+		jsonw_str(w, errs[i]);
 	jsonw_arr_end(w);
 	jsonw_obj_end(w);
 }

@@ -103,11 +103,18 @@ struct out_view {
 	const char *name;
 	void (*fn)(struct jsonw *w, const struct an_profile *p);
 	int pretty;
+	int mindspore; /* written only for MindSpore devices (ms_views.c) */
 };
 extern const struct out_view out_views[];
 extern const size_t out_nviews;
 /* The row named name, or NULL. */
 const struct out_view *out_view_find(const char *name);
+/* 1 when row v applies to the worker of p (its mindspore flag). */
+int out_view_applies(const struct out_view *v, const struct an_profile *p);
+
+/* MindSpore documents (ms_views.c): ms_ops = step summary, op statistics
+ * by type and by op (ms_ops_json.h). */
+void out_json_ms_ops_view(struct jsonw *w, const struct an_profile *p);
 
 /* HTA critical path (hta_critpath_json.c, docs/HTA.md):
  * critical_path.json of the first step, or of step (its name, "5" or
