@@ -82,8 +82,8 @@ static void op_types(FILE *f, const struct ms_src *s, const struct report_opts *
 		tb_cell(&tb, "%.2f", r->total_time_us);
 		tb_cell(&tb, "%s", tb_fmt_int(b, sizeof(b), r->execution_frequency));
 		tb_cell(&tb, "%.3f", r->avg_time_us);
-		tb_cell(&tb, "%s",
-			tb_fmt_pct(b, sizeof(b), total > 0 ? r->total_time_us / total : -1));
+		/* MindSpore's own share (of all AI Core time), not of these rows */
+		tb_cell(&tb, "%s", tb_fmt_pct(b, sizeof(b), r->total_percent / 10000.0));
 	}
 	tb_print(&tb, f, o->width, 2, o->color);
 	tb_release(&tb);
