@@ -41,7 +41,8 @@ static int sorted_costs(const struct ms_md_trec *r, size_t n, void *outv, double
 		k[i].i = i;
 		*sum += r[i].cost_ms; /* file order, as upstream adds them */
 	}
-	qsort(k, n, sizeof(*k), cmp_step);
+	if (n)
+		qsort(k, n, sizeof(*k), cmp_step);
 	if (vec_reserve(out, n ? n : 1)) {
 		free(k);
 		return NNS_ENOMEM;
@@ -81,7 +82,8 @@ int ms_md_dq_analyse(const struct ms_md_dq *q, struct ms_md_dq_info *out)
 		out->full += r->size == r->capacity;
 	}
 	out->queue_n = n;
-	qsort(k, n, sizeof(*k), cmp_step);
+	if (n)
+		qsort(k, n, sizeof(*k), cmp_step);
 	if (vec_reserve(&out->queue_size, n ? n : 1) || vec_reserve(&out->capacity, n ? n : 1)) {
 		free(k);
 		ms_md_dq_info_release(out);
