@@ -45,9 +45,9 @@
 
 struct ms_aicpu_call {
 	long serial;
-	size_t name;				/* offset in ms_aicpu.s */
-	double total_ms, dispatch_ms, exec_ms;	/* exec_ms NAN when the file has none */
-	double run_start, run_end;		/* as in the file (device counter) */
+	size_t name;			       /* offset in ms_aicpu.s */
+	double total_ms, dispatch_ms, exec_ms; /* exec_ms NAN when the file has none */
+	double run_start, run_end;	       /* as in the file (device counter) */
 	size_t line;
 };
 
@@ -68,8 +68,8 @@ struct ms_aicpu_op {
 enum ms_aicpu_source { MS_AICPU_NONE, MS_AICPU_CSV, MS_AICPU_TXT };
 
 struct ms_aicpu {
-	int source;	  /* enum ms_aicpu_source: which file was read */
-	double footer_ms; /* the txt footer's total, NAN otherwise */
+	int source;			 /* enum ms_aicpu_source: which file was read */
+	double footer_ms;		 /* the txt footer's total, NAN otherwise */
 	VEC(struct ms_aicpu_call) calls; /* file order */
 	VEC(struct ms_aicpu_type) types;
 	VEC(struct ms_aicpu_op) ops;

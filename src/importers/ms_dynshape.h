@@ -57,10 +57,10 @@ struct ms_ds_cell {
 
 /* operator_type or kernel_type */
 struct ms_ds_series {
-	VEC(long) steps;		/* step ids, key order */
-	VEC(size_t) types;		/* names (offsets in s), first appearance */
-	VEC(size_t) full_names;		/* kernel_type: op_full_name per type ("" if none) */
-	VEC(struct ms_ds_cell) cells;	/* sparse, in file order */
+	VEC(long) steps;	      /* step ids, key order */
+	VEC(size_t) types;	      /* names (offsets in s), first appearance */
+	VEC(size_t) full_names;	      /* kernel_type: op_full_name per type ("" if none) */
+	VEC(struct ms_ds_cell) cells; /* sparse, in file order */
 };
 
 struct ms_ds {
@@ -72,8 +72,7 @@ struct ms_ds {
 	VEC(char) s;
 };
 
-int ms_ds_parse(struct ms_ds *d, const char *buf, size_t n, const char *name,
-		struct nns_err *err);
+int ms_ds_parse(struct ms_ds *d, const char *buf, size_t n, const char *name, struct nns_err *err);
 /* Absent file: NNS_OK, d->has 0. */
 int ms_ds_load(struct ms_ds *d, const struct ms_src *s, struct nns_err *err);
 void ms_ds_release(struct ms_ds *d);

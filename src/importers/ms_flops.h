@@ -38,17 +38,17 @@
 #define MS_FL_MAX_LINKS 1000000
 
 struct ms_flops_op {
-	size_t name;			      /* offset in ms_flops.names */
-	double mflops, gflops, util_pct;      /* legacy single columns */
+	size_t name;			 /* offset in ms_flops.names */
+	double mflops, gflops, util_pct; /* legacy single columns */
 	double mflops_cube, gflops_cube, util_cube_pct;
 	double mflops_vec, gflops_vec, util_vec_pct;
-	size_t line;			      /* line in the file */
+	size_t line; /* line in the file */
 };
 
 struct ms_flops_summary {
-	double mflops, gflops, util_pct;    /* FLOPs, FLOPS, FLOPS_Utilization */
-	double mflops_cube, mflops_vec;	    /* cube_FLOPs, vec_FLOPs (NAN if absent) */
-	double gflops_cube, gflops_vec;	    /* cube_FLOPS, vec_FLOPS */
+	double mflops, gflops, util_pct; /* FLOPs, FLOPS, FLOPS_Utilization */
+	double mflops_cube, mflops_vec;	 /* cube_FLOPs, vec_FLOPs (NAN if absent) */
+	double gflops_cube, gflops_vec;	 /* cube_FLOPS, vec_FLOPS */
 };
 
 struct ms_flops_link {
@@ -62,7 +62,7 @@ struct ms_flops {
 	VEC(uint32_t) by_name;		     /* indices of ops sorted by name */
 	VEC(char) names;		     /* NUL-terminated strings */
 	struct ms_flops_summary sum;
-	long max_scope_num; /* -1 if absent */
+	long max_scope_num;	 /* -1 if absent */
 	VEC(size_t) scope_nodes; /* node names (offsets in names), file order */
 	VEC(struct ms_flops_link) links;
 };

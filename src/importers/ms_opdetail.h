@@ -62,8 +62,7 @@ struct ms_fw {
 	VEC(char) s;
 };
 
-int ms_fw_parse(struct ms_fw *fw, const char *buf, size_t n, const char *name,
-		struct nns_err *err);
+int ms_fw_parse(struct ms_fw *fw, const char *buf, size_t n, const char *name, struct nns_err *err);
 void ms_fw_release(struct ms_fw *fw);
 const struct ms_opinfo *ms_fw_find(const struct ms_fw *fw, const char *full_name);
 static inline const char *ms_fw_str(const struct ms_fw *fw, size_t off)
@@ -74,12 +73,12 @@ static inline const char *ms_fw_str(const struct ms_fw *fw, size_t off)
 struct ms_opd_row {
 	size_t ad; /* index in the ms_ad rows (same order) */
 	double mflops_cube, gflops_cube, mflops_vec, gflops_vec; /* NAN = "-" */
-	int64_t info; /* index in ms_fw.ops, -1 = none */
+	int64_t info;						 /* index in ms_fw.ops, -1 = none */
 };
 
 struct ms_opd {
-	int has;	   /* aicore_intermediate_<dev>_detail.csv was read */
-	struct ms_ad ad;   /* owned when loaded with ms_opd_load */
+	int has;	 /* aicore_intermediate_<dev>_detail.csv was read */
+	struct ms_ad ad; /* owned when loaded with ms_opd_load */
 	struct ms_flops fl;
 	struct ms_fw fw;
 	VEC(struct ms_opd_row) rows;
