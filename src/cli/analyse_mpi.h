@@ -1,0 +1,26 @@
+/*
+ * analyse_mpi.h - `nnscope analyse --mpi`: the workers (ranks) of a run are
+ * split across the MPI processes (round robin in worker order); each
+ * process loads and analyses its share and writes those workers' output
+ * files itself (a shared file system is required: every process reads the
+ * run and writes into the same --out directory); the cluster step-trace
+ * row of each worker goes to MPI process 0 as bytes, and process 0 builds
+ * the cluster result and hands it to v->on_cluster (cluster.json).
+ * distributed.json is not written in this mode (it needs every worker's
+ * full profile in one process). All processes must run the same binary on
+ * the same architecture (rows travel as raw structs).
+ */
+#ifndef NNS_CLI_ANALYSE_MPI_H
+#define NNS_CLI_ANALYSE_MPI_H
+
+#include "cli/cli.h"
+#include "cli/mpi_dl.h"
+
+/* cli_visit_run() over this process's share of r's workers. Every process
+ * must call it for the same runs in the same order. On process 0,
+ * *visited counts the spans loaded by all processes. Returns CLI_OK or
+ * CLI_EINPUT (each failure printed). */
+int cli_visit_run_mpi(const struct run *r, struct cli_visit *v, struct mpi_dl *mpi,
+		      size_t *visited);
+
+#endif
