@@ -360,9 +360,6 @@ static int analyse_body(struct analyse_ctx *cx, struct cli_visit *v, const char 
 	int root = !mpi || mpi->rank == 0;
 
 	nns_err_clear(&err);
-	/* in an MPI job only process 0 prints the summaries */
-	if (!root)
-		ctx.quiet = 1;
 	{
 		struct ms_jobs_ctx mj = {out, &ctx, (int)threads, 0, CLI_OK, 0};
 		int drc;
