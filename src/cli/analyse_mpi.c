@@ -225,6 +225,90 @@ static int visit_share(const struct run *r, struct cli_visit *v, struct mpi_dl *
 	return status;
 }
 
+#define TAG_AGREE 0x7ff0
+#define TAG_VERDICT 0x7ff1
+
+/* FNV-1a over the discovered runs: names, workers, span counts. */
+static uint64_t fingerprint(const struct run_set *rs)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+#define MIX(p, n)                                                                                  \
+	for (size_t i_ = 0; i_ < (n); i_++)                                                        \
+		h = (h ^ ((const unsigned char *)(p))[i_]) * 1099511628211ULL;
+	for (size_t i = 0; i < rs->runs.n; i++) {
+		const struct run *r = &rs->runs.v[i];
+
+		MIX(r->name, strlen(r->name) + 1);
+		for (size_t w = 0; w < r->workers.n; w++) {
+			uint64_t ns = r->workers.v[w].spans.n;
+
+			MIX(r->workers.v[w].name, strlen(r->workers.v[w].name) + 1);
+			MIX(&ns, sizeof(ns));
+		}
+	}
+#undef MIX
+	return h;
+}
+
+int cli_mpi_agree(struct mpi_dl *mpi, int go, const struct run_set *rs)
+{
+	uint64_t mine[2] = {(uint64_t)(go != 0), go ? fingerprint(rs) : 0};
+	struct nns_err err;
+	unsigned char verdict = 1;
+
+	nns_err_clear(&err);
+	if (mpi->rank != 0) {
+		void *msg = NULL;
+		size_t n = 0;
+
+		if (mpi_dl_send(mpi, 0, TAG_AGREE, mine, sizeof(mine), &err) ||
+		    mpi_dl_recv(mpi, 0, TAG_VERDICT, &msg, &n, &err)) {
+			cli_error(NULL, err.msg);
+			return 0;
+		}
+		verdict = n == 1 && *(unsigned char *)msg == 1;
+		free(msg);
+		return verdict;
+	}
+	verdict = go;
+	for (int p = 1; p < mpi->size; p++) {
+		uint64_t theirs[2];
+		void *msg = NULL;
+		size_t n = 0;
+
+		if (mpi_dl_recv(mpi, p, TAG_AGREE, &msg, &n, &err) || n != sizeof(theirs)) {
+			cli_error(NULL, err.msg[0] ? err.msg : "damaged MPI message (runs)");
+			verdict = 0;
+		} else {
+			memcpy(theirs, msg, sizeof(theirs));
+			if (go && theirs[0] && theirs[1] != mine[1]) {
+				char m[200];
+
+				snprintf(m, sizeof(m),
+					 "--mpi: process %d found other runs than process 0; "
+					 "every process must see the same input (a shared file "
+					 "system)",
+					 p);
+				cli_error(NULL, m);
+				verdict = 0;
+			} else if (go && !theirs[0]) {
+				char m[120];
+
+				snprintf(m, sizeof(m), "--mpi: process %d could not read the input",
+					 p);
+				cli_error(NULL, m);
+				verdict = 0;
+			}
+		}
+		free(msg);
+	}
+	for (int p = 1; p < mpi->size; p++)
+		if (mpi_dl_send(mpi, p, TAG_VERDICT, &verdict, 1, &err))
+			cli_error(NULL, err.msg);
+	return verdict;
+}
+
 int cli_visit_run_mpi(const struct run *r, struct cli_visit *v, struct mpi_dl *mpi, size_t *visited)
 {
 	size_t groups = 0;

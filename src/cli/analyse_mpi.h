@@ -16,6 +16,13 @@
 #include "cli/cli.h"
 #include "cli/mpi_dl.h"
 
+/* Called once by every process after discovering the runs (go = 0: this
+ * process stops, rs unused): process 0 compares what each process found
+ * (run names, workers, spans) and tells all whether to go on. Returns 1 to
+ * go on; 0 when any process stops or sees other runs (process 0 says
+ * which, e.g. the run is not on a shared file system). */
+int cli_mpi_agree(struct mpi_dl *mpi, int go, const struct run_set *rs);
+
 /* cli_visit_run() over this process's share of r's workers. Every process
  * must call it for the same runs in the same order. On process 0,
  * *visited counts the spans loaded by all processes. Returns CLI_OK or

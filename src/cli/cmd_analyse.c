@@ -360,36 +360,46 @@ static int analyse_body(struct analyse_ctx *cx, struct cli_visit *v, const char 
 	int root = !mpi || mpi->rank == 0;
 
 	nns_err_clear(&err);
+	memset(&rs, 0, sizeof(rs));
 	{
 		struct ms_jobs_ctx mj = {out, &ctx, (int)threads, 0, CLI_OK, 0};
-		int drc;
+		int drc, stop = 0;
 
 		/* MindSpore cluster jobs first: a directory may hold only those.
 		 * A job directory is not searched for traces (its *.json are
-		 * MindSpore's, not Kineto's). */
+		 * MindSpore's, not Kineto's). In an MPI job, process 0's alone. */
 		if (root)
 			msc_find_jobs(in, 8, on_ms_job, &mj, NULL);
 		if (mj.status)
 			status = mj.status;
-		if (mj.root_job)
-			return status;
-		drc = run_discover(&rs, in, NULL, &err);
-		/* `nnscope collect` output: the hosts' runs are one cluster run */
-		if (drc == NNS_OK && collect_merge_runs(&rs, in, &err))
-			drc = err.code;
-
-		if (drc) {
-			/* (MPI: a MindSpore job is process 0's alone) */
-			if ((mj.written > 0 || !root) && drc == NNS_ENOTFOUND)
-				return status;
-			cli_error(in, err.msg);
-			return CLI_EINPUT;
+		if (mj.root_job) {
+			stop = 1;
+		} else {
+			drc = run_discover(&rs, in, NULL, &err);
+			/* `nnscope collect` output: the hosts' runs are one cluster */
+			if (drc == NNS_OK && collect_merge_runs(&rs, in, &err))
+				drc = err.code;
+			if (drc == NNS_OK && out_mkdirs(out, &err)) {
+				cli_error(NULL, err.msg);
+				run_set_release(&rs);
+				status = CLI_EINPUT;
+				stop = 1;
+			} else if (drc) {
+				stop = 1;
+				if (!((mj.written > 0 || !root) && drc == NNS_ENOTFOUND)) {
+					cli_error(in, err.msg);
+					status = CLI_EINPUT;
+				}
+			}
 		}
-	}
-	if (out_mkdirs(out, &err)) {
-		cli_error(NULL, err.msg);
-		run_set_release(&rs);
-		return CLI_EINPUT;
+		/* every MPI process must see the same runs, or none goes on */
+		if (mpi && !cli_mpi_agree(mpi, !stop, &rs)) {
+			if (!stop)
+				run_set_release(&rs);
+			return stop ? status : CLI_EINPUT;
+		}
+		if (stop)
+			return status;
 	}
 	ctx.limit_bytes = (int64_t)limit_mb << 20;
 	v->kopts.threads = (int)threads;

@@ -101,6 +101,20 @@ per_proc() { grep 'steps, .* operators' "$TMP/mpi2.log" | sed -n 's/^\[[0-9]*,\(
 check "np 2: the 4 workers split 2 + 2 between processes 0 and 1 ($(per_proc))" \
 	test "$(per_proc)" = "0:2 1:2 "
 
+# processes that see different inputs (no shared file system): all stop,
+# process 0 says why, nothing hangs
+mkdir -p "$TMP/other"
+cp "$(find "$RUN" -name '*.nnst' | head -1)" "$TMP/other/"
+set +e
+timeout 120 mpirun --oversubscribe -np 1 "$NNSCOPE" analyse --mpi "$RUN" --out "$TMP/split" : \
+	-np 1 "$NNSCOPE" analyse --mpi "$TMP/other" --out "$TMP/split" >"$TMP/split.log" 2>&1
+rc=$?
+set -e
+check "different inputs per process: non-zero exit, no hang (rc $rc)" test $rc -ne 0 -a $rc -ne 124
+check "process 0 names the process that saw other runs" \
+	grep -q 'process 1 found other runs than process 0' "$TMP/split.log"
+check "and nothing was half written" test ! -e "$TMP/split/cluster.json"
+
 set +e
 NNSCOPE_LIBMPI=libnnscope-no-such-mpi.so.40 "$NNSCOPE" analyse --mpi "$RUN" --out "$TMP/x" \
 	>"$TMP/nompi.out" 2>"$TMP/nompi.err"
