@@ -255,7 +255,7 @@ int cli_mpi_agree(struct mpi_dl *mpi, int go, const struct run_set *rs)
 {
 	uint64_t mine[2] = {(uint64_t)(go != 0), go ? fingerprint(rs) : 0};
 	struct nns_err err;
-	unsigned char verdict = 1;
+	unsigned char verdict; /* 1 go, 0 stop, 2 stop: an error */
 
 	nns_err_clear(&err);
 	if (mpi->rank != 0) {
@@ -267,11 +267,11 @@ int cli_mpi_agree(struct mpi_dl *mpi, int go, const struct run_set *rs)
 			cli_error(NULL, err.msg);
 			return 0;
 		}
-		verdict = n == 1 && *(unsigned char *)msg == 1;
+		verdict = n == 1 ? *(unsigned char *)msg : 2;
 		free(msg);
-		return verdict;
+		return verdict == 1 ? 1 : verdict == 0 ? 0 : -1;
 	}
-	verdict = go;
+	verdict = go ? 1 : 0; /* process 0 has nothing (more) to do: all stop */
 	for (int p = 1; p < mpi->size; p++) {
 		uint64_t theirs[2];
 		void *msg = NULL;
@@ -279,7 +279,7 @@ int cli_mpi_agree(struct mpi_dl *mpi, int go, const struct run_set *rs)
 
 		if (mpi_dl_recv(mpi, p, TAG_AGREE, &msg, &n, &err) || n != sizeof(theirs)) {
 			cli_error(NULL, err.msg[0] ? err.msg : "damaged MPI message (runs)");
-			verdict = 0;
+			verdict = 2;
 		} else {
 			memcpy(theirs, msg, sizeof(theirs));
 			if (go && theirs[0] && theirs[1] != mine[1]) {
@@ -291,14 +291,14 @@ int cli_mpi_agree(struct mpi_dl *mpi, int go, const struct run_set *rs)
 					 "system)",
 					 p);
 				cli_error(NULL, m);
-				verdict = 0;
+				verdict = 2;
 			} else if (go && !theirs[0]) {
 				char m[120];
 
 				snprintf(m, sizeof(m), "--mpi: process %d could not read the input",
 					 p);
 				cli_error(NULL, m);
-				verdict = 0;
+				verdict = 2;
 			}
 		}
 		free(msg);
@@ -306,7 +306,7 @@ int cli_mpi_agree(struct mpi_dl *mpi, int go, const struct run_set *rs)
 	for (int p = 1; p < mpi->size; p++)
 		if (mpi_dl_send(mpi, p, TAG_VERDICT, &verdict, 1, &err))
 			cli_error(NULL, err.msg);
-	return verdict;
+	return verdict == 1 ? 1 : verdict == 0 ? 0 : -1;
 }
 
 int cli_visit_run_mpi(const struct run *r, struct cli_visit *v, struct mpi_dl *mpi, size_t *visited)

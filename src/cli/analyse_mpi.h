@@ -19,8 +19,10 @@
 /* Called once by every process after discovering the runs (go = 0: this
  * process stops, rs unused): process 0 compares what each process found
  * (run names, workers, spans) and tells all whether to go on. Returns 1 to
- * go on; 0 when any process stops or sees other runs (process 0 says
- * which, e.g. the run is not on a shared file system). */
+ * go on; 0 when process 0 stops (nothing to analyse, or a MindSpore job
+ * that it alone analyses); -1 when another process stops or sees other
+ * runs than process 0 (process 0 says which: e.g. the input is not on a
+ * shared file system). */
 int cli_mpi_agree(struct mpi_dl *mpi, int go, const struct run_set *rs);
 
 /* cli_visit_run() over this process's share of r's workers. Every process

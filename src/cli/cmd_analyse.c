@@ -393,10 +393,15 @@ static int analyse_body(struct analyse_ctx *cx, struct cli_visit *v, const char 
 			}
 		}
 		/* every MPI process must see the same runs, or none goes on */
-		if (mpi && !cli_mpi_agree(mpi, !stop, &rs)) {
-			if (!stop)
+		if (mpi) {
+			int go = cli_mpi_agree(mpi, !stop, &rs);
+
+			if (go != 1 && !stop)
 				run_set_release(&rs);
-			return stop ? status : CLI_EINPUT;
+			if (go < 0)
+				return CLI_EINPUT;
+			if (go == 0)
+				return root ? status : CLI_OK;
 		}
 		if (stop)
 			return status;

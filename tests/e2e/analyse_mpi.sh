@@ -101,6 +101,23 @@ per_proc() { grep 'steps, .* operators' "$TMP/mpi2.log" | sed -n 's/^\[[0-9]*,\(
 check "np 2: the 4 workers split 2 + 2 between processes 0 and 1 ($(per_proc))" \
 	test "$(per_proc)" = "0:2 1:2 "
 
+# a MindSpore cluster job: process 0 analyses it, the others stop quietly
+JOB=${NNS_SHARED:-$(dirname "$0")/../../../shared}/data/mindinsight/cluster_propose
+if [ -d "$JOB" ]; then
+	"$NNSCOPE" analyse "$JOB" --out "$TMP/ms_plain" -q >/dev/null 2>&1 || true
+	if timeout 120 mpirun --oversubscribe -np 2 "$NNSCOPE" analyse --mpi "$JOB" \
+		--out "$TMP/ms_mpi" -q >"$TMP/ms.log" 2>&1; then
+		pass "MindSpore job under --mpi: exit 0"
+	else
+		fail "MindSpore job under --mpi"
+		sed 's/^/    /' "$TMP/ms.log" | tail -5
+	fi
+	check "MindSpore job: cluster.json equal to the plain analyse (slow rank 2, 22.23 %)" \
+		bash -c "cmp -s '$TMP/ms_plain/cluster.json' '$TMP/ms_mpi/cluster.json' && test \"\$(jq -r '.proposals[] | select(.id == \"slow_rank\") | \"\(.rank) \(.percent)\"' '$TMP/ms_mpi/cluster.json')\" = '2 22.23'"
+else
+	echo "SKIP MindSpore job under --mpi: $JOB absent (set NNS_SHARED)"
+fi
+
 # processes that see different inputs (no shared file system): all stop,
 # process 0 says why, nothing hangs
 mkdir -p "$TMP/other"
