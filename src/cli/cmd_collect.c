@@ -229,8 +229,6 @@ static int parse_host(char *line, struct host *h, char *msg, size_t size)
 		}
 		*close = '\0';
 		memmove(hp, hp + 1, strlen(hp + 1) + 1);
-		if (colon)
-			colon--; /* moved one left */
 	} else {
 		colon = strchr(hp, ':');
 		if (colon && strchr(colon + 1, ':')) {

@@ -214,9 +214,24 @@ rc_batch=$?
 printf 'bad;host /tmp\n' >"$TMP/hosts_bad"
 "$NNSCOPE" collect --hosts "$TMP/hosts_bad" --remote-path x --out "$TMP/run3" 2>"$TMP/bad.err"
 rc_bad=$?
+# hosts lines: bad ports and names are refused; an IPv6 [addr]:port parses
+# (nothing listens on [::1]:CLOSED: it must fail as unreachable, not as a
+# malformed line)
+for bad in 'node:70000' 'node:' '@node' '[::1' '[::1]x' 'fe80::1:22' '-oProxyCommand=x'; do
+	printf '%s /tmp\n' "$bad" >"$TMP/hosts_b"
+	"$NNSCOPE" collect --hosts "$TMP/hosts_b" --out "$TMP/run3" 2>"$TMP/b.err" >/dev/null
+	rc=$?
+	grep -q 'hosts_b:1:' "$TMP/b.err" && [ $rc -eq 1 ] || { echo "    not refused: '$bad'"; rc_bad=99; }
+done
+printf '[::1]:%s /tmp\n' "$CLOSED" >"$TMP/hosts_v6"
+"$NNSCOPE" collect --hosts "$TMP/hosts_v6" --out "$TMP/run4" --connect-timeout 2 \
+	--ssh-opt StrictHostKeyChecking=no 2>"$TMP/v6.err" >/dev/null
+rc_v6=$?
 set -e
+check "[::1]:port parses (fails as unreachable, not as a bad line)" \
+	bash -c "test $rc_v6 -eq 1 && grep -q 'host0 (line 1, \[::1\]:$CLOSED): unreachable' '$TMP/v6.err'"
 check "--ssh-opt BatchMode=no is refused (usage, exit 2)" test $rc_batch -eq 2
-check "a malformed hosts line: exit 1 naming file:line" \
+check "malformed hosts lines (bad port, no host, '-' option, bad brackets): exit 1 naming file:line" \
 	bash -c "test $rc_bad -eq 1 && grep -q 'hosts_bad:1:' '$TMP/bad.err'"
 
 echo "$passes passed, $fails failed"
