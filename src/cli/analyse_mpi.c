@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 struct buf {
 	unsigned char *v;
@@ -182,22 +183,85 @@ static int merge_group(const struct run *r, struct cli_visit *v, size_t k, struc
 	return rc;
 }
 
+struct share_item {
+	size_t w;
+	uint64_t bytes;
+};
+
+static int cmp_share(const void *a, const void *b)
+{
+	const struct share_item *x = a, *y = b;
+
+	if (x->bytes != y->bytes)
+		return x->bytes < y->bytes ? 1 : -1; /* largest first */
+	return (x->w > y->w) - (x->w < y->w);
+}
+
+static uint64_t file_bytes(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && st.st_size > 0 ? (uint64_t)st.st_size : 0;
+}
+
+/* owner[w] = the process that analyses worker w in group k: largest trace
+ * first to the least loaded process (by bytes; ties to the lower process).
+ * Every process computes the same from the same files (cli_mpi_agree
+ * checked the sizes). -1: not in this group. NNS_OK or NNS_ENOMEM. */
+static int assign(const struct run *r, const struct cli_visit *v, int nproc, size_t k, int *owner)
+{
+	struct share_item *it = calloc(r->workers.n + 1, sizeof(*it));
+	uint64_t *load = calloc((size_t)nproc, sizeof(*load));
+	size_t n = 0;
+
+	if (!it || !load) {
+		free(it);
+		free(load);
+		return NNS_ENOMEM;
+	}
+	for (size_t w = 0; w < r->workers.n; w++) {
+		const struct run_span *sp = span_at(&r->workers.v[w], k, v->only_span);
+
+		owner[w] = -1;
+		if (!sp || (v->only_worker && strcmp(r->workers.v[w].name, v->only_worker) != 0))
+			continue;
+		it[n].w = w;
+		it[n++].bytes = file_bytes(sp->path);
+	}
+	qsort(it, n, sizeof(*it), cmp_share);
+	for (size_t i = 0; i < n; i++) {
+		int best = 0;
+
+		for (int p = 1; p < nproc; p++)
+			if (load[p] < load[best])
+				best = p;
+		owner[it[i].w] = best;
+		load[best] += it[i].bytes + 1; /* +1: empty files still count */
+	}
+	free(it);
+	free(load);
+	return NNS_OK;
+}
+
 /* This process's workers of group k: analysed, their rows into b. */
 static int visit_share(const struct run *r, struct cli_visit *v, struct mpi_dl *mpi, size_t k,
 		       struct buf *b, uint64_t *spans, uint64_t *rows)
 {
-	int status = CLI_OK;
+	int status = CLI_OK, *owner = calloc(r->workers.n + 1, sizeof(*owner));
 
-	for (size_t w = (size_t)mpi->rank; w < r->workers.n; w += (size_t)mpi->size) {
+	if (!owner || assign(r, v, mpi->size, k, owner)) {
+		free(owner);
+		cli_error(r->dir, "out of memory");
+		return CLI_EINPUT;
+	}
+	for (size_t w = 0; w < r->workers.n; w++) {
 		const struct run_worker *wk = &r->workers.v[w];
-		const struct run_span *s;
+		const struct run_span *s = span_at(wk, k, v->only_span);
 		struct cli_item it;
 		struct nns_err err;
 		int rc;
 
-		if (v->only_worker && strcmp(wk->name, v->only_worker) != 0)
-			continue;
-		if (!(s = span_at(wk, k, v->only_span)))
+		if (owner[w] != mpi->rank || !s)
 			continue;
 		memset(&it, 0, sizeof(it));
 		it.run = r;
@@ -222,6 +286,7 @@ static int visit_share(const struct run *r, struct cli_visit *v, struct mpi_dl *
 		}
 		cli_item_release(&it);
 	}
+	free(owner);
 	return status;
 }
 
@@ -245,6 +310,11 @@ static uint64_t fingerprint(const struct run_set *rs)
 
 			MIX(r->workers.v[w].name, strlen(r->workers.v[w].name) + 1);
 			MIX(&ns, sizeof(ns));
+			for (size_t k = 0; k < ns; k++) { /* sizes decide the split */
+				uint64_t b = file_bytes(r->workers.v[w].spans.v[k].path);
+
+				MIX(&b, sizeof(b));
+			}
 		}
 	}
 #undef MIX

@@ -1,14 +1,13 @@
 /*
  * analyse_mpi.h - `nnscope analyse --mpi`: the workers (ranks) of a run are
- * split across the MPI processes (round robin in worker order); each
- * process loads and analyses its share and writes those workers' output
- * files itself (a shared file system is required: every process reads the
- * run and writes into the same --out directory); the cluster step-trace
- * row of each worker goes to MPI process 0 as bytes, and process 0 builds
- * the cluster result and hands it to v->on_cluster (cluster.json).
- * distributed.json is not written in this mode (it needs every worker's
- * full profile in one process). All processes must run the same binary on
- * the same architecture (rows travel as raw structs).
+ * split across the MPI processes (per span group, largest trace file first
+ * to the least loaded process, by bytes); each process loads and analyses its share and writes
+ * those workers' output files itself (a shared file system is required: every process reads the run
+ * and writes into the same --out directory); the cluster step-trace row of each worker goes to MPI
+ * process 0 as bytes, and process 0 builds the cluster result and hands it to v->on_cluster
+ * (cluster.json). distributed.json is not written in this mode (it needs every worker's full
+ * profile in one process). All processes must run the same binary on the same architecture (rows
+ * travel as raw structs).
  */
 #ifndef NNS_CLI_ANALYSE_MPI_H
 #define NNS_CLI_ANALYSE_MPI_H

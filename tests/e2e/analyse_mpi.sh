@@ -101,6 +101,23 @@ per_proc() { grep 'steps, .* operators' "$TMP/mpi2.log" | sed -n 's/^\[[0-9]*,\(
 check "np 2: the 4 workers split 2 + 2 between processes 0 and 1 ($(per_proc))" \
 	test "$(per_proc)" = "0:2 1:2 "
 
+# the split follows the trace sizes: rank 0 runs 30x the steps, so its
+# trace alone outweighs the three others and process 0 gets it alone
+RUNB=$TMP/runb
+for r in 0 1 2 3; do
+	steps=10
+	[ $r = 0 ] && steps=300
+	env RANK=$r WORLD_SIZE=4 LOCAL_RANK=$r "$MLP" --quiet --steps $steps --batch 32 --in 64 \
+		--hidden 64 --out "$RUNB" >"$TMP/rankb$r.log" 2>&1 || true
+done
+big=$(ls -S "$RUNB"/*.nnst | head -1)
+timeout 300 mpirun --oversubscribe --tag-output -np 2 "$NNSCOPE" analyse --mpi "$RUNB" \
+	--out "$TMP/mpib" >"$TMP/mpib.log" 2>&1 || true
+per_procb() { grep 'steps, .* operators' "$TMP/mpib.log" | sed -n 's/^\[[0-9]*,\([0-9]*\)\].*/\1/p' | sort | uniq -c | awk '{printf "%s:%s ", $2, $1}'; }
+check "by size: the big trace alone on process 0, the 3 small on process 1 ($(per_procb))" \
+	bash -c "test '$(per_procb)' = '0:1 1:3 ' && grep -q '^\[[0-9]*,0\].*/$(basename "$big" .nnst): 300 steps' '$TMP/mpib.log'"
+check "by size: 4 rank rows in cluster.json" jqt "$TMP/mpib/cluster.json" '(.ranks | length) == 4'
+
 # a MindSpore cluster job: process 0 analyses it, the others stop quietly
 JOB=${NNS_SHARED:-$(dirname "$0")/../../../shared}/data/mindinsight/cluster_propose
 if [ -d "$JOB" ]; then
