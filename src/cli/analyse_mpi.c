@@ -276,7 +276,9 @@ static int visit_share(const struct run *r, struct cli_visit *v, struct mpi_dl *
 		if (rc)
 			status = rc;
 		nns_err_clear(&err);
-		if (v->on_cluster && v->want_dist && !v->only_worker) {
+		/* MindSpore devices: their cluster is the MindSpore job's
+		 * (ms_cluster.h), as in cli_visit_run */
+		if (v->on_cluster && v->want_dist && !v->only_worker && !run_is_mindspore(r)) {
 			if (put_row(b, (uint64_t)w, &it, &err)) {
 				cli_error(s->path, err.msg);
 				status = CLI_EINPUT;

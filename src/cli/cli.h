@@ -116,4 +116,8 @@ void cli_load_host_info(struct model *m, const struct run *r);
 /* "run/worker.span" style label for messages and headings. */
 void cli_item_label(char *dst, size_t size, const struct cli_item *it, int with_run);
 
+/* Step-trace points from the environment into m's metadata (cli_common.c). */
+struct model;
+int cli_step_points(struct model *m);
+
 #endif

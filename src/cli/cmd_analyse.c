@@ -34,6 +34,10 @@ static const char USAGE[] =
     "A directory is searched recursively for <worker>[.<span>].pt.trace.json[.gz] and\n"
     "<worker>[.<span>].nnst (with host_info/host_info_<rank>.csv beside them);\n"
     "when it holds several runs, each goes to <dir>/<run>/.\n"
+    "MindSpore profiler directories (step_trace_raw_<id>_detail_time.csv,\n"
+    "*timeline_display_<id>.json, aicore_intermediate_<id>_*.csv ...) are runs too:\n"
+    "one worker device_<id> per device, with steptrace.json from MindSpore's step\n"
+    "trace, ms_ops.json and the ms_*.csv tables (docs/MINDSPORE.md).\n"
     "\n"
     "Options:\n"
     "  -o, --out DIR      output directory (created if missing; required)\n"
@@ -365,31 +369,27 @@ static int analyse_body(struct analyse_ctx *cx, struct cli_visit *v, const char 
 		struct ms_jobs_ctx mj = {out, &ctx, (int)threads, 0, CLI_OK, 0};
 		int drc, stop = 0;
 
-		/* MindSpore cluster jobs first: a directory may hold only those.
-		 * A job directory is not searched for traces (its *.json are
-		 * MindSpore's, not Kineto's). In an MPI job, process 0's alone. */
+		/* MindSpore cluster jobs first (cluster.json); their devices are
+		 * then analysed as workers like any other run (ms_load.h). In an
+		 * MPI job the jobs are process 0's alone. */
 		if (root)
 			msc_find_jobs(in, 8, on_ms_job, &mj, NULL);
 		if (mj.status)
 			status = mj.status;
-		if (mj.root_job) {
+		drc = run_discover(&rs, in, NULL, &err);
+		/* `nnscope collect` output: the hosts' runs are one cluster */
+		if (drc == NNS_OK && collect_merge_runs(&rs, in, &err))
+			drc = err.code;
+		if (drc == NNS_OK && out_mkdirs(out, &err)) {
+			cli_error(NULL, err.msg);
+			run_set_release(&rs);
+			status = CLI_EINPUT;
 			stop = 1;
-		} else {
-			drc = run_discover(&rs, in, NULL, &err);
-			/* `nnscope collect` output: the hosts' runs are one cluster */
-			if (drc == NNS_OK && collect_merge_runs(&rs, in, &err))
-				drc = err.code;
-			if (drc == NNS_OK && out_mkdirs(out, &err)) {
-				cli_error(NULL, err.msg);
-				run_set_release(&rs);
+		} else if (drc) {
+			stop = 1;
+			if (!((mj.written > 0 || !root) && drc == NNS_ENOTFOUND)) {
+				cli_error(in, err.msg);
 				status = CLI_EINPUT;
-				stop = 1;
-			} else if (drc) {
-				stop = 1;
-				if (!((mj.written > 0 || !root) && drc == NNS_ENOTFOUND)) {
-					cli_error(in, err.msg);
-					status = CLI_EINPUT;
-				}
 			}
 		}
 		/* every MPI process must see the same runs, or none goes on */
