@@ -31,6 +31,8 @@ void out_json_ms_summary(struct jsonw *w, const struct ms_st_summary *s);
  *    "steps":[{"name","start_us","end_us","iteration_interval_us","fp_bp_us","tail_us","total_us"}],
  *    "average":{"iteration_interval_us","fp_bp_us","tail_us","total_us"},
  *    "summary":{...out_json_ms_summary...},
+ *    "proposals":[{"id":"step_trace-iter_interval","text","iteration_interval_ms"}]
+ *               (MindInsight's step_trace proposer: average interval > 0.5 ms),
  *    "point_info":{"fp_start","bp_end"}|null,
  *    "graph":[[{"name","start_ms","duration_ms"}|null ...] ...]  (the average's
  *            training-trace graph, ms_steptrace.h)}

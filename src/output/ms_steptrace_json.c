@@ -7,6 +7,7 @@
 #include "output/ms_ops_json.h"
 
 #include <math.h>
+#include <stdio.h>
 
 static double us(double counts)
 {
@@ -87,6 +88,26 @@ int out_json_ms_steptrace(struct jsonw *w, const struct ms_src *s)
 		jsonw_obj_end(w);
 		return 0;
 	}
+	jsonw_key(w, "proposals");
+	jsonw_arr_begin(w);
+	if (ms_st_summarise_table(&t, &sum, &err) == NNS_OK && sum.interval_ms > 0.5) {
+		/* MindInsight's step_trace proposer: the average step's iteration
+		 * interval above 0.5 ms */
+		char text[512];
+
+		snprintf(
+		    text, sizeof(text),
+		    "The average iteration interval is %.4f ms (%.2f%% of the step), above 0.5 "
+		    "ms: the path from data processing to the computational graph can be "
+		    "optimized (graph mode and dataset sink mode; see the data pipeline).",
+		    sum.interval_ms, sum.interval_pct);
+		jsonw_obj_begin(w);
+		jsonw_kstr(w, "id", "step_trace-iter_interval");
+		jsonw_kstr(w, "text", text);
+		jsonw_kdouble(w, "iteration_interval_ms", sum.interval_ms);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
 	if (ms_st_summarise_table(&t, &sum, &err) == NNS_OK) {
 		jsonw_key(w, "summary");
 		out_json_ms_summary(w, &sum);

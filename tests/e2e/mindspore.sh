@@ -108,6 +108,12 @@ check "ms_op_type.csv: MatMul 2807.82 us, 25 calls first" grep -qx "MatMul,2807.
 check "ms_step_trace.csv: 322 steps and the average" test "$(grep -c . "$D/ms_step_trace.csv")" -eq 324
 check "AI Core ops are kernels (kernels.json not empty)" jqt "$D/kernels.json" '(.rows // .kernels // .by_name // []) | length > 0'
 
+check "no step-trace proposal at a 0.2038 ms interval (MindInsight: > 0.5 ms)" jqt "$D/steptrace.json" '.proposals == []'
+RUN2=$SHARED/data/mindinsight/run_2
+"$NNSCOPE" analyse "$RUN2" --out "$TMP/r2" >/dev/null 2>&1
+check "run_2 (interval 12.4321 ms, test_training_trace_analyse): the iteration-interval proposal" \
+	jqt "$TMP/r2/device_1/steptrace.json" '[.proposals[].id] == ["step_trace-iter_interval"] and .summary.iteration_interval_ms == 12.4321'
+
 # ---- a single timeline file ----------------------------------------------------
 "$NNSCOPE" analyse "$RUN1/timeline_display_1.json" --out "$TMP/one" >/dev/null 2>&1
 check "a timeline file alone: its device, with the directory's step trace" jqt "$TMP/one/device_1/steptrace.json" '.summary.total_ms == 205.3809'
