@@ -427,20 +427,24 @@ static void ms_keep_anchors(struct found *fv, size_t *fn)
 {
 	size_t out = 0;
 
+	/* first mark (ms_prio -2: dropped) comparing only unmodified entries,
+	 * then free and compact */
 	for (size_t i = 0; i < *fn; i++) {
-		int keep = 1;
-
-		for (size_t j = 0; keep && fv[i].ms_prio >= 0 && j < *fn; j++) {
+		for (size_t j = 0; fv[i].ms_prio >= 0 && j < *fn; j++) {
 			if (j == i || fv[j].ms_prio < 0 || strcmp(fv[i].worker, fv[j].worker))
 				continue;
 			if (fv[j].ms_prio < fv[i].ms_prio ||
-			    (fv[j].ms_prio == fv[i].ms_prio && strcmp(fv[j].path, fv[i].path) < 0))
-				keep = 0;
+			    (fv[j].ms_prio == fv[i].ms_prio && strcmp(fv[j].path, fv[i].path) < 0)) {
+				fv[i].ms_prio = -2 - fv[i].ms_prio; /* <= -2, still ordered */
+				break;
+			}
 		}
-		if (keep)
-			fv[out++] = fv[i];
-		else
+	}
+	for (size_t i = 0; i < *fn; i++) {
+		if (fv[i].ms_prio <= -2)
 			found_free(&fv[i]);
+		else
+			fv[out++] = fv[i];
 	}
 	*fn = out;
 }
