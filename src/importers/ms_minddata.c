@@ -345,6 +345,19 @@ int ms_md_read_get_next(const struct ms_src *s, struct ms_md_gn *out, struct nns
 
 /* ---- all of them ------------------------------------------------------ */
 
+int ms_md_any(const struct ms_src *s)
+{
+	static const char *const f[][2] = {
+	    {"device_queue_profiling_", ".txt"}, {"dataset_iterator_profiling_", ".txt"},
+	    {"minddata_aicpu_", ".txt"},	 {"minddata_getnext_profiling_", ".txt"},
+	    {"minddata_pipeline_raw_", ".csv"},	 {"minddata_cpu_utilization_", ".json"}};
+
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		if (ms_src_has(s, f[i][0], f[i][1]))
+			return 1;
+	return 0;
+}
+
 int ms_md_load(struct ms_md *m, const struct ms_src *s)
 {
 	struct nns_err e;

@@ -756,6 +756,7 @@ static void hand_document(void **state)
 
 	(void)state;
 	/* nothing yet: every part null, no proposal, no error */
+	assert_int_equal(ms_md_any(&s), 0);
 	doc = doc_of(&s);
 	assert_true(json_is_null(json_object_get(doc, "device_queue")));
 	assert_true(json_is_null(json_object_get(doc, "get_next")));
@@ -775,6 +776,7 @@ static void hand_document(void **state)
 	    PIPE_HDR "0,BatchOp,4,\"[1, 2]\",1.5,64,0.0234375,10,,[1]\n"
 		     "1,MapOp,8,\"[10, 10]\",10.0,128,0.078125,10,0,[2]\n"
 		     "2,GeneratorOp,2,\"[120, 120]\",120.0,128,0.9375,10,1,\n");
+	assert_int_equal(ms_md_any(&s), 1);
 	doc = doc_of(&s);
 	assert_int_equal(json_array_size(json_object_get(doc, "errors")), 0);
 	x = json_object_get(doc, "device_queue");
@@ -942,6 +944,16 @@ static void malformed(void **state)
 	expect_format(ms_md_parse_pipeline(t, strlen(t), "p", &p, &err), &err, "p:2: more than");
 	t = PIPE_HDR "1.5,Batch,4,,,,,10,,\n";
 	expect_format(ms_md_parse_pipeline(t, strlen(t), "p", &p, &err), &err, "p:2: op_id");
+	t = PIPE_HDR "0,Batch,4,,,,,10,,[1e300]\n";
+	expect_format(ms_md_parse_pipeline(t, strlen(t), "p", &p, &err), &err, "p:2: children_id");
+	t = PIPE_HDR "0,Batch,4,\"[1, inf]\",,,,10,,\n";
+	expect_format(ms_md_parse_pipeline(t, strlen(t), "p", &p, &err), &err,
+		      "p:2: output_queue_size");
+	t = PIPE_HDR "0x10,Batch,4,,,,,10,,\n";
+	expect_format(ms_md_parse_pipeline(t, strlen(t), "p", &p, &err), &err, "p:2: op_id");
+	t = PIPE_HDR " 0 ,Batch,4,,,,, 10,,\n";
+	assert_int_equal(ms_md_parse_pipeline(t, strlen(t), "p", &p, &err), NNS_OK);
+	assert_true(p.ops.n == 1 && p.ops.v[0].sample_interval == 10);
 	t = "{\"device_info\": {\"idle_utilization\": \"a\"}}";
 	expect_format(ms_md_parse_cpu(t, strlen(t), "c", &c, &err), &err, "c:1: a metric");
 	t = "{\"op_info\": [{\"metrics\": {}}]}";
