@@ -40,7 +40,7 @@ int ms_md_slurp(const struct ms_src *s, const char *pre, const char *post, char 
 			size_t nc = cap ? cap * 2 : 65536;
 			char *nb;
 
-			if (cap > MS_MD_FILE_MAX) {
+			if (cap >= MS_MD_FILE_MAX) {
 				free(b);
 				fclose(f);
 				return nns_err_set(err, NNS_ENOMEM, "%s: larger than %zu MB", path,
