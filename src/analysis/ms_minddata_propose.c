@@ -129,13 +129,13 @@ static int cpu_proposal(const struct ms_md_cpu *c, const struct ms_md_dq *q,
 	if ((rc = ms_md_cpu_analyse(c, q, &ci)))
 		return rc;
 	if (ci.has_idle && ci.active_avg > MS_MD_CPU_ACTIVE_THRESHOLD) {
-		double v = ci.active_avg;
+		double v[1] = {ci.active_avg};
 
-		rc = add(out, "minddata_cpu_utilization", &v, 1, NULL, NULL,
+		rc = add(out, "minddata_cpu_utilization", v, 1, NULL, NULL,
 			 "The average CPU usage of the entire system is %g%% (threshold %d%%), "
 			 "which may affect the data processing performance: other processes or "
 			 "too many workers compete for the CPUs.",
-			 v, MS_MD_CPU_ACTIVE_THRESHOLD);
+			 v[0], MS_MD_CPU_ACTIVE_THRESHOLD);
 	}
 	ms_md_cpu_info_release(&ci);
 	return rc;

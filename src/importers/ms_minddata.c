@@ -40,7 +40,7 @@ int ms_md_slurp(const struct ms_src *s, const char *pre, const char *post, char 
 			size_t nc = cap ? cap * 2 : 65536;
 			char *nb;
 
-			if (cap > MS_MD_FILE_MAX) {
+			if (cap >= MS_MD_FILE_MAX) {
 				free(b);
 				fclose(f);
 				return nns_err_set(err, NNS_ENOMEM, "%s: larger than %zu MB", path,
@@ -344,6 +344,19 @@ int ms_md_read_get_next(const struct ms_src *s, struct ms_md_gn *out, struct nns
 }
 
 /* ---- all of them ------------------------------------------------------ */
+
+int ms_md_any(const struct ms_src *s)
+{
+	static const char *const f[][2] = {
+	    {"device_queue_profiling_", ".txt"}, {"dataset_iterator_profiling_", ".txt"},
+	    {"minddata_aicpu_", ".txt"},	 {"minddata_getnext_profiling_", ".txt"},
+	    {"minddata_pipeline_raw_", ".csv"},	 {"minddata_cpu_utilization_", ".json"}};
+
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		if (ms_src_has(s, f[i][0], f[i][1]))
+			return 1;
+	return 0;
+}
 
 int ms_md_load(struct ms_md *m, const struct ms_src *s)
 {

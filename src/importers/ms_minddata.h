@@ -194,6 +194,9 @@ struct ms_md {
 	struct nns_err errors[MS_MD_MAX_ERRORS];
 };
 
+/* 1 when s has at least one of the MindData files above. */
+int ms_md_any(const struct ms_src *s);
+
 /* Reads every MindData file of s; a file that fails leaves its part absent
  * and its message in errors[]. Returns the number of such files. */
 int ms_md_load(struct ms_md *m, const struct ms_src *s);

@@ -15,7 +15,7 @@
 /* ---- a small JSON reader --------------------------------------------- */
 
 #define JP_DEPTH 32
-#define JP_NODES_MAX 20000000
+#define JP_NODES_MAX 8000000
 
 enum { JP_NULL, JP_BOOL, JP_NUM, JP_STR, JP_ARR, JP_OBJ };
 

@@ -11,6 +11,7 @@
 #include "importers/ms_minddata.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,12 +51,22 @@ long ms_md_pipeline_find(const struct ms_md_pipeline *p, int64_t op_id)
 
 static int parse_i64(const char *s, int64_t *out)
 {
-	double d;
+	char *e;
+	long long v;
 
-	/* int() of upstream: digits only; "3.0" is not an integer */
-	if (ms_csv_num(s, &d) || strpbrk(s, ".eE") || d < -9.2e18 || d > 9.2e18)
+	/* int() of upstream: an optional sign and decimal digits ("3.0",
+	 * "0x10" and "" are not integers); blanks around are allowed */
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (!*s)
 		return -1;
-	*out = (int64_t)strtoll(s, NULL, 10);
+	errno = 0;
+	v = strtoll(s, &e, 10);
+	while (*e == ' ' || *e == '\t')
+		e++;
+	if (*e || errno || e == s)
+		return -1;
+	*out = (int64_t)v;
 	return 0;
 }
 
@@ -79,13 +90,13 @@ static int parse_list(const char *s, int ints, void *vec)
 
 		errno = 0;
 		d = strtod(p, &e);
-		if (e == p || errno)
+		if (e == p || errno || !isfinite(d))
 			return -1;
 		if (ints) {
 			VEC(int64_t) *iv = vec;
 
-			if (d != (double)(int64_t)d || iv->n >= MS_MD_MAX_LIST ||
-			    vec_push(iv, (int64_t)d))
+			if (d < -9.2e18 || d > 9.2e18 || d != (double)(int64_t)d ||
+			    iv->n >= MS_MD_MAX_LIST || vec_push(iv, (int64_t)d))
 				return -1;
 		} else {
 			VEC(double) *dv = vec;

@@ -263,9 +263,10 @@ static void conformance_queues(void **state)
 	assert_int_equal(gni.queue_n, (size_t)num(json_object_get(e, "size")));
 	assert_ilist(json_object_get(json_object_get(e, "info"), "queue"), gni.queue.v,
 		     gni.queue.n);
-	assert_int_equal(gni.empty, (size_t)num(json_object_get(
-					json_object_get(json_object_get(e, "summary"), "queue_summary"),
-					"empty_queue")));
+	assert_int_equal(
+	    gni.empty,
+	    (size_t)num(json_object_get(
+		json_object_get(json_object_get(e, "summary"), "queue_summary"), "empty_queue")));
 
 	/* st test_analyse_device_queue_info, ut test_analyse_device_queue_info_all */
 	e = expect(root, st, "test_analyse_device_queue_info", "expect_result");
@@ -407,7 +408,8 @@ static void conformance_pipeline(void **state)
 	qi = json_object_get(e, "queue_info");
 	o = &p.ops.v[cur];
 	check_cell(o, "output_queue_size", json_object_get(qi, "output_queue_size"));
-	check_cell(o, "output_queue_average_size", json_object_get(qi, "output_queue_average_size"));
+	check_cell(o, "output_queue_average_size",
+		   json_object_get(qi, "output_queue_average_size"));
 	check_cell(o, "output_queue_length", json_object_get(qi, "output_queue_length"));
 	check_cell(o, "output_queue_usage_rate", json_object_get(qi, "output_queue_usage_rate"));
 	check_cell(o, "sample_interval", json_object_get(qi, "sample_interval"));
@@ -432,7 +434,9 @@ static void conformance_threshold(void **state)
 		double high, low;
 		size_t n;
 		int64_t ids[2];
-	} cases[] = {{0, 0.8, 0.2, 1, {4}}, {1, 0.8, 0.6, 1, {1}}, {2, 0.8, 0.6, 1, {0}},
+	} cases[] = {{0, 0.8, 0.2, 1, {4}},
+		     {1, 0.8, 0.6, 1, {1}},
+		     {2, 0.8, 0.6, 1, {0}},
 		     {3, 0.8, 0.2, 2, {2, 3}}};
 	char dir[4096];
 
@@ -752,6 +756,7 @@ static void hand_document(void **state)
 
 	(void)state;
 	/* nothing yet: every part null, no proposal, no error */
+	assert_int_equal(ms_md_any(&s), 0);
 	doc = doc_of(&s);
 	assert_true(json_is_null(json_object_get(doc, "device_queue")));
 	assert_true(json_is_null(json_object_get(doc, "get_next")));
@@ -767,9 +772,11 @@ static void hand_document(void **state)
 	    "{\"sampling_interval\": 10, \"op_info\": [{\"op_id\": 2, \"num_workers\": 4, "
 	    "\"op_type\": \"MapOp\"}]}");
 	put("device_queue_profiling_0.txt", DQ_TXT);
-	put("minddata_pipeline_raw_0.csv", PIPE_HDR "0,BatchOp,4,\"[1, 2]\",1.5,64,0.0234375,10,,[1]\n"
-						    "1,MapOp,8,\"[10, 10]\",10.0,128,0.078125,10,0,[2]\n"
-						    "2,GeneratorOp,2,\"[120, 120]\",120.0,128,0.9375,10,1,\n");
+	put("minddata_pipeline_raw_0.csv",
+	    PIPE_HDR "0,BatchOp,4,\"[1, 2]\",1.5,64,0.0234375,10,,[1]\n"
+		     "1,MapOp,8,\"[10, 10]\",10.0,128,0.078125,10,0,[2]\n"
+		     "2,GeneratorOp,2,\"[120, 120]\",120.0,128,0.9375,10,1,\n");
+	assert_int_equal(ms_md_any(&s), 1);
 	doc = doc_of(&s);
 	assert_int_equal(json_array_size(json_object_get(doc, "errors")), 0);
 	x = json_object_get(doc, "device_queue");
@@ -780,11 +787,12 @@ static void hand_document(void **state)
 	assert_true(num(json_object_get(json_object_get(x, "queue"), "full_batches")) == 1);
 	assert_true(num(json_object_get(json_object_get(x, "time"), "size")) == 0);
 	assert_true(json_is_null(json_object_get(json_object_get(x, "time"), "avg_cost_ms")));
-	assert_dlist(json_object_get(json_object_get(x, "time"), "push_cost_ms"), (const double[]){4},
-		     1);
+	assert_dlist(json_object_get(json_object_get(x, "time"), "push_cost_ms"),
+		     (const double[]){4}, 1);
 	x = json_object_get(doc, "queue_summary");
 	assert_string_equal(json_string_value(json_object_get(x, "data_process")), "warning");
-	assert_string_equal(json_string_value(json_object_get(x, "device_queue_warning")), "normal");
+	assert_string_equal(json_string_value(json_object_get(x, "device_queue_warning")),
+			    "normal");
 	assert_true(json_is_null(json_object_get(x, "data_transmission")));
 	assert_true(json_is_null(json_object_get(x, "get_next_queue")));
 	assert_true(json_is_null(json_object_get(doc, "get_next")));
@@ -815,13 +823,14 @@ static void hand_document(void **state)
 	op = json_array_get(json_object_get(x, "ops"), 0);
 	assert_true(num(json_object_get(op, "op_id")) == 2);
 	assert_true(num(json_object_get(op, "num_workers")) == 4);
-	assert_true(num(json_object_get(json_array_get(json_object_get(op, "metrics"), 0), "avg")) ==
-		    3);
-	assert_true(num(json_object_get(json_array_get(json_object_get(op, "metrics"), 1), "avg")) ==
-		    2);
+	assert_true(
+	    num(json_object_get(json_array_get(json_object_get(op, "metrics"), 0), "avg")) == 3);
+	assert_true(
+	    num(json_object_get(json_array_get(json_object_get(op, "metrics"), 1), "avg")) == 2);
 	assert_true(num(json_object_get(json_object_get(x, "total_op_avg"), "user_utilization")) ==
 		    3);
-	assert_true(num(json_object_get(json_object_get(x, "total_op_avg"), "sys_utilization")) == 2);
+	assert_true(num(json_object_get(json_object_get(x, "total_op_avg"), "sys_utilization")) ==
+		    2);
 	assert_true(num(json_object_get(x, "active_percent")) == 88);
 
 	x = json_object_get(doc, "proposals");
@@ -841,7 +850,8 @@ static void hand_document(void **state)
 	json_decref(doc);
 
 	/* a malformed file: its part is null, its error listed, the rest stays */
-	put("minddata_pipeline_raw_0.csv", PIPE_HDR "0,BatchOp,4,,,,,10,,[1]\n1,MapOp,x,,,,,10,0,\n");
+	put("minddata_pipeline_raw_0.csv",
+	    PIPE_HDR "0,BatchOp,4,,,,,10,,[1]\n1,MapOp,x,,,,,10,0,\n");
 	doc = doc_of(&s);
 	assert_true(json_is_null(json_object_get(doc, "pipeline")));
 	assert_false(json_is_null(json_object_get(doc, "device_queue")));
@@ -891,7 +901,8 @@ static void malformed(void **state)
 	memset(&c, 0, sizeof(c));
 	/* through the file readers: the message names the file and the line */
 	put("device_queue_profiling_3.txt", "0 1 1 4 10\n1 64 x 0 10\n");
-	expect_format(ms_md_read_device_queue(&s, &q, &err), &err, "device_queue_profiling_3.txt:2:");
+	expect_format(ms_md_read_device_queue(&s, &q, &err), &err,
+		      "device_queue_profiling_3.txt:2:");
 	assert_false(q.present);
 	assert_int_equal(q.queue.n + q.get.n + q.push.n + q.total.n, 0);
 	del("device_queue_profiling_3.txt");
@@ -912,7 +923,8 @@ static void malformed(void **state)
 
 	/* buffers */
 	t = "1 64 1 3\nabc 1 2 3\n";
-	expect_format(ms_md_parse_device_queue(t, strlen(t), "f", &q, &err), &err, "f:2: the record");
+	expect_format(ms_md_parse_device_queue(t, strlen(t), "f", &q, &err), &err,
+		      "f:2: the record");
 	t = "1 64 1 3 1e999\n";
 	expect_format(ms_md_parse_device_queue(t, strlen(t), "f", &q, &err), &err, "f:1:");
 	t = "GetNext 1\n";
@@ -932,6 +944,16 @@ static void malformed(void **state)
 	expect_format(ms_md_parse_pipeline(t, strlen(t), "p", &p, &err), &err, "p:2: more than");
 	t = PIPE_HDR "1.5,Batch,4,,,,,10,,\n";
 	expect_format(ms_md_parse_pipeline(t, strlen(t), "p", &p, &err), &err, "p:2: op_id");
+	t = PIPE_HDR "0,Batch,4,,,,,10,,[1e300]\n";
+	expect_format(ms_md_parse_pipeline(t, strlen(t), "p", &p, &err), &err, "p:2: children_id");
+	t = PIPE_HDR "0,Batch,4,\"[1, inf]\",,,,10,,\n";
+	expect_format(ms_md_parse_pipeline(t, strlen(t), "p", &p, &err), &err,
+		      "p:2: output_queue_size");
+	t = PIPE_HDR "0x10,Batch,4,,,,,10,,\n";
+	expect_format(ms_md_parse_pipeline(t, strlen(t), "p", &p, &err), &err, "p:2: op_id");
+	t = PIPE_HDR " 0 ,Batch,4,,,,, 10,,\n";
+	assert_int_equal(ms_md_parse_pipeline(t, strlen(t), "p", &p, &err), NNS_OK);
+	assert_true(p.ops.n == 1 && p.ops.v[0].sample_interval == 10);
 	t = "{\"device_info\": {\"idle_utilization\": \"a\"}}";
 	expect_format(ms_md_parse_cpu(t, strlen(t), "c", &c, &err), &err, "c:1: a metric");
 	t = "{\"op_info\": [{\"metrics\": {}}]}";
