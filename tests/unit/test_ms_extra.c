@@ -168,6 +168,10 @@ static void json_reader(void **state)
 			    "x\xc3\xa9\xf0\x9f\x98\x80\n");
 	assert_int_equal(msj_get(&j, msj_root(&j), "s")->line, 2);
 	msj_release(&j);
+	assert_int_equal(msj_parse(&j, "[NaN, -Infinity]", 16, "t.json", &err), NNS_OK);
+	assert_true(isnan(msj_first(&j, msj_root(&j))->num));
+	assert_true(isinf(msj_next(&j, msj_first(&j, msj_root(&j)))->num));
+	msj_release(&j);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		char want[32];
 
