@@ -8,6 +8,12 @@
 #                     the binary) and playwright-core for the browser tests
 #   chromium          the browser the UI tests drive (headless)
 #   wrk curl          bench/serve (load test) and the API tests
+#   openssh-server openssh-client rsync
+#                     nnscope collect (ssh + rsync) and its test's own sshd
+#                     (tests/e2e/collect_ssh.sh)
+#   openmpi-bin libopenmpi-dev
+#                     mpirun and libmpi.so.40 for `nnscope analyse --mpi`
+#                     (tests/e2e/analyse_mpi.sh; nnscope loads it at run time)
 #   python3-torch     optional, large (~1 GB with its dependencies): the
 #                     PyTorch example and tests/e2e/python_torch.sh. Installed
 #                     only when /usr/bin/python3 cannot import torch already;
@@ -16,6 +22,7 @@ set -e
 PKGS="build-essential clang zlib1g-dev libcmocka-dev libjansson-dev libzstd-dev libsqlite3-dev jq"
 PKGS="$PKGS python3-dev libopenblas-dev libclang-rt-14-dev"
 PKGS="$PKGS libmicrohttpd-dev chromium wrk curl fonts-dejavu-core"
+PKGS="$PKGS openssh-server openssh-client rsync openmpi-bin libopenmpi-dev"
 # node and npm: Debian's packages unless a node (e.g. NodeSource's, which
 # bundles npm) is already installed
 command -v node >/dev/null 2>&1 || PKGS="$PKGS nodejs"

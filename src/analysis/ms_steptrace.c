@@ -3,6 +3,7 @@
  * ms_steptrace.h for the definitions).
  */
 #include "analysis/ms_steptrace.h"
+#include "importers/ms_st_table.h"
 
 #include <math.h>
 #include <string.h>
@@ -20,6 +21,20 @@ static double pct(double part, double total)
 	return round(part / total * 100.0 * 100.0) / 100.0;
 }
 
+/* The summary from the average row's four counts. */
+static void summary_set(struct ms_st_summary *out, double total, double interval, double fp_bp,
+			double tail, size_t steps)
+{
+	out->total_ms = to_ms(total);
+	out->interval_ms = to_ms(interval);
+	out->fp_bp_ms = to_ms(fp_bp);
+	out->tail_ms = to_ms(tail);
+	out->interval_pct = pct(out->interval_ms, out->total_ms);
+	out->fp_bp_pct = pct(out->fp_bp_ms, out->total_ms);
+	out->tail_pct = pct(out->tail_ms, out->total_ms);
+	out->total_steps = steps;
+}
+
 int ms_st_summarise(const struct msc_rank *r, struct ms_st_summary *out, struct nns_err *err)
 {
 	const struct msc_st_row *avg;
@@ -29,13 +44,28 @@ int ms_st_summarise(const struct msc_rank *r, struct ms_st_summary *out, struct 
 		return nns_err_set(err, NNS_EFORMAT,
 				   "step trace: no rows (need at least the average row)");
 	avg = &r->st.v[r->st.n - 1];
-	out->total_ms = to_ms(avg->total);
-	out->interval_ms = to_ms(avg->interval);
-	out->fp_bp_ms = to_ms(avg->fp_bp);
-	out->tail_ms = to_ms(avg->tail);
-	out->interval_pct = pct(out->interval_ms, out->total_ms);
-	out->fp_bp_pct = pct(out->fp_bp_ms, out->total_ms);
-	out->tail_pct = pct(out->tail_ms, out->total_ms);
-	out->total_steps = r->st.n - 1;
+	summary_set(out, avg->total, avg->interval, avg->fp_bp, avg->tail, r->st.n - 1);
+	return NNS_OK;
+}
+
+static double zero_nan(double v)
+{
+	return isnan(v) ? 0 : v;
+}
+
+int ms_st_summarise_table(const struct ms_st_table *t, struct ms_st_summary *out,
+			  struct nns_err *err)
+{
+	size_t a;
+
+	memset(out, 0, sizeof(*out));
+	if (!t || t->nrows == 0)
+		return nns_err_set(err, NNS_EFORMAT,
+				   "step trace: no rows (need at least the average row)");
+	a = t->nrows - 1;
+	summary_set(out, zero_nan(ms_st_cell(t, a, "total")),
+		    zero_nan(ms_st_cell(t, a, "iteration_interval")),
+		    zero_nan(ms_st_cell(t, a, "fp_and_bp")), zero_nan(ms_st_cell(t, a, "tail")),
+		    t->nrows - 1);
 	return NNS_OK;
 }

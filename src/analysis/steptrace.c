@@ -24,6 +24,13 @@
  *     the last device event launched inside it when that is later; without
  *     backward, the start of the first optimizer node after fp_start other
  *     than zero_grad (Optimizer.step...), else the end of the last operator;
+ *   - overrides (MindSpore's PROFILING_FP_START / PROFILING_BP_END): the
+ *     model metadata "fp_start" / "bp_end" name an operator (the exact name
+ *     or a part of it); fp_start is then the start of the step's first such
+ *     operator and fp_end the end of its last (with its device work), when
+ *     the step has one. The CLI and the server set them from NNSCOPE_FP_START
+ *     / NNSCOPE_BP_END (or PROFILING_*) at analysis time; the collector
+ *     records them in the trace when they are set in the profiled process;
  *   - iteration_interval = fp_start - start, fp_bp = fp_end - fp_start,
  *     tail = end - fp_end, each clamped to >= 0 and so that the three sum to
  *     end - start exactly. A step without any operator other than data
@@ -71,7 +78,8 @@ static int is_op_type(int t)
 /* An operator or data-loading range of one step. */
 struct span {
 	int64_t start, end;
-	int opt_step; /* an optimizer node other than zero_grad */
+	int opt_step;  /* an optimizer node other than zero_grad */
+	uint32_t node; /* the tree node */
 };
 
 struct st_ctx {
@@ -81,6 +89,7 @@ struct st_ctx {
 	int64_t *devend;	   /* per node: end of the device work it launched */
 	VEC(struct span) ops, dls; /* scan_ops' answer for the current step */
 	VEC(uint32_t) stack;
+	const char *fp_name, *bp_name; /* overrides (model metadata), NULL if none */
 };
 
 static unsigned name_class(struct st_ctx *c, uint32_t name)
@@ -152,13 +161,13 @@ static int scan_ops(struct st_ctx *c, uint32_t top, int64_t lo, int64_t hi)
 		const struct an_node *n = &t->nodes.v[id];
 		int in = n->type != AN_NODE_ROOT && n->start >= lo && n->start < hi;
 		if (c->flags[id] & F_DL) {
-			struct span x = {n->start, n->end, 0};
+			struct span x = {n->start, n->end, 0, id};
 			if (in && vec_push(&c->dls, x))
 				return NNS_ENOMEM;
 			continue; /* nothing inside data loading is an operator */
 		}
 		if (in && is_op_type(n->type)) {
-			struct span x = {n->start, n->end, 0};
+			struct span x = {n->start, n->end, 0, id};
 			x.opt_step = n->type == AN_NODE_OPTIMIZER &&
 				     !strstr(model_str(m, n->name), "zero_grad");
 			if (vec_push(&c->ops, x))
@@ -175,6 +184,37 @@ static int scan_ops(struct st_ctx *c, uint32_t top, int64_t lo, int64_t hi)
 		}
 	}
 	return 0;
+}
+
+/* An operator named as the fp_start / bp_end override asks: the same name,
+ * or (for PyTorch's shorter names) one that contains it. */
+static int name_is(const struct st_ctx *c, uint32_t node, const char *want)
+{
+	const char *s = model_str(c->p->m, c->p->tree.nodes.v[node].name);
+
+	return s && (strcmp(s, want) == 0 || strstr(s, want) != NULL);
+}
+
+/* The overrides on the current step's operators: the first start of an
+ * fp_name operator and the last end (with its device work) of a bp_name
+ * one; each left as is when there is no override or no such operator. */
+static void apply_overrides(const struct st_ctx *c, int64_t *first, int64_t *bwd_end)
+{
+	int64_t f = INT64_MAX, b = INT64_MIN;
+
+	for (size_t k = 0; k < c->ops.n; k++) {
+		const struct span *x = &c->ops.v[k];
+		int64_t end = c->devend[x->node] > x->end ? c->devend[x->node] : x->end;
+
+		if (c->fp_name && x->start < f && name_is(c, x->node, c->fp_name))
+			f = x->start;
+		if (c->bp_name && end > b && name_is(c, x->node, c->bp_name))
+			b = end;
+	}
+	if (f != INT64_MAX)
+		*first = f;
+	if (b != INT64_MIN)
+		*bwd_end = b;
 }
 
 /* Start of the first operator starting at or after `from`, INT64_MAX if
@@ -285,6 +325,12 @@ int an_steptrace_compute(struct an_profile *p, struct nns_err *err)
 
 	memset(&c, 0, sizeof(c));
 	c.p = p;
+	c.fp_name = model_meta_get(m, "fp_start");
+	c.bp_name = model_meta_get(m, "bp_end");
+	if (c.fp_name && !*c.fp_name)
+		c.fp_name = NULL;
+	if (c.bp_name && !*c.bp_name)
+		c.bp_name = NULL;
 	c.flags = calloc(nn + 1, 1);
 	c.namecls = calloc(m->strings.count + 1, 1);
 	c.devend = malloc((nn + 1) * sizeof(*c.devend));
@@ -382,6 +428,7 @@ int an_steptrace_compute(struct an_profile *p, struct nns_err *err)
 				dl_end = c.dls.v[k].end;
 		if (dl_end != INT64_MIN && first_op_from(&c, dl_end, 0) != INT64_MAX)
 			first = first_op_from(&c, dl_end, 0);
+		apply_overrides(&c, &first, &bwd_end);
 
 		memset(&row, 0, sizeof(row));
 		memcpy(row.name, s->name, sizeof(row.name));

@@ -24,6 +24,7 @@ int cmd_diff(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
+int cmd_collect(int argc, char **argv);
 
 /* "nnscope: <path>: <msg>" on stderr (path omitted when msg starts with
  * it, or when path is NULL). */
@@ -114,5 +115,9 @@ void cli_load_host_info(struct model *m, const struct run *r);
 
 /* "run/worker.span" style label for messages and headings. */
 void cli_item_label(char *dst, size_t size, const struct cli_item *it, int with_run);
+
+/* Step-trace points from the environment into m's metadata (cli_common.c). */
+struct model;
+int cli_step_points(struct model *m);
 
 #endif

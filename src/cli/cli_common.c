@@ -138,6 +138,23 @@ static int step_number(const struct an_step *s, long *out)
 /* Cuts it->m to the host range of the steps st selects. The steps come
  * from the steps pass alone, so the full analysis runs once, on the cut.
  * Prints the error; it->m is left for the caller to release. */
+/* NNSCOPE_FP_START / NNSCOPE_BP_END (or MindSpore's PROFILING_FP_START /
+ * PROFILING_BP_END) name the operators that start forward and end backward
+ * (src/analysis/steptrace.c); set at analysis time they override what the
+ * trace recorded. 0, or -1 out of memory. */
+int cli_step_points(struct model *m)
+{
+	for (int i = 0; i < 2; i++) {
+		const char *v = getenv(i ? "NNSCOPE_BP_END" : "NNSCOPE_FP_START");
+
+		if (!v || !*v)
+			v = getenv(i ? "PROFILING_BP_END" : "PROFILING_FP_START");
+		if (v && *v && model_add_meta(m, i ? "bp_end" : "fp_start", v))
+			return -1;
+	}
+	return 0;
+}
+
 static int cut_to_steps(struct cli_item *it, const char *path, const struct cli_steps *st)
 {
 	struct an_profile steps;
@@ -289,6 +306,11 @@ int cli_load_steps(struct cli_item *it, const char *path, const struct kineto_op
 		model_release(&it->m);
 		return CLI_EINPUT;
 	}
+	if (cli_step_points(&it->m)) {
+		cli_error(path, "out of memory");
+		model_release(&it->m);
+		return CLI_EINPUT;
+	}
 	nns_err_clear(&err);
 	rc = an_profile_compute(&it->p, &it->m, &err);
 	if (rc) {
@@ -401,7 +423,9 @@ int cli_visit_run(const struct run *r, struct cli_visit *v, size_t *visited)
 		groups = 1;
 	/* models stay alive for a whole span group only if several workers
 	 * must be compared; otherwise each is freed before the next loads */
-	keep = v->want_dist && !v->only_worker && nw > 1;
+	/* MindSpore devices: their cluster analysis is the MindSpore job's
+	 * (ms_cluster.h), not one over models built from timelines alone */
+	keep = v->want_dist && !v->only_worker && nw > 1 && !run_is_mindspore(r);
 	for (size_t k = 0; k < groups; k++) {
 		size_t loaded = 0;
 

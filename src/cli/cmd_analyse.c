@@ -6,6 +6,8 @@
  * --timeline-limit-mb) with --timeline.
  */
 #include "cli/cli.h"
+#include "cli/analyse_mpi.h"
+#include "cli/collect.h"
 #include "importers/ms_cluster.h"
 #include "output/cluster_out.h"
 #include "output/outfile.h"
@@ -32,6 +34,10 @@ static const char USAGE[] =
     "A directory is searched recursively for <worker>[.<span>].pt.trace.json[.gz] and\n"
     "<worker>[.<span>].nnst (with host_info/host_info_<rank>.csv beside them);\n"
     "when it holds several runs, each goes to <dir>/<run>/.\n"
+    "MindSpore profiler directories (step_trace_raw_<id>_detail_time.csv,\n"
+    "*timeline_display_<id>.json, aicore_intermediate_<id>_*.csv ...) are runs too:\n"
+    "one worker device_<id> per device, with steptrace.json from MindSpore's step\n"
+    "trace, ms_ops.json and the ms_*.csv tables (docs/MINDSPORE.md).\n"
     "\n"
     "Options:\n"
     "  -o, --out DIR      output directory (created if missing; required)\n"
@@ -51,6 +57,9 @@ static const char USAGE[] =
     "                     the numbers of ProfilerStep#N / nnscope steps; the trace\n"
     "                     is cut to those steps' host time and their kernels\n"
     "      --pretty       indent the JSON files fully\n"
+    "      --mpi          under mpirun: split the workers across the MPI processes;\n"
+    "                     process 0 writes cluster.json (Open MPI, loaded at run\n"
+    "                     time; shared file system; no distributed.json)\n"
     "  -q, --quiet        print nothing but warnings and errors\n"
     "  -h, --help         show this help\n";
 
@@ -242,6 +251,9 @@ static int on_ms_job(void *vctx, const char *path, const char *rel)
 	return 0;
 }
 
+static int analyse_body(struct analyse_ctx *cx, struct cli_visit *v, const char *in,
+			const char *out, long threads, long limit_mb, struct mpi_dl *mpi);
+
 int cmd_analyse(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -255,16 +267,16 @@ int cmd_analyse(int argc, char **argv)
 	    {"steps", required_argument, NULL, 'S'},
 	    {"pretty", no_argument, NULL, 'P'},
 	    {"critical-path", optional_argument, NULL, 'K'},
+	    {"mpi", no_argument, NULL, 'M'},
 	    {NULL, 0, NULL, 0},
 	};
 	struct analyse_ctx ctx;
 	struct cli_visit v;
-	struct run_set rs;
 	struct nns_err err;
 	const char *out = NULL;
-	size_t visited = 0;
-	int c, status = CLI_OK;
+	int c, status, use_mpi = 0;
 	long threads = 0, limit_mb = 500;
+	struct mpi_dl mpi;
 
 	memset(&ctx, 0, sizeof(ctx));
 	memset(&v, 0, sizeof(v));
@@ -310,6 +322,9 @@ int cmd_analyse(int argc, char **argv)
 			ctx.critpath = 1;
 			ctx.cp_step = optarg;
 			break;
+		case 'M':
+			use_mpi = 1;
+			break;
 		case 'h':
 			fputs(USAGE, stdout);
 			return CLI_OK;
@@ -325,40 +340,80 @@ int cmd_analyse(int argc, char **argv)
 		return cli_usage_error("analyse", "missing --out <dir>");
 
 	nns_err_clear(&err);
-	{
-		struct ms_jobs_ctx mj = {out, &ctx, (int)threads, 0, CLI_OK, 0};
-		int drc;
-
-		/* MindSpore cluster jobs first: a directory may hold only those.
-		 * A job directory is not searched for traces (its *.json are
-		 * MindSpore's, not Kineto's). */
-		msc_find_jobs(argv[optind], 8, on_ms_job, &mj, NULL);
-		if (mj.status)
-			status = mj.status;
-		if (mj.root_job)
-			return status;
-		drc = run_discover(&rs, argv[optind], NULL, &err);
-
-		if (drc) {
-			if (mj.written > 0 && drc == NNS_ENOTFOUND)
-				return status;
-			cli_error(argv[optind], err.msg);
+	if (use_mpi) {
+		if (mpi_dl_open(&mpi, NULL, NULL, &err)) {
+			cli_error(NULL, err.msg);
 			return CLI_EINPUT;
 		}
+		status = analyse_body(&ctx, &v, argv[optind], out, threads, limit_mb, &mpi);
+		mpi_dl_close(&mpi);
+		return status;
 	}
-	if (out_mkdirs(out, &err)) {
-		cli_error(NULL, err.msg);
-		run_set_release(&rs);
-		return CLI_EINPUT;
+	return analyse_body(&ctx, &v, argv[optind], out, threads, limit_mb, NULL);
+}
+
+/* The analysis proper; with mpi, this process's share (analyse_mpi.h). */
+static int analyse_body(struct analyse_ctx *cx, struct cli_visit *v, const char *in,
+			const char *out, long threads, long limit_mb, struct mpi_dl *mpi)
+{
+	struct analyse_ctx ctx = *cx;
+	struct run_set rs;
+	struct nns_err err;
+	size_t visited = 0;
+	int status = CLI_OK;
+	int root = !mpi || mpi->rank == 0;
+
+	nns_err_clear(&err);
+	memset(&rs, 0, sizeof(rs));
+	{
+		struct ms_jobs_ctx mj = {out, &ctx, (int)threads, 0, CLI_OK, 0};
+		int drc, stop = 0;
+
+		/* MindSpore cluster jobs first (cluster.json); their devices are
+		 * then analysed as workers like any other run (ms_load.h). In an
+		 * MPI job the jobs are process 0's alone. */
+		if (root)
+			msc_find_jobs(in, 8, on_ms_job, &mj, NULL);
+		if (mj.status)
+			status = mj.status;
+		drc = run_discover(&rs, in, NULL, &err);
+		/* `nnscope collect` output: the hosts' runs are one cluster */
+		if (drc == NNS_OK && collect_merge_runs(&rs, in, &err))
+			drc = err.code;
+		if (drc == NNS_OK && out_mkdirs(out, &err)) {
+			cli_error(NULL, err.msg);
+			run_set_release(&rs);
+			status = CLI_EINPUT;
+			stop = 1;
+		} else if (drc) {
+			stop = 1;
+			if (!((mj.written > 0 || !root) && drc == NNS_ENOTFOUND)) {
+				cli_error(in, err.msg);
+				status = CLI_EINPUT;
+			}
+		}
+		/* every MPI process must see the same runs, or none goes on */
+		if (mpi) {
+			int go = cli_mpi_agree(mpi, !stop, &rs);
+
+			if (go != 1 && !stop)
+				run_set_release(&rs);
+			if (go < 0)
+				return CLI_EINPUT;
+			if (go == 0)
+				return root ? status : CLI_OK;
+		}
+		if (stop)
+			return status;
 	}
 	ctx.limit_bytes = (int64_t)limit_mb << 20;
-	v.kopts.threads = (int)threads;
-	v.kopts.progress = isatty(STDERR_FILENO);
-	v.want_dist = 1;
-	v.ctx = &ctx;
-	v.on_profile = on_profile;
-	v.on_dist = on_dist;
-	v.on_cluster = on_cluster;
+	v->kopts.threads = (int)threads;
+	v->kopts.progress = root && isatty(STDERR_FILENO);
+	v->want_dist = 1;
+	v->ctx = &ctx;
+	v->on_profile = on_profile;
+	v->on_dist = on_dist;
+	v->on_cluster = on_cluster;
 	for (size_t i = 0; i < rs.runs.n; i++) {
 		const struct run *r = &rs.runs.v[i];
 		char rel[1024], dir[OUT_PATH_MAX];
@@ -374,11 +429,11 @@ int cmd_analyse(int argc, char **argv)
 			snprintf(dir, sizeof(dir), "%s", out);
 		}
 		ctx.out = dir;
-		if (cli_visit_run(r, &v, &visited))
+		if (mpi ? cli_visit_run_mpi(r, v, mpi, &visited) : cli_visit_run(r, v, &visited))
 			status = CLI_EINPUT;
 	}
 	run_set_release(&rs);
-	if (visited == 0 && status == CLI_OK)
+	if (visited == 0 && status == CLI_OK && root)
 		status = CLI_EINPUT;
 	return status;
 }

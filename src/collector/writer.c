@@ -174,6 +174,16 @@ static void write_open_meta(struct nns_profiler *p, const char *host)
 		meta_long(p, "world_size", p->rank.world_size);
 	if (p->rank.local_rank >= 0)
 		meta_long(p, "local_rank", p->rank.local_rank);
+	/* the user's step-trace points (MindSpore's PROFILING_FP_START /
+	 * PROFILING_BP_END), for the analysis of this trace anywhere */
+	for (int i = 0; i < 2; i++) {
+		const char *v = getenv(i ? "NNSCOPE_BP_END" : "NNSCOPE_FP_START");
+
+		if (!v || !*v)
+			v = getenv(i ? "PROFILING_BP_END" : "PROFILING_FP_START");
+		if (v && *v)
+			meta(p, i ? "bp_end" : "fp_start", v);
+	}
 	meta(p, "clock", NNS_CLOCK_FLAGS ? "tsc" : "monotonic");
 	write_clock_sync(p);
 	meta_long(p, "cpu_count", sysconf(_SC_NPROCESSORS_ONLN));

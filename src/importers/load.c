@@ -4,14 +4,18 @@
  */
 #include "importers/load.h"
 #include "importers/hostinfo.h"
+#include "importers/ms_load.h"
 #include "importers/nnst.h"
 
 #include <string.h>
 
 int load_trace(struct model *m, const char *path, const struct kineto_opts *ko, struct nns_err *err)
 {
-	int rc;
+	const char *base = strrchr(path, '/');
+	int rc, dev, prio;
 
+	if (ms_match_file(base ? base + 1 : path, &dev, &prio))
+		return ms_load_device(m, path, ko, err);
 	if (model_init(m))
 		return nns_err_set(err, NNS_ENOMEM, "%s: out of memory", path);
 	if (nnst_is_trace_file(path))

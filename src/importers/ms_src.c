@@ -1,7 +1,10 @@
 /* ms_src.c - file names of one MindSpore device's profiler files (ms_src.h). */
 #include "importers/ms_src.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 
 int ms_src_path(const struct ms_src *s, const char *pre, const char *post, char *buf, size_t n)
@@ -18,4 +21,38 @@ int ms_src_has(const struct ms_src *s, const char *pre, const char *post)
 
 	return ms_src_path(s, pre, post, path, sizeof(path)) == 0 && stat(path, &st) == 0 &&
 	       S_ISREG(st.st_mode);
+}
+
+int ms_src_read(const struct ms_src *s, const char *pre, const char *post, size_t max, char **buf,
+		size_t *n, struct nns_err *err)
+{
+	char path[4096];
+	struct stat st;
+	FILE *f;
+
+	*buf = NULL;
+	*n = 0;
+	if (ms_src_path(s, pre, post, path, sizeof(path)))
+		return nns_err_set(err, NNS_EINVAL, "%s: path too long", s->dir);
+	f = fopen(path, "rb");
+	if (!f)
+		return nns_err_set(err, errno == ENOENT ? NNS_ENOTFOUND : NNS_EIO, "%s: %s", path,
+				   strerror(errno));
+	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+		fclose(f);
+		return nns_err_set(err, NNS_EIO, "%s: not a regular file", path);
+	}
+	if ((size_t)st.st_size > max) {
+		fclose(f);
+		return nns_err_set(err, NNS_EFORMAT, "%s: larger than %zu bytes", path, max);
+	}
+	*buf = malloc((size_t)st.st_size + 1);
+	if (!*buf) {
+		fclose(f);
+		return nns_err_set(err, NNS_ENOMEM, "%s: out of memory", path);
+	}
+	*n = fread(*buf, 1, (size_t)st.st_size, f);
+	(*buf)[*n] = '\0';
+	fclose(f);
+	return NNS_OK;
 }

@@ -25,4 +25,11 @@ int ms_src_path(const struct ms_src *s, const char *pre, const char *post, char 
 /* 1 when "<dir>/<pre><dev><post>" exists as a regular file. */
 int ms_src_has(const struct ms_src *s, const char *pre, const char *post);
 
+/* Reads "<dir>/<pre><dev><post>" whole into *buf (malloc'ed, NUL-terminated,
+ * the caller frees it) and *n. NNS_OK; NNS_ENOTFOUND when absent; NNS_EIO;
+ * NNS_EFORMAT over max bytes; NNS_ENOMEM. */
+#include "common/err.h"
+int ms_src_read(const struct ms_src *s, const char *pre, const char *post, size_t max, char **buf,
+		size_t *n, struct nns_err *err);
+
 #endif

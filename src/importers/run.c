@@ -2,6 +2,7 @@
  * Kineto and .nnst traces, and the host_info CSVs beside them. */
 #include "importers/run.h"
 #include "importers/hostinfo.h"
+#include "importers/ms_load.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -17,6 +18,7 @@
 /* One matched trace file while walking. */
 struct found {
 	char *worker, *suffix, *path; /* suffix NULL if none */
+	int ms_prio;		      /* MindSpore anchor priority, -1 for traces */
 };
 
 struct walk {
@@ -350,6 +352,7 @@ static int scan_entries(struct walk *wk, const char *dir, int depth, DIR *dp, st
 		char wbuf[1024], sbuf[64];
 		struct stat st;
 		char *path;
+		int ms_dev, ms_prio = -1;
 
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
@@ -379,10 +382,13 @@ static int scan_entries(struct walk *wk, const char *dir, int depth, DIR *dp, st
 			free(path);
 			continue;
 		}
-		if (S_ISREG(st.st_mode) && wk->lim.sniff_json &&
-		    !run_match_name(de->d_name, wbuf, sizeof(wbuf), sbuf, sizeof(sbuf)) &&
-		    !run_match_nnst(de->d_name, wbuf, sizeof(wbuf), sbuf, sizeof(sbuf)) &&
-		    is_plain_json(de->d_name) && looks_like_trace(path)) {
+		if (S_ISREG(st.st_mode) && ms_match_file(de->d_name, &ms_dev, &ms_prio)) {
+			snprintf(wbuf, sizeof(wbuf), "device_%d", ms_dev);
+			sbuf[0] = 0;
+		} else if (S_ISREG(st.st_mode) && wk->lim.sniff_json &&
+			   !run_match_name(de->d_name, wbuf, sizeof(wbuf), sbuf, sizeof(sbuf)) &&
+			   !run_match_nnst(de->d_name, wbuf, sizeof(wbuf), sbuf, sizeof(sbuf)) &&
+			   is_plain_json(de->d_name) && looks_like_trace(path)) {
 			char *w = strip_ext(de->d_name);
 
 			snprintf(wbuf, sizeof(wbuf), "%s", w ? w : de->d_name);
@@ -407,11 +413,36 @@ static int scan_entries(struct walk *wk, const char *dir, int depth, DIR *dp, st
 		(*fv)[*fn].worker = strdup(wbuf);
 		(*fv)[*fn].suffix = sbuf[0] ? strdup(sbuf) : NULL;
 		(*fv)[*fn].path = path;
+		(*fv)[*fn].ms_prio = ms_prio;
 		if (!(*fv)[*fn].worker || (sbuf[0] && !(*fv)[*fn].suffix))
 			rc = nns_err_set(wk->err, NNS_ENOMEM, "out of memory");
 		(*fn)++;
 	}
 	return rc;
+}
+
+/* A MindSpore device has many files in its directory: keep one per
+ * device, its best anchor (ms_load.h), and drop the rest. */
+static void ms_keep_anchors(struct found *fv, size_t *fn)
+{
+	size_t out = 0;
+
+	for (size_t i = 0; i < *fn; i++) {
+		int keep = 1;
+
+		for (size_t j = 0; keep && fv[i].ms_prio >= 0 && j < *fn; j++) {
+			if (j == i || fv[j].ms_prio < 0 || strcmp(fv[i].worker, fv[j].worker))
+				continue;
+			if (fv[j].ms_prio < fv[i].ms_prio ||
+			    (fv[j].ms_prio == fv[i].ms_prio && strcmp(fv[j].path, fv[i].path) < 0))
+				keep = 0;
+		}
+		if (keep)
+			fv[out++] = fv[i];
+		else
+			found_free(&fv[i]);
+	}
+	*fn = out;
 }
 
 static int walk_dir(struct walk *wk, const char *dir, int depth)
@@ -442,6 +473,8 @@ static int walk_dir(struct walk *wk, const char *dir, int depth)
 	rc = scan_entries(wk, dir, depth, dp, &fv, &fn, &fcap);
 	wk->nanc--;
 	closedir(dp);
+	if (rc == NNS_OK)
+		ms_keep_anchors(fv, &fn);
 	if (rc == NNS_OK && fn > 0) {
 		char *name = rel_name(wk, dir), *d = strdup(dir);
 
@@ -495,6 +528,7 @@ static int plain_json_run(struct walk *wk)
 		fv[fn].worker = strip_ext(de->d_name);
 		fv[fn].suffix = NULL;
 		fv[fn].path = path;
+		fv[fn].ms_prio = -1;
 		fn++;
 		if (!fv[fn - 1].worker)
 			rc = nns_err_set(wk->err, NNS_ENOMEM, "out of memory");
@@ -548,7 +582,8 @@ static char *base_name(const char *path)
 static int single_file(struct walk *wk, const char *path)
 {
 	char wbuf[1024], sbuf[64] = "", *slash;
-	struct found f = {NULL, NULL, NULL};
+	struct found f = {NULL, NULL, NULL, -1};
+	int ms_dev, ms_prio;
 	char *dir, *name;
 	const char *base;
 
@@ -559,8 +594,11 @@ static int single_file(struct walk *wk, const char *path)
 		free(dir);
 		dir = strdup("/");
 	}
-	if (run_match_name(base, wbuf, sizeof(wbuf), sbuf, sizeof(sbuf)) ||
-	    run_match_nnst(base, wbuf, sizeof(wbuf), sbuf, sizeof(sbuf))) {
+	if (ms_match_file(base, &ms_dev, &ms_prio)) {
+		snprintf(wbuf, sizeof(wbuf), "device_%d", ms_dev);
+		f.worker = strdup(wbuf);
+	} else if (run_match_name(base, wbuf, sizeof(wbuf), sbuf, sizeof(sbuf)) ||
+		   run_match_nnst(base, wbuf, sizeof(wbuf), sbuf, sizeof(sbuf))) {
 		f.worker = strdup(wbuf);
 		f.suffix = sbuf[0] ? strdup(sbuf) : NULL;
 	} else {
@@ -652,4 +690,20 @@ const struct run_span *run_find_span(const struct run_worker *w, const char *nam
 			return s;
 	}
 	return NULL;
+}
+
+int run_is_mindspore(const struct run *r)
+{
+	for (size_t i = 0; i < r->workers.n; i++) {
+		const struct run_worker *w = &r->workers.v[i];
+		const char *p = w->spans.n ? w->spans.v[0].path : NULL, *b;
+		int dev, prio;
+
+		if (!p)
+			return 0;
+		b = strrchr(p, '/');
+		if (!ms_match_file(b ? b + 1 : p, &dev, &prio))
+			return 0;
+	}
+	return r->workers.n > 0;
 }

@@ -89,6 +89,9 @@ int run_match_name(const char *name, char *worker, size_t wsize, char *suffix, s
 /* The same for nnscope traces: ^(.*?)(\.\d+)?\.nnst$. */
 int run_match_nnst(const char *name, char *worker, size_t wsize, char *suffix, size_t ssize);
 
+/* 1 when every worker of r is a MindSpore device (ms_load.h). */
+int run_is_mindspore(const struct run *r);
+
 /* Lookups; NULL when absent. A span is found by its name ("2") or its
  * suffix ("1623143089861"). */
 const struct run_worker *run_find_worker(const struct run *r, const char *name);

@@ -211,5 +211,5 @@ int out_write_csv(const char *dir, const struct an_profile *p, struct nns_err *e
 		if (rc)
 			return rc;
 	}
-	return NNS_OK;
+	return out_write_ms_csv(dir, p, err);
 }

@@ -13,6 +13,8 @@
  */
 #include "output/outfile.h"
 #include "output/output.h"
+#include "importers/ms_load.h"
+#include "output/ms_ops_json.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -292,6 +294,11 @@ void out_json_hostinfo(struct jsonw *w, const struct an_profile *p)
 void out_json_steptrace(struct jsonw *w, const struct an_profile *p)
 {
 	const struct an_steptrace *st = &p->steptrace;
+	struct ms_src src;
+
+	/* a MindSpore device: MindSpore's own step trace (ms_ops_json.h) */
+	if (ms_model_src(p->m, &src) && out_json_ms_steptrace(w, &src) == 0)
+		return;
 
 	jsonw_obj_begin(w);
 	jsonw_key(w, "steps");
@@ -394,6 +401,8 @@ int out_write_extra(const char *dir, const struct an_profile *p, const struct ou
 	int rc = 0;
 
 	for (size_t i = 0; !rc && i < out_nviews; i++) {
+		if (!out_view_applies(&out_views[i], p))
+			continue;
 		snprintf(name, sizeof(name), "%s.json", out_views[i].name);
 		rc = write_one(dir, name, out_views[i].fn, p,
 			       o && o->pretty_depth ? o->pretty_depth : out_views[i].pretty, err);

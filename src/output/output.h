@@ -103,11 +103,29 @@ struct out_view {
 	const char *name;
 	void (*fn)(struct jsonw *w, const struct an_profile *p);
 	int pretty;
+	int mindspore; /* written only for MindSpore devices (ms_views.c) */
 };
 extern const struct out_view out_views[];
 extern const size_t out_nviews;
 /* The row named name, or NULL. */
 const struct out_view *out_view_find(const char *name);
+/* 1 when row v applies to the worker of p (its mindspore flag). */
+int out_view_applies(const struct out_view *v, const struct an_profile *p);
+
+/* MindSpore documents (ms_views.c): ms_ops = step summary, op statistics
+ * by type and by op (ms_ops_json.h). */
+void out_json_ms_ops_view(struct jsonw *w, const struct an_profile *p);
+/* ms_minddata (ms_minddata_json.h), ms_flops, ms_op_detail (the by-op table
+ * with FLOPs and op_info), ms_aicpu, ms_dynshape (ms_extra_json.h). */
+void out_json_ms_minddata_view(struct jsonw *w, const struct an_profile *p);
+void out_json_ms_flops_view(struct jsonw *w, const struct an_profile *p);
+void out_json_ms_op_detail_view(struct jsonw *w, const struct an_profile *p);
+void out_json_ms_aicpu_view(struct jsonw *w, const struct an_profile *p);
+void out_json_ms_dynshape_view(struct jsonw *w, const struct an_profile *p);
+/* MindSpore CSV tables of a MindSpore device (nothing for other workers):
+ * ms_step_trace.csv (per step and the average, us), ms_op_type.csv,
+ * ms_op_detail.csv, each when its source file is there. */
+int out_write_ms_csv(const char *dir, const struct an_profile *p, struct nns_err *err);
 
 /* HTA critical path (hta_critpath_json.c, docs/HTA.md):
  * critical_path.json of the first step, or of step (its name, "5" or

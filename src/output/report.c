@@ -558,6 +558,8 @@ void report_profile(FILE *f, const struct an_profile *p, const char *title, unsi
 		rp_heading(f, o, title);
 	if (views & RV_OVERVIEW)
 		overview(f, p, o);
+	if (views & (RV_OVERVIEW | RV_OPERATORS))
+		rp_view_mindspore(f, p, o);
 	if (views & RV_OPERATORS)
 		operators(f, p, o);
 	if (views & RV_KERNELS)

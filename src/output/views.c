@@ -13,23 +13,30 @@
  * Writers of analyses that are not part of an_profile_compute (HTA's,
  * src/analysis/hta_*.c) run them on the profile when called.
  */
+#include "importers/ms_load.h"
 #include "output/output.h"
 
 #include <string.h>
 
 const struct out_view out_views[] = {
-    {"datapipe", out_json_datapipe, 2},
-    {"cpu", out_json_cpu, 2},
-    {"hostinfo", out_json_hostinfo, 2},
-    {"steptrace", out_json_steptrace, 2},
-    {"temporal", out_json_temporal, 2},
-    {"idle", out_json_idle, 2},
-    {"queue", out_json_queue, 2},
-    {"membw", out_json_membw, 2},
-    {"launches", out_json_hta_launches, 2},
-    {"annotations", out_json_hta_annotations, 3},
-    {"sequences", out_json_hta_sequences, 3},
-    {"critical_path", out_json_critical_path, 3},
+    {"datapipe", out_json_datapipe, 2, 0},
+    {"cpu", out_json_cpu, 2, 0},
+    {"hostinfo", out_json_hostinfo, 2, 0},
+    {"steptrace", out_json_steptrace, 2, 0},
+    {"temporal", out_json_temporal, 2, 0},
+    {"idle", out_json_idle, 2, 0},
+    {"queue", out_json_queue, 2, 0},
+    {"membw", out_json_membw, 2, 0},
+    {"launches", out_json_hta_launches, 2, 0},
+    {"annotations", out_json_hta_annotations, 3, 0},
+    {"sequences", out_json_hta_sequences, 3, 0},
+    {"critical_path", out_json_critical_path, 3, 0},
+    {"ms_ops", out_json_ms_ops_view, 2, 1},
+    {"ms_op_detail", out_json_ms_op_detail_view, 2, 1},
+    {"ms_minddata", out_json_ms_minddata_view, 2, 1},
+    {"ms_flops", out_json_ms_flops_view, 2, 1},
+    {"ms_aicpu", out_json_ms_aicpu_view, 2, 1},
+    {"ms_dynshape", out_json_ms_dynshape_view, 2, 1},
 };
 
 const size_t out_nviews = sizeof(out_views) / sizeof(out_views[0]);
@@ -42,4 +49,11 @@ const struct out_view *out_view_find(const char *name)
 		if (strcmp(out_views[i].name, name) == 0)
 			return &out_views[i];
 	return NULL;
+}
+
+int out_view_applies(const struct out_view *v, const struct an_profile *p)
+{
+	struct ms_src s;
+
+	return !v->mindspore || ms_model_src(p->m, &s);
 }

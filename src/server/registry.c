@@ -313,7 +313,11 @@ static void runs_doc(struct registry *r, const struct run_set *rs)
 			jsonw_obj_end(&w);
 		}
 		jsonw_arr_end(&w);
-		jsonw_kstr(&w, "kind", nnst && kin ? "mixed" : nnst ? "nnscope" : "kineto");
+		jsonw_kstr(&w, "kind",
+			   run_is_mindspore(run) ? "mindspore"
+			   : nnst && kin	 ? "mixed"
+			   : nnst		 ? "nnscope"
+						 : "kineto");
 		jsonw_obj_end(&w);
 	}
 	jsonw_arr_end(&w);

@@ -47,18 +47,27 @@ static void answer(struct srv_req *q, const struct cl_result *c)
 	reply(q, &w);
 }
 
+/* 1 when logdir/rel is a MindSpore cluster job inside the logdir; its real
+ * path in real. */
+static int ms_job_path(const struct server *s, const char *rel, char *real)
+{
+	char path[PATH_MAX + 8];
+	size_t root = strlen(s->reg.logdir_real);
+
+	return snprintf(path, sizeof(path), "%s/%s", s->reg.logdir_real, rel) < (int)sizeof(path) &&
+	       realpath(path, real) && strncmp(real, s->reg.logdir_real, root) == 0 &&
+	       (real[root] == '/' || real[root] == '\0') && msc_is_cluster(real);
+}
+
 /* The MindSpore job at logdir/rel, or 404. */
 static void ms_job(struct server *s, struct srv_req *q, const char *rel)
 {
-	char path[PATH_MAX + 8], real[PATH_MAX];
-	size_t root = strlen(s->reg.logdir_real);
+	char real[PATH_MAX];
 	struct msc_job j;
 	struct cl_result c;
 	struct nns_err err;
 
-	if (snprintf(path, sizeof(path), "%s/%s", s->reg.logdir_real, rel) >= (int)sizeof(path) ||
-	    !realpath(path, real) || strncmp(real, s->reg.logdir_real, root) != 0 ||
-	    (real[root] != '/' && real[root] != '\0') || !msc_is_cluster(real))
+	if (!ms_job_path(s, rel, real))
 		return srv_error(q, 404, "no run or MindSpore cluster job '%.200s'", rel);
 	nns_err_clear(&err);
 	if (msc_load(&j, real, 0, &err))
@@ -88,6 +97,14 @@ void api_cluster(struct server *s, struct srv_req *q)
 		return srv_error(q, 400, "missing parameter 'run'");
 	if (strlen(run) > CLUSTER_NAME_MAX || (span && strlen(span) > CLUSTER_NAME_MAX))
 		return srv_error(q, 400, "parameter too long");
+	/* a MindSpore job first: its devices are also a run, but the job's
+	 * own files (step trace, hccl, flops per rank) are its cluster */
+	{
+		char real[PATH_MAX];
+
+		if (!span && ms_job_path(s, run, real))
+			return ms_job(s, q, run);
+	}
 	if (!(es = calloc(CLUSTER_GROUP_MAX, sizeof(*es))))
 		return srv_error(q, 503, "out of memory");
 	n = reg_find_group(&s->reg, run, span, es, CLUSTER_GROUP_MAX);

@@ -286,7 +286,7 @@ static void ms_ops_json_doc(void **state)
 	(void)state;
 	assert_int_equal(ms_at_parse(&t, csv, strlen(csv), &err), NNS_OK);
 	assert_int_equal(jsonw_init_mem(&w, 0, 0), NNS_OK);
-	out_json_ms_ops(&w, &s, &t);
+	out_json_ms_ops(&w, &s, &t, NULL, NULL, 0);
 	assert_int_equal(jsonw_finish(&w, &err), NNS_OK);
 	out = jsonw_take(&w, &len);
 	assert_non_null(out);

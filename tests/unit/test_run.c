@@ -268,16 +268,20 @@ static void test_sniff_json(void **state)
 	assert_non_null(f);
 	fputs(" [{\"name\": \"GetNext\", \"ph\": \"X\", \"ts\": 0, \"dur\": 5}]", f);
 	fclose(f);
-	/* without the flag: the tb_plugin run only (the root fallback does
-	 * not apply, a pattern file was found) */
+	/* without the flag: the tb_plugin run and the MindSpore device (its
+	 * files are recognised by name, ms_load.h); the root fallback does not
+	 * apply, a pattern file was found */
 	assert_int_equal(run_discover(&rs, root, NULL, &err), NNS_OK);
-	assert_int_equal(rs.runs.n, 1);
+	assert_int_equal(rs.runs.n, 2);
+	r = find_run(&rs, "ms");
+	assert_non_null(r);
+	assert_string_equal(r->workers.v[0].name, "device_0");
 	run_set_release(&rs);
 	assert_int_equal(run_discover(&rs, root, &lim, &err), NNS_OK);
 	assert_int_equal(rs.runs.n, 3);
 	r = find_run(&rs, "ms");
 	assert_non_null(r);
-	assert_string_equal(r->workers.v[0].name, "ascend_timeline_display_0");
+	assert_string_equal(r->workers.v[0].name, "device_0");
 	r = find_run(&rs, "modern");
 	assert_non_null(r);
 	assert_int_equal(r->workers.n, 1);

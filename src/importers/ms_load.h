@@ -1,0 +1,45 @@
+/*
+ * ms_load.h - a MindSpore device of a profiler directory as a worker
+ * (reference mindinsight.md, "Timeline" and "Files").
+ *
+ * Run discovery (run.c) turns every device id <dev> whose files sit in a
+ * directory into one worker named "device_<dev>"; its span path is the
+ * device's "anchor" file, the most telling of its files:
+ *   0  ascend_timeline_display_<dev>.json, gpu_timeline_display_<dev>.json,
+ *      timeline_display_<dev>.json (the timeline: events for the model)
+ *   1  step_trace_raw_<dev>_detail_time.csv
+ *   2  any other per-device file MindInsight reads (op statistics, FLOPs,
+ *      MindData, dynamic shape, AICPU ...).
+ * ms_load_device() then builds the model: the timeline's events when there
+ * is one (events without "cat" classified by MindSpore's pid convention:
+ * pid < 9000 is the device's AI Core / GPU streams and 9000 AI CPU, both
+ * device kernels on stream = tid; 10000 communication, also on the device;
+ * 11000 host CPU ops; a GPU timeline's "Ops" thread holds operators), else
+ * an empty model; and the metadata "mindspore_dir" / "mindspore_device"
+ * that the MindSpore documents (steptrace, ms_ops, ms_minddata ...) read
+ * the other files with.
+ */
+#ifndef NNS_IMPORTERS_MS_LOAD_H
+#define NNS_IMPORTERS_MS_LOAD_H
+
+#include "common/err.h"
+#include "importers/kineto.h"
+#include "importers/ms_src.h"
+#include "model/model.h"
+
+/* If base (a file name without directory) is a per-device MindSpore file,
+ * returns 1 with *dev its device id and *prio its anchor priority (lower is
+ * better); else 0. */
+int ms_match_file(const char *base, int *dev, int *prio);
+
+/* Loads the device whose anchor file is path into m (caller storage,
+ * initialised here). NNS_OK; NNS_ETRUNC when the timeline was cut short
+ * (m holds what was read); other NNS_E* with m released. */
+int ms_load_device(struct model *m, const char *path, const struct kineto_opts *ko,
+		   struct nns_err *err);
+
+/* The MindSpore source of a model loaded by ms_load_device: 1 and *s
+ * (pointing into the model's strings) or 0 for other models. */
+int ms_model_src(const struct model *m, struct ms_src *s);
+
+#endif
