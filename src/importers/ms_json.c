@@ -327,10 +327,27 @@ static int64_t value(struct pst *s, int depth)
 		if (me < 0 || word(s, "null"))
 			return -1;
 		return me;
+	case 'N': /* Python's json.dump writes NaN and Infinity */
+		me = new_node(s, MSJ_NUM);
+		if (me < 0 || word(s, "NaN"))
+			return -1;
+		s->j->n.v[me].num = NAN;
+		return me;
+	case 'I':
+		me = new_node(s, MSJ_NUM);
+		if (me < 0 || word(s, "Infinity"))
+			return -1;
+		s->j->n.v[me].num = INFINITY;
+		return me;
 	default: {
 		double v;
 
 		me = new_node(s, MSJ_NUM);
+		if (me >= 0 && s->end - s->p >= 9 && !memcmp(s->p, "-Infinity", 9)) {
+			s->p += 9;
+			s->j->n.v[me].num = -INFINITY;
+			return me;
+		}
 		if (me < 0 || number(s, &v))
 			return -1;
 		s->j->n.v[me].num = v;

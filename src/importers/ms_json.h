@@ -4,7 +4,8 @@
  * flops_scope_<dev>, dynamic_shape_info_<dev>) and the op_info cells of
  * framework_raw_<dev>.csv. Not for large traces (those use the streaming
  * Kineto tokenizer): every value is a node, strings are unescaped into one
- * buffer (\uXXXX and surrogate pairs to UTF-8).
+ * buffer (\uXXXX and surrogate pairs to UTF-8). Python's NaN, Infinity and
+ * -Infinity (json.dump's default) are read as numbers.
  *
  * Bounds: nesting MSJ_DEPTH, MSJ_NODES_MAX nodes, input MSJ_BYTES_MAX.
  * Errors name "<name>:<line>: why" (NNS_EFORMAT) or NNS_ENOMEM.

@@ -189,7 +189,8 @@ void out_json_ms_aicpu(struct jsonw *w, const struct ms_src *s)
 		jsonw_knull(w, "source");
 	for (i = 0; i < a.calls.n; i++)
 		total += a.calls.v[i].total_ms;
-	jsonw_kdouble(w, "total_time_ms", a.source ? total : NAN);
+	/* a float sum: rounded to the ns the file can hold (9.694, not 9.693999999999999) */
+	jsonw_kdouble(w, "total_time_ms", a.source ? round(total * 1e6) / 1e6 : NAN);
 	jsonw_kint(w, "calls", (int64_t)a.calls.n);
 	jsonw_key(w, "by_type");
 	jsonw_arr_begin(w);

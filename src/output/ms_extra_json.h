@@ -29,7 +29,7 @@
  *
  * out_json_ms_aicpu:
  *   {"source": "aicpu_intermediate" | "output_data_preprocess_aicpu" | null,
- *    "total_time_ms": sum of the calls' total_time | null,
+ *    "total_time_ms": sum of the calls' total_time, rounded to 6 decimals | null,
  *    "calls": n,
  *    "by_type": [{"kernel_type", "total_time_us", "execution_frequency", "percent"}],
  *    "by_op": [{"kernel_name", "kernel_type", "avg_execution_time_us",
