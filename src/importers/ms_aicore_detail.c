@@ -61,7 +61,10 @@ int ms_ad_parse(struct ms_ad *t, const char *buf, size_t n, struct nns_err *err)
 
 		line++;
 		if (line == 1) {
-			if (k != 3 || strcmp(g[0], "full_kernel_name") ||
+			/* "full_kernel_time": the header of MindInsight's own test resource */
+			if (k != 3 ||
+			    (strcmp(g[0], "full_kernel_name") &&
+			     strcmp(g[0], "full_kernel_time")) ||
 			    strcmp(g[1], "execution_time") || strcmp(g[2], "execution_frequency")) {
 				rc = nns_err_set(
 				    err, NNS_EFORMAT,

@@ -1,0 +1,376 @@
+/*
+ * ms_extra_json.c - writes the MindSpore FLOPs, by-op detail, AICPU and
+ * dynamic-shape documents (shapes in ms_extra_json.h).
+ */
+#include "output/ms_extra_json.h"
+#include "importers/ms_aicpu.h"
+#include "importers/ms_dynshape.h"
+#include "importers/ms_flops.h"
+#include "importers/ms_opdetail.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void errors(struct jsonw *w, int rc, const struct nns_err *err)
+{
+	jsonw_key(w, "errors");
+	jsonw_arr_begin(w);
+	if (rc)
+		jsonw_str(w, err->msg);
+	jsonw_arr_end(w);
+}
+
+/* ---- FLOPs ------------------------------------------------------------- */
+
+void out_json_ms_flops(struct jsonw *w, const struct ms_src *s)
+{
+	struct ms_flops f;
+	struct nns_err err;
+	int rc;
+	size_t i;
+
+	nns_err_clear(&err);
+	rc = ms_flops_load(&f, s, &err);
+	jsonw_obj_begin(w);
+	if (f.has_summary) {
+		jsonw_key(w, "summary");
+		jsonw_obj_begin(w);
+		jsonw_kdouble(w, "mflops", f.sum.mflops);
+		jsonw_kdouble(w, "gflops_per_s", f.sum.gflops);
+		jsonw_kdouble(w, "utilization_percent", f.sum.util_pct);
+		jsonw_kdouble(w, "cube_mflops", f.sum.mflops_cube);
+		jsonw_kdouble(w, "vector_mflops", f.sum.mflops_vec);
+		jsonw_kdouble(w, "cube_gflops_per_s", f.sum.gflops_cube);
+		jsonw_kdouble(w, "vector_gflops_per_s", f.sum.gflops_vec);
+		jsonw_obj_end(w);
+	} else {
+		jsonw_knull(w, "summary");
+	}
+	jsonw_key(w, "ops");
+	jsonw_arr_begin(w);
+	for (i = 0; i < f.ops.n; i++) {
+		const struct ms_flops_op *o = &f.ops.v[i];
+
+		jsonw_obj_begin(w);
+		jsonw_kstr(w, "op_full_name", ms_flops_str(&f, o->name));
+		jsonw_kdouble(w, "mflops", o->mflops);
+		jsonw_kdouble(w, "gflops_per_s", o->gflops);
+		jsonw_kdouble(w, "utilization_percent", o->util_pct);
+		jsonw_kdouble(w, "cube_mflops", o->mflops_cube);
+		jsonw_kdouble(w, "cube_gflops_per_s", o->gflops_cube);
+		jsonw_kdouble(w, "cube_utilization_percent", o->util_cube_pct);
+		jsonw_kdouble(w, "vector_mflops", o->mflops_vec);
+		jsonw_kdouble(w, "vector_gflops_per_s", o->gflops_vec);
+		jsonw_kdouble(w, "vector_utilization_percent", o->util_vec_pct);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+	if (f.has_scope) {
+		jsonw_key(w, "scope");
+		jsonw_obj_begin(w);
+		if (f.max_scope_num >= 0)
+			jsonw_kint(w, "max_scope_num", f.max_scope_num);
+		else
+			jsonw_knull(w, "max_scope_num");
+		jsonw_key(w, "nodes");
+		jsonw_arr_begin(w);
+		for (i = 0; i < f.scope_nodes.n; i++)
+			jsonw_str(w, ms_flops_str(&f, f.scope_nodes.v[i]));
+		jsonw_arr_end(w);
+		jsonw_key(w, "links");
+		jsonw_arr_begin(w);
+		for (i = 0; i < f.links.n; i++) {
+			jsonw_obj_begin(w);
+			jsonw_kstr(w, "source", ms_flops_str(&f, f.links.v[i].source));
+			jsonw_kstr(w, "target", ms_flops_str(&f, f.links.v[i].target));
+			jsonw_kdouble(w, "mflops", f.links.v[i].mflops);
+			jsonw_obj_end(w);
+		}
+		jsonw_arr_end(w);
+		jsonw_obj_end(w);
+	} else {
+		jsonw_knull(w, "scope");
+	}
+	errors(w, rc, &err);
+	jsonw_obj_end(w);
+	ms_flops_release(&f);
+}
+
+/* ---- by-op detail ------------------------------------------------------ */
+
+static void op_info(struct jsonw *w, const struct ms_fw *fw, int64_t idx)
+{
+	const struct ms_opinfo *o;
+	uint32_t t;
+
+	if (idx < 0 || !fw->ops.v[idx].has) {
+		jsonw_knull(w, "op_info");
+		return;
+	}
+	o = &fw->ops.v[idx];
+	jsonw_key(w, "op_info");
+	jsonw_obj_begin(w);
+	for (t = o->t0; t < o->t0 + o->nt; t++) {
+		const struct ms_tensor *x = &fw->t.v[t];
+		uint32_t k;
+
+		jsonw_key(w, ms_fw_str(fw, x->key));
+		jsonw_obj_begin(w);
+		jsonw_kstr(w, "format", ms_fw_str(fw, x->format));
+		jsonw_kstr(w, "data_type", ms_fw_str(fw, x->dtype));
+		if (x->shape_null) {
+			jsonw_knull(w, "shape");
+		} else {
+			jsonw_key(w, "shape");
+			jsonw_arr_begin(w);
+			for (k = 0; k < x->ndim; k++)
+				jsonw_int(w, fw->dims.v[x->dim0 + k]);
+			jsonw_arr_end(w);
+		}
+		jsonw_obj_end(w);
+	}
+	jsonw_obj_end(w);
+}
+
+void out_json_ms_op_detail(struct jsonw *w, const struct ms_src *s)
+{
+	struct ms_opd d;
+	struct nns_err err;
+	int rc;
+	size_t i;
+
+	nns_err_clear(&err);
+	rc = ms_opd_load(&d, s, &err);
+	jsonw_obj_begin(w);
+	jsonw_key(w, "by_op");
+	jsonw_arr_begin(w);
+	for (i = 0; d.has && i < d.rows.n; i++) {
+		const struct ms_opd_row *r = &d.rows.v[i];
+		const struct ms_ad_row *a = &d.ad.rows.v[r->ad];
+
+		jsonw_obj_begin(w);
+		jsonw_kstr(w, "op_name", a->op_name);
+		jsonw_kstr(w, "kernel_name", a->kernel_name);
+		jsonw_kstr(w, "kernel_type", a->kernel_type);
+		jsonw_kdouble(w, "avg_execution_time_us", a->avg_execution_time_us);
+		jsonw_kint(w, "execution_frequency", a->execution_frequency);
+		jsonw_kdouble(w, "cube_mflops", r->mflops_cube);
+		jsonw_kdouble(w, "cube_gflops_per_s", r->gflops_cube);
+		jsonw_kdouble(w, "vector_mflops", r->mflops_vec);
+		jsonw_kdouble(w, "vector_gflops_per_s", r->gflops_vec);
+		op_info(w, &d.fw, r->info);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+	errors(w, rc, &err);
+	jsonw_obj_end(w);
+	ms_opd_release(&d);
+}
+
+/* ---- AICPU ------------------------------------------------------------- */
+
+void out_json_ms_aicpu(struct jsonw *w, const struct ms_src *s)
+{
+	struct ms_aicpu a;
+	struct nns_err err;
+	double total = 0;
+	int rc;
+	size_t i;
+
+	nns_err_clear(&err);
+	rc = ms_aicpu_load(&a, s, &err);
+	jsonw_obj_begin(w);
+	if (a.source == MS_AICPU_CSV)
+		jsonw_kstr(w, "source", "aicpu_intermediate");
+	else if (a.source == MS_AICPU_TXT)
+		jsonw_kstr(w, "source", "output_data_preprocess_aicpu");
+	else
+		jsonw_knull(w, "source");
+	for (i = 0; i < a.calls.n; i++)
+		total += a.calls.v[i].total_ms;
+	jsonw_kdouble(w, "total_time_ms", a.source ? total : NAN);
+	jsonw_kint(w, "calls", (int64_t)a.calls.n);
+	jsonw_key(w, "by_type");
+	jsonw_arr_begin(w);
+	for (i = 0; i < a.types.n; i++) {
+		const struct ms_aicpu_type *t = &a.types.v[i];
+
+		jsonw_obj_begin(w);
+		jsonw_kstr(w, "kernel_type", ms_aicpu_str(&a, t->type));
+		jsonw_kdouble(w, "total_time_us", t->total_time_us);
+		jsonw_kint(w, "execution_frequency", t->execution_frequency);
+		jsonw_kdouble(w, "percent", t->percent);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+	jsonw_key(w, "by_op");
+	jsonw_arr_begin(w);
+	for (i = 0; i < a.ops.n; i++) {
+		const struct ms_aicpu_op *o = &a.ops.v[i];
+
+		jsonw_obj_begin(w);
+		jsonw_kstr(w, "kernel_name", ms_aicpu_str(&a, o->name));
+		jsonw_kstr(w, "kernel_type", ms_aicpu_str(&a, o->type));
+		jsonw_kdouble(w, "avg_execution_time_us", o->avg_execution_time_us);
+		jsonw_kdouble(w, "avg_dispatch_time_us", o->avg_dispatch_time_us);
+		jsonw_kint(w, "execution_frequency", o->execution_frequency);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+	errors(w, rc, &err);
+	jsonw_obj_end(w);
+	ms_aicpu_release(&a);
+}
+
+/* ---- dynamic shape ------------------------------------------------------ */
+
+static void series(struct jsonw *w, const char *key, const struct ms_ds *d,
+		   const struct ms_ds_series *x, int kernel)
+{
+	size_t ns = x->steps.n, nt = x->types.n, i, t, k;
+	size_t *start = NULL, *order = NULL;
+	double *tot = NULL, *avg = NULL;
+	long *calls = NULL;
+
+	if (!ns) {
+		jsonw_knull(w, key);
+		return;
+	}
+	/* cells grouped by type (counting sort), then one dense row per type */
+	start = calloc(nt + 1, sizeof(*start));
+	order = malloc((x->cells.n + 1) * sizeof(*order));
+	tot = malloc(ns * sizeof(*tot));
+	avg = malloc(ns * sizeof(*avg));
+	calls = malloc(ns * sizeof(*calls));
+	if (!start || !order || !tot || !avg || !calls) {
+		jsonw_knull(w, key); /* out of memory: no chart */
+		goto out;
+	}
+	for (i = 0; i < x->cells.n; i++)
+		start[x->cells.v[i].type + 1]++;
+	for (t = 0; t < nt; t++)
+		start[t + 1] += start[t];
+	{
+		size_t *fill = calloc(nt + 1, sizeof(*fill));
+
+		if (!fill) {
+			jsonw_knull(w, key);
+			goto out;
+		}
+		for (i = 0; i < x->cells.n; i++) {
+			uint32_t ty = x->cells.v[i].type;
+
+			order[start[ty] + fill[ty]++] = i;
+		}
+		free(fill);
+	}
+	jsonw_key(w, key);
+	jsonw_obj_begin(w);
+	jsonw_key(w, "steps");
+	jsonw_arr_begin(w);
+	for (i = 0; i < ns; i++)
+		jsonw_int(w, x->steps.v[i]);
+	jsonw_arr_end(w);
+	jsonw_key(w, "default_types");
+	jsonw_arr_begin(w);
+	for (i = 0, k = 0; i < x->cells.n && k < 3 && x->cells.v[i].step == 0; i++, k++)
+		jsonw_str(w, ms_ds_str(d, x->types.v[x->cells.v[i].type]));
+	jsonw_arr_end(w);
+	jsonw_key(w, "series");
+	jsonw_arr_begin(w);
+	for (t = 0; t < nt; t++) {
+		for (i = 0; i < ns; i++) {
+			tot[i] = avg[i] = 0;
+			calls[i] = 0;
+		}
+		for (i = start[t]; i < start[t + 1]; i++) {
+			const struct ms_ds_cell *c = &x->cells.v[order[i]];
+
+			tot[c->step] += c->total_us;
+			calls[c->step] += c->calls;
+			avg[c->step] = c->avg_us;
+		}
+		jsonw_obj_begin(w);
+		jsonw_kstr(w, "name", ms_ds_str(d, x->types.v[t]));
+		if (kernel)
+			jsonw_kstr(w, "op_full_name", ms_ds_str(d, x->full_names.v[t]));
+		jsonw_key(w, "total_us");
+		jsonw_arr_begin(w);
+		for (i = 0; i < ns; i++)
+			jsonw_double(w, tot[i]);
+		jsonw_arr_end(w);
+		jsonw_key(w, "calls");
+		jsonw_arr_begin(w);
+		for (i = 0; i < ns; i++)
+			jsonw_int(w, calls[i]);
+		jsonw_arr_end(w);
+		jsonw_key(w, "avg_us");
+		jsonw_arr_begin(w);
+		for (i = 0; i < ns; i++)
+			jsonw_double(w, avg[i]);
+		jsonw_arr_end(w);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+	jsonw_obj_end(w);
+out:
+	free(start);
+	free(order);
+	free(tot);
+	free(avg);
+	free(calls);
+}
+
+void out_json_ms_dynshape(struct jsonw *w, const struct ms_src *s)
+{
+	struct ms_ds d;
+	struct nns_err err;
+	int rc;
+	size_t i;
+	uint32_t k;
+
+	nns_err_clear(&err);
+	rc = ms_ds_load(&d, s, &err);
+	jsonw_obj_begin(w);
+	jsonw_key(w, "operators");
+	jsonw_arr_begin(w);
+	for (i = 0; i < d.ops.n; i++) {
+		const struct ms_ds_op *o = &d.ops.v[i];
+
+		jsonw_obj_begin(w);
+		jsonw_kint(w, "step", o->step);
+		jsonw_kstr(w, "op_side", ms_ds_str(&d, o->side));
+		jsonw_kstr(w, "op_type", ms_ds_str(&d, o->type));
+		jsonw_kstr(w, "op_name", ms_ds_str(&d, o->name));
+		jsonw_kdouble(w, "duration_us", o->dur_us);
+		jsonw_key(w, "shapes");
+		jsonw_arr_begin(w);
+		for (k = 0; k < o->nshape; k++)
+			jsonw_str(w, ms_ds_str(&d, d.shapes.v[o->shape0 + k]));
+		jsonw_arr_end(w);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+	jsonw_key(w, "kernels");
+	jsonw_arr_begin(w);
+	for (i = 0; i < d.kernels.n; i++) {
+		const struct ms_ds_kernel *x = &d.kernels.v[i];
+
+		jsonw_obj_begin(w);
+		jsonw_kint(w, "step", x->step);
+		jsonw_kstr(w, "op_type", ms_ds_str(&d, x->type));
+		jsonw_kstr(w, "op_name", ms_ds_str(&d, x->name));
+		jsonw_kstr(w, "op_full_name", ms_ds_str(&d, x->full_name));
+		jsonw_kdouble(w, "duration_us", x->dur_us);
+		jsonw_kstr(w, "block_dim", ms_ds_str(&d, x->block_dim));
+		jsonw_kstr(w, "grid_dim", ms_ds_str(&d, x->grid_dim));
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+	series(w, "operator_types", &d, &d.op_types, 0);
+	series(w, "kernel_types", &d, &d.kernel_types, 1);
+	errors(w, rc, &err);
+	jsonw_obj_end(w);
+	ms_ds_release(&d);
+}
