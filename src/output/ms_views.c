@@ -7,6 +7,8 @@
  */
 #include "importers/ms_load.h"
 #include "importers/ms_st_table.h"
+#include "output/ms_extra_json.h"
+#include "output/ms_minddata_json.h"
 #include "output/ms_ops_json.h"
 #include "output/outfile.h"
 #include "output/output.h"
@@ -102,6 +104,48 @@ void out_json_ms_ops_view(struct jsonw *w, const struct an_profile *p)
 			e.ptr, e.n);
 	ms_at_release(&at);
 	ms_ad_release(&ad);
+}
+
+/* The documents written by the readers' own writers (ms_minddata_json.h,
+ * ms_extra_json.h); for a worker that is not a MindSpore device, an object
+ * that says so. */
+static void ms_doc(struct jsonw *w, const struct an_profile *p,
+		   void (*fn)(struct jsonw *w, const struct ms_src *s))
+{
+	struct ms_src s;
+
+	if (ms_model_src(p->m, &s)) {
+		fn(w, &s);
+		return;
+	}
+	jsonw_obj_begin(w);
+	jsonw_kstr(w, "error", "not a MindSpore device");
+	jsonw_obj_end(w);
+}
+
+void out_json_ms_minddata_view(struct jsonw *w, const struct an_profile *p)
+{
+	ms_doc(w, p, out_json_ms_minddata);
+}
+
+void out_json_ms_flops_view(struct jsonw *w, const struct an_profile *p)
+{
+	ms_doc(w, p, out_json_ms_flops);
+}
+
+void out_json_ms_op_detail_view(struct jsonw *w, const struct an_profile *p)
+{
+	ms_doc(w, p, out_json_ms_op_detail);
+}
+
+void out_json_ms_aicpu_view(struct jsonw *w, const struct an_profile *p)
+{
+	ms_doc(w, p, out_json_ms_aicpu);
+}
+
+void out_json_ms_dynshape_view(struct jsonw *w, const struct an_profile *p)
+{
+	ms_doc(w, p, out_json_ms_dynshape);
 }
 
 /* ---- CSV tables (out_write_csv) ------------------------------------------ */

@@ -115,6 +115,13 @@ int out_view_applies(const struct out_view *v, const struct an_profile *p);
 /* MindSpore documents (ms_views.c): ms_ops = step summary, op statistics
  * by type and by op (ms_ops_json.h). */
 void out_json_ms_ops_view(struct jsonw *w, const struct an_profile *p);
+/* ms_minddata (ms_minddata_json.h), ms_flops, ms_op_detail (the by-op table
+ * with FLOPs and op_info), ms_aicpu, ms_dynshape (ms_extra_json.h). */
+void out_json_ms_minddata_view(struct jsonw *w, const struct an_profile *p);
+void out_json_ms_flops_view(struct jsonw *w, const struct an_profile *p);
+void out_json_ms_op_detail_view(struct jsonw *w, const struct an_profile *p);
+void out_json_ms_aicpu_view(struct jsonw *w, const struct an_profile *p);
+void out_json_ms_dynshape_view(struct jsonw *w, const struct an_profile *p);
 /* MindSpore CSV tables of a MindSpore device (nothing for other workers):
  * ms_step_trace.csv (per step and the average, us), ms_op_type.csv,
  * ms_op_detail.csv, each when its source file is there. */

@@ -32,6 +32,11 @@ const struct out_view out_views[] = {
     {"sequences", out_json_hta_sequences, 3, 0},
     {"critical_path", out_json_critical_path, 3, 0},
     {"ms_ops", out_json_ms_ops_view, 2, 1},
+    {"ms_op_detail", out_json_ms_op_detail_view, 2, 1},
+    {"ms_minddata", out_json_ms_minddata_view, 2, 1},
+    {"ms_flops", out_json_ms_flops_view, 2, 1},
+    {"ms_aicpu", out_json_ms_aicpu_view, 2, 1},
+    {"ms_dynshape", out_json_ms_dynshape_view, 2, 1},
 };
 
 const size_t out_nviews = sizeof(out_views) / sizeof(out_views[0]);

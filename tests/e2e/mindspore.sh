@@ -114,6 +114,16 @@ RUN2=$SHARED/data/mindinsight/run_2
 check "run_2 (interval 12.4321 ms, test_training_trace_analyse): the iteration-interval proposal" \
 	jqt "$TMP/r2/device_1/steptrace.json" '[.proposals[].id] == ["step_trace-iter_interval"] and .summary.iteration_interval_ms == 12.4321'
 
+# ---- the other MindSpore documents are views of their devices -------------------
+PROF=$SHARED/data/mindinsight/profiler
+"$NNSCOPE" analyse "$PROF" --out "$TMP/prof" >/dev/null 2>&1
+for doc in ms_minddata ms_flops ms_dynshape ms_op_detail ms_aicpu; do
+	check "profiler/device_0: $doc.json written without errors" jqt "$TMP/prof/device_0/$doc.json" '.errors == []'
+done
+check "profiler/device_0: the CPU proposal of test_proposer_analyser ([90])" \
+	jqt "$TMP/prof/device_0/ms_minddata.json" '[.proposals[] | select(.id == "minddata_cpu_utilization") | .args] == [[90]]'
+check "a Kineto worker gets no ms_* documents" test ! -e "$TMP/p0/points/ms_ops.json"
+
 # ---- a single timeline file ----------------------------------------------------
 "$NNSCOPE" analyse "$RUN1/timeline_display_1.json" --out "$TMP/one" >/dev/null 2>&1
 check "a timeline file alone: its device, with the directory's step trace" jqt "$TMP/one/device_1/steptrace.json" '.summary.total_ms == 205.3809'
