@@ -118,7 +118,8 @@ check "by size: the big trace alone on process 0, the 3 small on process 1 ($(pe
 	bash -c "test '$(per_procb)' = '0:1 1:3 ' && grep -q '^\[[0-9]*,0\].*/$(basename "$big" .nnst): 300 steps' '$TMP/mpib.log'"
 check "by size: 4 rank rows in cluster.json" jqt "$TMP/mpib/cluster.json" '(.ranks | length) == 4'
 
-# a MindSpore cluster job: process 0 analyses it, the others stop quietly
+# a MindSpore cluster job: process 0 writes the job's cluster.json, the
+# devices (workers) are split like any run's
 JOB=${NNS_SHARED:-$(dirname "$0")/../../../shared}/data/mindinsight/cluster_propose
 if [ -d "$JOB" ]; then
 	"$NNSCOPE" analyse "$JOB" --out "$TMP/ms_plain" -q >/dev/null 2>&1 || true
@@ -129,6 +130,8 @@ if [ -d "$JOB" ]; then
 		fail "MindSpore job under --mpi"
 		sed 's/^/    /' "$TMP/ms.log" | tail -5
 	fi
+	check "MindSpore job: every file (cluster.json, device_<id>/) equal to the plain analyse" \
+		diff -r "$TMP/ms_plain" "$TMP/ms_mpi"
 	check "MindSpore job: cluster.json equal to the plain analyse (slow rank 2, 22.23 %)" \
 		bash -c "cmp -s '$TMP/ms_plain/cluster.json' '$TMP/ms_mpi/cluster.json' && test \"\$(jq -r '.proposals[] | select(.id == \"slow_rank\") | \"\(.rank) \(.percent)\"' '$TMP/ms_mpi/cluster.json')\" = '2 22.23'"
 else
