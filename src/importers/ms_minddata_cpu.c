@@ -217,9 +217,12 @@ static const struct jp_node *jp_get(const struct jp *j, const struct jp_node *o,
 	return NULL;
 }
 
-static int fail(struct nns_err *err, const char *name, const char *buf, const char *at,
+static int fail(struct nns_err *err, const char *name, const char *buf, size_t n, const char *at,
 		const char *why)
 {
+	/* the parser may point one past the text at its end */
+	if (!at || at < buf || at > buf + n)
+		at = buf + n;
 	return nns_err_set(err, NNS_EFORMAT, "%s:%zu: %s", name, ms_md_line_of(buf, at), why);
 }
 
@@ -309,12 +312,12 @@ int ms_md_parse_cpu(const char *buf, size_t n, const char *name, struct ms_md_cp
 	ms_md_cpu_release(out);
 	memset(&ts, 0, sizeof(ts));
 	if (jp_parse(&j, buf, n)) {
-		rc = fail(err, name, buf, j.at, j.why);
+		rc = fail(err, name, buf, n, j.at, j.why);
 		goto out;
 	}
 	root = &j.n.v[0];
 	if (root->type != JP_OBJ) {
-		rc = fail(err, name, buf, buf, "not a JSON object");
+		rc = fail(err, name, buf, n, buf, "not a JSON object");
 		goto out;
 	}
 	if ((x = jp_get(&j, root, "sampling_interval"))) {
@@ -385,7 +388,7 @@ bad:
 	 * name the key's line (x), else the start */
 	if (x && x->key)
 		at = x->key;
-	rc = fail(err, name, buf, at, why);
+	rc = fail(err, name, buf, n, at, why);
 	ms_md_cpu_release(out);
 out:
 	vec_free(&ts.v);
@@ -402,12 +405,12 @@ int ms_md_parse_pipeline_workers(const char *buf, size_t n, const char *name, st
 	int rc = NNS_OK;
 
 	if (jp_parse(&j, buf, n)) {
-		rc = fail(err, name, buf, j.at, j.why);
+		rc = fail(err, name, buf, n, j.at, j.why);
 		goto out;
 	}
 	ops = jp_get(&j, &j.n.v[0], "op_info");
 	if (!ops || ops->type != JP_ARR) {
-		rc = fail(err, name, buf, ops && ops->key ? ops->key : buf, "no op_info list");
+		rc = fail(err, name, buf, n, ops && ops->key ? ops->key : buf, "no op_info list");
 		goto out;
 	}
 	for (c = ops->first; c; c = j.n.v[c].next) {
@@ -415,7 +418,7 @@ int ms_md_parse_pipeline_workers(const char *buf, size_t n, const char *name, st
 		const struct jp_node *w = jp_get(&j, &j.n.v[c], "num_workers");
 
 		if (!id || id->type != JP_NUM) {
-			rc = fail(err, name, buf, id && id->key ? id->key : buf,
+			rc = fail(err, name, buf, n, id && id->key ? id->key : buf,
 				  "an op_info item without a numeric op_id");
 			goto out;
 		}
