@@ -115,10 +115,9 @@ export function traceGraphOption(graph) {
     const gap = [];
     const seg = [];
     lines.forEach((l, i) => {
-      let end = 0;
-      for (let j = 0; j < k; j++) end = l[j].start_ms + l[j].duration_ms;
       const s = l[k];
       if (!s) { gap.push(0); seg.push(0); return; }
+      const end = k > 0 ? l[k - 1].start_ms + l[k - 1].duration_ms : 0;
       gap.push(Math.max(0, s.start_ms - end));
       const wide = total > 0 && s.duration_ms / total > 0.12;
       seg.push({
@@ -139,8 +138,8 @@ export function traceGraphOption(graph) {
         return `<b>${esc(d.name || (p.dataIndex === 0 ? 'step' : '(no all-reduce)'))}</b><br>start ${fmtNum(d.start, 4)} ms<br>duration ${fmtNum(d.duration, 4)} ms`;
       },
     },
-    grid: { left: 8, right: 24, top: 8, bottom: 28, containLabel: true },
-    xAxis: { type: 'value', name: 'ms', min: 0, max: total > 0 ? total : undefined, axisLabel: { formatter: (v) => fmtNum(v, 1) } },
+    grid: { left: 8, right: 40, top: 8, bottom: 28, containLabel: true },
+    xAxis: { type: 'value', name: 'ms', min: 0, max: total > 0 ? total : undefined, axisLabel: { showMaxLabel: false, formatter: (v) => fmtNum(v, 1) } },
     yAxis: { type: 'category', inverse: true, data: lines.map((l, i) => graphLineName(l, i)), axisLabel: { fontSize: 11 } },
     series,
   };
