@@ -71,6 +71,7 @@ function loadExpected() {
   };
   const A = 'st/func/profiler/test_analyse.py';
   const O = 'st/func/profiler/test_op_analyser.py';
+  const M = 'st/func/profiler/test_minddata_analyse.py';
   return {
     summary: assertOf(A, 'test_summary_for_step_trace', 'assert summary =='),
     points: assertOf(A, 'test_step_trace_point_info', 'assert point_info =='),
@@ -80,6 +81,10 @@ function loadExpected() {
     types: valueOf(O, 'test_query_aicore_type_1', 'expect_result'),
     typesMul: valueOf(O, 'test_query_aicore_type_2', 'expect_result'),
     assignAdd: valueOf(O, '<module>', 'OP_GATHER_V2_INFO'),
+    pipeline: valueOf('st/func/profiler/test_minddata_pipeline_analyser.py', 'test_query', 'expect_result'),
+    queueSummary: valueOf(M, 'test_analyse_queue_summary', 'expect_result'),
+    getNext: valueOf(M, 'test_analyse_get_next_info', 'expect_result'),
+    deviceQueue: valueOf(M, 'test_analyse_device_queue_info', 'expect_result'),
   };
 }
 
@@ -88,6 +93,7 @@ function loadExpected() {
 const { chromium } = await import(pathToFileURL(path.join(ROOT, 'web/node_modules/playwright-core/index.mjs')).href);
 const browser = await chromium.launch({ executablePath: process.env.NNS_CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox'] });
 const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+context.setDefaultTimeout(10000);
 
 async function open(view, sel) {
   const page = await context.newPage();
@@ -263,6 +269,14 @@ if (!msRun || msRun.kind !== 'mindspore' || !dev) {
       assert.equal(r.avg_execution_time_us.raw, want[i][3], `${want[i][0]} avg time`);
       assert.equal(Number(r.execution_frequency.text), want[i][4], `${want[i][0]} calls`);
     });
+    if (!ABSENT.has('ms_op_detail')) {
+      // the op_info column: each input / output's data type and shape
+      rows.forEach((r, i) => {
+        for (const [k, v] of Object.entries(want[i][9] || {})) {
+          assert.ok(r.op_info.text.includes(`${k}: ${v.data_type}[${v.shape.join(',')}]`), `${want[i][0]} ${k}: "${r.op_info.text}"`);
+        }
+      });
+    }
     // a click on a type row filters too; a second click clears it
     await page.click('[data-testid="table-ms-by-type"] tbody tr:first-child');
     const mm = await tableRows(page, 'ms-by-op');
@@ -295,6 +309,67 @@ if (!msRun || msRun.kind !== 'mindspore' || !dev) {
     assert.ok(await chartOption(st.page, 'chart-steptrace'), 'the per-step chart is still drawn');
   });
   await finish('steptrace run_1', st);
+}
+
+// the data pipeline panel (when the server writes ms_minddata): MindInsight's
+// test_minddata_pipeline_analyser (profiler/, device 0) and
+// test_minddata_analyse (run_2's device queue and get_next)
+const PROF_RUN = 'mindspore/profiler';
+const RUN2 = 'mindspore/run_2';
+if (!exp || ABSENT.has('ms_minddata')) skip('mindspore data pipeline', exp ? 'the server writes no ms_minddata document' : 'no expectations');
+else if (!runs.some((r) => r.name === PROF_RUN) || !runs.some((r) => r.name === RUN2)) skip('mindspore data pipeline', `no ${PROF_RUN} or ${RUN2} run`);
+else {
+  const o = await open('mindspore', { run: PROF_RUN, worker: 'device_0' });
+  await check('mindspore profiler device_0: pipeline ops = test_minddata_pipeline_analyser test_query', async () => {
+    await o.page.waitForSelector('[data-testid="ms-pipeline-graph"]', { timeout: 10000 });
+    const rows = await tableRows(o.page, 'ms-pipeline');
+    const want = exp.pipeline.object;
+    assert.equal(rows.length, exp.pipeline.size, 'ops');
+    for (const [id, type, avg, len, rate, , parent, children] of want) {
+      const r = rows.find((x) => Number(x.op_id.text) === id);
+      assert.ok(r, `op ${id} not shown`);
+      assert.equal(r.op_type.text, type, `op ${id} type`);
+      assert.equal(r.output_queue_average_size.raw, avg, `op ${id} average queue size`);
+      assert.equal(len === null ? r.output_queue_length.text : r.output_queue_length.raw, len === null ? '–' : len, `op ${id} queue length`);
+      assert.equal(r.output_queue_usage_rate.raw, rate, `op ${id} usage rate`);
+      assert.equal(r.parent_id.text, parent === null ? '–' : String(parent), `op ${id} parent`);
+      assert.equal(r.children.text, (children || []).join(', '), `op ${id} children`);
+    }
+    const nodes = await o.page.$$eval('[data-testid^="ms-pipe-node-"]', (ns) => ns.length);
+    assert.equal(nodes, want.length, 'graph nodes');
+  });
+  await finish('mindspore profiler device_0', o);
+
+  const o2 = await open('mindspore', { run: RUN2, worker: 'device_1' });
+  await check('mindspore run_2 device_1: queue verdicts and counts = test_analyse_queue_summary', async () => {
+    await o2.page.waitForSelector('[data-testid="ms-md-verdicts"]', { timeout: 10000 });
+    const q = exp.queueSummary;
+    const shown = await text(o2.page, '[data-testid="ms-md-verdicts"]');
+    for (const [label, k] of [['Data processing', 'data_process'], ['Data transmission', 'data_transmission'], ['Host queue', 'device_queue_warning'], ['Chip queue (get_next)', 'get_next']]) {
+      assert.ok(shown.includes(`${label}: ${q[k].status}`), `${k}: "${shown}"`);
+    }
+    const card = (id) => text(o2.page, `[data-testid="${id}"] .card-value`);
+    const d = q.device_queue_info.summary;
+    const g = q.get_next_queue_info.summary;
+    assert.equal(await card('ms-md-host-empty'), `${d.empty_batch_count} / ${d.total_batch}`);
+    assert.equal(await card('ms-md-host-full'), `${d.full_batch_count} / ${d.total_batch}`);
+    assert.equal(await card('ms-md-chip-empty'), `${g.empty_batch_count} / ${g.total_batch}`);
+  });
+  await check('mindspore run_2 device_1: get_next and device queue costs = test_analyse_get_next_info / device_queue_info', async () => {
+    const gn = await chartOption(o2.page, 'ms-md-get-next');
+    assert.ok(gn, 'get_next chart');
+    assert.deepEqual(gn.series.find((x) => x.name === 'get_next cost').data, exp.getNext.info.get_next);
+    const dq = await chartOption(o2.page, 'ms-md-device-time');
+    assert.ok(dq, 'device queue time chart');
+    for (const [name, k] of [['Total cost', 'total_cost'], ['Push cost', 'push_cost'], ['Get cost', 'get_cost']]) {
+      assert.deepEqual(dq.series.find((x) => x.name === name).data, exp.deviceQueue.info[k], name);
+    }
+    const t = exp.deviceQueue.summary.time_summary;
+    assert.equal(await text(o2.page, '[data-testid="ms-md-host-cost"] .card-value'), `${t.avg_cost} ms`);
+    assert.equal(await text(o2.page, '[data-testid="ms-md-host-cost"] .card-sub'), `push ${t.push_cost} ms · get ${t.get_cost} ms`);
+  });
+  await shoot(o2.page, 'mindspore-run_2');
+  await finish('mindspore run_2 device_1', o2);
 }
 
 // every other MindSpore device: the tab renders, panels fail alone, no page errors
