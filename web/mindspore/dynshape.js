@@ -1,7 +1,8 @@
 // MindSpore tab: dynamic shape (MindInsight's dynamic shape page): the time
-// of each operator type (or GPU kernel) per step as lines, the types of the
-// first step shown first (MindInsight's default selection; the legend turns
-// the others on), and the per-step operator rows with their input shapes.
+// of each operator type (or GPU kernel) per step as lines, by default as
+// MindInsight charts it (each type's average per call, the first 3 types of
+// the first step shown; the legend turns the others on; total per step and
+// calls on demand), and the per-step operator rows with their input shapes.
 // Reads ms_dynshape (dynamic_shape_info_<id>.json).
 import { h, fmtUs, fmtNum, select, labeled } from '../lib/util.js';
 import { createTable } from '../lib/table.js';
@@ -9,8 +10,8 @@ import { chartBox, makeChart, palette } from '../lib/charts.js';
 import { section, noData, docErrors } from './common.js';
 
 const METRICS = [
-  { value: 'total_us', label: 'total time per step' },
   { value: 'avg_us', label: 'average time per call' },
+  { value: 'total_us', label: 'total time per step' },
   { value: 'calls', label: 'calls per step' },
 ];
 
@@ -24,7 +25,7 @@ export async function render(el, ctx) {
     return;
   }
   let kind = kinds[0].value;
-  let metric = 'total_us';
+  let metric = 'avg_us'; // MindInsight charts each type's average per step
   const box = chartBox('ms-dynshape-chart', 320);
   const rows = doc.operators || [];
   el.appendChild(section('Dynamic shape', 'ms-dynshape', docErrors(doc),
