@@ -6,8 +6,11 @@
 // test_analyse.py (step summary, fp/bp points, training-trace graph of
 // run_1) and test_op_analyser.py (run_1's AI Core types and AssignAdd ops).
 // One PASS/FAIL/SKIP line per check; exit status 1 on any FAIL.
+// The FLOPs, AI CPU and dynamic shape panels (whose upstream tests never ran)
+// are checked against values computed here from the raw fixture files.
 // env: NNS_URL, NNS_SHOTS, NNS_CHROMIUM, NNS_ROOT, NNS_MI_CONF,
-//      NNS_MS_RUN (the run of MindInsight's run_1 profiler directory).
+//      NNS_MS_RUN (the run of MindInsight's run_1 profiler directory),
+//      NNS_MI_DATA (MindInsight's fixture data, for the hand computations).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -18,6 +21,7 @@ const URL0 = process.env.NNS_URL;
 const SHOTS = process.env.NNS_SHOTS;
 const MI_CONF = process.env.NNS_MI_CONF || '';
 const MS_RUN = process.env.NNS_MS_RUN || 'mindspore/run_1';
+const MI_DATA = process.env.NNS_MI_DATA || ''; // $NNS_SHARED/data/mindinsight: raw files for hand computations
 const LOAD_MS = 60000;
 
 let failed = 0;
@@ -151,7 +155,7 @@ const chartOption = (page, testid) => page.$eval(`[data-testid="${testid}"]`, (e
   const c = el.querySelector('canvas');
   if (!inst || !c || !c.width) return null;
   const o = inst.getOption();
-  return { yAxis: o.yAxis, series: o.series.map((s) => ({ type: s.type, name: s.name, data: s.data })) };
+  return { yAxis: o.yAxis, legend: o.legend, series: o.series.map((s) => ({ type: s.type, name: s.name, data: s.data })) };
 }).catch(() => null);
 /** the segments of line i of the training-trace graph as drawn: [{name, start, duration}] (ms) */
 function drawnLine(opt, i) {
@@ -370,6 +374,96 @@ else {
   });
   await shoot(o2.page, 'mindspore-run_2');
   await finish('mindspore run_2 device_1', o2);
+}
+
+// FLOPs, dynamic shape (profiler/ device 0) and AI CPU (run_2): values
+// computed here from the raw files of MindInsight's fixtures
+const raw = (...p) => path.join(MI_DATA, ...p);
+if (!MI_DATA || !fs.existsSync(raw('profiler', 'flops_summary_0.json'))) skip('mindspore FLOPs / AI CPU / dynamic shape', 'no MindInsight fixture data (NNS_MI_DATA)');
+else if (!runs.some((r) => r.name === PROF_RUN) || !runs.some((r) => r.name === RUN2)) skip('mindspore FLOPs / AI CPU / dynamic shape', `no ${PROF_RUN} or ${RUN2} run`);
+else {
+  const o = await open('mindspore', { run: PROF_RUN, worker: 'device_0' });
+  if (ABSENT.has('ms_flops')) skip('mindspore profiler device_0 FLOPs', 'the server writes no ms_flops document');
+  else {
+    await check('mindspore profiler device_0: FLOPs summary and op rows = flops_summary_0.json / flops_0.txt', async () => {
+      await o.page.waitForSelector('[data-testid="ms-flops-cards"]', { timeout: 10000 });
+      const sum = JSON.parse(fs.readFileSync(raw('profiler', 'flops_summary_0.json'), 'utf8'));
+      const card = async (id) => cardNumber((await text(o.page, `[data-testid="${id}"] .card-value`)).replace(/%$/, ''));
+      assert.equal(await card('ms-flops-mflops'), sum.FLOPs, 'MFLOPs');
+      assert.equal(await card('ms-flops-gflops'), sum.FLOPS, 'GFLOPS');
+      near(await card('ms-flops-util'), sum.FLOPS_Utilization, 0.0051, 'utilization %');
+      const lines = fs.readFileSync(raw('profiler', 'flops_0.txt'), 'utf8').split('\n').slice(1).filter((l) => l.trim());
+      const rows = await tableRows(o.page, 'ms-flops-ops');
+      assert.equal(rows.length, lines.length, 'op rows');
+      for (const l of lines) {
+        const [name, mflops] = l.split(',').map((x) => x.trim());
+        const r = rows.find((x) => x.op_full_name.text === name);
+        assert.ok(r, `${name} not shown`);
+        assert.equal(r.mflops.raw, Number(mflops), `${name} MFLOPs`);
+      }
+    });
+  }
+  if (ABSENT.has('ms_dynshape')) skip('mindspore profiler device_0 dynamic shape', 'the server writes no ms_dynshape document');
+  else {
+    await check('mindspore profiler device_0: dynamic shape lines = dynamic_shape_info_0.json (first 3 types of step 1, avg per step)', async () => {
+      const f = JSON.parse(fs.readFileSync(raw('profiler', 'dynamic_shape_info_0.json'), 'utf8')).operator_type;
+      const steps = Object.keys(f).sort((a, b) => Number(a) - Number(b));
+      const first = Object.keys(f[steps[0]]).slice(0, 3);
+      const opt = await chartOption(o.page, 'ms-dynshape-chart');
+      assert.ok(opt, 'chart not drawn');
+      assert.deepEqual(opt.legend[0].selected ? Object.entries(opt.legend[0].selected).filter(([, v]) => v).map(([k]) => k).sort() : null, first.slice().sort(), 'types shown');
+      for (const t of first) {
+        const sr = opt.series.find((x) => x.name === t);
+        assert.ok(sr, `no line for ${t}`);
+        assert.deepEqual(sr.data, steps.map((st) => (f[st][t] ? f[st][t][2] : 0)), `${t} avg per step`);
+      }
+      const ops = JSON.parse(fs.readFileSync(raw('profiler', 'dynamic_shape_info_0.json'), 'utf8')).operator;
+      const n = Object.values(ops).reduce((a, v) => a + v.length, 0);
+      assert.equal(Number((await text(o.page, '[data-testid="table-ms-dynshape-ops"] .tbl-count')).split(' ')[0]), n, 'operator rows');
+    });
+  }
+  await finish('mindspore profiler device_0 FLOPs / dynamic shape', o);
+
+  if (ABSENT.has('ms_aicpu')) skip('mindspore run_2 AI CPU', 'the server writes no ms_aicpu document');
+  else {
+    const o2 = await open('mindspore', { run: RUN2, worker: 'device_1' });
+    await check('mindspore run_2 device_1: AI CPU by type and by kernel = aicpu_intermediate_1.csv summed here', async () => {
+      await o2.page.waitForSelector('[data-testid="table-ms-aicpu-type"]', { timeout: 10000 });
+      const lines = fs.readFileSync(raw('run_2', 'normal_run', 'profiler', 'aicpu_intermediate_1.csv'), 'utf8').split('\n').filter((l) => l.trim());
+      const head = lines[0].split(',');
+      const col = (n) => head.indexOf(n);
+      const by = new Map();
+      let all = 0;
+      for (const l of lines.slice(1)) {
+        const c = l.split(',');
+        const t = c[col('kernel_type')];
+        const e = by.get(t) || { total: 0, dispatch: 0, n: 0 };
+        e.total += Number(c[col('total_time')]) * 1000; // ms -> us
+        e.dispatch += Number(c[col('dispatch_time')]) * 1000;
+        e.n++;
+        all += Number(c[col('total_time')]) * 1000;
+        by.set(t, e);
+      }
+      const rows = await tableRows(o2.page, 'ms-aicpu-type');
+      assert.equal(rows.length, by.size, 'types');
+      for (const [t, e] of by) {
+        const r = rows.find((x) => x.kernel_type.text === t);
+        assert.ok(r, `${t} not shown`);
+        near(r.total_time_us.raw, e.total, 1e-6, `${t} total`);
+        assert.equal(Number(r.execution_frequency.text), e.n, `${t} calls`);
+        assert.equal(r.percent.text, `${(100 * e.total / all).toFixed(2)}%`, `${t} share`);
+      }
+      const ops = await tableRows(o2.page, 'ms-aicpu-op');
+      for (const [t, e] of by) {
+        const r = ops.find((x) => x.kernel_name.text === t); // kernel name = type in this file
+        assert.ok(r, `${t} kernel not shown`);
+        near(r.avg_execution_time_us.raw, e.total / e.n, 1e-6, `${t} avg execution`);
+        near(r.avg_dispatch_time_us.raw, e.dispatch / e.n, 1e-6, `${t} avg dispatch`);
+      }
+      near(cardNumber(await text(o2.page, '[data-testid="ms-aicpu-total"] .card-value')), all / 1000, 1e-9, 'total time card');
+    });
+    await finish('mindspore run_2 device_1 AI CPU', o2);
+  }
 }
 
 // every other MindSpore device: the tab renders, panels fail alone, no page errors

@@ -113,7 +113,7 @@ NNS_URL=$URL_main NNS_URL_EMPTY=$URL_empty NNS_SHOTS=$BUILD/screenshots NNS_KINE
 	NNS_CHROMIUM=$CHROMIUM NNS_ROOT=$ROOT node tests/browser/ui.test.mjs
 rc=$?
 NNS_URL=$URL_main NNS_SHOTS=$BUILD/screenshots NNS_CHROMIUM=$CHROMIUM NNS_ROOT=$ROOT \
-	NNS_MI_CONF=$NNS_SHARED/conformance/mindinsight/expected_values.json NNS_MS_RUN=mindspore/run_1 \
+	NNS_MI_CONF=$NNS_SHARED/conformance/mindinsight/expected_values.json NNS_MS_RUN=mindspore/run_1 NNS_MI_DATA=$NNS_SHARED/data/mindinsight \
 	node tests/browser/mindspore.test.mjs || rc=1
 for n in main empty; do
 	if [ -s "$TMP/serve-$n.err" ]; then echo "--- server $n stderr:"; tail -20 "$TMP/serve-$n.err"; fi
