@@ -10,11 +10,18 @@ import { chartBox, makeChart, pieOption, palette } from '../lib/charts.js';
 import { section, noData, docErrors } from './common.js';
 
 const TOP_BARS = 15;
+// ms_op_detail's FLOPs columns (shown when some operator has a value)
+const FLOPS_COLS = [
+  { key: 'cube_mflops', title: 'MFLOPs (cube)' },
+  { key: 'cube_gflops_per_s', title: 'GFLOPS (cube)' },
+  { key: 'vector_mflops', title: 'MFLOPs (vector)' },
+  { key: 'vector_gflops_per_s', title: 'GFLOPS (vector)' },
+];
 const num3 = (v) => fmtNum(v, 3);
 
 function shapes(info) {
   if (!info || typeof info !== 'object') return '';
-  return Object.entries(info).map(([k, v]) => `${k}: ${v && v.data_type ? v.data_type : ''}${v && Array.isArray(v.shape) ? '[' + v.shape.join(',') + ']' : ''}`).join('  ');
+  return Object.entries(info).map(([k, v]) => `${k}: ${v && v.data_type ? v.data_type : ''}${v && Array.isArray(v.shape) ? '[' + v.shape.join(',') + ']' : ''}`).join('; ');
 }
 
 export async function render(el, ctx) {
@@ -32,28 +39,27 @@ export async function render(el, ctx) {
   const pie = chartBox('ms-optype-pie', 300);
   const bars = chartBox('ms-optype-bar', 300);
 
-  let typeFilter = '';
   const typeNames = [...new Set(ops.map((o) => o.kernel_type))].sort();
+  let typeFilter = typeNames.includes(ctx.params.ms_type) ? ctx.params.ms_type : '';
   const opTable = createTable({
-    name: 'ms-by-op', rows: ops, sortKey: 'avg_execution_time_us', sortDir: 'desc', searchPlaceholder: 'Filter operators…',
+    name: 'ms-by-op', rows: typeFilter ? ops.filter((o) => o.kernel_type === typeFilter) : ops, sortKey: 'avg_execution_time_us', sortDir: 'desc', searchPlaceholder: 'Filter operators…',
     columns: [
-      { key: 'op_name', title: 'Operator', fmt: 'text', cls: 'name' },
+      { key: 'kernel_name', title: 'Kernel', fmt: 'text' },
       { key: 'kernel_type', title: 'Type', fmt: 'text' },
       { key: 'avg_execution_time_us', title: 'Avg time', fmt: 'us' },
       { key: 'execution_frequency', title: 'Calls', fmt: 'int' },
       { key: 'total_us', title: 'Total time', fmt: 'us', value: (r) => (r.avg_execution_time_us ?? 0) * (r.execution_frequency ?? 0), tip: 'avg time x calls' },
-      detailRows ? { key: 'cube_mflops', title: 'MFLOPs (cube)', fmt: num3 , numeric: true } : null,
-      detailRows ? { key: 'cube_gflops_per_s', title: 'GFLOPS (cube)', fmt: num3, numeric: true } : null,
-      detailRows ? { key: 'vector_mflops', title: 'MFLOPs (vector)', fmt: num3, numeric: true } : null,
-      detailRows ? { key: 'vector_gflops_per_s', title: 'GFLOPS (vector)', fmt: num3, numeric: true } : null,
-      detailRows ? { key: 'op_info', title: 'Inputs / outputs', fmt: 'text', value: (r) => shapes(r.op_info), cls: 'name', sortable: false } : null,
+      ...FLOPS_COLS.filter((c) => ops.some((o) => typeof o[c.key] === 'number')).map((c) => ({ ...c, fmt: num3, numeric: true })),
+      detailRows ? { key: 'op_info', title: 'Inputs / outputs', fmt: 'text', value: (r) => shapes(r.op_info), cls: 'ms-shapes', sortable: false } : null,
+      { key: 'op_name', title: 'Operator (full name)', fmt: 'text', cls: 'name' },
     ],
   });
-  const typeSel = select([{ value: '', label: 'all types' }, ...typeNames], '', (v) => setType(v), { testid: 'ms-op-type-select' });
+  const typeSel = select([{ value: '', label: 'all types' }, ...typeNames], typeFilter, (v) => setType(v), { testid: 'ms-op-type-select' });
   function setType(v) {
     typeFilter = v;
     typeSel.value = v;
     opTable.setRows(v ? ops.filter((o) => o.kernel_type === v) : ops);
+    ctx.setParams({ ms_type: v });
   }
 
   el.appendChild(section('AI Core operators by type', 'ms-ops', errs,

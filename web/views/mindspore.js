@@ -36,8 +36,11 @@ export default {
     // it before the first chart so that every chart of the tab uses it
     await loadCharts(true).catch(() => { /* the common build still draws the rest */ });
     if (!ctx.alive()) return;
+    const many = (run.workers || []).length > 1;
     el.appendChild(h('div', { class: 'muted' },
-      `MindInsight's profiler pages for ${ctx.worker} of ${ctx.run} (docs/MINDSPORE.md says where nnscope reads each file).`));
+      `MindInsight's profiler pages for ${ctx.worker} of ${ctx.run} (docs/MINDSPORE.md says where nnscope reads each file).`,
+      many ? h('span', null, ` This run has ${run.workers.length} devices: pick one above, or compare them in the `,
+        h('a', { href: '#', testid: 'ms-cluster-link', onclick: (e) => { e.preventDefault(); ctx.navigate('cluster'); } }, 'Cluster view'), '.') : null));
     const mctx = { ...ctx, doc: docCache(ctx) };
     const slots = PANELS.map((p) => {
       const slot = h('div', { class: 'ms-slot', testid: `ms-${p.file}-slot` });
