@@ -12,6 +12,7 @@ export const VIEWS = [
   { id: 'distributed', title: 'Distributed' },
   { id: 'hta', title: 'HTA' },
   { id: 'cluster', title: 'Cluster' },
+  { id: 'mindspore', title: 'MindSpore' },
   { id: 'module', title: 'Module' },
   { id: 'steptrace', title: 'Step Trace' },
   { id: 'datapipe', title: 'Data Pipeline' },
@@ -23,6 +24,7 @@ const VIEW_IDS = new Set(VIEWS.map((v) => v.id));
 const VIEW_DOC = {
   overview: 'overview', operator: 'operators', kernel: 'kernels', memory: 'memory',
   module: 'modules', steptrace: 'steptrace', datapipe: 'datapipe', cpu: 'cpu',
+  mindspore: 'steptrace',
 };
 const CORE = ['view', 'run', 'worker', 'span'];
 const POLL_MS = 300;

@@ -7,6 +7,9 @@
 #   - the extra runs of tests/browser/gen_runs.mjs in the same logdir: the
 #     tb_plugin conformance cases $NNS_SHARED/conformance/tbplugin/10 (dist/,
 #     two workers) and 08 (memory/), and a hand-written module trace (modules/);
+#   - MindInsight's profiler directories run_1, profiler/ and run_2 of
+#     $NNS_SHARED/data/mindinsight (copied to mindspore/: the MindSpore tab,
+#     tests/browser/mindspore.test.mjs);
 #   - an empty logdir (the "no runs" state).
 # Prints one PASS/FAIL/SKIP line per check; exits non-zero on any FAIL.
 # Screenshots: $BUILD/screenshots/<view>-<run>.png.
@@ -74,6 +77,17 @@ if [ -d "$MSJOB" ]; then
 	export NNS_MSJOB=msjobs/cluster_propose
 fi
 
+# MindInsight's profiler directories for the MindSpore tab (mindspore.test.mjs):
+# run_1 (the conformance run), the three-device profiler/ and run_2
+MI=$NNS_SHARED/data/mindinsight
+if [ -d "$MI/run_1/normal_run/profiler" ]; then
+	mkdir -p "$LOG/mindspore"
+	cp -r "$MI/run_1/normal_run/profiler" "$LOG/mindspore/run_1"
+	[ -d "$MI/profiler" ] && cp -r "$MI/profiler" "$LOG/mindspore/profiler"
+	[ -d "$MI/run_2/normal_run/profiler" ] && cp -r "$MI/run_2/normal_run/profiler" "$LOG/mindspore/run_2"
+	chmod -R u+w "$LOG/mindspore"
+fi
+
 # the distributed / memory / module runs (written here, at test time)
 CONF=$NNS_SHARED/conformance/tbplugin
 node tests/browser/gen_runs.mjs "$LOG" "$CONF" || fail "tests/browser/gen_runs.mjs failed"
@@ -98,6 +112,9 @@ mkdir -p "$BUILD/screenshots"
 NNS_URL=$URL_main NNS_URL_EMPTY=$URL_empty NNS_SHOTS=$BUILD/screenshots NNS_KINETO_DIR=$KINETO NNS_CONF_DIR=$CONF \
 	NNS_CHROMIUM=$CHROMIUM NNS_ROOT=$ROOT node tests/browser/ui.test.mjs
 rc=$?
+NNS_URL=$URL_main NNS_SHOTS=$BUILD/screenshots NNS_CHROMIUM=$CHROMIUM NNS_ROOT=$ROOT \
+	NNS_MI_CONF=$NNS_SHARED/conformance/mindinsight/expected_values.json NNS_MS_RUN=mindspore/run_1 NNS_MI_DATA=$NNS_SHARED/data/mindinsight \
+	node tests/browser/mindspore.test.mjs || rc=1
 for n in main empty; do
 	if [ -s "$TMP/serve-$n.err" ]; then echo "--- server $n stderr:"; tail -20 "$TMP/serve-$n.err"; fi
 done

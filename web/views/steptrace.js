@@ -1,7 +1,11 @@
 // Step Trace view (MindInsight): iteration interval / forward+backward / tail per step.
+// A MindSpore device's document (source "mindspore") adds MindInsight's own
+// summary (ms, percents as MindInsight rounds them), the fp_start / bp_end
+// points and the training-trace graph of the average step.
 import { h, emptyState, panel, statCards, fmtUs, fmtPct, axisUs } from '../lib/util.js';
 import { createTable } from '../lib/table.js';
 import { chartBox, makeChart, usAxisTooltip } from '../lib/charts.js';
+import { summaryCards, pointInfo, traceGraph } from '../mindspore/common.js';
 
 const PARTS = [
   { key: 'iteration_interval_us', name: 'Iteration interval', color: '#b07aa1', tip: 'From the step start to the first operator that is not data loading (waiting for data)' },
@@ -27,6 +31,16 @@ export default {
       ...PARTS.map((p) => ({ label: 'Avg ' + p.name.toLowerCase(), value: fmtUs(avg[p.key]), sub: avg.total_us ? fmtPct(avg[p.key] / avg.total_us) + ' of the step' : '', hint: p.tip })),
     ], 'steptrace-cards'));
 
+    let graphBox = null;
+    if (doc.source === 'mindspore') {
+      const graph = doc.graph || [];
+      graphBox = graph.length ? chartBox('chart-ms-trace-graph', 200) : null;
+      el.appendChild(panel('MindInsight step trace', h('div', { class: 'ms-steptrace', testid: 'steptrace-mindspore' },
+        doc.summary ? summaryCards(doc.summary, 'steptrace-ms-summary') : null,
+        h('div', { class: 'ms-sub' }, pointInfo(doc.point_info)),
+        graphBox), h('span', { class: 'muted' }, 'average step; graph: the step, its phases, one line per all-reduce stream')));
+    }
+
     const box = chartBox('chart-steptrace', 320);
     el.appendChild(panel('Step trace', box, h('span', { class: 'muted' }, 'iteration interval = waiting for data · tail = optimizer, all-reduce, draining')));
     el.appendChild(panel('Steps', createTable({
@@ -48,6 +62,7 @@ export default {
       dataZoom: steps.length > 30 ? [{ type: 'slider', height: 16, bottom: 6 }, { type: 'inside' }] : undefined,
       series: PARTS.map((p) => ({ name: p.name, type: 'bar', stack: 'st', barMaxWidth: 48, itemStyle: { color: p.color }, data: steps.map((s) => s[p.key] || 0) })),
     });
+    if (graphBox) traceGraph(graphBox, doc.graph);
   },
   dispose() {},
 };
