@@ -157,11 +157,13 @@ static int reduce_lines(struct gb *b, const struct ms_st_table *t, size_t row)
 int ms_st_graph_build(const struct ms_st_table *t, size_t step_id, struct ms_st_graph *g,
 		      struct nns_err *err)
 {
-	struct gb b = {g, 0, 0};
+	struct gb b;
 	size_t size = t->nrows ? t->nrows - 1 : 0, row;
 	double start;
 
 	memset(g, 0, sizeof(*g));
+	b.g = g;
+	b.cap = b.lcap = 0;
 	if (t->nrows == 0 || step_id > size)
 		return nns_err_set(err, NNS_EINVAL, "The step num must be in [0, %zu]", size);
 	row = step_id == 0 ? t->nrows - 1 : step_id - 1;

@@ -356,7 +356,6 @@ int cmd_analyse(int argc, char **argv)
 static int analyse_body(struct analyse_ctx *cx, struct cli_visit *v, const char *in,
 			const char *out, long threads, long limit_mb, struct mpi_dl *mpi)
 {
-	struct analyse_ctx ctx = *cx;
 	struct run_set rs;
 	struct nns_err err;
 	size_t visited = 0;
@@ -366,7 +365,7 @@ static int analyse_body(struct analyse_ctx *cx, struct cli_visit *v, const char 
 	nns_err_clear(&err);
 	memset(&rs, 0, sizeof(rs));
 	{
-		struct ms_jobs_ctx mj = {out, &ctx, (int)threads, 0, CLI_OK, 0};
+		struct ms_jobs_ctx mj = {out, cx, (int)threads, 0, CLI_OK, 0};
 		int drc, stop = 0;
 
 		/* MindSpore cluster jobs first (cluster.json); their devices are
@@ -406,11 +405,11 @@ static int analyse_body(struct analyse_ctx *cx, struct cli_visit *v, const char 
 		if (stop)
 			return status;
 	}
-	ctx.limit_bytes = (int64_t)limit_mb << 20;
+	cx->limit_bytes = (int64_t)limit_mb << 20;
 	v->kopts.threads = (int)threads;
 	v->kopts.progress = root && isatty(STDERR_FILENO);
 	v->want_dist = 1;
-	v->ctx = &ctx;
+	v->ctx = cx;
 	v->on_profile = on_profile;
 	v->on_dist = on_dist;
 	v->on_cluster = on_cluster;
@@ -428,7 +427,7 @@ static int analyse_body(struct analyse_ctx *cx, struct cli_visit *v, const char 
 		} else {
 			snprintf(dir, sizeof(dir), "%s", out);
 		}
-		ctx.out = dir;
+		cx->out = dir;
 		if (mpi ? cli_visit_run_mpi(r, v, mpi, &visited) : cli_visit_run(r, v, &visited))
 			status = CLI_EINPUT;
 	}

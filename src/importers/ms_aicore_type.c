@@ -73,7 +73,8 @@ int ms_at_parse(struct ms_at *t, const char *buf, size_t n, struct nns_err *err)
 		r.execution_frequency = (long)freq;
 		r.total_time_us = round(tot * 1000.0 * 100.0) / 100.0;
 		r.avg_time_us = freq > 0 ? round(r.total_time_us / freq * 1000.0) / 1000.0 : 0;
-		r.total_percent = round(pc * 100.0 * 100.0) / 100.0; /* 1.16 -> 116, not 115.999... */
+		r.total_percent =
+		    round(pc * 100.0 * 100.0) / 100.0; /* 1.16 -> 116, not 115.999... */
 		r.order = t->rows.n;
 		if (vec_push(&t->rows, r)) {
 			rc = nns_err_set(err, NNS_ENOMEM, "aicore type csv: out of memory");

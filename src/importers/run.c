@@ -433,8 +433,8 @@ static void ms_keep_anchors(struct found *fv, size_t *fn)
 		for (size_t j = 0; fv[i].ms_prio >= 0 && j < *fn; j++) {
 			if (j == i || fv[j].ms_prio < 0 || strcmp(fv[i].worker, fv[j].worker))
 				continue;
-			if (fv[j].ms_prio < fv[i].ms_prio ||
-			    (fv[j].ms_prio == fv[i].ms_prio && strcmp(fv[j].path, fv[i].path) < 0)) {
+			if (fv[j].ms_prio < fv[i].ms_prio || (fv[j].ms_prio == fv[i].ms_prio &&
+							      strcmp(fv[j].path, fv[i].path) < 0)) {
 				fv[i].ms_prio = -2 - fv[i].ms_prio; /* <= -2, still ordered */
 				break;
 			}
