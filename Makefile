@@ -163,7 +163,8 @@ $(MLP_BIN): $(MLP_SRC) $(wildcard examples/mlp/*.h) include/nnscope.h $(COLLECTO
 		-L$(BUILD) -lnnscope -lopenblas -lm -Wl,-rpath,'$$ORIGIN/..'
 
 # Installs what is missing, builds, profiles the C example (and the PyTorch
-# one when torch imports), then analyses and reports each run.
+# one when torch imports), then analyses and reports each run; the Kineto
+# samples and MindInsight fixtures of ../shared (when present) are served too.
 DEMO := $(BUILD)/demo
 DEMO_PORT ?= 8080
 demo:
@@ -182,6 +183,11 @@ demo:
 	else echo "demo: torch does not import for $(PYTHON); skipping the PyTorch example"; fi
 	@echo "== results: $(DEMO)/mlp/analysis$$(test -d $(DEMO)/cnn/analysis && echo " $(DEMO)/cnn/analysis")"
 	@if [ -d "$(SHARED)/data/kineto" ]; then rm -rf $(DEMO)/kineto && cp -r "$(SHARED)/data/kineto" $(DEMO)/kineto && chmod -R u+w $(DEMO)/kineto; fi
+	@if [ -d "$(SHARED)/data/mindinsight/run_1" ]; then rm -rf $(DEMO)/mindspore && mkdir -p $(DEMO)/mindspore && \
+		for r in run_1 run_2; do cp -r "$(SHARED)/data/mindinsight/$$r/normal_run/profiler" $(DEMO)/mindspore/$$r; done && \
+		cp -r "$(SHARED)/data/mindinsight/profiler" $(DEMO)/mindspore/profiler && \
+		cp -r "$(SHARED)/data/mindinsight/cluster_propose" $(DEMO)/mindspore/cluster_propose && \
+		chmod -R u+w $(DEMO)/mindspore; fi
 	@echo "== serving the UI for $(DEMO): open http://127.0.0.1:$(DEMO_PORT)/ (Ctrl-C stops; DEMO_PORT=N picks another port)"
 	$(NNSCOPE) serve --logdir $(DEMO) --port $(DEMO_PORT)
 
