@@ -2,8 +2,9 @@
 // by operator (table with a type filter), MindInsight's operator page. Reads
 // ms_ops (aicore_intermediate_<id>_type.csv / _detail.csv) and, when the
 // server writes it, ms_op_detail (the by-op rows with FLOPs and op_info).
-// The share column is computed from total_time_us: ms_ops' total_percent is
-// MindInsight's value x100.
+// The share column is MindSpore's own percent of all AI Core time (ms_ops'
+// total_percent is MindInsight's value x100, so 5760 -> 57.60 %); the table
+// sum when a row has none.
 import { h, fmtUs, fmtPct, fmtNum, select, labeled, esc } from '../lib/util.js';
 import { createTable } from '../lib/table.js';
 import { chartBox, makeChart, pieOption, palette } from '../lib/charts.js';
@@ -35,7 +36,8 @@ export async function render(el, ctx) {
     return;
   }
   const sum = types.reduce((s, t) => s + (t.total_time_us || 0), 0);
-  const typeRows = types.map((t) => ({ ...t, share: sum > 0 ? (t.total_time_us || 0) / sum : null }));
+  const typeRows = types.map((t) => ({ ...t,
+    share: Number.isFinite(t.total_percent) ? t.total_percent / 10000 : (sum > 0 ? (t.total_time_us || 0) / sum : null) }));
   const pie = chartBox('ms-optype-pie', 300);
   const bars = chartBox('ms-optype-bar', 300);
 
@@ -72,7 +74,7 @@ export async function render(el, ctx) {
         { key: 'total_time_us', title: 'Total time', fmt: 'us' },
         { key: 'execution_frequency', title: 'Calls', fmt: 'int' },
         { key: 'avg_time_us', title: 'Avg time', fmt: 'us' },
-        { key: 'share', title: 'Share', fmt: (v) => fmtPct(v, 2), numeric: true, tip: 'total time / sum over the types' },
+        { key: 'share', title: 'Share', fmt: (v) => fmtPct(v, 2), numeric: true, tip: 'MindSpore\'s share of all AI Core time (its percent column)' },
       ],
     }).el));
   el.appendChild(section('AI Core operators', 'ms-ops-detail',
