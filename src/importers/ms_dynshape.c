@@ -116,7 +116,10 @@ static int check_rows(struct ctx *c, size_t n, const struct msj_node *at)
 	return 0;
 }
 
-static int read_operators(struct ctx *c, const struct msj_node *sec)
+/* Calls row(c, r, step key) for every row of a section
+ * {"<step>": [ {row}, ... ], ...}, after checking the shape. */
+static int each_row(struct ctx *c, const struct msj_node *sec,
+		    int (*row)(struct ctx *c, const struct msj_node *r, long ks))
 {
 	const struct msj_node *st, *r;
 
@@ -129,74 +132,59 @@ static int read_operators(struct ctx *c, const struct msj_node *sec)
 			return nns_err_set(c->err, NNS_EFORMAT, "%s:%u: step \"%ld\" is not a list",
 					   c->file, st->line, ks);
 		for (r = msj_first(c->j, st); r; r = msj_next(c->j, r)) {
-			struct ms_ds_op o;
-			const struct msj_node *sh, *x;
-
-			memset(&o, 0, sizeof(o));
 			if (r->type != MSJ_OBJ)
 				return nns_err_set(c->err, NNS_EFORMAT,
 						   "%s:%u: row is not an object", c->file, r->line);
-			if (check_rows(c, c->d->ops.n, r) || row_step(c, r, ks, &o.step) ||
-			    get_str(c, r, "op_side", 1, &o.side) ||
-			    get_str(c, r, "op_type", 0, &o.type) ||
-			    get_str(c, r, "op_name", 0, &o.name) || get_num(c, r, "dur", &o.dur_us))
+			if (row(c, r, ks))
 				return -1;
-			sh = msj_get(c->j, r, "shape_info");
-			o.shape0 = c->d->shapes.n;
-			if (sh && sh->type != MSJ_ARR && sh->type != MSJ_NULL)
-				return nns_err_set(c->err, NNS_EFORMAT,
-						   "%s:%u: \"shape_info\" is not a list", c->file,
-						   sh->line);
-			for (x = msj_first(c->j, sh); x; x = msj_next(c->j, x)) {
-				size_t off;
-
-				if (x->type != MSJ_STR)
-					return nns_err_set(c->err, NNS_EFORMAT,
-							   "%s:%u: a shape is not a string",
-							   c->file, x->line);
-				if (add_str(c, msj_str(c->j, x), &off) ||
-				    vec_push(&c->d->shapes, off))
-					return nomem(c);
-				o.nshape++;
-			}
-			if (vec_push(&c->d->ops, o))
-				return nomem(c);
 		}
 	}
 	return 0;
 }
 
-static int read_kernels(struct ctx *c, const struct msj_node *sec)
+static int operator_row(struct ctx *c, const struct msj_node *r, long ks)
 {
-	const struct msj_node *st, *r;
+	const struct msj_node *sh, *x;
+	struct ms_ds_op o;
 
-	for (st = msj_first(c->j, sec); st; st = msj_next(c->j, st)) {
-		long ks;
+	memset(&o, 0, sizeof(o));
+	if (check_rows(c, c->d->ops.n, r) || row_step(c, r, ks, &o.step) ||
+	    get_str(c, r, "op_side", 1, &o.side) || get_str(c, r, "op_type", 0, &o.type) ||
+	    get_str(c, r, "op_name", 0, &o.name) || get_num(c, r, "dur", &o.dur_us))
+		return -1;
+	sh = msj_get(c->j, r, "shape_info");
+	o.shape0 = c->d->shapes.n;
+	if (sh && sh->type != MSJ_ARR && sh->type != MSJ_NULL)
+		return nns_err_set(c->err, NNS_EFORMAT, "%s:%u: \"shape_info\" is not a list",
+				   c->file, sh->line);
+	for (x = msj_first(c->j, sh); x; x = msj_next(c->j, x)) {
+		size_t off;
 
-		if (step_key(c, st, &ks))
-			return -1;
-		if (st->type != MSJ_ARR)
-			return nns_err_set(c->err, NNS_EFORMAT, "%s:%u: step \"%ld\" is not a list",
-					   c->file, st->line, ks);
-		for (r = msj_first(c->j, st); r; r = msj_next(c->j, r)) {
-			struct ms_ds_kernel k;
-
-			memset(&k, 0, sizeof(k));
-			if (r->type != MSJ_OBJ)
-				return nns_err_set(c->err, NNS_EFORMAT,
-						   "%s:%u: row is not an object", c->file, r->line);
-			if (check_rows(c, c->d->kernels.n, r) || row_step(c, r, ks, &k.step) ||
-			    get_str(c, r, "op_type", 0, &k.type) ||
-			    get_str(c, r, "op_name", 0, &k.name) ||
-			    get_str(c, r, "op_full_name", 1, &k.full_name) ||
-			    get_num(c, r, "dur", &k.dur_us) ||
-			    get_str(c, r, "block_dim", 1, &k.block_dim) ||
-			    get_str(c, r, "grid_dim", 1, &k.grid_dim))
-				return -1;
-			if (vec_push(&c->d->kernels, k))
-				return nomem(c);
-		}
+		if (x->type != MSJ_STR)
+			return nns_err_set(c->err, NNS_EFORMAT, "%s:%u: a shape is not a string",
+					   c->file, x->line);
+		if (add_str(c, msj_str(c->j, x), &off) || vec_push(&c->d->shapes, off))
+			return nomem(c);
+		o.nshape++;
 	}
+	if (vec_push(&c->d->ops, o))
+		return nomem(c);
+	return 0;
+}
+
+static int kernel_row(struct ctx *c, const struct msj_node *r, long ks)
+{
+	struct ms_ds_kernel k;
+
+	memset(&k, 0, sizeof(k));
+	if (check_rows(c, c->d->kernels.n, r) || row_step(c, r, ks, &k.step) ||
+	    get_str(c, r, "op_type", 0, &k.type) || get_str(c, r, "op_name", 0, &k.name) ||
+	    get_str(c, r, "op_full_name", 1, &k.full_name) || get_num(c, r, "dur", &k.dur_us) ||
+	    get_str(c, r, "block_dim", 1, &k.block_dim) ||
+	    get_str(c, r, "grid_dim", 1, &k.grid_dim))
+		return -1;
+	if (vec_push(&c->d->kernels, k))
+		return nomem(c);
 	return 0;
 }
 
@@ -329,7 +317,7 @@ int ms_ds_parse(struct ms_ds *d, const char *buf, size_t n, const char *name, st
 			goto out;
 		}
 	}
-	if (read_operators(&c, sec[0]) || read_kernels(&c, sec[1]) ||
+	if (each_row(&c, sec[0], operator_row) || each_row(&c, sec[1], kernel_row) ||
 	    read_series(&c, sec[2], &d->op_types, 0) ||
 	    read_series(&c, sec[3], &d->kernel_types, 1))
 		rc = err ? err->code : NNS_EFORMAT;

@@ -18,67 +18,17 @@
 int ms_md_slurp(const struct ms_src *s, const char *pre, const char *post, char *path, char **buf,
 		size_t *len, struct nns_err *err)
 {
-	FILE *f;
-	char *b = NULL;
-	size_t n = 0, cap = 0;
+	int rc;
 
-	*buf = NULL;
-	*len = 0;
 	if (ms_src_path(s, pre, post, path, MS_MD_PATH_MAX))
 		return nns_err_set(err, NNS_EINVAL, "%s/%s%d%s: path too long", s->dir, pre, s->dev,
 				   post);
-	if (!ms_src_has(s, pre, post))
+	rc = ms_src_read(s, pre, post, MS_MD_FILE_MAX, buf, len, err);
+	if (rc == NNS_ENOTFOUND) {
+		nns_err_clear(err);
 		return 1;
-	f = fopen(path, "rb");
-	if (!f)
-		return errno == ENOENT ? 1
-				       : nns_err_set(err, NNS_EIO, "%s: %s", path, strerror(errno));
-	for (;;) {
-		size_t got;
-
-		if (cap - n < 2) {
-			size_t nc = cap ? cap * 2 : 65536;
-			char *nb;
-
-			if (cap >= MS_MD_FILE_MAX) {
-				free(b);
-				fclose(f);
-				return nns_err_set(err, NNS_ENOMEM, "%s: larger than %zu MB", path,
-						   MS_MD_FILE_MAX >> 20);
-			}
-			nb = realloc(b, nc);
-			if (!nb) {
-				free(b);
-				fclose(f);
-				return nns_err_set(err, NNS_ENOMEM, "%s: out of memory", path);
-			}
-			b = nb;
-			cap = nc;
-		}
-		got = fread(b + n, 1, cap - n - 1, f);
-		n += got;
-		if (got == 0)
-			break;
 	}
-	if (ferror(f)) {
-		free(b);
-		fclose(f);
-		return nns_err_set(err, NNS_EIO, "%s: read error", path);
-	}
-	fclose(f);
-	b[n] = '\0';
-	*buf = b;
-	*len = n;
-	return 0;
-}
-
-size_t ms_md_line_of(const char *buf, const char *p)
-{
-	size_t line = 1;
-
-	for (; buf < p; buf++)
-		line += *buf == '\n';
-	return line;
+	return rc;
 }
 
 /* ---- whitespace-separated lines -------------------------------------- */

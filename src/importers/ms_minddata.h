@@ -209,7 +209,5 @@ void ms_md_release(struct ms_md *m);
  * (err set). path (MS_MD_PATH_MAX bytes) receives the name. */
 int ms_md_slurp(const struct ms_src *s, const char *pre, const char *post, char *path, char **buf,
 		size_t *len, struct nns_err *err);
-/* The 1-based line of p in buf. */
-size_t ms_md_line_of(const char *buf, const char *p);
 
 #endif

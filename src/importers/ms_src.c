@@ -29,30 +29,37 @@ int ms_src_read(const struct ms_src *s, const char *pre, const char *post, size_
 	char path[4096];
 	struct stat st;
 	FILE *f;
+	int bad;
 
 	*buf = NULL;
 	*n = 0;
 	if (ms_src_path(s, pre, post, path, sizeof(path)))
 		return nns_err_set(err, NNS_EINVAL, "%s: path too long", s->dir);
+	if (stat(path, &st) != 0)
+		return nns_err_set(err,
+				   errno == ENOENT || errno == ENOTDIR ? NNS_ENOTFOUND : NNS_EIO,
+				   "%s: %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode)) /* a directory of that name holds no data */
+		return nns_err_set(err, NNS_ENOTFOUND, "%s: not a regular file", path);
+	if ((size_t)st.st_size > max)
+		return nns_err_set(err, NNS_EFORMAT, "%s: larger than %zu bytes", path, max);
 	f = fopen(path, "rb");
 	if (!f)
-		return nns_err_set(err, errno == ENOENT ? NNS_ENOTFOUND : NNS_EIO, "%s: %s", path,
-				   strerror(errno));
-	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-		fclose(f);
-		return nns_err_set(err, NNS_EIO, "%s: not a regular file", path);
-	}
-	if ((size_t)st.st_size > max) {
-		fclose(f);
-		return nns_err_set(err, NNS_EFORMAT, "%s: larger than %zu bytes", path, max);
-	}
+		return nns_err_set(err, NNS_EIO, "%s: %s", path, strerror(errno));
 	*buf = malloc((size_t)st.st_size + 1);
 	if (!*buf) {
 		fclose(f);
 		return nns_err_set(err, NNS_ENOMEM, "%s: out of memory", path);
 	}
 	*n = fread(*buf, 1, (size_t)st.st_size, f);
-	(*buf)[*n] = '\0';
+	bad = ferror(f);
 	fclose(f);
+	if (bad) {
+		free(*buf);
+		*buf = NULL;
+		*n = 0;
+		return nns_err_set(err, NNS_EIO, "%s: read error", path);
+	}
+	(*buf)[*n] = '\0';
 	return NNS_OK;
 }

@@ -5,12 +5,10 @@
 #include "importers/ms_st_table.h"
 #include "importers/ms_csv.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 void ms_st_table_release(struct ms_st_table *t)
 {
@@ -140,32 +138,17 @@ int ms_st_table_parse(struct ms_st_table *t, const char *buf, size_t n, const ch
 
 int ms_st_table_load(struct ms_st_table *t, const struct ms_src *s, struct nns_err *err)
 {
-	char path[4096];
-	struct stat st;
-	FILE *f;
-	char *buf;
-	size_t got;
+	char path[4096], *buf;
+	size_t n;
 	int rc;
 
 	memset(t, 0, sizeof(*t));
+	if ((rc = ms_src_read(s, "step_trace_raw_", "_detail_time.csv", (size_t)1 << 30, &buf, &n,
+			      err)))
+		return rc;
 	if (ms_src_path(s, "step_trace_raw_", "_detail_time.csv", path, sizeof(path)))
-		return nns_err_set(err, NNS_EINVAL, "%s: path too long", s->dir);
-	f = fopen(path, "rb");
-	if (!f)
-		return nns_err_set(err, errno == ENOENT ? NNS_ENOTFOUND : NNS_EIO, "%s: %s", path,
-				   strerror(errno));
-	if (fstat(fileno(f), &st) != 0 || st.st_size > ((off_t)1 << 30)) {
-		fclose(f);
-		return nns_err_set(err, NNS_EFORMAT, "%s: unreadable or larger than 1 GiB", path);
-	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf) {
-		fclose(f);
-		return nns_err_set(err, NNS_ENOMEM, "%s: out of memory", path);
-	}
-	got = fread(buf, 1, (size_t)st.st_size, f);
-	fclose(f);
-	rc = ms_st_table_parse(t, buf, got, path, err);
+		snprintf(path, sizeof(path), "step_trace_raw_%d_detail_time.csv", s->dev);
+	rc = ms_st_table_parse(t, buf, n, path, err);
 	free(buf);
 	return rc;
 }

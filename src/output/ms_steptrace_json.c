@@ -59,7 +59,7 @@ int out_json_ms_steptrace(struct jsonw *w, const struct ms_src *s)
 	struct ms_st_summary sum;
 	struct nns_err err;
 	char fp[512], bp[512];
-	int rc;
+	int rc, have_sum;
 
 	nns_err_clear(&err);
 	rc = ms_st_table_load(&t, s, &err);
@@ -88,9 +88,10 @@ int out_json_ms_steptrace(struct jsonw *w, const struct ms_src *s)
 		jsonw_obj_end(w);
 		return 0;
 	}
+	have_sum = ms_st_summarise_table(&t, &sum, &err) == NNS_OK;
 	jsonw_key(w, "proposals");
 	jsonw_arr_begin(w);
-	if (ms_st_summarise_table(&t, &sum, &err) == NNS_OK && sum.interval_ms > 0.5) {
+	if (have_sum && sum.interval_ms > 0.5) {
 		/* MindInsight's step_trace proposer: the average step's iteration
 		 * interval above 0.5 ms */
 		char text[512];
@@ -108,7 +109,7 @@ int out_json_ms_steptrace(struct jsonw *w, const struct ms_src *s)
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
-	if (ms_st_summarise_table(&t, &sum, &err) == NNS_OK) {
+	if (have_sum) {
 		jsonw_key(w, "summary");
 		out_json_ms_summary(w, &sum);
 	}
