@@ -13,7 +13,7 @@ CFLAGS  ?= $(OPT) -g
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
 CPPFLAGS := -Iinclude -Isrc -D_GNU_SOURCE -MMD -MP
 ALL_CFLAGS := -std=c11 $(WARN) $(CFLAGS) -pthread
-LDLIBS  := -lz -lm -pthread
+LDLIBS  := -lsqlite3 -lz -lm -pthread
 
 LIB_DIRS := src/common src/format src/model src/importers src/analysis src/output
 LIB_SRC  := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
@@ -257,7 +257,7 @@ e2e: $(NNSCOPE)
 # The same unit and golden tests under AddressSanitizer + UBSan.
 asan:
 	$(MAKE) BUILD=build-asan OPT=-O1 CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
-		LDLIBS="-lz -lm -pthread -fsanitize=address,undefined" unit golden
+		LDLIBS="-lsqlite3 -lz -lm -pthread -fsanitize=address,undefined" unit golden
 
 # libFuzzer on every importer; a short run in `make test`.
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
@@ -269,7 +269,7 @@ TRACE_IX_SRC := $(wildcard src/server/trace_*.c)
 build-fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(TRACE_IX_SRC)
 	@mkdir -p build-fuzz
 	clang $(CPPFLAGS) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -pthread -o $@ $< $(LIB_SRC) \
-		$(if $(filter build-fuzz/fuzz_trace,$@),$(TRACE_IX_SRC)) -lz -lm
+		$(if $(filter build-fuzz/fuzz_trace,$@),$(TRACE_IX_SRC)) -lsqlite3 -lz -lm
 # A finding (crash, sanitizer report, leak, timeout) fails the run; the
 # input that triggered it is left in build-fuzz/ (crash-*, leak-*, ...).
 fuzz: $(FUZZ_BIN)

@@ -1,0 +1,142 @@
+/*
+ * schema.h - one description per result table, driving every writer.
+ *
+ * A result table (the overview's steps, the operator and kernel tables,
+ * memory, modules, the distributed view's comm ops, ...) is described once
+ * as a list of columns: the name the JSON contract gives it, its type, its
+ * unit and where the value lives in the analysis row struct (a field at an
+ * offset, or a small function for computed values). The JSON documents
+ * (json_out.c), the CSV tables (csv_out.c), the SQLite export
+ * (schema_sql.c, sqlite_out.c) and the terminal report (report.c) all walk
+ * these descriptions, so a column is named, typed and converted in one
+ * place (schema_tables.c) and the writers cannot drift apart.
+ *
+ * Writers take a selection: NULL for every column in schema order, or a
+ * NULL-terminated list of column names in output order; an entry
+ * "shown=col" writes column col under the name (or terminal title) shown.
+ *
+ * Nothing here owns memory: values point into the rows, the model's string
+ * pool or the caller's sc_val buffer.
+ */
+#ifndef NNS_OUTPUT_SCHEMA_H
+#define NNS_OUTPUT_SCHEMA_H
+
+#include "analysis/analysis.h"
+#include "common/err.h"
+#include "output/jsonw.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum sc_type { SC_TEXT, SC_INT, SC_REAL, SC_BOOL };
+
+/* How a value reads to people; SC_US values are stored as nanoseconds in
+ * the rows and written as microseconds (doubles). */
+enum sc_unit {
+	SC_PLAIN = 0,
+	SC_US,	   /* microseconds */
+	SC_BYTES,  /* bytes */
+	SC_COUNT,  /* a count: grouped digits in the terminal */
+	SC_RATIO,  /* 0..1 */
+	SC_PERCENT /* 0..100 */
+};
+
+/* Where a value lives in a row. */
+enum sc_src {
+	SC_F_I64,   /* int64_t at off */
+	SC_F_I32,   /* int32_t / int at off */
+	SC_F_NS,    /* int64_t nanoseconds at off (unit SC_US) */
+	SC_F_DNS,   /* double nanoseconds at off (unit SC_US) */
+	SC_F_DBL,   /* double at off */
+	SC_F_STRID, /* uint32_t model string id at off; "" when none */
+	SC_F_CHARS, /* char array at off */
+	SC_F_FN	    /* computed by col->fn */
+};
+
+/* Context of a row: the model its string ids refer to, the row's index in
+ * its table and one table-specific pointer (the memory device of a memory
+ * row, the an_dist of a comm-op row, ...). */
+struct sc_ctx {
+	const struct model *m;
+	size_t index;
+	const void *aux;
+};
+
+#define SC_BUF 1024
+
+struct sc_val {
+	int null;	  /* the value is absent: JSON null, empty CSV/SQL NULL, "-" */
+	int64_t i;	  /* SC_INT, SC_BOOL */
+	double d;	  /* SC_REAL (microseconds for SC_US) */
+	double ns;	  /* SC_US: the same value in nanoseconds, for the terminal */
+	const char *s;	  /* SC_TEXT; NULL writes JSON null */
+	char buf[SC_BUF]; /* storage for computed text */
+};
+
+struct sc_col;
+typedef void (*sc_get_fn)(const struct sc_col *c, const void *row, const struct sc_ctx *x,
+			  struct sc_val *v);
+
+struct sc_col {
+	const char *name;  /* JSON key, CSV header, SQL column */
+	uint8_t type;	   /* enum sc_type */
+	uint8_t unit;	   /* enum sc_unit */
+	uint8_t src;	   /* enum sc_src */
+	size_t off;	   /* field offset for SC_F_* other than SC_F_FN */
+	sc_get_fn fn;	   /* SC_F_FN */
+	const char *title; /* terminal heading; NULL: the name */
+	const char *doc;   /* one line for docs/SQL.md and `nnscope export --schema` */
+};
+
+struct sc_table {
+	const char *name; /* SQL table name */
+	const char *doc;
+	const struct sc_col *cols;
+	size_t ncols;
+	size_t row_size; /* sizeof the row struct, for walking arrays */
+};
+
+/* The result tables (schema_tables.c). */
+extern const struct sc_table sc_steps;	       /* struct an_step */
+extern const struct sc_table sc_operators;     /* struct an_op_row */
+extern const struct sc_table sc_kernels;       /* struct an_kernel_row */
+extern const struct sc_table sc_memory_ops;    /* struct an_mem_op_row, aux = an_mem_device */
+extern const struct sc_table sc_memory_events; /* struct an_mem_event, aux = an_mem_device */
+extern const struct sc_table sc_memory_curve;  /* struct an_mem_point, aux = an_mem_device */
+extern const struct sc_table sc_modules;       /* struct an_module_row */
+extern const struct sc_table sc_steptrace;     /* struct an_steptrace_row */
+extern const struct sc_table sc_dist_workers;  /* struct an_dist_worker */
+extern const struct sc_table sc_comm_ops;      /* struct an_dist_comm_row, aux = an_dist */
+extern const struct sc_table sc_gpus;	       /* struct an_gpu */
+
+/* The column named name, or NULL. */
+const struct sc_col *sc_col_find(const struct sc_table *t, const char *name);
+/* Reads column c of row into v. */
+void sc_get(const struct sc_col *c, const void *row, const struct sc_ctx *x, struct sc_val *v);
+/* The i-th row of an array of t's rows. */
+static inline const void *sc_row(const struct sc_table *t, const void *rows, size_t i)
+{
+	return (const char *)rows + i * t->row_size;
+}
+
+/* Resolves a selection entry ("col" or "shown=col") into the column and
+ * the name to show; NULL when the table has no such column (a programming
+ * error the unit tests catch). */
+const struct sc_col *sc_pick(const struct sc_table *t, const char *entry, const char **shown);
+
+/* JSON (schema_json.c): the members of one row (no braces), one row as an
+ * object, and "key": [rows...]. */
+void sc_json_fields(struct jsonw *w, const struct sc_table *t, const void *row,
+		    const struct sc_ctx *x, const char *const *sel);
+void sc_json_row(struct jsonw *w, const struct sc_table *t, const void *row, const struct sc_ctx *x,
+		 const char *const *sel);
+void sc_json_rows(struct jsonw *w, const char *key, const struct sc_table *t, const void *rows,
+		  size_t n, const struct sc_ctx *x, const char *const *sel);
+
+/* CSV (schema_csv.c): RFC 4180 header and rows; "\n" line ends. */
+void sc_csv_header(FILE *f, const struct sc_table *t, const char *const *sel);
+void sc_csv_row(FILE *f, const struct sc_table *t, const void *row, const struct sc_ctx *x,
+		const char *const *sel);
+
+#endif
