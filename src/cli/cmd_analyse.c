@@ -3,7 +3,9 @@
  * every worker/span found under the path, runs every analysis and writes
  * the JSON contract (and CSV tables) of SPEC §4, plus distributed.json for
  * runs with several workers, and timeline.json (Chrome trace, capped by
- * --timeline-limit-mb) with --timeline.
+ * --timeline-limit-mb) with --timeline, and with --sqlite F.db every
+ * worker's events and results and the distributed view in one SQLite
+ * database (output/sqlite_out.h).
  */
 #include "cli/cli.h"
 #include "cli/analyse_mpi.h"
@@ -12,6 +14,7 @@
 #include "output/cluster_out.h"
 #include "output/outfile.h"
 #include "output/output.h"
+#include "output/sqlite_out.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -57,6 +60,10 @@ static const char USAGE[] =
     "                     the numbers of ProfilerStep#N / nnscope steps; the trace\n"
     "                     is cut to those steps' host time and their kernels\n"
     "      --pretty       indent the JSON files fully\n"
+    "      --sqlite FILE  also write every worker's events and results, and the\n"
+    "                     distributed view, into the SQLite database FILE (as\n"
+    "                     `nnscope export --format sqlite`; docs/SQL.md); not with\n"
+    "                     --mpi\n"
     "      --mpi          under mpirun: split the workers across the MPI processes;\n"
     "                     process 0 writes cluster.json (Open MPI, loaded at run\n"
     "                     time; shared file system; no distributed.json)\n"
@@ -67,11 +74,32 @@ struct analyse_ctx {
 	const char *out; /* output directory of the current run */
 	struct out_opts oo;
 	int quiet;
-	int timeline;	     /* --timeline */
-	int64_t limit_bytes; /* --timeline-limit-mb, 0 = none */
-	int critpath;	     /* --critical-path */
-	const char *cp_step; /* its STEP, NULL = the first */
+	int timeline;		/* --timeline */
+	int64_t limit_bytes;	/* --timeline-limit-mb, 0 = none */
+	int critpath;		/* --critical-path */
+	const char *cp_step;	/* its STEP, NULL = the first */
+	struct out_sqlite *sql; /* --sqlite, NULL without */
+	int sql_failed;
 };
+
+/* --sqlite: one worker/span into the database; after a failure the
+ * database is only aborted at the end. */
+static int sql_add(struct analyse_ctx *c, const struct cli_item *it)
+{
+	struct out_sqlite_item item = {it->run->name, it->worker->name, it->span->name,
+				       it->span->path, &it->p};
+	struct nns_err err;
+
+	if (!c->sql || c->sql_failed)
+		return CLI_OK;
+	nns_err_clear(&err);
+	if (out_sqlite_add(c->sql, &item, NULL, &err)) {
+		cli_error(NULL, err.msg);
+		c->sql_failed = 1;
+		return CLI_EINPUT;
+	}
+	return CLI_OK;
+}
 
 static int write_critpath(struct analyse_ctx *c, const struct cli_item *it, const char *sub)
 {
@@ -124,6 +152,8 @@ static int on_profile(void *vctx, const struct cli_item *it)
 		cli_error(NULL, err.msg);
 		return CLI_EINPUT;
 	}
+	if (sql_add(c, it))
+		return CLI_EINPUT;
 	out_profile_dirname(sub, sizeof(sub), it->worker->name, it->span->name);
 	if (c->timeline && write_timeline(c, it, sub))
 		return CLI_EINPUT;
@@ -146,6 +176,12 @@ static int on_dist(void *vctx, const struct run *r, const char *span_name, size_
 	char name[256];
 
 	(void)r;
+	nns_err_clear(&err);
+	if (c->sql && !c->sql_failed && out_sqlite_add_dist(c->sql, span_name, d, &err)) {
+		cli_error(NULL, err.msg);
+		c->sql_failed = 1;
+		return CLI_EINPUT;
+	}
 	nns_err_clear(&err);
 	if (group == 0 && out_write_dist(c->out, "distributed.json", span_name, d, &err)) {
 		cli_error(NULL, err.msg);
@@ -268,12 +304,13 @@ int cmd_analyse(int argc, char **argv)
 	    {"pretty", no_argument, NULL, 'P'},
 	    {"critical-path", optional_argument, NULL, 'K'},
 	    {"mpi", no_argument, NULL, 'M'},
+	    {"sqlite", required_argument, NULL, 'Q'},
 	    {NULL, 0, NULL, 0},
 	};
 	struct analyse_ctx ctx;
 	struct cli_visit v;
 	struct nns_err err;
-	const char *out = NULL;
+	const char *out = NULL, *sqlite_path = NULL;
 	int c, status, use_mpi = 0;
 	long threads = 0, limit_mb = 500;
 	struct mpi_dl mpi;
@@ -325,6 +362,9 @@ int cmd_analyse(int argc, char **argv)
 		case 'M':
 			use_mpi = 1;
 			break;
+		case 'Q':
+			sqlite_path = optarg;
+			break;
 		case 'h':
 			fputs(USAGE, stdout);
 			return CLI_OK;
@@ -338,6 +378,12 @@ int cmd_analyse(int argc, char **argv)
 		return cli_usage_error("analyse", "one input path expected, got %d", argc - optind);
 	if (!out)
 		return cli_usage_error("analyse", "missing --out <dir>");
+	if (sqlite_path && use_mpi)
+		return cli_usage_error("analyse", "--sqlite does not work with --mpi (export the "
+						  "run afterwards with `nnscope export --format "
+						  "sqlite`)");
+	if (sqlite_path && (!*sqlite_path || strcmp(sqlite_path, "-") == 0))
+		return cli_usage_error("analyse", "--sqlite wants a file name");
 
 	nns_err_clear(&err);
 	if (use_mpi) {
@@ -349,7 +395,30 @@ int cmd_analyse(int argc, char **argv)
 		mpi_dl_close(&mpi);
 		return status;
 	}
-	return analyse_body(&ctx, &v, argv[optind], out, threads, limit_mb, NULL);
+	if (sqlite_path) {
+		/* opened first: an unwritable database fails before any trace
+		 * is read */
+		if (out_sqlite_open(&ctx.sql, sqlite_path, &err)) {
+			cli_error(NULL, err.msg);
+			return CLI_EINPUT;
+		}
+	}
+	status = analyse_body(&ctx, &v, argv[optind], out, threads, limit_mb, NULL);
+	if (ctx.sql) {
+		nns_err_clear(&err);
+		if (status != CLI_OK || ctx.sql_failed) {
+			out_sqlite_abort(ctx.sql);
+			fprintf(stderr, "nnscope: %s: not written (see the errors above)\n",
+				sqlite_path);
+			status = CLI_EINPUT;
+		} else if (out_sqlite_commit(ctx.sql, &err)) {
+			cli_error(NULL, err.msg);
+			status = CLI_EINPUT;
+		} else if (!ctx.quiet) {
+			printf("%s: SQLite database\n", sqlite_path);
+		}
+	}
+	return status;
 }
 
 /* The analysis proper; with mpi, this process's share (analyse_mpi.h). */

@@ -1,13 +1,17 @@
 /*
  * cmd_export.c - `nnscope export <trace> --format chrome --out FILE
  * [--limit-mb N]`: one trace (.nnst or Kineto JSON) as a Chrome trace for
- * Perfetto UI / chrome://tracing, capped like MindSpore's timeline_limit.
+ * Perfetto UI / chrome://tracing, capped like MindSpore's timeline_limit;
+ * `--format sqlite --out F.db`: every worker/span of a trace or run
+ * directory, events and analysis results, in one SQLite database
+ * (output/sqlite_out.h, docs/SQL.md).
  *
- * Owner: reader engineer.
+ * Owner: reader engineer (chrome), export engineer (sqlite).
  */
 #include "cli/cli.h"
 #include "output/outfile.h"
 #include "output/output.h"
+#include "output/sqlite_out.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -16,16 +20,23 @@
 
 static const char USAGE[] =
     "Usage: nnscope export <trace-file | run-dir> --format chrome --out FILE [options]\n"
+    "       nnscope export <trace-file | run-dir> --format sqlite --out FILE.db [options]\n"
     "\n"
-    "Writes one trace (nnscope .nnst or PyTorch/Kineto JSON) as Chrome-trace JSON that\n"
-    "Perfetto UI (ui.perfetto.dev) and chrome://tracing open, with the MindSpore\n"
-    "host_info CSV rows beside it as a host timeline. A run directory must hold a\n"
-    "single trace file (or choose one with --worker / --span).\n"
+    "chrome: writes one trace (nnscope .nnst or PyTorch/Kineto JSON) as Chrome-trace\n"
+    "JSON that Perfetto UI (ui.perfetto.dev) and chrome://tracing open, with the\n"
+    "MindSpore host_info CSV rows beside it as a host timeline. A run directory must\n"
+    "hold a single trace file (or choose one with --worker / --span).\n"
+    "\n"
+    "sqlite: writes every worker/span of the trace or run directory (or those chosen\n"
+    "with --worker / --span) into one SQLite database: all events, threads, counters,\n"
+    "memory records, flows, one table per analysis result (steps, operators,\n"
+    "kernels, ...) led by worker_id, and views for common questions (docs/SQL.md).\n"
+    "An existing FILE.db is replaced; a failed export leaves none behind.\n"
     "\n"
     "Options:\n"
-    "  -f, --format FMT   chrome (the only format for now; the default)\n"
-    "  -o, --out FILE     output file, '-' for standard output (required)\n"
-    "  -l, --limit-mb N   stop adding events at N MB (default 500, MindSpore's\n"
+    "  -f, --format FMT   chrome (the default) or sqlite\n"
+    "  -o, --out FILE     output file, '-' for standard output (chrome only; required)\n"
+    "  -l, --limit-mb N   chrome: stop adding events at N MB (default 500, MindSpore's\n"
     "                     timeline_limit; 0 = no limit); the file says what was cut\n"
     "  -w, --worker NAME  the worker, in a run directory\n"
     "  -s, --span S       the span, in a run directory\n"
@@ -90,6 +101,109 @@ static int write_out(const char *out, const struct model *m, int64_t limit,
 	return out_chrome_file(dir, slash + 1, m, limit, st, err);
 }
 
+struct sql_ctx {
+	struct out_sqlite *db;
+	int status;
+	size_t workers;
+};
+
+static int sql_on_profile(void *vctx, const struct cli_item *it)
+{
+	struct sql_ctx *c = vctx;
+	struct out_sqlite_item item = {it->run->name, it->worker->name, it->span->name,
+				       it->span->path, &it->p};
+	struct nns_err err;
+
+	if (c->status)
+		return CLI_EINPUT;
+	nns_err_clear(&err);
+	if (out_sqlite_add(c->db, &item, NULL, &err)) {
+		cli_error(NULL, err.msg);
+		c->status = CLI_EINPUT;
+		return CLI_EINPUT;
+	}
+	c->workers++;
+	return CLI_OK;
+}
+
+static int sql_on_dist(void *vctx, const struct run *r, const char *span_name, size_t group,
+		       const struct an_dist *d)
+{
+	struct sql_ctx *c = vctx;
+	struct nns_err err;
+
+	(void)r;
+	(void)group;
+	if (c->status)
+		return CLI_EINPUT;
+	nns_err_clear(&err);
+	if (out_sqlite_add_dist(c->db, span_name, d, &err)) {
+		cli_error(NULL, err.msg);
+		c->status = CLI_EINPUT;
+		return CLI_EINPUT;
+	}
+	return CLI_OK;
+}
+
+/* --format sqlite: every selected worker/span of every run under in. The
+ * database is opened first, so an unwritable --out fails before any
+ * trace is read; any failure leaves no file. */
+static int export_sqlite(const char *in, const char *out, const char *worker, const char *span,
+			 int threads, int quiet)
+{
+	struct sql_ctx c = {NULL, CLI_OK, 0};
+	struct cli_visit v;
+	struct run_set rs;
+	struct nns_err err;
+	size_t visited = 0;
+
+	nns_err_clear(&err);
+	if (run_discover(&rs, in, NULL, &err)) {
+		cli_error(in, err.msg);
+		return CLI_EINPUT;
+	}
+	if (out_sqlite_open(&c.db, out, &err)) {
+		cli_error(NULL, err.msg);
+		run_set_release(&rs);
+		return CLI_EINPUT;
+	}
+	memset(&v, 0, sizeof(v));
+	v.kopts.threads = threads;
+	v.kopts.progress = isatty(STDERR_FILENO);
+	v.only_worker = worker;
+	v.only_span = span;
+	v.want_dist = 1;
+	v.ctx = &c;
+	v.on_profile = sql_on_profile;
+	v.on_dist = sql_on_dist;
+	for (size_t i = 0; i < rs.runs.n; i++)
+		if (cli_visit_run(&rs.runs.v[i], &v, &visited))
+			c.status = CLI_EINPUT;
+	run_set_release(&rs);
+	if (c.status == CLI_OK && visited == 0) {
+		cli_error(in, worker || span ? "no such worker or span" : "no trace found");
+		c.status = CLI_EINPUT;
+	}
+	if (c.status) {
+		out_sqlite_abort(c.db);
+		fprintf(stderr, "nnscope: %s: not written (see the errors above)\n", out);
+		return c.status;
+	}
+	{
+		int64_t rows = out_sqlite_rows(c.db);
+
+		nns_err_clear(&err);
+		if (out_sqlite_commit(c.db, &err)) {
+			cli_error(NULL, err.msg);
+			return CLI_EINPUT;
+		}
+		if (!quiet)
+			fprintf(stderr, "%s: %zu worker(s), %lld rows\n", out, c.workers,
+				(long long)rows);
+	}
+	return CLI_OK;
+}
+
 int cmd_export(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -149,14 +263,21 @@ int cmd_export(int argc, char **argv)
 			return cli_bad_option("export", c, optopt, argv[optind - 1]);
 		}
 	}
-	if (strcmp(format, "chrome") != 0)
-		return cli_usage_error("export", "unknown format '%s' (supported: chrome)", format);
+	if (strcmp(format, "chrome") != 0 && strcmp(format, "sqlite") != 0)
+		return cli_usage_error("export", "unknown format '%s' (supported: chrome, sqlite)",
+				       format);
 	if (optind >= argc)
 		return cli_usage_error("export", "missing the trace file");
 	if (optind + 1 < argc)
 		return cli_usage_error("export", "one input path expected, got %d", argc - optind);
 	if (!out)
 		return cli_usage_error("export", "missing --out <file> ('-' for standard output)");
+
+	if (strcmp(format, "sqlite") == 0) {
+		if (strcmp(out, "-") == 0)
+			return cli_usage_error("export", "--format sqlite writes a file, not '-'");
+		return export_sqlite(argv[optind], out, worker, span, (int)threads, quiet);
+	}
 
 	nns_err_clear(&err);
 	if (run_discover(&rs, argv[optind], NULL, &err)) {

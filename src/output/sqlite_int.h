@@ -1,0 +1,36 @@
+/*
+ * sqlite_int.h - what sqlite_out.c (database lifecycle, tables, views) and
+ * sqlite_rows.c (a model's rows) share. Internal to src/output.
+ *
+ * Owner: export engineer (sqlite branch).
+ */
+#ifndef NNS_OUTPUT_SQLITE_INT_H
+#define NNS_OUTPUT_SQLITE_INT_H
+
+#include "output/outfile.h"
+#include "output/sqlite_out.h"
+
+#include <sqlite3.h>
+
+struct out_sqlite {
+	sqlite3 *db;
+	char path[OUT_PATH_MAX]; /* the target */
+	char tmp[OUT_PATH_MAX];	 /* the temporary database beside it */
+	int64_t next_worker;	 /* workers.id of the next out_sqlite_add */
+	int64_t rows;		 /* raw rows inserted */
+};
+
+/* NNS_EIO "path: what: sqlite's message". */
+int sq_fail(struct out_sqlite *s, struct nns_err *err, const char *what);
+/* Runs sql (no result rows). */
+int sq_exec(struct out_sqlite *s, const char *sql, struct nns_err *err);
+/* Prepares sql into *st. */
+int sq_prepare(struct out_sqlite *s, const char *sql, sqlite3_stmt **st, struct nns_err *err);
+/* Steps a bound insert and resets it for the next row. */
+int sq_step(struct out_sqlite *s, sqlite3_stmt *st, const char *what, struct nns_err *err);
+
+/* Inserts every row of p's model under worker_id (sqlite_rows.c). */
+int sq_model_rows(struct out_sqlite *s, int64_t worker_id, const struct an_profile *p,
+		  struct nns_err *err);
+
+#endif

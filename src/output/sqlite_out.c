@@ -1,0 +1,351 @@
+/*
+ * sqlite_out.c - the SQLite export's database (sqlite_out.h): the
+ * temporary file and its rename into place, the raw tables' definitions,
+ * the meta and workers rows, and the indexes and views created once every
+ * row is in. The rows of a model are inserted by sqlite_rows.c, the
+ * result tables by schema_sql.c.
+ *
+ * Owner: export engineer (sqlite branch).
+ */
+#include "output/schema_sql.h"
+#include "output/sqlite_int.h"
+
+#include "nnscope.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The raw tables: one row per model row; docs/SQL.md documents them. */
+static const char DDL[] =
+    "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);"
+    "CREATE TABLE workers(id INTEGER PRIMARY KEY, run TEXT, worker TEXT, span TEXT,"
+    " source TEXT, rank INTEGER, world_size INTEGER, events INTEGER, truncated INTEGER,"
+    " events_skipped INTEGER, first_problem TEXT, bytes_read INTEGER, events_lost INTEGER,"
+    " base_time_ns INTEGER);"
+    "CREATE TABLE worker_meta(worker_id INTEGER NOT NULL, key TEXT, value TEXT);"
+    "CREATE TABLE threads(worker_id INTEGER NOT NULL, id INTEGER NOT NULL, pid TEXT,"
+    " tid TEXT, name TEXT, PRIMARY KEY(worker_id, id)) WITHOUT ROWID;"
+    "CREATE TABLE events(worker_id INTEGER NOT NULL, id INTEGER NOT NULL,"
+    " ts_ns INTEGER NOT NULL, dur_ns INTEGER NOT NULL, name TEXT, kind TEXT,"
+    " thread_id INTEGER, pid TEXT, tid TEXT, device INTEGER, stream INTEGER,"
+    " correlation INTEGER, external_id INTEGER, launch_id INTEGER, op_id INTEGER,"
+    " op_name TEXT, parent_id INTEGER, grid TEXT, block TEXT,"
+    " registers_per_thread INTEGER, shared_memory INTEGER, blocks_per_sm REAL,"
+    " occupancy REAL, bytes INTEGER, wait_on_stream INTEGER,"
+    " wait_on_correlation INTEGER, input_dims TEXT, input_type TEXT, call_stack TEXT,"
+    " sequence_number INTEGER, python_id INTEGER, python_parent_id INTEGER,"
+    " python_module_id INTEGER, fwd_thread_id INTEGER);"
+    "CREATE TABLE counters(worker_id INTEGER NOT NULL, ts_ns INTEGER NOT NULL, name TEXT,"
+    " value REAL, thread_id INTEGER);"
+    "CREATE TABLE memory_events(worker_id INTEGER NOT NULL, ts_ns INTEGER NOT NULL,"
+    " addr INTEGER, bytes INTEGER, total_allocated INTEGER, total_reserved INTEGER,"
+    " device_type INTEGER, device_id INTEGER, thread_id INTEGER);"
+    "CREATE TABLE flows(worker_id INTEGER NOT NULL, ts_ns INTEGER NOT NULL, flow_id INTEGER,"
+    " kind TEXT, ph TEXT, thread_id INTEGER);"
+    "CREATE TABLE devices(worker_id INTEGER NOT NULL, id INTEGER, name TEXT,"
+    " total_memory INTEGER, compute_major INTEGER, compute_minor INTEGER, num_sms INTEGER,"
+    " max_threads_per_sm INTEGER, max_threads_per_block INTEGER, regs_per_sm INTEGER,"
+    " shared_memory_per_sm INTEGER, warp_size INTEGER);"
+    "CREATE TABLE instants(worker_id INTEGER NOT NULL, ts_ns INTEGER NOT NULL, name TEXT,"
+    " thread_id INTEGER);"
+    "CREATE TABLE queues(worker_id INTEGER NOT NULL, ts_ns INTEGER NOT NULL, name TEXT,"
+    " size INTEGER, capacity INTEGER, thread_id INTEGER);"
+    "CREATE TABLE samples(worker_id INTEGER NOT NULL, ts_ns INTEGER NOT NULL, kind TEXT,"
+    " tid INTEGER, thread_id INTEGER, user_pct REAL, sys_pct REAL, idle_pct REAL,"
+    " iowait_pct REAL, running INTEGER, ctx_switches INTEGER, rss_kb INTEGER);";
+
+/* Created after the inserts: building an index once over sorted input is
+ * cheaper than keeping it up to date row by row. */
+static const char INDEXES[] =
+    "CREATE INDEX events_by_id ON events(worker_id, id);"
+    "CREATE INDEX events_by_kind ON events(worker_id, kind, ts_ns);"
+    "CREATE INDEX events_by_launch ON events(worker_id, launch_id) WHERE launch_id IS NOT NULL;"
+    "CREATE INDEX memory_events_by_ts ON memory_events(worker_id, ts_ns);";
+
+/* Views over the raw tables (docs/SQL.md). */
+static const char VIEWS[] =
+    /* device time of the kernels each operator launched, as the kernel
+     * view's by_properties groups it (the innermost operator) */
+    "CREATE VIEW kernel_time_per_operator AS"
+    " SELECT worker_id, op_name, count(*) AS kernels, sum(dur_ns) / 1000.0 AS kernel_us"
+    " FROM events WHERE kind = 'kernel' AND op_id IS NOT NULL"
+    " GROUP BY worker_id, op_name;"
+    /* each ProfilerStep#N host range and the device work launched in it */
+    "CREATE VIEW step_time AS"
+    " SELECT s.worker_id, s.id AS event_id, s.name AS step,"
+    " s.ts_ns / 1000.0 AS host_start_us, s.dur_ns / 1000.0 AS host_us,"
+    " count(d.id) AS device_events,"
+    " coalesce(sum(CASE WHEN d.kind = 'kernel' THEN d.dur_ns END), 0) / 1000.0 AS kernel_us,"
+    " (max(s.ts_ns + s.dur_ns, coalesce(max(d.ts_ns + d.dur_ns), 0)) - s.ts_ns) / 1000.0"
+    " AS duration_us"
+    " FROM events s"
+    " LEFT JOIN events l ON l.worker_id = s.worker_id"
+    "  AND l.kind IN ('cuda_runtime', 'cuda_driver')"
+    "  AND l.ts_ns >= s.ts_ns AND l.ts_ns < s.ts_ns + s.dur_ns"
+    " LEFT JOIN events d ON d.worker_id = l.worker_id AND d.launch_id = l.id"
+    " WHERE s.name LIKE 'ProfilerStep#%' AND s.kind IN ('cpu_op', 'user_annotation')"
+    " GROUP BY s.worker_id, s.id;"
+    /* kernels by total time, as kernels.json's by_name */
+    "CREATE VIEW top_kernels AS"
+    " SELECT worker_id, name, count(*) AS calls, sum(dur_ns) / 1000.0 AS total_us,"
+    " avg(dur_ns) / 1000.0 AS mean_us, min(dur_ns) / 1000.0 AS min_us,"
+    " max(dur_ns) / 1000.0 AS max_us"
+    " FROM events WHERE kind = 'kernel' GROUP BY worker_id, name;"
+    /* the gaps between consecutive device events of each stream */
+    "CREATE VIEW stream_gaps AS"
+    " SELECT worker_id, device, stream, prev_end_ns AS start_ns, ts_ns AS end_ns,"
+    " (ts_ns - prev_end_ns) / 1000.0 AS gap_us FROM ("
+    "  SELECT worker_id, device, stream, ts_ns,"
+    "  max(ts_ns + dur_ns) OVER (PARTITION BY worker_id, device, stream ORDER BY ts_ns"
+    "   ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end_ns"
+    "  FROM events WHERE kind IN ('kernel', 'gpu_memcpy', 'gpu_memset'))"
+    " WHERE prev_end_ns IS NOT NULL AND ts_ns > prev_end_ns;"
+    /* the peak of the allocator's total per device, from the raw records */
+    "CREATE VIEW memory_peak AS"
+    " SELECT worker_id, device_type, device_id, max(total_allocated) AS peak_allocated_bytes,"
+    " max(total_reserved) AS peak_reserved_bytes, count(*) AS records"
+    " FROM memory_events GROUP BY worker_id, device_type, device_id;";
+
+int sq_fail(struct out_sqlite *s, struct nns_err *err, const char *what)
+{
+	return nns_err_set(err, NNS_EIO, "%s: %s: %s", s->path, what,
+			   s->db ? sqlite3_errmsg(s->db) : "no database");
+}
+
+int sq_exec(struct out_sqlite *s, const char *sql, struct nns_err *err)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		nns_err_set(err, NNS_EIO, "%s: %s", s->path, msg ? msg : "SQLite error");
+		sqlite3_free(msg);
+		return NNS_EIO;
+	}
+	return NNS_OK;
+}
+
+int sq_prepare(struct out_sqlite *s, const char *sql, sqlite3_stmt **st, struct nns_err *err)
+{
+	if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK) {
+		*st = NULL;
+		return sq_fail(s, err, "preparing a statement");
+	}
+	return NNS_OK;
+}
+
+int sq_step(struct out_sqlite *s, sqlite3_stmt *st, const char *what, struct nns_err *err)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return sq_fail(s, err, what);
+	s->rows++;
+	return NNS_OK;
+}
+
+static int put_meta(struct out_sqlite *s, const char *key, const char *value, struct nns_err *err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sq_prepare(s, "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", &st, err))
+		return NNS_EIO;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, value, -1, SQLITE_STATIC);
+	rc = sq_step(s, st, "inserting meta", err);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+void out_sqlite_abort(struct out_sqlite *s)
+{
+	if (!s)
+		return;
+	if (s->db)
+		sqlite3_close(s->db);
+	if (s->tmp[0])
+		unlink(s->tmp);
+	free(s);
+}
+
+int out_sqlite_open(struct out_sqlite **out, const char *path, struct nns_err *err)
+{
+	struct out_sqlite *s;
+	mode_t mask;
+	int fd, n;
+
+	*out = NULL;
+	if (!path || !*path)
+		return nns_err_set(err, NNS_EINVAL, "no output file name");
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return nns_err_set(err, NNS_ENOMEM, "%s: out of memory", path);
+	n = snprintf(s->path, sizeof(s->path), "%s", path);
+	if (n < 0 || (size_t)n >= sizeof(s->path) ||
+	    snprintf(s->tmp, sizeof(s->tmp), "%s.tmp.XXXXXX", path) >= (int)sizeof(s->tmp)) {
+		free(s);
+		return nns_err_set(err, NNS_EINVAL, "%s: path too long", path);
+	}
+	/* an empty file is a valid new database for SQLite */
+	fd = mkstemp(s->tmp);
+	if (fd < 0) {
+		int e = errno;
+
+		free(s);
+		return nns_err_set(err, NNS_EIO, "%s: cannot create the database: %s", path,
+				   strerror(e));
+	}
+	mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask) != 0) {
+		/* a private file is still a usable one */
+	}
+	close(fd);
+	s->next_worker = 1;
+	if (sqlite3_open_v2(s->tmp, &s->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+		sq_fail(s, err, "cannot open the database");
+		goto fail;
+	}
+	/* nothing to recover: a failed export is removed, so no journal; the
+	 * rename is what makes the file appear */
+	if (sq_exec(
+		s,
+		"PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA locking_mode=EXCLUSIVE;"
+		"PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY; BEGIN;",
+		err) ||
+	    sq_exec(s, DDL, err) || sc_sql_create_results(s->db, err))
+		goto fail;
+	if (put_meta(s, "nnscope_version", NNS_VERSION_STRING, err))
+		goto fail;
+	{
+		char v[16];
+
+		snprintf(v, sizeof(v), "%d", OUT_SQLITE_FORMAT);
+		if (put_meta(s, "format_version", v, err))
+			goto fail;
+	}
+	*out = s;
+	return NNS_OK;
+fail:
+	out_sqlite_abort(s);
+	return err && err->code ? err->code : NNS_EIO;
+}
+
+static void bind_text_or_null(sqlite3_stmt *st, int i, const char *v)
+{
+	if (v && *v)
+		sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static int add_worker(struct out_sqlite *s, int64_t id, const struct out_sqlite_item *it,
+		      struct nns_err *err)
+{
+	const struct model *m = it->p->m;
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sq_prepare(
+		s,
+		"INSERT INTO workers(id, run, worker, span, source, rank, world_size, events,"
+		" truncated, events_skipped, first_problem, bytes_read, events_lost,"
+		" base_time_ns) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+		&st, err))
+		return NNS_EIO;
+	sqlite3_bind_int64(st, 1, id);
+	bind_text_or_null(st, 2, it->run);
+	bind_text_or_null(st, 3, it->worker);
+	bind_text_or_null(st, 4, it->span);
+	bind_text_or_null(st, 5, it->source);
+	if (m->dist_rank >= 0)
+		sqlite3_bind_int64(st, 6, m->dist_rank);
+	if (m->dist_world_size >= 0)
+		sqlite3_bind_int64(st, 7, m->dist_world_size);
+	sqlite3_bind_int64(st, 8, (int64_t)m->events.n);
+	sqlite3_bind_int(st, 9, m->diag.truncated ? 1 : 0);
+	sqlite3_bind_int64(st, 10, m->diag.events_skipped);
+	bind_text_or_null(st, 11, m->diag.first_problem);
+	sqlite3_bind_int64(st, 12, m->diag.bytes_read);
+	sqlite3_bind_int64(st, 13, m->diag.events_lost);
+	if (m->base_time_ns)
+		sqlite3_bind_int64(st, 14, m->base_time_ns);
+	rc = sq_step(s, st, "inserting a worker", err);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int out_sqlite_add(struct out_sqlite *s, const struct out_sqlite_item *it, int64_t *worker_id,
+		   struct nns_err *err)
+{
+	int64_t id = s->next_worker;
+
+	if (!it->p || !it->p->m)
+		return nns_err_set(err, NNS_EINVAL, "%s: a worker without a model", s->path);
+	if (add_worker(s, id, it, err) || sq_model_rows(s, id, it->p, err) ||
+	    sc_sql_results(s->db, id, it->p, err))
+		return err && err->code ? err->code : NNS_EIO;
+	s->next_worker++;
+	if (worker_id)
+		*worker_id = id;
+	return NNS_OK;
+}
+
+int out_sqlite_add_dist(struct out_sqlite *s, const char *span, const struct an_dist *d,
+			struct nns_err *err)
+{
+	return sc_sql_dist(s->db, span, d, err);
+}
+
+int64_t out_sqlite_rows(const struct out_sqlite *s)
+{
+	return s ? s->rows : 0;
+}
+
+int out_sqlite_commit(struct out_sqlite *s, struct nns_err *err)
+{
+	if (sq_exec(s, INDEXES, err) || sq_exec(s, VIEWS, err) || sq_exec(s, "COMMIT;", err))
+		goto fail;
+	if (sqlite3_close(s->db) != SQLITE_OK) {
+		sq_fail(s, err, "closing the database");
+		goto fail;
+	}
+	s->db = NULL;
+	if (rename(s->tmp, s->path) != 0) {
+		nns_err_set(err, NNS_EIO, "%s: cannot rename into place: %s", s->path,
+			    strerror(errno));
+		goto fail;
+	}
+	s->tmp[0] = '\0';
+	out_sqlite_abort(s);
+	return NNS_OK;
+fail:
+	out_sqlite_abort(s);
+	return NNS_EIO;
+}
+
+int out_sqlite_write(const char *path, const struct out_sqlite_item *items, size_t n,
+		     const struct an_dist *dist, const char *dist_span, struct nns_err *err)
+{
+	struct out_sqlite *s;
+	int rc = out_sqlite_open(&s, path, err);
+
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < n; i++) {
+		rc = out_sqlite_add(s, &items[i], NULL, err);
+		if (rc) {
+			out_sqlite_abort(s);
+			return rc;
+		}
+	}
+	if (dist && (rc = out_sqlite_add_dist(s, dist_span, dist, err))) {
+		out_sqlite_abort(s);
+		return rc;
+	}
+	return out_sqlite_commit(s, err);
+}

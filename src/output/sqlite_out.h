@@ -1,0 +1,76 @@
+/*
+ * sqlite_out.h - the SQLite export (`nnscope export --format sqlite`,
+ * `nnscope analyse --sqlite`): every event of one or more workers/spans
+ * and every analysis result in one database, for SQL questions as
+ * `nsys export --type sqlite` users ask them. docs/SQL.md lists the tables
+ * and views.
+ *
+ * Raw tables (meta, workers, worker_meta, threads, events, counters,
+ * memory_events, flows, devices, instants, queues, samples) and the views
+ * are written here (sqlite_out.c, sqlite_rows.c); the result tables
+ * (steps, operators, kernels, ...) by schema_sql.c from the schema of
+ * schema.h.
+ *
+ * The database is written atomically: into a temporary file in the same
+ * directory, renamed over the target only when complete (an existing file
+ * is replaced); any failure removes the temporary file, so no half-written
+ * database is ever left. One transaction, prepared statements,
+ * journal_mode=OFF and synchronous=OFF while writing; indexes and views
+ * are created after the inserts.
+ *
+ * Owner: export engineer (sqlite branch).
+ */
+#ifndef NNS_OUTPUT_SQLITE_OUT_H
+#define NNS_OUTPUT_SQLITE_OUT_H
+
+#include "analysis/analysis.h"
+#include "common/err.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Format version of the database (meta.format_version); bumped when a
+ * table or column changes meaning. */
+#define OUT_SQLITE_FORMAT 1
+
+/* One worker/span to export. Strings may be NULL; p->m is the model. */
+struct out_sqlite_item {
+	const char *run;
+	const char *worker;
+	const char *span;
+	const char *source; /* the trace file */
+	const struct an_profile *p;
+};
+
+struct out_sqlite; /* an open export: a temporary database in a transaction */
+
+/* Creates the temporary database beside path, the raw tables and the
+ * result tables (sc_sql_create_results), and begins the transaction.
+ * On success *out owns it: finish with out_sqlite_commit or
+ * out_sqlite_abort. NNS_EIO naming path when it cannot be written. */
+int out_sqlite_open(struct out_sqlite **out, const char *path, struct nns_err *err);
+
+/* Inserts a worker row, all of its model's rows and its result tables;
+ * *worker_id (may be NULL) receives workers.id (1, 2, ... in call order). */
+int out_sqlite_add(struct out_sqlite *s, const struct out_sqlite_item *it, int64_t *worker_id,
+		   struct nns_err *err);
+
+/* Inserts the distributed view of a span group (span NULL or ""). */
+int out_sqlite_add_dist(struct out_sqlite *s, const char *span, const struct an_dist *d,
+			struct nns_err *err);
+
+/* Creates the indexes and views, commits, closes and renames the database
+ * into place. Always frees s; on failure the temporary file is removed. */
+int out_sqlite_commit(struct out_sqlite *s, struct nns_err *err);
+
+/* Closes and removes the temporary database; frees s (may be NULL). */
+void out_sqlite_abort(struct out_sqlite *s);
+
+/* Rows written so far (all raw tables; for progress and benchmarks). */
+int64_t out_sqlite_rows(const struct out_sqlite *s);
+
+/* All of the above for n items and an optional distributed view. */
+int out_sqlite_write(const char *path, const struct out_sqlite_item *items, size_t n,
+		     const struct an_dist *dist, const char *dist_span, struct nns_err *err);
+
+#endif

@@ -1,0 +1,435 @@
+/*
+ * sqlite_rows.c - a model's rows into the SQLite export's raw tables
+ * (sqlite_int.h): threads, events (with the operator each launch and
+ * device event is attributed to, from the analysis' operator tree),
+ * counters, memory records, flows, devices, instants, queues, samples and
+ * the worker's metadata. One prepared statement per table, bound and
+ * stepped per row; strings are bound SQLITE_STATIC from the model's pool,
+ * which outlives the statement.
+ *
+ * Names are stored as TEXT in every row rather than as ids into a strings
+ * table: measured on the 1.1 GB bench trace (bench/ingest), the ids saved
+ * about a third of the file but did not make the export faster, and every
+ * query would need a join (see the bench figures in the commit message).
+ *
+ * Owner: export engineer (sqlite branch).
+ */
+#include "output/sqlite_int.h"
+
+#include <string.h>
+
+static void bind_sid(sqlite3_stmt *st, int i, const struct model *m, uint32_t sid)
+{
+	if (sid)
+		sqlite3_bind_text(st, i, model_str(m, sid), -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static void bind_opt(sqlite3_stmt *st, int i, int64_t v, int present)
+{
+	if (present)
+		sqlite3_bind_int64(st, i, v);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static void bind_thread(sqlite3_stmt *st, int i, uint32_t thread)
+{
+	bind_opt(st, i, thread, thread != MODEL_NOIDX);
+}
+
+static int put_threads(struct out_sqlite *s, int64_t wid, const struct model *m,
+		       struct nns_err *err)
+{
+	sqlite3_stmt *st;
+	int rc = NNS_OK;
+
+	if (sq_prepare(s, "INSERT INTO threads VALUES (?,?,?,?,?)", &st, err))
+		return NNS_EIO;
+	for (size_t i = 0; i < m->threads.n && !rc; i++) {
+		const struct model_thread *t = &m->threads.v[i];
+
+		sqlite3_bind_int64(st, 1, wid);
+		sqlite3_bind_int64(st, 2, (int64_t)i);
+		bind_sid(st, 3, m, t->pid);
+		bind_sid(st, 4, m, t->tid);
+		bind_sid(st, 5, m, t->name);
+		rc = sq_step(s, st, "inserting threads", err);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* The event index of the nearest ancestor of node n that is an event. */
+static int64_t parent_event(const struct an_optree *t, uint32_t n)
+{
+	for (uint32_t q = t->nodes.v[n].parent; q != MODEL_NOIDX; q = t->nodes.v[q].parent)
+		if (t->nodes.v[q].ev != MODEL_NOIDX)
+			return t->nodes.v[q].ev;
+	return -1;
+}
+
+enum {
+	C_WID = 1,
+	C_ID,
+	C_TS,
+	C_DUR,
+	C_NAME,
+	C_KIND,
+	C_THREAD,
+	C_PID,
+	C_TID,
+	C_DEVICE,
+	C_STREAM,
+	C_CORR,
+	C_EXT,
+	C_LAUNCH,
+	C_OP,
+	C_OPNAME,
+	C_PARENT,
+	C_GRID,
+	C_BLOCK,
+	C_REGS,
+	C_SMEM,
+	C_BPSM,
+	C_OCC,
+	C_BYTES,
+	C_WSTREAM,
+	C_WCORR,
+	C_DIMS,
+	C_TYPE,
+	C_STACK,
+	C_SEQ,
+	C_PYID,
+	C_PYPARENT,
+	C_PYMOD,
+	C_FWDTID,
+	C__N
+};
+
+static void bind_dev_args(sqlite3_stmt *st, const struct model *m, const struct model_event *e)
+{
+	const struct model_dev_args *a = &m->dev_args.v[e->extra];
+
+	bind_opt(st, C_STREAM, a->stream, a->stream >= 0);
+	if (e->kind == MK_SYNC) {
+		bind_opt(st, C_WSTREAM, a->wait_stream, a->wait_stream >= 0);
+		bind_opt(st, C_WCORR, a->wait_corr, a->wait_corr != MODEL_NONE);
+		return;
+	}
+	bind_sid(st, C_GRID, m, a->grid);
+	bind_sid(st, C_BLOCK, m, a->block);
+	bind_opt(st, C_REGS, a->regs, a->regs >= 0);
+	bind_opt(st, C_SMEM, a->shared_mem, a->shared_mem >= 0);
+	if (a->blocks_per_sm >= 0)
+		sqlite3_bind_double(st, C_BPSM, a->blocks_per_sm);
+	if (a->occupancy >= 0)
+		sqlite3_bind_double(st, C_OCC, a->occupancy);
+	bind_opt(st, C_BYTES, a->bytes, a->bytes >= 0);
+}
+
+static void bind_op_args(sqlite3_stmt *st, const struct model *m, const struct model_event *e)
+{
+	const struct model_op_args *a = &m->op_args.v[e->extra];
+
+	bind_sid(st, C_DIMS, m, a->input_dims);
+	bind_sid(st, C_TYPE, m, a->input_type);
+	bind_sid(st, C_STACK, m, a->call_stack);
+	bind_opt(st, C_SEQ, a->seq, a->seq != MODEL_NONE);
+	bind_opt(st, C_PYID, a->py_id, a->py_id != MODEL_NONE);
+	bind_opt(st, C_PYPARENT, a->py_parent_id, a->py_parent_id != MODEL_NONE);
+	bind_opt(st, C_PYMOD, a->py_module_id, a->py_module_id != MODEL_NONE);
+	bind_opt(st, C_FWDTID, a->fwd_tid, a->fwd_tid != MODEL_NONE);
+}
+
+/* op_id/op_name: the operator node owning a launch or device event;
+ * parent_id: for an event that is a tree node, its nearest ancestor. */
+static void bind_tree(sqlite3_stmt *st, const struct an_profile *p, uint32_t i)
+{
+	const struct an_optree *t = &p->tree;
+	uint32_t n = t->owner ? t->owner[i] : MODEL_NOIDX;
+	const struct an_node *node;
+
+	if (n == MODEL_NOIDX || n >= t->nodes.n)
+		return;
+	node = &t->nodes.v[n];
+	if (node->ev == i) {
+		int64_t q = parent_event(t, n);
+
+		if (q >= 0)
+			sqlite3_bind_int64(st, C_PARENT, q);
+	} else if (node->type == AN_NODE_OP && node->ev != MODEL_NOIDX) {
+		sqlite3_bind_int64(st, C_OP, node->ev);
+		bind_sid(st, C_OPNAME, p->m, node->name);
+	}
+}
+
+static int put_events(struct out_sqlite *s, int64_t wid, const struct an_profile *p,
+		      struct nns_err *err)
+{
+	const struct model *m = p->m;
+	const char *kinds[MK__COUNT + 1];
+	sqlite3_stmt *st;
+	char sql[512];
+	size_t k;
+	int rc = NNS_OK;
+
+	for (int i = 0; i <= MK__COUNT; i++)
+		kinds[i] = model_kind_name(i);
+	k = (size_t)snprintf(sql, sizeof(sql), "INSERT INTO events VALUES (?");
+	for (int c = 2; c < C__N; c++)
+		k += (size_t)snprintf(sql + k, sizeof(sql) - k, ",?");
+	snprintf(sql + k, sizeof(sql) - k, ")");
+	if (sq_prepare(s, sql, &st, err))
+		return NNS_EIO;
+	for (size_t i = 0; i < m->events.n && !rc; i++) {
+		const struct model_event *e = &m->events.v[i];
+		const struct model_thread *th =
+		    e->thread < m->threads.n ? &m->threads.v[e->thread] : NULL;
+
+		sqlite3_clear_bindings(st);
+		sqlite3_bind_int64(st, C_WID, wid);
+		sqlite3_bind_int64(st, C_ID, (int64_t)i);
+		sqlite3_bind_int64(st, C_TS, e->ts);
+		sqlite3_bind_int64(st, C_DUR, e->dur);
+		sqlite3_bind_text(st, C_NAME, model_str(m, e->name), -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, C_KIND, kinds[e->kind < MK__COUNT ? e->kind : MK__COUNT], -1,
+				  SQLITE_STATIC);
+		if (th) {
+			sqlite3_bind_int64(st, C_THREAD, e->thread);
+			bind_sid(st, C_PID, m, th->pid);
+			bind_sid(st, C_TID, m, th->tid);
+		}
+		if (e->device >= 0)
+			sqlite3_bind_int(st, C_DEVICE, e->device);
+		if (e->corr != MODEL_NONE)
+			sqlite3_bind_int64(st, C_CORR, e->corr);
+		if (e->ext_id != MODEL_NONE)
+			sqlite3_bind_int64(st, C_EXT, e->ext_id);
+		if (m->launch_of && m->launch_of[i] != MODEL_NOIDX)
+			sqlite3_bind_int64(st, C_LAUNCH, m->launch_of[i]);
+		bind_tree(st, p, (uint32_t)i);
+		if (e->extra != MODEL_NOIDX) {
+			if (model_kind_has_dev_args(e->kind)) {
+				if (e->extra < m->dev_args.n)
+					bind_dev_args(st, m, e);
+			} else if (e->extra < m->op_args.n) {
+				bind_op_args(st, m, e);
+			}
+		}
+		rc = sq_step(s, st, "inserting events", err);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int put_counters(struct out_sqlite *s, int64_t wid, const struct model *m,
+			struct nns_err *err)
+{
+	sqlite3_stmt *st;
+	int rc = NNS_OK;
+
+	if (sq_prepare(s, "INSERT INTO counters VALUES (?,?,?,?,?)", &st, err))
+		return NNS_EIO;
+	for (size_t i = 0; i < m->counters.n && !rc; i++) {
+		const struct model_counter *c = &m->counters.v[i];
+
+		sqlite3_bind_int64(st, 1, wid);
+		sqlite3_bind_int64(st, 2, c->ts);
+		bind_sid(st, 3, m, c->name);
+		sqlite3_bind_double(st, 4, c->value);
+		bind_thread(st, 5, c->thread);
+		rc = sq_step(s, st, "inserting counters", err);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int put_mems(struct out_sqlite *s, int64_t wid, const struct model *m, struct nns_err *err)
+{
+	sqlite3_stmt *st;
+	int rc = NNS_OK;
+
+	if (sq_prepare(s, "INSERT INTO memory_events VALUES (?,?,?,?,?,?,?,?,?)", &st, err))
+		return NNS_EIO;
+	for (size_t i = 0; i < m->mems.n && !rc; i++) {
+		const struct model_mem *r = &m->mems.v[i];
+
+		sqlite3_bind_int64(st, 1, wid);
+		sqlite3_bind_int64(st, 2, r->ts);
+		bind_opt(st, 3, r->addr, r->flags & MODEL_MEM_HAS_ADDR);
+		sqlite3_bind_int64(st, 4, r->bytes);
+		bind_opt(st, 5, r->total_allocated, r->flags & MODEL_MEM_HAS_TOTAL_ALLOC);
+		bind_opt(st, 6, r->total_reserved, r->flags & MODEL_MEM_HAS_TOTAL_RESERVED);
+		sqlite3_bind_int(st, 7, r->device_type);
+		sqlite3_bind_int(st, 8, r->device_id);
+		bind_thread(st, 9, r->thread);
+		rc = sq_step(s, st, "inserting memory events", err);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int put_flows(struct out_sqlite *s, int64_t wid, const struct model *m, struct nns_err *err)
+{
+	static const char *const kinds[] = {"fwdbwd", "ac2g", "other"};
+	sqlite3_stmt *st;
+	int rc = NNS_OK;
+
+	if (sq_prepare(s, "INSERT INTO flows VALUES (?,?,?,?,?,?)", &st, err))
+		return NNS_EIO;
+	for (size_t i = 0; i < m->flows.n && !rc; i++) {
+		const struct model_flow *f = &m->flows.v[i];
+		char ph[2] = {f->ph, '\0'};
+
+		sqlite3_bind_int64(st, 1, wid);
+		sqlite3_bind_int64(st, 2, f->ts);
+		sqlite3_bind_int64(st, 3, f->id);
+		sqlite3_bind_text(st, 4, kinds[f->kind <= MF_OTHER ? f->kind : MF_OTHER], -1,
+				  SQLITE_STATIC);
+		sqlite3_bind_text(st, 5, ph, 1, SQLITE_TRANSIENT);
+		bind_thread(st, 6, f->thread);
+		rc = sq_step(s, st, "inserting flows", err);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int put_devices(struct out_sqlite *s, int64_t wid, const struct model *m,
+		       struct nns_err *err)
+{
+	sqlite3_stmt *st;
+	int rc = NNS_OK;
+
+	if (sq_prepare(s, "INSERT INTO devices VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", &st, err))
+		return NNS_EIO;
+	for (size_t i = 0; i < m->devices.n && !rc; i++) {
+		const struct model_device *d = &m->devices.v[i];
+
+		sqlite3_bind_int64(st, 1, wid);
+		sqlite3_bind_int(st, 2, d->id);
+		bind_sid(st, 3, m, d->name);
+		sqlite3_bind_int64(st, 4, d->total_mem);
+		sqlite3_bind_int(st, 5, d->major);
+		sqlite3_bind_int(st, 6, d->minor);
+		sqlite3_bind_int(st, 7, d->num_sms);
+		sqlite3_bind_int(st, 8, d->max_threads_per_sm);
+		sqlite3_bind_int(st, 9, d->max_threads_per_block);
+		sqlite3_bind_int(st, 10, d->regs_per_sm);
+		sqlite3_bind_int64(st, 11, d->shared_mem_per_sm);
+		sqlite3_bind_int(st, 12, d->warp_size);
+		rc = sq_step(s, st, "inserting devices", err);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int put_instants(struct out_sqlite *s, int64_t wid, const struct model *m,
+			struct nns_err *err)
+{
+	sqlite3_stmt *st;
+	int rc = NNS_OK;
+
+	if (sq_prepare(s, "INSERT INTO instants VALUES (?,?,?,?)", &st, err))
+		return NNS_EIO;
+	for (size_t i = 0; i < m->instants.n && !rc; i++) {
+		const struct model_instant *x = &m->instants.v[i];
+
+		sqlite3_bind_int64(st, 1, wid);
+		sqlite3_bind_int64(st, 2, x->ts);
+		bind_sid(st, 3, m, x->name);
+		bind_thread(st, 4, x->thread);
+		rc = sq_step(s, st, "inserting instants", err);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int put_queues(struct out_sqlite *s, int64_t wid, const struct model *m, struct nns_err *err)
+{
+	sqlite3_stmt *st;
+	int rc = NNS_OK;
+
+	if (sq_prepare(s, "INSERT INTO queues VALUES (?,?,?,?,?,?)", &st, err))
+		return NNS_EIO;
+	for (size_t i = 0; i < m->queues.n && !rc; i++) {
+		const struct model_queue *q = &m->queues.v[i];
+
+		sqlite3_bind_int64(st, 1, wid);
+		sqlite3_bind_int64(st, 2, q->ts);
+		bind_sid(st, 3, m, q->name);
+		sqlite3_bind_int64(st, 4, q->size);
+		bind_opt(st, 5, q->capacity, q->capacity > 0);
+		bind_thread(st, 6, q->thread);
+		rc = sq_step(s, st, "inserting queues", err);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int put_samples(struct out_sqlite *s, int64_t wid, const struct model *m,
+		       struct nns_err *err)
+{
+	static const char *const kinds[] = {"other", "machine", "process", "thread"};
+	sqlite3_stmt *st;
+	int rc = NNS_OK;
+
+	if (sq_prepare(s, "INSERT INTO samples VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", &st, err))
+		return NNS_EIO;
+	for (size_t i = 0; i < m->samples.n && !rc; i++) {
+		const struct model_sample *x = &m->samples.v[i];
+
+		sqlite3_clear_bindings(st);
+		sqlite3_bind_int64(st, 1, wid);
+		sqlite3_bind_int64(st, 2, x->ts);
+		sqlite3_bind_text(st, 3, kinds[x->kind <= MS_THREAD ? x->kind : 0], -1,
+				  SQLITE_STATIC);
+		if (x->kind == MS_THREAD)
+			sqlite3_bind_int64(st, 4, x->tid);
+		bind_thread(st, 5, x->thread);
+		sqlite3_bind_double(st, 6, x->user);
+		sqlite3_bind_double(st, 7, x->sys);
+		sqlite3_bind_double(st, 8, x->idle);
+		sqlite3_bind_double(st, 9, x->iowait);
+		if (x->kind == MS_MACHINE) {
+			sqlite3_bind_int64(st, 10, x->running);
+			sqlite3_bind_int64(st, 11, (int64_t)x->ctx_switches);
+		}
+		if (x->kind == MS_PROCESS)
+			sqlite3_bind_int64(st, 12, (int64_t)x->rss_kb);
+		rc = sq_step(s, st, "inserting samples", err);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int put_meta(struct out_sqlite *s, int64_t wid, const struct model *m, struct nns_err *err)
+{
+	sqlite3_stmt *st;
+	int rc = NNS_OK;
+
+	if (sq_prepare(s, "INSERT INTO worker_meta VALUES (?,?,?)", &st, err))
+		return NNS_EIO;
+	for (size_t i = 0; i < m->meta.n && !rc; i++) {
+		sqlite3_bind_int64(st, 1, wid);
+		bind_sid(st, 2, m, m->meta.v[i].key);
+		bind_sid(st, 3, m, m->meta.v[i].value);
+		rc = sq_step(s, st, "inserting worker metadata", err);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int sq_model_rows(struct out_sqlite *s, int64_t wid, const struct an_profile *p,
+		  struct nns_err *err)
+{
+	const struct model *m = p->m;
+
+	if (put_threads(s, wid, m, err) || put_events(s, wid, p, err) ||
+	    put_counters(s, wid, m, err) || put_mems(s, wid, m, err) || put_flows(s, wid, m, err) ||
+	    put_devices(s, wid, m, err) || put_instants(s, wid, m, err) ||
+	    put_queues(s, wid, m, err) || put_samples(s, wid, m, err) || put_meta(s, wid, m, err))
+		return NNS_EIO;
+	return NNS_OK;
+}
