@@ -18,6 +18,7 @@ struct out_sqlite {
 	char tmp[OUT_PATH_MAX];	 /* the temporary database beside it */
 	int64_t next_worker;	 /* workers.id of the next out_sqlite_add */
 	int64_t rows;		 /* raw rows inserted */
+	int64_t string_base;	 /* strings.id of the next worker's string 0 */
 };
 
 /* NNS_EIO "path: what: sqlite's message". */

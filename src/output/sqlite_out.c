@@ -28,16 +28,19 @@ static const char DDL[] =
     "CREATE TABLE worker_meta(worker_id INTEGER NOT NULL, key TEXT, value TEXT);"
     "CREATE TABLE threads(worker_id INTEGER NOT NULL, id INTEGER NOT NULL, pid TEXT,"
     " tid TEXT, name TEXT, PRIMARY KEY(worker_id, id)) WITHOUT ROWID;"
-    "CREATE TABLE events(worker_id INTEGER NOT NULL, id INTEGER NOT NULL,"
-    " ts_ns INTEGER NOT NULL, dur_ns INTEGER NOT NULL, name TEXT, kind TEXT,"
-    " thread_id INTEGER, pid TEXT, tid TEXT, device INTEGER, stream INTEGER,"
-    " correlation INTEGER, external_id INTEGER, launch_id INTEGER, op_id INTEGER,"
-    " op_name TEXT, parent_id INTEGER, grid TEXT, block TEXT,"
-    " registers_per_thread INTEGER, shared_memory INTEGER, blocks_per_sm REAL,"
-    " occupancy REAL, bytes INTEGER, wait_on_stream INTEGER,"
-    " wait_on_correlation INTEGER, input_dims TEXT, input_type TEXT, call_stack TEXT,"
-    " sequence_number INTEGER, python_id INTEGER, python_parent_id INTEGER,"
-    " python_module_id INTEGER, fwd_thread_id INTEGER);"
+    /* names, shapes and call stacks once per worker (sqlite_rows.c says
+     * why); events is a view over events_raw with them as text */
+    "CREATE TABLE strings(id INTEGER PRIMARY KEY, value TEXT);"
+    "CREATE TABLE events_raw(worker_id INTEGER NOT NULL, id INTEGER NOT NULL,"
+    " ts_ns INTEGER NOT NULL, dur_ns INTEGER NOT NULL, name_id INTEGER, kind TEXT,"
+    " thread_id INTEGER, device INTEGER, stream INTEGER, correlation INTEGER,"
+    " external_id INTEGER, launch_id INTEGER, op_id INTEGER, op_name_id INTEGER,"
+    " parent_id INTEGER, grid_id INTEGER, block_id INTEGER, registers_per_thread INTEGER,"
+    " shared_memory INTEGER, blocks_per_sm REAL, occupancy REAL, bytes INTEGER,"
+    " wait_on_stream INTEGER, wait_on_correlation INTEGER, input_dims_id INTEGER,"
+    " input_type_id INTEGER, call_stack_id INTEGER, sequence_number INTEGER,"
+    " python_id INTEGER, python_parent_id INTEGER, python_module_id INTEGER,"
+    " fwd_thread_id INTEGER, PRIMARY KEY(worker_id, id)) WITHOUT ROWID;"
     "CREATE TABLE counters(worker_id INTEGER NOT NULL, ts_ns INTEGER NOT NULL, name TEXT,"
     " value REAL, thread_id INTEGER);"
     "CREATE TABLE memory_events(worker_id INTEGER NOT NULL, ts_ns INTEGER NOT NULL,"
@@ -60,54 +63,113 @@ static const char DDL[] =
 /* Created after the inserts: building an index once over sorted input is
  * cheaper than keeping it up to date row by row. */
 static const char INDEXES[] =
-    "CREATE INDEX events_by_id ON events(worker_id, id);"
-    "CREATE INDEX events_by_kind ON events(worker_id, kind, ts_ns);"
-    "CREATE INDEX events_by_launch ON events(worker_id, launch_id) WHERE launch_id IS NOT NULL;"
+    "CREATE INDEX events_by_kind ON events_raw(kind, worker_id, ts_ns);"
+    "CREATE INDEX events_by_launch ON events_raw(worker_id, launch_id)"
+    " WHERE launch_id IS NOT NULL;"
     "CREATE INDEX memory_events_by_ts ON memory_events(worker_id, ts_ns);";
 
 /* Views over the raw tables (docs/SQL.md). */
+#define S(col) "(SELECT value FROM strings WHERE id = e." col "_id) AS " col
 static const char VIEWS[] =
-    /* device time of the kernels each operator launched, as the kernel
-     * view's by_properties groups it (the innermost operator) */
-    "CREATE VIEW kernel_time_per_operator AS"
-    " SELECT worker_id, op_name, count(*) AS kernels, sum(dur_ns) / 1000.0 AS kernel_us"
-    " FROM events WHERE kind = 'kernel' AND op_id IS NOT NULL"
-    " GROUP BY worker_id, op_name;"
-    /* each ProfilerStep#N host range and the device work launched in it */
-    "CREATE VIEW step_time AS"
-    " SELECT s.worker_id, s.id AS event_id, s.name AS step,"
-    " s.ts_ns / 1000.0 AS host_start_us, s.dur_ns / 1000.0 AS host_us,"
-    " count(d.id) AS device_events,"
-    " coalesce(sum(CASE WHEN d.kind = 'kernel' THEN d.dur_ns END), 0) / 1000.0 AS kernel_us,"
-    " (max(s.ts_ns + s.dur_ns, coalesce(max(d.ts_ns + d.dur_ns), 0)) - s.ts_ns) / 1000.0"
-    " AS duration_us"
-    " FROM events s"
-    " LEFT JOIN events l ON l.worker_id = s.worker_id"
-    "  AND l.kind IN ('cuda_runtime', 'cuda_driver')"
-    "  AND l.ts_ns >= s.ts_ns AND l.ts_ns < s.ts_ns + s.dur_ns"
-    " LEFT JOIN events d ON d.worker_id = l.worker_id AND d.launch_id = l.id"
-    " WHERE s.name LIKE 'ProfilerStep#%' AND s.kind IN ('cpu_op', 'user_annotation')"
-    " GROUP BY s.worker_id, s.id;"
-    /* kernels by total time, as kernels.json's by_name */
-    "CREATE VIEW top_kernels AS"
-    " SELECT worker_id, name, count(*) AS calls, sum(dur_ns) / 1000.0 AS total_us,"
-    " avg(dur_ns) / 1000.0 AS mean_us, min(dur_ns) / 1000.0 AS min_us,"
-    " max(dur_ns) / 1000.0 AS max_us"
-    " FROM events WHERE kind = 'kernel' GROUP BY worker_id, name;"
-    /* the gaps between consecutive device events of each stream */
-    "CREATE VIEW stream_gaps AS"
-    " SELECT worker_id, device, stream, prev_end_ns AS start_ns, ts_ns AS end_ns,"
-    " (ts_ns - prev_end_ns) / 1000.0 AS gap_us FROM ("
-    "  SELECT worker_id, device, stream, ts_ns,"
-    "  max(ts_ns + dur_ns) OVER (PARTITION BY worker_id, device, stream ORDER BY ts_ns"
-    "   ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end_ns"
-    "  FROM events WHERE kind IN ('kernel', 'gpu_memcpy', 'gpu_memset'))"
-    " WHERE prev_end_ns IS NOT NULL AND ts_ns > prev_end_ns;"
-    /* the peak of the allocator's total per device, from the raw records */
-    "CREATE VIEW memory_peak AS"
-    " SELECT worker_id, device_type, device_id, max(total_allocated) AS peak_allocated_bytes,"
-    " max(total_reserved) AS peak_reserved_bytes, count(*) AS records"
-    " FROM memory_events GROUP BY worker_id, device_type, device_id;";
+    /* strings and threads by scalar subqueries, not joins: once the view
+     * is flattened into a query, the columns it does not use cost nothing
+     * (SQLite 3.40 keeps unused LEFT JOINs in aggregate queries) */
+    "CREATE VIEW events AS SELECT e.worker_id AS worker_id, e.id AS id, e.ts_ns AS ts_ns,"
+    " e.dur_ns AS dur_ns, " S(
+	"name") ", e.kind AS kind, e.thread_id AS thread_id,"
+		" (SELECT pid FROM threads t WHERE t.worker_id = e.worker_id AND t.id = "
+		"e.thread_id)"
+		" AS pid,"
+		" (SELECT tid FROM threads t WHERE t.worker_id = e.worker_id AND t.id = "
+		"e.thread_id)"
+		" AS tid, e.device AS device, e.stream AS stream, e.correlation AS correlation,"
+		" e.external_id AS external_id, e.launch_id AS launch_id, e.op_id AS op_id,"
+		" " S("op_name") ", e.parent_id AS parent_id, " S("grid") ", " S(
+		    "block") ","
+			     " e.registers_per_thread AS registers_per_thread, e.shared_memory AS "
+			     "shared_memory,"
+			     " e.blocks_per_sm AS blocks_per_sm, e.occupancy AS occupancy, e.bytes "
+			     "AS bytes,"
+			     " e.wait_on_stream AS wait_on_stream, e.wait_on_correlation AS "
+			     "wait_on_correlation,"
+			     " " S("input_dims") ", " S("input_type") ", " S(
+				 "call_stack") ","
+					       " e.sequence_number AS sequence_number, e.python_id "
+					       "AS python_id,"
+					       " e.python_parent_id AS python_parent_id, "
+					       "e.python_module_id AS python_module_id,"
+					       " e.fwd_thread_id AS fwd_thread_id"
+					       " FROM events_raw e;"
+					       /* device time of the kernels each operator launched,
+						* as the kernel view's by_properties groups it (the
+						* innermost operator) */
+					       "CREATE VIEW kernel_time_per_operator AS"
+					       " SELECT worker_id, op_name, count(*) AS kernels, "
+					       "sum(dur_ns) / 1000.0 AS kernel_us"
+					       " FROM events WHERE kind = 'kernel' AND op_id IS "
+					       "NOT NULL"
+					       " GROUP BY worker_id, op_name;"
+					       /* each ProfilerStep#N host range and the device work
+						  launched in it */
+					       "CREATE VIEW step_time AS"
+					       " SELECT s.worker_id AS worker_id, s.id AS event_id,"
+					       " (SELECT value FROM strings WHERE id = s.name_id) "
+					       "AS step,"
+					       " s.ts_ns / 1000.0 AS host_start_us, s.dur_ns / "
+					       "1000.0 AS host_us,"
+					       " count(d.id) AS device_events,"
+					       " coalesce(sum(CASE WHEN d.kind = 'kernel' THEN "
+					       "d.dur_ns END), 0) / 1000.0 AS kernel_us,"
+					       " (max(s.ts_ns + s.dur_ns, coalesce(max(d.ts_ns + "
+					       "d.dur_ns), 0)) - s.ts_ns) / 1000.0"
+					       " AS duration_us"
+					       " FROM events_raw s"
+					       " LEFT JOIN events_raw l ON l.kind IN "
+					       "('cuda_runtime', 'cuda_driver')"
+					       "  AND l.worker_id = s.worker_id AND l.ts_ns >= "
+					       "s.ts_ns AND l.ts_ns < s.ts_ns + s.dur_ns"
+					       " LEFT JOIN events_raw d INDEXED BY events_by_launch"
+					       "  ON d.worker_id = l.worker_id AND d.launch_id = "
+					       "l.id"
+					       "  AND d.launch_id IS NOT NULL"
+					       " WHERE s.kind IN ('cpu_op', 'user_annotation')"
+					       "  AND s.name_id IN (SELECT id FROM strings WHERE "
+					       "value LIKE 'ProfilerStep#%')"
+					       " GROUP BY s.worker_id, s.id;"
+					       /* kernels by total time, as kernels.json's by_name
+						*/
+					       "CREATE VIEW top_kernels AS"
+					       " SELECT worker_id, name, count(*) AS calls, "
+					       "sum(dur_ns) / 1000.0 AS total_us,"
+					       " avg(dur_ns) / 1000.0 AS mean_us, min(dur_ns) / "
+					       "1000.0 AS min_us,"
+					       " max(dur_ns) / 1000.0 AS max_us"
+					       " FROM events WHERE kind = 'kernel' GROUP BY "
+					       "worker_id, name;"
+					       /* the gaps between consecutive device events of each
+						  stream */
+					       "CREATE VIEW stream_gaps AS"
+					       " SELECT worker_id, device, stream, prev_end_ns AS "
+					       "start_ns, ts_ns AS end_ns,"
+					       " (ts_ns - prev_end_ns) / 1000.0 AS gap_us FROM ("
+					       "  SELECT worker_id, device, stream, ts_ns,"
+					       "  max(ts_ns + dur_ns) OVER (PARTITION BY "
+					       "worker_id, device, stream ORDER BY ts_ns"
+					       "   ROWS BETWEEN UNBOUNDED PRECEDING AND 1 "
+					       "PRECEDING) AS prev_end_ns"
+					       "  FROM events WHERE kind IN ('kernel', "
+					       "'gpu_memcpy', 'gpu_memset'))"
+					       " WHERE prev_end_ns IS NOT NULL AND ts_ns > "
+					       "prev_end_ns;"
+					       /* the peak of the allocator's total per device, from
+						  the raw records */
+					       "CREATE VIEW memory_peak AS"
+					       " SELECT worker_id, device_type, device_id, "
+					       "max(total_allocated) AS peak_allocated_bytes,"
+					       " max(total_reserved) AS peak_reserved_bytes, "
+					       "count(*) AS records"
+					       " FROM memory_events GROUP BY worker_id, "
+					       "device_type, device_id;";
 
 int sq_fail(struct out_sqlite *s, struct nns_err *err, const char *what)
 {

@@ -7,10 +7,13 @@
  * stepped per row; strings are bound SQLITE_STATIC from the model's pool,
  * which outlives the statement.
  *
- * Names are stored as TEXT in every row rather than as ids into a strings
- * table: measured on the 1.1 GB bench trace (bench/ingest), the ids saved
- * about a third of the file but did not make the export faster, and every
- * query would need a join (see the bench figures in the commit message).
+ * Event names, shapes, types, call stacks, grids and blocks are stored
+ * once per worker in `strings` (id = the worker's base + the model's
+ * string id) and referenced by *_id columns of events_raw; the `events`
+ * view joins them back as text. Measured on the 1.1 GB bench trace
+ * (bench/ingest, 2.4 M rows): text in every row gave an 823 MB database
+ * written in 11.7 s beyond `analyse` (the ResNet sample's call stacks are
+ * half of its bytes); ids give the figures in bench/ingest's table.
  *
  * Owner: export engineer (sqlite branch).
  */
@@ -22,6 +25,15 @@ static void bind_sid(sqlite3_stmt *st, int i, const struct model *m, uint32_t si
 {
 	if (sid)
 		sqlite3_bind_text(st, i, model_str(m, sid), -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+/* A string column stored as an id into strings. */
+static void bind_str_id(sqlite3_stmt *st, int i, int64_t base, uint32_t sid)
+{
+	if (sid)
+		sqlite3_bind_int64(st, i, base + sid);
 	else
 		sqlite3_bind_null(st, i);
 }
@@ -78,8 +90,6 @@ enum {
 	C_NAME,
 	C_KIND,
 	C_THREAD,
-	C_PID,
-	C_TID,
 	C_DEVICE,
 	C_STREAM,
 	C_CORR,
@@ -108,7 +118,8 @@ enum {
 	C__N
 };
 
-static void bind_dev_args(sqlite3_stmt *st, const struct model *m, const struct model_event *e)
+static void bind_dev_args(sqlite3_stmt *st, const struct model *m, int64_t base,
+			  const struct model_event *e)
 {
 	const struct model_dev_args *a = &m->dev_args.v[e->extra];
 
@@ -118,8 +129,8 @@ static void bind_dev_args(sqlite3_stmt *st, const struct model *m, const struct 
 		bind_opt(st, C_WCORR, a->wait_corr, a->wait_corr != MODEL_NONE);
 		return;
 	}
-	bind_sid(st, C_GRID, m, a->grid);
-	bind_sid(st, C_BLOCK, m, a->block);
+	bind_str_id(st, C_GRID, base, a->grid);
+	bind_str_id(st, C_BLOCK, base, a->block);
 	bind_opt(st, C_REGS, a->regs, a->regs >= 0);
 	bind_opt(st, C_SMEM, a->shared_mem, a->shared_mem >= 0);
 	if (a->blocks_per_sm >= 0)
@@ -129,13 +140,14 @@ static void bind_dev_args(sqlite3_stmt *st, const struct model *m, const struct 
 	bind_opt(st, C_BYTES, a->bytes, a->bytes >= 0);
 }
 
-static void bind_op_args(sqlite3_stmt *st, const struct model *m, const struct model_event *e)
+static void bind_op_args(sqlite3_stmt *st, const struct model *m, int64_t base,
+			 const struct model_event *e)
 {
 	const struct model_op_args *a = &m->op_args.v[e->extra];
 
-	bind_sid(st, C_DIMS, m, a->input_dims);
-	bind_sid(st, C_TYPE, m, a->input_type);
-	bind_sid(st, C_STACK, m, a->call_stack);
+	bind_str_id(st, C_DIMS, base, a->input_dims);
+	bind_str_id(st, C_TYPE, base, a->input_type);
+	bind_str_id(st, C_STACK, base, a->call_stack);
 	bind_opt(st, C_SEQ, a->seq, a->seq != MODEL_NONE);
 	bind_opt(st, C_PYID, a->py_id, a->py_id != MODEL_NONE);
 	bind_opt(st, C_PYPARENT, a->py_parent_id, a->py_parent_id != MODEL_NONE);
@@ -145,7 +157,7 @@ static void bind_op_args(sqlite3_stmt *st, const struct model *m, const struct m
 
 /* op_id/op_name: the operator node owning a launch or device event;
  * parent_id: for an event that is a tree node, its nearest ancestor. */
-static void bind_tree(sqlite3_stmt *st, const struct an_profile *p, uint32_t i)
+static void bind_tree(sqlite3_stmt *st, const struct an_profile *p, int64_t base, uint32_t i)
 {
 	const struct an_optree *t = &p->tree;
 	uint32_t n = t->owner ? t->owner[i] : MODEL_NOIDX;
@@ -161,13 +173,31 @@ static void bind_tree(sqlite3_stmt *st, const struct an_profile *p, uint32_t i)
 			sqlite3_bind_int64(st, C_PARENT, q);
 	} else if (node->type == AN_NODE_OP && node->ev != MODEL_NOIDX) {
 		sqlite3_bind_int64(st, C_OP, node->ev);
-		bind_sid(st, C_OPNAME, p->m, node->name);
+		bind_str_id(st, C_OPNAME, base, node->name);
 	}
+}
+
+static int put_strings(struct out_sqlite *s, const struct model *m, struct nns_err *err)
+{
+	sqlite3_stmt *st;
+	int rc = NNS_OK;
+
+	if (sq_prepare(s, "INSERT INTO strings VALUES (?,?)", &st, err))
+		return NNS_EIO;
+	for (size_t i = 0; i < m->strings.count && !rc; i++) {
+		sqlite3_bind_int64(st, 1, s->string_base + (int64_t)i);
+		sqlite3_bind_text(st, 2, strpool_get(&m->strings, (uint32_t)i),
+				  (int)strpool_len(&m->strings, (uint32_t)i), SQLITE_STATIC);
+		rc = sq_step(s, st, "inserting strings", err);
+	}
+	sqlite3_finalize(st);
+	return rc;
 }
 
 static int put_events(struct out_sqlite *s, int64_t wid, const struct an_profile *p,
 		      struct nns_err *err)
 {
+	const int64_t base = s->string_base;
 	const struct model *m = p->m;
 	const char *kinds[MK__COUNT + 1];
 	sqlite3_stmt *st;
@@ -177,7 +207,7 @@ static int put_events(struct out_sqlite *s, int64_t wid, const struct an_profile
 
 	for (int i = 0; i <= MK__COUNT; i++)
 		kinds[i] = model_kind_name(i);
-	k = (size_t)snprintf(sql, sizeof(sql), "INSERT INTO events VALUES (?");
+	k = (size_t)snprintf(sql, sizeof(sql), "INSERT INTO events_raw VALUES (?");
 	for (int c = 2; c < C__N; c++)
 		k += (size_t)snprintf(sql + k, sizeof(sql) - k, ",?");
 	snprintf(sql + k, sizeof(sql) - k, ")");
@@ -185,22 +215,17 @@ static int put_events(struct out_sqlite *s, int64_t wid, const struct an_profile
 		return NNS_EIO;
 	for (size_t i = 0; i < m->events.n && !rc; i++) {
 		const struct model_event *e = &m->events.v[i];
-		const struct model_thread *th =
-		    e->thread < m->threads.n ? &m->threads.v[e->thread] : NULL;
 
 		sqlite3_clear_bindings(st);
 		sqlite3_bind_int64(st, C_WID, wid);
 		sqlite3_bind_int64(st, C_ID, (int64_t)i);
 		sqlite3_bind_int64(st, C_TS, e->ts);
 		sqlite3_bind_int64(st, C_DUR, e->dur);
-		sqlite3_bind_text(st, C_NAME, model_str(m, e->name), -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, C_NAME, base + e->name);
 		sqlite3_bind_text(st, C_KIND, kinds[e->kind < MK__COUNT ? e->kind : MK__COUNT], -1,
 				  SQLITE_STATIC);
-		if (th) {
+		if (e->thread < m->threads.n)
 			sqlite3_bind_int64(st, C_THREAD, e->thread);
-			bind_sid(st, C_PID, m, th->pid);
-			bind_sid(st, C_TID, m, th->tid);
-		}
 		if (e->device >= 0)
 			sqlite3_bind_int(st, C_DEVICE, e->device);
 		if (e->corr != MODEL_NONE)
@@ -209,13 +234,13 @@ static int put_events(struct out_sqlite *s, int64_t wid, const struct an_profile
 			sqlite3_bind_int64(st, C_EXT, e->ext_id);
 		if (m->launch_of && m->launch_of[i] != MODEL_NOIDX)
 			sqlite3_bind_int64(st, C_LAUNCH, m->launch_of[i]);
-		bind_tree(st, p, (uint32_t)i);
+		bind_tree(st, p, base, (uint32_t)i);
 		if (e->extra != MODEL_NOIDX) {
 			if (model_kind_has_dev_args(e->kind)) {
 				if (e->extra < m->dev_args.n)
-					bind_dev_args(st, m, e);
+					bind_dev_args(st, m, base, e);
 			} else if (e->extra < m->op_args.n) {
-				bind_op_args(st, m, e);
+				bind_op_args(st, m, base, e);
 			}
 		}
 		rc = sq_step(s, st, "inserting events", err);
@@ -426,10 +451,11 @@ int sq_model_rows(struct out_sqlite *s, int64_t wid, const struct an_profile *p,
 {
 	const struct model *m = p->m;
 
-	if (put_threads(s, wid, m, err) || put_events(s, wid, p, err) ||
+	if (put_strings(s, m, err) || put_threads(s, wid, m, err) || put_events(s, wid, p, err) ||
 	    put_counters(s, wid, m, err) || put_mems(s, wid, m, err) || put_flows(s, wid, m, err) ||
 	    put_devices(s, wid, m, err) || put_instants(s, wid, m, err) ||
 	    put_queues(s, wid, m, err) || put_samples(s, wid, m, err) || put_meta(s, wid, m, err))
 		return NNS_EIO;
+	s->string_base += (int64_t)m->strings.count;
 	return NNS_OK;
 }
