@@ -1,0 +1,328 @@
+/*
+ * test_sqlite_out.c - unit tests of the SQLite export (src/output/
+ * sqlite_out.c, sqlite_rows.c) on a hand-written Kineto trace whose
+ * answers are worked out below: events and their attribution (op_id,
+ * parent_id, launch_id), launch parameters, memory records, the views
+ * kernel_time_per_operator and step_time, two workers in one database with
+ * their own strings, and the atomic file handling (an unwritable path, an
+ * aborted export and a replaced file leave no debris).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "analysis/analysis.h"
+#include "output/sqlite_out.h"
+#include "testutil.h"
+
+#include <dirent.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* One step on thread (1,1), two operators each launching one device
+ * event, a memcpy launched from aten::add, a [memory] record. In µs:
+ *   ProfilerStep#1  user_annotation [0,100)
+ *   aten::conv      cpu_op [10,50)  ext 5
+ *     cudaLaunchKernel [20,25) corr 7  -> kernel k1 [30,50)  = 20 us, stream 7
+ *   aten::add       cpu_op [60,80)  ext 6
+ *     cudaLaunchKernel [65,68) corr 8  -> kernel k2 [70,80)  = 10 us
+ *     cudaMemcpyAsync  [75,77) corr 9  -> gpu_memcpy [85,90) 1024 bytes
+ *   [memory] at 15: addr 100, +512 bytes, totals 512 / 2048, CUDA device 0
+ * Model order (ts, longer first): step 0, conv 1, launch 2, k1 3, add 4,
+ * launch 5, k2 6, memcpy launch 7, memcpy 8.
+ * Expected: 9 events; k1 -> aten::conv (op_id 1), k2 and the copy ->
+ * aten::add (op_id 4); kernel time per operator conv 20, add 10; the step
+ * launched 3 device events, 30 us of kernels, and lasts 100 us (its host
+ * end is after the last device end at 90). */
+/* clang-format off */
+static const char JSON[] =
+    "{\"traceEvents\":["
+    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100,\"args\":{}},"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::conv\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":40,\"args\":{\"External id\":5}},"
+    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":5,\"args\":{\"External id\":5,\"correlation\":7}},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k1\",\"pid\":0,\"tid\":7,\"ts\":30,\"dur\":20,\"args\":{\"correlation\":7,\"device\":0,\"stream\":7,\"grid\":[2,1,1],\"block\":[32,1,1],\"registers per thread\":16,\"shared memory\":0,\"blocks per SM\":0.5,\"est. achieved occupancy %\":25}},"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::add\",\"pid\":1,\"tid\":1,\"ts\":60,\"dur\":20,\"args\":{\"External id\":6,\"Input Dims\":[[2,3],[2,3]]}},"
+    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":65,\"dur\":3,\"args\":{\"External id\":6,\"correlation\":8}},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k2\",\"pid\":0,\"tid\":7,\"ts\":70,\"dur\":10,\"args\":{\"correlation\":8,\"device\":0,\"stream\":7}},"
+    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemcpyAsync\",\"pid\":1,\"tid\":1,\"ts\":75,\"dur\":2,\"args\":{\"External id\":6,\"correlation\":9}},"
+    "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD\",\"pid\":0,\"tid\":7,\"ts\":85,\"dur\":5,\"args\":{\"correlation\":9,\"device\":0,\"stream\":7,\"bytes\":1024}},"
+    "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":15,\"args\":{\"Addr\":100,\"Bytes\":512,\"Total Allocated\":512,\"Total Reserved\":2048,\"Device Type\":1,\"Device Id\":0}}"
+    "]}";
+/* clang-format on */
+
+struct fx {
+	struct model m;
+	struct an_profile p;
+	char dir[64];
+	char path[128];
+};
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	assert_int_equal(tu_kineto_profile(JSON, &f->m, &f->p), 0);
+	snprintf(f->dir, sizeof(f->dir), "/tmp/nns-sqlite-unit.XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	snprintf(f->path, sizeof(f->path), "%s/t.db", f->dir);
+	*state = f;
+	return 0;
+}
+
+/* Number of entries in dir besides . and .. */
+static int entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			n++;
+	closedir(d);
+	return n;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+
+	unlink(f->path);
+	rmdir(f->dir);
+	an_profile_release(&f->p);
+	model_release(&f->m);
+	free(f);
+	return 0;
+}
+
+static sqlite3 *open_db(const char *path)
+{
+	sqlite3 *db = NULL;
+
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	return db;
+}
+
+/* The first column of the first row of sql as an integer (-999 when NULL
+ * or no row) or as text into buf. */
+static int64_t qi(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	int64_t v = -999;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+static double qd(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	double v = -999;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		v = sqlite3_column_double(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+static const char *qs(sqlite3 *db, const char *sql, char *buf, size_t size)
+{
+	sqlite3_stmt *st;
+
+	buf[0] = '\0';
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		snprintf(buf, size, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return buf;
+}
+
+static void write_one(struct fx *f)
+{
+	struct out_sqlite_item it = {"run", "w0", NULL, "t.json", &f->p};
+	struct nns_err err;
+
+	nns_err_clear(&err);
+	if (out_sqlite_write(f->path, &it, 1, NULL, NULL, &err))
+		fail_msg("%s", err.msg);
+}
+
+static void test_events(void **state)
+{
+	struct fx *f = *state;
+	char buf[256];
+	sqlite3 *db;
+
+	write_one(f);
+	assert_int_equal(entries(f->dir), 1); /* the database, no temporary */
+	db = open_db(f->path);
+	assert_int_equal(qi(db, "SELECT count(*) FROM events"), 9);
+	assert_int_equal(qi(db, "SELECT count(*) FROM events WHERE kind = 'kernel'"), 2);
+	assert_int_equal(qi(db, "SELECT count(*) FROM events WHERE kind = 'cuda_runtime'"), 3);
+	assert_int_equal(qi(db, "SELECT id FROM events WHERE name = 'aten::conv'"), 1);
+	assert_int_equal(qi(db, "SELECT id FROM events WHERE name = 'aten::add'"), 4);
+	/* attribution */
+	assert_int_equal(qi(db, "SELECT op_id FROM events WHERE name = 'k1'"), 1);
+	assert_int_equal(qi(db, "SELECT op_id FROM events WHERE name = 'k2'"), 4);
+	assert_int_equal(qi(db, "SELECT op_id FROM events WHERE kind = 'gpu_memcpy'"), 4);
+	assert_int_equal(qi(db, "SELECT op_id FROM events WHERE name = 'cudaMemcpyAsync'"), 4);
+	assert_string_equal(
+	    qs(db, "SELECT op_name FROM events WHERE name = 'k1'", buf, sizeof(buf)), "aten::conv");
+	assert_int_equal(qi(db, "SELECT op_id FROM events WHERE name = 'aten::conv'"), -999);
+	assert_int_equal(qi(db, "SELECT parent_id FROM events WHERE name = 'aten::conv'"), 0);
+	assert_int_equal(qi(db, "SELECT parent_id FROM events WHERE name = 'ProfilerStep#1'"),
+			 -999);
+	assert_int_equal(qi(db, "SELECT launch_id FROM events WHERE name = 'k1'"), 2);
+	assert_int_equal(qi(db, "SELECT launch_id FROM events WHERE kind = 'gpu_memcpy'"), 7);
+	/* times, threads, launch parameters, operator args */
+	assert_int_equal(qi(db, "SELECT ts_ns FROM events WHERE name = 'k1'"), 30000);
+	assert_int_equal(qi(db, "SELECT dur_ns FROM events WHERE name = 'k1'"), 20000);
+	assert_string_equal(qs(db, "SELECT tid FROM events WHERE name = 'k1'", buf, sizeof(buf)),
+			    "7");
+	assert_int_equal(qi(db, "SELECT stream FROM events WHERE name = 'k1'"), 7);
+	assert_int_equal(qi(db, "SELECT device FROM events WHERE name = 'k1'"), 0);
+	assert_int_equal(qi(db, "SELECT correlation FROM events WHERE name = 'k1'"), 7);
+	assert_int_equal(qi(db, "SELECT external_id FROM events WHERE name = 'aten::add'"), 6);
+	assert_string_equal(qs(db, "SELECT grid FROM events WHERE name = 'k1'", buf, sizeof(buf)),
+			    "[2, 1, 1]");
+	assert_int_equal(qi(db, "SELECT registers_per_thread FROM events WHERE name = 'k1'"), 16);
+	assert_true(qd(db, "SELECT occupancy FROM events WHERE name = 'k1'") == 25.0);
+	assert_true(qd(db, "SELECT blocks_per_sm FROM events WHERE name = 'k1'") == 0.5);
+	assert_int_equal(qi(db, "SELECT grid IS NULL FROM events WHERE name = 'k2'"), 1);
+	assert_int_equal(qi(db, "SELECT bytes FROM events WHERE kind = 'gpu_memcpy'"), 1024);
+	assert_string_equal(
+	    qs(db, "SELECT input_dims FROM events WHERE name = 'aten::add'", buf, sizeof(buf)),
+	    "[[2, 3], [2, 3]]");
+	/* memory record */
+	assert_int_equal(qi(db, "SELECT count(*) FROM memory_events"), 1);
+	assert_int_equal(qi(db, "SELECT bytes FROM memory_events"), 512);
+	assert_int_equal(qi(db, "SELECT total_reserved FROM memory_events"), 2048);
+	assert_int_equal(qi(db, "SELECT device_type FROM memory_events"), 1);
+	assert_int_equal(qi(db, "SELECT ts_ns FROM memory_events"), 15000);
+	assert_int_equal(qi(db, "SELECT peak_reserved_bytes FROM memory_peak"), 2048);
+	/* workers and meta */
+	assert_int_equal(qi(db, "SELECT count(*) FROM workers"), 1);
+	assert_string_equal(qs(db, "SELECT worker FROM workers", buf, sizeof(buf)), "w0");
+	assert_int_equal(qi(db, "SELECT span IS NULL FROM workers"), 1);
+	assert_int_equal(qi(db, "SELECT events FROM workers"), 9);
+	assert_int_equal(qi(db, "SELECT truncated FROM workers"), 0);
+	assert_int_equal(qi(db, "SELECT value FROM meta WHERE key = 'format_version'"),
+			 OUT_SQLITE_FORMAT);
+	sqlite3_close(db);
+}
+
+static void test_views(void **state)
+{
+	struct fx *f = *state;
+	sqlite3 *db;
+
+	write_one(f);
+	db = open_db(f->path);
+	assert_true(qd(db, "SELECT kernel_us FROM kernel_time_per_operator"
+			   " WHERE op_name = 'aten::conv'") == 20.0);
+	assert_true(qd(db, "SELECT kernel_us FROM kernel_time_per_operator"
+			   " WHERE op_name = 'aten::add'") == 10.0);
+	assert_int_equal(qi(db, "SELECT count(*) FROM kernel_time_per_operator"), 2);
+	assert_int_equal(qi(db, "SELECT device_events FROM step_time"), 3);
+	assert_true(qd(db, "SELECT kernel_us FROM step_time") == 30.0);
+	assert_true(qd(db, "SELECT duration_us FROM step_time") == 100.0);
+	assert_true(qd(db, "SELECT total_us FROM top_kernels WHERE name = 'k1'") == 20.0);
+	/* stream 7: k1 [30,50), k2 [70,80), copy [85,90): gaps 20 and 5 us */
+	assert_int_equal(qi(db, "SELECT count(*) FROM stream_gaps"), 2);
+	assert_true(qd(db, "SELECT sum(gap_us) FROM stream_gaps") == 25.0);
+	sqlite3_close(db);
+}
+
+/* Two workers: ids 1 and 2, each with its own strings. */
+static void test_two_workers(void **state)
+{
+	struct fx *f = *state;
+	struct out_sqlite_item it[2] = {{"run", "w0", NULL, "a.json", &f->p},
+					{"run", "w1", "2", "b.json", &f->p}};
+	struct nns_err err;
+	char buf[64];
+	sqlite3 *db;
+
+	nns_err_clear(&err);
+	if (out_sqlite_write(f->path, it, 2, NULL, NULL, &err))
+		fail_msg("%s", err.msg);
+	db = open_db(f->path);
+	assert_int_equal(qi(db, "SELECT count(*) FROM events"), 18);
+	assert_int_equal(qi(db, "SELECT count(*) FROM events WHERE name = 'k1'"), 2);
+	assert_int_equal(qi(db, "SELECT count(DISTINCT worker_id) FROM events WHERE name = 'k1'"),
+			 2);
+	assert_string_equal(qs(db, "SELECT op_name FROM events WHERE worker_id = 2 AND name = 'k2'",
+			       buf, sizeof(buf)),
+			    "aten::add");
+	assert_string_equal(qs(db, "SELECT span FROM workers WHERE id = 2", buf, sizeof(buf)), "2");
+	assert_int_equal(qi(db, "SELECT count(*) FROM kernel_time_per_operator"), 4);
+	sqlite3_close(db);
+}
+
+static void test_atomic(void **state)
+{
+	struct fx *f = *state;
+	struct out_sqlite_item it = {"run", "w0", NULL, "t.json", &f->p};
+	struct out_sqlite *s;
+	struct nns_err err;
+	char bad[160];
+	FILE *fp;
+
+	/* a directory that does not exist: NNS_EIO naming the path */
+	snprintf(bad, sizeof(bad), "%s/no/such/dir.db", f->dir);
+	nns_err_clear(&err);
+	assert_int_equal(out_sqlite_write(bad, &it, 1, NULL, NULL, &err), NNS_EIO);
+	assert_non_null(strstr(err.msg, bad));
+	assert_int_equal(entries(f->dir), 0);
+	/* an aborted export leaves nothing, an existing file untouched */
+	fp = fopen(f->path, "w");
+	assert_non_null(fp);
+	fputs("old", fp);
+	fclose(fp);
+	nns_err_clear(&err);
+	assert_int_equal(out_sqlite_open(&s, f->path, &err), NNS_OK);
+	assert_int_equal(out_sqlite_add(s, &it, NULL, &err), NNS_OK);
+	assert_true(out_sqlite_rows(s) >= 9);
+	assert_int_equal(entries(f->dir), 2); /* the old file and the temporary */
+	out_sqlite_abort(s);
+	assert_int_equal(entries(f->dir), 1);
+	{
+		struct stat sb;
+		assert_int_equal(stat(f->path, &sb), 0);
+		assert_int_equal(sb.st_size, 3);
+	}
+	/* a complete export replaces it */
+	write_one(f);
+	assert_int_equal(entries(f->dir), 1);
+	{
+		sqlite3 *db = open_db(f->path);
+		assert_int_equal(qi(db, "SELECT count(*) FROM events"), 9);
+		sqlite3_close(db);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_events, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_views, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_two_workers, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_atomic, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
