@@ -268,7 +268,8 @@ int out_sqlite_open(struct out_sqlite **out, const char *path, struct nns_err *e
 	}
 	close(fd);
 	s->next_worker = 1;
-	if (sqlite3_open_v2(s->tmp, &s->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+	if (sqlite3_open_v2(s->tmp, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
+	    SQLITE_OK) {
 		sq_fail(s, err, "cannot open the database");
 		goto fail;
 	}
