@@ -10,10 +10,11 @@
  * Event names, shapes, types, call stacks, grids and blocks are stored
  * once per worker in `strings` (id = the worker's base + the model's
  * string id) and referenced by *_id columns of events_raw; the `events`
- * view joins them back as text. Measured on the 1.1 GB bench trace
- * (bench/ingest, 2.4 M rows): text in every row gave an 823 MB database
- * written in 11.7 s beyond `analyse` (the ResNet sample's call stacks are
- * half of its bytes); ids give the figures in bench/ingest's table.
+ * view looks them up as text. Measured on the 1.1 GB bench trace
+ * (bench/ingest, 2.4 M rows, 2 shared cores): text in every row gave an
+ * 823 MB database and 16.9 s for the export (analyse alone 5.2 s in that
+ * run; the ResNet sample's call stacks are half of its bytes); ids give a
+ * 200 MB database and 7.0 s (analyse alone 2.2 s in that run).
  *
  * Owner: export engineer (sqlite branch).
  */
