@@ -243,6 +243,14 @@ int out_sqlite_open(struct out_sqlite **out, const char *path, struct nns_err *e
 	*out = NULL;
 	if (!path || !*path)
 		return nns_err_set(err, NNS_EINVAL, "no output file name");
+	{
+		struct stat sb;
+
+		/* found now rather than by the rename after every trace is read */
+		if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+			return nns_err_set(err, NNS_EIO, "%s: is a directory, not a database file",
+					   path);
+	}
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return nns_err_set(err, NNS_ENOMEM, "%s: out of memory", path);

@@ -209,6 +209,11 @@ printf 'not a directory' >"$TMP/file"
 run_rc 1 "export into an unwritable place" "$NNSCOPE" export "$old" --format sqlite --out "$TMP/file/x.db"
 check "unwritable: one line naming the path" \
 	[ "$(wc -l <"$TMP/err.txt")" -eq 1 -a -n "$(grep -F "$TMP/file/x.db" "$TMP/err.txt")" ]
+mkdir -p "$TMP/adir.db"
+run_rc 1 "export onto a directory" "$NNSCOPE" export "$old" --format sqlite --out "$TMP/adir.db"
+check "onto a directory: one line naming it" \
+	[ "$(wc -l <"$TMP/err.txt")" -eq 1 -a -n "$(grep -F "$TMP/adir.db: is a directory" "$TMP/err.txt")" ]
+check "onto a directory: no temporary file" [ -z "$(ls "$TMP"/adir.db.tmp.* 2>/dev/null)" ]
 run_rc 1 "analyse --sqlite into an unwritable place" "$NNSCOPE" analyse "$old" --out "$TMP/u" --sqlite "$TMP/file/x.db"
 check "analyse --sqlite unwritable: names the path" grep -qF "$TMP/file/x.db" "$TMP/err.txt"
 run_rc 2 "analyse --sqlite with --mpi" "$NNSCOPE" analyse "$old" --out "$TMP/u" --sqlite "$TMP/m.db" --mpi
