@@ -316,6 +316,94 @@ static void test_atomic(void **state)
 	}
 }
 
+/* The rows only nnscope traces and counters/flows carry, on a model built
+ * by hand: one thread, an event, a queue sample, one CPU sample of each
+ * kind, an instant, a counter, a flow pair, a metadata pair. */
+static void test_other_rows(void **state)
+{
+	struct fx *f = *state;
+	struct model m;
+	struct an_profile p;
+	struct nns_err err;
+	struct model_event e;
+	struct model_queue qu = {1000, 3, 8, 0, 0};
+	struct model_instant in = {2000, 0, 0};
+	struct model_counter co = {3000, 42.5, 0, 0};
+	struct model_flow fs = {1500, 77, 0, MF_FWDBWD, 's'}, ff = {2500, 77, 0, MF_FWDBWD, 'f'};
+	struct model_sample sm[3];
+	struct out_sqlite_item it = {NULL, "nnst", NULL, NULL, &p};
+	uint32_t th;
+	char buf[64];
+	sqlite3 *db;
+
+	assert_int_equal(model_init(&m), 0);
+	th = model_thread(&m, model_intern(&m, "4242", 4), model_intern(&m, "4243", 4));
+	model_event_init(&e);
+	e.ts = 0;
+	e.dur = 5000;
+	e.thread = th;
+	e.kind = MK_USER_ANNOTATION;
+	e.name = model_intern(&m, "train", 5);
+	assert_true(model_add_event(&m, &e) >= 0);
+	qu.name = model_intern(&m, "loader", 6);
+	qu.thread = th;
+	assert_int_equal(model_add_queue(&m, &qu), 0);
+	in.name = model_intern(&m, "epoch 1", 7);
+	in.thread = th;
+	assert_int_equal(model_add_instant(&m, &in), 0);
+	co.name = model_intern(&m, "power.watts", 11);
+	co.thread = th;
+	assert_int_equal(model_add_counter(&m, &co), 0);
+	fs.thread = ff.thread = th;
+	assert_int_equal(model_add_flow(&m, &fs), 0);
+	assert_int_equal(model_add_flow(&m, &ff), 0);
+	memset(sm, 0, sizeof(sm));
+	sm[0] = (struct model_sample){.ts = 1000,
+				      .kind = MS_MACHINE,
+				      .user = 50,
+				      .idle = 40,
+				      .running = 3,
+				      .ctx_switches = 900,
+				      .thread = MODEL_NOIDX};
+	sm[1] = (struct model_sample){
+	    .ts = 1000, .kind = MS_PROCESS, .user = 20, .rss_kb = 2048, .thread = MODEL_NOIDX};
+	sm[2] = (struct model_sample){
+	    .ts = 1000, .kind = MS_THREAD, .tid = 4243, .sys = 7, .thread = th};
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(model_add_sample(&m, &sm[i]), 0);
+	assert_int_equal(model_add_meta(&m, "host", "node1"), 0);
+	nns_err_clear(&err);
+	assert_int_equal(model_finalize(&m, &err), 0);
+	memset(&p, 0, sizeof(p));
+	assert_int_equal(an_profile_compute(&p, &m, &err), 0);
+	if (out_sqlite_write(f->path, &it, 1, NULL, NULL, &err))
+		fail_msg("%s", err.msg);
+	db = open_db(f->path);
+	assert_int_equal(qi(db, "SELECT count(*) FROM events"), 1);
+	assert_string_equal(qs(db, "SELECT kind FROM events", buf, sizeof(buf)), "user_annotation");
+	assert_string_equal(qs(db, "SELECT pid FROM events", buf, sizeof(buf)), "4242");
+	assert_int_equal(qi(db, "SELECT size FROM queues WHERE name = 'loader'"), 3);
+	assert_int_equal(qi(db, "SELECT capacity FROM queues"), 8);
+	assert_int_equal(qi(db, "SELECT ts_ns FROM instants WHERE name = 'epoch 1'"), 2000);
+	assert_true(qd(db, "SELECT value FROM counters WHERE name = 'power.watts'") == 42.5);
+	assert_int_equal(
+	    qi(db, "SELECT count(*) FROM flows WHERE flow_id = 77 AND kind = 'fwdbwd'"), 2);
+	assert_string_equal(qs(db, "SELECT ph FROM flows ORDER BY ts_ns LIMIT 1", buf, sizeof(buf)),
+			    "s");
+	assert_int_equal(qi(db, "SELECT ctx_switches FROM samples WHERE kind = 'machine'"), 900);
+	assert_int_equal(qi(db, "SELECT running FROM samples WHERE kind = 'machine'"), 3);
+	assert_int_equal(qi(db, "SELECT rss_kb FROM samples WHERE kind = 'process'"), 2048);
+	assert_int_equal(qi(db, "SELECT rss_kb FROM samples WHERE kind = 'thread'"), -999);
+	assert_int_equal(qi(db, "SELECT tid FROM samples WHERE kind = 'thread'"), 4243);
+	assert_true(qd(db, "SELECT sys_pct FROM samples WHERE kind = 'thread'") == 7.0);
+	assert_string_equal(
+	    qs(db, "SELECT value FROM worker_meta WHERE key = 'host'", buf, sizeof(buf)), "node1");
+	assert_string_equal(qs(db, "SELECT tid FROM threads", buf, sizeof(buf)), "4243");
+	sqlite3_close(db);
+	an_profile_release(&p);
+	model_release(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -323,6 +411,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_views, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_two_workers, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_atomic, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_other_rows, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
