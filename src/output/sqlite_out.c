@@ -237,8 +237,7 @@ void out_sqlite_abort(struct out_sqlite *s)
 int out_sqlite_open(struct out_sqlite **out, const char *path, struct nns_err *err)
 {
 	struct out_sqlite *s;
-	mode_t mask;
-	int fd, n;
+	int n;
 
 	*out = NULL;
 	if (!path || !*path)
@@ -254,27 +253,36 @@ int out_sqlite_open(struct out_sqlite **out, const char *path, struct nns_err *e
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return nns_err_set(err, NNS_ENOMEM, "%s: out of memory", path);
-	n = snprintf(s->path, sizeof(s->path), "%s", path);
-	if (n < 0 || (size_t)n >= sizeof(s->path) ||
-	    snprintf(s->tmp, sizeof(s->tmp), "%s.tmp.XXXXXX", path) >= (int)sizeof(s->tmp)) {
-		free(s);
-		return nns_err_set(err, NNS_EINVAL, "%s: path too long", path);
-	}
-	/* an empty file is a valid new database for SQLite */
-	fd = mkstemp(s->tmp);
-	if (fd < 0) {
-		int e = errno;
+	/* the temporary file of outfile.h, closed empty: an empty file is a
+	 * valid new database for SQLite */
+	{
+		struct out_file of;
+		const char *slash = strrchr(path, '/');
+		char dir[OUT_PATH_MAX];
+		int rc;
 
-		free(s);
-		return nns_err_set(err, NNS_EIO, "%s: cannot create the database: %s", path,
-				   strerror(e));
+		n = slash ? snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path)
+			  : snprintf(dir, sizeof(dir), ".");
+		if (n < 0 || (size_t)n >= sizeof(dir) || (slash && !slash[1])) {
+			free(s);
+			return nns_err_set(err, NNS_EINVAL, "%s: not a file name", path);
+		}
+		if (n == 0)
+			strcpy(dir, "/");
+		rc = out_file_open(&of, dir, slash ? slash + 1 : path, err);
+		if (rc) {
+			free(s);
+			return rc;
+		}
+		snprintf(s->path, sizeof(s->path), "%s", of.path);
+		snprintf(s->tmp, sizeof(s->tmp), "%s", of.tmp);
+		if (fclose(of.f) != 0) {
+			unlink(s->tmp);
+			free(s);
+			return nns_err_set(err, NNS_EIO, "%s: cannot create: %s", path,
+					   strerror(errno));
+		}
 	}
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask) != 0) {
-		/* a private file is still a usable one */
-	}
-	close(fd);
 	s->next_worker = 1;
 	if (sqlite3_open_v2(s->tmp, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
 	    SQLITE_OK) {
