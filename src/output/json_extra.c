@@ -12,6 +12,7 @@
  * Owner: reader engineer.
  */
 #include "output/outfile.h"
+#include "output/schema.h"
 #include "output/output.h"
 #include "importers/ms_load.h"
 #include "output/ms_ops_json.h"
@@ -301,22 +302,7 @@ void out_json_steptrace(struct jsonw *w, const struct an_profile *p)
 		return;
 
 	jsonw_obj_begin(w);
-	jsonw_key(w, "steps");
-	jsonw_arr_begin(w);
-	for (size_t i = 0; i < st->steps.n; i++) {
-		const struct an_steptrace_row *r = &st->steps.v[i];
-
-		jsonw_obj_begin(w);
-		jsonw_kstr(w, "name", r->name);
-		jsonw_kdouble(w, "start_us", out_us(r->start));
-		jsonw_kdouble(w, "end_us", out_us(r->end));
-		jsonw_kdouble(w, "iteration_interval_us", out_us(r->iteration_interval));
-		jsonw_kdouble(w, "fp_bp_us", out_us(r->fp_bp));
-		jsonw_kdouble(w, "tail_us", out_us(r->tail));
-		jsonw_kdouble(w, "total_us", out_us(r->end - r->start));
-		jsonw_obj_end(w);
-	}
-	jsonw_arr_end(w);
+	sc_json_rows(w, "steps", &sc_steptrace, st->steps.v, st->steps.n, NULL, NULL);
 	jsonw_key(w, "average");
 	jsonw_obj_begin(w);
 	jsonw_kdouble(w, "iteration_interval_us", st->avg_interval / 1000.0);
