@@ -315,28 +315,25 @@ void out_json_steptrace(struct jsonw *w, const struct an_profile *p)
 
 /* ---- files ----------------------------------------------------------------- */
 
+struct view_arg {
+	void (*fn)(struct jsonw *, const struct an_profile *);
+	const struct an_profile *p;
+};
+
+static void view_fn(struct jsonw *w, const void *arg)
+{
+	const struct view_arg *a = arg;
+
+	a->fn(w, a->p);
+}
+
 static int write_one(const char *dir, const char *name,
 		     void (*fn)(struct jsonw *, const struct an_profile *),
 		     const struct an_profile *p, int pretty, struct nns_err *err)
 {
-	struct out_file of;
-	struct jsonw w;
-	int rc = out_file_open(&of, dir, name, err);
+	struct view_arg a = {fn, p};
 
-	if (rc)
-		return rc;
-	if (jsonw_init_file(&w, of.f, pretty)) {
-		out_file_abort(&of);
-		return nns_err_set(err, NNS_ENOMEM, "%s: out of memory", of.path);
-	}
-	fn(&w, p);
-	rc = jsonw_finish(&w, NULL);
-	jsonw_release(&w);
-	if (rc) {
-		out_file_abort(&of);
-		return nns_err_set(err, rc, "%s: cannot write: %s", of.path, nns_strerror(rc));
-	}
-	return out_file_commit(&of, err);
+	return out_json_file(dir, name, pretty, view_fn, &a, err);
 }
 
 static void csv_num(FILE *f, double v)

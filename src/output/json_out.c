@@ -19,6 +19,20 @@ static const char *const role_key[AN_NROLES] = {
 
 /* ---- overview.json ----------------------------------------------------- */
 
+/* "key": [[time_us, value], ...] */
+static void write_points(struct jsonw *w, const char *key, const struct an_point *v, size_t n)
+{
+	jsonw_key(w, key);
+	jsonw_arr_begin(w);
+	for (size_t i = 0; i < n; i++) {
+		jsonw_arr_begin(w);
+		jsonw_double(w, out_us(v[i].ts));
+		jsonw_double(w, v[i].value);
+		jsonw_arr_end(w);
+	}
+	jsonw_arr_end(w);
+}
+
 static void write_gpu(struct jsonw *w, const struct an_profile *p, const struct an_gpu *g)
 {
 	static const char *const always[] = {
@@ -41,26 +55,10 @@ static void write_gpu(struct jsonw *w, const struct an_profile *p, const struct 
 	/* the device's own figures only when the trace describes it */
 	if (p->m && model_device_by_id(p->m, g->id))
 		sc_json_fields(w, &sc_gpus, g, &x, device);
-	jsonw_key(w, "gpu_util_timeline");
-	jsonw_arr_begin(w);
-	for (size_t i = 0; i < g->util_buckets.n; i++) {
-		jsonw_arr_begin(w);
-		jsonw_double(w, out_us(g->util_buckets.v[i].ts));
-		jsonw_double(w, g->util_buckets.v[i].value);
-		jsonw_arr_end(w);
-	}
-	jsonw_arr_end(w);
+	write_points(w, "gpu_util_timeline", g->util_buckets.v, g->util_buckets.n);
 	/* the elementary SM-efficiency ranges can number millions; the file
 	 * carries them averaged over the utilization buckets */
-	jsonw_key(w, "sm_efficiency_timeline");
-	jsonw_arr_begin(w);
-	for (size_t i = 0; i < g->sm_buckets.n; i++) {
-		jsonw_arr_begin(w);
-		jsonw_double(w, out_us(g->sm_buckets.v[i].ts));
-		jsonw_double(w, g->sm_buckets.v[i].value);
-		jsonw_arr_end(w);
-	}
-	jsonw_arr_end(w);
+	write_points(w, "sm_efficiency_timeline", g->sm_buckets.v, g->sm_buckets.n);
 	jsonw_obj_end(w);
 }
 
@@ -231,17 +229,6 @@ void out_json_kernels(struct jsonw *w, const struct an_profile *p)
 
 static void write_mem_device(struct jsonw *w, const struct model *m, const struct an_mem_device *d)
 {
-	static const char *const op_cols[] = {
-	    "name",
-	    "calls",
-	    "size_increase",
-	    "self_size_increase",
-	    "alloc_count",
-	    "self_alloc_count",
-	    "alloc_size",
-	    "self_alloc_size",
-	    NULL,
-	};
 	static const char *const ev_cols[] = {
 	    "op", "op_name", "parent_op", "size", "alloc_us", "free_us", "duration_us", NULL,
 	};
@@ -256,7 +243,7 @@ static void write_mem_device(struct jsonw *w, const struct model *m, const struc
 		jsonw_knull(w, "peak_allocated_bytes");
 	else
 		jsonw_kint(w, "peak_allocated_bytes", d->peak_allocated);
-	sc_json_rows(w, "ops", &sc_memory_ops, d->ops.v, d->ops.n, &x, op_cols);
+	sc_json_rows(w, "ops", &sc_memory_ops, d->ops.v, d->ops.n, &x, sc_memory_op_cols);
 
 	/* the curve stays compact: [time_us, allocated, reserved] triples */
 	jsonw_key(w, "curve");
@@ -382,44 +369,33 @@ void out_json_diff(struct jsonw *w, const struct an_diff *d, const char *base_la
 
 enum { DOC_OVERVIEW, DOC_OPERATORS, DOC_KERNELS, DOC_MEMORY, DOC_MODULES };
 
-static int write_doc(const char *dir, const char *name, int doc, const struct an_profile *p,
-		     const struct out_source *src, int pretty, struct nns_err *err)
-{
-	struct out_file of;
-	struct jsonw w;
-	int rc;
+struct doc_arg {
+	int doc;
+	const struct an_profile *p;
+	const struct out_source *src;
+};
 
-	rc = out_file_open(&of, dir, name, err);
-	if (rc)
-		return rc;
-	if (jsonw_init_file(&w, of.f, pretty)) {
-		out_file_abort(&of);
-		return nns_err_set(err, NNS_ENOMEM, "%s: out of memory", of.path);
-	}
-	switch (doc) {
+static void doc_fn(struct jsonw *w, const void *arg)
+{
+	const struct doc_arg *a = arg;
+
+	switch (a->doc) {
 	case DOC_OVERVIEW:
-		out_json_overview(&w, p, src);
+		out_json_overview(w, a->p, a->src);
 		break;
 	case DOC_OPERATORS:
-		out_json_operators(&w, p);
+		out_json_operators(w, a->p);
 		break;
 	case DOC_KERNELS:
-		out_json_kernels(&w, p);
+		out_json_kernels(w, a->p);
 		break;
 	case DOC_MEMORY:
-		out_json_memory(&w, p);
+		out_json_memory(w, a->p);
 		break;
 	default:
-		out_json_modules(&w, p);
+		out_json_modules(w, a->p);
 		break;
 	}
-	rc = jsonw_finish(&w, NULL);
-	jsonw_release(&w);
-	if (rc) {
-		out_file_abort(&of);
-		return nns_err_set(err, rc, "%s: cannot write: %s", of.path, nns_strerror(rc));
-	}
-	return out_file_commit(&of, err);
 }
 
 void out_profile_dirname(char *dst, size_t size, const char *worker, const char *span)
@@ -453,9 +429,13 @@ int out_write_profile(const char *dir, const struct out_source *src, const struc
 	rc = out_join(path, sizeof(path), dir, sub, err);
 	if (!rc)
 		rc = out_mkdirs(path, err);
-	for (size_t i = 0; !rc && i < sizeof(docs) / sizeof(docs[0]); i++)
-		rc = write_doc(path, docs[i].file, docs[i].doc, p, src,
-			       o && o->pretty_depth ? o->pretty_depth : docs[i].pretty, err);
+	for (size_t i = 0; !rc && i < sizeof(docs) / sizeof(docs[0]); i++) {
+		struct doc_arg a = {docs[i].doc, p, src};
+
+		rc = out_json_file(path, docs[i].file,
+				   o && o->pretty_depth ? o->pretty_depth : docs[i].pretty, doc_fn,
+				   &a, err);
+	}
 	if (!rc && o && o->csv)
 		rc = out_write_csv(path, p, err);
 	if (!rc)
@@ -466,24 +446,7 @@ int out_write_profile(const char *dir, const struct out_source *src, const struc
 static int write_small(const char *dir, const char *name, void (*fn)(struct jsonw *, const void *),
 		       const void *arg, struct nns_err *err)
 {
-	struct out_file of;
-	struct jsonw w;
-	int rc = out_file_open(&of, dir, name, err);
-
-	if (rc)
-		return rc;
-	if (jsonw_init_file(&w, of.f, 2)) {
-		out_file_abort(&of);
-		return nns_err_set(err, NNS_ENOMEM, "%s: out of memory", of.path);
-	}
-	fn(&w, arg);
-	rc = jsonw_finish(&w, NULL);
-	jsonw_release(&w);
-	if (rc) {
-		out_file_abort(&of);
-		return nns_err_set(err, rc, "%s: cannot write: %s", of.path, nns_strerror(rc));
-	}
-	return out_file_commit(&of, err);
+	return out_json_file(dir, name, 2, fn, arg, err);
 }
 
 struct dist_arg {

@@ -127,7 +127,6 @@ void rp_wrap(FILE *f, const char *text, int width, const char *first, int indent
 
 /* ---- overview ------------------------------------------------------------ */
 
-
 static void overview_steps(FILE *f, const struct an_profile *p, const struct report_opts *o)
 {
 	const struct an_overview *ov = &p->overview;
@@ -251,99 +250,86 @@ static void overview(FILE *f, const struct an_profile *p, const struct report_op
 
 /* ---- operators ------------------------------------------------------------ */
 
-static void operators(FILE *f, const struct an_profile *p, const struct report_opts *o)
+/* Prints the o->top rows of a result table with the largest `key` column
+ * (an integer or µs column; ties keep row order) and how many are left. */
+static void top_rows(FILE *f, const struct report_opts *o, const struct sc_table *t,
+		     const void *rows, size_t n, const struct sc_ctx *x, const char *key,
+		     const char *const *sel, int trunc, int indent, const char *what)
+{
+	const struct sc_col *kc = sc_col_find(t, key);
+	struct sc_ctx rx = *x;
+	struct tb_col cols[16];
+	struct sc_val v;
+	struct rp_key *k;
+	struct table tb;
+	size_t shown = n < (size_t)o->top ? n : (size_t)o->top;
+
+	k = malloc(n * sizeof(*k));
+	if (!k || !kc) {
+		fprintf(f, "  (out of memory)\n");
+		free(k);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		rx.index = i;
+		sc_get(kc, sc_row(t, rows, i), &rx, &v);
+		k[i].idx = i;
+		k[i].key = v.i;
+	}
+	rp_sort_desc(k, n);
+	tb_init(&tb, cols, sc_term_cols(cols, 16, t, sel, trunc));
+	for (size_t i = 0; i < shown; i++) {
+		rx.index = k[i].idx;
+		sc_term_row(&tb, t, sc_row(t, rows, k[i].idx), &rx, sel);
+	}
+	tb_print(&tb, f, o->width, indent, o->color);
+	tb_release(&tb);
+	free(k);
+	if (shown < n)
+		fprintf(f, "%*s… %zu more %s\n", indent, "", n - shown, what);
+}
+
+static void operators(FILE *f, const struct report_opts *o, const struct an_profile *p)
 {
 	static const char *const sel[] = {
 	    "name",	    "calls",	     "device_self_us", "device_total_us",
-	    "host_self_us", "host_total_us", "tc_eligible",    NULL,
+	    "host_self_us", "host_total_us", "tc_eligible",    "tc_self_ratio",
+	    NULL,
 	};
 	const struct sc_ctx x = {p->m, 0, NULL};
-	struct tb_col cols[8];
 	const struct an_ops *ops = &p->ops;
-	size_t n = ops->by_name.n, shown;
-	struct rp_key *k;
-	struct table t;
-	char b[48], title[128];
+	char title[128];
 
 	snprintf(title, sizeof(title), "Operators (top %d by %s self time)", o->top,
 		 ops->sort_by_device ? "device" : "host");
 	rp_section(f, o, title);
-	if (n == 0) {
+	if (ops->by_name.n == 0) {
 		fprintf(f, "  (no operators)\n");
 		return;
 	}
-	k = malloc(n * sizeof(*k));
-	if (!k) {
-		fprintf(f, "  (out of memory)\n");
-		return;
-	}
-	for (size_t i = 0; i < n; i++) {
-		k[i].idx = i;
-		k[i].key =
-		    ops->sort_by_device ? ops->by_name.v[i].dev_self : ops->by_name.v[i].host_self;
-	}
-	rp_sort_desc(k, n);
-	shown = n < (size_t)o->top ? n : (size_t)o->top;
-	/* the tensor-core share is "-" here (not 0 %) without device time */
-	sc_term_cols(cols, 7, &sc_operators, sel, TB_TRUNC_END);
-	cols[7] = (struct tb_col){sc_col_find(&sc_operators, "tc_self_ratio")->title, TB_RIGHT, 0};
-	tb_init(&t, cols, 8);
-	for (size_t i = 0; i < shown; i++) {
-		const struct an_op_row *r = &ops->by_name.v[k[i].idx];
-
-		sc_term_row(&t, &sc_operators, r, &x, sel);
-		tb_cell(&t, "%s",
-			r->dev_self
-			    ? tb_fmt_pct(b, sizeof(b), (double)r->tc_self / (double)r->dev_self)
-			    : "-");
-	}
-	tb_print(&t, f, o->width, 2, o->color);
-	tb_release(&t);
-	free(k);
-	if (shown < n)
-		fprintf(f, "  … %zu more operators\n", n - shown);
+	top_rows(f, o, &sc_operators, ops->by_name.v, ops->by_name.n, &x,
+		 ops->sort_by_device ? "device_self_us" : "host_self_us", sel, TB_TRUNC_END, 2,
+		 "operators");
 }
 
 /* ---- kernels -------------------------------------------------------------- */
 
 static void kernels(FILE *f, const struct an_profile *p, const struct report_opts *o)
 {
-	const char *const *sel = sc_kernel_groups[0].cols;
 	const struct sc_ctx x = {p->m, 0, NULL};
-	struct tb_col cols[9];
 	const struct an_kernels *kn = &p->kernels;
-	size_t n = kn->by_name.n, shown;
-	struct rp_key *k;
-	struct table t;
 	char b[48], title[160];
 
 	snprintf(title, sizeof(title),
 		 "GPU kernels (top %d by total time; %s µs in all, %.2f%% on tensor cores)", o->top,
 		 tb_fmt_us(b, sizeof(b), (double)kn->total_time), kn->tc_used_ratio * 100.0);
 	rp_section(f, o, title);
-	if (n == 0) {
+	if (kn->by_name.n == 0) {
 		fprintf(f, "  (no kernels)\n");
 		return;
 	}
-	k = malloc(n * sizeof(*k));
-	if (!k) {
-		fprintf(f, "  (out of memory)\n");
-		return;
-	}
-	for (size_t i = 0; i < n; i++) {
-		k[i].idx = i;
-		k[i].key = kn->by_name.v[i].total;
-	}
-	rp_sort_desc(k, n);
-	shown = n < (size_t)o->top ? n : (size_t)o->top;
-	tb_init(&t, cols, sc_term_cols(cols, 9, &sc_kernels, sel, TB_TRUNC_MIDDLE));
-	for (size_t i = 0; i < shown; i++)
-		sc_term_row(&t, &sc_kernels, &kn->by_name.v[k[i].idx], &x, sel);
-	tb_print(&t, f, o->width, 2, o->color);
-	tb_release(&t);
-	free(k);
-	if (shown < n)
-		fprintf(f, "  … %zu more kernels\n", n - shown);
+	top_rows(f, o, &sc_kernels, kn->by_name.v, kn->by_name.n, &x, "total_us",
+		 sc_kernel_groups[0].cols, TB_TRUNC_MIDDLE, 2, "kernels");
 }
 
 /* ---- memory --------------------------------------------------------------- */
@@ -351,22 +337,7 @@ static void kernels(FILE *f, const struct an_profile *p, const struct report_opt
 static void memory_device(FILE *f, const struct an_profile *p, const struct an_mem_device *d,
 			  const struct report_opts *o)
 {
-	static const char *const sel[] = {
-	    "name",
-	    "calls",
-	    "size_increase",
-	    "self_size_increase",
-	    "alloc_count",
-	    "self_alloc_count",
-	    "alloc_size",
-	    "self_alloc_size",
-	    NULL,
-	};
 	const struct sc_ctx x = {p->m, 0, d};
-	struct tb_col cols[8];
-	size_t n = d->ops.n, shown;
-	struct rp_key *k;
-	struct table t;
 	char b[48];
 
 	if (d->peak_allocated >= 0)
@@ -375,27 +346,9 @@ static void memory_device(FILE *f, const struct an_profile *p, const struct an_m
 	else
 		fprintf(f, "  %s: no allocator totals in the trace, %zu alloc/free events\n",
 			d->name, d->events.n);
-	if (n == 0)
-		return;
-	k = malloc(n * sizeof(*k));
-	if (!k) {
-		fprintf(f, "  (out of memory)\n");
-		return;
-	}
-	for (size_t i = 0; i < n; i++) {
-		k[i].idx = i;
-		k[i].key = d->ops.v[i].alloc_size;
-	}
-	rp_sort_desc(k, n);
-	shown = n < (size_t)o->top ? n : (size_t)o->top;
-	tb_init(&t, cols, sc_term_cols(cols, 8, &sc_memory_ops, sel, TB_TRUNC_END));
-	for (size_t i = 0; i < shown; i++)
-		sc_term_row(&t, &sc_memory_ops, &d->ops.v[k[i].idx], &x, sel);
-	tb_print(&t, f, o->width, 4, o->color);
-	tb_release(&t);
-	free(k);
-	if (shown < n)
-		fprintf(f, "    … %zu more operators\n", n - shown);
+	if (d->ops.n)
+		top_rows(f, o, &sc_memory_ops, d->ops.v, d->ops.n, &x, "alloc_size",
+			 sc_memory_op_cols, TB_TRUNC_END, 4, "operators");
 }
 
 static void memory(FILE *f, const struct an_profile *p, const struct report_opts *o)
@@ -498,7 +451,7 @@ void report_profile(FILE *f, const struct an_profile *p, const char *title, unsi
 	if (views & (RV_OVERVIEW | RV_OPERATORS))
 		rp_view_mindspore(f, p, o);
 	if (views & RV_OPERATORS)
-		operators(f, p, o);
+		operators(f, o, p);
 	if (views & RV_KERNELS)
 		kernels(f, p, o);
 	if (views & RV_MEMORY)

@@ -60,6 +60,7 @@ void sc_get(const struct sc_col *c, const void *row, const struct sc_ctx *x, str
 	v->d = 0.0;
 	v->ns = 0.0;
 	v->s = NULL;
+	v->undefined = 0;
 	switch (c->src) {
 	case SC_F_I64:
 		memcpy(&i64, base, sizeof(i64));

@@ -71,6 +71,7 @@ struct sc_val {
 	double d;	  /* SC_REAL (microseconds for SC_US) */
 	double ns;	  /* SC_US: the same value in nanoseconds, for the terminal */
 	const char *s;	  /* SC_TEXT; NULL writes JSON null */
+	int undefined;	  /* a stand-in (a ratio over 0 is 0): written as is, shown "-" */
 	char buf[SC_BUF]; /* storage for computed text */
 };
 
@@ -83,7 +84,7 @@ struct sc_col {
 	uint8_t type;	   /* enum sc_type */
 	uint8_t unit;	   /* enum sc_unit */
 	uint8_t src;	   /* enum sc_src */
-	size_t off;	   /* field offset for SC_F_* other than SC_F_FN */
+	size_t off;	   /* field offset (SC_F_FN: the function's own use) */
 	sc_get_fn fn;	   /* SC_F_FN */
 	const char *title; /* terminal heading; NULL: the name */
 	const char *doc;   /* one line for docs/SQL.md and `nnscope export --schema` */
@@ -124,6 +125,9 @@ extern const struct sc_group sc_op_groups[SC_OP_GROUPS];
 extern const struct sc_group sc_kernel_groups[SC_KERNEL_GROUPS];
 const struct an_op_row *sc_op_group_rows(const struct an_ops *o, int g, size_t *n);
 const struct an_kernel_row *sc_kernel_group_rows(const struct an_kernels *k, int g, size_t *n);
+
+/* memory.json's per-device "ops" columns (memory_ops without device). */
+extern const char *const sc_memory_op_cols[];
 
 /* The column named name, or NULL. */
 const struct sc_col *sc_col_find(const struct sc_table *t, const char *name);

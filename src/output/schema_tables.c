@@ -8,6 +8,7 @@
 #include "output/schema.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #define F(type, field) offsetof(type, field)
 #define NCOLS(a) (sizeof(a) / sizeof((a)[0]))
@@ -96,6 +97,7 @@ static void op_tc_self(const struct sc_col *c, const void *row, const struct sc_
 	const struct an_op_row *r = row;
 
 	v->d = ratio(r->tc_self, r->dev_self);
+	v->undefined = r->dev_self == 0;
 }
 
 static void op_tc_total(const struct sc_col *c, const void *row, const struct sc_ctx *x,
@@ -104,6 +106,7 @@ static void op_tc_total(const struct sc_col *c, const void *row, const struct sc
 	const struct an_op_row *r = row;
 
 	v->d = ratio(r->tc_total, r->dev_total);
+	v->undefined = r->dev_total == 0;
 }
 
 static const struct sc_col op_cols[] = {
@@ -266,6 +269,18 @@ static const struct sc_col memop_cols[] = {
 
 const struct sc_table sc_memory_ops = {"memory_ops", "memory statistics per operator and device",
 				       memop_cols, NCOLS(memop_cols), sizeof(struct an_mem_op_row)};
+
+const char *const sc_memory_op_cols[] = {
+    "name",
+    "calls",
+    "size_increase",
+    "self_size_increase",
+    "alloc_count",
+    "self_alloc_count",
+    "alloc_size",
+    "self_alloc_size",
+    NULL,
+};
 
 static int64_t t0_of(const struct sc_ctx *x)
 {
@@ -469,14 +484,30 @@ static void g_name(const struct sc_col *c, const void *row, const struct sc_ctx 
 		v->s = d->name != STRPOOL_NONE ? model_str(x->m, d->name) : "";
 }
 
-static void g_mem(const struct sc_col *c, const void *row, const struct sc_ctx *x, struct sc_val *v)
+/* A field of the GPU's model_device: int64 or int32 at c->off of it. */
+static void g_dev_i64(const struct sc_col *c, const void *row, const struct sc_ctx *x,
+		      struct sc_val *v)
 {
 	const struct model_device *d = gpu_dev(row, x);
 
 	if (!d)
 		set_null(v);
 	else
-		v->i = d->total_mem;
+		memcpy(&v->i, (const char *)d + c->off, sizeof(v->i));
+}
+
+static void g_dev_i32(const struct sc_col *c, const void *row, const struct sc_ctx *x,
+		      struct sc_val *v)
+{
+	const struct model_device *d = gpu_dev(row, x);
+	int32_t i;
+
+	if (!d) {
+		set_null(v);
+		return;
+	}
+	memcpy(&i, (const char *)d + c->off, sizeof(i));
+	v->i = i;
 }
 
 static void g_cc(const struct sc_col *c, const void *row, const struct sc_ctx *x, struct sc_val *v)
@@ -489,27 +520,6 @@ static void g_cc(const struct sc_col *c, const void *row, const struct sc_ctx *x
 	}
 	snprintf(v->buf, sizeof(v->buf), "%d.%d", d->major, d->minor);
 	v->s = v->buf;
-}
-
-static void g_sms(const struct sc_col *c, const void *row, const struct sc_ctx *x, struct sc_val *v)
-{
-	const struct model_device *d = gpu_dev(row, x);
-
-	if (!d)
-		set_null(v);
-	else
-		v->i = d->num_sms;
-}
-
-static void g_threads(const struct sc_col *c, const void *row, const struct sc_ctx *x,
-		      struct sc_val *v)
-{
-	const struct model_device *d = gpu_dev(row, x);
-
-	if (!d)
-		set_null(v);
-	else
-		v->i = d->max_threads_per_sm;
 }
 
 static void g_sm_eff(const struct sc_col *c, const void *row, const struct sc_ctx *x,
@@ -536,7 +546,8 @@ static void g_occ(const struct sc_col *c, const void *row, const struct sc_ctx *
 static const struct sc_col gpu_cols[] = {
     COL("id", SC_INT, SC_PLAIN, SC_F_I32, struct an_gpu, id, "GPU", "device id"),
     FNC("name", SC_TEXT, SC_PLAIN, g_name, "Name", "device name, null when unknown"),
-    FNC("memory_bytes", SC_INT, SC_BYTES, g_mem, "Memory", "total memory, bytes"),
+    {"memory_bytes", SC_INT, SC_BYTES, SC_F_FN, F(struct model_device, total_mem), g_dev_i64,
+     "Memory", "total memory, bytes"},
     FNC("compute_capability", SC_TEXT, SC_PLAIN, g_cc, "CC", "\"major.minor\""),
     COL("utilization", SC_REAL, SC_RATIO, SC_F_DBL, struct an_gpu, utilization, "Utilization",
 	"GPU busy share of the steps, 0..1"),
@@ -548,8 +559,10 @@ static const struct sc_col gpu_cols[] = {
 	"Tensor cores", "tensor-core kernel share of operators' kernel time, 0..1"),
     COL("kernel_us", SC_REAL, SC_US, SC_F_NS, struct an_gpu, kernel_time, "Kernel µs",
 	"merged kernel busy time, µs"),
-    FNC("num_sms", SC_INT, SC_PLAIN, g_sms, "SMs", "streaming multiprocessors"),
-    FNC("max_threads_per_sm", SC_INT, SC_PLAIN, g_threads, "Threads/SM", "maximum threads per SM"),
+    {"num_sms", SC_INT, SC_PLAIN, SC_F_FN, F(struct model_device, num_sms), g_dev_i32, "SMs",
+     "streaming multiprocessors"},
+    {"max_threads_per_sm", SC_INT, SC_PLAIN, SC_F_FN, F(struct model_device, max_threads_per_sm),
+     g_dev_i32, "Threads/SM", "maximum threads per SM"},
 };
 
 const struct sc_table sc_gpus = {"gpus", "GPU summary", gpu_cols, NCOLS(gpu_cols),

@@ -32,7 +32,7 @@ static void cell(struct table *tb, const struct sc_col *c, const struct sc_val *
 {
 	char b[48];
 
-	if (v->null) {
+	if (v->null || v->undefined) {
 		tb_cell(tb, "-");
 		return;
 	}
