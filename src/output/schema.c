@@ -99,8 +99,21 @@ void sc_get(const struct sc_col *c, const void *row, const struct sc_ctx *x, str
 	case SC_F_CHARS:
 		v->s = base;
 		break;
-	default:
-		c->fn(c, row, x, v);
+	case SC_F_PSTR:
+		memcpy(&v->s, base, sizeof(v->s));
+		break;
+	case SC_F_FLT: {
+		float f;
+
+		memcpy(&f, base, sizeof(f));
+		v->d = f;
 		break;
 	}
+	default:
+		c->fn(c, row, x, v);
+		return;
+	}
+	/* a µs column kept as µs in its row (not ns) */
+	if (c->unit == SC_US && c->src != SC_F_NS && c->src != SC_F_DNS)
+		v->ns = v->d * 1000.0;
 }

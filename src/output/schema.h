@@ -51,6 +51,8 @@ enum sc_src {
 	SC_F_DBL,   /* double at off */
 	SC_F_STRID, /* uint32_t model string id at off; "" when none */
 	SC_F_CHARS, /* char array at off */
+	SC_F_PSTR,  /* const char * at off; NULL stays NULL */
+	SC_F_FLT,   /* float at off */
 	SC_F_FN	    /* computed by col->fn */
 };
 
@@ -110,6 +112,12 @@ extern const struct sc_table sc_modules;      /* struct an_module_row */
 extern const struct sc_table sc_steptrace;    /* struct an_steptrace_row */
 extern const struct sc_table sc_dist_workers; /* struct an_dist_worker */
 extern const struct sc_table sc_comm_ops;     /* struct an_dist_comm_row, aux = an_dist */
+extern const struct sc_table sc_dp_queues;    /* struct an_queue, aux = an_datapipe */
+extern const struct sc_table sc_dp_steps;     /* struct an_dp_step */
+extern const struct sc_table sc_cpu_threads;  /* struct an_cpu_thread */
+extern const struct sc_table sc_cpu_stages;   /* struct an_cpu_stage */
+extern const struct sc_table sc_cpu_series;   /* struct an_cpu_point, aux = "machine"/"process" */
+extern const struct sc_table sc_host_events;  /* struct an_host_row */
 extern const struct sc_table sc_gpus;	      /* struct an_gpu */
 
 /* The operator and kernel tables come in groupings: one schema, several

@@ -37,6 +37,12 @@ static const char *unit_name(int unit)
 	return unit >= 0 && unit <= SC_PERCENT ? names[unit] : "";
 }
 
+/* datapipe.json's queue columns and the verdict */
+static const char *const dpq_sel[] = {
+    "name",	   "consumer",	 "samples",	"avg_size",   "max_size", "capacity", "utilization",
+    "empty_count", "full_count", "empty_ratio", "full_ratio", "verdict",  NULL,
+};
+
 /* The per-worker result tables, in creation order. */
 static size_t worker_tabs(struct sql_tab *out)
 {
@@ -55,10 +61,16 @@ static size_t worker_tabs(struct sql_tab *out)
 	out[n++] = (struct sql_tab){"modules", &sc_modules, NULL};
 	out[n++] = (struct sql_tab){"steptrace", &sc_steptrace, NULL};
 	out[n++] = (struct sql_tab){"gpus", &sc_gpus, NULL};
+	out[n++] = (struct sql_tab){"datapipe_queues", &sc_dp_queues, dpq_sel};
+	out[n++] = (struct sql_tab){"datapipe_steps", &sc_dp_steps, NULL};
+	out[n++] = (struct sql_tab){"cpu_threads", &sc_cpu_threads, NULL};
+	out[n++] = (struct sql_tab){"cpu_stages", &sc_cpu_stages, NULL};
+	out[n++] = (struct sql_tab){"cpu_series", &sc_cpu_series, NULL};
+	out[n++] = (struct sql_tab){"host_events", &sc_host_events, NULL};
 	return n;
 }
 
-#define MAX_TABS (5 + SC_OP_GROUPS + SC_KERNEL_GROUPS + 8)
+#define MAX_TABS (11 + SC_OP_GROUPS + SC_KERNEL_GROUPS + 8)
 
 static const struct sql_tab dist_tabs[] = {
     {"distributed", &sc_dist_workers, NULL},
@@ -255,6 +267,27 @@ int sc_sql_results(sqlite3 *db, int64_t worker_id, const struct an_profile *p, s
 		rc = INS("steptrace", p->steptrace.steps.v, p->steptrace.steps.n, &x);
 	if (!rc)
 		rc = INS("gpus", p->gpus.v, p->gpus.n, &x);
+	if (!rc) {
+		struct sc_ctx dx = {p->m, 0, &p->datapipe};
+
+		rc = INS("datapipe_queues", p->datapipe.queues.v, p->datapipe.queues.n, &dx);
+	}
+	if (!rc)
+		rc = INS("datapipe_steps", p->datapipe.steps.v, p->datapipe.steps.n, &x);
+	if (!rc)
+		rc = INS("cpu_threads", p->cpu.threads.v, p->cpu.threads.n, &x);
+	if (!rc)
+		rc = INS("cpu_stages", p->cpu.stages.v, p->cpu.stages.n, &x);
+	if (!rc) {
+		struct sc_ctx mx = {p->m, 0, "machine"}, px = {p->m, 0, "process"};
+
+		rc = INS("cpu_series", p->cpu.machine_series.v, p->cpu.machine_series.n, &mx);
+		if (!rc)
+			rc = INS("cpu_series", p->cpu.process_series.v, p->cpu.process_series.n,
+				 &px);
+	}
+	if (!rc)
+		rc = INS("host_events", p->hostinfo.rows.v, p->hostinfo.rows.n, &x);
 #undef INS
 	return rc;
 }

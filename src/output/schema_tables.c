@@ -466,6 +466,221 @@ static const struct sc_col st_cols[] = {
 const struct sc_table sc_steptrace = {"steptrace", "MindInsight-style step trace per step", st_cols,
 				      NCOLS(st_cols), sizeof(struct an_steptrace_row)};
 
+/* ---- data pipeline (datapipe.json, data_pipeline.csv) -------------------- */
+
+static void q_capacity(const struct sc_col *c, const void *row, const struct sc_ctx *x,
+		       struct sc_val *v)
+{
+	const struct an_queue *q = row;
+
+	if (q->capacity > 0)
+		v->i = q->capacity;
+	else
+		set_null(v);
+}
+
+static void q_util(const struct sc_col *c, const void *row, const struct sc_ctx *x,
+		   struct sc_val *v)
+{
+	const struct an_queue *q = row;
+
+	if (q->utilization < 0)
+		set_null(v);
+	else
+		v->d = c->unit == SC_PERCENT ? 100.0 * q->utilization : q->utilization;
+}
+
+static void q_pct(const struct sc_col *c, const void *row, const struct sc_ctx *x, struct sc_val *v)
+{
+	double r;
+
+	memcpy(&r, (const char *)row + c->off, sizeof(r));
+	v->d = 100.0 * r;
+}
+
+static void q_role(const struct sc_col *c, const void *row, const struct sc_ctx *x,
+		   struct sc_val *v)
+{
+	v->s = ((const struct an_queue *)row)->consumer ? "consumer" : "producer";
+}
+
+static void q_verdict(const struct sc_col *c, const void *row, const struct sc_ctx *x,
+		      struct sc_val *v)
+{
+	const struct an_datapipe *d = x ? x->aux : NULL;
+
+	v->s = ((const struct an_queue *)row)->consumer && d ? d->verdict : "";
+}
+
+static const struct sc_col dpq_cols[] = {
+    COL("name", SC_TEXT, SC_PLAIN, SC_F_STRID, struct an_queue, name, "Queue", "queue name"),
+    COL("consumer", SC_BOOL, SC_PLAIN, SC_F_I32, struct an_queue, consumer, "Consumer",
+	"the queue the training loop takes from"),
+    FNC("role", SC_TEXT, SC_PLAIN, q_role, "Role", "\"consumer\" or \"producer\""),
+    COL("samples", SC_INT, SC_COUNT, SC_F_I64, struct an_queue, samples, "Samples", "size samples"),
+    COL("avg_size", SC_REAL, SC_PLAIN, SC_F_DBL, struct an_queue, avg_size, "Avg size",
+	"mean queue size"),
+    COL("max_size", SC_INT, SC_COUNT, SC_F_I64, struct an_queue, max_size, "Max size",
+	"largest queue size"),
+    FNC("capacity", SC_INT, SC_COUNT, q_capacity, "Capacity",
+	"largest capacity reported, null if never"),
+    FNC("utilization", SC_REAL, SC_RATIO, q_util, "Utilization",
+	"avg_size / capacity, 0..1, null when the capacity is unknown"),
+    FNC("utilization_pct", SC_REAL, SC_PERCENT, q_util, "Utilization %", "the same in percent"),
+    COL("empty_count", SC_INT, SC_COUNT, SC_F_I64, struct an_queue, empty_count, "Empty",
+	"samples with size 0"),
+    COL("full_count", SC_INT, SC_COUNT, SC_F_I64, struct an_queue, full_count, "Full",
+	"samples at capacity"),
+    COL("empty_ratio", SC_REAL, SC_RATIO, SC_F_DBL, struct an_queue, empty_ratio, "Empty share",
+	"empty samples / samples, 0..1"),
+    COL("full_ratio", SC_REAL, SC_RATIO, SC_F_DBL, struct an_queue, full_ratio, "Full share",
+	"full samples / samples, 0..1"),
+    {"empty_pct", SC_REAL, SC_PERCENT, SC_F_FN, F(struct an_queue, empty_ratio), q_pct, "Empty %",
+     "empty samples, percent"},
+    {"full_pct", SC_REAL, SC_PERCENT, SC_F_FN, F(struct an_queue, full_ratio), q_pct, "Full %",
+     "full samples, percent"},
+    FNC("verdict", SC_TEXT, SC_PLAIN, q_verdict, "Verdict",
+	"the pipeline's verdict, on the consumer queue"),
+};
+
+const struct sc_table sc_dp_queues = {"datapipe_queues", "data-pipeline queues", dpq_cols,
+				      NCOLS(dpq_cols), sizeof(struct an_queue)};
+
+static void dps_dur(const struct sc_col *c, const void *row, const struct sc_ctx *x,
+		    struct sc_val *v)
+{
+	const struct an_dp_step *s = row;
+
+	set_us(v, s->end - s->start);
+}
+
+static void dps_wait_ratio(const struct sc_col *c, const void *row, const struct sc_ctx *x,
+			   struct sc_val *v)
+{
+	const struct an_dp_step *s = row;
+	int64_t dur = s->end - s->start;
+
+	v->d = dur > 0 ? (double)s->wait / (double)dur : 0.0;
+}
+
+static const struct sc_col dps_cols[] = {
+    COL("name", SC_TEXT, SC_PLAIN, SC_F_CHARS, struct an_dp_step, name, "Step", "step number"),
+    COL("start_us", SC_REAL, SC_US, SC_F_NS, struct an_dp_step, start, "Start µs",
+	"the step's host range: start, µs"),
+    COL("end_us", SC_REAL, SC_US, SC_F_NS, struct an_dp_step, end, "End µs",
+	"the step's host range: end, µs"),
+    FNC("duration_us", SC_REAL, SC_US, dps_dur, "Duration µs", "end_us - start_us"),
+    COL("dataloader_us", SC_REAL, SC_US, SC_F_NS, struct an_dp_step, dataloader, "DataLoader µs",
+	"DataLoader ranges inside the step (merged), µs"),
+    COL("queue_empty_us", SC_REAL, SC_US, SC_F_NS, struct an_dp_step, queue_empty, "Queue empty µs",
+	"time the consumer queue stayed empty, µs"),
+    COL("wait_us", SC_REAL, SC_US, SC_F_NS, struct an_dp_step, wait, "Wait µs",
+	"time the step waited for data, µs"),
+    FNC("wait_ratio", SC_REAL, SC_RATIO, dps_wait_ratio, "Wait share", "wait_us / duration_us"),
+    COL("samples", SC_INT, SC_COUNT, SC_F_I64, struct an_dp_step, samples, "Samples",
+	"consumer queue samples inside the step"),
+    COL("empty_samples", SC_INT, SC_COUNT, SC_F_I64, struct an_dp_step, empty_samples,
+	"Empty samples", "of them, empty"),
+};
+
+const struct sc_table sc_dp_steps = {"datapipe_steps", "how much of each step waited for data",
+				     dps_cols, NCOLS(dps_cols), sizeof(struct an_dp_step)};
+
+/* ---- CPU (cpu.json) -------------------------------------------------------- */
+
+static void opt_str(const struct sc_col *c, const void *row, const struct sc_ctx *x,
+		    struct sc_val *v)
+{
+	uint32_t id;
+
+	memcpy(&id, (const char *)row + c->off, sizeof(id));
+	if (!id)
+		v->s = NULL;
+	else
+		v->s = x && x->m && id != STRPOOL_NONE ? model_str(x->m, id) : "";
+}
+
+static const struct sc_col cput_cols[] = {
+    COL("tid", SC_INT, SC_PLAIN, SC_F_I64, struct an_cpu_thread, tid, "Tid", "thread id"),
+    {"name", SC_TEXT, SC_PLAIN, SC_F_FN, F(struct an_cpu_thread, name), opt_str, "Thread",
+     "thread name, null if none"},
+    COL("samples", SC_INT, SC_COUNT, SC_F_I64, struct an_cpu_thread, avg.samples, "Samples",
+	"CPU samples"),
+    COL("user", SC_REAL, SC_PERCENT, SC_F_DBL, struct an_cpu_thread, avg.user, "User",
+	"user time, percent of one CPU"),
+    COL("sys", SC_REAL, SC_PERCENT, SC_F_DBL, struct an_cpu_thread, avg.sys, "Sys",
+	"system time, percent of one CPU"),
+};
+
+const struct sc_table sc_cpu_threads = {"cpu_threads", "CPU use per thread", cput_cols,
+					NCOLS(cput_cols), sizeof(struct an_cpu_thread)};
+
+static const struct sc_col cpus_cols[] = {
+    {"name", SC_TEXT, SC_PLAIN, SC_F_FN, F(struct an_cpu_stage, name), opt_str, "Stage",
+     "thread name shared by the stage's threads"},
+    COL("threads", SC_INT, SC_COUNT, SC_F_I32, struct an_cpu_stage, threads, "Threads", "threads"),
+    COL("user", SC_REAL, SC_PERCENT, SC_F_DBL, struct an_cpu_stage, user, "User",
+	"sum of the threads' user time, percent of one CPU"),
+    COL("sys", SC_REAL, SC_PERCENT, SC_F_DBL, struct an_cpu_stage, sys, "Sys",
+	"sum of the threads' system time, percent of one CPU"),
+    COL("per_thread", SC_REAL, SC_PERCENT, SC_F_DBL, struct an_cpu_stage, per_thread, "Per thread",
+	"(user + sys) / threads"),
+    COL("advice", SC_TEXT, SC_PLAIN, SC_F_PSTR, struct an_cpu_stage, advice, "Advice",
+	"what to do about it, null if nothing"),
+};
+
+const struct sc_table sc_cpu_stages = {"cpu_stages", "CPU use per pipeline stage", cpus_cols,
+				       NCOLS(cpus_cols), sizeof(struct an_cpu_stage)};
+
+static void cs_series(const struct sc_col *c, const void *row, const struct sc_ctx *x,
+		      struct sc_val *v)
+{
+	v->s = x && x->aux ? x->aux : "";
+}
+
+static void cs_time(const struct sc_col *c, const void *row, const struct sc_ctx *x,
+		    struct sc_val *v)
+{
+	set_us(v, ((const struct an_cpu_point *)row)->ts - t0_of(x));
+}
+
+static const struct sc_col cpuser_cols[] = {
+    FNC("series", SC_TEXT, SC_PLAIN, cs_series, "Series", "\"machine\" or \"process\""),
+    FNC("time_us", SC_REAL, SC_US, cs_time, "Time µs", "since the trace start, µs"),
+    COL("user", SC_REAL, SC_PERCENT, SC_F_FLT, struct an_cpu_point, user, "User",
+	"user time, percent"),
+    COL("sys", SC_REAL, SC_PERCENT, SC_F_FLT, struct an_cpu_point, sys, "Sys",
+	"system time, percent"),
+    COL("idle", SC_REAL, SC_PERCENT, SC_F_FLT, struct an_cpu_point, idle, "Idle",
+	"idle time, percent (machine)"),
+    COL("iowait", SC_REAL, SC_PERCENT, SC_F_FLT, struct an_cpu_point, iowait, "I/O wait",
+	"I/O wait, percent (machine)"),
+};
+
+const struct sc_table sc_cpu_series = {"cpu_series", "CPU utilization over time", cpuser_cols,
+				       NCOLS(cpuser_cols), sizeof(struct an_cpu_point)};
+
+/* ---- host info (hostinfo.json) --------------------------------------------- */
+
+static const struct sc_col host_cols[] = {
+    COL("module", SC_TEXT, SC_PLAIN, SC_F_STRID, struct an_host_row, module, "Module",
+	"host_info module"),
+    COL("event", SC_TEXT, SC_PLAIN, SC_F_STRID, struct an_host_row, event, "Event", "event"),
+    COL("stage", SC_TEXT, SC_PLAIN, SC_F_STRID, struct an_host_row, stage, "Stage", "stage"),
+    COL("level", SC_INT, SC_PLAIN, SC_F_I32, struct an_host_row, level, "Level",
+	"0 framework developers, 1 users"),
+    COL("count", SC_INT, SC_COUNT, SC_F_I64, struct an_host_row, count, "Count", "occurrences"),
+    COL("avg_us", SC_REAL, SC_US, SC_F_DBL, struct an_host_row, avg_us, "Avg µs",
+	"mean duration, µs"),
+    COL("total_us", SC_INT, SC_US, SC_F_I64, struct an_host_row, total_us, "Total µs",
+	"summed duration, µs"),
+    COL("min_us", SC_INT, SC_US, SC_F_I64, struct an_host_row, min_us, "Min µs", "shortest, µs"),
+    COL("max_us", SC_INT, SC_US, SC_F_I64, struct an_host_row, max_us, "Max µs", "longest, µs"),
+};
+
+const struct sc_table sc_host_events = {"host_events", "MindSpore host_info events by time",
+					host_cols, NCOLS(host_cols), sizeof(struct an_host_row)};
+
 /* ---- GPUs (overview.json "gpus") ------------------------------------------ */
 
 static const struct model_device *gpu_dev(const void *row, const struct sc_ctx *x)

@@ -31,6 +31,7 @@ static size_t field_size(int src)
 	switch (src) {
 	case SC_F_I32:
 	case SC_F_STRID:
+	case SC_F_FLT:
 		return 4;
 	case SC_F_CHARS:
 		return 1;
