@@ -118,6 +118,8 @@ extern const struct sc_table sc_cpu_threads;  /* struct an_cpu_thread */
 extern const struct sc_table sc_cpu_stages;   /* struct an_cpu_stage */
 extern const struct sc_table sc_cpu_series;   /* struct an_cpu_point, aux = "machine"/"process" */
 extern const struct sc_table sc_host_events;  /* struct an_host_row */
+extern const struct sc_table sc_temporal;     /* struct hta_temporal_dev (HTA) */
+extern const struct sc_table sc_idle;	      /* struct hta_idle_stream (HTA) */
 extern const struct sc_table sc_gpus;	      /* struct an_gpu */
 
 /* The operator and kernel tables come in groupings: one schema, several

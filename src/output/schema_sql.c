@@ -5,6 +5,7 @@
  * writers use. One prepared statement per table and call.
  */
 #include "output/schema_sql.h"
+#include "analysis/hta_time.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -67,10 +68,12 @@ static size_t worker_tabs(struct sql_tab *out)
 	out[n++] = (struct sql_tab){"cpu_stages", &sc_cpu_stages, NULL};
 	out[n++] = (struct sql_tab){"cpu_series", &sc_cpu_series, NULL};
 	out[n++] = (struct sql_tab){"host_events", &sc_host_events, NULL};
+	out[n++] = (struct sql_tab){"temporal", &sc_temporal, NULL};
+	out[n++] = (struct sql_tab){"idle", &sc_idle, NULL};
 	return n;
 }
 
-#define MAX_TABS (11 + SC_OP_GROUPS + SC_KERNEL_GROUPS + 8)
+#define MAX_TABS (13 + SC_OP_GROUPS + SC_KERNEL_GROUPS + 8)
 
 static const struct sql_tab dist_tabs[] = {
     {"distributed", &sc_dist_workers, NULL},
@@ -288,6 +291,22 @@ int sc_sql_results(sqlite3 *db, int64_t worker_id, const struct an_profile *p, s
 	}
 	if (!rc)
 		rc = INS("host_events", p->hostinfo.rows.v, p->hostinfo.rows.n, &x);
+	if (!rc && p->m) {
+		struct hta_temporal t;
+
+		rc = hta_temporal_compute(p->m, &t, err);
+		if (!rc)
+			rc = INS("temporal", t.devs.v, t.devs.n, &x);
+		hta_temporal_release(&t);
+	}
+	if (!rc && p->m) {
+		struct hta_idle t;
+
+		rc = hta_idle_compute(p->m, -1, &t, err);
+		if (!rc)
+			rc = INS("idle", t.streams.v, t.streams.n, &x);
+		hta_idle_release(&t);
+	}
 #undef INS
 	return rc;
 }

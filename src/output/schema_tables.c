@@ -6,6 +6,7 @@
  * the JSON stays byte-for-byte what it was.
  */
 #include "output/schema.h"
+#include "analysis/hta_time.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -680,6 +681,99 @@ static const struct sc_col host_cols[] = {
 
 const struct sc_table sc_host_events = {"host_events", "MindSpore host_info events by time",
 					host_cols, NCOLS(host_cols), sizeof(struct an_host_row)};
+
+/* ---- HTA temporal breakdown and idle time (temporal.json, idle.json) ------- */
+
+static double pct(int64_t part, int64_t whole)
+{
+	return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+/* percent of the row's int64 at c->off over its total */
+static void tb_pct(const struct sc_col *c, const void *row, const struct sc_ctx *x,
+		   struct sc_val *v)
+{
+	const struct hta_temporal_dev *d = row;
+	int64_t part;
+
+	memcpy(&part, (const char *)row + c->off, sizeof(part));
+	v->d = pct(part, d->total);
+}
+
+#define TPCT(n, field, t, doc)                                                                     \
+	{                                                                                          \
+		n, SC_REAL, SC_PERCENT, SC_F_FN, F(struct hta_temporal_dev, field), tb_pct, t, doc \
+	}
+
+static const struct sc_col temporal_cols[] = {
+    COL("device", SC_INT, SC_PLAIN, SC_F_I32, struct hta_temporal_dev, device, "Device",
+	"device id"),
+    COL("total_us", SC_REAL, SC_US, SC_F_NS, struct hta_temporal_dev, total, "Total µs",
+	"first device event start to last end, µs"),
+    COL("compute_us", SC_REAL, SC_US, SC_F_NS, struct hta_temporal_dev, compute, "Compute µs",
+	"union of compute kernels, µs"),
+    COL("non_compute_us", SC_REAL, SC_US, SC_F_NS, struct hta_temporal_dev, non_compute,
+	"Non-compute µs", "communication and memory kernels not overlapped by compute, µs"),
+    COL("idle_us", SC_REAL, SC_US, SC_F_NS, struct hta_temporal_dev, idle, "Idle µs",
+	"no device event running, µs"),
+    TPCT("compute_pct", compute, "Compute %", "compute_us / total_us, percent"),
+    TPCT("non_compute_pct", non_compute, "Non-compute %", "non_compute_us / total_us, percent"),
+    TPCT("idle_pct", idle, "Idle %", "idle_us / total_us, percent"),
+};
+
+const struct sc_table sc_temporal = {"temporal", "HTA temporal breakdown per device", temporal_cols,
+				     NCOLS(temporal_cols), sizeof(struct hta_temporal_dev)};
+
+static int64_t idle_total(const struct hta_idle_stream *s)
+{
+	int64_t total = 0;
+
+	for (int k = 0; k < HTA_IDLE_N; k++)
+		total += s->idle[k];
+	return total;
+}
+
+static void id_total(const struct sc_col *c, const void *row, const struct sc_ctx *x,
+		     struct sc_val *v)
+{
+	set_us(v, idle_total(row));
+}
+
+static void id_pct(const struct sc_col *c, const void *row, const struct sc_ctx *x,
+		   struct sc_val *v)
+{
+	int64_t part;
+
+	memcpy(&part, (const char *)row + c->off, sizeof(part));
+	v->d = pct(part, idle_total(row));
+}
+
+#define IDLE_F(k) (F(struct hta_idle_stream, idle) + (k) * sizeof(int64_t))
+
+static const struct sc_col idle_cols[] = {
+    COL("device", SC_INT, SC_PLAIN, SC_F_I32, struct hta_idle_stream, device, "Device",
+	"device id"),
+    COL("stream", SC_INT, SC_PLAIN, SC_F_I64, struct hta_idle_stream, stream, "Stream",
+	"stream id"),
+    COL("events", SC_INT, SC_COUNT, SC_F_I64, struct hta_idle_stream, events, "Events",
+	"device events on the stream"),
+    FNC("idle_us", SC_REAL, SC_US, id_total, "Idle µs", "idle time between its events, µs"),
+    {"host_wait_us", SC_REAL, SC_US, SC_F_NS, IDLE_F(HTA_IDLE_HOST), NULL, "Host wait µs",
+     "idle waiting for the host to launch, µs"},
+    {"kernel_wait_us", SC_REAL, SC_US, SC_F_NS, IDLE_F(HTA_IDLE_KERNEL), NULL, "Kernel wait µs",
+     "gaps shorter than the consecutive-kernel delay, µs"},
+    {"other_us", SC_REAL, SC_US, SC_F_NS, IDLE_F(HTA_IDLE_OTHER), NULL, "Other µs",
+     "the rest of the idle time, µs"},
+    {"host_wait_pct", SC_REAL, SC_PERCENT, SC_F_FN, IDLE_F(HTA_IDLE_HOST), id_pct, "Host wait %",
+     "host_wait_us / idle_us, percent"},
+    {"kernel_wait_pct", SC_REAL, SC_PERCENT, SC_F_FN, IDLE_F(HTA_IDLE_KERNEL), id_pct,
+     "Kernel wait %", "kernel_wait_us / idle_us, percent"},
+    {"other_pct", SC_REAL, SC_PERCENT, SC_F_FN, IDLE_F(HTA_IDLE_OTHER), id_pct, "Other %",
+     "other_us / idle_us, percent"},
+};
+
+const struct sc_table sc_idle = {"idle", "HTA idle time per stream", idle_cols, NCOLS(idle_cols),
+				 sizeof(struct hta_idle_stream)};
 
 /* ---- GPUs (overview.json "gpus") ------------------------------------------ */
 

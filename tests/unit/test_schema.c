@@ -263,6 +263,10 @@ static void test_sqlite(void **st)
 	assert_true(q_double(db, "SELECT free_us IS NULL AND duration_us IS NULL FROM "
 				 "memory_allocations") == 1.0);
 	assert_true(q_double(db, "SELECT count(*) FROM steps") == 1.0);
+	/* HTA: the one kernel (30 µs) is all the device's time: 100 % compute */
+	assert_true(q_double(db, "SELECT total_us FROM temporal WHERE device = 0") == 30.0);
+	assert_true(q_double(db, "SELECT compute_pct FROM temporal") == 100.0);
+	assert_true(q_double(db, "SELECT events FROM idle WHERE stream = 7") == 1.0);
 	/* the operator tables show the columns of their grouping only */
 	assert_int_equal(sqlite3_exec(db, "SELECT input_shape FROM operators", NULL, NULL, NULL),
 			 SQLITE_ERROR);
