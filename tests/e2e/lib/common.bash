@@ -13,11 +13,18 @@
 #   e2e_need TOOL...        a missing tool: "FAIL NAME: TOOL is not installed
 #                           (make deps)" and exit 1
 #   e2e_skip MSG            "SKIP NAME: MSG" and exit 0 (nothing to test here)
+#   e2e_built HINT PATH...  a missing executable or file: "FAIL NAME: PATH not
+#                           built (HINT)" and exit 1
+#   e2e_clean_env           unsets the profiler options and launcher rank
+#                           variables a developer's shell may hold, so runs
+#                           here are plain single-process ones
 #   pass MSG / fail MSG     one "PASS MSG" / "FAIL MSG" line; counted in
 #                           $passes / $fails
 #   check NAME CMD...       PASS NAME when CMD succeeds, else FAIL NAME
 #   check_q NAME CMD...     the same with CMD's output hidden
 #   jqt FILE EXPR           true when jq -r EXPR FILE prints exactly "true"
+#   run_rc WANT NAME CMD... PASS "NAME (exit WANT)" when CMD exits WANT (its
+#                           output in $TMP/out.txt and $TMP/err.txt)
 #   e2e_free_port           prints a loopback TCP port nothing listens on
 #                           (free when asked: bind it at once or retry)
 #   e2e_serve LOGDIR ARGS.. starts `nnscope serve LOGDIR --port 0 -q ARGS`
@@ -27,6 +34,7 @@
 #   e2e_summary [LABEL]     "LABEL: N passed, M failed" (no label: "N passed,
 #                           M failed"); returns 1 when something failed
 
+: "${NNSCOPE:?set NNSCOPE to the path of the nnscope binary}"
 passes=0
 fails=0
 E2E_PIDS=()
@@ -56,7 +64,6 @@ e2e_cleanup() {
 
 e2e_setup() { # NAME PREFIX
 	E2E_NAME=$1
-	: "${NNSCOPE:?set NNSCOPE to the path of the nnscope binary}"
 	TMP=$(mktemp -d "/tmp/$2.XXXXXX")
 	trap e2e_cleanup EXIT
 }
@@ -66,6 +73,20 @@ e2e_need() { # TOOL...
 	for t in "$@"; do
 		command -v "$t" >/dev/null || { echo "FAIL $E2E_NAME: $t is not installed (make deps)"; exit 1; }
 	done
+}
+
+e2e_built() { # HINT PATH...
+	local hint=$1 f
+	shift
+	for f in "$@"; do
+		[ -e "$f" ] || { echo "FAIL $E2E_NAME: $f not built ($hint)"; exit 1; }
+	done
+}
+
+e2e_clean_env() {
+	unset NNSCOPE_OPTIONS MS_PROFILER_OPTIONS NNSCOPE_PRELOAD NNS_MLP_DELAY_MS NNSCOPE_LIBMPI \
+		RANK WORLD_SIZE LOCAL_RANK OMPI_COMM_WORLD_RANK OMPI_COMM_WORLD_SIZE PMI_RANK PMI_SIZE \
+		SLURM_PROCID SLURM_NTASKS PMIX_RANK RANK_ID RANK_SIZE
 }
 
 e2e_skip() { # MSG
@@ -105,4 +126,17 @@ e2e_serve() { # LOGDIR ARGS...
 e2e_summary() { # [LABEL]
 	echo "${1:+$1: }$passes passed, $fails failed"
 	[ "$fails" -eq 0 ]
+}
+
+run_rc() { # run_rc WANT NAME CMD...: CMD's output in $TMP/out.txt, err.txt;
+	# PASS "NAME (exit RC)" when it exits with WANT, else FAIL with its stderr
+	local want=$1 name=$2 rc=0
+	shift 2
+	"$@" >"$TMP/out.txt" 2>"$TMP/err.txt" || rc=$?
+	if [ "$rc" -eq "$want" ]; then
+		pass "$name (exit $rc)"
+	else
+		fail "$name: exit $rc, wanted $want"
+		sed 's/^/    /' "$TMP/err.txt" | head -5
+	fi
 }
