@@ -15,14 +15,10 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 PYTHON=${PYTHON:-/usr/bin/python3}
 "$PYTHON" -c 'import torch' >/dev/null 2>&1 ||
 	e2e_skip "torch does not import for $PYTHON (apt-get install python3-torch)"
-if ! ls "$BUILD"/python/nnscope/_nnscope*.so >/dev/null 2>&1; then
-	echo "FAIL python_torch.sh: $BUILD/python/nnscope is not built (make python)"
-	exit 1
-fi
+e2e_python "$BUILD"
 e2e_need jq
 
 e2e_setup python_torch.sh nnscope-torch
-export PYTHONPATH=$BUILD/python
 unset NNSCOPE_OPTIONS MS_PROFILER_OPTIONS
 worker_dir() { dirname "$(find "$1" -name overview.json | sort | head -1)"; }
 

@@ -15,6 +15,8 @@
 #   e2e_skip MSG            "SKIP NAME: MSG" and exit 0 (nothing to test here)
 #   e2e_built HINT PATH...  a missing executable or file: "FAIL NAME: PATH not
 #                           built (HINT)" and exit 1
+#   e2e_python BUILD        the Python package built under BUILD/python (else
+#                           FAIL, exit 1) and on PYTHONPATH
 #   e2e_clean_env           unsets the profiler options and launcher rank
 #                           variables a developer's shell may hold, so runs
 #                           here are plain single-process ones
@@ -81,6 +83,14 @@ e2e_built() { # HINT PATH...
 	for f in "$@"; do
 		[ -e "$f" ] || { echo "FAIL $E2E_NAME: $f not built ($hint)"; exit 1; }
 	done
+}
+
+e2e_python() { # BUILD
+	if ! ls "$1"/python/nnscope/_nnscope*.so >/dev/null 2>&1; then
+		echo "FAIL $E2E_NAME: $1/python/nnscope is not built (make python)"
+		exit 1
+	fi
+	export PYTHONPATH=$1/python
 }
 
 e2e_clean_env() {
