@@ -18,8 +18,9 @@ uint32_t mb_thr(struct model *m, const char *pid, const char *tid)
 	return model_thread(m, mb_str(m, pid), mb_str(m, tid));
 }
 
-void mb_ev(struct model *m, uint32_t th, int kind, const char *name, int64_t ts, int64_t dur,
-	   int64_t ext, int64_t corr)
+/* An event with the fields every helper sets (the rest as model_event_init). */
+static struct model_event event(struct model *m, uint32_t th, int kind, const char *name,
+				int64_t ts, int64_t dur, int64_t ext)
 {
 	struct model_event e;
 
@@ -30,6 +31,14 @@ void mb_ev(struct model *m, uint32_t th, int kind, const char *name, int64_t ts,
 	e.ts = ts;
 	e.dur = dur;
 	e.ext_id = ext;
+	return e;
+}
+
+void mb_ev(struct model *m, uint32_t th, int kind, const char *name, int64_t ts, int64_t dur,
+	   int64_t ext, int64_t corr)
+{
+	struct model_event e = event(m, th, kind, name, ts, dur, ext);
+
 	e.corr = corr;
 	if (kind == MK_KERNEL) {
 		struct model_dev_args a;
@@ -48,17 +57,10 @@ void mb_ev(struct model *m, uint32_t th, int kind, const char *name, int64_t ts,
 static void ev_with_args(struct model *m, uint32_t th, int kind, const char *name, int64_t ts,
 			 int64_t dur, int64_t ext, const struct model_op_args *a)
 {
-	struct model_event e;
+	struct model_event e = event(m, th, kind, name, ts, dur, ext);
 	int64_t x = model_add_op_args(m, a);
 
 	assert_true(x >= 0);
-	model_event_init(&e);
-	e.name = mb_str(m, name);
-	e.thread = th;
-	e.kind = (uint8_t)kind;
-	e.ts = ts;
-	e.dur = dur;
-	e.ext_id = ext;
 	e.extra = (uint32_t)x;
 	assert_true(model_add_event(m, &e) >= 0);
 }
