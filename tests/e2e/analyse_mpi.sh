@@ -15,6 +15,7 @@
 #   NNSCOPE=build/nnscope bash tests/e2e/analyse_mpi.sh
 set -euo pipefail
 
+# shellcheck source=lib/common.bash
 . "$(dirname "$0")/lib/common.bash"
 NNSCOPE=$(cd "$(dirname "$NNSCOPE")" && pwd)/$(basename "$NNSCOPE")
 MLP=$(dirname "$NNSCOPE")/examples/mlp

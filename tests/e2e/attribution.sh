@@ -9,6 +9,7 @@
 #   NNSCOPE=build/nnscope NNS_SHARED=../shared bash tests/e2e/attribution.sh
 set -euo pipefail
 
+# shellcheck source=lib/common.bash
 . "$(dirname "$0")/lib/common.bash"
 here=$(cd "$(dirname "$0")" && pwd)
 SHARED=${NNS_SHARED:-$here/../../../shared}

@@ -20,6 +20,7 @@
 #   NNSCOPE=build/nnscope bash tests/e2e/cluster_slow_rank.sh
 set -euo pipefail
 
+# shellcheck source=lib/common.bash
 . "$(dirname "$0")/lib/common.bash"
 BUILD=$(cd "$(dirname "$NNSCOPE")" && pwd)
 MLP=$BUILD/examples/mlp

@@ -19,6 +19,7 @@
 #   NNSCOPE=build/nnscope bash tests/e2e/collect_ssh.sh
 set -euo pipefail
 
+# shellcheck source=lib/common.bash
 . "$(dirname "$0")/lib/common.bash"
 NNSCOPE=$(cd "$(dirname "$NNSCOPE")" && pwd)/$(basename "$NNSCOPE")
 BUILD=$(dirname "$NNSCOPE")

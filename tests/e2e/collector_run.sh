@@ -10,6 +10,7 @@
 #   NNSCOPE=build/nnscope bash tests/e2e/collector_run.sh
 set -euo pipefail
 
+# shellcheck source=lib/common.bash
 . "$(dirname "$0")/lib/common.bash"
 BIN=$(cd "$(dirname "$NNSCOPE")" && pwd)
 CRASH=$BIN/tests/collector_crash

@@ -12,6 +12,7 @@
 #
 #   NNSCOPE=build/nnscope bash tests/e2e/demo_profile.sh
 set -euo pipefail
+# shellcheck source=lib/common.bash
 . "$(dirname "$0")/lib/common.bash"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$(cd "$(dirname "$NNSCOPE")" && pwd)

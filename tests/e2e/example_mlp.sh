@@ -13,6 +13,7 @@
 #   NNSCOPE=build/nnscope bash tests/e2e/example_mlp.sh
 set -euo pipefail
 
+# shellcheck source=lib/common.bash
 . "$(dirname "$0")/lib/common.bash"
 BUILD=$(cd "$(dirname "$NNSCOPE")" && pwd)
 MLP=$BUILD/examples/mlp

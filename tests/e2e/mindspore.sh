@@ -18,6 +18,7 @@
 #   NNSCOPE=build/nnscope bash tests/e2e/mindspore.sh
 set -uo pipefail
 
+# shellcheck source=lib/common.bash
 . "$(dirname "$0")/lib/common.bash"
 SHARED=${NNS_SHARED:-$(cd "$(dirname "$0")/../.." && pwd)/../shared}
 e2e_setup mindspore.sh nnscope-ms

@@ -16,6 +16,7 @@
 #   NNSCOPE=build/nnscope bash tests/e2e/nnst_cli.sh
 set -euo pipefail
 
+# shellcheck source=lib/common.bash
 . "$(dirname "$0")/lib/common.bash"
 e2e_need jq
 command -v python3 >/dev/null || e2e_skip "python3 (used to write the test trace) is not installed"

@@ -9,6 +9,7 @@
 #   NNSCOPE=build/nnscope bash tests/e2e/python_api.sh
 set -euo pipefail
 
+# shellcheck source=lib/common.bash
 . "$(dirname "$0")/lib/common.bash"
 BUILD=$(cd "$(dirname "$NNSCOPE")" && pwd)
 PYTHON=${PYTHON:-/usr/bin/python3}

@@ -9,6 +9,7 @@
 #   NNSCOPE=build/nnscope bash tests/e2e/python_torch.sh
 set -euo pipefail
 
+# shellcheck source=lib/common.bash
 . "$(dirname "$0")/lib/common.bash"
 BUILD=$(cd "$(dirname "$NNSCOPE")" && pwd)
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)

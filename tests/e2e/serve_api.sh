@@ -18,6 +18,7 @@
 #   NNSCOPE=build/nnscope bash tests/e2e/serve_api.sh
 set -euo pipefail
 
+# shellcheck source=lib/common.bash
 . "$(dirname "$0")/lib/common.bash"
 e2e_setup serve_api.sh nnscope-serve
 e2e_need jq curl

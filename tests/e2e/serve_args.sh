@@ -9,6 +9,7 @@
 #
 #   NNSCOPE=build/nnscope bash tests/e2e/serve_args.sh
 set -euo pipefail
+# shellcheck source=lib/common.bash
 . "$(dirname "$0")/lib/common.bash"
 e2e_setup serve_args.sh nnscope-serve-args
 
