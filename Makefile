@@ -171,13 +171,13 @@ demo:
 	@bash scripts/install-deps.sh
 	@$(MAKE) --no-print-directory all
 	@rm -rf $(DEMO)/mlp $(DEMO)/cnn
-	@echo "== profiling the C example (a slow loader on purpose: --stall-ms 4)"
-	$(MLP_BIN) --steps 100 --stall-ms 4 --out $(DEMO)/mlp --quiet
+	@echo "== profiling the C example (a slow loader on purpose: --stall-ms 4; CPU sampled every 10 ms)"
+	bash scripts/demo-profile.sh mlp $(MLP_BIN) $(DEMO)/mlp
 	$(NNSCOPE) analyse $(DEMO)/mlp --out $(DEMO)/mlp/analysis
 	$(NNSCOPE) report $(DEMO)/mlp --view all
 	@if $(PYTHON) -c 'import torch' 2>/dev/null; then \
 		echo "== profiling the PyTorch example"; \
-		PYTHONPATH=$(BUILD)/python $(PYTHON) examples/pytorch/train_cnn.py --out $(DEMO)/cnn && \
+		PYTHONPATH=$(BUILD)/python bash scripts/demo-profile.sh cnn $(PYTHON) $(DEMO)/cnn && \
 		$(NNSCOPE) analyse $(DEMO)/cnn --out $(DEMO)/cnn/analysis && \
 		$(NNSCOPE) report $(DEMO)/cnn --view all; \
 	else echo "demo: torch does not import for $(PYTHON); skipping the PyTorch example"; fi

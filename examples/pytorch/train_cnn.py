@@ -4,7 +4,7 @@ with nnscope.
 
     PYTHONPATH=build/python python3 examples/pytorch/train_cnn.py \
         [--steps 20] [--batch 32] [--out ./data] [--no-ops] [--no-profile]
-        [--record-shapes] [--workers 0] [--analyse]
+        [--record-shapes] [--memory] [--workers 0] [--analyse]
 
 The data are 3x32x32 images whose class (of 10) is encoded by the mean of
 one colour channel in one quadrant plus noise, so the loss goes down within
@@ -65,6 +65,9 @@ def main(argv=None):
     ap.add_argument("--no-ops", action="store_true",
                     help="do not record aten operators")
     ap.add_argument("--record-shapes", action="store_true")
+    ap.add_argument("--memory", action="store_true",
+                    help="record operator outputs as memory events "
+                         "(profile_memory; approximate on CPU)")
     ap.add_argument("--no-profile", action="store_true")
     ap.add_argument("--workers", type=int, default=0)
     ap.add_argument("--threads", type=int, default=1)
@@ -85,7 +88,8 @@ def main(argv=None):
     prof = None
     if not a.no_profile:
         prof = nnscope.torch.Profiler(output_path=a.out, ops=not a.no_ops,
-                                      record_shapes=a.record_shapes)
+                                      record_shapes=a.record_shapes,
+                                      profile_memory=a.memory)
         prof.set_metadata("example", "train_cnn")
     times, losses = [], []
     t0 = time.perf_counter()

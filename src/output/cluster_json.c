@@ -223,31 +223,21 @@ static int write_csv(const char *dir, const char *name, const struct cl_result *
 	return out_file_commit(&of, err);
 }
 
+static void cluster_fn(struct jsonw *w, const void *arg)
+{
+	out_json_cluster(w, arg);
+}
+
 int out_write_cluster(const char *dir, const char *stem, const struct cl_result *c, int csv,
 		      struct nns_err *err)
 {
 	char name[OUT_NAME_MAX + 16];
-	struct out_file of;
-	struct jsonw w;
 	int rc = out_mkdirs(dir, err);
 
 	if (rc)
 		return rc;
 	snprintf(name, sizeof(name), "%s.json", stem);
-	if ((rc = out_file_open(&of, dir, name, err)))
-		return rc;
-	if (jsonw_init_file(&w, of.f, 3)) {
-		out_file_abort(&of);
-		return nns_err_set(err, NNS_ENOMEM, "%s: out of memory", of.path);
-	}
-	out_json_cluster(&w, c);
-	rc = jsonw_finish(&w, NULL);
-	jsonw_release(&w);
-	if (rc) {
-		out_file_abort(&of);
-		return nns_err_set(err, rc, "%s: cannot write: %s", of.path, nns_strerror(rc));
-	}
-	if ((rc = out_file_commit(&of, err)))
+	if ((rc = out_json_file(dir, name, 3, cluster_fn, c, err)))
 		return rc;
 	if (csv) {
 		snprintf(name, sizeof(name), "%s.csv", stem);

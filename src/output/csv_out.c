@@ -7,8 +7,8 @@
  */
 #include "output/output.h"
 #include "output/outfile.h"
+#include "output/schema.h"
 
-#include <inttypes.h>
 #include <string.h>
 
 void out_csv_field(FILE *f, const char *s)
@@ -31,160 +31,50 @@ void out_csv_field(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static void csv_sep(FILE *f)
-{
-	fputc(',', f);
-}
-
-static void csv_double(FILE *f, double v)
-{
-	char b[40];
-
-	if (v != v) /* NaN: empty field */
-		return;
-	jsonw_fmt_double(b, sizeof(b), v);
-	if (strcmp(b, "null") != 0)
-		fputs(b, f);
-}
-
-static void csv_us(FILE *f, int64_t ns)
-{
-	csv_sep(f);
-	csv_double(f, (double)ns / 1000.0);
-}
-
-static void csv_int(FILE *f, int64_t v)
-{
-	csv_sep(f);
-	fprintf(f, "%" PRId64, v);
-}
-
-static void header(FILE *f, const char *const *cols)
-{
-	for (size_t i = 0; cols[i]; i++) {
-		if (i)
-			csv_sep(f);
-		out_csv_field(f, cols[i]);
-	}
-	fputc('\n', f);
-}
-
 static void step_trace(FILE *f, const struct an_profile *p)
 {
 	static const char *const cols[] = {
-	    "step",	  "start_us",	   "end_us",	  "total_us",
+	    "name:step",  "start_us",	   "end_us",	  "total_us",
 	    "kernel_us",  "memcpy_us",	   "memset_us",	  "communication_us",
 	    "runtime_us", "dataloader_us", "cpu_exec_us", "other_us",
 	    NULL,
 	};
 
-	header(f, cols);
-	for (size_t i = 0; i < p->overview.steps.n; i++) {
-		const struct an_step *s = &p->overview.steps.v[i];
-
-		out_csv_field(f, s->name);
-		csv_us(f, s->start);
-		csv_us(f, s->end);
-		csv_us(f, s->end - s->start);
-		for (int r = 0; r < AN_NROLES; r++)
-			csv_us(f, s->cost[r]);
-		fputc('\n', f);
-	}
+	sc_csv_header(f, &sc_steps, cols);
+	for (size_t i = 0; i < p->overview.steps.n; i++)
+		sc_csv_row(f, &sc_steps, &p->overview.steps.v[i], NULL, cols);
 }
 
+/* op_statistics.csv and kernel_statistics.csv: the by-name tables */
 static void op_stats(FILE *f, const struct an_profile *p)
 {
-	static const char *const cols[] = {
-	    "name",	      "calls",
-	    "host_self_us",   "host_total_us",
-	    "device_self_us", "device_total_us",
-	    "tc_eligible",    "tc_self_ratio",
-	    "tc_total_ratio", NULL,
-	};
+	const char *const *cols = sc_op_groups[0].cols;
+	const struct sc_ctx x = {p->m, 0, NULL};
 
-	header(f, cols);
-	for (size_t i = 0; i < p->ops.by_name.n; i++) {
-		const struct an_op_row *r = &p->ops.by_name.v[i];
-
-		out_csv_field(f, out_str(p->m, r->name));
-		csv_int(f, r->calls);
-		csv_us(f, r->host_self);
-		csv_us(f, r->host_total);
-		csv_us(f, r->dev_self);
-		csv_us(f, r->dev_total);
-		csv_sep(f);
-		fputs(r->tc_eligible ? "true" : "false", f);
-		csv_sep(f);
-		csv_double(f, r->dev_self ? (double)r->tc_self / (double)r->dev_self : 0.0);
-		csv_sep(f);
-		csv_double(f, r->dev_total ? (double)r->tc_total / (double)r->dev_total : 0.0);
-		fputc('\n', f);
-	}
+	sc_csv_header(f, &sc_operators, cols);
+	for (size_t i = 0; i < p->ops.by_name.n; i++)
+		sc_csv_row(f, &sc_operators, &p->ops.by_name.v[i], &x, cols);
 }
 
 static void kernel_stats(FILE *f, const struct an_profile *p)
 {
-	static const char *const cols[] = {
-	    "name",	   "calls",  "total_us",	   "mean_us",
-	    "min_us",	   "max_us", "mean_blocks_per_sm", "mean_occupancy",
-	    "tensor_core", NULL,
-	};
+	const char *const *cols = sc_kernel_groups[0].cols;
+	const struct sc_ctx x = {p->m, 0, NULL};
 
-	header(f, cols);
-	for (size_t i = 0; i < p->kernels.by_name.n; i++) {
-		const struct an_kernel_row *r = &p->kernels.by_name.v[i];
-
-		out_csv_field(f, out_str(p->m, r->name));
-		csv_int(f, r->calls);
-		csv_us(f, r->total);
-		csv_sep(f);
-		csv_double(f, r->calls ? (double)r->total / 1000.0 / (double)r->calls : 0.0);
-		csv_us(f, r->min);
-		csv_us(f, r->max);
-		csv_sep(f);
-		csv_double(f, r->mean_blocks_per_sm);
-		csv_sep(f);
-		csv_double(f, r->mean_occupancy);
-		csv_sep(f);
-		fputs(r->tensor_core ? "true" : "false", f);
-		fputc('\n', f);
-	}
+	sc_csv_header(f, &sc_kernels, cols);
+	for (size_t i = 0; i < p->kernels.by_name.n; i++)
+		sc_csv_row(f, &sc_kernels, &p->kernels.by_name.v[i], &x, cols);
 }
 
 static void memory_ops(FILE *f, const struct an_profile *p)
 {
-	static const char *const cols[] = {
-	    "device",
-	    "name",
-	    "calls",
-	    "size_increase",
-	    "self_size_increase",
-	    "alloc_count",
-	    "self_alloc_count",
-	    "alloc_size",
-	    "self_alloc_size",
-	    NULL,
-	};
-
-	header(f, cols);
+	sc_csv_header(f, &sc_memory_ops, NULL);
 	for (size_t d = 0; d < p->memory.devices.n; d++) {
 		const struct an_mem_device *dev = &p->memory.devices.v[d];
+		const struct sc_ctx x = {p->m, 0, dev};
 
-		for (size_t i = 0; i < dev->ops.n; i++) {
-			const struct an_mem_op_row *r = &dev->ops.v[i];
-
-			out_csv_field(f, dev->name);
-			csv_sep(f);
-			out_csv_field(f, out_str(p->m, r->name));
-			csv_int(f, r->calls);
-			csv_int(f, r->size_increase);
-			csv_int(f, r->self_size_increase);
-			csv_int(f, r->alloc_count);
-			csv_int(f, r->self_alloc_count);
-			csv_int(f, r->alloc_size);
-			csv_int(f, r->self_alloc_size);
-			fputc('\n', f);
-		}
+		for (size_t i = 0; i < dev->ops.n; i++)
+			sc_csv_row(f, &sc_memory_ops, &dev->ops.v[i], &x, NULL);
 	}
 }
 

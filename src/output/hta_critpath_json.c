@@ -396,50 +396,53 @@ static void write_overlay(struct jsonw *w, const struct an_profile *p, const str
 	jsonw_obj_end(w);
 }
 
+struct doc_arg {
+	const struct an_profile *p;
+	const struct hcp_result *r;
+	const uint8_t *critical, *used; /* overlay only */
+};
+
+static void result_fn(struct jsonw *w, const void *arg)
+{
+	const struct doc_arg *a = arg;
+
+	write_result(w, a->p, a->r);
+}
+
+static void overlay_fn(struct jsonw *w, const void *arg)
+{
+	const struct doc_arg *a = arg;
+
+	write_overlay(w, a->p, a->r, a->critical, a->used);
+}
+
 static int write_doc(const char *dir, const char *name, const struct an_profile *p,
 		     const struct hcp_result *r, int overlay, struct nns_err *err)
 {
 	const struct model *m = p->m;
-	struct out_file of;
-	struct jsonw w;
+	struct doc_arg a = {p, r, NULL, NULL};
 	uint8_t *critical = NULL, *used = NULL;
 	uint32_t *ids = NULL;
 	size_t nid = 0, i;
 	int rc;
 
-	if (overlay) {
-		critical = calloc(m->events.n + 1, 1);
-		used = calloc(m->threads.n + 1, 1);
-		if (!critical || !used) {
-			rc = nns_err_set(err, NNS_ENOMEM, "out of memory");
-			goto out;
-		}
-		ids = path_ids(r, &nid);
-		for (i = 0; i < nid; i++)
-			critical[ids[i]] = 1;
-		for (i = 0; i < m->events.n; i++)
-			if (in_overlay(r, &m->events.v[i]))
-				used[m->events.v[i].thread] = 1;
-	}
-	if ((rc = out_file_open(&of, dir, name, err)))
-		goto out;
-	if (jsonw_init_file(&w, of.f, overlay ? 2 : 3)) {
-		out_file_abort(&of);
-		rc = nns_err_set(err, NNS_ENOMEM, "%s: out of memory", of.path);
+	if (!overlay)
+		return out_json_file(dir, name, 3, result_fn, &a, err);
+	critical = calloc(m->events.n + 1, 1);
+	used = calloc(m->threads.n + 1, 1);
+	if (!critical || !used) {
+		rc = nns_err_set(err, NNS_ENOMEM, "out of memory");
 		goto out;
 	}
-	if (overlay)
-		write_overlay(&w, p, r, critical, used);
-	else
-		write_result(&w, p, r);
-	rc = jsonw_finish(&w, NULL);
-	jsonw_release(&w);
-	if (rc) {
-		out_file_abort(&of);
-		rc = nns_err_set(err, rc, "%s: cannot write: %s", of.path, nns_strerror(rc));
-		goto out;
-	}
-	rc = out_file_commit(&of, err);
+	ids = path_ids(r, &nid);
+	for (i = 0; i < nid; i++)
+		critical[ids[i]] = 1;
+	for (i = 0; i < m->events.n; i++)
+		if (in_overlay(r, &m->events.v[i]))
+			used[m->events.v[i].thread] = 1;
+	a.critical = critical;
+	a.used = used;
+	rc = out_json_file(dir, name, 2, overlay_fn, &a, err);
 out:
 	free(critical);
 	free(used);

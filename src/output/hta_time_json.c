@@ -9,6 +9,7 @@
  */
 #include "analysis/hta_time.h"
 #include "output/output.h"
+#include "output/schema.h"
 
 #include <stdio.h>
 
@@ -58,7 +59,6 @@ void out_json_temporal(struct jsonw *w, const struct an_profile *p)
 {
 	struct hta_temporal t;
 	struct nns_err err = {0};
-	size_t i;
 
 	if (hta_temporal_compute(p->m, &t, &err) != NNS_OK) {
 		write_error(w, &err);
@@ -66,23 +66,7 @@ void out_json_temporal(struct jsonw *w, const struct an_profile *p)
 		return;
 	}
 	jsonw_obj_begin(w);
-	jsonw_key(w, "devices");
-	jsonw_arr_begin(w);
-	for (i = 0; i < t.devs.n; i++) {
-		const struct hta_temporal_dev *d = &t.devs.v[i];
-
-		jsonw_obj_begin(w);
-		jsonw_kint(w, "device", d->device);
-		jsonw_kdouble(w, "total_us", out_us(d->total));
-		jsonw_kdouble(w, "compute_us", out_us(d->compute));
-		jsonw_kdouble(w, "non_compute_us", out_us(d->non_compute));
-		jsonw_kdouble(w, "idle_us", out_us(d->idle));
-		jsonw_kdouble(w, "compute_pct", pct(d->compute, d->total));
-		jsonw_kdouble(w, "non_compute_pct", pct(d->non_compute, d->total));
-		jsonw_kdouble(w, "idle_pct", pct(d->idle, d->total));
-		jsonw_obj_end(w);
-	}
-	jsonw_arr_end(w);
+	sc_json_rows(w, "devices", &sc_temporal, t.devs.v, t.devs.n, NULL, NULL);
 	jsonw_obj_end(w);
 	hta_temporal_release(&t);
 }
@@ -105,27 +89,9 @@ void out_json_idle(struct jsonw *w, const struct an_profile *p)
 	jsonw_arr_begin(w);
 	for (i = 0; i < t.streams.n; i++) {
 		const struct hta_idle_stream *s = &t.streams.v[i];
-		int64_t total = 0;
 
-		for (k = 0; k < HTA_IDLE_N; k++)
-			total += s->idle[k];
 		jsonw_obj_begin(w);
-		jsonw_kint(w, "device", s->device);
-		jsonw_kint(w, "stream", s->stream);
-		jsonw_kint(w, "events", s->events);
-		jsonw_kdouble(w, "idle_us", out_us(total));
-		for (k = 0; k < HTA_IDLE_N; k++) {
-			char key[32];
-
-			snprintf(key, sizeof(key), "%s_us", hta_idle_names[k]);
-			jsonw_kdouble(w, key, out_us(s->idle[k]));
-		}
-		for (k = 0; k < HTA_IDLE_N; k++) {
-			char key[32];
-
-			snprintf(key, sizeof(key), "%s_pct", hta_idle_names[k]);
-			jsonw_kdouble(w, key, pct(s->idle[k], total));
-		}
+		sc_json_fields(w, &sc_idle, s, NULL, NULL);
 		jsonw_key(w, "intervals");
 		jsonw_obj_begin(w);
 		for (k = 0; k < HTA_IDLE_N; k++) {

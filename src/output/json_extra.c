@@ -12,6 +12,7 @@
  * Owner: reader engineer.
  */
 #include "output/outfile.h"
+#include "output/schema.h"
 #include "output/output.h"
 #include "importers/ms_load.h"
 #include "output/ms_ops_json.h"
@@ -30,24 +31,14 @@ static int64_t t0(const struct an_profile *p)
 
 static void write_queue(struct jsonw *w, const struct an_profile *p, const struct an_queue *q)
 {
+	static const char *const cols[] = {
+	    "name",	   "consumer",	  "samples",	"avg_size",    "max_size",   "capacity",
+	    "utilization", "empty_count", "full_count", "empty_ratio", "full_ratio", NULL,
+	};
+	const struct sc_ctx x = {p->m, 0, &p->datapipe};
+
 	jsonw_obj_begin(w);
-	jsonw_kstr(w, "name", out_str(p->m, q->name));
-	jsonw_kbool(w, "consumer", q->consumer);
-	jsonw_kint(w, "samples", q->samples);
-	jsonw_kdouble(w, "avg_size", q->avg_size);
-	jsonw_kint(w, "max_size", q->max_size);
-	if (q->capacity > 0)
-		jsonw_kint(w, "capacity", q->capacity);
-	else
-		jsonw_knull(w, "capacity");
-	if (q->utilization < 0)
-		jsonw_knull(w, "utilization");
-	else
-		jsonw_kdouble(w, "utilization", q->utilization);
-	jsonw_kint(w, "empty_count", q->empty_count);
-	jsonw_kint(w, "full_count", q->full_count);
-	jsonw_kdouble(w, "empty_ratio", q->empty_ratio);
-	jsonw_kdouble(w, "full_ratio", q->full_ratio);
+	sc_json_fields(w, &sc_dp_queues, q, &x, cols);
 	jsonw_key(w, "series");
 	jsonw_arr_begin(w);
 	for (size_t i = 0; i < q->series.n; i++) {
@@ -93,26 +84,7 @@ void out_json_datapipe(struct jsonw *w, const struct an_profile *p)
 	for (size_t i = 0; i < d->queues.n; i++)
 		write_queue(w, p, &d->queues.v[i]);
 	jsonw_arr_end(w);
-	jsonw_key(w, "steps");
-	jsonw_arr_begin(w);
-	for (size_t i = 0; i < d->steps.n; i++) {
-		const struct an_dp_step *s = &d->steps.v[i];
-		int64_t dur = s->end - s->start;
-
-		jsonw_obj_begin(w);
-		jsonw_kstr(w, "name", s->name);
-		jsonw_kdouble(w, "start_us", out_us(s->start));
-		jsonw_kdouble(w, "end_us", out_us(s->end));
-		jsonw_kdouble(w, "duration_us", out_us(dur));
-		jsonw_kdouble(w, "dataloader_us", out_us(s->dataloader));
-		jsonw_kdouble(w, "queue_empty_us", out_us(s->queue_empty));
-		jsonw_kdouble(w, "wait_us", out_us(s->wait));
-		jsonw_kdouble(w, "wait_ratio", dur > 0 ? (double)s->wait / (double)dur : 0.0);
-		jsonw_kint(w, "samples", s->samples);
-		jsonw_kint(w, "empty_samples", s->empty_samples);
-		jsonw_obj_end(w);
-	}
-	jsonw_arr_end(w);
+	sc_json_rows(w, "steps", &sc_dp_steps, d->steps.v, d->steps.n, NULL, NULL);
 	jsonw_key(w, "findings");
 	jsonw_arr_begin(w);
 	for (size_t i = 0; i < d->findings.n; i++) {
@@ -168,6 +140,7 @@ static void write_series(struct jsonw *w, const struct an_profile *p, const char
 void out_json_cpu(struct jsonw *w, const struct an_profile *p)
 {
 	const struct an_cpu *c = &p->cpu;
+	const struct sc_ctx x = {p->m, 0, NULL};
 
 	jsonw_obj_begin(w);
 	jsonw_kbool(w, "available", c->machine.samples || c->process.samples || c->threads.n);
@@ -206,35 +179,8 @@ void out_json_cpu(struct jsonw *w, const struct an_profile *p)
 	} else {
 		jsonw_knull(w, "before_steps");
 	}
-	jsonw_key(w, "threads");
-	jsonw_arr_begin(w);
-	for (size_t i = 0; i < c->threads.n; i++) {
-		const struct an_cpu_thread *t = &c->threads.v[i];
-
-		jsonw_obj_begin(w);
-		jsonw_kint(w, "tid", t->tid);
-		jsonw_kstr(w, "name", t->name ? out_str(p->m, t->name) : NULL);
-		jsonw_kint(w, "samples", t->avg.samples);
-		jsonw_kdouble(w, "user", t->avg.user);
-		jsonw_kdouble(w, "sys", t->avg.sys);
-		jsonw_obj_end(w);
-	}
-	jsonw_arr_end(w);
-	jsonw_key(w, "stages");
-	jsonw_arr_begin(w);
-	for (size_t i = 0; i < c->stages.n; i++) {
-		const struct an_cpu_stage *s = &c->stages.v[i];
-
-		jsonw_obj_begin(w);
-		jsonw_kstr(w, "name", s->name ? out_str(p->m, s->name) : NULL);
-		jsonw_kint(w, "threads", s->threads);
-		jsonw_kdouble(w, "user", s->user);
-		jsonw_kdouble(w, "sys", s->sys);
-		jsonw_kdouble(w, "per_thread", s->per_thread);
-		jsonw_kstr(w, "advice", s->advice);
-		jsonw_obj_end(w);
-	}
-	jsonw_arr_end(w);
+	sc_json_rows(w, "threads", &sc_cpu_threads, c->threads.v, c->threads.n, &x, NULL);
+	sc_json_rows(w, "stages", &sc_cpu_stages, c->stages.v, c->stages.n, &x, NULL);
 	jsonw_kstr(w, "recommendation", c->recommendation);
 	jsonw_obj_end(w);
 }
@@ -244,6 +190,7 @@ void out_json_cpu(struct jsonw *w, const struct an_profile *p)
 void out_json_hostinfo(struct jsonw *w, const struct an_profile *p)
 {
 	const struct an_hostinfo *h = &p->hostinfo;
+	const struct sc_ctx x = {p->m, 0, NULL};
 
 	jsonw_obj_begin(w);
 	jsonw_kbool(w, "available", h->records > 0 || h->memory.n > 0);
@@ -251,24 +198,7 @@ void out_json_hostinfo(struct jsonw *w, const struct an_profile *p)
 	jsonw_kint(w, "instants", h->instants);
 	jsonw_kint(w, "unmatched_starts", h->unmatched_starts);
 	jsonw_kint(w, "unmatched_ends", h->unmatched_ends);
-	jsonw_key(w, "events");
-	jsonw_arr_begin(w);
-	for (size_t i = 0; i < h->rows.n; i++) {
-		const struct an_host_row *r = &h->rows.v[i];
-
-		jsonw_obj_begin(w);
-		jsonw_kstr(w, "module", out_str(p->m, r->module));
-		jsonw_kstr(w, "event", out_str(p->m, r->event));
-		jsonw_kstr(w, "stage", out_str(p->m, r->stage));
-		jsonw_kint(w, "level", r->level);
-		jsonw_kint(w, "count", r->count);
-		jsonw_kdouble(w, "avg_us", r->avg_us);
-		jsonw_kint(w, "total_us", r->total_us);
-		jsonw_kint(w, "min_us", r->min_us);
-		jsonw_kint(w, "max_us", r->max_us);
-		jsonw_obj_end(w);
-	}
-	jsonw_arr_end(w);
+	sc_json_rows(w, "events", &sc_host_events, h->rows.v, h->rows.n, &x, NULL);
 	jsonw_key(w, "memory");
 	jsonw_obj_begin(w);
 	jsonw_kint(w, "peak_kb", h->peak_kb);
@@ -301,22 +231,7 @@ void out_json_steptrace(struct jsonw *w, const struct an_profile *p)
 		return;
 
 	jsonw_obj_begin(w);
-	jsonw_key(w, "steps");
-	jsonw_arr_begin(w);
-	for (size_t i = 0; i < st->steps.n; i++) {
-		const struct an_steptrace_row *r = &st->steps.v[i];
-
-		jsonw_obj_begin(w);
-		jsonw_kstr(w, "name", r->name);
-		jsonw_kdouble(w, "start_us", out_us(r->start));
-		jsonw_kdouble(w, "end_us", out_us(r->end));
-		jsonw_kdouble(w, "iteration_interval_us", out_us(r->iteration_interval));
-		jsonw_kdouble(w, "fp_bp_us", out_us(r->fp_bp));
-		jsonw_kdouble(w, "tail_us", out_us(r->tail));
-		jsonw_kdouble(w, "total_us", out_us(r->end - r->start));
-		jsonw_obj_end(w);
-	}
-	jsonw_arr_end(w);
+	sc_json_rows(w, "steps", &sc_steptrace, st->steps.v, st->steps.n, NULL, NULL);
 	jsonw_key(w, "average");
 	jsonw_obj_begin(w);
 	jsonw_kdouble(w, "iteration_interval_us", st->avg_interval / 1000.0);
@@ -329,69 +244,44 @@ void out_json_steptrace(struct jsonw *w, const struct an_profile *p)
 
 /* ---- files ----------------------------------------------------------------- */
 
+struct view_arg {
+	void (*fn)(struct jsonw *, const struct an_profile *);
+	const struct an_profile *p;
+};
+
+static void view_fn(struct jsonw *w, const void *arg)
+{
+	const struct view_arg *a = arg;
+
+	a->fn(w, a->p);
+}
+
 static int write_one(const char *dir, const char *name,
 		     void (*fn)(struct jsonw *, const struct an_profile *),
 		     const struct an_profile *p, int pretty, struct nns_err *err)
 {
-	struct out_file of;
-	struct jsonw w;
-	int rc = out_file_open(&of, dir, name, err);
+	struct view_arg a = {fn, p};
 
-	if (rc)
-		return rc;
-	if (jsonw_init_file(&w, of.f, pretty)) {
-		out_file_abort(&of);
-		return nns_err_set(err, NNS_ENOMEM, "%s: out of memory", of.path);
-	}
-	fn(&w, p);
-	rc = jsonw_finish(&w, NULL);
-	jsonw_release(&w);
-	if (rc) {
-		out_file_abort(&of);
-		return nns_err_set(err, rc, "%s: cannot write: %s", of.path, nns_strerror(rc));
-	}
-	return out_file_commit(&of, err);
-}
-
-static void csv_num(FILE *f, double v)
-{
-	char b[40];
-
-	fputc(',', f);
-	if (v == v) {
-		jsonw_fmt_double(b, sizeof(b), v);
-		if (strcmp(b, "null") != 0)
-			fputs(b, f);
-	}
+	return out_json_file(dir, name, pretty, view_fn, &a, err);
 }
 
 /* data_pipeline.csv: one row per queue, the consumer first with the verdict. */
 static void datapipe_csv(FILE *f, const struct an_profile *p)
 {
+	static const char *const cols[] = {
+	    "name:queue", "role",	 "samples",	    "avg_size",
+	    "max_size",	  "capacity",	 "utilization_pct", "empty_pct",
+	    "full_pct",	  "empty_count", "full_count",	    "verdict",
+	    NULL,
+	};
 	const struct an_datapipe *d = &p->datapipe;
+	const struct sc_ctx x = {p->m, 0, d};
 
-	fputs("queue,role,samples,avg_size,max_size,capacity,utilization_pct,empty_pct,full_pct,"
-	      "empty_count,full_count,verdict\n",
-	      f);
+	sc_csv_header(f, &sc_dp_queues, cols);
 	for (int pass = 0; pass < 2; pass++)
-		for (size_t i = 0; i < d->queues.n; i++) {
-			const struct an_queue *q = &d->queues.v[i];
-
-			if ((pass == 0) != (q->consumer != 0))
-				continue;
-			out_csv_field(f, out_str(p->m, q->name));
-			fprintf(f, ",%s,%" PRId64, q->consumer ? "consumer" : "producer",
-				q->samples);
-			csv_num(f, q->avg_size);
-			fprintf(f, ",%" PRId64 ",", q->max_size);
-			if (q->capacity > 0)
-				fprintf(f, "%" PRId64, q->capacity);
-			csv_num(f, q->utilization < 0 ? NAN : 100.0 * q->utilization);
-			csv_num(f, 100.0 * q->empty_ratio);
-			csv_num(f, 100.0 * q->full_ratio);
-			fprintf(f, ",%" PRId64 ",%" PRId64 ",%s\n", q->empty_count, q->full_count,
-				q->consumer ? d->verdict : "");
-		}
+		for (size_t i = 0; i < d->queues.n; i++)
+			if ((pass == 0) == (d->queues.v[i].consumer != 0))
+				sc_csv_row(f, &sc_dp_queues, &d->queues.v[i], &x, cols);
 }
 
 int out_write_extra(const char *dir, const struct an_profile *p, const struct out_opts *o,

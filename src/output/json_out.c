@@ -6,6 +6,7 @@
  */
 #include "output/output.h"
 #include "output/outfile.h"
+#include "output/schema.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -16,82 +17,48 @@ static const char *const role_key[AN_NROLES] = {
     "runtime_us", "dataloader_us", "cpu_exec_us", "other_us",
 };
 
-static const char *str_or_null(const struct model *m, uint32_t id)
-{
-	if (!m || id == 0 || id == STRPOOL_NONE)
-		return NULL;
-	return model_str(m, id);
-}
-
 /* ---- overview.json ----------------------------------------------------- */
 
-static void write_step(struct jsonw *w, const struct an_step *s)
+/* "key": [[time_us, value], ...] */
+static void write_points(struct jsonw *w, const char *key, const struct an_point *v, size_t n)
 {
-	jsonw_obj_begin(w);
-	jsonw_kstr(w, "name", s->name);
-	jsonw_kdouble(w, "total_us", out_us(s->end - s->start));
-	for (int r = 0; r < AN_NROLES; r++)
-		jsonw_kdouble(w, role_key[r], out_us(s->cost[r]));
-	jsonw_kdouble(w, "start_us", out_us(s->start));
-	jsonw_kdouble(w, "end_us", out_us(s->end));
-	jsonw_kdouble(w, "host_start_us", out_us(s->host_start));
-	jsonw_kdouble(w, "host_end_us", out_us(s->host_end));
-	jsonw_kint(w, "device_nodes", s->device_nodes);
-	jsonw_obj_end(w);
+	jsonw_key(w, key);
+	jsonw_arr_begin(w);
+	for (size_t i = 0; i < n; i++) {
+		jsonw_arr_begin(w);
+		jsonw_double(w, out_us(v[i].ts));
+		jsonw_double(w, v[i].value);
+		jsonw_arr_end(w);
+	}
+	jsonw_arr_end(w);
 }
 
 static void write_gpu(struct jsonw *w, const struct an_profile *p, const struct an_gpu *g)
 {
-	const struct model_device *dev = p->m ? model_device_by_id(p->m, g->id) : NULL;
-	char cc[32];
+	static const char *const always[] = {
+	    "id",
+	    "name",
+	    "memory_bytes",
+	    "compute_capability",
+	    "utilization",
+	    "sm_efficiency",
+	    "achieved_occupancy",
+	    "tensor_core_ratio",
+	    "kernel_us",
+	    NULL,
+	};
+	static const char *const device[] = {"num_sms", "max_threads_per_sm", NULL};
+	const struct sc_ctx x = {p->m, 0, NULL};
 
 	jsonw_obj_begin(w);
-	jsonw_kint(w, "id", g->id);
-	if (dev) {
-		jsonw_kstr(w, "name", out_str(p->m, dev->name));
-		jsonw_kint(w, "memory_bytes", dev->total_mem);
-		snprintf(cc, sizeof(cc), "%d.%d", dev->major, dev->minor);
-		jsonw_kstr(w, "compute_capability", cc);
-	} else {
-		jsonw_knull(w, "name");
-		jsonw_knull(w, "memory_bytes");
-		jsonw_knull(w, "compute_capability");
-	}
-	jsonw_kdouble(w, "utilization", g->utilization);
-	if (g->sm_efficiency < 0)
-		jsonw_knull(w, "sm_efficiency");
-	else
-		jsonw_kdouble(w, "sm_efficiency", g->sm_efficiency);
-	if (g->achieved_occupancy < 0)
-		jsonw_knull(w, "achieved_occupancy");
-	else
-		jsonw_kdouble(w, "achieved_occupancy", g->achieved_occupancy);
-	jsonw_kdouble(w, "tensor_core_ratio", g->tensor_core_ratio);
-	jsonw_kdouble(w, "kernel_us", out_us(g->kernel_time));
-	if (dev) {
-		jsonw_kint(w, "num_sms", dev->num_sms);
-		jsonw_kint(w, "max_threads_per_sm", dev->max_threads_per_sm);
-	}
-	jsonw_key(w, "gpu_util_timeline");
-	jsonw_arr_begin(w);
-	for (size_t i = 0; i < g->util_buckets.n; i++) {
-		jsonw_arr_begin(w);
-		jsonw_double(w, out_us(g->util_buckets.v[i].ts));
-		jsonw_double(w, g->util_buckets.v[i].value);
-		jsonw_arr_end(w);
-	}
-	jsonw_arr_end(w);
+	sc_json_fields(w, &sc_gpus, g, &x, always);
+	/* the device's own figures only when the trace describes it */
+	if (p->m && model_device_by_id(p->m, g->id))
+		sc_json_fields(w, &sc_gpus, g, &x, device);
+	write_points(w, "gpu_util_timeline", g->util_buckets.v, g->util_buckets.n);
 	/* the elementary SM-efficiency ranges can number millions; the file
 	 * carries them averaged over the utilization buckets */
-	jsonw_key(w, "sm_efficiency_timeline");
-	jsonw_arr_begin(w);
-	for (size_t i = 0; i < g->sm_buckets.n; i++) {
-		jsonw_arr_begin(w);
-		jsonw_double(w, out_us(g->sm_buckets.v[i].ts));
-		jsonw_double(w, g->sm_buckets.v[i].value);
-		jsonw_arr_end(w);
-	}
-	jsonw_arr_end(w);
+	write_points(w, "sm_efficiency_timeline", g->sm_buckets.v, g->sm_buckets.n);
 	jsonw_obj_end(w);
 }
 
@@ -168,11 +135,7 @@ void out_json_overview(struct jsonw *w, const struct an_profile *p, const struct
 		jsonw_kstr(w, "span", src->span && *src->span ? src->span : NULL);
 		jsonw_kstr(w, "source", src->file);
 	}
-	jsonw_key(w, "steps");
-	jsonw_arr_begin(w);
-	for (size_t i = 0; i < ov->steps.n; i++)
-		write_step(w, &ov->steps.v[i]);
-	jsonw_arr_end(w);
+	sc_json_rows(w, "steps", &sc_steps, ov->steps.v, ov->steps.n, NULL, NULL);
 
 	jsonw_key(w, "average");
 	jsonw_obj_begin(w);
@@ -225,119 +188,51 @@ void out_json_overview(struct jsonw *w, const struct an_profile *p, const struct
 
 /* ---- operators.json ---------------------------------------------------- */
 
-static double ratio(int64_t num, int64_t den)
-{
-	return den ? (double)num / (double)den : 0.0;
-}
-
-static void write_op_rows(struct jsonw *w, const struct model *m, const char *key,
-			  const struct an_op_row *rows, size_t n, int shape, int stack)
-{
-	jsonw_key(w, key);
-	jsonw_arr_begin(w);
-	for (size_t i = 0; i < n; i++) {
-		const struct an_op_row *r = &rows[i];
-
-		jsonw_obj_begin(w);
-		jsonw_kstr(w, "name", out_str(m, r->name));
-		if (shape)
-			jsonw_kstr(w, "input_shape", out_str(m, r->input_shape));
-		if (stack)
-			jsonw_kstr(w, "call_stack", out_str(m, r->call_stack));
-		jsonw_kint(w, "calls", r->calls);
-		jsonw_kdouble(w, "host_self_us", out_us(r->host_self));
-		jsonw_kdouble(w, "host_total_us", out_us(r->host_total));
-		jsonw_kdouble(w, "device_self_us", out_us(r->dev_self));
-		jsonw_kdouble(w, "device_total_us", out_us(r->dev_total));
-		jsonw_kbool(w, "tc_eligible", r->tc_eligible);
-		jsonw_kdouble(w, "tc_self_ratio", ratio(r->tc_self, r->dev_self));
-		jsonw_kdouble(w, "tc_total_ratio", ratio(r->tc_total, r->dev_total));
-		jsonw_obj_end(w);
-	}
-	jsonw_arr_end(w);
-}
-
 void out_json_operators(struct jsonw *w, const struct an_profile *p)
 {
 	const struct an_ops *o = &p->ops;
+	const struct sc_ctx x = {p->m, 0, NULL};
 
 	jsonw_obj_begin(w);
 	jsonw_kstr(w, "sort_by", o->sort_by_device ? "device_self_us" : "host_self_us");
-	write_op_rows(w, p->m, "by_name", o->by_name.v, o->by_name.n, 0, 0);
-	write_op_rows(w, p->m, "by_name_shape", o->by_name_shape.v, o->by_name_shape.n, 1, 0);
-	write_op_rows(w, p->m, "by_name_stack", o->by_name_stack.v, o->by_name_stack.n, 0, 1);
-	write_op_rows(w, p->m, "by_name_shape_stack", o->by_name_shape_stack.v,
-		      o->by_name_shape_stack.n, 1, 1);
+	for (int g = 0; g < SC_OP_GROUPS; g++) {
+		size_t n;
+		const struct an_op_row *rows = sc_op_group_rows(o, g, &n);
+
+		sc_json_rows(w, sc_op_groups[g].key, &sc_operators, rows, n, &x,
+			     sc_op_groups[g].cols);
+	}
 	jsonw_obj_end(w);
 }
 
 /* ---- kernels.json ------------------------------------------------------ */
 
-static void write_kernel_rows(struct jsonw *w, const struct model *m, const char *key,
-			      const struct an_kernel_row *rows, size_t n, int props)
-{
-	jsonw_key(w, key);
-	jsonw_arr_begin(w);
-	for (size_t i = 0; i < n; i++) {
-		const struct an_kernel_row *r = &rows[i];
-
-		jsonw_obj_begin(w);
-		jsonw_kstr(w, "name", out_str(m, r->name));
-		if (props) {
-			const char *op = str_or_null(m, r->op_name);
-
-			jsonw_kstr(w, "op_name", op ? op : "N/A");
-			jsonw_kstr(w, "grid", out_str(m, r->grid));
-			jsonw_kstr(w, "block", out_str(m, r->block));
-			jsonw_kint(w, "registers_per_thread", r->regs);
-			jsonw_kint(w, "shared_memory", r->shared_mem);
-		}
-		jsonw_kint(w, "calls", r->calls);
-		jsonw_kdouble(w, "total_us", out_us(r->total));
-		jsonw_kdouble(w, "mean_us", r->calls ? out_us(r->total) / (double)r->calls : 0.0);
-		jsonw_kdouble(w, "min_us", out_us(r->min));
-		jsonw_kdouble(w, "max_us", out_us(r->max));
-		jsonw_kdouble(w, "mean_blocks_per_sm", r->mean_blocks_per_sm);
-		jsonw_kdouble(w, "mean_occupancy", r->mean_occupancy);
-		jsonw_kbool(w, "tensor_core", r->tensor_core);
-		jsonw_obj_end(w);
-	}
-	jsonw_arr_end(w);
-}
-
 void out_json_kernels(struct jsonw *w, const struct an_profile *p)
 {
 	const struct an_kernels *k = &p->kernels;
+	const struct sc_ctx x = {p->m, 0, NULL};
 
 	jsonw_obj_begin(w);
 	jsonw_kdouble(w, "total_us", out_us(k->total_time));
 	jsonw_kdouble(w, "tc_used_ratio", k->tc_used_ratio);
-	write_kernel_rows(w, p->m, "by_name", k->by_name.v, k->by_name.n, 0);
-	write_kernel_rows(w, p->m, "by_properties", k->by_properties.v, k->by_properties.n, 1);
+	for (int g = 0; g < SC_KERNEL_GROUPS; g++) {
+		size_t n;
+		const struct an_kernel_row *rows = sc_kernel_group_rows(k, g, &n);
+
+		sc_json_rows(w, sc_kernel_groups[g].key, &sc_kernels, rows, n, &x,
+			     sc_kernel_groups[g].cols);
+	}
 	jsonw_obj_end(w);
 }
 
 /* ---- memory.json ------------------------------------------------------- */
 
-/* "op": tb_plugin's label, "<parent> (aten::empty...)" for allocations of
- * factory ops inside another op, null when unknown; plus the parts. */
-static void write_event_op(struct jsonw *w, const struct model *m, const struct an_mem_event *e)
-{
-	const char *op = str_or_null(m, e->op), *parent = str_or_null(m, e->parent_op);
-	char label[1024];
-
-	if (op && parent) {
-		snprintf(label, sizeof(label), "%s (%s)", parent, op);
-		jsonw_kstr(w, "op", label);
-	} else {
-		jsonw_kstr(w, "op", op);
-	}
-	jsonw_kstr(w, "op_name", op);
-	jsonw_kstr(w, "parent_op", parent);
-}
-
 static void write_mem_device(struct jsonw *w, const struct model *m, const struct an_mem_device *d)
 {
+	static const char *const ev_cols[] = {
+	    "op", "op_name", "parent_op", "size", "alloc_us", "free_us", "duration_us", NULL,
+	};
+	const struct sc_ctx x = {m, 0, d};
 	int64_t t0 = m ? m->min_ts : 0;
 
 	jsonw_key(w, d->name[0] ? d->name : "?");
@@ -348,25 +243,9 @@ static void write_mem_device(struct jsonw *w, const struct model *m, const struc
 		jsonw_knull(w, "peak_allocated_bytes");
 	else
 		jsonw_kint(w, "peak_allocated_bytes", d->peak_allocated);
+	sc_json_rows(w, "ops", &sc_memory_ops, d->ops.v, d->ops.n, &x, sc_memory_op_cols);
 
-	jsonw_key(w, "ops");
-	jsonw_arr_begin(w);
-	for (size_t i = 0; i < d->ops.n; i++) {
-		const struct an_mem_op_row *r = &d->ops.v[i];
-
-		jsonw_obj_begin(w);
-		jsonw_kstr(w, "name", out_str(m, r->name));
-		jsonw_kint(w, "calls", r->calls);
-		jsonw_kint(w, "size_increase", r->size_increase);
-		jsonw_kint(w, "self_size_increase", r->self_size_increase);
-		jsonw_kint(w, "alloc_count", r->alloc_count);
-		jsonw_kint(w, "self_alloc_count", r->self_alloc_count);
-		jsonw_kint(w, "alloc_size", r->alloc_size);
-		jsonw_kint(w, "self_alloc_size", r->self_alloc_size);
-		jsonw_obj_end(w);
-	}
-	jsonw_arr_end(w);
-
+	/* the curve stays compact: [time_us, allocated, reserved] triples */
 	jsonw_key(w, "curve");
 	jsonw_arr_begin(w);
 	for (size_t i = 0; i < d->curve.n; i++) {
@@ -377,31 +256,7 @@ static void write_mem_device(struct jsonw *w, const struct model *m, const struc
 		jsonw_arr_end(w);
 	}
 	jsonw_arr_end(w);
-
-	jsonw_key(w, "events");
-	jsonw_arr_begin(w);
-	for (size_t i = 0; i < d->events.n; i++) {
-		const struct an_mem_event *e = &d->events.v[i];
-		int has_a = e->alloc_ts != MODEL_NONE, has_f = e->free_ts != MODEL_NONE;
-
-		jsonw_obj_begin(w);
-		write_event_op(w, m, e);
-		jsonw_kint(w, "size", e->size);
-		if (has_a)
-			jsonw_kdouble(w, "alloc_us", out_us(e->alloc_ts - t0));
-		else
-			jsonw_knull(w, "alloc_us");
-		if (has_f)
-			jsonw_kdouble(w, "free_us", out_us(e->free_ts - t0));
-		else
-			jsonw_knull(w, "free_us");
-		if (has_a && has_f)
-			jsonw_kdouble(w, "duration_us", out_us(e->free_ts - e->alloc_ts));
-		else
-			jsonw_knull(w, "duration_us");
-		jsonw_obj_end(w);
-	}
-	jsonw_arr_end(w);
+	sc_json_rows(w, "events", &sc_memory_allocs, d->events.v, d->events.n, &x, ev_cols);
 	jsonw_obj_end(w);
 }
 
@@ -422,33 +277,10 @@ void out_json_memory(struct jsonw *w, const struct an_profile *p)
 
 void out_json_modules(struct jsonw *w, const struct an_profile *p)
 {
-	jsonw_obj_begin(w);
-	jsonw_key(w, "modules");
-	jsonw_arr_begin(w);
-	for (size_t i = 0; i < p->modules.rows.n; i++) {
-		const struct an_module_row *r = &p->modules.rows.v[i];
-		char name[1024];
+	const struct sc_ctx x = {p->m, 0, &p->modules};
 
-		an_module_name(p->m, r, 0, name, sizeof(name));
-		jsonw_obj_begin(w);
-		jsonw_kint(w, "id", (int64_t)i);
-		jsonw_kstr(w, "name", name);
-		jsonw_kbool(w, "backward", r->backward);
-		jsonw_kint(w, "module_id", r->module_id);
-		if (r->parent == MODEL_NOIDX || r->parent >= p->modules.rows.n)
-			jsonw_knull(w, "parent");
-		else
-			jsonw_kint(w, "parent", r->parent);
-		jsonw_kint(w, "occurrences", r->occurrences);
-		jsonw_kint(w, "operators", r->operators);
-		jsonw_kdouble(w, "host_self_us", out_us(r->host_self));
-		jsonw_kdouble(w, "host_total_us", out_us(r->host_total));
-		jsonw_kdouble(w, "device_self_us", out_us(r->dev_self));
-		jsonw_kdouble(w, "device_total_us", out_us(r->dev_total));
-		jsonw_kdouble(w, "avg_duration_us", r->avg_duration / 1000.0);
-		jsonw_obj_end(w);
-	}
-	jsonw_arr_end(w);
+	jsonw_obj_begin(w);
+	sc_json_rows(w, "modules", &sc_modules, p->modules.rows.v, p->modules.rows.n, &x, NULL);
 	jsonw_obj_end(w);
 }
 
@@ -456,50 +288,14 @@ void out_json_modules(struct jsonw *w, const struct an_profile *p)
 
 void out_json_dist(struct jsonw *w, const struct an_dist *d, const char *span)
 {
+	const struct sc_ctx x = {NULL, 0, d};
+
 	jsonw_obj_begin(w);
 	jsonw_kstr(w, "span", span && *span ? span : NULL);
 	jsonw_kbool(w, "available", d->available);
 	jsonw_kstr(w, "note", d->note);
-	jsonw_key(w, "workers");
-	jsonw_arr_begin(w);
-	for (size_t i = 0; i < d->workers.n; i++) {
-		const struct an_dist_worker *x = &d->workers.v[i];
-
-		jsonw_obj_begin(w);
-		jsonw_kstr(w, "worker", x->name);
-		jsonw_kdouble(w, "computation_us", x->computation / 1000.0);
-		jsonw_kdouble(w, "overlap_us", x->overlap / 1000.0);
-		jsonw_kdouble(w, "communication_us", x->communication / 1000.0);
-		jsonw_kdouble(w, "other_us", x->other / 1000.0);
-		jsonw_kdouble(w, "transfer_us", x->transfer / 1000.0);
-		jsonw_kdouble(w, "synchronizing_us", x->synchronizing / 1000.0);
-		jsonw_kbool(w, "comparable", x->comparable);
-		hta_dist_worker_json(w, x);
-		jsonw_obj_end(w);
-	}
-	jsonw_arr_end(w);
-	jsonw_key(w, "comm_ops");
-	jsonw_arr_begin(w);
-	for (size_t i = 0; i < d->comm_ops.n; i++) {
-		const struct an_dist_comm_row *c = &d->comm_ops.v[i];
-
-		jsonw_obj_begin(w);
-		jsonw_kstr(w, "worker",
-			   c->worker < d->workers.n ? d->workers.v[c->worker].name : "");
-		jsonw_kstr(w, "name", c->name);
-		jsonw_kint(w, "calls", c->calls);
-		jsonw_kint(w, "total_bytes", c->total_bytes);
-		jsonw_kdouble(w, "total_latency_us", out_us(c->total_latency));
-		jsonw_kdouble(w, "transfer_us", out_us(c->transfer));
-		jsonw_kdouble(w, "avg_bytes",
-			      c->calls ? (double)c->total_bytes / (double)c->calls : 0.0);
-		jsonw_kdouble(w, "avg_latency_us",
-			      c->calls ? out_us(c->total_latency) / (double)c->calls : 0.0);
-		jsonw_kdouble(w, "avg_transfer_us",
-			      c->calls ? out_us(c->transfer) / (double)c->calls : 0.0);
-		jsonw_obj_end(w);
-	}
-	jsonw_arr_end(w);
+	sc_json_rows(w, "workers", &sc_dist_workers, d->workers.v, d->workers.n, &x, NULL);
+	sc_json_rows(w, "comm_ops", &sc_comm_ops, d->comm_ops.v, d->comm_ops.n, &x, NULL);
 	hta_dist_stragglers_json(w, d);
 	jsonw_obj_end(w);
 }
@@ -573,44 +369,33 @@ void out_json_diff(struct jsonw *w, const struct an_diff *d, const char *base_la
 
 enum { DOC_OVERVIEW, DOC_OPERATORS, DOC_KERNELS, DOC_MEMORY, DOC_MODULES };
 
-static int write_doc(const char *dir, const char *name, int doc, const struct an_profile *p,
-		     const struct out_source *src, int pretty, struct nns_err *err)
-{
-	struct out_file of;
-	struct jsonw w;
-	int rc;
+struct doc_arg {
+	int doc;
+	const struct an_profile *p;
+	const struct out_source *src;
+};
 
-	rc = out_file_open(&of, dir, name, err);
-	if (rc)
-		return rc;
-	if (jsonw_init_file(&w, of.f, pretty)) {
-		out_file_abort(&of);
-		return nns_err_set(err, NNS_ENOMEM, "%s: out of memory", of.path);
-	}
-	switch (doc) {
+static void doc_fn(struct jsonw *w, const void *arg)
+{
+	const struct doc_arg *a = arg;
+
+	switch (a->doc) {
 	case DOC_OVERVIEW:
-		out_json_overview(&w, p, src);
+		out_json_overview(w, a->p, a->src);
 		break;
 	case DOC_OPERATORS:
-		out_json_operators(&w, p);
+		out_json_operators(w, a->p);
 		break;
 	case DOC_KERNELS:
-		out_json_kernels(&w, p);
+		out_json_kernels(w, a->p);
 		break;
 	case DOC_MEMORY:
-		out_json_memory(&w, p);
+		out_json_memory(w, a->p);
 		break;
 	default:
-		out_json_modules(&w, p);
+		out_json_modules(w, a->p);
 		break;
 	}
-	rc = jsonw_finish(&w, NULL);
-	jsonw_release(&w);
-	if (rc) {
-		out_file_abort(&of);
-		return nns_err_set(err, rc, "%s: cannot write: %s", of.path, nns_strerror(rc));
-	}
-	return out_file_commit(&of, err);
 }
 
 void out_profile_dirname(char *dst, size_t size, const char *worker, const char *span)
@@ -644,9 +429,13 @@ int out_write_profile(const char *dir, const struct out_source *src, const struc
 	rc = out_join(path, sizeof(path), dir, sub, err);
 	if (!rc)
 		rc = out_mkdirs(path, err);
-	for (size_t i = 0; !rc && i < sizeof(docs) / sizeof(docs[0]); i++)
-		rc = write_doc(path, docs[i].file, docs[i].doc, p, src,
-			       o && o->pretty_depth ? o->pretty_depth : docs[i].pretty, err);
+	for (size_t i = 0; !rc && i < sizeof(docs) / sizeof(docs[0]); i++) {
+		struct doc_arg a = {docs[i].doc, p, src};
+
+		rc = out_json_file(path, docs[i].file,
+				   o && o->pretty_depth ? o->pretty_depth : docs[i].pretty, doc_fn,
+				   &a, err);
+	}
 	if (!rc && o && o->csv)
 		rc = out_write_csv(path, p, err);
 	if (!rc)
@@ -657,24 +446,7 @@ int out_write_profile(const char *dir, const struct out_source *src, const struc
 static int write_small(const char *dir, const char *name, void (*fn)(struct jsonw *, const void *),
 		       const void *arg, struct nns_err *err)
 {
-	struct out_file of;
-	struct jsonw w;
-	int rc = out_file_open(&of, dir, name, err);
-
-	if (rc)
-		return rc;
-	if (jsonw_init_file(&w, of.f, 2)) {
-		out_file_abort(&of);
-		return nns_err_set(err, NNS_ENOMEM, "%s: out of memory", of.path);
-	}
-	fn(&w, arg);
-	rc = jsonw_finish(&w, NULL);
-	jsonw_release(&w);
-	if (rc) {
-		out_file_abort(&of);
-		return nns_err_set(err, rc, "%s: cannot write: %s", of.path, nns_strerror(rc));
-	}
-	return out_file_commit(&of, err);
+	return out_json_file(dir, name, 2, fn, arg, err);
 }
 
 struct dist_arg {

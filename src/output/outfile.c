@@ -1,5 +1,6 @@
 /* outfile.c - output directories, safe names, atomic files (see outfile.h). */
 #include "output/outfile.h"
+#include "output/jsonw.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -180,4 +181,28 @@ void out_file_abort(struct out_file *o)
 		unlink(o->tmp);
 		o->tmp[0] = '\0';
 	}
+}
+
+int out_json_file(const char *dir, const char *name, int pretty,
+		  void (*fn)(struct jsonw *w, const void *arg), const void *arg,
+		  struct nns_err *err)
+{
+	struct out_file of;
+	struct jsonw w;
+	int rc = out_file_open(&of, dir, name, err);
+
+	if (rc)
+		return rc;
+	if (jsonw_init_file(&w, of.f, pretty)) {
+		out_file_abort(&of);
+		return nns_err_set(err, NNS_ENOMEM, "%s: out of memory", of.path);
+	}
+	fn(&w, arg);
+	rc = jsonw_finish(&w, NULL);
+	jsonw_release(&w);
+	if (rc) {
+		out_file_abort(&of);
+		return nns_err_set(err, rc, "%s: cannot write: %s", of.path, nns_strerror(rc));
+	}
+	return out_file_commit(&of, err);
 }

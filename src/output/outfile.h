@@ -48,4 +48,12 @@ int out_file_commit(struct out_file *o, struct nns_err *err);
 /* Closes and removes the temporary file (o may be unopened). */
 void out_file_abort(struct out_file *o);
 
+/* Writes dir/name atomically with what fn(w, arg) writes to a JSON writer
+ * of the given pretty depth (jsonw.h). NNS_OK, or the error naming the
+ * file; nothing is left behind on failure. */
+struct jsonw;
+int out_json_file(const char *dir, const char *name, int pretty,
+		  void (*fn)(struct jsonw *w, const void *arg), const void *arg,
+		  struct nns_err *err);
+
 #endif

@@ -5,6 +5,7 @@
  */
 #include "output/report.h"
 #include "output/report_int.h"
+#include "output/schema.h"
 #include "output/table.h"
 
 #include <stdlib.h>
@@ -126,22 +127,19 @@ void rp_wrap(FILE *f, const char *text, int width, const char *first, int indent
 
 /* ---- overview ------------------------------------------------------------ */
 
-static const char *const role_title[AN_NROLES] = {
-    "Kernel", "Memcpy", "Memset", "Comm", "Runtime", "DataLoader", "CPU Exec", "Other",
-};
-
 static void overview_steps(FILE *f, const struct an_profile *p, const struct report_opts *o)
 {
 	const struct an_overview *ov = &p->overview;
 	struct tb_col cols[2 + AN_NROLES];
+	const char *sel[3 + AN_NROLES];
 	int role_col[AN_NROLES],
-	    nc = 0, gpu = ov->has_runtime || ov->has_kernel || ov->has_memcpy_or_memset;
+	    nc = 0, ns = 0, gpu = ov->has_runtime || ov->has_kernel || ov->has_memcpy_or_memset;
 	size_t shown = ov->steps.n;
 	struct table t;
 	char b[48];
 
-	cols[nc++] = (struct tb_col){"Step", TB_LEFT, TB_TRUNC_END};
-	cols[nc++] = (struct tb_col){"Total µs", TB_RIGHT, 0};
+	sel[ns++] = "name";
+	sel[ns++] = "total_us";
 	for (int r = 0; r < AN_NROLES; r++) {
 		int show = 1;
 
@@ -151,8 +149,10 @@ static void overview_steps(FILE *f, const struct an_profile *p, const struct rep
 			show = ov->has_communication;
 		role_col[r] = show;
 		if (show)
-			cols[nc++] = (struct tb_col){role_title[r], TB_RIGHT, 0};
+			sel[ns++] = sc_steps.cols[2 + r].name; /* kernel_us ... other_us */
 	}
+	sel[ns] = NULL;
+	nc = sc_term_cols(cols, 2 + AN_NROLES, &sc_steps, sel, TB_TRUNC_END);
 	rp_section(f, o, "Step time breakdown (µs)");
 	if (ov->steps.n == 0) {
 		fprintf(f, "  (no steps)\n");
@@ -161,15 +161,8 @@ static void overview_steps(FILE *f, const struct an_profile *p, const struct rep
 	if (shown > (size_t)o->top * 2)
 		shown = (size_t)o->top;
 	tb_init(&t, cols, nc);
-	for (size_t i = 0; i < shown; i++) {
-		const struct an_step *s = &ov->steps.v[i];
-
-		tb_cell(&t, "%s", s->name);
-		tb_cell(&t, "%s", tb_fmt_us(b, sizeof(b), (double)(s->end - s->start)));
-		for (int r = 0; r < AN_NROLES; r++)
-			if (role_col[r])
-				tb_cell(&t, "%s", tb_fmt_us(b, sizeof(b), (double)s->cost[r]));
-	}
+	for (size_t i = 0; i < shown; i++)
+		sc_term_row(&t, &sc_steps, &ov->steps.v[i], NULL, sel);
 	tb_rule(&t);
 	tb_cell(&t, "Average");
 	tb_cell(&t, "%s", tb_fmt_us(b, sizeof(b), ov->avg_total));
@@ -196,42 +189,21 @@ static void overview_steps(FILE *f, const struct an_profile *p, const struct rep
 
 static void overview_gpus(FILE *f, const struct an_profile *p, const struct report_opts *o)
 {
-	static const struct tb_col cols[] = {
-	    {"GPU", TB_RIGHT, 0},
-	    {"Name", TB_LEFT, TB_TRUNC_END},
-	    {"Memory", TB_RIGHT, 0},
-	    {"CC", TB_LEFT, 0},
-	    {"Utilization", TB_RIGHT, 0},
-	    {"Est. SM eff.", TB_RIGHT, 0},
-	    {"Est. occupancy", TB_RIGHT, 0},
-	    {"Tensor cores", TB_RIGHT, 0},
+	static const char *const sel[] = {
+	    "id",	   "name",	    "memory_bytes",	  "compute_capability",
+	    "utilization", "sm_efficiency", "achieved_occupancy", "tensor_core_ratio",
+	    NULL,
 	};
+	const struct sc_ctx x = {p->m, 0, NULL};
+	struct tb_col cols[8];
 	struct table t;
-	char b[48];
 
 	if (p->gpus.n == 0)
 		return;
 	rp_section(f, o, "GPU summary");
-	tb_init(&t, cols, 8);
-	for (size_t i = 0; i < p->gpus.n; i++) {
-		const struct an_gpu *g = &p->gpus.v[i];
-		const struct model_device *d = p->m ? model_device_by_id(p->m, g->id) : NULL;
-
-		tb_cell(&t, "%d", g->id);
-		tb_cell(&t, "%s", d ? rp_str(p, d->name) : "-");
-		tb_cell(&t, "%s", d ? tb_fmt_bytes(b, sizeof(b), (double)d->total_mem) : "-");
-		if (d)
-			tb_cell(&t, "%d.%d", d->major, d->minor);
-		else
-			tb_cell(&t, "-");
-		tb_cell(&t, "%s", tb_fmt_pct(b, sizeof(b), g->utilization));
-		tb_cell(&t, "%s", tb_fmt_pct(b, sizeof(b), g->sm_efficiency));
-		if (g->achieved_occupancy < 0)
-			tb_cell(&t, "-");
-		else
-			tb_cell(&t, "%.2f%%", g->achieved_occupancy);
-		tb_cell(&t, "%s", tb_fmt_pct(b, sizeof(b), g->tensor_core_ratio));
-	}
+	tb_init(&t, cols, sc_term_cols(cols, 8, &sc_gpus, sel, TB_TRUNC_END));
+	for (size_t i = 0; i < p->gpus.n; i++)
+		sc_term_row(&t, &sc_gpus, &p->gpus.v[i], &x, sel);
 	tb_print(&t, f, o->width, 2, o->color);
 	tb_release(&t);
 }
@@ -278,123 +250,86 @@ static void overview(FILE *f, const struct an_profile *p, const struct report_op
 
 /* ---- operators ------------------------------------------------------------ */
 
-static void operators(FILE *f, const struct an_profile *p, const struct report_opts *o)
+/* Prints the o->top rows of a result table with the largest `key` column
+ * (an integer or µs column; ties keep row order) and how many are left. */
+static void top_rows(FILE *f, const struct report_opts *o, const struct sc_table *t,
+		     const void *rows, size_t n, const struct sc_ctx *x, const char *key,
+		     const char *const *sel, int trunc, int indent, const char *what)
 {
-	static const struct tb_col cols[] = {
-	    {"Operator", TB_LEFT, TB_TRUNC_END}, {"Calls", TB_RIGHT, 0},
-	    {"Device self µs", TB_RIGHT, 0},	 {"Device total µs", TB_RIGHT, 0},
-	    {"Host self µs", TB_RIGHT, 0},	 {"Host total µs", TB_RIGHT, 0},
-	    {"TC eligible", TB_LEFT, 0},	 {"TC self", TB_RIGHT, 0},
-	};
-	const struct an_ops *ops = &p->ops;
-	size_t n = ops->by_name.n, shown;
+	const struct sc_col *kc = sc_col_find(t, key);
+	struct sc_ctx rx = *x;
+	struct tb_col cols[16];
+	struct sc_val v;
 	struct rp_key *k;
-	struct table t;
-	char b[48], title[128];
+	struct table tb;
+	size_t shown = n < (size_t)o->top ? n : (size_t)o->top;
+
+	k = malloc(n * sizeof(*k));
+	if (!k || !kc) {
+		fprintf(f, "  (out of memory)\n");
+		free(k);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		rx.index = i;
+		sc_get(kc, sc_row(t, rows, i), &rx, &v);
+		k[i].idx = i;
+		k[i].key = v.i;
+	}
+	rp_sort_desc(k, n);
+	tb_init(&tb, cols, sc_term_cols(cols, 16, t, sel, trunc));
+	for (size_t i = 0; i < shown; i++) {
+		rx.index = k[i].idx;
+		sc_term_row(&tb, t, sc_row(t, rows, k[i].idx), &rx, sel);
+	}
+	tb_print(&tb, f, o->width, indent, o->color);
+	tb_release(&tb);
+	free(k);
+	if (shown < n)
+		fprintf(f, "%*s… %zu more %s\n", indent, "", n - shown, what);
+}
+
+static void operators(FILE *f, const struct report_opts *o, const struct an_profile *p)
+{
+	static const char *const sel[] = {
+	    "name",	    "calls",	     "device_self_us", "device_total_us",
+	    "host_self_us", "host_total_us", "tc_eligible",    "tc_self_ratio",
+	    NULL,
+	};
+	const struct sc_ctx x = {p->m, 0, NULL};
+	const struct an_ops *ops = &p->ops;
+	char title[128];
 
 	snprintf(title, sizeof(title), "Operators (top %d by %s self time)", o->top,
 		 ops->sort_by_device ? "device" : "host");
 	rp_section(f, o, title);
-	if (n == 0) {
+	if (ops->by_name.n == 0) {
 		fprintf(f, "  (no operators)\n");
 		return;
 	}
-	k = malloc(n * sizeof(*k));
-	if (!k) {
-		fprintf(f, "  (out of memory)\n");
-		return;
-	}
-	for (size_t i = 0; i < n; i++) {
-		k[i].idx = i;
-		k[i].key =
-		    ops->sort_by_device ? ops->by_name.v[i].dev_self : ops->by_name.v[i].host_self;
-	}
-	rp_sort_desc(k, n);
-	shown = n < (size_t)o->top ? n : (size_t)o->top;
-	tb_init(&t, cols, 8);
-	for (size_t i = 0; i < shown; i++) {
-		const struct an_op_row *r = &ops->by_name.v[k[i].idx];
-
-		tb_cell(&t, "%s", rp_str(p, r->name));
-		tb_cell(&t, "%s", tb_fmt_int(b, sizeof(b), r->calls));
-		tb_cell(&t, "%s", tb_fmt_us(b, sizeof(b), (double)r->dev_self));
-		tb_cell(&t, "%s", tb_fmt_us(b, sizeof(b), (double)r->dev_total));
-		tb_cell(&t, "%s", tb_fmt_us(b, sizeof(b), (double)r->host_self));
-		tb_cell(&t, "%s", tb_fmt_us(b, sizeof(b), (double)r->host_total));
-		tb_cell(&t, "%s", r->tc_eligible ? "yes" : "no");
-		tb_cell(&t, "%s",
-			r->dev_self
-			    ? tb_fmt_pct(b, sizeof(b), (double)r->tc_self / (double)r->dev_self)
-			    : "-");
-	}
-	tb_print(&t, f, o->width, 2, o->color);
-	tb_release(&t);
-	free(k);
-	if (shown < n)
-		fprintf(f, "  … %zu more operators\n", n - shown);
+	top_rows(f, o, &sc_operators, ops->by_name.v, ops->by_name.n, &x,
+		 ops->sort_by_device ? "device_self_us" : "host_self_us", sel, TB_TRUNC_END, 2,
+		 "operators");
 }
 
 /* ---- kernels -------------------------------------------------------------- */
 
 static void kernels(FILE *f, const struct an_profile *p, const struct report_opts *o)
 {
-	static const struct tb_col cols[] = {
-	    {"Kernel", TB_LEFT, TB_TRUNC_MIDDLE},
-	    {"Calls", TB_RIGHT, 0},
-	    {"Total µs", TB_RIGHT, 0},
-	    {"Mean µs", TB_RIGHT, 0},
-	    {"Min µs", TB_RIGHT, 0},
-	    {"Max µs", TB_RIGHT, 0},
-	    {"Blocks/SM", TB_RIGHT, 0},
-	    {"Occupancy", TB_RIGHT, 0},
-	    {"TC", TB_LEFT, 0},
-	};
+	const struct sc_ctx x = {p->m, 0, NULL};
 	const struct an_kernels *kn = &p->kernels;
-	size_t n = kn->by_name.n, shown;
-	struct rp_key *k;
-	struct table t;
 	char b[48], title[160];
 
 	snprintf(title, sizeof(title),
 		 "GPU kernels (top %d by total time; %s µs in all, %.2f%% on tensor cores)", o->top,
 		 tb_fmt_us(b, sizeof(b), (double)kn->total_time), kn->tc_used_ratio * 100.0);
 	rp_section(f, o, title);
-	if (n == 0) {
+	if (kn->by_name.n == 0) {
 		fprintf(f, "  (no kernels)\n");
 		return;
 	}
-	k = malloc(n * sizeof(*k));
-	if (!k) {
-		fprintf(f, "  (out of memory)\n");
-		return;
-	}
-	for (size_t i = 0; i < n; i++) {
-		k[i].idx = i;
-		k[i].key = kn->by_name.v[i].total;
-	}
-	rp_sort_desc(k, n);
-	shown = n < (size_t)o->top ? n : (size_t)o->top;
-	tb_init(&t, cols, 9);
-	for (size_t i = 0; i < shown; i++) {
-		const struct an_kernel_row *r = &kn->by_name.v[k[i].idx];
-
-		tb_cell(&t, "%s", rp_str(p, r->name));
-		tb_cell(&t, "%s", tb_fmt_int(b, sizeof(b), r->calls));
-		tb_cell(&t, "%s", tb_fmt_us(b, sizeof(b), (double)r->total));
-		tb_cell(
-		    &t, "%s",
-		    tb_fmt_us(b, sizeof(b), r->calls ? (double)r->total / (double)r->calls : 0));
-		tb_cell(&t, "%s", tb_fmt_us(b, sizeof(b), (double)r->min));
-		tb_cell(&t, "%s", tb_fmt_us(b, sizeof(b), (double)r->max));
-		tb_cell(&t, "%.2f", r->mean_blocks_per_sm);
-		tb_cell(&t, "%.2f%%", r->mean_occupancy);
-		tb_cell(&t, "%s", r->tensor_core ? "yes" : "no");
-	}
-	tb_print(&t, f, o->width, 2, o->color);
-	tb_release(&t);
-	free(k);
-	if (shown < n)
-		fprintf(f, "  … %zu more kernels\n", n - shown);
+	top_rows(f, o, &sc_kernels, kn->by_name.v, kn->by_name.n, &x, "total_us",
+		 sc_kernel_groups[0].cols, TB_TRUNC_MIDDLE, 2, "kernels");
 }
 
 /* ---- memory --------------------------------------------------------------- */
@@ -402,19 +337,7 @@ static void kernels(FILE *f, const struct an_profile *p, const struct report_opt
 static void memory_device(FILE *f, const struct an_profile *p, const struct an_mem_device *d,
 			  const struct report_opts *o)
 {
-	static const struct tb_col cols[] = {
-	    {"Operator", TB_LEFT, TB_TRUNC_END},
-	    {"Calls", TB_RIGHT, 0},
-	    {"Size incr.", TB_RIGHT, 0},
-	    {"Self size incr.", TB_RIGHT, 0},
-	    {"Allocs", TB_RIGHT, 0},
-	    {"Self allocs", TB_RIGHT, 0},
-	    {"Alloc size", TB_RIGHT, 0},
-	    {"Self alloc size", TB_RIGHT, 0},
-	};
-	size_t n = d->ops.n, shown;
-	struct rp_key *k;
-	struct table t;
+	const struct sc_ctx x = {p->m, 0, d};
 	char b[48];
 
 	if (d->peak_allocated >= 0)
@@ -423,37 +346,9 @@ static void memory_device(FILE *f, const struct an_profile *p, const struct an_m
 	else
 		fprintf(f, "  %s: no allocator totals in the trace, %zu alloc/free events\n",
 			d->name, d->events.n);
-	if (n == 0)
-		return;
-	k = malloc(n * sizeof(*k));
-	if (!k) {
-		fprintf(f, "  (out of memory)\n");
-		return;
-	}
-	for (size_t i = 0; i < n; i++) {
-		k[i].idx = i;
-		k[i].key = d->ops.v[i].alloc_size;
-	}
-	rp_sort_desc(k, n);
-	shown = n < (size_t)o->top ? n : (size_t)o->top;
-	tb_init(&t, cols, 8);
-	for (size_t i = 0; i < shown; i++) {
-		const struct an_mem_op_row *r = &d->ops.v[k[i].idx];
-
-		tb_cell(&t, "%s", rp_str(p, r->name));
-		tb_cell(&t, "%s", tb_fmt_int(b, sizeof(b), r->calls));
-		tb_cell(&t, "%s", tb_fmt_bytes(b, sizeof(b), (double)r->size_increase));
-		tb_cell(&t, "%s", tb_fmt_bytes(b, sizeof(b), (double)r->self_size_increase));
-		tb_cell(&t, "%s", tb_fmt_int(b, sizeof(b), r->alloc_count));
-		tb_cell(&t, "%s", tb_fmt_int(b, sizeof(b), r->self_alloc_count));
-		tb_cell(&t, "%s", tb_fmt_bytes(b, sizeof(b), (double)r->alloc_size));
-		tb_cell(&t, "%s", tb_fmt_bytes(b, sizeof(b), (double)r->self_alloc_size));
-	}
-	tb_print(&t, f, o->width, 4, o->color);
-	tb_release(&t);
-	free(k);
-	if (shown < n)
-		fprintf(f, "    … %zu more operators\n", n - shown);
+	if (d->ops.n)
+		top_rows(f, o, &sc_memory_ops, d->ops.v, d->ops.n, &x, "alloc_size",
+			 sc_memory_op_cols, TB_TRUNC_END, 4, "operators");
 }
 
 static void memory(FILE *f, const struct an_profile *p, const struct report_opts *o)
@@ -472,17 +367,17 @@ static void memory(FILE *f, const struct an_profile *p, const struct report_opts
 
 static void modules(FILE *f, const struct an_profile *p, const struct report_opts *o)
 {
-	static const struct tb_col cols[] = {
-	    {"Module", TB_LEFT, TB_TRUNC_END}, {"Occurrences", TB_RIGHT, 0},
-	    {"Operators", TB_RIGHT, 0},	       {"Host total µs", TB_RIGHT, 0},
-	    {"Host self µs", TB_RIGHT, 0},     {"Device total µs", TB_RIGHT, 0},
-	    {"Device self µs", TB_RIGHT, 0},
+	/* the name cell is indented by depth here; the rest from the schema */
+	static const char *const sel[] = {
+	    "name",	    "occurrences",     "operators",	 "host_total_us",
+	    "host_self_us", "device_total_us", "device_self_us", NULL,
 	};
+	const struct sc_ctx x = {p->m, 0, &p->modules};
+	struct tb_col cols[7];
 	const struct an_modules *md = &p->modules;
 	size_t n = md->rows.n, limit = (size_t)o->top * 4, printed = 0, sp = 0;
 	uint32_t *first = NULL, *next = NULL, *stack = NULL, *depth = NULL;
 	struct table t;
-	char b[48];
 
 	rp_section(f, o, "Modules");
 	if (n == 0) {
@@ -509,7 +404,7 @@ static void modules(FILE *f, const struct an_profile *p, const struct report_opt
 			first[par] = (uint32_t)i;
 		}
 	}
-	tb_init(&t, cols, 7);
+	tb_init(&t, cols, sc_term_cols(cols, 7, &sc_modules, sel, TB_TRUNC_END));
 	for (size_t root = 0; root < n && printed < limit; root++) {
 		uint32_t par = md->rows.v[root].parent;
 
@@ -525,12 +420,7 @@ static void modules(FILE *f, const struct an_profile *p, const struct report_opt
 
 			an_module_name(p->m, r, 1, name, sizeof(name));
 			tb_cell(&t, "%*s%s", (int)(dep > 20 ? 40 : dep * 2), "", name);
-			tb_cell(&t, "%s", tb_fmt_int(b, sizeof(b), r->occurrences));
-			tb_cell(&t, "%s", tb_fmt_int(b, sizeof(b), r->operators));
-			tb_cell(&t, "%s", tb_fmt_us(b, sizeof(b), (double)r->host_total));
-			tb_cell(&t, "%s", tb_fmt_us(b, sizeof(b), (double)r->host_self));
-			tb_cell(&t, "%s", tb_fmt_us(b, sizeof(b), (double)r->dev_total));
-			tb_cell(&t, "%s", tb_fmt_us(b, sizeof(b), (double)r->dev_self));
+			sc_term_row(&t, &sc_modules, r, &x, sel + 1);
 			printed++;
 			if (dep >= 64)
 				continue;
@@ -561,7 +451,7 @@ void report_profile(FILE *f, const struct an_profile *p, const char *title, unsi
 	if (views & (RV_OVERVIEW | RV_OPERATORS))
 		rp_view_mindspore(f, p, o);
 	if (views & RV_OPERATORS)
-		operators(f, p, o);
+		operators(f, o, p);
 	if (views & RV_KERNELS)
 		kernels(f, p, o);
 	if (views & RV_MEMORY)

@@ -13,7 +13,7 @@
  *
  * Writers take a selection: NULL for every column in schema order, or a
  * NULL-terminated list of column names in output order; an entry
- * "shown=col" writes column col under the name (or terminal title) shown.
+ * "col:shown" writes column col under the name (or terminal title) shown.
  *
  * Nothing here owns memory: values point into the rows, the model's string
  * pool or the caller's sc_val buffer.
@@ -51,6 +51,8 @@ enum sc_src {
 	SC_F_DBL,   /* double at off */
 	SC_F_STRID, /* uint32_t model string id at off; "" when none */
 	SC_F_CHARS, /* char array at off */
+	SC_F_PSTR,  /* const char * at off; NULL stays NULL */
+	SC_F_FLT,   /* float at off */
 	SC_F_FN	    /* computed by col->fn */
 };
 
@@ -71,6 +73,7 @@ struct sc_val {
 	double d;	  /* SC_REAL (microseconds for SC_US) */
 	double ns;	  /* SC_US: the same value in nanoseconds, for the terminal */
 	const char *s;	  /* SC_TEXT; NULL writes JSON null */
+	int undefined;	  /* a stand-in (a ratio over 0 is 0): written as is, shown "-" */
 	char buf[SC_BUF]; /* storage for computed text */
 };
 
@@ -83,7 +86,7 @@ struct sc_col {
 	uint8_t type;	   /* enum sc_type */
 	uint8_t unit;	   /* enum sc_unit */
 	uint8_t src;	   /* enum sc_src */
-	size_t off;	   /* field offset for SC_F_* other than SC_F_FN */
+	size_t off;	   /* field offset (SC_F_FN: the function's own use) */
 	sc_get_fn fn;	   /* SC_F_FN */
 	const char *title; /* terminal heading; NULL: the name */
 	const char *doc;   /* one line for docs/SQL.md and `nnscope export --schema` */
@@ -98,17 +101,43 @@ struct sc_table {
 };
 
 /* The result tables (schema_tables.c). */
-extern const struct sc_table sc_steps;	       /* struct an_step */
-extern const struct sc_table sc_operators;     /* struct an_op_row */
-extern const struct sc_table sc_kernels;       /* struct an_kernel_row */
-extern const struct sc_table sc_memory_ops;    /* struct an_mem_op_row, aux = an_mem_device */
-extern const struct sc_table sc_memory_events; /* struct an_mem_event, aux = an_mem_device */
-extern const struct sc_table sc_memory_curve;  /* struct an_mem_point, aux = an_mem_device */
-extern const struct sc_table sc_modules;       /* struct an_module_row */
-extern const struct sc_table sc_steptrace;     /* struct an_steptrace_row */
-extern const struct sc_table sc_dist_workers;  /* struct an_dist_worker */
-extern const struct sc_table sc_comm_ops;      /* struct an_dist_comm_row, aux = an_dist */
-extern const struct sc_table sc_gpus;	       /* struct an_gpu */
+extern const struct sc_table sc_steps;	    /* struct an_step */
+extern const struct sc_table sc_operators;  /* struct an_op_row */
+extern const struct sc_table sc_kernels;    /* struct an_kernel_row */
+extern const struct sc_table sc_memory_ops; /* struct an_mem_op_row, aux = an_mem_device */
+extern const struct sc_table
+    sc_memory_allocs; /* struct an_mem_event, aux = an_mem_device; SQL memory_allocations */
+extern const struct sc_table sc_memory_curve; /* struct an_mem_point, aux = an_mem_device */
+extern const struct sc_table sc_modules;      /* struct an_module_row */
+extern const struct sc_table sc_steptrace;    /* struct an_steptrace_row */
+extern const struct sc_table sc_dist_workers; /* struct an_dist_worker */
+extern const struct sc_table sc_comm_ops;     /* struct an_dist_comm_row, aux = an_dist */
+extern const struct sc_table sc_dp_queues;    /* struct an_queue, aux = an_datapipe */
+extern const struct sc_table sc_dp_steps;     /* struct an_dp_step */
+extern const struct sc_table sc_cpu_threads;  /* struct an_cpu_thread */
+extern const struct sc_table sc_cpu_stages;   /* struct an_cpu_stage */
+extern const struct sc_table sc_cpu_series;   /* struct an_cpu_point, aux = "machine"/"process" */
+extern const struct sc_table sc_host_events;  /* struct an_host_row */
+extern const struct sc_table sc_temporal;     /* struct hta_temporal_dev (HTA) */
+extern const struct sc_table sc_idle;	      /* struct hta_idle_stream (HTA) */
+extern const struct sc_table sc_gpus;	      /* struct an_gpu */
+
+/* The operator and kernel tables come in groupings: one schema, several
+ * row sets, each with its JSON key, SQL table and columns. */
+#define SC_OP_GROUPS 4
+#define SC_KERNEL_GROUPS 2
+struct sc_group {
+	const char *key;      /* JSON key: "by_name", ... */
+	const char *table;    /* SQL table: "operators", ... */
+	const char *cols[16]; /* selection, NULL-terminated */
+};
+extern const struct sc_group sc_op_groups[SC_OP_GROUPS];
+extern const struct sc_group sc_kernel_groups[SC_KERNEL_GROUPS];
+const struct an_op_row *sc_op_group_rows(const struct an_ops *o, int g, size_t *n);
+const struct an_kernel_row *sc_kernel_group_rows(const struct an_kernels *k, int g, size_t *n);
+
+/* memory.json's per-device "ops" columns (memory_ops without device). */
+extern const char *const sc_memory_op_cols[];
 
 /* The column named name, or NULL. */
 const struct sc_col *sc_col_find(const struct sc_table *t, const char *name);
@@ -120,10 +149,15 @@ static inline const void *sc_row(const struct sc_table *t, const void *rows, siz
 	return (const char *)rows + i * t->row_size;
 }
 
-/* Resolves a selection entry ("col" or "shown=col") into the column and
+/* Resolves a selection entry ("col" or "col:shown") into the column and
  * the name to show; NULL when the table has no such column (a programming
  * error the unit tests catch). */
 const struct sc_col *sc_pick(const struct sc_table *t, const char *entry, const char **shown);
+/* The number of columns a selection names (every column for NULL), and
+ * the i-th of them with the name to show. */
+size_t sc_sel_count(const struct sc_table *t, const char *const *sel);
+const struct sc_col *sc_sel_col(const struct sc_table *t, const char *const *sel, size_t i,
+				const char **shown);
 
 /* JSON (schema_json.c): the members of one row (no braces), one row as an
  * object, and "key": [rows...]. */
@@ -138,5 +172,18 @@ void sc_json_rows(struct jsonw *w, const char *key, const struct sc_table *t, co
 void sc_csv_header(FILE *f, const struct sc_table *t, const char *const *sel);
 void sc_csv_row(FILE *f, const struct sc_table *t, const void *row, const struct sc_ctx *x,
 		const char *const *sel);
+
+/* Terminal (schema_term.c). sc_term_cols fills cols[0..n) for a selection:
+ * titles from "col:Title" entries or the column's title, text and
+ * booleans left-aligned, numbers right-aligned, the first text column
+ * truncated with trunc (enum tb_trunc); returns n (at most max).
+ * sc_term_row appends one row's cells: µs, counts, bytes, ratios and
+ * percents as table.h formats them, booleans yes/no, absent values "-". */
+struct table;
+struct tb_col;
+int sc_term_cols(struct tb_col *cols, int max, const struct sc_table *t, const char *const *sel,
+		 int trunc);
+void sc_term_row(struct table *tb, const struct sc_table *t, const void *row,
+		 const struct sc_ctx *x, const char *const *sel);
 
 #endif

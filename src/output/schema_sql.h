@@ -27,4 +27,8 @@ int sc_sql_results(sqlite3 *db, int64_t worker_id, const struct an_profile *p, s
  * span NULL or "" when workers have no spans). */
 int sc_sql_dist(sqlite3 *db, const char *span, const struct an_dist *d, struct nns_err *err);
 
+/* The result tables as Markdown (docs/SQL.md "Result tables"): per table
+ * a heading and | column | type | unit | meaning | rows. */
+void sc_sql_describe(FILE *f);
+
 #endif

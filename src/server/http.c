@@ -326,13 +326,18 @@ int srv_start(struct server *s, const struct srv_opts *o, struct nns_err *err)
 	if (ai->ai_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	freeaddrinfo(ai);
-	if ((fd = listen_on(&ss, sslen, &s->port)) < 0)
-		return nns_err_set(err, NNS_EIO, "cannot listen on %s port %d: %s%s", s->o.host,
-				   o->port, strerror(errno),
-				   errno == EADDRINUSE ? " (try another --port)" : "");
-	if ((rc = reg_init(&s->reg, o->logdir, o->cache_dir, 2, err)) != NNS_OK) {
-		close(fd);
+	/* every problem with the arguments (logdir, cache dir) is reported
+	 * before the port is touched: a missing logdir must not read as "port
+	 * in use" when another server holds the port */
+	if ((rc = reg_init(&s->reg, o->logdir, o->cache_dir, 2, err)) != NNS_OK)
 		return rc;
+	if ((fd = listen_on(&ss, sslen, &s->port)) < 0) {
+		int e = errno;
+
+		reg_release(&s->reg);
+		return nns_err_set(err, NNS_EIO, "cannot listen on %s port %d: %s%s", s->o.host,
+				   o->port, strerror(e),
+				   e == EADDRINUSE ? " (try another --port)" : "");
 	}
 	s->reg.quiet = o->quiet;
 	if (o->max_loaded > 0)

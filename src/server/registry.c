@@ -746,6 +746,14 @@ int reg_init(struct registry *r, const char *logdir, const char *cache_dir, int 
 	struct stat st;
 
 	memset(r, 0, sizeof(*r));
+	/* the logdir first: it is the argument people get wrong */
+	if (stat(logdir, &st) != 0 || !S_ISDIR(st.st_mode) || !realpath(logdir, real))
+		return nns_err_set(err, NNS_ENOTFOUND, "%s: %s", logdir,
+				   access(logdir, F_OK) == 0 ? "not a directory"
+							     : "no such directory");
+	if (access(logdir, R_OK | X_OK) != 0)
+		return nns_err_set(err, NNS_EIO, "%s: cannot read this directory (%s)", logdir,
+				   strerror(errno));
 	if (cache_dir) {
 		struct nns_err e2;
 
@@ -755,14 +763,6 @@ int reg_init(struct registry *r, const char *logdir, const char *cache_dir, int 
 					   cache_dir);
 		if (!(r->cache_dir = strdup(cache_dir)))
 			return nns_err_set(err, NNS_ENOMEM, "out of memory");
-	}
-	if (stat(logdir, &st) != 0 || !S_ISDIR(st.st_mode) || !realpath(logdir, real)) {
-		int rc = nns_err_set(err, NNS_ENOTFOUND, "%s: %s", logdir,
-				     access(logdir, F_OK) == 0 ? "not a directory"
-							       : "no such directory");
-
-		free(r->cache_dir);
-		return rc;
 	}
 	r->logdir = strdup(logdir);
 	r->logdir_real = strdup(real);

@@ -15,32 +15,20 @@
 #   NNSCOPE=build/nnscope bash tests/e2e/analyse_mpi.sh
 set -euo pipefail
 
-: "${NNSCOPE:?set NNSCOPE to the path of the nnscope binary}"
+# shellcheck source=lib/common.bash
+. "$(dirname "$0")/lib/common.bash"
 NNSCOPE=$(cd "$(dirname "$NNSCOPE")" && pwd)/$(basename "$NNSCOPE")
 MLP=$(dirname "$NNSCOPE")/examples/mlp
-command -v mpirun >/dev/null || { echo "SKIP analyse_mpi.sh: mpirun is not installed (openmpi-bin)"; exit 0; }
-command -v jq >/dev/null || { echo "FAIL analyse_mpi.sh: jq is not installed (make deps)"; exit 1; }
-[ -x "$MLP" ] || { echo "FAIL analyse_mpi.sh: $MLP not built (make examples)"; exit 1; }
+command -v mpirun >/dev/null || e2e_skip "mpirun is not installed (openmpi-bin)"
+e2e_need jq
+e2e_built "make examples" "$MLP"
 
-TMP=$(mktemp -d /tmp/nnscope-mpi.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
-unset NNSCOPE_OPTIONS NNS_MLP_DELAY_MS RANK WORLD_SIZE LOCAL_RANK OMPI_COMM_WORLD_RANK \
-	OMPI_COMM_WORLD_SIZE PMI_RANK PMI_SIZE SLURM_PROCID SLURM_NTASKS PMIX_RANK RANK_ID \
-	RANK_SIZE NNSCOPE_LIBMPI
+e2e_setup analyse_mpi.sh nnscope-mpi
+e2e_clean_env
 # Open MPI refuses root unless told; harmless otherwise
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # one machine: no network probing, shared memory between the processes
 export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
-fails=0
-passes=0
-pass() { echo "PASS $*"; passes=$((passes + 1)); }
-fail() { echo "FAIL $*"; fails=$((fails + 1)); }
-check() {
-	local name=$1
-	shift
-	if "$@"; then pass "$name"; else fail "$name"; fi
-}
-jqt() { [ "$(jq -r "$2" "$1" 2>/dev/null)" = "true" ]; }
 
 STEPS=10
 DELAY_MS=25
@@ -160,5 +148,4 @@ set -e
 check "--mpi without Open MPI: exit 1, one line naming the library" \
 	bash -c "test $rc -eq 1 && test \$(wc -l <'$TMP/nompi.err') -eq 1 && grep -q 'cannot load libnnscope-no-such-mpi.so.40' '$TMP/nompi.err'"
 
-echo "$passes passed, $fails failed"
-[ "$fails" -eq 0 ]
+e2e_summary

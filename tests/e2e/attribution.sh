@@ -9,26 +9,14 @@
 #   NNSCOPE=build/nnscope NNS_SHARED=../shared bash tests/e2e/attribution.sh
 set -euo pipefail
 
-: "${NNSCOPE:?set NNSCOPE to the path of the nnscope binary}"
+# shellcheck source=lib/common.bash
+. "$(dirname "$0")/lib/common.bash"
 here=$(cd "$(dirname "$0")" && pwd)
 SHARED=${NNS_SHARED:-$here/../../../shared}
 SRC=$SHARED/data/kineto/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz
-if [ ! -f "$SRC" ]; then
-	echo "SKIP attribution.sh: $SRC not found (set NNS_SHARED to the shared/ directory)"
-	exit 0
-fi
-for t in jq python3; do
-	if ! command -v $t >/dev/null; then
-		echo "FAIL attribution.sh: $t is not installed (run scripts/install-deps.sh)"
-		exit 1
-	fi
-done
-
-TMP=$(mktemp -d /tmp/nnscope-attr.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
-fails=0
-pass() { echo "PASS $*"; }
-fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+[ -f "$SRC" ] || e2e_skip "$SRC not found (set NNS_SHARED to the shared/ directory)"
+e2e_need jq python3
+e2e_setup attribution.sh nnscope-attr
 
 mkdir -p "$TMP/orig" "$TMP/eqcorr"
 cp "$SRC" "$TMP/orig/worker0.1.pt.trace.json.gz"

@@ -8,45 +8,15 @@
 #   NNSCOPE=build/nnscope NNS_SHARED=../shared bash tests/e2e/cli.sh
 set -euo pipefail
 
-: "${NNSCOPE:?set NNSCOPE to the path of the nnscope binary}"
+# shellcheck source=lib/common.bash
+. "$(dirname "$0")/lib/common.bash"
 here=$(cd "$(dirname "$0")" && pwd)
 SHARED=${NNS_SHARED:-$here/../../../shared}
 DATA=$SHARED/data/kineto
-if [ ! -d "$DATA" ]; then
-	echo "SKIP cli.sh: $DATA not found (set NNS_SHARED to the shared/ directory)"
-	exit 0
-fi
-if ! command -v jq >/dev/null; then
-	echo "FAIL cli.sh: jq is not installed (run scripts/install-deps.sh)"
-	exit 1
-fi
+[ -d "$DATA" ] || e2e_skip "$DATA not found (set NNS_SHARED to the shared/ directory)"
+e2e_need jq
+e2e_setup cli.sh nnscope-e2e
 
-TMP=$(mktemp -d /tmp/nnscope-e2e.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
-fails=0
-passes=0
-
-pass() { echo "PASS $*"; passes=$((passes + 1)); }
-fail() { echo "FAIL $*"; fails=$((fails + 1)); }
-# check NAME CMD...: PASS when CMD succeeds
-check() {
-	local name=$1
-	shift
-	if "$@"; then pass "$name"; else fail "$name"; fi
-}
-# run_rc WANT NAME CMD...: runs CMD with output in $TMP/out.txt / err.txt,
-# PASS when it exits with WANT
-run_rc() {
-	local want=$1 name=$2 rc=0
-	shift 2
-	"$@" >"$TMP/out.txt" 2>"$TMP/err.txt" || rc=$?
-	if [ "$rc" -eq "$want" ]; then
-		pass "$name (exit $rc)"
-	else
-		fail "$name: exit $rc, wanted $want"
-		sed 's/^/    /' "$TMP/err.txt" | head -5
-	fi
-}
 all_exist() { # every path exists and is not empty (directories: exist)
 	local p
 	for p in "$@"; do
@@ -76,7 +46,7 @@ def abs: if . < 0 then -. else . end;
 ["worker","name","calls","total_bytes","total_latency_us","transfer_us"] as $dc |
 ["name","start_us","end_us","iteration_interval_us","fp_bp_us","tail_us","total_us"] as $st |
 '
-jqt() { # jqt FILE EXPR: true when EXPR holds
+jqt() { # jqt FILE EXPR: true when EXPR holds (with JQ_DEFS; not lib's jqt)
 	jq -e "$JQ_DEFS $2" "$1" >/dev/null 2>&1
 }
 
@@ -217,5 +187,4 @@ check "truncated: contract keys" check_profile_dir "$TMP/trunc/trunc"
 check "truncated: diagnostics say so" jqt "$TMP/trunc/trunc/overview.json" '.diagnostics.truncated == true'
 run_rc 0 "report a truncated trace" "$NNSCOPE" report "$TMP/trunc.pt.trace.json"
 
-echo "== cli.sh: $passes passed, $fails failed"
-[ "$fails" -eq 0 ]
+e2e_summary "== cli.sh"

@@ -20,33 +20,16 @@
 #   NNSCOPE=build/nnscope bash tests/e2e/cluster_slow_rank.sh
 set -euo pipefail
 
-: "${NNSCOPE:?set NNSCOPE to the path of the nnscope binary}"
+# shellcheck source=lib/common.bash
+. "$(dirname "$0")/lib/common.bash"
 BUILD=$(cd "$(dirname "$NNSCOPE")" && pwd)
 MLP=$BUILD/examples/mlp
 SHARED=${NNS_SHARED:-../shared}
-for tool in jq; do
-	command -v $tool >/dev/null || { echo "FAIL cluster_slow_rank.sh: $tool is not installed (make deps)"; exit 1; }
-done
-if [ ! -x "$MLP" ]; then
-	echo "FAIL cluster_slow_rank.sh: $MLP not built (make examples)"
-	exit 1
-fi
+e2e_need jq
+e2e_built "make examples" "$MLP"
 
-TMP=$(mktemp -d /tmp/nnscope-cluster.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
-unset NNSCOPE_OPTIONS MS_PROFILER_OPTIONS NNS_MLP_DELAY_MS RANK WORLD_SIZE LOCAL_RANK \
-	OMPI_COMM_WORLD_RANK OMPI_COMM_WORLD_SIZE PMI_RANK PMI_SIZE SLURM_PROCID SLURM_NTASKS \
-	PMIX_RANK RANK_ID RANK_SIZE
-fails=0
-passes=0
-pass() { echo "PASS $*"; passes=$((passes + 1)); }
-fail() { echo "FAIL $*"; fails=$((fails + 1)); }
-check() { # check NAME CMD...
-	local name=$1
-	shift
-	if "$@"; then pass "$name"; else fail "$name"; fi
-}
-jqt() { [ "$(jq -r "$2" "$1" 2>/dev/null)" = "true" ]; }
+e2e_setup cluster_slow_rank.sh nnscope-cluster
+e2e_clean_env
 
 STEPS=20
 DELAY_MS=40
@@ -141,13 +124,7 @@ if command -v curl >/dev/null; then
 	mkdir -p "$LOG"
 	cp -r "$RUN" "$LOG/mlp4"
 	[ -d "$JOB" ] && cp -r "$JOB" "$LOG/cluster_propose"
-	"$NNSCOPE" serve --logdir "$LOG" --cache-dir "$TMP/cache" --port 0 -q >"$TMP/serve.out" 2>"$TMP/serve.err" &
-	SPID=$!
-	for _ in $(seq 100); do
-		grep -q "http://" "$TMP/serve.out" 2>/dev/null && break
-		sleep 0.05
-	done
-	PORT=$(sed -n 's|.*http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$TMP/serve.out")
+	e2e_serve "$LOG" --cache-dir "$TMP/cache" || echo "    the server did not start: $(cat "$SERVE_OUT.err")"
 	codes=""
 	for _ in $(seq 200); do
 		c=$(curl -s -o "$TMP/api.json" -w '%{http_code}' "http://127.0.0.1:$PORT/api/cluster?run=mlp4" || echo 000)
@@ -171,5 +148,4 @@ if command -v curl >/dev/null; then
 	wait "$SPID" 2>/dev/null || true
 fi
 
-echo "$passes passed, $fails failed"
-[ "$fails" -eq 0 ]
+e2e_summary

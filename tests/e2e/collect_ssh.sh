@@ -19,37 +19,23 @@
 #   NNSCOPE=build/nnscope bash tests/e2e/collect_ssh.sh
 set -euo pipefail
 
-: "${NNSCOPE:?set NNSCOPE to the path of the nnscope binary}"
+# shellcheck source=lib/common.bash
+. "$(dirname "$0")/lib/common.bash"
 NNSCOPE=$(cd "$(dirname "$NNSCOPE")" && pwd)/$(basename "$NNSCOPE")
 BUILD=$(dirname "$NNSCOPE")
 MLP=$BUILD/examples/mlp
 SSHD=$(command -v sshd || echo /usr/sbin/sshd)
 for tool in ssh ssh-keygen rsync; do
-	command -v $tool >/dev/null || { echo "SKIP collect_ssh.sh: $tool is not installed (openssh-client, rsync)"; exit 0; }
+	command -v $tool >/dev/null || e2e_skip "$tool is not installed (openssh-client, rsync)"
 done
-[ -x "$SSHD" ] || { echo "SKIP collect_ssh.sh: sshd is not installed (openssh-server)"; exit 0; }
-command -v jq >/dev/null || { echo "FAIL collect_ssh.sh: jq is not installed (make deps)"; exit 1; }
-[ -x "$MLP" ] || { echo "FAIL collect_ssh.sh: $MLP not built (make examples)"; exit 1; }
+[ -x "$SSHD" ] || e2e_skip "sshd is not installed (openssh-server)"
+e2e_need jq
+e2e_built "make examples" "$MLP"
 
-TMP=$(mktemp -d /tmp/nnscope-collect.XXXXXX)
+e2e_setup collect_ssh.sh nnscope-collect
 SPID=""
-cleanup() {
-	[ -n "$SPID" ] && kill "$SPID" 2>/dev/null && wait "$SPID" 2>/dev/null
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-unset NNSCOPE_OPTIONS NNS_MLP_DELAY_MS RANK WORLD_SIZE LOCAL_RANK OMPI_COMM_WORLD_RANK \
-	OMPI_COMM_WORLD_SIZE PMI_RANK PMI_SIZE SLURM_PROCID SLURM_NTASKS PMIX_RANK RANK_ID RANK_SIZE
-fails=0
-passes=0
-pass() { echo "PASS $*"; passes=$((passes + 1)); }
-fail() { echo "FAIL $*"; fails=$((fails + 1)); }
-check() {
-	local name=$1
-	shift
-	if "$@"; then pass "$name"; else fail "$name"; fi
-}
-jqt() { [ "$(jq -r "$2" "$1" 2>/dev/null)" = "true" ]; }
+e2e_on_exit() { [ -z "$SPID" ] || { kill "$SPID" 2>/dev/null && wait "$SPID" 2>/dev/null; }; }
+e2e_clean_env
 
 # ---- an sshd of our own --------------------------------------------------
 ssh-keygen -q -t ed25519 -N '' -f "$TMP/host_key"
@@ -87,8 +73,7 @@ EOF
 }
 PORT=""
 for _ in $(seq 10); do
-	p=$((20000 + RANDOM % 30000))
-	(exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null && continue # taken
+	p=$(e2e_free_port) || continue
 	if start_sshd $p; then PORT=$p; break; fi
 done
 if [ -z "$PORT" ]; then
@@ -234,5 +219,4 @@ check "--ssh-opt BatchMode=no is refused (usage, exit 2)" test $rc_batch -eq 2
 check "malformed hosts lines (bad port, no host, '-' option, bad brackets): exit 1 naming file:line" \
 	bash -c "test $rc_bad -eq 1 && grep -q 'hosts_bad:1:' '$TMP/bad.err'"
 
-echo "$passes passed, $fails failed"
-[ "$fails" -eq 0 ]
+e2e_summary

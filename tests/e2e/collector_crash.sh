@@ -10,19 +10,15 @@
 #   NNSCOPE=build/nnscope bash tests/e2e/collector_crash.sh
 set -euo pipefail
 
-: "${NNSCOPE:?set NNSCOPE to the path of the nnscope binary}"
+# shellcheck source=lib/common.bash
+. "$(dirname "$0")/lib/common.bash"
 BIN=$(cd "$(dirname "$NNSCOPE")" && pwd)
 CRASH=$BIN/tests/collector_crash
 CHECK=$BIN/tests/collector_check
-for f in "$CRASH" "$CHECK"; do
-	[ -x "$f" ] || { echo "FAIL collector_crash.sh: $f not built (make e2e builds it)"; exit 1; }
-done
-TMP=$(mktemp -d /tmp/nnscope-crash.XXXXXX)
-trap 'kill -9 $pid 2>/dev/null || true; rm -rf "$TMP"' EXIT
-fails=0
-passes=0
-pass() { echo "PASS $*"; passes=$((passes + 1)); }
-fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+e2e_built "make e2e builds it" "$CRASH" "$CHECK"
+e2e_setup collector_crash.sh nnscope-crash
+pid=""
+e2e_on_exit() { [ -z "$pid" ] || kill -9 "$pid" 2>/dev/null || true; }
 val() { sed -n "s/^$1=//p" "$TMP/check.txt" | tail -1; }
 
 "$CRASH" "$TMP/run" >"$TMP/stdout" 2>"$TMP/stderr" &
@@ -43,7 +39,7 @@ wait "$pid" 2>/dev/null || true
 file=$(ls "$TMP"/run/*.nnst 2>/dev/null | head -1)
 if [ -z "$file" ]; then
 	fail "no trace file"
-	echo "collector_crash.sh: $passes passed, $fails failed"
+	e2e_summary collector_crash.sh || true
 	exit 1
 fi
 "$CHECK" "$file" >"$TMP/check.txt"
@@ -74,5 +70,4 @@ else
 	cat "$TMP/analyse.err"
 fi
 
-echo "collector_crash.sh: $passes passed, $fails failed"
-[ "$fails" -eq 0 ]
+e2e_summary collector_crash.sh

@@ -10,45 +10,30 @@
 #   NNSCOPE=build/nnscope bash tests/e2e/collector_run.sh
 set -euo pipefail
 
-: "${NNSCOPE:?set NNSCOPE to the path of the nnscope binary}"
+# shellcheck source=lib/common.bash
+. "$(dirname "$0")/lib/common.bash"
 BIN=$(cd "$(dirname "$NNSCOPE")" && pwd)
 CRASH=$BIN/tests/collector_crash
 CHECK=$BIN/tests/collector_check
-for f in "$CRASH" "$CHECK" "$BIN/libnnscope.so"; do
-	[ -e "$f" ] || { echo "FAIL collector_run.sh: $f not built (make e2e builds it)"; exit 1; }
-done
-TMP=$(mktemp -d /tmp/nnscope-run.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
+e2e_built "make e2e builds it" "$CRASH" "$CHECK" "$BIN/libnnscope.so"
+e2e_setup collector_run.sh nnscope-run
 unset NNSCOPE_OPTIONS MS_PROFILER_OPTIONS NNSCOPE_PRELOAD
-fails=0
-passes=0
-pass() { echo "PASS $*"; passes=$((passes + 1)); }
-fail() { echo "FAIL $*"; fails=$((fails + 1)); }
-status_is() { # WANT NAME CMD...
-	local want=$1 name=$2 rc=0
-	shift 2
-	"$@" >"$TMP/out.txt" 2>"$TMP/err.txt" || rc=$?
-	if [ "$rc" = "$want" ]; then pass "$name (exit $rc)"; else
-		fail "$name: exit $rc, wanted $want"
-		cat "$TMP/err.txt"
-	fi
-}
 val() { "$CHECK" "$1" | sed -n "s/^$2=//p" | tail -1; }
 
 cd "$TMP"
-status_is 3 "exit status passes through" "$NNSCOPE" run -- /bin/sh -c 'exit 3'
+run_rc 3 "exit status passes through" "$NNSCOPE" run -- /bin/sh -c 'exit 3'
 [ -n "$(ls data/*.nnst 2>/dev/null)" ] && pass "default output ./data" || fail "no trace in ./data"
-status_is 143 "a signal becomes 128+N" "$NNSCOPE" run -o "$TMP/sig" -- /bin/sh -c 'kill -TERM $$'
-status_is 127 "a missing command" "$NNSCOPE" run -o "$TMP/x" -- /nonexistent/program
-status_is 2 "bad options are refused" "$NNSCOPE" run --options '{"op_time":"yes"}' -- true
+run_rc 143 "a signal becomes 128+N" "$NNSCOPE" run -o "$TMP/sig" -- /bin/sh -c 'kill -TERM $$'
+run_rc 127 "a missing command" "$NNSCOPE" run -o "$TMP/x" -- /nonexistent/program
+run_rc 2 "bad options are refused" "$NNSCOPE" run --options '{"op_time":"yes"}' -- true
 grep -q "option 'op_time' wants true or false" "$TMP/err.txt" && pass "the options error is named" \
 	|| fail "options error message: $(cat "$TMP/err.txt")"
 [ ! -e "$TMP/x" ] || [ -z "$(ls "$TMP/x")" ] && pass "nothing written for a missing command" \
 	|| fail "files for a missing command"
-status_is 2 "no command" "$NNSCOPE" run -o "$TMP/y"
+run_rc 2 "no command" "$NNSCOPE" run -o "$TMP/y"
 
 # an uninstrumented program: samplers, metadata, lifetime
-status_is 0 "uninstrumented program" "$NNSCOPE" run -o "$TMP/plain" \
+run_rc 0 "uninstrumented program" "$NNSCOPE" run -o "$TMP/plain" \
 	--options '{"cpu_sampling_interval_ms":20}' -- sleep 0.3
 grep -q "trace file in $TMP/plain" "$TMP/err.txt" && pass "prints where the trace is" \
 	|| fail "no trace location printed: $(cat "$TMP/err.txt")"
@@ -74,7 +59,7 @@ f=$(ls "$TMP"/rank/*.nnst | head -1)
 	|| fail "rank metadata"
 
 # an instrumented program with a forked worker
-status_is 0 "instrumented program with a fork" "$NNSCOPE" run -o "$TMP/inst" \
+run_rc 0 "instrumented program with a fork" "$NNSCOPE" run -o "$TMP/inst" \
 	--options '{"cpu_sampling_interval_ms":0}' -- "$CRASH" --preload 10
 n=$(ls "$TMP"/inst/*.nnst | wc -l)
 [ "$n" = 2 ] && pass "parent and forked child: 2 traces" || fail "$n traces"
@@ -92,5 +77,4 @@ done
 LD_PRELOAD= "$NNSCOPE" run -q -o "$TMP/env" -- /bin/sh -c 'echo "$LD_PRELOAD" > env.txt'
 grep -qx ".*/libnnscope.so" env.txt && pass "LD_PRELOAD set for the command" || fail "LD_PRELOAD: $(cat env.txt)"
 
-echo "collector_run.sh: $passes passed, $fails failed"
-[ "$fails" -eq 0 ]
+e2e_summary collector_run.sh

@@ -13,30 +13,14 @@
 #   NNSCOPE=build/nnscope bash tests/e2e/example_mlp.sh
 set -euo pipefail
 
-: "${NNSCOPE:?set NNSCOPE to the path of the nnscope binary}"
+# shellcheck source=lib/common.bash
+. "$(dirname "$0")/lib/common.bash"
 BUILD=$(cd "$(dirname "$NNSCOPE")" && pwd)
 MLP=$BUILD/examples/mlp
-for tool in jq; do
-	command -v $tool >/dev/null || { echo "FAIL example_mlp.sh: $tool is not installed (make deps)"; exit 1; }
-done
-if [ ! -x "$MLP" ]; then
-	echo "FAIL example_mlp.sh: $MLP not built (make examples)"
-	exit 1
-fi
+e2e_need jq
+e2e_built "make examples" "$MLP"
 
-TMP=$(mktemp -d /tmp/nnscope-mlp.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
-fails=0
-passes=0
-pass() { echo "PASS $*"; passes=$((passes + 1)); }
-fail() { echo "FAIL $*"; fails=$((fails + 1)); }
-check() { # check NAME CMD...
-	local name=$1
-	shift
-	if "$@"; then pass "$name"; else fail "$name"; fi
-}
-# jqt FILE FILTER: FILTER must print true
-jqt() { [ "$(jq -r "$2" "$1" 2>/dev/null)" = "true" ]; }
+e2e_setup example_mlp.sh nnscope-mlp
 # the one worker directory holding overview.json under $1
 worker_dir() { dirname "$(find "$1" -name overview.json | sort | head -1)"; }
 
@@ -128,5 +112,4 @@ else
 	sed 's/^/    /' "$TMP/report.txt" | head -5
 fi
 
-echo "$passes passed, $fails failed"
-[ "$fails" -eq 0 ]
+e2e_summary

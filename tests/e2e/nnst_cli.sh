@@ -16,24 +16,11 @@
 #   NNSCOPE=build/nnscope bash tests/e2e/nnst_cli.sh
 set -euo pipefail
 
-: "${NNSCOPE:?set NNSCOPE to the path of the nnscope binary}"
-command -v jq >/dev/null || { echo "FAIL nnst_cli.sh: jq is not installed (make deps)"; exit 1; }
-if ! command -v python3 >/dev/null; then
-	echo "SKIP nnst_cli.sh: python3 (used to write the test trace) is not installed"
-	exit 0
-fi
-TMP=$(mktemp -d /tmp/nnscope-nnst.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
-fails=0
-passes=0
-pass() { echo "PASS $*"; passes=$((passes + 1)); }
-fail() { echo "FAIL $*"; fails=$((fails + 1)); }
-check() {
-	local name=$1
-	shift
-	if "$@"; then pass "$name"; else fail "$name"; fi
-}
-jqt() { [ "$(jq -r "$2" "$1" 2>/dev/null)" = "true" ]; }
+# shellcheck source=lib/common.bash
+. "$(dirname "$0")/lib/common.bash"
+e2e_need jq
+command -v python3 >/dev/null || e2e_skip "python3 (used to write the test trace) is not installed"
+e2e_setup nnst_cli.sh nnscope-nnst
 valid() { jq -e "${2:-.}" "$1" >/dev/null 2>&1; }
 
 mkdir -p "$TMP/run/host_info"
@@ -158,5 +145,4 @@ rc=0
 check "newer format: exit 1" test "$rc" -eq 1
 check "newer format: says so in one line" test "$(grep -c "written by a newer nnscope" "$TMP/newer.err")" -eq 1
 
-echo "== nnst_cli.sh: $passes passed, $fails failed"
-[ "$fails" -eq 0 ]
+e2e_summary "== nnst_cli.sh"

@@ -9,18 +9,14 @@
 #   NNSCOPE=build/nnscope bash tests/e2e/python_api.sh
 set -euo pipefail
 
-: "${NNSCOPE:?set NNSCOPE to the path of the nnscope binary}"
+# shellcheck source=lib/common.bash
+. "$(dirname "$0")/lib/common.bash"
 BUILD=$(cd "$(dirname "$NNSCOPE")" && pwd)
 PYTHON=${PYTHON:-/usr/bin/python3}
-if ! ls "$BUILD"/python/nnscope/_nnscope*.so >/dev/null 2>&1; then
-	echo "FAIL python_api.sh: $BUILD/python/nnscope is not built (make python)"
-	exit 1
-fi
-command -v jq >/dev/null || { echo "FAIL python_api.sh: jq is not installed"; exit 1; }
+e2e_python "$BUILD"
+e2e_need jq
 
-TMP=$(mktemp -d /tmp/nnscope-py.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
-export PYTHONPATH=$BUILD/python
+e2e_setup python_api.sh nnscope-py
 unset NNSCOPE_OPTIONS MS_PROFILER_OPTIONS NNSCOPE_BIN
 
 cd "$TMP"

@@ -11,16 +11,12 @@
 #   NNSCOPE=build/nnscope bash tests/e2e/python_parity.sh
 set -euo pipefail
 
-: "${NNSCOPE:?set NNSCOPE to the path of the nnscope binary}"
+# shellcheck source=lib/common.bash
+. "$(dirname "$0")/lib/common.bash"
 BUILD=$(cd "$(dirname "$NNSCOPE")" && pwd)
 PYTHON=${PYTHON:-/usr/bin/python3}
-if ! ls "$BUILD"/python/nnscope/_nnscope*.so >/dev/null 2>&1; then
-	echo "FAIL python_parity.sh: $BUILD/python/nnscope is not built (make python)"
-	exit 1
-fi
-TMP=$(mktemp -d /tmp/nnscope-parity.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
-export PYTHONPATH=$BUILD/python
+e2e_python "$BUILD"
+e2e_setup python_parity.sh nnscope-parity
 unset NNSCOPE_OPTIONS MS_PROFILER_OPTIONS NNSCOPE_BIN
 cd "$TMP"
 "$PYTHON" - "$TMP" "$NNSCOPE" <<'PY'

@@ -9,34 +9,18 @@
 #   NNSCOPE=build/nnscope bash tests/e2e/python_torch.sh
 set -euo pipefail
 
-: "${NNSCOPE:?set NNSCOPE to the path of the nnscope binary}"
+# shellcheck source=lib/common.bash
+. "$(dirname "$0")/lib/common.bash"
 BUILD=$(cd "$(dirname "$NNSCOPE")" && pwd)
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 PYTHON=${PYTHON:-/usr/bin/python3}
-if ! "$PYTHON" -c 'import torch' >/dev/null 2>&1; then
-	echo "SKIP python_torch.sh: torch does not import for $PYTHON (apt-get install python3-torch)"
-	exit 0
-fi
-if ! ls "$BUILD"/python/nnscope/_nnscope*.so >/dev/null 2>&1; then
-	echo "FAIL python_torch.sh: $BUILD/python/nnscope is not built (make python)"
-	exit 1
-fi
-command -v jq >/dev/null || { echo "FAIL python_torch.sh: jq is not installed"; exit 1; }
+"$PYTHON" -c 'import torch' >/dev/null 2>&1 ||
+	e2e_skip "torch does not import for $PYTHON (apt-get install python3-torch)"
+e2e_python "$BUILD"
+e2e_need jq
 
-TMP=$(mktemp -d /tmp/nnscope-torch.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
-export PYTHONPATH=$BUILD/python
+e2e_setup python_torch.sh nnscope-torch
 unset NNSCOPE_OPTIONS MS_PROFILER_OPTIONS
-fails=0
-passes=0
-pass() { echo "PASS $*"; passes=$((passes + 1)); }
-fail() { echo "FAIL $*"; fails=$((fails + 1)); }
-check() {
-	local name=$1
-	shift
-	if "$@"; then pass "$name"; else fail "$name"; fi
-}
-jqt() { [ "$(jq -r "$2" "$1" 2>/dev/null)" = "true" ]; }
 worker_dir() { dirname "$(find "$1" -name overview.json | sort | head -1)"; }
 
 STEPS=20
@@ -98,5 +82,4 @@ else
 	echo "NOTE by_name_shape has no input shapes: the .nnst importer does not attach the \"input_dims:\" instants yet"
 fi
 
-echo "$passes passed, $fails failed"
-[ "$fails" -eq 0 ]
+e2e_summary

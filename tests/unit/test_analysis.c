@@ -12,14 +12,10 @@
 #include <cmocka.h>
 
 #include "analysis/analysis.h"
+#include "mbuild.h"
 
 #include <stdio.h>
 #include <string.h>
-
-static uint32_t thr(struct model *m, const char *pid, const char *tid)
-{
-	return model_thread(m, model_intern(m, pid, strlen(pid)), model_intern(m, tid, strlen(tid)));
-}
 
 static void ev(struct model *m, int kind, const char *name, const char *tid, int64_t ts,
 	       int64_t dur, int64_t ext, int64_t corr)
@@ -30,7 +26,7 @@ static void ev(struct model *m, int kind, const char *name, const char *tid, int
 	model_event_init(&e);
 	e.kind = (uint8_t)kind;
 	e.name = model_intern(m, name, strlen(name));
-	e.thread = thr(m, gpu ? "0" : "100", tid);
+	e.thread = mb_thr(m, gpu ? "0" : "100", tid);
 	e.ts = ts;
 	e.dur = dur;
 	e.ext_id = ext;
@@ -64,7 +60,8 @@ static void test_gpu_step_copies(void **st)
 		ev(&m, MK_GPU_ANNOTATION, name, "stream 7", i * 100000 + 5000, 90000, MODEL_NONE,
 		   MODEL_NONE);
 		ev(&m, MK_CPU_OP, "aten::mm", "1", i * 100000 + 1000, 20000, 10 + i, MODEL_NONE);
-		ev(&m, MK_RUNTIME, "cudaLaunchKernel", "1", i * 100000 + 2000, 5000, 10 + i, 500 + i);
+		ev(&m, MK_RUNTIME, "cudaLaunchKernel", "1", i * 100000 + 2000, 5000, 10 + i,
+		   500 + i);
 		ev(&m, MK_KERNEL, "gemm", "stream 7", i * 100000 + 10000, 30000, 10 + i, 500 + i);
 	}
 	compute(&m, &p);
@@ -204,9 +201,12 @@ static void test_containment(void **st)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_gpu_step_copies), cmocka_unit_test(test_driver_launch),
-		cmocka_unit_test(test_nccl_kernel_by_name), cmocka_unit_test(test_sub_microsecond),
-		cmocka_unit_test(test_cpu_only), cmocka_unit_test(test_containment),
+	    cmocka_unit_test(test_gpu_step_copies),
+	    cmocka_unit_test(test_driver_launch),
+	    cmocka_unit_test(test_nccl_kernel_by_name),
+	    cmocka_unit_test(test_sub_microsecond),
+	    cmocka_unit_test(test_cpu_only),
+	    cmocka_unit_test(test_containment),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,6 +9,7 @@
 #include "analysis/analysis.h"
 #include "analysis/comm_bytes.h"
 #include "testutil.h"
+#include "mbuild.h"
 
 #include <math.h>
 #include <string.h>
@@ -19,77 +20,11 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-/* ---- building models by hand ------------------------------------------------ */
-
-static uint32_t str(struct model *m, const char *s)
-{
-	return model_intern(m, s, strlen(s));
-}
-
-static uint32_t thr(struct model *m, const char *pid, const char *tid)
-{
-	return model_thread(m, str(m, pid), str(m, tid));
-}
-
-static void ev(struct model *m, uint32_t th, int kind, const char *name, int64_t ts, int64_t dur,
-	       int64_t ext, int64_t corr)
-{
-	struct model_event e;
-	model_event_init(&e);
-	e.name = str(m, name);
-	e.thread = th;
-	e.kind = (uint8_t)kind;
-	e.ts = ts;
-	e.dur = dur;
-	e.ext_id = ext;
-	e.corr = corr;
-	if (kind == MK_KERNEL) {
-		struct model_dev_args a;
-		int64_t x;
-		model_dev_args_init(&a);
-		x = model_add_dev_args(m, &a);
-		assert_true(x >= 0);
-		e.extra = (uint32_t)x;
-		e.device = 0;
-	}
-	assert_true(model_add_event(m, &e) >= 0);
-}
-
-/* a comm op with input dims/types */
-static void comm_op(struct model *m, uint32_t th, int kind, const char *name, int64_t ts, int64_t dur,
-		    int64_t ext, const char *dims, const char *types)
-{
-	struct model_event e;
-	struct model_op_args a;
-	int64_t x;
-
-	model_op_args_init(&a);
-	a.input_dims = str(m, dims);
-	a.input_type = str(m, types);
-	x = model_add_op_args(m, &a);
-	assert_true(x >= 0);
-	model_event_init(&e);
-	e.name = str(m, name);
-	e.thread = th;
-	e.kind = (uint8_t)kind;
-	e.ts = ts;
-	e.dur = dur;
-	e.ext_id = ext;
-	e.extra = (uint32_t)x;
-	assert_true(model_add_event(m, &e) >= 0);
-}
-
 static void compute(struct an_profile *p, struct model *m, int finalize)
 {
-	struct nns_err err;
-	memset(p, 0, sizeof(*p));
-	p->m = m;
-	if (finalize)
-		assert_int_equal(model_finalize(m, &err), 0);
-	assert_int_equal(an_steps_compute(p, &err), 0);
-	assert_int_equal(an_breakdown_compute(p, &err), 0);
-	assert_int_equal(an_optree_compute(p, &err), 0);
-	assert_int_equal(an_comm_compute(p, &err), 0);
+	static const mb_pass passes[] = {an_steps_compute, an_breakdown_compute, an_optree_compute,
+					 an_comm_compute, NULL};
+	mb_compute(p, m, finalize, passes);
 }
 
 static const struct an_dist_comm_row *crow(const struct an_dist *d, uint32_t w, const char *name)
@@ -112,7 +47,7 @@ static void test_comm_bytes(void **state)
 	assert_int_equal(an_comm_bytes("[[4], [4], [4], [4]]",
 				       "['c10::BFloat16', 'unsigned char', 'double', 'int']"),
 			 8 + 4 + 32 + 16);
-	assert_int_equal(an_comm_bytes("[[[2, 3], [4]]]", "['float']"), 40);  /* tensor list */
+	assert_int_equal(an_comm_bytes("[[[2, 3], [4]]]", "['float']"), 40); /* tensor list */
 	assert_int_equal(an_comm_bytes("[[[2, 3], [4]]]", "['TensorList']"), 0);
 	assert_int_equal(an_comm_bytes("[[3], [5]]", "['float']"), 12); /* missing type */
 	assert_int_equal(an_comm_bytes("[[3], [5]]", "[\"float\", \"double\"]"), 52);
@@ -120,8 +55,8 @@ static void test_comm_bytes(void **state)
 	assert_int_equal(an_comm_bytes("[]", "[]"), 0);
 	assert_int_equal(an_comm_bytes("", ""), 0);
 	assert_int_equal(an_comm_bytes("[[9223372036854775807, 4]]", "['double']"), INT64_MAX);
-	assert_int_equal(an_comm_bytes("[[], 7, None, [2]]", "['float', 'float', 'float', 'float']"),
-			 4 + 8);
+	assert_int_equal(
+	    an_comm_bytes("[[], 7, None, [2]]", "['float', 'float', 'float', 'float']"), 4 + 8);
 }
 
 /* ---- comm nodes ------------------------------------------------------------------ */
@@ -138,19 +73,21 @@ static void test_comm_nodes_pt2(void **state)
 
 	(void)state;
 	model_init(&m);
-	t = thr(&m, "1", "1");
-	s = thr(&m, "0", "stream 9");
-	ev(&m, t, MK_USER_ANNOTATION, "ProfilerStep#4", 0, 1000, MODEL_NONE, MODEL_NONE);
-	comm_op(&m, t, MK_CPU_OP, "nccl:all_reduce", 100, 50, 7, "[[16, 4]]", "['float']");
-	comm_op(&m, t, MK_USER_ANNOTATION, "nccl:all_reduce", 105, 40, 8, "[[16, 4]]", "['float']");
-	ev(&m, t, MK_CPU_OP, "record_param_comms", 110, 20, 9, MODEL_NONE);
-	ev(&m, t, MK_RUNTIME, "cudaLaunchKernelExC", 115, 5, 9, 900);
-	ev(&m, s, MK_KERNEL, "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)",
-	   130, 300, 900, 900);
-	ev(&m, t, MK_CPU_OP, "aten::mul", 200, 10, 10, MODEL_NONE);
-	ev(&m, t, MK_RUNTIME, "cudaLaunchKernel", 202, 5, 10, 901);
-	ev(&m, s, MK_KERNEL, "mul_kernel", 440, 10, 10, 901);
-	comm_op(&m, t, MK_CPU_OP, "gloo:broadcast", 600, 30, 11, "[[8]]", "['long int']");
+	t = mb_thr(&m, "1", "1");
+	s = mb_thr(&m, "0", "stream 9");
+	mb_ev(&m, t, MK_USER_ANNOTATION, "ProfilerStep#4", 0, 1000, MODEL_NONE, MODEL_NONE);
+	mb_comm_op(&m, t, MK_CPU_OP, "nccl:all_reduce", 100, 50, 7, "[[16, 4]]", "['float']");
+	mb_comm_op(&m, t, MK_USER_ANNOTATION, "nccl:all_reduce", 105, 40, 8, "[[16, 4]]",
+		   "['float']");
+	mb_ev(&m, t, MK_CPU_OP, "record_param_comms", 110, 20, 9, MODEL_NONE);
+	mb_ev(&m, t, MK_RUNTIME, "cudaLaunchKernelExC", 115, 5, 9, 900);
+	mb_ev(&m, s, MK_KERNEL,
+	      "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)",
+	      130, 300, 900, 900);
+	mb_ev(&m, t, MK_CPU_OP, "aten::mul", 200, 10, 10, MODEL_NONE);
+	mb_ev(&m, t, MK_RUNTIME, "cudaLaunchKernel", 202, 5, 10, 901);
+	mb_ev(&m, s, MK_KERNEL, "mul_kernel", 440, 10, 10, 901);
+	mb_comm_op(&m, t, MK_CPU_OP, "gloo:broadcast", 600, 30, 11, "[[8]]", "['long int']");
 	compute(&p, &m, 1);
 
 	assert_int_equal(p.comm_nodes.n, 2);
@@ -177,39 +114,39 @@ static void test_comm_nodes_pt2(void **state)
 
 static void worker_a(struct model *m)
 {
-	uint32_t t = thr(m, "1", "1"), s = thr(m, "0", "stream 1");
-	ev(m, t, MK_USER_ANNOTATION, "ProfilerStep#1", 0, 1000, MODEL_NONE, MODEL_NONE);
-	comm_op(m, t, MK_CPU_OP, "nccl:all_reduce", 100, 10, 1, "[[10]]", "['float']");
-	ev(m, s, MK_KERNEL, "ncclKernel_AllReduce", 120, 100, 1, 1001);
-	comm_op(m, t, MK_CPU_OP, "nccl:broadcast", 300, 10, 2, "[[3]]", "['float']");
-	ev(m, s, MK_KERNEL, "ncclKernel_Broadcast", 320, 10, 2, 1002);
-	comm_op(m, t, MK_CPU_OP, "nccl:all_reduce", 500, 10, 3, "[[10]]", "['float']");
-	ev(m, s, MK_KERNEL, "ncclKernel_AllReduce", 520, 40, 3, 1003);
+	uint32_t t = mb_thr(m, "1", "1"), s = mb_thr(m, "0", "stream 1");
+	mb_ev(m, t, MK_USER_ANNOTATION, "ProfilerStep#1", 0, 1000, MODEL_NONE, MODEL_NONE);
+	mb_comm_op(m, t, MK_CPU_OP, "nccl:all_reduce", 100, 10, 1, "[[10]]", "['float']");
+	mb_ev(m, s, MK_KERNEL, "ncclKernel_AllReduce", 120, 100, 1, 1001);
+	mb_comm_op(m, t, MK_CPU_OP, "nccl:broadcast", 300, 10, 2, "[[3]]", "['float']");
+	mb_ev(m, s, MK_KERNEL, "ncclKernel_Broadcast", 320, 10, 2, 1002);
+	mb_comm_op(m, t, MK_CPU_OP, "nccl:all_reduce", 500, 10, 3, "[[10]]", "['float']");
+	mb_ev(m, s, MK_KERNEL, "ncclKernel_AllReduce", 520, 40, 3, 1003);
 }
 
 static void worker_b(struct model *m)
 {
-	uint32_t t = thr(m, "1", "1"), s = thr(m, "0", "stream 1");
-	ev(m, t, MK_USER_ANNOTATION, "ProfilerStep#1", 0, 1000, MODEL_NONE, MODEL_NONE);
-	comm_op(m, t, MK_CPU_OP, "nccl:all_reduce", 100, 10, 1, "[[10]]", "['float']");
-	ev(m, s, MK_KERNEL, "ncclKernel_AllReduce", 150, 60, 1, 1001);
-	comm_op(m, t, MK_CPU_OP, "nccl:all_reduce", 500, 10, 3, "[[10]]", "['float']");
-	ev(m, s, MK_KERNEL, "ncclKernel_AllReduce", 530, 30, 3, 1003);
+	uint32_t t = mb_thr(m, "1", "1"), s = mb_thr(m, "0", "stream 1");
+	mb_ev(m, t, MK_USER_ANNOTATION, "ProfilerStep#1", 0, 1000, MODEL_NONE, MODEL_NONE);
+	mb_comm_op(m, t, MK_CPU_OP, "nccl:all_reduce", 100, 10, 1, "[[10]]", "['float']");
+	mb_ev(m, s, MK_KERNEL, "ncclKernel_AllReduce", 150, 60, 1, 1001);
+	mb_comm_op(m, t, MK_CPU_OP, "nccl:all_reduce", 500, 10, 3, "[[10]]", "['float']");
+	mb_ev(m, s, MK_KERNEL, "ncclKernel_AllReduce", 530, 30, 3, 1003);
 }
 
 static void worker_c(struct model *m)
 {
-	uint32_t t = thr(m, "1", "1");
-	ev(m, t, MK_USER_ANNOTATION, "ProfilerStep#1", 0, 1000, MODEL_NONE, MODEL_NONE);
-	ev(m, t, MK_CPU_OP, "aten::add", 0, 100, 5, MODEL_NONE);
+	uint32_t t = mb_thr(m, "1", "1");
+	mb_ev(m, t, MK_USER_ANNOTATION, "ProfilerStep#1", 0, 1000, MODEL_NONE, MODEL_NONE);
+	mb_ev(m, t, MK_CPU_OP, "aten::add", 0, 100, 5, MODEL_NONE);
 }
 
 static void test_degraded(void **state)
 {
 	struct model m[3];
 	struct an_profile p[3];
-	const struct an_profile *pp[3] = { &p[0], &p[1], &p[2] };
-	const char *names[3] = { "a", "b", "c" };
+	const struct an_profile *pp[3] = {&p[0], &p[1], &p[2]};
+	const char *names[3] = {"a", "b", "c"};
 	struct an_dist d;
 	struct nns_err err;
 	const struct an_dist_comm_row *r;
@@ -281,7 +218,7 @@ static void test_kernel_count_mismatch(void **state)
 {
 	struct model m[2];
 	struct an_profile p[2];
-	const struct an_profile *pp[2] = { &p[0], &p[1] };
+	const struct an_profile *pp[2] = {&p[0], &p[1]};
 	struct an_dist d;
 	struct nns_err err;
 	uint32_t t, s;
@@ -290,13 +227,13 @@ static void test_kernel_count_mismatch(void **state)
 	(void)state;
 	for (i = 0; i < 2; i++) {
 		model_init(&m[i]);
-		t = thr(&m[i], "1", "1");
-		s = thr(&m[i], "0", "stream 1");
-		comm_op(&m[i], t, MK_CPU_OP, "nccl:all_reduce", 0, 10, 1, "[[1]]", "['float']");
-		ev(&m[i], s, MK_KERNEL, "ncclKernel_AllReduce", 20, i ? 20 : 50, 1, 11);
-		comm_op(&m[i], t, MK_CPU_OP, "nccl:broadcast", 100, 10, 2, "[[1]]", "['float']");
+		t = mb_thr(&m[i], "1", "1");
+		s = mb_thr(&m[i], "0", "stream 1");
+		mb_comm_op(&m[i], t, MK_CPU_OP, "nccl:all_reduce", 0, 10, 1, "[[1]]", "['float']");
+		mb_ev(&m[i], s, MK_KERNEL, "ncclKernel_AllReduce", 20, i ? 20 : 50, 1, 11);
+		mb_comm_op(&m[i], t, MK_CPU_OP, "nccl:broadcast", 100, 10, 2, "[[1]]", "['float']");
 		if (i == 0)
-			ev(&m[i], s, MK_KERNEL, "ncclKernel_Broadcast", 120, 10, 2, 12);
+			mb_ev(&m[i], s, MK_KERNEL, "ncclKernel_Broadcast", 120, 10, 2, 12);
 		compute(&p[i], &m[i], 1);
 	}
 	assert_int_equal(an_dist_compute(&d, pp, NULL, 2, &err), 0);
@@ -326,12 +263,13 @@ static int64_t us_int(double ns)
 
 static void test_conformance_10(void **state)
 {
-	json_t *j = tu_load_shared_json("conformance/tbplugin/10_distributed_nccl.json"), *exp, *dist, *v;
-	const char *keys[2] = { "json_content0", "json_content1" };
-	const char *names[2] = { "worker0", "worker1" };
+	json_t *j = tu_load_shared_json("conformance/tbplugin/10_distributed_nccl.json"), *exp,
+	       *dist, *v;
+	const char *keys[2] = {"json_content0", "json_content1"};
+	const char *names[2] = {"worker0", "worker1"};
 	struct model m[2];
 	struct an_profile p[2];
-	const struct an_profile *pp[2] = { &p[0], &p[1] };
+	const struct an_profile *pp[2] = {&p[0], &p[1]};
 	struct an_dist d;
 	struct nns_err err;
 	const char *wname;
@@ -345,7 +283,9 @@ static void test_conformance_10(void **state)
 	}
 	for (i = 0; i < 2; i++) {
 		/* through the real Kineto importer */
-		assert_int_equal(tu_model_from_events(json_object_get(json_object_get(j, "inputs"), keys[i]), &m[i]), 0);
+		assert_int_equal(tu_model_from_events(
+				     json_object_get(json_object_get(j, "inputs"), keys[i]), &m[i]),
+				 0);
 		compute(&p[i], &m[i], 0);
 	}
 	exp = json_object_get(j, "expected");
@@ -353,37 +293,48 @@ static void test_conformance_10(void **state)
 		const json_t *w = json_object_get(exp, names[i]);
 		assert_int_equal(p[i].overview.has_communication,
 				 json_is_true(json_object_get(w, "has_communication")));
-		assert_int_equal(p[i].comm_nodes.n, json_integer_value(json_object_get(w, "len(comm_node_list)")));
+		assert_int_equal(p[i].comm_nodes.n,
+				 json_integer_value(json_object_get(w, "len(comm_node_list)")));
 	}
-	v = json_object_get(json_object_get(exp, "worker0"), "steps_costs[0].costs (ProfileRole order)");
+	v = json_object_get(json_object_get(exp, "worker0"),
+			    "steps_costs[0].costs (ProfileRole order)");
 	assert_int_equal(p[0].overview.steps.n, 1);
 	for (k = 0; k < AN_NROLES; k++)
-		assert_int_equal(p[0].overview.steps.v[0].cost[k], json_integer_value(json_array_get(v, k)) * 1000);
+		assert_int_equal(p[0].overview.steps.v[0].cost[k],
+				 json_integer_value(json_array_get(v, k)) * 1000);
 	assert_int_equal(p[0].overview.steps.v[0].end - p[0].overview.steps.v[0].start,
 			 json_integer_value(json_array_get(v, AN_NROLES)) * 1000);
-	assert_int_equal(p[1].overview.steps.v[0].cost[AN_COMM],
-			 json_integer_value(json_object_get(json_object_get(exp, "worker1"),
-							    "steps_costs[0].costs[Communication]")) * 1000);
+	assert_int_equal(
+	    p[1].overview.steps.v[0].cost[AN_COMM],
+	    json_integer_value(json_object_get(json_object_get(exp, "worker1"),
+					       "steps_costs[0].costs[Communication]")) *
+		1000);
 
 	assert_int_equal(an_dist_compute(&d, pp, names, 2, &err), 0);
 	assert_true(d.available);
 	assert_string_equal(d.note, "");
-	dist = json_object_get(exp, "distributed (RunLoader._process_distributed_profiles([w0, w1], span=0))");
-	json_object_foreach(json_object_get(dist, "steps_to_overlap['data']['0']"), wname, v) {
+	dist = json_object_get(
+	    exp, "distributed (RunLoader._process_distributed_profiles([w0, w1], span=0))");
+	json_object_foreach(json_object_get(dist, "steps_to_overlap['data']['0']"), wname, v)
+	{
 		const struct an_dist_worker *w = &d.workers.v[strcmp(wname, "worker1") == 0];
 		assert_string_equal(w->name, wname);
 		assert_int_equal(us_int(w->computation), json_integer_value(json_array_get(v, 0)));
 		assert_int_equal(us_int(w->overlap), json_integer_value(json_array_get(v, 1)));
-		assert_int_equal(us_int(w->communication), json_integer_value(json_array_get(v, 2)));
+		assert_int_equal(us_int(w->communication),
+				 json_integer_value(json_array_get(v, 2)));
 		assert_int_equal(us_int(w->other), json_integer_value(json_array_get(v, 3)));
 		assert_int_equal(w->comparable, 1);
 	}
-	json_object_foreach(json_object_get(dist, "steps_to_wait['data']['0']"), wname, v) {
+	json_object_foreach(json_object_get(dist, "steps_to_wait['data']['0']"), wname, v)
+	{
 		const struct an_dist_worker *w = &d.workers.v[strcmp(wname, "worker1") == 0];
 		assert_int_equal(us_int(w->transfer), json_integer_value(json_array_get(v, 0)));
-		assert_int_equal(us_int(w->synchronizing), json_integer_value(json_array_get(v, 1)));
+		assert_int_equal(us_int(w->synchronizing),
+				 json_integer_value(json_array_get(v, 1)));
 	}
-	json_object_foreach(json_object_get(dist, "comm_ops['data'][worker]['rows']"), wname, v) {
+	json_object_foreach(json_object_get(dist, "comm_ops['data'][worker]['rows']"), wname, v)
+	{
 		uint32_t wi = strcmp(wname, "worker1") == 0;
 		size_t nrows = 0, x;
 		for (x = 0; x < d.comm_ops.n; x++)
@@ -391,16 +342,20 @@ static void test_conformance_10(void **state)
 		assert_int_equal(nrows, json_array_size(v));
 		for (x = 0; x < json_array_size(v); x++) {
 			const json_t *er = json_array_get(v, x);
-			const struct an_dist_comm_row *r = crow(&d, wi, json_string_value(json_array_get(er, 0)));
+			const struct an_dist_comm_row *r =
+			    crow(&d, wi, json_string_value(json_array_get(er, 0)));
 			assert_non_null(r);
 			assert_int_equal(r->calls, json_integer_value(json_array_get(er, 1)));
 			assert_int_equal(r->total_bytes, json_integer_value(json_array_get(er, 2)));
 			assert_int_equal(llround((double)r->total_bytes / (double)r->calls),
 					 json_integer_value(json_array_get(er, 3)));
-			assert_int_equal(r->total_latency, json_integer_value(json_array_get(er, 4)) * 1000);
-			assert_int_equal(llround((double)r->total_latency / 1000.0 / (double)r->calls),
-					 json_integer_value(json_array_get(er, 5)));
-			assert_int_equal(r->transfer, json_integer_value(json_array_get(er, 6)) * 1000);
+			assert_int_equal(r->total_latency,
+					 json_integer_value(json_array_get(er, 4)) * 1000);
+			assert_int_equal(
+			    llround((double)r->total_latency / 1000.0 / (double)r->calls),
+			    json_integer_value(json_array_get(er, 5)));
+			assert_int_equal(r->transfer,
+					 json_integer_value(json_array_get(er, 6)) * 1000);
 			assert_int_equal(llround((double)r->transfer / 1000.0 / (double)r->calls),
 					 json_integer_value(json_array_get(er, 7)));
 		}
@@ -416,11 +371,9 @@ static void test_conformance_10(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_comm_bytes),
-		cmocka_unit_test(test_comm_nodes_pt2),
-		cmocka_unit_test(test_degraded),
-		cmocka_unit_test(test_kernel_count_mismatch),
-		cmocka_unit_test(test_conformance_10),
+	    cmocka_unit_test(test_comm_bytes),	   cmocka_unit_test(test_comm_nodes_pt2),
+	    cmocka_unit_test(test_degraded),	   cmocka_unit_test(test_kernel_count_mismatch),
+	    cmocka_unit_test(test_conformance_10),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,6 +6,7 @@
  */
 #include "analysis/analysis.h"
 #include "testutil.h"
+#include "mbuild.h"
 
 #include <string.h>
 
@@ -15,54 +16,11 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-/* ---- building models by hand ------------------------------------------------ */
-
-static uint32_t str(struct model *m, const char *s)
-{
-	return model_intern(m, s, strlen(s));
-}
-
-static uint32_t thr(struct model *m, const char *pid, const char *tid)
-{
-	return model_thread(m, str(m, pid), str(m, tid));
-}
-
-static void op(struct model *m, uint32_t th, const char *name, int kind, int64_t ts, int64_t dur)
-{
-	struct model_event e;
-	model_event_init(&e);
-	e.name = str(m, name);
-	e.thread = th;
-	e.kind = (uint8_t)kind;
-	e.ts = ts;
-	e.dur = dur;
-	assert_true(model_add_event(m, &e) >= 0);
-}
-
-static void mem(struct model *m, uint32_t th, int64_t ts, int type, int id, int64_t addr, int64_t bytes)
-{
-	struct model_mem r;
-	memset(&r, 0, sizeof(r));
-	r.ts = ts;
-	r.thread = th;
-	r.device_type = (int16_t)type;
-	r.device_id = (int16_t)id;
-	r.addr = addr;
-	r.bytes = bytes;
-	r.flags = MODEL_MEM_HAS_ADDR;
-	assert_int_equal(model_add_mem(m, &r), 0);
-}
-
 static void compute(struct an_profile *p, struct model *m)
 {
-	struct nns_err err;
-	memset(p, 0, sizeof(*p));
-	p->m = m;
-	assert_int_equal(model_finalize(m, &err), 0);
-	assert_int_equal(an_steps_compute(p, &err), 0);
-	assert_int_equal(an_breakdown_compute(p, &err), 0);
-	assert_int_equal(an_optree_compute(p, &err), 0);
-	assert_int_equal(an_memory_compute(p, &err), 0);
+	static const mb_pass passes[] = {an_steps_compute, an_breakdown_compute, an_optree_compute,
+					 an_memory_compute, NULL};
+	mb_compute(p, m, 1, passes);
 }
 
 static const struct an_mem_device *dev(const struct an_profile *p, const char *name)
@@ -110,23 +68,23 @@ static void test_attribution_and_totals(void **state)
 
 	(void)state;
 	model_init(&m);
-	t = thr(&m, "1", "10");
-	t2 = thr(&m, "1", "20");
-	op(&m, t, "ProfilerStep#1", MK_USER_ANNOTATION, 0, 1000);
-	op(&m, t, "A", MK_CPU_OP, 100, 100);
-	op(&m, t, "B", MK_CPU_OP, 110, 40);
-	op(&m, t, "aten::empty", MK_CPU_OP, 120, 10);
-	op(&m, t, "A", MK_CPU_OP, 300, 50);   /* second call, no memory */
-	op(&m, t2, "C", MK_CPU_OP, 100, 10);
+	t = mb_thr(&m, "1", "10");
+	t2 = mb_thr(&m, "1", "20");
+	mb_ev(&m, t, MK_USER_ANNOTATION, "ProfilerStep#1", 0, 1000, MODEL_NONE, MODEL_NONE);
+	mb_ev(&m, t, MK_CPU_OP, "A", 100, 100, MODEL_NONE, MODEL_NONE);
+	mb_ev(&m, t, MK_CPU_OP, "B", 110, 40, MODEL_NONE, MODEL_NONE);
+	mb_ev(&m, t, MK_CPU_OP, "aten::empty", 120, 10, MODEL_NONE, MODEL_NONE);
+	mb_ev(&m, t, MK_CPU_OP, "A", 300, 50, MODEL_NONE, MODEL_NONE); /* second call, no memory */
+	mb_ev(&m, t2, MK_CPU_OP, "C", 100, 10, MODEL_NONE, MODEL_NONE);
 
-	mem(&m, t, 50, 0, -1, 0x10, 7);       /* in the step only: dropped */
-	mem(&m, t, 105, 0, -1, 0x20, 100);    /* A, CPU */
-	mem(&m, t, 125, 1, 0, 0x30, 40);      /* aten::empty, GPU0 */
-	mem(&m, t, 140, 1, 0, 0x30, -40);     /* B frees it */
-	mem(&m, t, 150, 1, 0, 0x40, 5);       /* ts == B's end: A */
-	mem(&m, t, 200, 1, 0, 0x50, 9);       /* ts == A's end: step, dropped */
-	mem(&m, t, 105, 2, 0, 0x60, 9);       /* other device type: ignored */
-	mem(&m, t2, 101, 1, 0, 0x70, 3);      /* C on thread 20 */
+	mb_mem(&m, t, 50, 0, -1, 0x10, 7);    /* in the step only: dropped */
+	mb_mem(&m, t, 105, 0, -1, 0x20, 100); /* A, CPU */
+	mb_mem(&m, t, 125, 1, 0, 0x30, 40);   /* aten::empty, GPU0 */
+	mb_mem(&m, t, 140, 1, 0, 0x30, -40);  /* B frees it */
+	mb_mem(&m, t, 150, 1, 0, 0x40, 5);    /* ts == B's end: A */
+	mb_mem(&m, t, 200, 1, 0, 0x50, 9);    /* ts == A's end: step, dropped */
+	mb_mem(&m, t, 105, 2, 0, 0x60, 9);    /* other device type: ignored */
+	mb_mem(&m, t2, 101, 1, 0, 0x70, 3);   /* C on thread 20 */
 	compute(&p, &m);
 
 	assert_int_equal(p.memory.devices.n, 2);
@@ -135,12 +93,12 @@ static void test_attribution_and_totals(void **state)
 	assert_string_equal(cpu->name, "CPU");
 	assert_string_equal(gpu->name, "GPU0");
 	assert_int_equal(cpu->ops.n, 1);
-	check_row(row(&p, cpu, "A"), (const int64_t[]){ 100, 100, 1, 100, 100, 1, 2 });
+	check_row(row(&p, cpu, "A"), (const int64_t[]){100, 100, 1, 100, 100, 1, 2});
 	assert_int_equal(gpu->ops.n, 4);
-	check_row(row(&p, gpu, "aten::empty"), (const int64_t[]){ 40, 40, 1, 40, 40, 1, 1 });
-	check_row(row(&p, gpu, "B"), (const int64_t[]){ -40, 0, 0, 0, 40, 1, 1 });
-	check_row(row(&p, gpu, "A"), (const int64_t[]){ 5, 5, 1, 5, 45, 2, 2 });
-	check_row(row(&p, gpu, "C"), (const int64_t[]){ 3, 3, 1, 3, 3, 1, 1 });
+	check_row(row(&p, gpu, "aten::empty"), (const int64_t[]){40, 40, 1, 40, 40, 1, 1});
+	check_row(row(&p, gpu, "B"), (const int64_t[]){-40, 0, 0, 0, 40, 1, 1});
+	check_row(row(&p, gpu, "A"), (const int64_t[]){5, 5, 1, 5, 45, 2, 2});
+	check_row(row(&p, gpu, "C"), (const int64_t[]){3, 3, 1, 3, 3, 1, 1});
 	/* rows sorted by name */
 	assert_string_equal(model_str(&m, gpu->ops.v[0].name), "A");
 	assert_string_equal(model_str(&m, gpu->ops.v[3].name), "aten::empty");
@@ -176,12 +134,12 @@ static void test_huge_sizes_saturate(void **state)
 
 	(void)state;
 	model_init(&m);
-	t = thr(&m, "1", "10");
-	op(&m, t, "ProfilerStep#1", MK_USER_ANNOTATION, 0, 1000);
-	op(&m, t, "A", MK_CPU_OP, 100, 100);
-	op(&m, t, "B", MK_CPU_OP, 110, 40);
-	mem(&m, t, 105, 1, 0, 0x10, INT64_MAX - 5); /* A */
-	mem(&m, t, 120, 1, 0, 0x20, INT64_MAX - 5); /* B, inside A */
+	t = mb_thr(&m, "1", "10");
+	mb_ev(&m, t, MK_USER_ANNOTATION, "ProfilerStep#1", 0, 1000, MODEL_NONE, MODEL_NONE);
+	mb_ev(&m, t, MK_CPU_OP, "A", 100, 100, MODEL_NONE, MODEL_NONE);
+	mb_ev(&m, t, MK_CPU_OP, "B", 110, 40, MODEL_NONE, MODEL_NONE);
+	mb_mem(&m, t, 105, 1, 0, 0x10, INT64_MAX - 5); /* A */
+	mb_mem(&m, t, 120, 1, 0, 0x20, INT64_MAX - 5); /* B, inside A */
 	compute(&p, &m);
 	assert_int_equal(p.memory.devices.n, 1);
 	check_row(row(&p, &p.memory.devices.v[0], "A"),
@@ -199,14 +157,14 @@ static void test_pairing(void **state)
 
 	(void)state;
 	model_init(&m);
-	t = thr(&m, "1", "1");
-	mem(&m, t, 10, 1, 0, 0xa, 8);    /* never freed: its address is reused */
-	mem(&m, t, 20, 1, 0, 0xa, 16);
-	mem(&m, t, 30, 1, 0, 0xa, -16);
-	mem(&m, t, 40, 1, 0, 0xb, -4);   /* free without allocation */
-	mem(&m, t, 50, 0, -1, 0xc, 32);  /* CPU alloc ... */
-	mem(&m, t, 60, 1, 0, 0xc, -32);  /* ... not freed by a GPU record */
-	mem(&m, t, 70, 1, 0, 0xd, 0);    /* zero bytes: ignored */
+	t = mb_thr(&m, "1", "1");
+	mb_mem(&m, t, 10, 1, 0, 0xa, 8); /* never freed: its address is reused */
+	mb_mem(&m, t, 20, 1, 0, 0xa, 16);
+	mb_mem(&m, t, 30, 1, 0, 0xa, -16);
+	mb_mem(&m, t, 40, 1, 0, 0xb, -4);  /* free without allocation */
+	mb_mem(&m, t, 50, 0, -1, 0xc, 32); /* CPU alloc ... */
+	mb_mem(&m, t, 60, 1, 0, 0xc, -32); /* ... not freed by a GPU record */
+	mb_mem(&m, t, 70, 1, 0, 0xd, 0);   /* zero bytes: ignored */
 	compute(&p, &m);
 
 	cpu = dev(&p, "CPU");
@@ -239,11 +197,11 @@ static void test_device_order(void **state)
 
 	(void)state;
 	model_init(&m);
-	t = thr(&m, "1", "1");
-	mem(&m, t, 1, 1, 10, 1, 1);
-	mem(&m, t, 2, 1, 2, 1, 1);
-	mem(&m, t, 3, 0, -1, 1, 1);
-	mem(&m, t, 4, 1, 10, 1, -1);
+	t = mb_thr(&m, "1", "1");
+	mb_mem(&m, t, 1, 1, 10, 1, 1);
+	mb_mem(&m, t, 2, 1, 2, 1, 1);
+	mb_mem(&m, t, 3, 0, -1, 1, 1);
+	mb_mem(&m, t, 4, 1, 10, 1, -1);
 	compute(&p, &m);
 	assert_int_equal(p.memory.devices.n, 3);
 	assert_string_equal(p.memory.devices.v[0].name, "CPU");
@@ -266,7 +224,7 @@ static void test_curve_keeps_peak(void **state)
 
 	(void)state;
 	model_init(&m);
-	t = thr(&m, "1", "1");
+	t = mb_thr(&m, "1", "1");
 	for (i = 0; i < n; i++) {
 		struct model_mem r;
 		memset(&r, 0, sizeof(r));
@@ -277,7 +235,8 @@ static void test_curve_keeps_peak(void **state)
 		r.bytes = 1;
 		r.total_allocated = (i % 100) * 1000 + (i == spike ? 10000000 : 0);
 		r.total_reserved = 2000000;
-		r.flags = MODEL_MEM_HAS_ADDR | MODEL_MEM_HAS_TOTAL_ALLOC | MODEL_MEM_HAS_TOTAL_RESERVED;
+		r.flags =
+		    MODEL_MEM_HAS_ADDR | MODEL_MEM_HAS_TOTAL_ALLOC | MODEL_MEM_HAS_TOTAL_RESERVED;
 		assert_int_equal(model_add_mem(&m, &r), 0);
 	}
 	compute(&p, &m);
@@ -310,7 +269,8 @@ static void check_device_rows(const struct an_profile *p, const json_t *exp, con
 
 	assert_non_null(d);
 	assert_non_null(rows);
-	json_object_foreach((json_t *)rows, name, v) {
+	json_object_foreach((json_t *)rows, name, v)
+	{
 		int64_t want[7];
 		size_t k;
 		for (k = 0; k < 7; k++)
@@ -350,8 +310,9 @@ static void test_conformance_08(void **state)
 	check_device_rows(&p, exp, "CPU");
 	check_device_rows(&p, exp, "GPU0");
 	/* the reference computed no other rows */
-	all = json_object_get(json_object_get(json_object_get(j, "reference_computed_not_asserted"), "values"),
-			      "memory_stats_all_rows");
+	all = json_object_get(
+	    json_object_get(json_object_get(j, "reference_computed_not_asserted"), "values"),
+	    "memory_stats_all_rows");
 	assert_int_equal(dev(&p, "CPU")->ops.n, json_object_size(json_object_get(all, "CPU")));
 	assert_int_equal(dev(&p, "GPU0")->ops.n, json_object_size(json_object_get(all, "GPU0")));
 	/* events without totals: no curve, no peak */
@@ -365,12 +326,9 @@ static void test_conformance_08(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_attribution_and_totals),
-		cmocka_unit_test(test_pairing),
-		cmocka_unit_test(test_huge_sizes_saturate),
-		cmocka_unit_test(test_device_order),
-		cmocka_unit_test(test_curve_keeps_peak),
-		cmocka_unit_test(test_conformance_08),
+	    cmocka_unit_test(test_attribution_and_totals), cmocka_unit_test(test_pairing),
+	    cmocka_unit_test(test_huge_sizes_saturate),	   cmocka_unit_test(test_device_order),
+	    cmocka_unit_test(test_curve_keeps_peak),	   cmocka_unit_test(test_conformance_08),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

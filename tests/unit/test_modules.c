@@ -5,6 +5,7 @@
  * "<module>.backward" rows built from fwdbwd flows.
  */
 #include "analysis/analysis.h"
+#include "mbuild.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,111 +15,13 @@
 #include <string.h>
 #include <cmocka.h>
 
-static uint32_t str(struct model *m, const char *s)
-{
-	return model_intern(m, s, strlen(s));
-}
-
-static uint32_t thr(struct model *m, const char *pid, const char *tid)
-{
-	return model_thread(m, str(m, pid), str(m, tid));
-}
-
-static void ev(struct model *m, uint32_t th, int kind, const char *name, int64_t ts, int64_t dur,
-	       int64_t ext, int64_t corr)
-{
-	struct model_event e;
-	model_event_init(&e);
-	e.name = str(m, name);
-	e.thread = th;
-	e.kind = (uint8_t)kind;
-	e.ts = ts;
-	e.dur = dur;
-	e.ext_id = ext;
-	e.corr = corr;
-	if (kind == MK_KERNEL) {
-		struct model_dev_args a;
-		int64_t x;
-		model_dev_args_init(&a);
-		x = model_add_dev_args(m, &a);
-		assert_true(x >= 0);
-		e.extra = (uint32_t)x;
-		e.device = 0;
-	}
-	assert_true(model_add_event(m, &e) >= 0);
-}
-
-static void module(struct model *m, uint32_t th, const char *name, int64_t id, int64_t ts, int64_t dur)
-{
-	struct model_event e;
-	struct model_op_args a;
-	int64_t x;
-
-	model_op_args_init(&a);
-	a.py_module_id = id;
-	x = model_add_op_args(m, &a);
-	assert_true(x >= 0);
-	model_event_init(&e);
-	e.name = str(m, name);
-	e.thread = th;
-	e.kind = MK_PYTHON_FUNCTION;
-	e.ts = ts;
-	e.dur = dur;
-	e.extra = (uint32_t)x;
-	assert_true(model_add_event(m, &e) >= 0);
-}
-
-/* A module call with python ids, as the Kineto importer records it. */
-static void module_py(struct model *m, uint32_t th, const char *name, int64_t id, int64_t py_id,
-		      int64_t py_parent, int64_t ts, int64_t dur)
-{
-	struct model_event e;
-	struct model_op_args a;
-	int64_t x;
-
-	model_op_args_init(&a);
-	a.py_module_id = id;
-	a.py_id = py_id;
-	a.py_parent_id = py_parent;
-	x = model_add_op_args(m, &a);
-	assert_true(x >= 0);
-	model_event_init(&e);
-	e.name = str(m, name);
-	e.thread = th;
-	e.kind = MK_PYTHON_FUNCTION;
-	e.ts = ts;
-	e.dur = dur;
-	e.extra = (uint32_t)x;
-	assert_true(model_add_event(m, &e) >= 0);
-}
-
-static void flow(struct model *m, uint32_t th, char ph, int64_t id, int64_t ts)
-{
-	struct model_flow f;
-
-	memset(&f, 0, sizeof(f));
-	f.ts = ts;
-	f.id = id;
-	f.thread = th;
-	f.kind = MF_FWDBWD;
-	f.ph = ph;
-	assert_int_equal(model_add_flow(m, &f), 0);
-}
-
 /* The passes an_profile_compute runs up to the module view. */
 static void compute_all(struct an_profile *p, struct model *m)
 {
-	struct nns_err err;
-	memset(p, 0, sizeof(*p));
-	p->m = m;
-	assert_int_equal(model_finalize(m, &err), 0);
-	assert_int_equal(an_steps_compute(p, &err), 0);
-	assert_int_equal(an_optree_compute(p, &err), 0);
-	assert_int_equal(an_breakdown_compute(p, &err), 0);
-	assert_int_equal(an_comm_compute(p, &err), 0);
-	assert_int_equal(an_ops_compute(p, &err), 0);
-	assert_int_equal(an_kernels_compute(p, &err), 0);
-	assert_int_equal(an_modules_compute(p, &err), 0);
+	static const mb_pass passes[] = {
+	    an_steps_compute, an_optree_compute,  an_breakdown_compute, an_comm_compute,
+	    an_ops_compute,   an_kernels_compute, an_modules_compute,	NULL};
+	mb_compute(p, m, 1, passes);
 }
 
 static const char *row_name(const struct model *m, const struct an_module_row *r, int strip,
@@ -130,14 +33,9 @@ static const char *row_name(const struct model *m, const struct an_module_row *r
 
 static void compute(struct an_profile *p, struct model *m)
 {
-	struct nns_err err;
-	memset(p, 0, sizeof(*p));
-	p->m = m;
-	assert_int_equal(model_finalize(m, &err), 0);
-	assert_int_equal(an_steps_compute(p, &err), 0);
-	assert_int_equal(an_breakdown_compute(p, &err), 0);
-	assert_int_equal(an_optree_compute(p, &err), 0);
-	assert_int_equal(an_modules_compute(p, &err), 0);
+	static const mb_pass passes[] = {an_steps_compute, an_breakdown_compute, an_optree_compute,
+					 an_modules_compute, NULL};
+	mb_compute(p, m, 1, passes);
 }
 
 static void test_module_stats(void **state)
@@ -149,24 +47,24 @@ static void test_module_stats(void **state)
 
 	(void)state;
 	model_init(&m);
-	t = thr(&m, "1", "1");
-	s = thr(&m, "0", "stream 7");
-	module(&m, t, "nn.Module: Net_0", 1, 0, 1000);
-	module(&m, t, "nn.Module: Linear_0", 2, 100, 300);
-	ev(&m, t, MK_CPU_OP, "aten::linear", 110, 280, 10, MODEL_NONE);
-	ev(&m, t, MK_CPU_OP, "aten::addmm", 120, 260, 11, MODEL_NONE);
-	ev(&m, t, MK_RUNTIME, "cudaLaunchKernel", 130, 10, 11, 100);
-	ev(&m, s, MK_KERNEL, "gemm", 500, 100, 11, 100);
-	module(&m, t, "nn.Module: Linear_0", 2, 500, 200);
-	ev(&m, t, MK_CPU_OP, "aten::linear", 510, 180, 12, MODEL_NONE);
-	ev(&m, t, MK_RUNTIME, "cudaLaunchKernel", 520, 10, 12, 101);
-	ev(&m, s, MK_KERNEL, "gemm", 700, 50, 12, 101);
-	ev(&m, t, MK_CPU_OP, "aten::relu", 800, 100, 13, MODEL_NONE);
-	ev(&m, t, MK_RUNTIME, "cudaLaunchKernel", 810, 10, 13, 102);
-	ev(&m, s, MK_KERNEL, "relu_kernel", 900, 20, 13, 102);
-	module(&m, t, "nn.Module: ReLU_0", 3, 950, 30);
+	t = mb_thr(&m, "1", "1");
+	s = mb_thr(&m, "0", "stream 7");
+	mb_module(&m, t, "nn.Module: Net_0", 1, 0, 1000);
+	mb_module(&m, t, "nn.Module: Linear_0", 2, 100, 300);
+	mb_ev(&m, t, MK_CPU_OP, "aten::linear", 110, 280, 10, MODEL_NONE);
+	mb_ev(&m, t, MK_CPU_OP, "aten::addmm", 120, 260, 11, MODEL_NONE);
+	mb_ev(&m, t, MK_RUNTIME, "cudaLaunchKernel", 130, 10, 11, 100);
+	mb_ev(&m, s, MK_KERNEL, "gemm", 500, 100, 11, 100);
+	mb_module(&m, t, "nn.Module: Linear_0", 2, 500, 200);
+	mb_ev(&m, t, MK_CPU_OP, "aten::linear", 510, 180, 12, MODEL_NONE);
+	mb_ev(&m, t, MK_RUNTIME, "cudaLaunchKernel", 520, 10, 12, 101);
+	mb_ev(&m, s, MK_KERNEL, "gemm", 700, 50, 12, 101);
+	mb_ev(&m, t, MK_CPU_OP, "aten::relu", 800, 100, 13, MODEL_NONE);
+	mb_ev(&m, t, MK_RUNTIME, "cudaLaunchKernel", 810, 10, 13, 102);
+	mb_ev(&m, s, MK_KERNEL, "relu_kernel", 900, 20, 13, 102);
+	mb_module(&m, t, "nn.Module: ReLU_0", 3, 950, 30);
 	/* a python function without module id is not a module */
-	ev(&m, t, MK_PYTHON_FUNCTION, "helper", 960, 5, MODEL_NONE, MODEL_NONE);
+	mb_ev(&m, t, MK_PYTHON_FUNCTION, "helper", 960, 5, MODEL_NONE, MODEL_NONE);
 	compute(&p, &m);
 
 	assert_int_equal(p.modules.rows.n, 3);
@@ -218,14 +116,14 @@ static void test_hierarchy(void **state)
 
 	(void)state;
 	model_init(&m);
-	t1 = thr(&m, "1", "1");
-	t2 = thr(&m, "1", "2");
-	ev(&m, t1, MK_USER_ANNOTATION, "ProfilerStep#3", 0, 1000, MODEL_NONE, MODEL_NONE);
-	module(&m, t1, "nn.Module: Seq_0", 5, 10, 500);
-	module(&m, t1, "nn.Module: Block", 6, 20, 200);
-	module(&m, t1, "nn.Module: Block", 6, 30, 100); /* recursion */
-	module(&m, t1, "nn.Module: Block", 7, 300, 100);
-	module(&m, t2, "nn.Module: Block", 7, 0, 10);
+	t1 = mb_thr(&m, "1", "1");
+	t2 = mb_thr(&m, "1", "2");
+	mb_ev(&m, t1, MK_USER_ANNOTATION, "ProfilerStep#3", 0, 1000, MODEL_NONE, MODEL_NONE);
+	mb_module(&m, t1, "nn.Module: Seq_0", 5, 10, 500);
+	mb_module(&m, t1, "nn.Module: Block", 6, 20, 200);
+	mb_module(&m, t1, "nn.Module: Block", 6, 30, 100); /* recursion */
+	mb_module(&m, t1, "nn.Module: Block", 7, 300, 100);
+	mb_module(&m, t2, "nn.Module: Block", 7, 0, 10);
 	compute(&p, &m);
 
 	assert_int_equal(p.modules.rows.n, 3);
@@ -239,7 +137,8 @@ static void test_hierarchy(void **state)
 	assert_int_equal(p.modules.rows.v[2].occurrences, 2);
 	assert_int_equal(p.modules.rows.v[2].host_total, 110);
 	for (i = 0; i < p.modules.rows.n; i++)
-		assert_true(p.modules.rows.v[i].parent == MODEL_NOIDX || p.modules.rows.v[i].parent < i);
+		assert_true(p.modules.rows.v[i].parent == MODEL_NOIDX ||
+			    p.modules.rows.v[i].parent < i);
 	an_profile_release(&p);
 	model_release(&m);
 }
@@ -252,8 +151,8 @@ static void test_no_modules(void **state)
 
 	(void)state;
 	model_init(&m);
-	t = thr(&m, "1", "1");
-	ev(&m, t, MK_CPU_OP, "aten::add", 0, 10, 1, MODEL_NONE);
+	t = mb_thr(&m, "1", "1");
+	mb_ev(&m, t, MK_CPU_OP, "aten::add", 0, 10, 1, MODEL_NONE);
 	compute(&p, &m);
 	assert_int_equal(p.modules.rows.n, 0);
 	an_profile_release(&p);
@@ -288,45 +187,45 @@ static void test_backward_modules(void **state)
 
 	(void)state;
 	model_init(&m);
-	t = thr(&m, "1", "1");
-	b = thr(&m, "1", "2");
-	s = thr(&m, "0", "stream 7");
-	ev(&m, t, MK_USER_ANNOTATION, "ProfilerStep#1", 0, 10000, MODEL_NONE, MODEL_NONE);
-	module_py(&m, t, "nn.Module: Net_0", 1, 10, 1, 100, 1000);
-	module_py(&m, t, "nn.Module: Linear_0", 2, 11, 10, 200, 300);
-	ev(&m, t, MK_CPU_OP, "aten::linear", 210, 280, 10, MODEL_NONE);
-	ev(&m, t, MK_CPU_OP, "aten::addmm", 220, 260, 11, MODEL_NONE);
-	ev(&m, t, MK_CPU_OP, "aten::relu", 600, 100, 12, MODEL_NONE);
-	module_py(&m, t, "nn.Module: Linear_0", 2, 12, 10, 800, 200);
-	ev(&m, t, MK_CPU_OP, "aten::linear", 810, 180, 13, MODEL_NONE);
-	module_py(&m, t, "nn.Module: ReLU_0", 3, 13, 10, 1050, 30);
+	t = mb_thr(&m, "1", "1");
+	b = mb_thr(&m, "1", "2");
+	s = mb_thr(&m, "0", "stream 7");
+	mb_ev(&m, t, MK_USER_ANNOTATION, "ProfilerStep#1", 0, 10000, MODEL_NONE, MODEL_NONE);
+	mb_module_py(&m, t, "nn.Module: Net_0", 1, 10, 1, 100, 1000);
+	mb_module_py(&m, t, "nn.Module: Linear_0", 2, 11, 10, 200, 300);
+	mb_ev(&m, t, MK_CPU_OP, "aten::linear", 210, 280, 10, MODEL_NONE);
+	mb_ev(&m, t, MK_CPU_OP, "aten::addmm", 220, 260, 11, MODEL_NONE);
+	mb_ev(&m, t, MK_CPU_OP, "aten::relu", 600, 100, 12, MODEL_NONE);
+	mb_module_py(&m, t, "nn.Module: Linear_0", 2, 12, 10, 800, 200);
+	mb_ev(&m, t, MK_CPU_OP, "aten::linear", 810, 180, 13, MODEL_NONE);
+	mb_module_py(&m, t, "nn.Module: ReLU_0", 3, 13, 10, 1050, 30);
 
-	ev(&m, b, MK_CPU_OP, EVAL "AddmmBackward0", 2000, 300, MODEL_NONE, MODEL_NONE);
-	ev(&m, b, MK_CPU_OP, "AddmmBackward0", 2010, 280, MODEL_NONE, MODEL_NONE);
-	ev(&m, b, MK_CPU_OP, "aten::mm", 2020, 100, 20, MODEL_NONE);
-	ev(&m, b, MK_RUNTIME, "cudaLaunchKernel", 2030, 10, 20, 200);
-	ev(&m, b, MK_CPU_OP, ACCUMULATE, 2300, 50, MODEL_NONE, MODEL_NONE);
-	ev(&m, b, MK_CPU_OP, EVAL "ReluBackward0", 2400, 100, MODEL_NONE, MODEL_NONE);
-	ev(&m, b, MK_CPU_OP, "ReluBackward0", 2410, 80, MODEL_NONE, MODEL_NONE);
-	ev(&m, b, MK_CPU_OP, "aten::threshold_backward", 2420, 50, 21, MODEL_NONE);
-	ev(&m, b, MK_RUNTIME, "cudaLaunchKernel", 2430, 5, 21, 201);
-	ev(&m, b, MK_CPU_OP, EVAL "AddmmBackward0", 2600, 200, MODEL_NONE, MODEL_NONE);
-	ev(&m, b, MK_CPU_OP, "AddmmBackward0", 2610, 150, MODEL_NONE, MODEL_NONE);
-	ev(&m, b, MK_CPU_OP, "aten::mm", 2620, 100, 22, MODEL_NONE);
-	ev(&m, b, MK_RUNTIME, "cudaLaunchKernel", 2630, 10, 22, 202);
-	ev(&m, b, MK_CPU_OP, ACCUMULATE, 2850, 30, MODEL_NONE, MODEL_NONE);
-	ev(&m, b, MK_CPU_OP, ACCUMULATE, 2900, 20, MODEL_NONE, MODEL_NONE);
-	ev(&m, s, MK_KERNEL, "gemm", 3000, 40, 20, 200);
-	ev(&m, s, MK_KERNEL, "relu_bwd", 3100, 20, 21, 201);
-	ev(&m, s, MK_KERNEL, "gemm", 3200, 60, 22, 202);
+	mb_ev(&m, b, MK_CPU_OP, EVAL "AddmmBackward0", 2000, 300, MODEL_NONE, MODEL_NONE);
+	mb_ev(&m, b, MK_CPU_OP, "AddmmBackward0", 2010, 280, MODEL_NONE, MODEL_NONE);
+	mb_ev(&m, b, MK_CPU_OP, "aten::mm", 2020, 100, 20, MODEL_NONE);
+	mb_ev(&m, b, MK_RUNTIME, "cudaLaunchKernel", 2030, 10, 20, 200);
+	mb_ev(&m, b, MK_CPU_OP, ACCUMULATE, 2300, 50, MODEL_NONE, MODEL_NONE);
+	mb_ev(&m, b, MK_CPU_OP, EVAL "ReluBackward0", 2400, 100, MODEL_NONE, MODEL_NONE);
+	mb_ev(&m, b, MK_CPU_OP, "ReluBackward0", 2410, 80, MODEL_NONE, MODEL_NONE);
+	mb_ev(&m, b, MK_CPU_OP, "aten::threshold_backward", 2420, 50, 21, MODEL_NONE);
+	mb_ev(&m, b, MK_RUNTIME, "cudaLaunchKernel", 2430, 5, 21, 201);
+	mb_ev(&m, b, MK_CPU_OP, EVAL "AddmmBackward0", 2600, 200, MODEL_NONE, MODEL_NONE);
+	mb_ev(&m, b, MK_CPU_OP, "AddmmBackward0", 2610, 150, MODEL_NONE, MODEL_NONE);
+	mb_ev(&m, b, MK_CPU_OP, "aten::mm", 2620, 100, 22, MODEL_NONE);
+	mb_ev(&m, b, MK_RUNTIME, "cudaLaunchKernel", 2630, 10, 22, 202);
+	mb_ev(&m, b, MK_CPU_OP, ACCUMULATE, 2850, 30, MODEL_NONE, MODEL_NONE);
+	mb_ev(&m, b, MK_CPU_OP, ACCUMULATE, 2900, 20, MODEL_NONE, MODEL_NONE);
+	mb_ev(&m, s, MK_KERNEL, "gemm", 3000, 40, 20, 200);
+	mb_ev(&m, s, MK_KERNEL, "relu_bwd", 3100, 20, 21, 201);
+	mb_ev(&m, s, MK_KERNEL, "gemm", 3200, 60, 22, 202);
 
-	flow(&m, t, 's', 1, 210);
-	flow(&m, t, 's', 2, 600);
-	flow(&m, t, 's', 3, 810);
-	flow(&m, t, 's', 4, 220); /* no 'f': ignored */
-	flow(&m, b, 'f', 3, 2010);
-	flow(&m, b, 'f', 2, 2410);
-	flow(&m, b, 'f', 1, 2610);
+	mb_fwdbwd_flow(&m, t, 's', 1, 210);
+	mb_fwdbwd_flow(&m, t, 's', 2, 600);
+	mb_fwdbwd_flow(&m, t, 's', 3, 810);
+	mb_fwdbwd_flow(&m, t, 's', 4, 220); /* no 'f': ignored */
+	mb_fwdbwd_flow(&m, b, 'f', 3, 2010);
+	mb_fwdbwd_flow(&m, b, 'f', 2, 2410);
+	mb_fwdbwd_flow(&m, b, 'f', 1, 2610);
 	compute_all(&p, &m);
 
 	assert_int_equal(p.modules.rows.n, 5);
@@ -346,7 +245,7 @@ static void test_backward_modules(void **state)
 	assert_int_equal(net->module_id, 1);
 	assert_int_equal(net->parent, MODEL_NOIDX);
 	assert_int_equal(net->occurrences, 1);
-	assert_int_equal(net->operators, 1);            /* E2 */
+	assert_int_equal(net->operators, 1); /* E2 */
 	assert_int_equal(net->host_total, 2920 - 2000);
 	assert_int_equal(net->host_self, 920 - 100 - 320 - 350);
 	assert_int_equal(net->dev_total, 20 + 60 + 40);
@@ -381,25 +280,25 @@ static void test_backward_edges(void **state)
 
 	(void)state;
 	model_init(&m);
-	t = thr(&m, "1", "1");
-	b = thr(&m, "1", "2");
-	module_py(&m, t, "nn.Module: A", 1, 1, 0, 100, 400);
-	ev(&m, t, MK_CPU_OP, "aten::add", 150, 50, 1, MODEL_NONE);
-	ev(&m, t, MK_CPU_OP, "aten::mul", 300, 50, 2, MODEL_NONE);
-	ev(&m, t, MK_CPU_OP, "aten::wrapper", 600, 300, 3, MODEL_NONE);
-	module_py(&m, t, "nn.Module: C", 9, 2, 0, 650, 200);
-	ev(&m, t, MK_CPU_OP, "aten::sub", 700, 10, 4, MODEL_NONE);
-	ev(&m, b, MK_CPU_OP, ACCUMULATE, 1000, 10, MODEL_NONE, MODEL_NONE);
-	ev(&m, b, MK_CPU_OP, EVAL "MulBackward0", 1100, 100, MODEL_NONE, MODEL_NONE);
-	ev(&m, b, MK_CPU_OP, EVAL "AddBackward0", 1300, 50, MODEL_NONE, MODEL_NONE);
-	ev(&m, b, MK_CPU_OP, "AddBackward0", 1310, 30, MODEL_NONE, MODEL_NONE);
-	flow(&m, t, 's', 1, 5000); /* superseded by the next 's' of id 1 */
-	flow(&m, t, 's', 1, 150);
-	flow(&m, b, 'f', 1, 1100);
-	flow(&m, t, 's', 2, 300);
-	flow(&m, b, 'f', 2, 1310);
-	flow(&m, t, 's', 3, 700);
-	flow(&m, b, 'f', 3, 1000);
+	t = mb_thr(&m, "1", "1");
+	b = mb_thr(&m, "1", "2");
+	mb_module_py(&m, t, "nn.Module: A", 1, 1, 0, 100, 400);
+	mb_ev(&m, t, MK_CPU_OP, "aten::add", 150, 50, 1, MODEL_NONE);
+	mb_ev(&m, t, MK_CPU_OP, "aten::mul", 300, 50, 2, MODEL_NONE);
+	mb_ev(&m, t, MK_CPU_OP, "aten::wrapper", 600, 300, 3, MODEL_NONE);
+	mb_module_py(&m, t, "nn.Module: C", 9, 2, 0, 650, 200);
+	mb_ev(&m, t, MK_CPU_OP, "aten::sub", 700, 10, 4, MODEL_NONE);
+	mb_ev(&m, b, MK_CPU_OP, ACCUMULATE, 1000, 10, MODEL_NONE, MODEL_NONE);
+	mb_ev(&m, b, MK_CPU_OP, EVAL "MulBackward0", 1100, 100, MODEL_NONE, MODEL_NONE);
+	mb_ev(&m, b, MK_CPU_OP, EVAL "AddBackward0", 1300, 50, MODEL_NONE, MODEL_NONE);
+	mb_ev(&m, b, MK_CPU_OP, "AddBackward0", 1310, 30, MODEL_NONE, MODEL_NONE);
+	mb_fwdbwd_flow(&m, t, 's', 1, 5000); /* superseded by the next 's' of id 1 */
+	mb_fwdbwd_flow(&m, t, 's', 1, 150);
+	mb_fwdbwd_flow(&m, b, 'f', 1, 1100);
+	mb_fwdbwd_flow(&m, t, 's', 2, 300);
+	mb_fwdbwd_flow(&m, b, 'f', 2, 1310);
+	mb_fwdbwd_flow(&m, t, 's', 3, 700);
+	mb_fwdbwd_flow(&m, b, 'f', 3, 1000);
 	compute_all(&p, &m);
 
 	assert_int_equal(p.modules.rows.n, 3);
@@ -420,11 +319,9 @@ static void test_backward_edges(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_module_stats),
-		cmocka_unit_test(test_hierarchy),
-		cmocka_unit_test(test_no_modules),
-		cmocka_unit_test(test_backward_modules),
-		cmocka_unit_test(test_backward_edges),
+	    cmocka_unit_test(test_module_stats),   cmocka_unit_test(test_hierarchy),
+	    cmocka_unit_test(test_no_modules),	   cmocka_unit_test(test_backward_modules),
+	    cmocka_unit_test(test_backward_edges),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
