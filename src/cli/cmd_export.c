@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "output/outfile.h"
 #include "output/output.h"
+#include "output/schema_sql.h"
 #include "output/sqlite_out.h"
 
 #include <getopt.h>
@@ -21,6 +22,7 @@
 static const char USAGE[] =
     "Usage: nnscope export <trace-file | run-dir> --format chrome --out FILE [options]\n"
     "       nnscope export <trace-file | run-dir> --format sqlite --out FILE.db [options]\n"
+    "       nnscope export --schema\n"
     "\n"
     "chrome: writes one trace (nnscope .nnst or PyTorch/Kineto JSON) as Chrome-trace\n"
     "JSON that Perfetto UI (ui.perfetto.dev) and chrome://tracing open, with the\n"
@@ -41,6 +43,8 @@ static const char USAGE[] =
     "  -w, --worker NAME  the worker, in a run directory\n"
     "  -s, --span S       the span, in a run directory\n"
     "  -j, --threads N    parser threads for JSON input (0 = one per CPU)\n"
+    "      --schema       print the SQLite result tables and their columns (Markdown,\n"
+    "                     the result-table part of docs/SQL.md) and exit\n"
     "  -q, --quiet        print nothing but warnings and errors\n"
     "  -h, --help         show this help\n";
 
@@ -207,15 +211,11 @@ static int export_sqlite(const char *in, const char *out, const char *worker, co
 int cmd_export(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"format", required_argument, NULL, 'f'},
-	    {"out", required_argument, NULL, 'o'},
-	    {"limit-mb", required_argument, NULL, 'l'},
-	    {"worker", required_argument, NULL, 'w'},
-	    {"span", required_argument, NULL, 's'},
-	    {"threads", required_argument, NULL, 'j'},
-	    {"quiet", no_argument, NULL, 'q'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	    {"format", required_argument, NULL, 'f'},	{"out", required_argument, NULL, 'o'},
+	    {"limit-mb", required_argument, NULL, 'l'}, {"worker", required_argument, NULL, 'w'},
+	    {"span", required_argument, NULL, 's'},	{"threads", required_argument, NULL, 'j'},
+	    {"quiet", no_argument, NULL, 'q'},		{"help", no_argument, NULL, 'h'},
+	    {"schema", no_argument, NULL, 'S'},		{NULL, 0, NULL, 0},
 	};
 	const char *out = NULL, *format = "chrome", *worker = NULL, *span = NULL, *trace;
 	const struct run *run = NULL;
@@ -259,6 +259,9 @@ int cmd_export(int argc, char **argv)
 		case 'h':
 			fputs(USAGE, stdout);
 			return CLI_OK;
+		case 'S':
+			sc_sql_describe(stdout);
+			return fflush(stdout) == 0 ? CLI_OK : CLI_EINPUT;
 		default:
 			return cli_bad_option("export", c, optopt, argv[optind - 1]);
 		}

@@ -5,7 +5,8 @@
 # with SQL answers checked against the JSON analysis of the same trace read
 # with jq: event counts, kernel time, kernel time per operator, kernels by
 # name, the device events of each step, the result tables (steps,
-# operators, kernels); every ```sql block of docs/SQL.md runs; bad inputs
+# operators, kernels); every ```sql block of docs/SQL.md runs and its result
+# tables are `nnscope export --schema`; bad inputs
 # (format, unwritable --out, malformed and truncated traces) exit as
 # docs/CLI.md says and leave no half-written database.
 #
@@ -79,15 +80,6 @@ no_debris() { # no database and no temporary file named after $1
 	! ls "$1"* >/dev/null 2>&1
 }
 
-# The result tables come from schema_sql.c; while it is the placeholder that
-# creates none, their checks are reported as pending rather than failed.
-results_pending=0
-if grep -q 'Placeholder' "$root/src/output/schema_sql.c" 2>/dev/null; then
-	results_pending=1
-	echo "NOTE the result tables (steps, operators, kernels ...) are pending: src/output/schema_sql.c is the placeholder"
-fi
-result_tables='steps|gpus|operators[a-z_]*|kernels[a-z_]*|memory_ops|memory_allocations|memory_curve|modules|steptrace|distributed|comm_ops'
-
 # check_trace LABEL TRACE: analyse --sqlite and export, SQL vs JSON
 check_trace() {
 	local label=$1 trace=$2 db=$TMP/$1.db edb=$TMP/$1.export.db out=$TMP/$1.out
@@ -139,10 +131,6 @@ check_trace() {
 			same_rows "$label/$name: step_time device_events = overview device_nodes" "$TMP/j.txt" "$TMP/s.txt"
 		fi
 		# result tables (schema_sql.c)
-		if [ "$results_pending" = 1 ]; then
-			echo "PENDING $label/$name: steps/operators/kernels tables vs JSON (schema_sql.c placeholder)"
-			continue
-		fi
 		jq -r '.steps[] | "\(.name)|\(.total_us)|\(.kernel_us)|\(.device_nodes)"' "$d/overview.json" >"$TMP/j.txt"
 		q "$db" "SELECT name, total_us, kernel_us, device_nodes FROM steps WHERE worker_id = $wid" >"$TMP/s.txt"
 		same_rows "$label/$name: steps table = overview.json steps" "$TMP/j.txt" "$TMP/s.txt"
@@ -153,6 +141,9 @@ check_trace() {
 		if [ -s "$TMP/j.txt" ]; then
 			q "$db" "SELECT name, calls, total_us, mean_us, max_us FROM kernels WHERE worker_id = $wid" >"$TMP/s.txt"
 			same_rows "$label/$name: kernels table = kernels.json by_name" "$TMP/j.txt" "$TMP/s.txt"
+			q "$db" "SELECT op_name, sum(calls), sum(total_us) FROM kernels_by_properties WHERE worker_id = $wid GROUP BY op_name" >"$TMP/j.txt"
+			q "$db" "SELECT op_name, kernels, kernel_us FROM kernel_time_per_operator WHERE worker_id = $wid" >"$TMP/s.txt"
+			same_rows "$label/$name: kernels_by_properties table = kernel_time_per_operator view" "$TMP/j.txt" "$TMP/s.txt"
 		fi
 	done
 }
@@ -188,10 +179,6 @@ nblocks=$(ls "$TMP"/doc*.sql 2>/dev/null | wc -l)
 check "docs/SQL.md has example queries" [ "$nblocks" -ge 6 ]
 for f in "$TMP"/doc*.sql; do
 	title=$(head -1 "$f" | cut -c1-60)
-	if [ "$results_pending" = 1 ] && grep -Eqiw "(from|join) ($result_tables)" "$f"; then
-		echo "PENDING docs/SQL.md query '$title' (uses a result table)"
-		continue
-	fi
 	if q -bail "$TMP/resnet50.db" <"$f" >"$TMP/q.txt" 2>"$TMP/q.err" && [ ! -s "$TMP/q.err" ]; then
 		pass "docs/SQL.md query '$title' ($(wc -l <"$TMP/q.txt") rows)"
 	else
@@ -199,6 +186,17 @@ for f in "$TMP"/doc*.sql; do
 		sed 's/^/    /' "$TMP/q.err" | head -3
 	fi
 done
+
+# ---- docs/SQL.md's result tables are `export --schema` ----------------------
+sed -n '/^<!-- BEGIN nnscope export --schema -->$/,/^<!-- END nnscope export --schema -->$/p' "$root/docs/SQL.md" |
+	sed '1d;$d' >"$TMP/doc_schema.md"
+run_rc 0 "export --schema" "$NNSCOPE" export --schema
+check "docs/SQL.md result tables = export --schema" cmp -s "$TMP/out.txt" "$TMP/doc_schema.md"
+check "export --schema lists steps and comm_ops" grep -q '^### `comm_ops`' "$TMP/out.txt"
+check "every result table of the database is in export --schema" \
+	[ -z "$(q "$TMP/resnet50.db" "SELECT name FROM sqlite_schema WHERE type = 'table' AND sql LIKE '%worker_id%' OR sql LIKE '%span TEXT%'" |
+		grep -vxE 'workers|worker_meta|threads|events_raw|counters|memory_events|flows|devices|instants|queues|samples' |
+		while read -r t; do grep -q "^### \`$t\`" "$TMP/out.txt" || echo "$t"; done)" ]
 
 # ---- bad input -------------------------------------------------------------
 run_rc 2 "export --format xml" "$NNSCOPE" export "$old" --format xml --out "$TMP/x.db"
