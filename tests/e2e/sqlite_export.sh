@@ -13,47 +13,16 @@
 #   NNSCOPE=build/nnscope NNS_SHARED=../shared bash tests/e2e/sqlite_export.sh
 set -euo pipefail
 
-: "${NNSCOPE:?set NNSCOPE to the path of the nnscope binary}"
+# shellcheck source=lib/common.bash
+. "$(dirname "$0")/lib/common.bash"
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 SHARED=${NNS_SHARED:-$here/../../../shared}
 DATA=$SHARED/data/kineto
-if [ ! -d "$DATA" ]; then
-	echo "SKIP sqlite_export.sh: $DATA not found (set NNS_SHARED to the shared/ directory)"
-	exit 0
-fi
-for tool in jq sqlite3; do
-	if ! command -v $tool >/dev/null; then
-		echo "FAIL sqlite_export.sh: $tool is not installed (run scripts/install-deps.sh)"
-		exit 1
-	fi
-done
+[ -d "$DATA" ] || e2e_skip "$DATA not found (set NNS_SHARED to the shared/ directory)"
+e2e_need jq sqlite3
+e2e_setup sqlite_export.sh nnscope-sqlite
 
-TMP=$(mktemp -d /tmp/nnscope-sqlite.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
-fails=0
-passes=0
-
-pass() { echo "PASS $*"; passes=$((passes + 1)); }
-fail() { echo "FAIL $*"; fails=$((fails + 1)); }
-check() {
-	local name=$1
-	shift
-	if "$@"; then pass "$name"; else fail "$name"; fi
-}
-# run_rc WANT NAME CMD...: PASS when CMD exits with WANT; output in
-# $TMP/out.txt and $TMP/err.txt
-run_rc() {
-	local want=$1 name=$2 rc=0
-	shift 2
-	"$@" >"$TMP/out.txt" 2>"$TMP/err.txt" || rc=$?
-	if [ "$rc" -eq "$want" ]; then
-		pass "$name (exit $rc)"
-	else
-		fail "$name: exit $rc, wanted $want"
-		sed 's/^/    /' "$TMP/err.txt" | head -5
-	fi
-}
 q() { sqlite3 -batch -noheader -separator '|' "$@"; }
 # same_rows NAME A B: two files of "key|number|number..." lines hold the same
 # keys with numbers equal to 0.01
@@ -175,7 +144,7 @@ fi
 # ---- every ```sql block of docs/SQL.md runs --------------------------------
 awk -v dir="$TMP" '/^```sql/ { n++; f = sprintf("%s/doc%02d.sql", dir, n); on = 1; next }
 	/^```/ { on = 0; next } on { print > f }' "$root/docs/SQL.md"
-nblocks=$(ls "$TMP"/doc*.sql 2>/dev/null | wc -l)
+nblocks=$(find "$TMP" -maxdepth 1 -name 'doc*.sql' | wc -l)
 check "docs/SQL.md has example queries" [ "$nblocks" -ge 6 ]
 for f in "$TMP"/doc*.sql; do
 	title=$(head -1 "$f" | cut -c1-60)
@@ -192,7 +161,7 @@ sed -n '/^<!-- BEGIN nnscope export --schema -->$/,/^<!-- END nnscope export --s
 	sed '1d;$d' >"$TMP/doc_schema.md"
 run_rc 0 "export --schema" "$NNSCOPE" export --schema
 check "docs/SQL.md result tables = export --schema" cmp -s "$TMP/out.txt" "$TMP/doc_schema.md"
-check "export --schema lists steps and comm_ops" grep -q '^### `comm_ops`' "$TMP/out.txt"
+check "export --schema lists steps and comm_ops" grep -q "^### \`comm_ops\`" "$TMP/out.txt"
 check "every result table of the database is in export --schema" \
 	[ -z "$(q "$TMP/resnet50.db" "SELECT name FROM sqlite_schema WHERE type = 'table' AND sql LIKE '%worker_id%' OR sql LIKE '%span TEXT%'" |
 		grep -vxE 'workers|worker_meta|threads|events_raw|counters|memory_events|flows|devices|instants|queues|samples' |
@@ -239,5 +208,4 @@ check "truncated: no temporary file" [ -z "$(ls "$TMP"/trunc.db.tmp.* 2>/dev/nul
 run_rc 1 "analyse --sqlite with a bad trace in the run" "$NNSCOPE" analyse "$TMP/bad" --out "$TMP/badout" --sqlite "$TMP/bad2.db"
 check "analyse --sqlite failure: no database, no temporary file" no_debris "$TMP/bad2.db"
 
-echo "sqlite_export.sh: $passes passed, $fails failed"
-[ "$fails" -eq 0 ]
+e2e_summary sqlite_export.sh
