@@ -22,7 +22,7 @@ static const struct command commands[] = {
     {"report", cmd_report, "analyse traces and print the results as tables"},
     {"diff", cmd_diff, "compare two traces (or two spans of a run)"},
     {"run", cmd_run, "run a program under the collector (LD_PRELOAD): nnscope run -- CMD"},
-    {"export", cmd_export, "write a trace as Chrome-trace JSON (Perfetto, chrome://tracing)"},
+    {"export", cmd_export, "write traces as Chrome-trace JSON (Perfetto) or a SQLite database"},
     {"serve", cmd_serve, "web UI for every run under a folder (http://127.0.0.1:8080)"},
     {"collect", cmd_collect, "gather the hosts' rank directories over ssh/rsync (--hosts FILE)"},
 };
