@@ -3,6 +3,7 @@
  * (document shape in ms_ops_json.h).
  */
 #include "output/ms_ops_json.h"
+#include "output/schema.h"
 
 void out_json_ms_summary(struct jsonw *w, const struct ms_st_summary *s)
 {
@@ -29,34 +30,9 @@ void out_json_ms_ops(struct jsonw *w, const struct ms_st_summary *s, const struc
 		out_json_ms_summary(w, s);
 	else
 		jsonw_null(w);
-	jsonw_key(w, "by_type");
-	jsonw_arr_begin(w);
-	for (i = 0; t && i < t->rows.n; i++) {
-		const struct ms_at_row *r = &t->rows.v[i];
-
-		jsonw_obj_begin(w);
-		jsonw_kstr(w, "kernel_type", r->kernel_type);
-		jsonw_kdouble(w, "total_time_us", r->total_time_us);
-		jsonw_kint(w, "execution_frequency", r->execution_frequency);
-		jsonw_kdouble(w, "avg_time_us", r->avg_time_us);
-		jsonw_kdouble(w, "total_percent", r->total_percent);
-		jsonw_obj_end(w);
-	}
-	jsonw_arr_end(w);
-	jsonw_key(w, "by_op");
-	jsonw_arr_begin(w);
-	for (i = 0; d && i < d->rows.n; i++) {
-		const struct ms_ad_row *r = &d->rows.v[i];
-
-		jsonw_obj_begin(w);
-		jsonw_kstr(w, "op_name", r->op_name);
-		jsonw_kstr(w, "kernel_name", r->kernel_name);
-		jsonw_kstr(w, "kernel_type", r->kernel_type);
-		jsonw_kdouble(w, "avg_execution_time_us", r->avg_execution_time_us);
-		jsonw_kint(w, "execution_frequency", r->execution_frequency);
-		jsonw_obj_end(w);
-	}
-	jsonw_arr_end(w);
+	sc_json_rows(w, "by_type", &sc_ms_op_types, t ? t->rows.v : NULL, t ? t->rows.n : 0, NULL,
+		     NULL);
+	sc_json_rows(w, "by_op", &sc_ms_ops, d ? d->rows.v : NULL, d ? d->rows.n : 0, NULL, NULL);
 	jsonw_key(w, "errors");
 	jsonw_arr_begin(w);
 	for (i = 0; i < nerr; i++)

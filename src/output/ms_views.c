@@ -11,6 +11,7 @@
 #include "output/ms_minddata_json.h"
 #include "output/ms_ops_json.h"
 #include "output/outfile.h"
+#include "output/schema.h"
 #include "output/output.h"
 
 #include <stdlib.h>
@@ -176,32 +177,35 @@ static void csv_steps(FILE *f, const struct ms_st_table *t)
 
 static void csv_types(FILE *f, const struct ms_at *at)
 {
-	fputs("kernel_type,total_time_us,execution_frequency,avg_time_us\n", f);
-	for (size_t i = 0; i < at->rows.n; i++) {
-		const struct ms_at_row *r = &at->rows.v[i];
+	static const char *const cols[] = {"kernel_type", "total_time_us", "execution_frequency",
+					   "avg_time_us", NULL};
 
-		out_csv_field(f, r->kernel_type);
-		csv_num(f, r->total_time_us);
-		fprintf(f, ",%ld", r->execution_frequency);
-		csv_num(f, r->avg_time_us);
-		fputc('\n', f);
-	}
+	sc_csv_header(f, &sc_ms_op_types, cols);
+	for (size_t i = 0; i < at->rows.n; i++)
+		sc_csv_row(f, &sc_ms_op_types, &at->rows.v[i], NULL, cols);
 }
 
 static void csv_ops(FILE *f, const struct ms_ad *ad)
 {
-	fputs("op_name,kernel_name,kernel_type,avg_execution_time_us,execution_frequency\n", f);
-	for (size_t i = 0; i < ad->rows.n; i++) {
-		const struct ms_ad_row *r = &ad->rows.v[i];
+	sc_csv_header(f, &sc_ms_ops, NULL);
+	for (size_t i = 0; i < ad->rows.n; i++)
+		sc_csv_row(f, &sc_ms_ops, &ad->rows.v[i], NULL, NULL);
+}
 
-		out_csv_field(f, r->op_name);
-		fputc(',', f);
-		out_csv_field(f, r->kernel_name);
-		fputc(',', f);
-		out_csv_field(f, r->kernel_type);
-		csv_num(f, r->avg_execution_time_us);
-		fprintf(f, ",%ld\n", r->execution_frequency);
-	}
+int out_ms_op_tables(const struct an_profile *p, struct ms_at *at, struct ms_ad *ad)
+{
+	struct ms_src s;
+	struct errs e;
+	int got = 0;
+
+	memset(&e, 0, sizeof(e));
+	if (!ms_model_src(p->m, &s))
+		return 0;
+	if (read_file(&s, "aicore_intermediate_", "_type.csv", parse_at, at, &e))
+		got |= 1;
+	if (read_file(&s, "aicore_intermediate_", "_detail.csv", parse_ad, ad, &e))
+		got |= 2;
+	return got;
 }
 
 int out_write_ms_csv(const char *dir, const struct an_profile *p, struct nns_err *err)

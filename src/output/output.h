@@ -126,6 +126,13 @@ void out_json_ms_dynshape_view(struct jsonw *w, const struct an_profile *p);
  * ms_step_trace.csv (per step and the average, us), ms_op_type.csv,
  * ms_op_detail.csv, each when its source file is there. */
 int out_write_ms_csv(const char *dir, const struct an_profile *p, struct nns_err *err);
+/* The AI Core op tables of a MindSpore device into *at / *ad (zeroed by
+ * the caller, released with ms_at_release / ms_ad_release): bit 0 set when
+ * the by-type table was read, bit 1 the by-op table; 0 for other workers
+ * or damaged files (the documents name those). */
+struct ms_at;
+struct ms_ad;
+int out_ms_op_tables(const struct an_profile *p, struct ms_at *at, struct ms_ad *ad);
 
 /* HTA critical path (hta_critpath_json.c, docs/HTA.md):
  * critical_path.json of the first step, or of step (its name, "5" or

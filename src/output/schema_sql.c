@@ -6,6 +6,9 @@
  */
 #include "output/schema_sql.h"
 #include "analysis/hta_time.h"
+#include "importers/ms_aicore_detail.h"
+#include "importers/ms_aicore_type.h"
+#include "output/output.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -70,10 +73,12 @@ static size_t worker_tabs(struct sql_tab *out)
 	out[n++] = (struct sql_tab){"host_events", &sc_host_events, NULL};
 	out[n++] = (struct sql_tab){"temporal", &sc_temporal, NULL};
 	out[n++] = (struct sql_tab){"idle", &sc_idle, NULL};
+	out[n++] = (struct sql_tab){"ms_op_types", &sc_ms_op_types, NULL};
+	out[n++] = (struct sql_tab){"ms_ops", &sc_ms_ops, NULL};
 	return n;
 }
 
-#define MAX_TABS (13 + SC_OP_GROUPS + SC_KERNEL_GROUPS + 8)
+#define MAX_TABS (15 + SC_OP_GROUPS + SC_KERNEL_GROUPS + 8)
 
 static const struct sql_tab dist_tabs[] = {
     {"distributed", &sc_dist_workers, NULL},
@@ -306,6 +311,21 @@ int sc_sql_results(sqlite3 *db, int64_t worker_id, const struct an_profile *p, s
 		if (!rc)
 			rc = INS("idle", t.streams.v, t.streams.n, &x);
 		hta_idle_release(&t);
+	}
+	if (!rc) {
+		struct ms_at at;
+		struct ms_ad ad;
+		int got;
+
+		memset(&at, 0, sizeof(at));
+		memset(&ad, 0, sizeof(ad));
+		got = out_ms_op_tables(p, &at, &ad);
+		if (got & 1)
+			rc = INS("ms_op_types", at.rows.v, at.rows.n, &x);
+		if (!rc && (got & 2))
+			rc = INS("ms_ops", ad.rows.v, ad.rows.n, &x);
+		ms_at_release(&at);
+		ms_ad_release(&ad);
 	}
 #undef INS
 	return rc;

@@ -156,6 +156,22 @@ for f in "$TMP"/doc*.sql; do
 	fi
 done
 
+# ---- a MindSpore device: its AI Core tables ------------------------------------
+MS=$SHARED/data/mindinsight/run_1
+if [ -d "$MS" ]; then
+	run_rc 0 "mindspore: analyse --sqlite" "$NNSCOPE" analyse "$MS" --out "$TMP/ms" --sqlite "$TMP/ms.db"
+	msj=$(find "$TMP/ms" -name ms_ops.json | head -1)
+	wid=$(q "$TMP/ms.db" "SELECT id FROM workers WHERE worker = 'device_1'")
+	jq -r '.by_type[] | "\(.kernel_type)|\(.total_time_us)|\(.execution_frequency)|\(.avg_time_us)"' "$msj" >"$TMP/ms_types.json.txt"
+	q "$TMP/ms.db" "SELECT kernel_type, total_time_us, execution_frequency, avg_time_us FROM ms_op_types WHERE worker_id = $wid" >"$TMP/ms_types.sql.txt"
+	same_rows "mindspore: ms_op_types = ms_ops.json by_type" "$TMP/ms_types.json.txt" "$TMP/ms_types.sql.txt"
+	jq -r '.by_op[] | "\(.op_name)|\(.avg_execution_time_us)|\(.execution_frequency)"' "$msj" >"$TMP/ms_ops.json.txt"
+	q "$TMP/ms.db" "SELECT op_name, avg_execution_time_us, execution_frequency FROM ms_ops WHERE worker_id = $wid" >"$TMP/ms_ops.sql.txt"
+	same_rows "mindspore: ms_ops = ms_ops.json by_op" "$TMP/ms_ops.json.txt" "$TMP/ms_ops.sql.txt"
+else
+	echo "SKIP mindspore checks: $MS not found"
+fi
+
 # ---- docs/SQL.md's result tables are `export --schema` ----------------------
 sed -n '/^<!-- BEGIN nnscope export --schema -->$/,/^<!-- END nnscope export --schema -->$/p' "$root/docs/SQL.md" |
 	sed '1d;$d' >"$TMP/doc_schema.md"
