@@ -15,6 +15,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { checker } from './lib.mjs';
 
 const ROOT = process.env.NNS_ROOT || process.cwd();
 const URL0 = process.env.NNS_URL;
@@ -24,21 +25,8 @@ const MS_RUN = process.env.NNS_MS_RUN || 'mindspore/run_1';
 const MI_DATA = process.env.NNS_MI_DATA || ''; // $NNS_SHARED/data/mindinsight: raw files for hand computations
 const LOAD_MS = 60000;
 
-let failed = 0;
-let passed = 0;
-async function check(name, fn) {
-  const t = Date.now();
-  try {
-    await fn();
-    passed++;
-    console.log(`PASS ${name} (${Date.now() - t} ms)`);
-  } catch (e) {
-    failed++;
-    const msg = String(e && e.message ? e.message : e).split('\n').filter(Boolean).slice(0, 4).join(' | ');
-    console.log(`FAIL ${name}: ${msg}`);
-  }
-}
-const skip = (name, why) => console.log(`SKIP ${name}: ${why}`);
+const T = checker();
+const { check, skip } = T;
 
 async function api(p, params) {
   const q = new URLSearchParams(params || {});
@@ -173,7 +161,7 @@ const near = (a, b, tol, what) => assert.ok(Math.abs(a - b) <= tol, `${what}: ${
 
 /* ---------------------------------------------------------------- tests */
 
-const exp = (() => { try { return loadExpected(); } catch (e) { console.log(`FAIL mindspore expectations: ${e.message}`); failed++; return null; } })();
+const exp = (() => { try { return loadExpected(); } catch (e) { console.log(`FAIL mindspore expectations: ${e.message}`); T.failed++; return null; } })();
 const runs = (await api('/api/runs')).runs || [];
 
 // every MindSpore document must be served for a MindSpore device: one the
@@ -501,5 +489,5 @@ else {
 }
 
 await browser.close();
-console.log(`mindspore browser tests: ${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+console.log(`mindspore browser tests: ${T.passed} passed, ${T.failed} failed`);
+process.exit(T.failed ? 1 : 0);

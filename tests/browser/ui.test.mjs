@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { checker } from './lib.mjs';
 
 const ROOT = process.env.NNS_ROOT || process.cwd();
 const { chromium } = await import(pathToFileURL(path.join(ROOT, 'web/node_modules/playwright-core/index.mjs')).href);
@@ -17,21 +18,8 @@ const SHOTS = process.env.NNS_SHOTS;
 const HAVE_KINETO = process.env.NNS_KINETO === '1';
 const LOAD_MS = 120000;
 
-let failed = 0;
-let passed = 0;
-async function check(name, fn) {
-  const t = Date.now();
-  try {
-    await fn();
-    passed++;
-    console.log(`PASS ${name} (${Date.now() - t} ms)`);
-  } catch (e) {
-    failed++;
-    const msg = String(e && e.message ? e.message : e).split('\n').filter(Boolean).slice(0, 4).join(' | ');
-    console.log(`FAIL ${name}: ${msg}`);
-  }
-}
-const skip = (name, why) => console.log(`SKIP ${name}: ${why}`);
+const T = checker();
+const { check, skip } = T;
 
 /* ---------------------------------------------------------------- API */
 
@@ -1001,5 +989,5 @@ if (!mlpRun) {
 }
 
 await browser.close();
-console.log(`browser tests: ${passed} passed, ${failed} failed; screenshots in ${SHOTS}`);
-process.exit(failed ? 1 : 0);
+console.log(`browser tests: ${T.passed} passed, ${T.failed} failed; screenshots in ${SHOTS}`);
+process.exit(T.failed ? 1 : 0);

@@ -1,5 +1,6 @@
 /* testutil.c - shared helpers for golden tests (testutil.h). */
 #include "testutil.h"
+#include "output/jsonw.h"
 #include "importers/kineto.h"
 
 #include <stdio.h>
@@ -92,4 +93,50 @@ const struct an_kernel_row *tu_find_kernel(const struct an_profile *p,
 		if (strcmp(model_str(p->m, rows[i].name), name) == 0)
 			return &rows[i];
 	return NULL;
+}
+
+struct tu_fx *tu_fx_load(const char *json)
+{
+	struct tu_fx *f = calloc(1, sizeof(*f));
+
+	if (f && tu_kineto_profile(json, &f->m, &f->p) != 0) {
+		free(f);
+		return NULL;
+	}
+	return f;
+}
+
+void tu_fx_free(struct tu_fx *f)
+{
+	if (!f)
+		return;
+	an_profile_release(&f->p);
+	model_release(&f->m);
+	free(f);
+}
+
+json_t *tu_view_json(void (*fn)(struct jsonw *w, const struct an_profile *p),
+		     const struct an_profile *p)
+{
+	struct nns_err err = {0};
+	struct jsonw w;
+	json_error_t je;
+	json_t *j = NULL;
+	char *s;
+	size_t len;
+
+	if (jsonw_init_mem(&w, 0, 0) != NNS_OK)
+		return NULL;
+	fn(&w, p);
+	if (jsonw_finish(&w, &err) != NNS_OK) {
+		fprintf(stderr, "writer: %s\n", err.msg);
+		jsonw_release(&w);
+		return NULL;
+	}
+	s = jsonw_take(&w, &len);
+	jsonw_release(&w);
+	if (s && !(j = json_loads(s, 0, &je)))
+		fprintf(stderr, "bad JSON: %s\n", je.text);
+	free(s);
+	return j;
 }

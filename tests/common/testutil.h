@@ -22,6 +22,21 @@ int tu_model_from_events(json_t *events, struct model *m);
  * runs every analysis into *p. 0 on success; on failure prints the
  * importer's or the analysis's message and returns its status. */
 int tu_kineto_profile(const char *json, struct model *m, struct an_profile *p);
+/* A Kineto document imported and analysed: its model and profile, owned
+ * together; tu_fx_load returns NULL (the reason printed) on failure and
+ * tu_fx_free releases both. */
+struct tu_fx {
+	struct model m;
+	struct an_profile p;
+};
+struct tu_fx *tu_fx_load(const char *json);
+void tu_fx_free(struct tu_fx *f);
+/* Runs a document writer (out_json_cpu, out_json_hta_launches, ...) on p
+ * into memory and parses what it wrote; NULL (the reason printed) when the
+ * writer fails or the output is not JSON. Caller json_decref()s. */
+struct jsonw;
+json_t *tu_view_json(void (*fn)(struct jsonw *w, const struct an_profile *p),
+		     const struct an_profile *p);
 /* Finds a row by name in a vector of op rows; NULL if absent. */
 const struct an_op_row *tu_find_op(const struct an_profile *p, const struct an_op_row *rows,
 				   size_t n, const char *name);

@@ -24,32 +24,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct fx {
-	struct model m;
-	struct an_profile p;
-};
-
-static struct fx *load(const char *json)
+/* The analysed trace, or fail. */
+static struct tu_fx *load(const char *json)
 {
-	struct fx *f = calloc(1, sizeof(*f));
+	struct tu_fx *f = tu_fx_load(json);
 
 	assert_non_null(f);
-	assert_int_equal(tu_kineto_profile(json, &f->m, &f->p), 0);
 	return f;
 }
 
-static void release(struct fx *f)
-{
-	an_profile_release(&f->p);
-	model_release(&f->m);
-	free(f);
-}
-
 /* The by-name operator row of `name`, or fail. */
-static const struct an_op_row *op(const struct fx *f, const char *name)
+static const struct an_op_row *op(const struct tu_fx *f, const char *name)
 {
-	const struct an_op_row *r =
-	    tu_find_op(&f->p, f->p.ops.by_name.v, f->p.ops.by_name.n, name);
+	const struct an_op_row *r = tu_find_op(&f->p, f->p.ops.by_name.v, f->p.ops.by_name.n, name);
 
 	if (!r)
 		fail_msg("operator %s not in the table", name);
@@ -57,10 +44,9 @@ static const struct an_op_row *op(const struct fx *f, const char *name)
 }
 
 /* device self time of an operator in microseconds (0 when absent) */
-static int64_t dev_us(const struct fx *f, const char *name)
+static int64_t dev_us(const struct tu_fx *f, const char *name)
 {
-	const struct an_op_row *r =
-	    tu_find_op(&f->p, f->p.ops.by_name.v, f->p.ops.by_name.n, name);
+	const struct an_op_row *r = tu_find_op(&f->p, f->p.ops.by_name.v, f->p.ops.by_name.n, name);
 
 	return r ? r->dev_self / 1000 : 0;
 }
@@ -78,13 +64,17 @@ static int64_t dev_us(const struct fx *f, const char *name)
  * rule 3 finds aten::mm: mm 30 us, decoy 0 us. */
 static void test_ext_equals_corr_decoy(void **st)
 {
-	static const char *json = HEAD
-		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":100,\"dur\":100,\"args\":{\"External id\":7}},"
-		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::decoy\",\"pid\":1,\"tid\":1,\"ts\":500,\"dur\":10,\"args\":{\"External id\":42}},"
-		"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":110,\"dur\":5,\"args\":{\"External id\":42,\"correlation\":42}},"
-		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\",\"pid\":0,\"tid\":7,\"ts\":300,\"dur\":30,\"args\":{\"External id\":42,\"correlation\":42,\"device\":0,\"stream\":7}}"
-		TAIL;
-	struct fx *f = load(json);
+	static const char *json =
+	    HEAD "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,"
+		 "\"ts\":100,\"dur\":100,\"args\":{\"External id\":7}},"
+		 "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::decoy\",\"pid\":1,\"tid\":1,"
+		 "\"ts\":500,\"dur\":10,\"args\":{\"External id\":42}},"
+		 "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
+		 "\"tid\":1,\"ts\":110,\"dur\":5,\"args\":{\"External id\":42,\"correlation\":42}},"
+		 "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\",\"pid\":0,\"tid\":7,\"ts\":"
+		 "300,\"dur\":30,\"args\":{\"External "
+		 "id\":42,\"correlation\":42,\"device\":0,\"stream\":7}}" TAIL;
+	struct tu_fx *f = load(json);
 	(void)st;
 
 	assert_int_equal(dev_us(f, "aten::mm"), 30);
@@ -95,7 +85,7 @@ static void test_ext_equals_corr_decoy(void **st)
 	assert_int_equal(f->p.tree.attr.unattributed, 0);
 	assert_int_equal(f->p.tree.attr.device_events, 1);
 	assert_int_equal(f->p.tree.attr.device_unattributed, 0);
-	release(f);
+	tu_fx_free(f);
 }
 
 /* External id == correlation id and the operator carrying that id DOES
@@ -106,13 +96,16 @@ static void test_ext_equals_corr_decoy(void **st)
  * Rule 1 names aten::linear: linear 20, addmm 0. */
 static void test_ext_equals_corr_enclosing(void **st)
 {
-	static const char *json = HEAD
-		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::linear\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100,\"args\":{\"External id\":5}},"
-		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::addmm\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":50,\"args\":{\"External id\":6}},"
-		"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":2,\"args\":{\"External id\":5,\"correlation\":5}},"
-		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":70,\"dur\":20,\"args\":{\"correlation\":5,\"device\":0,\"stream\":7}}"
-		TAIL;
-	struct fx *f = load(json);
+	static const char *json =
+	    HEAD "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::linear\",\"pid\":1,\"tid\":1,"
+		 "\"ts\":0,\"dur\":100,\"args\":{\"External id\":5}},"
+		 "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::addmm\",\"pid\":1,\"tid\":1,"
+		 "\"ts\":10,\"dur\":50,\"args\":{\"External id\":6}},"
+		 "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
+		 "\"tid\":1,\"ts\":20,\"dur\":2,\"args\":{\"External id\":5,\"correlation\":5}},"
+		 "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":70,"
+		 "\"dur\":20,\"args\":{\"correlation\":5,\"device\":0,\"stream\":7}}" TAIL;
+	struct tu_fx *f = load(json);
 	(void)st;
 
 	/* self device time on the node named by the id */
@@ -120,7 +113,7 @@ static void test_ext_equals_corr_enclosing(void **st)
 	assert_int_equal(op(f, "aten::addmm")->dev_self, 0);
 	assert_int_equal(f->p.tree.attr.by_external_id, 1);
 	assert_int_equal(f->p.tree.attr.by_enclosing, 0);
-	release(f);
+	tu_fx_free(f);
 }
 
 /* Old spellings (PyTorch 1.8-1.10): Operator / Runtime / Kernel, an
@@ -131,19 +124,23 @@ static void test_ext_equals_corr_enclosing(void **st)
  * conv 40 us (by id, though relu encloses the launch), relu 0. */
 static void test_old_spelling_ext_wins(void **st)
 {
-	static const char *json = HEAD
-		"{\"ph\":\"X\",\"cat\":\"Operator\",\"name\":\"aten::conv\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":50,\"args\":{\"External id\":11}},"
-		"{\"ph\":\"X\",\"cat\":\"Operator\",\"name\":\"aten::relu\",\"pid\":1,\"tid\":1,\"ts\":60,\"dur\":40,\"args\":{\"External id\":12}},"
-		"{\"ph\":\"X\",\"cat\":\"Runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":70,\"dur\":5,\"args\":{\"external id\":11,\"correlation\":900}},"
-		"{\"ph\":\"X\",\"cat\":\"Kernel\",\"name\":\"k\",\"pid\":0,\"tid\":\"stream 7\",\"ts\":200,\"dur\":40,\"args\":{\"external id\":11,\"correlation\":900,\"device\":0,\"stream\":7}}"
-		TAIL;
-	struct fx *f = load(json);
+	static const char *json =
+	    HEAD "{\"ph\":\"X\",\"cat\":\"Operator\",\"name\":\"aten::conv\",\"pid\":1,\"tid\":1,"
+		 "\"ts\":0,\"dur\":50,\"args\":{\"External id\":11}},"
+		 "{\"ph\":\"X\",\"cat\":\"Operator\",\"name\":\"aten::relu\",\"pid\":1,\"tid\":1,"
+		 "\"ts\":60,\"dur\":40,\"args\":{\"External id\":12}},"
+		 "{\"ph\":\"X\",\"cat\":\"Runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
+		 "\"tid\":1,\"ts\":70,\"dur\":5,\"args\":{\"external id\":11,\"correlation\":900}},"
+		 "{\"ph\":\"X\",\"cat\":\"Kernel\",\"name\":\"k\",\"pid\":0,\"tid\":\"stream "
+		 "7\",\"ts\":200,\"dur\":40,\"args\":{\"external "
+		 "id\":11,\"correlation\":900,\"device\":0,\"stream\":7}}" TAIL;
+	struct tu_fx *f = load(json);
 	(void)st;
 
 	assert_int_equal(dev_us(f, "aten::conv"), 40);
 	assert_int_equal(dev_us(f, "aten::relu"), 0);
 	assert_int_equal(f->p.tree.attr.by_external_id, 1);
-	release(f);
+	tu_fx_free(f);
 }
 
 /* Absent external id, an id naming nothing, and an id naming an operator of
@@ -157,17 +154,25 @@ static void test_old_spelling_ext_wins(void **st)
 static void test_fallback_enclosing(void **st)
 {
 	static const char *json = HEAD
-		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::a\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100,\"args\":{\"External id\":1}},"
-		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::b\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":80,\"args\":{\"External id\":2}},"
-		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::other\",\"pid\":2,\"tid\":1,\"ts\":0,\"dur\":1000,\"args\":{\"External id\":77}},"
-		"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":1,\"args\":{\"correlation\":1001}},"
-		"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":30,\"dur\":1,\"args\":{\"External id\":555,\"correlation\":1002}},"
-		"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":40,\"dur\":1,\"args\":{\"External id\":77,\"correlation\":1003}},"
-		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k1\",\"pid\":0,\"tid\":7,\"ts\":200,\"dur\":10,\"args\":{\"correlation\":1001,\"device\":0,\"stream\":7}},"
-		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k2\",\"pid\":0,\"tid\":7,\"ts\":300,\"dur\":20,\"args\":{\"correlation\":1002,\"device\":0,\"stream\":7}},"
-		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k3\",\"pid\":0,\"tid\":7,\"ts\":400,\"dur\":40,\"args\":{\"correlation\":1003,\"device\":0,\"stream\":7}}"
-		TAIL;
-	struct fx *f = load(json);
+	    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::a\",\"pid\":1,\"tid\":1,\"ts\":0,"
+	    "\"dur\":100,\"args\":{\"External id\":1}},"
+	    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::b\",\"pid\":1,\"tid\":1,\"ts\":10,"
+	    "\"dur\":80,\"args\":{\"External id\":2}},"
+	    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::other\",\"pid\":2,\"tid\":1,\"ts\":"
+	    "0,\"dur\":1000,\"args\":{\"External id\":77}},"
+	    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
+	    "\"tid\":1,\"ts\":20,\"dur\":1,\"args\":{\"correlation\":1001}},"
+	    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
+	    "\"tid\":1,\"ts\":30,\"dur\":1,\"args\":{\"External id\":555,\"correlation\":1002}},"
+	    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
+	    "\"tid\":1,\"ts\":40,\"dur\":1,\"args\":{\"External id\":77,\"correlation\":1003}},"
+	    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k1\",\"pid\":0,\"tid\":7,\"ts\":200,"
+	    "\"dur\":10,\"args\":{\"correlation\":1001,\"device\":0,\"stream\":7}},"
+	    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k2\",\"pid\":0,\"tid\":7,\"ts\":300,"
+	    "\"dur\":20,\"args\":{\"correlation\":1002,\"device\":0,\"stream\":7}},"
+	    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k3\",\"pid\":0,\"tid\":7,\"ts\":400,"
+	    "\"dur\":40,\"args\":{\"correlation\":1003,\"device\":0,\"stream\":7}}" TAIL;
+	struct tu_fx *f = load(json);
 	(void)st;
 
 	assert_int_equal(dev_us(f, "aten::b"), 70);
@@ -178,7 +183,7 @@ static void test_fallback_enclosing(void **st)
 	assert_int_equal(f->p.tree.attr.launches, 3);
 	assert_int_equal(f->p.tree.attr.by_enclosing, 3);
 	assert_int_equal(f->p.tree.attr.by_external_id, 0);
-	release(f);
+	tu_fx_free(f);
 }
 
 /* A launch outside every operator, and one with External id 0:
@@ -189,14 +194,19 @@ static void test_fallback_enclosing(void **st)
  * both kernels are device_unattributed (they belong to no operator). */
 static void test_unenclosed_and_ext0(void **st)
 {
-	static const char *json = HEAD
-		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::x\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":10,\"args\":{\"External id\":1}},"
-		"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":50,\"dur\":1,\"args\":{\"External id\":99,\"correlation\":1}},"
-		"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemsetAsync\",\"pid\":1,\"tid\":1,\"ts\":60,\"dur\":1,\"args\":{\"External id\":0,\"correlation\":2}},"
-		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":100,\"dur\":5,\"args\":{\"correlation\":1,\"device\":0,\"stream\":7}},"
-		"{\"ph\":\"X\",\"cat\":\"gpu_memset\",\"name\":\"Memset (Device)\",\"pid\":0,\"tid\":7,\"ts\":200,\"dur\":7,\"args\":{\"correlation\":2,\"device\":0,\"stream\":7}}"
-		TAIL;
-	struct fx *f = load(json);
+	static const char *json =
+	    HEAD "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::x\",\"pid\":1,\"tid\":1,\"ts\":"
+		 "0,\"dur\":10,\"args\":{\"External id\":1}},"
+		 "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
+		 "\"tid\":1,\"ts\":50,\"dur\":1,\"args\":{\"External id\":99,\"correlation\":1}},"
+		 "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemsetAsync\",\"pid\":1,"
+		 "\"tid\":1,\"ts\":60,\"dur\":1,\"args\":{\"External id\":0,\"correlation\":2}},"
+		 "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":100,"
+		 "\"dur\":5,\"args\":{\"correlation\":1,\"device\":0,\"stream\":7}},"
+		 "{\"ph\":\"X\",\"cat\":\"gpu_memset\",\"name\":\"Memset "
+		 "(Device)\",\"pid\":0,\"tid\":7,\"ts\":200,\"dur\":7,\"args\":{\"correlation\":2,"
+		 "\"device\":0,\"stream\":7}}" TAIL;
+	struct tu_fx *f = load(json);
 	(void)st;
 
 	assert_int_equal(dev_us(f, "aten::x"), 0);
@@ -206,7 +216,7 @@ static void test_unenclosed_and_ext0(void **st)
 	assert_int_equal(f->p.tree.attr.device_events, 2);
 	assert_int_equal(f->p.tree.attr.device_unattributed, 2);
 	assert_int_equal(f->p.tree.attr.device_no_launch, 0);
-	release(f);
+	tu_fx_free(f);
 }
 
 /* ac2g flows (Kineto's "ac2g" category) link a kernel that carries no
@@ -217,21 +227,26 @@ static void test_unenclosed_and_ext0(void **st)
  * flow is counted device_without_launch. */
 static void test_ac2g_flow(void **st)
 {
-	static const char *json = HEAD
-		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100,\"args\":{\"External id\":3}},"
-		"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":2,\"args\":{\"External id\":3}},"
-		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\",\"pid\":0,\"tid\":7,\"ts\":150,\"dur\":25,\"args\":{\"device\":0,\"stream\":7}},"
-		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"orphan\",\"pid\":0,\"tid\":7,\"ts\":300,\"dur\":4,\"args\":{\"device\":0,\"stream\":7}},"
-		"{\"ph\":\"s\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":61,\"pid\":1,\"tid\":1,\"ts\":10},"
-		"{\"ph\":\"f\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":61,\"pid\":0,\"tid\":7,\"ts\":150,\"bp\":\"e\"}"
-		TAIL;
-	struct fx *f = load(json);
+	static const char *json =
+	    HEAD "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,"
+		 "\"ts\":0,\"dur\":100,\"args\":{\"External id\":3}},"
+		 "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
+		 "\"tid\":1,\"ts\":10,\"dur\":2,\"args\":{\"External id\":3}},"
+		 "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\",\"pid\":0,\"tid\":7,\"ts\":"
+		 "150,\"dur\":25,\"args\":{\"device\":0,\"stream\":7}},"
+		 "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"orphan\",\"pid\":0,\"tid\":7,\"ts\":"
+		 "300,\"dur\":4,\"args\":{\"device\":0,\"stream\":7}},"
+		 "{\"ph\":\"s\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":61,\"pid\":1,\"tid\":1,"
+		 "\"ts\":10},"
+		 "{\"ph\":\"f\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":61,\"pid\":0,\"tid\":7,"
+		 "\"ts\":150,\"bp\":\"e\"}" TAIL;
+	struct tu_fx *f = load(json);
 	(void)st;
 
 	assert_int_equal(dev_us(f, "aten::mm"), 25);
 	assert_int_equal(f->p.tree.attr.device_events, 2);
 	assert_int_equal(f->p.tree.attr.device_no_launch, 1);
-	release(f);
+	tu_fx_free(f);
 }
 
 /* Accelerators other than CUDA: each device category counts as a device
@@ -243,19 +258,29 @@ static void test_ac2g_flow(void **st)
 static void test_accelerators(void **st)
 {
 	static const char *json = HEAD
-		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::op\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1000,\"args\":{\"External id\":1}},"
-		"{\"ph\":\"X\",\"cat\":\"mtia_runtime\",\"name\":\"launch\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":1,\"args\":{\"correlation\":1}},"
-		"{\"ph\":\"X\",\"cat\":\"hip_runtime\",\"name\":\"hipLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":1,\"args\":{\"correlation\":2}},"
-		"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"synLaunch\",\"pid\":1,\"tid\":1,\"ts\":30,\"dur\":1,\"args\":{\"correlation\":3}},"
-		"{\"ph\":\"X\",\"cat\":\"xpu_runtime\",\"name\":\"zeCommandListAppendLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":40,\"dur\":1,\"args\":{\"correlation\":4}},"
-		"{\"ph\":\"X\",\"cat\":\"privateuse1_runtime\",\"name\":\"npuLaunch\",\"pid\":1,\"tid\":1,\"ts\":50,\"dur\":1,\"args\":{\"correlation\":5}},"
-		"{\"ph\":\"X\",\"cat\":\"mtia_ccp_events\",\"name\":\"mtia_k\",\"pid\":0,\"tid\":1,\"ts\":2000,\"dur\":10,\"args\":{\"correlation\":1,\"device\":0}},"
-		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"hip_k\",\"pid\":0,\"tid\":2,\"ts\":2000,\"dur\":20,\"args\":{\"correlation\":2,\"device\":0,\"stream\":2}},"
-		"{\"ph\":\"X\",\"cat\":\"hpu_op\",\"name\":\"hpu_k\",\"pid\":0,\"tid\":3,\"ts\":2000,\"dur\":30,\"args\":{\"correlation\":3,\"device\":0}},"
-		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"xpu_k\",\"pid\":0,\"tid\":4,\"ts\":2000,\"dur\":40,\"args\":{\"correlation\":4,\"device\":0}},"
-		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"pu1_k\",\"pid\":0,\"tid\":5,\"ts\":2000,\"dur\":50,\"args\":{\"correlation\":5,\"device\":0}}"
-		TAIL;
-	struct fx *f = load(json);
+	    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::op\",\"pid\":1,\"tid\":1,\"ts\":0,"
+	    "\"dur\":1000,\"args\":{\"External id\":1}},"
+	    "{\"ph\":\"X\",\"cat\":\"mtia_runtime\",\"name\":\"launch\",\"pid\":1,\"tid\":1,\"ts\":"
+	    "10,\"dur\":1,\"args\":{\"correlation\":1}},"
+	    "{\"ph\":\"X\",\"cat\":\"hip_runtime\",\"name\":\"hipLaunchKernel\",\"pid\":1,\"tid\":"
+	    "1,\"ts\":20,\"dur\":1,\"args\":{\"correlation\":2}},"
+	    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"synLaunch\",\"pid\":1,\"tid\":1,"
+	    "\"ts\":30,\"dur\":1,\"args\":{\"correlation\":3}},"
+	    "{\"ph\":\"X\",\"cat\":\"xpu_runtime\",\"name\":\"zeCommandListAppendLaunchKernel\","
+	    "\"pid\":1,\"tid\":1,\"ts\":40,\"dur\":1,\"args\":{\"correlation\":4}},"
+	    "{\"ph\":\"X\",\"cat\":\"privateuse1_runtime\",\"name\":\"npuLaunch\",\"pid\":1,"
+	    "\"tid\":1,\"ts\":50,\"dur\":1,\"args\":{\"correlation\":5}},"
+	    "{\"ph\":\"X\",\"cat\":\"mtia_ccp_events\",\"name\":\"mtia_k\",\"pid\":0,\"tid\":1,"
+	    "\"ts\":2000,\"dur\":10,\"args\":{\"correlation\":1,\"device\":0}},"
+	    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"hip_k\",\"pid\":0,\"tid\":2,\"ts\":2000,"
+	    "\"dur\":20,\"args\":{\"correlation\":2,\"device\":0,\"stream\":2}},"
+	    "{\"ph\":\"X\",\"cat\":\"hpu_op\",\"name\":\"hpu_k\",\"pid\":0,\"tid\":3,\"ts\":2000,"
+	    "\"dur\":30,\"args\":{\"correlation\":3,\"device\":0}},"
+	    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"xpu_k\",\"pid\":0,\"tid\":4,\"ts\":2000,"
+	    "\"dur\":40,\"args\":{\"correlation\":4,\"device\":0}},"
+	    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"pu1_k\",\"pid\":0,\"tid\":5,\"ts\":2000,"
+	    "\"dur\":50,\"args\":{\"correlation\":5,\"device\":0}}" TAIL;
+	struct tu_fx *f = load(json);
 	(void)st;
 
 	assert_int_equal(dev_us(f, "aten::op"), 150);
@@ -264,7 +289,7 @@ static void test_accelerators(void **st)
 	assert_int_equal(f->p.tree.attr.device_events, 5);
 	assert_int_equal(f->p.tree.attr.device_unattributed, 0);
 	assert_int_equal(f->m.diag.unknown_cats[0].name[0], '\0');
-	release(f);
+	tu_fx_free(f);
 }
 
 /* Categories: cuda_profiler_range events are read as profiler ranges (not
@@ -273,16 +298,22 @@ static void test_accelerators(void **st)
  * reported as unknown. */
 static void test_categories_diag(void **st)
 {
-	static const char *json = HEAD
-		"{\"ph\":\"X\",\"cat\":\"cuda_profiler_range\",\"name\":\"range0\",\"pid\":0,\"tid\":1,\"ts\":0,\"dur\":100,\"args\":{\"device\":0}},"
-		"{\"ph\":\"X\",\"cat\":\"cuda_profiler_range\",\"name\":\"range1\",\"pid\":0,\"tid\":1,\"ts\":100,\"dur\":100,\"args\":{\"device\":0}},"
-		"{\"ph\":\"X\",\"cat\":\"fancy_new_thing\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1},"
-		"{\"ph\":\"X\",\"cat\":\"fancy_new_thing\",\"name\":\"b\",\"pid\":1,\"tid\":1,\"ts\":2,\"dur\":1},"
-		"{\"ph\":\"X\",\"cat\":\"other_new\",\"name\":\"c\",\"pid\":1,\"tid\":1,\"ts\":4,\"dur\":1},"
-		"{\"ph\":\"X\",\"cat\":\"overhead\",\"name\":\"Overhead\",\"pid\":1,\"tid\":1,\"ts\":6,\"dur\":1},"
-		"{\"ph\":\"X\",\"cat\":\"cuda_event\",\"name\":\"cudaEvent\",\"pid\":1,\"tid\":1,\"ts\":8,\"dur\":1}"
-		TAIL;
-	struct fx *f = load(json);
+	static const char *json =
+	    HEAD "{\"ph\":\"X\",\"cat\":\"cuda_profiler_range\",\"name\":\"range0\",\"pid\":0,"
+		 "\"tid\":1,\"ts\":0,\"dur\":100,\"args\":{\"device\":0}},"
+		 "{\"ph\":\"X\",\"cat\":\"cuda_profiler_range\",\"name\":\"range1\",\"pid\":0,"
+		 "\"tid\":1,\"ts\":100,\"dur\":100,\"args\":{\"device\":0}},"
+		 "{\"ph\":\"X\",\"cat\":\"fancy_new_thing\",\"name\":\"a\",\"pid\":1,\"tid\":1,"
+		 "\"ts\":0,\"dur\":1},"
+		 "{\"ph\":\"X\",\"cat\":\"fancy_new_thing\",\"name\":\"b\",\"pid\":1,\"tid\":1,"
+		 "\"ts\":2,\"dur\":1},"
+		 "{\"ph\":\"X\",\"cat\":\"other_new\",\"name\":\"c\",\"pid\":1,\"tid\":1,\"ts\":4,"
+		 "\"dur\":1},"
+		 "{\"ph\":\"X\",\"cat\":\"overhead\",\"name\":\"Overhead\",\"pid\":1,\"tid\":1,"
+		 "\"ts\":6,\"dur\":1},"
+		 "{\"ph\":\"X\",\"cat\":\"cuda_event\",\"name\":\"cudaEvent\",\"pid\":1,\"tid\":1,"
+		 "\"ts\":8,\"dur\":1}" TAIL;
+	struct tu_fx *f = load(json);
 	size_t i, ranges = 0;
 	(void)st;
 
@@ -295,7 +326,7 @@ static void test_categories_diag(void **st)
 	assert_int_equal(f->m.diag.unknown_cats[1].count, 1);
 	assert_int_equal(f->m.diag.unknown_cats[2].name[0], '\0');
 	assert_int_equal(f->m.diag.unknown_cats_more, 0);
-	release(f);
+	tu_fx_free(f);
 }
 
 /* More distinct unknown categories than the diagnostics keep by name: the
@@ -305,22 +336,26 @@ static void test_unknown_cats_overflow(void **st)
 	char json[8192];
 	size_t n = 0;
 	int i;
-	struct fx *f;
+	struct tu_fx *f;
 	(void)st;
 
 	n += (size_t)snprintf(json + n, sizeof(json) - n, HEAD);
 	for (i = 0; i < 20; i++)
-		n += (size_t)snprintf(json + n, sizeof(json) - n,
-				      "%s{\"ph\":\"X\",\"cat\":\"cat%02d\",\"name\":\"e\",\"pid\":1,"
-				      "\"tid\":1,\"ts\":%d,\"dur\":1}",
-				      i ? "," : "", i, i * 2);
+		n +=
+		    (size_t)snprintf(json + n, sizeof(json) - n,
+				     "%s{\"ph\":\"X\",\"cat\":\"cat%02d\",\"name\":\"e\",\"pid\":1,"
+				     "\"tid\":1,\"ts\":%d,\"dur\":1}",
+				     i ? "," : "", i, i * 2);
 	/* 3 more events of cat19 (not named) and 1 of cat00 (named) */
 	n += (size_t)snprintf(json + n, sizeof(json) - n,
-			      ",{\"ph\":\"X\",\"cat\":\"cat19\",\"name\":\"e\",\"pid\":1,\"tid\":1,\"ts\":90,\"dur\":1}"
-			      ",{\"ph\":\"X\",\"cat\":\"cat19\",\"name\":\"e\",\"pid\":1,\"tid\":1,\"ts\":92,\"dur\":1}"
-			      ",{\"ph\":\"X\",\"cat\":\"cat19\",\"name\":\"e\",\"pid\":1,\"tid\":1,\"ts\":94,\"dur\":1}"
-			      ",{\"ph\":\"X\",\"cat\":\"cat00\",\"name\":\"e\",\"pid\":1,\"tid\":1,\"ts\":96,\"dur\":1}"
-			      TAIL);
+			      ",{\"ph\":\"X\",\"cat\":\"cat19\",\"name\":\"e\",\"pid\":1,\"tid\":1,"
+			      "\"ts\":90,\"dur\":1}"
+			      ",{\"ph\":\"X\",\"cat\":\"cat19\",\"name\":\"e\",\"pid\":1,\"tid\":1,"
+			      "\"ts\":92,\"dur\":1}"
+			      ",{\"ph\":\"X\",\"cat\":\"cat19\",\"name\":\"e\",\"pid\":1,\"tid\":1,"
+			      "\"ts\":94,\"dur\":1}"
+			      ",{\"ph\":\"X\",\"cat\":\"cat00\",\"name\":\"e\",\"pid\":1,\"tid\":1,"
+			      "\"ts\":96,\"dur\":1}" TAIL);
 	assert_true(n < sizeof(json));
 	f = load(json);
 	assert_string_equal(f->m.diag.unknown_cats[0].name, "cat00");
@@ -329,56 +364,98 @@ static void test_unknown_cats_overflow(void **st)
 	assert_int_equal(f->m.diag.unknown_cats[15].count, 1);
 	/* cat16, 17, 18: 1 each; cat19: 4 */
 	assert_int_equal(f->m.diag.unknown_cats_more, 3 + 4);
-	release(f);
+	tu_fx_free(f);
 }
 
 /* The tensor-core classifier on real kernel names, Volta to Blackwell. */
 static void test_tensor_core_names(void **st)
 {
 	static const char *const tc[] = {
-		"volta_h884gemm_64x64_ldg8_nn",
-		"volta_fp16_s884gemm_fp16_128x128_ldg8_f2f_nn",
-		"turing_fp16_s1688gemm_fp16_128x128_ldg8_f2f_tn",
-		"turing_h1688gemm_128x128_ldg8_nt",
-		"ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_stages_32x5_nn",
-		"ampere_bf16_s16816gemm_bf16_64x64_ldg8_f2f_stages_64x5_tn",
-		"ampere_s16816gemm_tf32_128x128_ldg8_stages_32x3_nn",
-		"sm80_xmma_gemm_f16f16_f16f32_f32_nn_n_tilesize128x128x32_stage4_warpsize2x2x1_tensor16x8x16_kernel",
-		"sm80_xmma_fprop_implicit_gemm_indexed_f16f16_f16f32_f32_nhwckrsc_nhwc_tilesize128x128x32_stage4_warpsize2x2x1_g1_tensor16x8x16_kernel",
-		"cutlass_80_tensorop_s1688gemm_128x128_16x3_nn_align4",
-		"cutlass_80_tensorop_f16_s16816gemm_relu_f16_256x128_32x3_nn_align8",
-		"void cutlass::Kernel<cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_32x32_128x1_tn_align8>(cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_32x32_128x1_tn_align8::Params)",
-		"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas",
-		"void cutlass::device_kernel<cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_bf16_bf16_128x256x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma>(cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_bf16_bf16_128x256x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma::Params)",
-		"nvjet_hsh_128x256_64x4_2x1_v_bz_coopA_NNT",
-		"nvjet_tst_192x192_64x3_2x1_v_bz_coopB_TNT",
-		"sm90_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64_cluster2x1x1_wgmma_kernel",
-		"sm100_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize256x128x64_cgasize2x1x1_tcgen05_kernel",
-		"volta_sgemm_fp16_128x64_nn_hmma",
-		"ampere_dgemm_64x64_dmma",
-		"sm80_xmma_gemm_i8i8_i8i32_f32_tn_n_tilesize128x128x64_stage3_warpsize2x2x1_imma_kernel",
+	    "volta_h884gemm_64x64_ldg8_nn",
+	    "volta_fp16_s884gemm_fp16_128x128_ldg8_f2f_nn",
+	    "turing_fp16_s1688gemm_fp16_128x128_ldg8_f2f_tn",
+	    "turing_h1688gemm_128x128_ldg8_nt",
+	    "ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_stages_32x5_nn",
+	    "ampere_bf16_s16816gemm_bf16_64x64_ldg8_f2f_stages_64x5_tn",
+	    "ampere_s16816gemm_tf32_128x128_ldg8_stages_32x3_nn",
+	    "sm80_xmma_gemm_f16f16_f16f32_f32_nn_n_tilesize128x128x32_stage4_warpsize2x2x1_"
+	    "tensor16x8x16_kernel",
+	    "sm80_xmma_fprop_implicit_gemm_indexed_f16f16_f16f32_f32_nhwckrsc_nhwc_"
+	    "tilesize128x128x32_stage4_warpsize2x2x1_g1_tensor16x8x16_kernel",
+	    "cutlass_80_tensorop_s1688gemm_128x128_16x3_nn_align4",
+	    "cutlass_80_tensorop_f16_s16816gemm_relu_f16_256x128_32x3_nn_align8",
+	    "void "
+	    "cutlass::Kernel<cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_32x32_128x1_tn_align8>("
+	    "cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_32x32_128x1_tn_align8::Params)",
+	    "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_"
+	    "execute_segment_k_off_kernel__5x_cublas",
+	    "void "
+	    "cutlass::device_kernel<cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_bf16_bf16_"
+	    "128x256x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma>(cutlass3x_sm90_"
+	    "tensorop_gemm_bf16_bf16_f32_bf16_bf16_128x256x64_1x1x1_0_tnn_align8_warpspecialized_"
+	    "cooperative_epi_tma::Params)",
+	    "nvjet_hsh_128x256_64x4_2x1_v_bz_coopA_NNT",
+	    "nvjet_tst_192x192_64x3_2x1_v_bz_coopB_TNT",
+	    "sm90_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64_cluster2x1x1_wgmma_kernel",
+	    "sm100_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize256x128x64_cgasize2x1x1_tcgen05_"
+	    "kernel",
+	    "volta_sgemm_fp16_128x64_nn_hmma",
+	    "ampere_dgemm_64x64_dmma",
+	    "sm80_xmma_gemm_i8i8_i8i32_f32_tn_n_tilesize128x128x64_stage3_warpsize2x2x1_imma_"
+	    "kernel",
 	};
 	static const char *const not_tc[] = {
-		"volta_sgemm_128x64_nn",
-		"volta_sgemm_64x32_sliced1x4_tn",
-		"ampere_sgemm_128x64_nn",
-		"ampere_sgemm_32x128_tn",
-		"turing_sgemm_64x64_nt",
-		"maxwell_sgemm_128x64_nn",
-		"volta_dgemm_128x64_nn",
-		"cutlass_80_simt_sgemm_128x128_8x4_nn_align1",
-		"void cutlass::Kernel<cutlass_80_simt_sgemm_256x128_8x4_nt_align1>(cutlass_80_simt_sgemm_256x128_8x4_nt_align1::Params)",
-		"cutlass_75_simt_sgemm_128x64_8x2_tn_align1",
-		"sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize128x128x8_stage3_warpsize2x2x1_ffma_aligna4_alignc4_execute_kernel__51a_cublas",
-		"void gemv2T_kernel_val<int, int, float, float, float, float, 128, 16, 4, 4, false, false, cublasGemvParams<cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float>, float> >(cublasGemvParams<cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float>, float>, float, float)",
-		"void gemmSN_TN_kernel<float, 128, 16, 2, 4, 4, 4, true, cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float> >(cublasGemmSmallNParams<cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float>, float>)",
-		"void gemmk1_kernel<int, float, 256, 5, false, false, false, false, cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float>, float, 0>(cublasGemmk1Params<float, cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float>, float, biasType<cublasGemvTensorStridedBatched<float>::value_type, float>::type>)",
-		"void implicit_convolve_sgemm<float, float, 128, 5, 5, 3, 3, 3, 1, false, false, true>(int, int, int, float const*, int, float*, float const*, kernel_conv_params, unsigned long long, int, float, float, int, float const*, float const*, bool, int, int)",
-		"void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, c10::Scalar, at::native::detail::ClampLimits)::{lambda()#1}::operator()() const::{lambda()#7}::operator()() const::{lambda(float)#1}, at::detail::Array<char*, 2> >(int, at::native::(anonymous namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, c10::Scalar, at::native::detail::ClampLimits)::{lambda()#1}::operator()() const::{lambda()#7}::operator()() const::{lambda(float)#1}, at::detail::Array<char*, 2>)",
-		"ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)",
-		"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
-		"void cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, int, 512, true, 1>(cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, int, 512, true, 1>::Params)",
-		"void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float, float, float, at::native::(anonymous namespace)::SoftMaxForwardEpilogue>(float*, float const*, int)",
+	    "volta_sgemm_128x64_nn",
+	    "volta_sgemm_64x32_sliced1x4_tn",
+	    "ampere_sgemm_128x64_nn",
+	    "ampere_sgemm_32x128_tn",
+	    "turing_sgemm_64x64_nt",
+	    "maxwell_sgemm_128x64_nn",
+	    "volta_dgemm_128x64_nn",
+	    "cutlass_80_simt_sgemm_128x128_8x4_nn_align1",
+	    "void "
+	    "cutlass::Kernel<cutlass_80_simt_sgemm_256x128_8x4_nt_align1>(cutlass_80_simt_sgemm_"
+	    "256x128_8x4_nt_align1::Params)",
+	    "cutlass_75_simt_sgemm_128x64_8x2_tn_align1",
+	    "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize128x128x8_stage3_warpsize2x2x1_ffma_"
+	    "aligna4_alignc4_execute_kernel__51a_cublas",
+	    "void gemv2T_kernel_val<int, int, float, float, float, float, 128, 16, 4, 4, false, "
+	    "false, cublasGemvParams<cublasGemvTensorStridedBatched<float const>, "
+	    "cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float>, "
+	    "float> >(cublasGemvParams<cublasGemvTensorStridedBatched<float const>, "
+	    "cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float>, "
+	    "float>, float, float)",
+	    "void gemmSN_TN_kernel<float, 128, 16, 2, 4, 4, 4, true, "
+	    "cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float "
+	    "const>, cublasGemvTensorStridedBatched<float> "
+	    ">(cublasGemmSmallNParams<cublasGemvTensorStridedBatched<float const>, "
+	    "cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float>, "
+	    "float>)",
+	    "void gemmk1_kernel<int, float, 256, 5, false, false, false, false, "
+	    "cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float "
+	    "const>, cublasGemvTensorStridedBatched<float>, float, 0>(cublasGemmk1Params<float, "
+	    "cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float "
+	    "const>, cublasGemvTensorStridedBatched<float>, float, "
+	    "biasType<cublasGemvTensorStridedBatched<float>::value_type, float>::type>)",
+	    "void implicit_convolve_sgemm<float, float, 128, 5, 5, 3, 3, 3, 1, false, false, "
+	    "true>(int, int, int, float const*, int, float*, float const*, kernel_conv_params, "
+	    "unsigned long long, int, float, float, int, float const*, float const*, bool, int, "
+	    "int)",
+	    "void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous "
+	    "namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, c10::Scalar, "
+	    "at::native::detail::ClampLimits)::{lambda()#1}::operator()() "
+	    "const::{lambda()#7}::operator()() const::{lambda(float)#1}, at::detail::Array<char*, "
+	    "2> >(int, at::native::(anonymous "
+	    "namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, c10::Scalar, "
+	    "at::native::detail::ClampLimits)::{lambda()#1}::operator()() "
+	    "const::{lambda()#7}::operator()() const::{lambda(float)#1}, at::detail::Array<char*, "
+	    "2>)",
+	    "ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)",
+	    "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
+	    "void cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, int, 512, true, "
+	    "1>(cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, int, 512, true, 1>::Params)",
+	    "void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float, float, float, "
+	    "at::native::(anonymous namespace)::SoftMaxForwardEpilogue>(float*, float const*, int)",
 	};
 	size_t i;
 	(void)st;
@@ -395,35 +472,39 @@ static void test_tensor_core_names(void **st)
  * Tensor-core time 0, ratio 0, and the advice to enable AMP stays. */
 static void test_fp32_model_tc_zero(void **st)
 {
-	static const char *json = HEAD
-		"{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1000},"
-		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":100,\"args\":{\"External id\":3}},"
-		"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":5,\"args\":{\"External id\":3,\"correlation\":3}},"
-		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"cutlass_80_simt_sgemm_128x128_8x4_nn_align1\",\"pid\":0,\"tid\":7,\"ts\":100,\"dur\":800,\"args\":{\"correlation\":3,\"device\":0,\"stream\":7}}"
-		TAIL;
-	struct fx *f = load(json);
+	static const char *json =
+	    HEAD "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":1,"
+		 "\"tid\":1,\"ts\":0,\"dur\":1000},"
+		 "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,"
+		 "\"ts\":10,\"dur\":100,\"args\":{\"External id\":3}},"
+		 "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
+		 "\"tid\":1,\"ts\":20,\"dur\":5,\"args\":{\"External id\":3,\"correlation\":3}},"
+		 "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"cutlass_80_simt_sgemm_128x128_8x4_nn_"
+		 "align1\",\"pid\":0,\"tid\":7,\"ts\":100,\"dur\":800,\"args\":{\"correlation\":3,"
+		 "\"device\":0,\"stream\":7}}" TAIL;
+	struct tu_fx *f = load(json);
 	(void)st;
 
 	assert_int_equal(dev_us(f, "aten::mm"), 800);
 	assert_int_equal(op(f, "aten::mm")->tc_self, 0);
 	assert_true(op(f, "aten::mm")->tc_eligible); /* mm could use tensor cores */
-	release(f);
+	tu_fx_free(f);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ext_equals_corr_decoy),
-		cmocka_unit_test(test_ext_equals_corr_enclosing),
-		cmocka_unit_test(test_old_spelling_ext_wins),
-		cmocka_unit_test(test_fallback_enclosing),
-		cmocka_unit_test(test_unenclosed_and_ext0),
-		cmocka_unit_test(test_ac2g_flow),
-		cmocka_unit_test(test_accelerators),
-		cmocka_unit_test(test_categories_diag),
-		cmocka_unit_test(test_unknown_cats_overflow),
-		cmocka_unit_test(test_tensor_core_names),
-		cmocka_unit_test(test_fp32_model_tc_zero),
+	    cmocka_unit_test(test_ext_equals_corr_decoy),
+	    cmocka_unit_test(test_ext_equals_corr_enclosing),
+	    cmocka_unit_test(test_old_spelling_ext_wins),
+	    cmocka_unit_test(test_fallback_enclosing),
+	    cmocka_unit_test(test_unenclosed_and_ext0),
+	    cmocka_unit_test(test_ac2g_flow),
+	    cmocka_unit_test(test_accelerators),
+	    cmocka_unit_test(test_categories_diag),
+	    cmocka_unit_test(test_unknown_cats_overflow),
+	    cmocka_unit_test(test_tensor_core_names),
+	    cmocka_unit_test(test_fp32_model_tc_zero),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,6 +19,7 @@
 
 #include "analysis/analysis.h"
 #include "output/output.h"
+#include "testutil.h"
 
 static uint32_t S(struct model *m, const char *s)
 {
@@ -170,18 +171,8 @@ static void test_averages(void **state)
 
 	/* cpu.json */
 	{
-		struct jsonw w;
-		json_error_t je;
-		json_t *j;
-		char *out;
-		size_t len;
+		json_t *j = tu_view_json(out_json_cpu, &p);
 
-		jsonw_init_mem(&w, 0, 2);
-		out_json_cpu(&w, &p);
-		assert_int_equal(jsonw_finish(&w, NULL), NNS_OK);
-		out = jsonw_take(&w, &len);
-		jsonw_release(&w);
-		j = json_loads(out, 0, &je);
 		assert_non_null(j);
 		assert_true(json_is_true(json_object_get(j, "available")));
 		assert_int_equal(json_array_size(json_object_get(j, "steps")), 2);
@@ -190,7 +181,6 @@ static void test_averages(void **state)
 		assert_true(json_is_object(json_object_get(j, "before_steps")));
 		NEAR(json_number_value(json_object_get(json_object_get(j, "machine"), "user")), 32);
 		json_decref(j);
-		free(out);
 	}
 	an_profile_release(&p);
 	model_release(&m);

@@ -20,6 +20,7 @@
 
 #include "analysis/analysis.h"
 #include "output/output.h"
+#include "testutil.h"
 
 static uint32_t S(struct model *m, const char *s)
 {
@@ -246,18 +247,8 @@ static void test_steps(void **state)
 
 	/* the JSON document */
 	{
-		struct jsonw w;
-		json_error_t je;
-		json_t *j, *q;
-		char *out;
-		size_t len;
+		json_t *j = tu_view_json(out_json_datapipe, &p), *q;
 
-		jsonw_init_mem(&w, 0, 2);
-		out_json_datapipe(&w, &p);
-		assert_int_equal(jsonw_finish(&w, NULL), NNS_OK);
-		out = jsonw_take(&w, &len);
-		jsonw_release(&w);
-		j = json_loads(out, 0, &je);
 		assert_non_null(j);
 		assert_string_equal(json_string_value(json_object_get(j, "verdict")),
 				    "data_process");
@@ -272,7 +263,6 @@ static void test_steps(void **state)
 				json_array_get(json_object_get(j, "steps"), 1), "dataloader_us")) ==
 			    0.3);
 		json_decref(j);
-		free(out);
 	}
 	an_profile_release(&p);
 	model_release(&m);

@@ -29,54 +29,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct fx {
-	struct model m;
-	struct an_profile p;
-};
-
-static struct fx *load(const char *json)
+/* The analysed trace, or fail. */
+static struct tu_fx *load(const char *json)
 {
-	struct fx *f = calloc(1, sizeof(*f));
+	struct tu_fx *f = tu_fx_load(json);
 
 	assert_non_null(f);
-	assert_int_equal(tu_kineto_profile(json, &f->m, &f->p), 0);
 	return f;
-}
-
-static void release(struct fx *f)
-{
-	an_profile_release(&f->p);
-	model_release(&f->m);
-	free(f);
 }
 
 /* Runs a view writer into memory and parses the result. */
 static json_t *doc_of(void (*fn)(struct jsonw *, const struct an_profile *),
 		      const struct an_profile *p)
 {
-	struct jsonw w;
-	struct nns_err err;
-	json_error_t je;
-	size_t len = 0;
-	char *s;
-	json_t *j;
+	json_t *j = tu_view_json(fn, p);
 
-	assert_int_equal(jsonw_init_mem(&w, 0, 0), NNS_OK);
-	fn(&w, p);
-	if (jsonw_finish(&w, &err))
-		fail_msg("writer: %s", err.msg);
-	s = jsonw_take(&w, &len);
-	jsonw_release(&w);
-	assert_non_null(s);
-	assert_null(strstr(s, "NaN"));
-	j = json_loads(s, 0, &je);
 	if (!j)
-		fail_msg("bad JSON: %s", je.text);
-	free(s);
+		fail_msg("the document is not valid JSON (NaN?)");
 	return j;
 }
 
-static const char *S(const struct fx *f, uint32_t id)
+static const char *S(const struct tu_fx *f, uint32_t id)
 {
 	return model_str(&f->m, id);
 }
@@ -118,7 +91,7 @@ static const char *launch_json =
 
 static void test_launch_stats(void **st)
 {
-	struct fx *f = load(launch_json);
+	struct tu_fx *f = load(launch_json);
 	struct hta_launches l;
 	struct nns_err err;
 	const struct hta_launch_row *r;
@@ -161,7 +134,7 @@ static void test_launch_stats(void **st)
 	assert_int_equal(l.hist[1], 1);
 	assert_int_equal(l.hist[39], 1);
 	hta_launches_release(&l);
-	release(f);
+	tu_fx_free(f);
 }
 
 /* Cutoffs are options: runtime 15 us, delay 25 us.
@@ -171,7 +144,7 @@ static void test_launch_stats(void **st)
  * the lists, not the counts. */
 static void test_launch_cutoffs(void **st)
 {
-	struct fx *f = load(launch_json);
+	struct tu_fx *f = load(launch_json);
 	struct hta_launch_opts o = {15000, 25000, 1};
 	struct hta_launches l;
 	(void)st;
@@ -185,7 +158,7 @@ static void test_launch_cutoffs(void **st)
 	assert_int_equal(l.top_delay.n, 1);
 	assert_int_equal(l.rows.v[l.top_delay.v[0]].delay, 260000);
 	hta_launches_release(&l);
-	release(f);
+	tu_fx_free(f);
 }
 
 /* A cudaGraphLaunch [0,10) corr 5 runs two kernels: skipped (2), no rows.
@@ -196,7 +169,7 @@ static void test_launch_graph_and_zero(void **st)
 	static const char *json = HEAD RT("cudaGraphLaunch", 0, 10, 5)
 	    KN("kernel", "g1", 7, 30, 5, 5) KN("kernel", "g2", 7, 35, 5, 5)
 		RT("cudaLaunchKernel", 20, 0, 6) KN("kernel", "z", 7, 25, 0, 6) LAST TAIL;
-	struct fx *f = load(json);
+	struct tu_fx *f = load(json);
 	struct hta_launches l;
 	(void)st;
 
@@ -210,7 +183,7 @@ static void test_launch_graph_and_zero(void **st)
 	assert_int_equal(l.hist_width, 1);
 	assert_int_equal(l.hist[0], 1);
 	hta_launches_release(&l);
-	release(f);
+	tu_fx_free(f);
 }
 
 /* CPU-only trace: no rows, zero summary, and documents that say so. */
@@ -219,7 +192,7 @@ static void test_no_gpu(void **st)
 	static const char *json = HEAD OP(
 	    "aten::add", 1, 0, 10) "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"fwd\","
 				   "\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":20}," LAST TAIL;
-	struct fx *f = load(json);
+	struct tu_fx *f = load(json);
 	struct hta_launches l;
 	json_t *j;
 	(void)st;
@@ -241,13 +214,13 @@ static void test_no_gpu(void **st)
 	j = doc_of(out_json_hta_sequences, &f->p);
 	assert_int_equal(json_array_size(json_object_get(j, "ops")), 0);
 	json_decref(j);
-	release(f);
+	tu_fx_free(f);
 }
 
 /* The launches document carries the same numbers, in microseconds. */
 static void test_launch_json(void **st)
 {
-	struct fx *f = load(launch_json);
+	struct tu_fx *f = load(launch_json);
 	json_t *j = doc_of(out_json_hta_launches, &f->p), *x;
 	(void)st;
 
@@ -262,7 +235,7 @@ static void test_launch_json(void **st)
 	assert_true(fabs(json_number_value(json_object_get(x, "delay_us")) - 260.0) < 1e-9);
 	assert_int_equal(json_array_size(json_object_get(j, "points")), 3);
 	json_decref(j);
-	release(f);
+	tu_fx_free(f);
 }
 
 /* ---- user annotations ---------------------------------------------------- */
@@ -296,7 +269,7 @@ static void test_annotations(void **st)
 					    KN("kernel", "kA", 7, 1060, 10, 5)
 						KN("kernel", "kE", 8, 1020, 20, 6)
 						    KN("kernel", "kF", 9, 1020, 10, 7) LAST TAIL;
-	struct fx *f = load(json);
+	struct tu_fx *f = load(json);
 	struct hta_annotations a;
 	const struct hta_anno_row *r;
 	json_t *j, *x;
@@ -347,7 +320,7 @@ static void test_annotations(void **st)
 		assert_non_null(
 		    json_object_get(json_array_get(json_object_get(x, "kernels"), i), "sum_us"));
 	json_decref(j);
-	release(f);
+	tu_fx_free(f);
 }
 
 /* Ties: on stream 7 kernel kT [0,10) is written before the annotation
@@ -360,7 +333,7 @@ static void test_annotation_ties(void **st)
 	    HEAD KN("kernel", "kT", 7, 0, 10, 1) UA("gpu_user_annotation", "same", 0, 7, 0, 10)
 		UA("gpu_user_annotation", "outer", 0, 7, 15, 15) KN("kernel", "kZ", 7, 20, 0, 2)
 		    LAST TAIL;
-	struct fx *f = load(json);
+	struct tu_fx *f = load(json);
 	struct hta_annotations a;
 	size_t i;
 	(void)st;
@@ -371,7 +344,7 @@ static void test_annotation_ties(void **st)
 	for (i = 0; i < a.gpu.n; i++)
 		assert_int_equal(a.gpu.v[i].kernel_count, 1);
 	hta_annotations_release(&a);
-	release(f);
+	tu_fx_free(f);
 }
 
 /* ---- frequent kernel sequences ------------------------------------------- */
@@ -403,7 +376,7 @@ static const char *seq_json = HEAD OP("aten::linear", 1, 0, 100) OP("aten::addmm
 					    KN("kernel", "k3", 7, 810, 10, 10)
 						KN("kernel", "k2", 7, 820, 5, 11) LAST TAIL;
 
-static void check_names(const struct fx *f, const struct hta_sequences *s,
+static void check_names(const struct tu_fx *f, const struct hta_sequences *s,
 			const struct hta_seq_pattern *pt, const char *const *want, size_t n)
 {
 	size_t i;
@@ -416,7 +389,7 @@ static void check_names(const struct fx *f, const struct hta_sequences *s,
 static void test_sequences(void **st)
 {
 	static const char *const p123[] = {"k1", "k2", "k3"}, *const p132[] = {"k1", "k3", "k2"};
-	struct fx *f = load(seq_json);
+	struct tu_fx *f = load(seq_json);
 	struct hta_sequences s;
 	const struct hta_seq_op *o;
 	const struct hta_seq_pattern *pt;
@@ -470,7 +443,7 @@ static void test_sequences(void **st)
 	assert_int_equal(s.ops.v[0].launches, 11);
 	assert_int_equal(s.ops.v[0].patterns_total, 2);
 	hta_sequences_release(&s);
-	release(f);
+	tu_fx_free(f);
 }
 
 /* Nested instances of the same name: aten::foo [0,100) holds aten::foo
@@ -482,7 +455,7 @@ static void test_sequences_nested(void **st)
 	    RT("cudaLaunchKernel", 20, 2, 1) RT("cudaLaunchKernel", 30, 2, 2)
 		RT("cudaLaunchKernel", 40, 2, 3) KN("kernel", "a", 7, 200, 1, 1)
 		    KN("kernel", "b", 7, 201, 1, 2) KN("kernel", "c", 7, 202, 1, 3) LAST TAIL;
-	struct fx *f = load(json);
+	struct tu_fx *f = load(json);
 	struct hta_sequences s;
 	(void)st;
 
@@ -494,7 +467,7 @@ static void test_sequences_nested(void **st)
 	assert_int_equal(s.patterns.v[0].cpu_time, 100000);
 	assert_int_equal(s.patterns.v[0].gpu_time, 3000);
 	hta_sequences_release(&s);
-	release(f);
+	tu_fx_free(f);
 }
 
 /* ---- overlap and stragglers ---------------------------------------------- */
@@ -523,7 +496,7 @@ static const char *overlap_json =
 
 static void test_overlap(void **st)
 {
-	struct fx *f = load(overlap_json), *g = load(launch_json);
+	struct tu_fx *f = load(overlap_json), *g = load(launch_json);
 	double pct;
 	int64_t olap, comm;
 	(void)st;
@@ -536,8 +509,8 @@ static void test_overlap(void **st)
 	assert_int_equal(hta_comm_overlap(&g->p, &pct, &olap, &comm, NULL), NNS_OK);
 	assert_true(pct < 0);
 	assert_int_equal(comm, 0);
-	release(f);
-	release(g);
+	tu_fx_free(f);
+	tu_fx_free(g);
 }
 
 /* Steps ProfilerStep#1 [0,1000), #2 [1000,2000) us; mean 1000, significant
@@ -554,7 +527,7 @@ static void test_worker_metrics(void **st)
 			KN("kernel", "ncclKernel_A", 7, 900, 5, 3)
 			    KN("kernel", "ncclKernel_A", 7, 1200, 100, 4)
 				KN("kernel", "ncclKernel_A", 7, 2500, 100, 5) LAST TAIL;
-	struct fx *f = load(json);
+	struct tu_fx *f = load(json);
 	struct hta_worker_metrics w;
 	(void)st;
 
@@ -564,7 +537,7 @@ static void test_worker_metrics(void **st)
 	assert_int_equal(hta_worker_metrics(&f->p, &w, NULL), NNS_OK);
 	assert_true(fabs(w.step_time - 1e6) < 1e-6);
 	assert_true(fabs(w.late_start - 0.4) < 1e-9);
-	release(f);
+	tu_fx_free(f);
 }
 
 /* Step times 1000, 1000, 1200, 1050: median (1000+1050)/2 = 1025; w2 is
@@ -599,7 +572,7 @@ static void test_stragglers(void **st)
  * beyond the synthetic one, and no straggler is named. */
 static void test_dist_fields(void **st)
 {
-	struct fx *a = load(overlap_json), *b = load(launch_json);
+	struct tu_fx *a = load(overlap_json), *b = load(launch_json);
 	const struct an_profile *ps[2] = {&a->p, &b->p};
 	const char *names[2] = {"a", "b"};
 	struct an_dist d;
@@ -627,8 +600,8 @@ static void test_dist_fields(void **st)
 	json_decref(j);
 	free(s);
 	an_dist_release(&d);
-	release(a);
-	release(b);
+	tu_fx_free(a);
+	tu_fx_free(b);
 }
 
 /* ---- invariants on the real traces --------------------------------------- */
@@ -649,7 +622,7 @@ static void test_real_traces(void **st)
 	for (i = 0; i < g.gl_pathc && i < 1; i++) {
 		struct kineto_opts o = {.threads = 1};
 		struct nns_err err;
-		struct fx *f = calloc(1, sizeof(*f));
+		struct tu_fx *f = calloc(1, sizeof(*f));
 		struct hta_launches l;
 		struct hta_annotations a;
 		struct hta_sequences s;
@@ -699,7 +672,7 @@ static void test_real_traces(void **st)
 			assert_true(c <= op->roots);
 		}
 		hta_sequences_release(&s);
-		release(f);
+		tu_fx_free(f);
 	}
 	globfree(&g);
 }

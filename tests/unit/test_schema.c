@@ -106,30 +106,15 @@ static const char *trace =
     "\"args\":{\"External id\":7,\"correlation\":42,\"device\":0,\"stream\":7}}"
     "]}";
 
-struct fx {
-	struct model m;
-	struct an_profile p;
-};
-
 static int setup(void **st)
 {
-	struct fx *f = calloc(1, sizeof(*f));
-
-	if (!f || tu_kineto_profile(trace, &f->m, &f->p) != 0) {
-		free(f);
-		return -1;
-	}
-	*st = f;
-	return 0;
+	*st = tu_fx_load(trace);
+	return *st ? 0 : -1;
 }
 
 static int teardown(void **st)
 {
-	struct fx *f = *st;
-
-	an_profile_release(&f->p);
-	model_release(&f->m);
-	free(f);
+	tu_fx_free(*st);
 	return 0;
 }
 
@@ -152,7 +137,7 @@ static char *json_row(const struct sc_table *t, const void *row, const struct sc
 
 static void test_json_csv(void **st)
 {
-	struct fx *f = *st;
+	struct tu_fx *f = *st;
 	const struct sc_ctx x = {&f->m, 0, NULL};
 	char *s, *buf = NULL;
 	size_t len = 0;
@@ -199,7 +184,7 @@ static void test_json_csv(void **st)
 
 static void test_terminal(void **st)
 {
-	struct fx *f = *st;
+	struct tu_fx *f = *st;
 	const struct sc_ctx x = {&f->m, 0, &f->p.memory.devices.v[0]};
 	static const char *const sel[] = {"name:Op", "size", "alloc_us", "free_us", NULL};
 	struct tb_col cols[4];
@@ -239,7 +224,7 @@ static double q_double(sqlite3 *db, const char *sql)
 
 static void test_sqlite(void **st)
 {
-	struct fx *f = *st;
+	struct tu_fx *f = *st;
 	struct nns_err err = {0};
 	sqlite3 *db;
 
