@@ -405,6 +405,11 @@ def build_shim(out, src=None):
 
 
 def _rf_path():
+    p = os.environ.get("NNSCOPE_TORCH_SHIM")  # a shim built elsewhere
+    if p:
+        if not os.path.isfile(p):
+            raise ShimError("NNSCOPE_TORCH_SHIM=%s: no such file" % p)
+        return p
     p = _rf_prebuilt()
     if p:
         return p
