@@ -1,4 +1,5 @@
-"""nnscope.torch: PyTorch integration (written for Debian's torch 1.13, CPU).
+"""nnscope.torch: PyTorch integration (written for Debian's torch 1.13, CPU;
+the RecordFunction shim uses only API that torch 2.x keeps, untested there).
 
     import nnscope.torch
 
@@ -26,14 +27,26 @@ backward  torch 1.13 has no module backward *pre* hook (added in 2.0), so a
           ``"nn.Module: <ClassName>_<n>.backward"``. Hooks on one tensor are
           dispatched by one handler in nesting order (ends inner-first, then
           begins outer-first), so ranges nest.
-ops       every aten operator through a ``TorchDispatchMode``
-          (``torch.utils._python_dispatch``; RecordFunction observers are not
-          reachable from Python in 1.13): a range ``"aten::<op>"``. The mode
-          sees operators after autograd and after CompositeImplicit
+ops       with ``ops_backend="auto"`` (default) or ``"record_function"``: a
+          C++ shim (python/torch_shim/nnscope_rf.cpp, built against the
+          installed torch by ``make`` or at first use into
+          ``~/.cache/nnscope``, loaded with ctypes) registers a global
+          RecordFunction callback on the scopes torch.profiler observes:
+          every operator at every level (``aten::linear`` and below it
+          ``aten::addmm``), every autograd node (``ConvolutionBackward0``)
+          and ``record_function`` scope becomes a range named as
+          torch.profiler names it, on every thread. It only observes (same
+          kernels). torch's own DataLoader/Optimizer record_function ranges
+          then replace the ``dataloader``/``optimizer`` patches below.
+          When the shim cannot be built or loaded: a RuntimeWarning with the
+          reason, and the fallback ``ops_backend="dispatch"`` (also
+          ``NNSCOPE_TORCH_OPS=dispatch``, and with ``memory``): a
+          ``TorchDispatchMode`` (``torch.utils._python_dispatch``) that sees
+          operators after autograd and after CompositeImplicit
           decomposition, so ``aten::linear`` shows as ``aten::t`` +
-          ``aten::addmm`` (torch's profiler shows both levels), and backward
-          operators are seen too. Costs a Python call per operator: see
-          bench/overhead_examples for the figures.
+          ``aten::addmm``, no autograd nodes, only on the installing
+          thread; costs a Python call per operator and may change which
+          kernels torch runs. ``Instrumentation.backend_used`` tells which.
 record_shapes  with ops: after each operator's push, an instant named
           ``"input_dims:[[16, 3, 32, 32], [8, 3, 3, 3], [], ...]"``
           (Kineto's "Input Dims" text) that the .nnst importer may attach to
@@ -759,7 +772,8 @@ class Profiler(nnscope.Profiler):
     """``nnscope.Profiler`` plus the PyTorch instrumentation, installed
     while collecting (from start() to stop()). Keyword arguments
     ``modules``, ``backward``, ``ops``, ``record_shapes``, ``dataloader``,
-    ``optimizer`` (all True except record_shapes) choose what is hooked;
+    ``optimizer`` (all True except record_shapes) choose what is hooked,
+    ``ops_backend`` ("auto", "record_function" or "dispatch") how;
     ``profile_memory=True`` also turns on the approximate operator memory
     events (needs ops). Everything else is ``nnscope.Profiler``'s."""
 
