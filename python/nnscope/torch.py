@@ -473,8 +473,8 @@ def _rf_load():
     except ShimError as e:
         _rf_failed = str(e)
         raise
-    except (OSError, AttributeError) as e:
-        _rf_failed = "loading the shim failed: %s" % e
+    except Exception as e:  # noqa: BLE001 - never break the user's script
+        _rf_failed = "loading the shim failed: %s: %s" % (type(e).__name__, e)
         raise ShimError(_rf_failed) from None
     _rf_lib = lib
     return lib

@@ -96,15 +96,28 @@ struct tcache {
 };
 
 thread_local tcache *t_cache = nullptr;
+thread_local bool t_dead = false; /* the thread is exiting: record nothing */
+
+/* Frees the thread's cache at thread exit; operators run by later
+ * thread-local destructors are not recorded. */
+struct tcache_owner {
+	int used = 0;
+	~tcache_owner()
+	{
+		t_dead = true;
+		delete t_cache;
+		t_cache = nullptr;
+	}
+};
+thread_local tcache_owner t_owner;
 
 tcache *cache()
 {
 	tcache *c = t_cache;
-	if (!c) {
-		/* leaked on purpose: freed at thread exit would race with
-		 * callbacks of thread-local destructors */
+	if (!c && !t_dead) {
 		c = new (std::nothrow) tcache();
 		t_cache = c;
+		t_owner.used = 1; /* constructs the owner: registers its destructor */
 	}
 	return c;
 }

@@ -212,6 +212,28 @@ else
 	sed 's/^/    /' "$TMP/thread.exp" | tail -5
 fi
 
+# built at first use: the package without the prebuilt shim compiles it
+# into $XDG_CACHE_HOME/nnscope and uses it
+mkdir -p "$TMP/pkg/nnscope"
+cp "$BUILD"/python/nnscope/*.py "$BUILD"/python/nnscope/_nnscope*.so \
+	"$BUILD"/python/nnscope/nnscope_rf.cpp "$TMP/pkg/nnscope/"
+rm -f "$TMP"/pkg/nnscope/_nnscope_rf.*
+if LD_LIBRARY_PATH=$BUILD PYTHONPATH=$TMP/pkg "$PYTHON" -c '
+import torch, nnscope, nnscope.torch as nt
+p = nnscope.Profiler(output_path=__import__("sys").argv[1])
+i = nt.instrument(ops=True, modules=False)
+torch.ones(2) + torch.ones(2)
+print(i.backend_used)
+i.remove(); p.close()' "$TMP/firstuse" >"$TMP/firstuse.log" 2>&1; then
+	check "first use: the shim is built into the cache and used" \
+		test "$(tail -1 "$TMP/firstuse.log")" = record_function
+	check "first use: one nnscope_rf-torch*.so in \$XDG_CACHE_HOME/nnscope, no temporary left" \
+		test "$(find "$XDG_CACHE_HOME/nnscope" -type f | grep -c '/nnscope_rf-torch[^/]*\.so$'):$(find "$XDG_CACHE_HOME/nnscope" -type f | wc -l)" = 1:1
+else
+	fail "first use"
+	sed 's/^/    /' "$TMP/firstuse.log" | tail -5
+fi
+
 # fallback: the shim is missing -> warning + dispatch mode
 F=$TMP/fallback/result.json
 check "fallback: a warning names the reason" \
