@@ -410,6 +410,7 @@ def build_shim(out, src=None):
             msg = [ln for ln in r.stdout.splitlines() if "error" in ln]
             raise ShimError("compiling the shim failed: %s"
                             % ("; ".join(msg[:3]) or r.stdout[-300:].strip()))
+        os.chmod(tmp, 0o755)  # mkstemp made it 0600
         os.replace(tmp, out)
     finally:
         if os.path.exists(tmp):
