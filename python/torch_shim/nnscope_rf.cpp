@@ -49,7 +49,8 @@
 #include <string>
 #include <unordered_map>
 
-namespace {
+namespace
+{
 
 typedef uint32_t (*name_fn)(const char *);
 typedef void (*push_fn)(uint32_t);
@@ -64,10 +65,10 @@ struct api {
 	const uint32_t *hot; /* nns_hot_state */
 };
 
-api g_api;			    /* set before the callback is added */
-uint32_t g_kind_op = 0;		    /* id of "kind:cpu_op" */
+api g_api;		/* set before the callback is added */
+uint32_t g_kind_op = 0; /* id of "kind:cpu_op" */
 std::atomic<int> g_shapes{0};
-std::mutex g_mu;		    /* start/stop */
+std::mutex g_mu; /* start/stop */
 at::CallbackHandle g_handle = 0;
 bool g_active = false;
 std::string g_err;
@@ -80,7 +81,7 @@ inline bool collecting()
 /* ---- per-thread name cache: const char* -> id, verified by content ---- */
 
 struct slot {
-	const char *key; /* the pointer torch gave */
+	const char *key;  /* the pointer torch gave */
 	std::string text; /* its content when cached */
 	uint32_t id;
 	bool plain; /* not "ns::name": needs the "kind:cpu_op" mark */
@@ -91,7 +92,7 @@ constexpr size_t CACHE_SLOTS = 1024; /* power of two; direct-mapped */
 struct tcache {
 	slot slots[CACHE_SLOTS];
 	std::unordered_map<std::string, uint32_t> dims; /* "input_dims:..." ids */
-	uint64_t pushed = 0; /* bit d: the enter at depth d pushed */
+	uint64_t pushed = 0;				/* bit d: the enter at depth d pushed */
 	uint32_t depth = 0;
 };
 
@@ -268,7 +269,8 @@ __attribute__((visibility("default"))) int nnscope_rf_start(int shapes, const ch
 	if (!g_api.push) {
 		void *h = lib && *lib ? dlopen(lib, RTLD_NOW | RTLD_NOLOAD) : nullptr;
 		if (!h) {
-			g_err = std::string("libnnscope is not loaded: ") + (lib ? lib : "(no path)");
+			g_err =
+			    std::string("libnnscope is not loaded: ") + (lib ? lib : "(no path)");
 			return -1;
 		}
 		api a{};
