@@ -469,6 +469,12 @@ def _rf_load():
         lib.nnscope_rf_start.restype = ctypes.c_int
         lib.nnscope_rf_stop.restype = ctypes.c_int
         lib.nnscope_rf_error.restype = ctypes.c_char_p
+        lib.nnscope_rf_seq.restype = ctypes.c_uint64
+        lib.nnscope_rf_seq.argtypes = []
+        lib.nnscope_rf_module.argtypes = [ctypes.c_uint32, ctypes.c_uint64,
+                                          ctypes.c_uint64]
+        lib.nnscope_rf_module.restype = None
+        lib.nnscope_rf_backward_end.restype = None
         nl = _libnnscope_path()
         lib.nnscope_rf_path = (nl or "").encode()
     except ShimError as e:
@@ -535,6 +541,7 @@ class Instrumentation:
         self._handles = []
         self._patches = []  # (owner, attr, original)
         self._mode = None
+        self._rfl = None  # the shim, when it builds module backward ranges
         self._installed = False
 
     # -- hooks --
@@ -544,7 +551,10 @@ class Instrumentation:
         tok = _Token(fid)
         _open(tok)
         st = _tls.__dict__.setdefault("fwd", [])
-        st.append((mod, tok, inputs if self.backward else None))
+        if self._rfl is not None:  # backward by autograd sequence numbers
+            st.append((mod, tok, self._rfl.nnscope_rf_seq()))
+        else:
+            st.append((mod, tok, inputs if self.backward else None))
 
     def _fwd_post(self, mod, inputs, output):
         st = getattr(_tls, "fwd", None)
@@ -557,7 +567,11 @@ class Instrumentation:
         else:
             return
         if self.backward and torch.is_grad_enabled():
-            self._setup_backward(mod, ins, output)
+            if self._rfl is not None:
+                self._rfl.nnscope_rf_module(_module_names(mod)[1], ins,
+                                            self._rfl.nnscope_rf_seq())
+            else:
+                self._setup_backward(mod, ins, output)
 
     def _setup_backward(self, mod, inputs, output):
         outs = [t for t in _tensors(output, []) if t.requires_grad]
@@ -590,6 +604,8 @@ class Instrumentation:
                 return orig(*args, **kwargs)
             finally:
                 _close_backward()
+                if self._rfl is not None:
+                    self._rfl.nnscope_rf_backward_end()
         backward.__wrapped__ = orig
         self._patches.append((torch.autograd, "backward", orig))
         torch.autograd.backward = backward
@@ -671,6 +687,11 @@ class Instrumentation:
             return self
         from torch.nn.modules import module as mm
         try:
+            rf = self._ops_rf() if self.ops else None
+            # module backward ranges: with the shim, from the autograd
+            # sequence numbers of each module call (nnscope_rf.cpp), else
+            # from tensor hooks
+            self._rfl = rf._lib if rf is not None and self.backward else None
             if self.modules:
                 self._handles.append(
                     mm.register_module_forward_pre_hook(self._fwd_pre))
@@ -678,7 +699,6 @@ class Instrumentation:
                     mm.register_module_forward_hook(self._fwd_post))
                 if self.backward:
                     self._patch_autograd()
-            rf = self._ops_rf() if self.ops else None
             # torch's DataLoader and Optimizer open record_function ranges
             # of these very names: the shim records them, do not twice
             if self.dataloader and rf is None:
@@ -724,6 +744,9 @@ class Instrumentation:
         return rf
 
     def remove(self):
+        if self._rfl is not None:
+            self._rfl.nnscope_rf_backward_end()
+            self._rfl = None
         if self._mode is not None:
             try:
                 self._mode.__exit__(None, None, None)
@@ -741,6 +764,8 @@ class Instrumentation:
 
     def step(self):
         """Closes ranges left open by exceptions; CUDA memory counters."""
+        if self._rfl is not None:
+            self._rfl.nnscope_rf_backward_end()
         _close_all()
         st = getattr(_tls, "fwd", None)
         if st:

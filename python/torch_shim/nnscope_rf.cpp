@@ -21,9 +21,12 @@
  * libnnscope.so the Python binding has loaded and looks the event calls up
  * there (dlopen RTLD_NOLOAD), so one cached shim serves every nnscope build.
  *
- * C ABI (all return 0 on success, a negative value on failure):
+ * C ABI (the ints return 0 on success, a negative value on failure):
  *   int nnscope_rf_start(int shapes, const char *libnnscope_path)
  *   int nnscope_rf_stop(void)
+ *   uint64_t nnscope_rf_seq(void)      the thread's next autograd number
+ *   void nnscope_rf_module(uint32_t name, uint64_t s0, uint64_t s1)
+ *   void nnscope_rf_backward_end(void) (module backward ranges, below)
  *   const char *nnscope_rf_error(void)  reason of the last failure
  *   const char *nnscope_rf_torch_version(void)  TORCH_VERSION compiled for
  *
@@ -36,6 +39,7 @@
 #ifndef NDEBUG
 #define NDEBUG 1
 #endif
+#include <ATen/SequenceNumber.h>
 #include <ATen/record_function.h>
 #include <ATen/core/ivalue.h>
 #include <torch/version.h>
@@ -47,7 +51,9 @@
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <algorithm>
 #include <unordered_map>
+#include <vector>
 
 namespace
 {
@@ -84,7 +90,8 @@ struct slot {
 	const char *key;  /* the pointer torch gave */
 	std::string text; /* its content when cached */
 	uint32_t id;
-	bool plain; /* not "ns::name": needs the "kind:cpu_op" mark */
+	bool plain;  /* not "ns::name": needs the "kind:cpu_op" mark */
+	bool evalfn; /* "autograd::engine::evaluate_function: ..." */
 };
 
 constexpr size_t CACHE_SLOTS = 1024; /* power of two; direct-mapped */
@@ -94,7 +101,69 @@ struct tcache {
 	std::unordered_map<std::string, uint32_t> dims; /* "input_dims:..." ids */
 	uint64_t pushed = 0;				/* bit d: the enter at depth d pushed */
 	uint32_t depth = 0;
+	std::vector<uint32_t> mods; /* module backward ranges open (interval order) */
+	uint32_t pending = 0;	    /* evaluate_function range not pushed yet */
+	bool pending_dims = false;  /* ... and its "input_dims:[]" mark */
 };
+
+/* ---- module backward ranges by autograd sequence numbers ----
+ * nnscope.torch's forward hooks register, per module call, the interval
+ * [s0, s1) of autograd sequence numbers its forward handed out and the
+ * name "nn.Module: X.backward". The backward nodes of that call carry those
+ * numbers (RecordFunction::seqNr() of "autograd::engine::evaluate_function:
+ * ..."), so before each such range the thread's open module ranges are made
+ * the chain of intervals holding its number (outer first): module ranges
+ * then nest with the operators instead of being opened by tensor hooks
+ * inside one operator range and closed inside another. Nodes with no
+ * number (AccumulateGrad) leave the chain as it is. torch 1.13 gives the
+ * evaluate_function range no number (-1) but the node range inside it has
+ * it, so while module intervals exist the evaluate_function push waits for
+ * the node's enter (its start is then late by the engine's pre-hook work,
+ * typically well under a microsecond). */
+struct interval {
+	uint64_t s0, s1;
+	uint32_t name, order;
+};
+std::mutex g_iv_mu;
+std::vector<interval> g_iv;
+std::atomic<uint32_t> g_iv_n{0};
+uint32_t g_iv_order = 0;
+
+void set_modules(tcache *c, const std::vector<const interval *> &want)
+{
+	size_t k = 0;
+	while (k < c->mods.size() && k < want.size() && c->mods[k] == want[k]->order)
+		k++;
+	while (c->mods.size() > k) {
+		g_api.pop();
+		c->mods.pop_back();
+	}
+	for (size_t i = k; i < want.size(); i++) {
+		g_api.push(want[i]->name);
+		c->mods.push_back(want[i]->order);
+	}
+}
+
+void enter_node(tcache *c, int64_t seq)
+{
+	if (seq < 0)
+		return;
+	std::vector<const interval *> want;
+	std::lock_guard<std::mutex> lock(g_iv_mu);
+	for (const interval &iv : g_iv)
+		if (iv.s0 <= (uint64_t)seq && (uint64_t)seq < iv.s1)
+			want.push_back(&iv);
+	if (want.empty())
+		return; /* not a module's node: keep what is open */
+	std::sort(want.begin(), want.end(), [](const interval *a, const interval *b) {
+		if (a->s0 != b->s0)
+			return a->s0 < b->s0;
+		if (a->s1 != b->s1)
+			return a->s1 > b->s1;
+		return a->order > b->order; /* same span: the outer registered last */
+	});
+	set_modules(c, want);
+}
 
 thread_local tcache *t_cache = nullptr;
 thread_local bool t_dead = false; /* the thread is exiting: record nothing */
@@ -147,6 +216,7 @@ const slot *name_slot(tcache *c, const char *s)
 	sl.key = s;
 	sl.text.assign(s);
 	sl.plain = !qualified(s);
+	sl.evalfn = std::strncmp(s, "autograd::engine::evaluate_function: ", 37) == 0;
 	return &sl;
 }
 
@@ -192,6 +262,22 @@ void mark_shapes(tcache *c, const at::RecordFunction &fn)
 		g_api.mark(id);
 }
 
+void flush_pending(tcache *c)
+{
+	g_api.push(c->pending);
+	if (c->pending_dims) {
+		static const char dims[] = "input_dims:[]";
+		auto it = c->dims.find(dims);
+		uint32_t id = it != c->dims.end() ? it->second : g_api.name(dims);
+		if (it == c->dims.end())
+			c->dims.emplace(dims, id);
+		if (id)
+			g_api.mark(id);
+	}
+	c->pending = 0;
+	c->pending_dims = false;
+}
+
 std::unique_ptr<at::ObserverContext> on_enter(const at::RecordFunction &fn)
 {
 	tcache *c = cache();
@@ -212,7 +298,21 @@ std::unique_ptr<at::ObserverContext> on_enter(const at::RecordFunction &fn)
 		g_api.push(0);
 		return nullptr;
 	}
+	if (c->pending) {
+		/* the node inside an evaluate_function: its number places the
+		 * module ranges, then the deferred evaluate_function opens */
+		if (fn.scope() == at::RecordScope::BACKWARD_FUNCTION)
+			enter_node(c, fn.seqNr());
+		flush_pending(c);
+	}
 	const slot *sl = name_slot(c, name);
+	if (sl->evalfn && (g_iv_n.load(std::memory_order_relaxed) || !c->mods.empty())) {
+		/* its sequence number is not known yet (-1 in 1.13): defer the
+		 * push to the node's own range, a few instructions later */
+		c->pending = sl->id;
+		c->pending_dims = g_shapes.load(std::memory_order_relaxed) != 0;
+		return nullptr;
+	}
 	g_api.push(sl->id);
 	/* torch.profiler lists operators and autograd nodes (FUNCTION and
 	 * BACKWARD_FUNCTION scopes) as cpu_op whatever their names */
@@ -233,6 +333,8 @@ void on_exit(const at::RecordFunction &, at::ObserverContext *)
 	tcache *c = t_cache;
 	if (!c || c->depth == 0)
 		return;
+	if (c->pending)
+		flush_pending(c); /* an evaluate_function with no node range */
 	uint32_t d = --c->depth;
 	bool pushed = d < 64 ? (c->pushed >> d) & 1 : collecting();
 	if (pushed)
@@ -314,6 +416,40 @@ __attribute__((visibility("default"))) int nnscope_rf_stop(void)
 	g_active = false;
 	g_handle = 0;
 	return 0;
+}
+
+/* The calling thread's next autograd sequence number. */
+__attribute__((visibility("default"))) uint64_t nnscope_rf_seq(void)
+{
+	return at::sequence_number::peek();
+}
+
+/* A module call whose forward created the autograd nodes [s0, s1): its
+ * backward range `name` spans their evaluation. */
+__attribute__((visibility("default"))) void nnscope_rf_module(uint32_t name, uint64_t s0,
+							      uint64_t s1)
+{
+	if (s1 <= s0 || !name)
+		return;
+	std::lock_guard<std::mutex> lock(g_iv_mu);
+	if (g_iv.size() >= 65536)
+		return;
+	g_iv.push_back(interval{s0, s1, name, ++g_iv_order});
+	g_iv_n.store((uint32_t)g_iv.size());
+}
+
+/* Backward is over (or a step ends): closes the calling thread's module
+ * backward ranges and forgets the intervals. */
+__attribute__((visibility("default"))) void nnscope_rf_backward_end(void)
+{
+	tcache *c = t_cache;
+	if (c && !c->mods.empty() && g_api.pop) {
+		std::vector<const interval *> none;
+		set_modules(c, none);
+	}
+	std::lock_guard<std::mutex> lock(g_iv_mu);
+	g_iv.clear();
+	g_iv_n.store(0);
 }
 
 __attribute__((visibility("default"))) const char *nnscope_rf_error(void)

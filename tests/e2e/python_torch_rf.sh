@@ -194,6 +194,25 @@ if [ -n "${W:-}" ]; then
 		jqt "$W/modules.json" '[.modules[].name] | any(test("Conv2d_0"))'
 	check "DataLoader time in the steps (torch's own record_function)" \
 		jqt "$W/overview.json" "(.steps | length) == $STEPS and .average.dataloader_us > 0"
+	# module backward ranges nest with the operators: each backward node
+	# inside its module's backward range, containers hold no operator
+	if "$NNSCOPE" export "$TMP/nnscope/run" --format sqlite --out "$TMP/nnscope.db" >"$TMP/nnscope.exp" 2>&1; then
+		inside() { # inside NODE MODULE_LIKE: NODE events within a MODULE_LIKE range
+			sqlite3 "$TMP/nnscope.db" "SELECT count(*) FROM events e WHERE e.name = '$1' AND EXISTS (SELECT 1 FROM events m WHERE m.name LIKE '$2' AND m.thread_id = e.thread_id AND m.worker_id = e.worker_id AND m.ts_ns <= e.ts_ns AND e.ts_ns + e.dur_ns <= m.ts_ns + m.dur_ns)"
+		}
+		check "every ConvolutionBackward0 inside a Conv2d_N.backward range" \
+			test "$(inside ConvolutionBackward0 'nn.Module: Conv2d_%.backward')" = $((2 * STEPS))
+		check "every AddmmBackward0 inside a Linear_N.backward range" \
+			test "$(inside AddmmBackward0 'nn.Module: Linear_%.backward')" = $((2 * STEPS))
+		check "every NllLossBackward0 inside CrossEntropyLoss_0.backward" \
+			test "$(inside NllLossBackward0 'nn.Module: CrossEntropyLoss_0.backward')" = $STEPS
+	else
+		fail "nnscope export nnscope"
+	fi
+	check "modules.json: Conv2d_0.backward under Sequential_0.backward under SmallCNN_0.backward, $STEPS times" \
+		jqt "$W/modules.json" '.modules as $m | any(.modules[]; .name == "nn.Module: Conv2d_0.backward" and .occurrences == '$STEPS' and $m[.parent].name == "nn.Module: Sequential_0.backward" and $m[$m[.parent].parent].name == "nn.Module: SmallCNN_0.backward")'
+	check "modules.json: backward containers hold no operator of their own" \
+		jqt "$W/modules.json" 'all(.modules[] | select(.name | test("(Sequential|SmallCNN)_[0-9]+.backward")); .operators == 0)'
 fi
 
 # steps on a worker thread: recorded there (the dispatch mode could not)
