@@ -26,7 +26,12 @@ backward  torch 1.13 has no module backward *pre* hook (added in 2.0), so a
           ``torch.autograd.backward`` returns. Named
           ``"nn.Module: <ClassName>_<n>.backward"``. Hooks on one tensor are
           dispatched by one handler in nesting order (ends inner-first, then
-          begins outer-first), so ranges nest.
+          begins outer-first), so ranges nest. With the RecordFunction
+          shim (ops below) the hooks would cross operator ranges, so
+          instead each module call registers the autograd sequence numbers
+          its forward handed out and the shim opens/closes the module
+          backward ranges before each backward node's range (see
+          nnscope_rf.cpp).
 ops       with ``ops_backend="auto"`` (default) or ``"record_function"``: a
           C++ shim (python/torch_shim/nnscope_rf.cpp, built against the
           installed torch by ``make`` or at first use into
