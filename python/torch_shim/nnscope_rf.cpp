@@ -264,8 +264,12 @@ void mark_shapes(tcache *c, const at::RecordFunction &fn)
 
 void flush_pending(tcache *c)
 {
-	g_api.push(c->pending);
-	if (c->pending_dims) {
+	uint32_t name = c->pending;
+	bool dims_on = c->pending_dims;
+	c->pending = 0;
+	c->pending_dims = false;
+	g_api.push(name);
+	if (dims_on) {
 		static const char dims[] = "input_dims:[]";
 		auto it = c->dims.find(dims);
 		uint32_t id = it != c->dims.end() ? it->second : g_api.name(dims);
@@ -274,8 +278,43 @@ void flush_pending(tcache *c)
 		if (id)
 			g_api.mark(id);
 	}
-	c->pending = 0;
-	c->pending_dims = false;
+}
+
+/* on_enter once the range is known to be pushed (may throw: caught). */
+void enter(tcache *c, const at::RecordFunction &fn)
+{
+	if (c->pending) {
+		/* the node inside an evaluate_function: its number places the
+		 * module ranges, then the deferred evaluate_function opens */
+		if (fn.scope() == at::RecordScope::BACKWARD_FUNCTION)
+			enter_node(c, fn.seqNr());
+		flush_pending(c);
+	}
+	const char *name = fn.name();
+	if (!name) {
+		g_api.push(0);
+		return;
+	}
+	const slot *sl = name_slot(c, name);
+	if (sl->evalfn && (g_iv_n.load(std::memory_order_relaxed) || !c->mods.empty())) {
+		int64_t seq = fn.seqNr();
+		if (seq >= 0) {
+			enter_node(c, seq);
+		} else {
+			/* no number yet (torch 1.13): defer the push to the
+			 * node's own range, a few instructions later */
+			c->pending = sl->id;
+			c->pending_dims = g_shapes.load(std::memory_order_relaxed) != 0;
+			return;
+		}
+	}
+	g_api.push(sl->id);
+	/* torch.profiler lists operators and autograd nodes (FUNCTION and
+	 * BACKWARD_FUNCTION scopes) as cpu_op whatever their names */
+	if (sl->plain && fn.scope() != at::RecordScope::USER_SCOPE && g_kind_op)
+		g_api.mark(g_kind_op);
+	if (g_shapes.load(std::memory_order_relaxed))
+		mark_shapes(c, fn);
 }
 
 std::unique_ptr<at::ObserverContext> on_enter(const at::RecordFunction &fn)
@@ -293,37 +332,11 @@ std::unique_ptr<at::ObserverContext> on_enter(const at::RecordFunction &fn)
 	}
 	if (!on)
 		return nullptr;
-	const char *name = fn.name();
-	if (!name) {
-		g_api.push(0);
-		return nullptr;
-	}
-	if (c->pending) {
-		/* the node inside an evaluate_function: its number places the
-		 * module ranges, then the deferred evaluate_function opens */
-		if (fn.scope() == at::RecordScope::BACKWARD_FUNCTION)
-			enter_node(c, fn.seqNr());
-		flush_pending(c);
-	}
-	const slot *sl = name_slot(c, name);
-	if (sl->evalfn && (g_iv_n.load(std::memory_order_relaxed) || !c->mods.empty())) {
-		/* its sequence number is not known yet (-1 in 1.13): defer the
-		 * push to the node's own range, a few instructions later */
-		c->pending = sl->id;
-		c->pending_dims = g_shapes.load(std::memory_order_relaxed) != 0;
-		return nullptr;
-	}
-	g_api.push(sl->id);
-	/* torch.profiler lists operators and autograd nodes (FUNCTION and
-	 * BACKWARD_FUNCTION scopes) as cpu_op whatever their names */
-	if (sl->plain && fn.scope() != at::RecordScope::USER_SCOPE && g_kind_op)
-		g_api.mark(g_kind_op);
-	if (g_shapes.load(std::memory_order_relaxed)) {
-		try {
-			mark_shapes(c, fn);
-		} catch (...) {
-			/* never let an exception escape into torch */
-		}
+	try {
+		enter(c, fn);
+	} catch (...) {
+		/* never let an exception escape into torch (bad_alloc, or a
+		 * shape torch refuses to give) */
 	}
 	return nullptr;
 }
@@ -333,8 +346,12 @@ void on_exit(const at::RecordFunction &, at::ObserverContext *)
 	tcache *c = t_cache;
 	if (!c || c->depth == 0)
 		return;
-	if (c->pending)
-		flush_pending(c); /* an evaluate_function with no node range */
+	if (c->pending) {
+		try {
+			flush_pending(c); /* an evaluate_function with no node range */
+		} catch (...) {
+		}
+	}
 	uint32_t d = --c->depth;
 	bool pushed = d < 64 ? (c->pushed >> d) & 1 : collecting();
 	if (pushed)

@@ -206,6 +206,13 @@ if [ -n "${W:-}" ]; then
 			test "$(inside AddmmBackward0 'nn.Module: Linear_%.backward')" = $((2 * STEPS))
 		check "every NllLossBackward0 inside CrossEntropyLoss_0.backward" \
 			test "$(inside NllLossBackward0 'nn.Module: CrossEntropyLoss_0.backward')" = $STEPS
+		# the names left out of operators.json above are in the trace,
+		# as often as torch.profiler counts them
+		for n in "Optimizer.step#SGD.step" "Optimizer.zero_grad#SGD.zero_grad" \
+			"enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__"; do
+			check "trace: $n, as often as in torch.profiler ($(jq ".ops[\"$n\"]" "$T"))" \
+				test "$(sqlite3 "$TMP/nnscope.db" "SELECT count(*) FROM events WHERE name = '$n'")" = "$(jq ".ops[\"$n\"] // -1" "$T")"
+		done
 	else
 		fail "nnscope export nnscope"
 	fi
