@@ -140,7 +140,21 @@ MLP_BIN   := $(BUILD)/examples/mlp
 all: python examples
 e2e: python examples
 
-python: $(PY_SO) $(PY_FILES)
+python: $(PY_SO) $(PY_FILES) $(PY_DIR)/.torch_shim
+
+# nnscope.torch's RecordFunction shim: its source travels with the package
+# (built at first use into ~/.cache/nnscope); `make python` prebuilds it for
+# the torch of $(PYTHON) when that torch's C++ headers are installed (the
+# stamp saves a torch import per make; another torch later finds no
+# prebuilt shim of its version and builds its own at first use).
+$(PY_DIR)/.torch_shim: $(PY_DIR)/nnscope_rf.cpp python/torch_shim/build.py $(PY_SO) $(PY_FILES)
+	@PYTHONPATH=$(BUILD)/python $(PYTHON) python/torch_shim/build.py $(PY_DIR) || \
+		echo "torch shim: not prebuilt (nnscope.torch builds it at first use)"
+	@touch $@
+
+$(PY_DIR)/nnscope_rf.cpp: python/torch_shim/nnscope_rf.cpp
+	@mkdir -p $(dir $@)
+	$(Q)cp $< $@
 
 $(PY_DIR)/_nnscope%.so: python/_nnscope.c include/nnscope.h $(COLLECTOR_SO)
 	@mkdir -p $(dir $@)

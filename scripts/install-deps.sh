@@ -18,6 +18,11 @@
 #                     PyTorch example and tests/e2e/python_torch.sh. Installed
 #                     only when /usr/bin/python3 cannot import torch already;
 #                     NNS_NO_TORCH=1 skips it (those tests then skip).
+#   libtorch-dev      optional (~26 MB): torch's C++ headers, with which `make
+#                     python` prebuilds nnscope.torch's RecordFunction shim
+#                     (tests/e2e/python_torch_rf.sh). Installed with
+#                     python3-torch, or alone when Debian's python3-torch is
+#                     there already; NNS_NO_TORCH=1 skips it too.
 set -e
 PKGS="build-essential clang zlib1g-dev libcmocka-dev libjansson-dev libzstd-dev libsqlite3-dev jq"
 PKGS="$PKGS python3-dev libopenblas-dev libclang-rt-14-dev"
@@ -33,7 +38,10 @@ for p in $PKGS; do
 done
 torch=""
 if [ "${NNS_NO_TORCH:-0}" != 1 ] && ! /usr/bin/python3 -c 'import torch' >/dev/null 2>&1; then
-	torch=python3-torch
+	torch="python3-torch libtorch-dev"
+elif [ "${NNS_NO_TORCH:-0}" != 1 ] && dpkg -s python3-torch >/dev/null 2>&1 &&
+	! dpkg -s libtorch-dev >/dev/null 2>&1; then
+	torch=libtorch-dev
 fi
 SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
 updated=""

@@ -1,4 +1,5 @@
-"""nnscope.torch: PyTorch integration (written for Debian's torch 1.13, CPU).
+"""nnscope.torch: PyTorch integration (written for Debian's torch 1.13, CPU;
+the RecordFunction shim uses only API that torch 2.x keeps, untested there).
 
     import nnscope.torch
 
@@ -25,15 +26,32 @@ backward  torch 1.13 has no module backward *pre* hook (added in 2.0), so a
           ``torch.autograd.backward`` returns. Named
           ``"nn.Module: <ClassName>_<n>.backward"``. Hooks on one tensor are
           dispatched by one handler in nesting order (ends inner-first, then
-          begins outer-first), so ranges nest.
-ops       every aten operator through a ``TorchDispatchMode``
-          (``torch.utils._python_dispatch``; RecordFunction observers are not
-          reachable from Python in 1.13): a range ``"aten::<op>"``. The mode
-          sees operators after autograd and after CompositeImplicit
+          begins outer-first), so ranges nest. With the RecordFunction
+          shim (ops below) the hooks would cross operator ranges, so
+          instead each module call registers the autograd sequence numbers
+          its forward handed out and the shim opens/closes the module
+          backward ranges before each backward node's range (see
+          nnscope_rf.cpp).
+ops       with ``ops_backend="auto"`` (default) or ``"record_function"``: a
+          C++ shim (python/torch_shim/nnscope_rf.cpp, built against the
+          installed torch by ``make`` or at first use into
+          ``~/.cache/nnscope``, loaded with ctypes) registers a global
+          RecordFunction callback on the scopes torch.profiler observes:
+          every operator at every level (``aten::linear`` and below it
+          ``aten::addmm``), every autograd node (``ConvolutionBackward0``)
+          and ``record_function`` scope becomes a range named as
+          torch.profiler names it, on every thread. It only observes (same
+          kernels). torch's own DataLoader/Optimizer record_function ranges
+          then replace the ``dataloader``/``optimizer`` patches below.
+          When the shim cannot be built or loaded: a RuntimeWarning with the
+          reason, and the fallback ``ops_backend="dispatch"`` (also
+          ``NNSCOPE_TORCH_OPS=dispatch``, and with ``memory``): a
+          ``TorchDispatchMode`` (``torch.utils._python_dispatch``) that sees
+          operators after autograd and after CompositeImplicit
           decomposition, so ``aten::linear`` shows as ``aten::t`` +
-          ``aten::addmm`` (torch's profiler shows both levels), and backward
-          operators are seen too. Costs a Python call per operator: see
-          bench/overhead_examples for the figures.
+          ``aten::addmm``, no autograd nodes, only on the installing
+          thread; costs a Python call per operator and may change which
+          kernels torch runs. ``Instrumentation.backend_used`` tells which.
 record_shapes  with ops: after each operator's push, an instant named
           ``"input_dims:[[16, 3, 32, 32], [8, 3, 3, 3], [], ...]"``
           (Kineto's "Input Dims" text) that the .nnst importer may attach to
@@ -59,7 +77,15 @@ inside a module's forward does not leave ranges open: its parent's post hook,
 the end of backward, or the next ``step()`` closes them.
 """
 
+import ctypes
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
 import threading
+import warnings
 import weakref
 
 import torch
@@ -284,6 +310,222 @@ def _report_alloc(out):
             continue
 
 
+# ---- the RecordFunction shim (python/torch_shim/nnscope_rf.cpp) -------------
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_RF_SRC_NAMES = (os.path.join(_HERE, "nnscope_rf.cpp"),  # installed / build
+                 os.path.join(_HERE, "..", "torch_shim", "nnscope_rf.cpp"))
+_rf_lib = None      # the loaded shim (ctypes.CDLL), once loaded
+_rf_failed = None   # why it could not be loaded, once tried
+
+
+class ShimError(Exception):
+    """The RecordFunction shim cannot be built or loaded (the reason)."""
+
+
+def _rf_source():
+    for p in _RF_SRC_NAMES:
+        if os.path.isfile(p):
+            return p
+    raise ShimError("its source nnscope_rf.cpp is not beside %s" % __file__)
+
+
+def _torch_tag():
+    abi = int(bool(getattr(torch._C, "_GLIBCXX_USE_CXX11_ABI", True)))
+    ver = "".join(c if c.isalnum() or c in ".+-" else "_"
+                  for c in torch.__version__)
+    return ver, abi
+
+
+def _rf_prebuilt():
+    """``make`` prebuilds the shim beside this file for the torch it saw,
+    named after that torch's version and ABI."""
+    ver, abi = _torch_tag()
+    p = os.path.join(_HERE, "_nnscope_rf.torch-%s-abi%d.so" % (ver, abi))
+    return p if os.path.isfile(p) else None
+
+
+def _cache_dir():
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(
+        os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "nnscope")
+
+
+def _torch_build_flags():
+    """Include and library directories of the installed torch."""
+    # what torch.utils.cpp_extension.include_paths() / library_paths()
+    # give on a CPU build (asked only when these lack the headers: its
+    # import probes for CUDA and prints about it)
+    tdir = os.path.dirname(os.path.abspath(torch.__file__))
+    incs = [os.path.join(tdir, "include"),
+            os.path.join(tdir, "include", "torch", "csrc", "api", "include"),
+            "/usr/include/torch/csrc/api/include"]
+    libs = [os.path.join(tdir, "lib")]
+
+    def have(dirs):
+        return any(os.path.isfile(os.path.join(d, "ATen", "record_function.h"))
+                   for d in dirs)
+    if not have(incs):
+        try:
+            from torch.utils import cpp_extension
+            incs += list(cpp_extension.include_paths())
+            libs += list(cpp_extension.library_paths())
+        except Exception:  # noqa: BLE001 - then the headers are missing
+            pass
+    incs = [d for i, d in enumerate(incs)
+            if os.path.isdir(d) and d not in incs[:i]]
+    libs = [d for i, d in enumerate(libs)
+            if os.path.isdir(d) and d not in libs[:i]]
+    if not have(incs):
+        raise ShimError("torch's C++ headers (ATen/record_function.h) are "
+                        "not installed (Debian: apt-get install libtorch-dev)")
+    return incs, libs
+
+
+def _compiler():
+    for c in (os.environ.get("CXX"), "c++", "g++", "clang++"):
+        if c and shutil.which(c):
+            return shutil.which(c)
+    raise ShimError("no C++ compiler (c++, g++ or clang++; or set CXX)")
+
+
+def build_shim(out, src=None):
+    """Compiles the shim into ``out`` (atomically: a temporary file renamed)
+    against the installed torch; raises ShimError with the compiler's
+    message on failure. Returns out."""
+    src = src or _rf_source()
+    incs, libs = _torch_build_flags()
+    _, abi = _torch_tag()
+    d = os.path.dirname(os.path.abspath(out))
+    os.makedirs(d, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".rf-", suffix=".so", dir=d)
+    os.close(fd)
+    cmd = [_compiler(), "-O2", "-std=c++17", "-w", "-shared", "-fPIC",
+           "-fvisibility=hidden", "-DNDEBUG",
+           "-D_GLIBCXX_USE_CXX11_ABI=%d" % abi]
+    cmd += ["-I" + i for i in incs]
+    cmd += [src, "-o", tmp]
+    for lib in libs:
+        cmd += ["-L" + lib, "-Wl,-rpath," + lib]
+    cmd += ["-ltorch_cpu", "-lc10", "-ldl"]
+    try:
+        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           universal_newlines=True)
+        if r.returncode != 0:
+            msg = [ln for ln in r.stdout.splitlines() if "error" in ln]
+            raise ShimError("compiling the shim failed: %s"
+                            % ("; ".join(msg[:3]) or r.stdout[-300:].strip()))
+        os.chmod(tmp, 0o755)  # mkstemp made it 0600
+        os.replace(tmp, out)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return out
+
+
+def _rf_path():
+    p = os.environ.get("NNSCOPE_TORCH_SHIM")  # a shim built elsewhere
+    if p:
+        if not os.path.isfile(p):
+            raise ShimError("NNSCOPE_TORCH_SHIM=%s: no such file" % p)
+        return p
+    p = _rf_prebuilt()
+    if p:
+        return p
+    src = _rf_source()
+    with open(src, "rb") as f:
+        h = hashlib.sha256(f.read()).hexdigest()[:16]
+    ver, abi = _torch_tag()
+    p = os.path.join(_cache_dir(), "nnscope_rf-torch%s-abi%d-%s.so"
+                     % (ver, abi, h))
+    if not os.path.isfile(p):
+        sys.stderr.write("nnscope.torch: building the RecordFunction shim "
+                         "for torch %s (once) into %s\n" % (ver, p))
+        build_shim(p, src)
+    return p
+
+
+def _libnnscope_path():
+    """The libnnscope.so this process loaded (through _nnscope)."""
+    try:
+        with open("/proc/self/maps") as f:
+            for ln in f:
+                parts = ln.split()
+                if len(parts) >= 6 and os.path.basename(
+                        parts[-1]).startswith("libnnscope.so"):
+                    return parts[-1]
+    except OSError:
+        pass
+    p = os.path.normpath(os.path.join(os.path.dirname(_nnscope.__file__),
+                                      "..", "..", "libnnscope.so"))
+    return p if os.path.isfile(p) else None
+
+
+def _rf_load():
+    """The loaded shim; raises ShimError with the reason it is not there."""
+    global _rf_lib, _rf_failed
+    if _rf_lib is not None:
+        return _rf_lib
+    if _rf_failed is not None:
+        raise ShimError(_rf_failed)
+    try:
+        lib = ctypes.CDLL(_rf_path())
+        lib.nnscope_rf_start.argtypes = [ctypes.c_int, ctypes.c_char_p]
+        lib.nnscope_rf_start.restype = ctypes.c_int
+        lib.nnscope_rf_stop.restype = ctypes.c_int
+        lib.nnscope_rf_error.restype = ctypes.c_char_p
+        lib.nnscope_rf_seq.restype = ctypes.c_uint64
+        lib.nnscope_rf_seq.argtypes = []
+        lib.nnscope_rf_module.argtypes = [ctypes.c_uint32, ctypes.c_uint64,
+                                          ctypes.c_uint64]
+        lib.nnscope_rf_module.restype = None
+        lib.nnscope_rf_backward_end.restype = None
+        nl = _libnnscope_path()
+        lib.nnscope_rf_path = (nl or "").encode()
+    except ShimError as e:
+        _rf_failed = str(e)
+        raise
+    except Exception as e:  # noqa: BLE001 - never break the user's script
+        _rf_failed = "loading the shim failed: %s: %s" % (type(e).__name__, e)
+        raise ShimError(_rf_failed) from None
+    _rf_lib = lib
+    return lib
+
+
+class _RFOps:
+    """Operators through the shim's global RecordFunction callback."""
+
+    def __init__(self, lib, record_shapes):
+        self._lib = lib
+        self._shapes = record_shapes
+
+    def __enter__(self):
+        if self._lib.nnscope_rf_start(int(self._shapes),
+                                      self._lib.nnscope_rf_path) != 0:
+            raise ShimError(self._lib.nnscope_rf_error().decode(
+                errors="replace"))
+        return self
+
+    def __exit__(self, *exc):
+        self._lib.nnscope_rf_stop()
+        return False
+
+
+_BACKENDS = ("auto", "record_function", "dispatch")
+
+
+def _ops_backend(choice):
+    """The backend to use: ``NNSCOPE_TORCH_OPS`` (if set) overrides the
+    option."""
+    env = os.environ.get("NNSCOPE_TORCH_OPS")
+    if env:
+        choice = env
+    if choice not in _BACKENDS:
+        raise ValueError("nnscope.torch: ops_backend must be one of %s, not %r"
+                         % (", ".join(_BACKENDS), choice))
+    return choice
+
+
 # ---- instrumentation --------------------------------------------------------
 
 
@@ -295,13 +537,16 @@ class Instrumentation:
 
     def __init__(self, modules=True, backward=True, ops=True,
                  record_shapes=False, dataloader=True, optimizer=True,
-                 memory=False):
+                 memory=False, ops_backend="auto"):
         self.modules, self.backward, self.ops = modules, backward, ops
         self.record_shapes, self.dataloader = record_shapes, dataloader
         self.optimizer, self.memory = optimizer, memory
+        self.ops_backend = _ops_backend(ops_backend)
+        self.backend_used = None  # "record_function" | "dispatch" | None
         self._handles = []
         self._patches = []  # (owner, attr, original)
         self._mode = None
+        self._rfl = None  # the shim, when it builds module backward ranges
         self._installed = False
 
     # -- hooks --
@@ -311,7 +556,10 @@ class Instrumentation:
         tok = _Token(fid)
         _open(tok)
         st = _tls.__dict__.setdefault("fwd", [])
-        st.append((mod, tok, inputs if self.backward else None))
+        if self._rfl is not None:  # backward by autograd sequence numbers
+            st.append((mod, tok, self._rfl.nnscope_rf_seq()))
+        else:
+            st.append((mod, tok, inputs if self.backward else None))
 
     def _fwd_post(self, mod, inputs, output):
         st = getattr(_tls, "fwd", None)
@@ -324,7 +572,11 @@ class Instrumentation:
         else:
             return
         if self.backward and torch.is_grad_enabled():
-            self._setup_backward(mod, ins, output)
+            if self._rfl is not None:
+                self._rfl.nnscope_rf_module(_module_names(mod)[1], ins,
+                                            self._rfl.nnscope_rf_seq())
+            else:
+                self._setup_backward(mod, ins, output)
 
     def _setup_backward(self, mod, inputs, output):
         outs = [t for t in _tensors(output, []) if t.requires_grad]
@@ -357,6 +609,8 @@ class Instrumentation:
                 return orig(*args, **kwargs)
             finally:
                 _close_backward()
+                if self._rfl is not None:
+                    self._rfl.nnscope_rf_backward_end()
         backward.__wrapped__ = orig
         self._patches.append((torch.autograd, "backward", orig))
         torch.autograd.backward = backward
@@ -438,6 +692,11 @@ class Instrumentation:
             return self
         from torch.nn.modules import module as mm
         try:
+            rf = self._ops_rf() if self.ops else None
+            # module backward ranges: with the shim, from the autograd
+            # sequence numbers of each module call (nnscope_rf.cpp), else
+            # from tensor hooks
+            self._rfl = rf._lib if rf is not None and self.backward else None
             if self.modules:
                 self._handles.append(
                     mm.register_module_forward_pre_hook(self._fwd_pre))
@@ -445,20 +704,54 @@ class Instrumentation:
                     mm.register_module_forward_hook(self._fwd_post))
                 if self.backward:
                     self._patch_autograd()
-            if self.dataloader:
+            # torch's DataLoader and Optimizer open record_function ranges
+            # of these very names: the shim records them, do not twice
+            if self.dataloader and rf is None:
                 self._patch_dataloader()
-            if self.optimizer:
+            if self.optimizer and rf is None:
                 self._patch_optimizers()
             if self.ops:
-                self._mode = _OpMode(self.record_shapes, self.memory)
-                self._mode.__enter__()
+                if rf is None:
+                    rf = _OpMode(self.record_shapes, self.memory)
+                    self.backend_used = "dispatch"
+                rf.__enter__()
+                self._mode = rf
         except Exception:
             self.remove()
             raise
         self._installed = True
         return self
 
+    def _ops_rf(self):
+        """The shim's operator recorder, or None (dispatch mode), with a
+        warning saying why when the shim was wanted but is not there."""
+        if self.ops_backend == "dispatch":
+            return None
+        if self.memory:
+            if self.ops_backend == "record_function":
+                warnings.warn("nnscope.torch: profile_memory needs the "
+                              "dispatch-mode operators; using them",
+                              RuntimeWarning, stacklevel=4)
+            return None
+        try:
+            rf = _RFOps(_rf_load(), self.record_shapes)
+            rf.__enter__()
+            rf.__exit__()  # proves the shim starts; install() enters it
+        except ShimError as e:
+            warnings.warn("nnscope.torch: the RecordFunction shim is not "
+                          "available (%s); recording operators with a "
+                          "TorchDispatchMode instead (lowest-level operators "
+                          "of this thread only, and it may change which "
+                          "kernels torch runs)" % e,
+                          RuntimeWarning, stacklevel=4)
+            return None
+        self.backend_used = "record_function"
+        return rf
+
     def remove(self):
+        if self._rfl is not None:
+            self._rfl.nnscope_rf_backward_end()
+            self._rfl = None
         if self._mode is not None:
             try:
                 self._mode.__exit__(None, None, None)
@@ -472,9 +765,12 @@ class Instrumentation:
         self._patches = []
         _close_all()
         self._installed = False
+        self.backend_used = None
 
     def step(self):
         """Closes ranges left open by exceptions; CUDA memory counters."""
+        if self._rfl is not None:
+            self._rfl.nnscope_rf_backward_end()
         _close_all()
         st = getattr(_tls, "fwd", None)
         if st:
@@ -507,17 +803,19 @@ class Profiler(nnscope.Profiler):
     """``nnscope.Profiler`` plus the PyTorch instrumentation, installed
     while collecting (from start() to stop()). Keyword arguments
     ``modules``, ``backward``, ``ops``, ``record_shapes``, ``dataloader``,
-    ``optimizer`` (all True except record_shapes) choose what is hooked;
+    ``optimizer`` (all True except record_shapes) choose what is hooked,
+    ``ops_backend`` ("auto", "record_function" or "dispatch") how;
     ``profile_memory=True`` also turns on the approximate operator memory
     events (needs ops). Everything else is ``nnscope.Profiler``'s."""
 
     def __init__(self, *args, modules=True, backward=True, ops=True,
                  record_shapes=False, dataloader=True, optimizer=True,
-                 **kwargs):
+                 ops_backend="auto", **kwargs):
         self._instr = Instrumentation(
             modules=modules, backward=backward, ops=ops,
             record_shapes=record_shapes, dataloader=dataloader,
-            optimizer=optimizer, memory=bool(kwargs.get("profile_memory")))
+            optimizer=optimizer, memory=bool(kwargs.get("profile_memory")),
+            ops_backend=ops_backend)
         super().__init__(*args, **kwargs)
         if self.started:
             self._instr.install()

@@ -13,7 +13,10 @@
  *                 id per module name) so the module view works, everything
  *                 else (ProfilerStep#N included) -> MK_USER_ANNOTATION. A
  *                 MARK "input_dims:<text>" inside a range gives the range
- *                 its Input Dims (nnscope.torch record_shapes). A POP with
+ *                 its Input Dims (nnscope.torch record_shapes); a MARK
+ *                 "kind:cpu_op" inside a range makes an annotation an
+ *                 MK_CPU_OP (nnscope.torch's autograd nodes such as
+ *                 "ConvolutionBackward0", named as torch names them). A POP with
  *                 nothing open is skipped (diag.ranges_unmatched: normal at
  *                 window edges).
  *   BEGIN/END     cross-thread ranges paired by handle, as user annotations

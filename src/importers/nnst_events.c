@@ -27,9 +27,10 @@ static int64_t clamp_i64(uint64_t v)
 }
 
 /* Name classes of range names (and of marks: NC_DIMS). */
-enum { NC_ANNOT = 1, NC_OP, NC_MODULE, NC_STEP, NC_DIMS };
+enum { NC_ANNOT = 1, NC_OP, NC_MODULE, NC_STEP, NC_DIMS, NC_KINDOP };
 
 #define DIMS_PREFIX "input_dims:"
+#define KIND_OP "kind:cpu_op" /* a MARK: the enclosing range is an operator */
 
 static int starts(const char *s, const char *p)
 {
@@ -57,6 +58,8 @@ static int classify(const char *s)
 		return NC_STEP;
 	if (starts(s, DIMS_PREFIX))
 		return NC_DIMS;
+	if (strcmp(s, KIND_OP) == 0)
+		return NC_KINDOP;
 	if (qualified(s) || starts(s, "Optimizer.") || starts(s, "enumerate(DataLoader)#") ||
 	    starts(s, "enumerate(DataPipe)#"))
 		return NC_OP;
@@ -273,9 +276,18 @@ static int instant(struct ni *x, struct ni_thread *t, int64_t ts, uint32_t name)
 }
 
 /* A MARK: "input_dims:<text>" right inside a range gives that range its
- * Input Dims (nnscope.torch's record_shapes); anything else is an instant. */
+ * Input Dims (nnscope.torch's record_shapes); "kind:cpu_op" makes it an
+ * operator whatever its name (autograd nodes "ConvolutionBackward0", torch's
+ * unqualified "detach"); anything else is an instant. */
 static int mark(struct ni *x, struct ni_thread *t, int64_t ts, uint32_t name)
 {
+	if (name_class(x, name) == NC_KINDOP && t->stack.n && !t->overflow) {
+		struct ni_open *o = &t->stack.v[t->stack.n - 1];
+
+		if (o->kind == NC_ANNOT)
+			o->kind = NC_OP;
+		return 0;
+	}
 	if (name_class(x, name) == NC_DIMS && t->stack.n && !t->overflow) {
 		const char *s = strchr(model_str(x->m, name), ':'); /* "input_dims:" */
 		uint32_t d = s ? model_intern(x->m, s + 1, strlen(s + 1)) : 0;

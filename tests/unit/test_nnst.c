@@ -40,17 +40,28 @@ enum {
 	S_ASYNC,
 	S_DIMS,
 	S_MLP,
-	S_PSTEP
+	S_PSTEP,
+	S_BWD,
+	S_KINDOP
 };
 
 static const char *const names[] = {
-    NULL,	    "outer",
-    "aten::mm",	    "nn.Module: Linear_0",
-    "forward",	    "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",
-    "batch_queue",  "epoch done",
-    "loss",	    "fwdbwd",
-    "async load",   "input_dims:[[2, 3], [3, 4]]",
-    "mlp::linear1", "ProfilerStep#7",
+    NULL,
+    "outer",
+    "aten::mm",
+    "nn.Module: Linear_0",
+    "forward",
+    "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",
+    "batch_queue",
+    "epoch done",
+    "loss",
+    "fwdbwd",
+    "async load",
+    "input_dims:[[2, 3], [3, 4]]",
+    "mlp::linear1",
+    "ProfilerStep#7",
+    "ConvolutionBackward0",
+    "kind:cpu_op",
 };
 
 static void strings(struct nb *b)
@@ -88,6 +99,50 @@ static const struct model_event *find_event(const struct model *m, const char *n
 static int64_t T(int64_t mono)
 {
 	return mono + RT - MONO;
+}
+
+/* nnscope.torch's "kind:cpu_op" mark makes the enclosing range an operator
+ * (autograd nodes have no "ns::" in their names); it is not an instant and
+ * does not turn a module into an operator. */
+static void test_kind_op_mark(void **state)
+{
+	struct nb b = {0}, ev = {0};
+	struct model m;
+	const struct model_event *e;
+
+	(void)state;
+	nb_header(&b, 4242, 0, RT, MONO, 0);
+	strings(&b);
+	nb_thread(&b, 0, 4243, "main");
+	nb_ev(&ev, 1000, NNST_EV_PUSH, 0, S_BWD, -1, 0, 0);
+	nb_ev(&ev, 1010, NNST_EV_MARK, 0, S_KINDOP, -1, 0, 0);
+	nb_ev(&ev, 1020, NNST_EV_MARK, 0, S_DIMS, -1, 0, 0);
+	nb_ev(&ev, 1100, NNST_EV_POP, 0, 0, -1, 0, 0);
+	nb_ev(&ev, 1200, NNST_EV_PUSH, 0, S_BWD, -1, 0, 0); /* no mark */
+	nb_ev(&ev, 1300, NNST_EV_POP, 0, 0, -1, 0, 0);
+	nb_ev(&ev, 1400, NNST_EV_PUSH, 0, S_MODULE, -1, 0, 0);
+	nb_ev(&ev, 1410, NNST_EV_MARK, 0, S_KINDOP, -1, 0, 0);
+	nb_ev(&ev, 1500, NNST_EV_POP, 0, 0, -1, 0, 0);
+	nb_ev(&ev, 1600, NNST_EV_MARK, 0, S_KINDOP, -1, 0, 0); /* nothing open */
+	nb_events(&b, 0, &ev);
+	nb_end(&b);
+	assert_int_equal(load(&b, &m), NNS_OK);
+	assert_int_equal(m.events.n, 3);
+	e = find_event(&m, "ConvolutionBackward0", 0);
+	assert_non_null(e);
+	assert_int_equal(e->kind, MK_CPU_OP);
+	assert_int_equal(e->dur, 100);
+	assert_string_equal(model_str(&m, m.op_args.v[e->extra].input_dims), "[[2, 3], [3, 4]]");
+	e = find_event(&m, "ConvolutionBackward0", 1);
+	assert_non_null(e);
+	assert_int_equal(e->kind, MK_USER_ANNOTATION);
+	e = find_event(&m, "nn.Module: Linear_0", 0);
+	assert_non_null(e);
+	assert_int_equal(e->kind, MK_PYTHON_FUNCTION);
+	assert_int_equal(m.instants.n, 1); /* only the mark outside any range */
+	model_release(&m);
+	nb_free(&b);
+	nb_free(&ev);
 }
 
 static void test_ranges_and_kinds(void **state)
@@ -511,9 +566,13 @@ static void test_merge_keeps_rows(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_ranges_and_kinds),   cmocka_unit_test(test_steps),
-	    cmocka_unit_test(test_window_close),       cmocka_unit_test(test_tsc_clock),
-	    cmocka_unit_test(test_unclosed_and_crash), cmocka_unit_test(test_records),
+	    cmocka_unit_test(test_ranges_and_kinds),
+	    cmocka_unit_test(test_kind_op_mark),
+	    cmocka_unit_test(test_steps),
+	    cmocka_unit_test(test_window_close),
+	    cmocka_unit_test(test_tsc_clock),
+	    cmocka_unit_test(test_unclosed_and_crash),
+	    cmocka_unit_test(test_records),
 	    cmocka_unit_test(test_merge_keeps_rows),
 	};
 
