@@ -165,9 +165,21 @@ static int pop(struct ni *x, struct ni_thread *t, int64_t ts)
 
 static int begin(struct ni *x, uint64_t handle, int64_t ts, uint32_t name)
 {
-	struct ni_begin b = {ts, name, 1};
-	uint32_t *slot;
+	struct ni_begin b = {ts, name, 1, 0};
+	uint32_t *slot, *e = hmap_get(&x->end_of, handle);
 	int is_new = 0;
+
+	/* its END is known from pass 1 (a thread whose chunk came first):
+	 * the range is complete now */
+	if (e && ni_time(x, x->ends_raw.v[*e]) >= ts) {
+		int64_t end_ts = ni_time(x, x->ends_raw.v[*e]);
+		uint32_t at = async_thread(x);
+
+		b.open = 0;
+		b.early = 1;
+		if (at == MODEL_NOIDX || emit_range(x, at, name, NC_ANNOT, ts, end_ts, 0))
+			return NNS_ENOMEM;
+	}
 
 	if (x->begins.n >= UINT32_MAX - 1 || vec_push(&x->begins, b))
 		return NNS_ENOMEM;
@@ -193,6 +205,10 @@ static int end(struct ni *x, uint64_t handle, int64_t ts)
 	uint32_t *slot = hmap_get(&x->begin_of, handle), at;
 	struct ni_begin *b;
 
+	if (slot && x->begins.v[*slot].early) { /* emitted at its BEGIN */
+		x->begins.v[*slot].early = 0;
+		return 0;
+	}
 	if (!slot || !x->begins.v[*slot].open) {
 		x->m->diag.ranges_unmatched++;
 		return 0;
@@ -311,6 +327,16 @@ int ni_events_scan(struct ni *x, const uint8_t *p, uint32_t len)
 
 		if (q[12] == NNST_EV_STOP && vec_push(&x->stops_raw, le64(q)))
 			return NNS_ENOMEM;
+		if (q[12] == NNST_EV_END && !(q[13] & NNST_EVF_WARMUP)) {
+			int is_new = 0;
+			uint32_t *e = hmap_put(&x->end_of, le64(q + 16), 0, &is_new);
+
+			if (!e || (is_new && (x->ends_raw.n >= UINT32_MAX ||
+					      vec_push(&x->ends_raw, le64(q)))))
+				return NNS_ENOMEM;
+			if (is_new)
+				*e = (uint32_t)(x->ends_raw.n - 1);
+		}
 	}
 	return 0;
 }
