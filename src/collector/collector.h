@@ -20,7 +20,7 @@
  *   - a registry of thread buffers and a pool of block memory (nns_g, under
  *     reg_mu), capped at max_buffer_mb.
  * Locks are only taken off the hot path, always in this order:
- *   life_mu -> reg_mu -> (a profiler's mu) -> names mu.
+ *   life_mu -> reg_mu -> (a profiler's mu) -> names mu -> nvtx mu (nvtx.c).
  */
 #ifndef NNS_COLLECTOR_COLLECTOR_H
 #define NNS_COLLECTOR_COLLECTOR_H
@@ -304,6 +304,8 @@ NNS_API int InitializeInjectionNvtx2(const void *(*get_export_table)(uint32_t id
 int nns_nvtx_thread_name(pid_t tid, char *dst, size_t size);
 /* Changes at each nvtxNameOsThread call (0: never called). */
 uint32_t nns_nvtx_thread_names_gen(void);
+/* fork(): 0 takes nvtx.c's lock (a leaf, after names mu), 1 releases it. */
+void nns_nvtx_atfork(int release);
 
 /* fork.c */
 void nns_install_atfork(void);

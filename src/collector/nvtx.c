@@ -451,6 +451,14 @@ uint32_t nns_nvtx_thread_names_gen(void)
 	return atomic_load_explicit(&tnames_gen, memory_order_acquire);
 }
 
+void nns_nvtx_atfork(int release)
+{
+	if (release)
+		pthread_mutex_unlock(&nvtx_mu);
+	else
+		pthread_mutex_lock(&nvtx_mu);
+}
+
 static void cb_name_thread_a(uint32_t tid, const char *name)
 {
 	name_thread(tid, name);
