@@ -442,7 +442,7 @@ static void ni_release(struct ni *x)
 	hmap_release(&x->thr);
 	hmap_release(&x->begin_of);
 	hmap_release(&x->end_of);
-	vec_free(&x->ends_raw);
+	vec_free(&x->ends);
 	nnst_clockmap_release(&x->clock);
 	free(x->cls);
 }
