@@ -17,6 +17,9 @@
 #include "collector/collector.h"
 #include "test_collector_util.h"
 
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <wchar.h>
 
 /* ---- a fake NVTX instance (layout of nvtx3/nvtxDetail/nvtxImpl.h) ----- */
@@ -122,6 +125,7 @@ static struct attr ascii(const char *s)
 #define PUSH_A ((int (*)(const char *))core_fn[9])
 #define PUSH_W ((int (*)(const wchar_t *))core_fn[10])
 #define POP ((int (*)(void))core_fn[11])
+#define NAME_THREAD_A ((void (*)(uint32_t, const char *))core_fn[14])
 #define D_MARK ((void (*)(void *, const struct attr *))core2_fn[1])
 #define D_START ((uint64_t(*)(void *, const struct attr *))core2_fn[2])
 #define D_END ((void (*)(void *, uint64_t))core2_fn[3])
@@ -398,12 +402,88 @@ static void test_inactive(void **state)
 	tt_free(&t);
 }
 
+/* ---- thread names ----------------------------------------------------------- */
+
+/* The names of THREAD records for tid in the trace at path, in file order,
+ * joined by '|'. */
+static void thread_names(const char *path, pid_t tid, char *dst, size_t size)
+{
+	struct nnst_reader *r;
+	char err[256];
+	uint32_t type, len;
+	const uint8_t *q;
+	size_t n = 0;
+
+	dst[0] = '\0';
+	assert_int_equal(nnst_reader_open(&r, path, err, sizeof(err)), 0);
+	while (nnst_reader_next(r, &type, &q, &len, err, sizeof(err)) == 1) {
+		for (uint32_t off = 0; type == NNST_CHUNK_THREAD && len - off >= 16;) {
+			int64_t t;
+			uint32_t nl = tt_u32(q + off + 12);
+
+			memcpy(&t, q + off + 4, 8);
+			assert_true(nl <= len - off - 16);
+			if (t == tid)
+				n += (size_t)snprintf(dst + n, size - n, "%s%.*s", n ? "|" : "",
+						      (int)nl, (const char *)q + off + 16);
+			off += 16 + nl;
+		}
+	}
+	nnst_reader_close(r);
+}
+
+static pid_t early_tid;
+
+static void *early_thread(void *arg)
+{
+	(void)arg;
+	early_tid = (pid_t)syscall(SYS_gettid);
+	NAME_THREAD_A((uint32_t)early_tid, "nvtx-early");
+	PUSH_A("e");
+	POP();
+	return NULL;
+}
+
+/* nvtxNameOsThread before a thread's first event names it in its first
+ * THREAD record; after it was announced, a second record renames it. */
+static void test_thread_names(void **state)
+{
+	pid_t me = (pid_t)syscall(SYS_gettid);
+	char paths[2][512], names[256];
+	nns_profiler *p;
+	pthread_t th;
+
+	(void)state;
+	assert_int_equal(InitializeInjectionNvtx2(get_export_table), 1);
+	p = profiler(1);
+	PUSH_A("before");
+	POP();
+	assert_int_equal(nns_sync_flush(p, 5000), 0); /* main announced by its comm */
+	NAME_THREAD_A((uint32_t)me, "nvtx-renamed");
+	NAME_THREAD_A(0, "ignored");
+	NAME_THREAD_A((uint32_t)me, NULL);
+	PUSH_A("after");
+	POP();
+	assert_int_equal(pthread_create(&th, NULL, early_thread, NULL), 0);
+	pthread_join(th, NULL);
+	nns_destroy(p);
+
+	assert_int_equal(tt_list(dir, paths, 2), 1);
+	thread_names(paths[0], me, names, sizeof(names));
+	assert_non_null(strchr(names, '|'));
+	assert_string_equal(strrchr(names, '|') + 1, "nvtx-renamed");
+	assert_true(strncmp(names, "nvtx-renamed", 12) != 0);
+	thread_names(paths[0], early_tid, names, sizeof(names));
+	assert_string_equal(names, "nvtx-early");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_init, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_events, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_inactive, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_thread_names, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
