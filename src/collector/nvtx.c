@@ -22,6 +22,11 @@
  *                                              just before the range/mark
  *   nvtxNameOsThread*                       -> the thread's name in traces
  * Names in a domain other than the default one are "<domain>: <message>".
+ * PyTorch's emit_nvtx pushes ("aten::addmm, seq = 12, op_id = 5, sizes =
+ * [[2, 3], [3, 4]], ...", default domain, ASCII) become the operator name
+ * and an "input_dims:[[2, 3], [3, 4]]" MARK right after the PUSH, which the
+ * importer turns into the range's Input Dims (as nnscope.torch's shapes);
+ * seq and op ids are dropped, so the names table stays small.
  * UNICODE (wchar_t, UTF-32 on Linux) messages are converted to UTF-8.
  * Registered strings are interned once, with their domain prefix, and the
  * handle NVTX gives back carries the name id, so using one costs nothing.
@@ -362,12 +367,65 @@ static void cb_end(uint64_t id)
 	nns_end(id);
 }
 
+/* PyTorch's emit_nvtx names (torch/csrc/profiler/util.cpp getNvtxStr):
+ * "<op>[, seq = N][, op_id = K][, sizes = [[2, 3], []]][, input_op_ids = ...]".
+ * Splits one into base (the operator) and dims ("input_dims:<sizes>", or
+ * "" without sizes); 0 when s is not one. */
+static int torch_split(const char *s, char *base, size_t bsize, char *dims, size_t dsize)
+{
+	static const char *const keys[] = {
+	    ", seq = ", ", op_id = ", ", sizes = ", ", input_op_ids = "};
+	const char *cut = NULL, *sz, *end;
+	size_t n;
+
+	if (!strstr(s, ", "))
+		return 0;
+	for (size_t i = 0; i < sizeof(keys) / sizeof(*keys); i++) {
+		const char *k = strstr(s, keys[i]);
+
+		if (k && (!cut || k < cut))
+			cut = k;
+	}
+	if (!cut || cut == s)
+		return 0;
+	n = (size_t)(cut - s);
+	snprintf(base, bsize, "%.*s", n < bsize ? (int)n : (int)bsize - 1, s);
+	dims[0] = '\0';
+	if ((sz = strstr(cut, ", sizes = ")) != NULL) {
+		sz += 10;
+		end = strstr(sz, ", input_op_ids = ");
+		n = end ? (size_t)(end - sz) : strlen(sz);
+		if (n && n + 12 < dsize)
+			snprintf(dims, dsize, "input_dims:%.*s", (int)n, sz);
+	}
+	return 1;
+}
+
+/* A push of an ASCII name in domain d (0: the default one). */
+static void push_ascii(uint32_t d, const char *s)
+{
+	char base[NAME_MAX_BYTES], dims[NAME_MAX_BYTES];
+
+	if (!d && s && torch_split(s, base, sizeof(base), dims, sizeof(dims))) {
+		nns_push(nns_name(base));
+		if (dims[0])
+			nns_mark(nns_name(dims)); /* the importer's Input Dims of the range */
+		return;
+	}
+	nns_push(s ? intern_in(d, s) : 0);
+}
+
 static int push_ex_in(uint32_t d, const struct nvtx_attr *a)
 {
 	uint32_t name;
 
 	if (!on(NNS_CAT_RANGE))
 		return 0;
+	if (attr_has(a, ATTR_END(message)) && a->message_type == MSG_ASCII && !d &&
+	    (!attr_has(a, ATTR_END(payload)) || a->payload_type == 0)) {
+		push_ascii(d, a->message.ascii);
+		return 0;
+	}
 	name = attr_name(d, a);
 	attr_payload(name, a);
 	nns_push(name);
@@ -382,7 +440,7 @@ static int cb_push_ex(const struct nvtx_attr *a)
 static int cb_push_a(const char *s)
 {
 	if (on(NNS_CAT_RANGE))
-		nns_push(s ? nns_name(s) : 0);
+		push_ascii(0, s);
 	return 0;
 }
 

@@ -16,6 +16,9 @@
  *       "ascii_in_dom" 4 ms }; startEx "dom_async" 6 ms; markEx registered
  *     pushEx "pay_double" payload 2.5 (1 ms); markEx "pay_u64" 7,
  *       "pay_i32" -3, "pay_float" 1.5, "pay_u32" 9
+ *     PyTorch emit_nvtx names: "aten::linear, seq = 1, op_id = 1, sizes =
+ *       [[4, 3], [5, 3], [5]]" { "aten::addmm, ... sizes = [[5], [4, 3],
+ *       [3, 5]], input_op_ids = [(1, 0)]" 3 ms }
  *     malformed, each must be survived: pushEx(NULL), size 0, message type
  *       99, a bogus registered handle, pushA(NULL) -> 5 unnamed ranges;
  *       a bogus domain handle with "bogus_dom" (default domain: no prefix);
@@ -161,6 +164,14 @@ int main(void)
 	a.payload.llValue = 0;
 	a.payload.uiValue = 9;
 	nvtxMarkEx(&a);
+
+	/* PyTorch emit_nvtx's names: operators with their input shapes */
+	nvtxRangePushA("aten::linear, seq = 1, op_id = 1, sizes = [[4, 3], [5, 3], [5]]");
+	nvtxRangePushA("aten::addmm, seq = 2, op_id = 2, sizes = [[5], [4, 3], [3, 5]], "
+		       "input_op_ids = [(1, 0)]");
+	sleep_ms(3);
+	nvtxRangePop();
+	nvtxRangePop();
 
 	/* malformed input: 5 unnamed ranges, no crash */
 	nvtxRangePushEx(NULL);

@@ -7,7 +7,8 @@
 # Chrome-trace JSON, must hold exactly the ranges, marks and payload counters
 # nvtx_app.c's header comment lists: names (UNICODE, domains, registered
 # strings), counts, nesting, threads (nvtxNameOsThread names, start/end
-# ranges on "async ranges"), durations >= what the program slept; malformed
+# ranges on "async ranges"), durations >= what the program slept, PyTorch
+# emit_nvtx-style names as operators with Input Dims; malformed
 # attributes give unnamed events. Also: a user's NVTX_INJECTION64_PATH is
 # kept, op_time=false records no NVTX range, and without a profiler the
 # injection is a silent no-op. SKIP when the NVTX headers are absent.
@@ -54,7 +55,7 @@ check_trace() {
 	xs() { jq -c --argjson t "$1" '[.traceEvents[] | select(.ph=="X" and .tid==$t
 		and (.name|startswith("ProfilerStep#")|not)) | .name] | group_by(.)
 		| map({(.[0]): length}) | add // {}' "$j"; }
-	want='{"":5,"bogus_dom":1,"dom: ascii_in_dom":1,"dom: registered":1,"inner":1,"outer":1,"pay_double":1,"wide_ünï€":3}'
+	want='{"":5,"aten::addmm":1,"aten::linear":1,"bogus_dom":1,"dom: ascii_in_dom":1,"dom: registered":1,"inner":1,"outer":1,"pay_double":1,"wide_ünï€":3}'
 	got=$(xs "$main")
 	[ "$(jq -S -c . <<<"$got")" = "$(jq -S -c . <<<"$want")" ] &&
 		pass "$l: main-thread ranges by name and count" || fail "$l: main ranges $got, want $want"
@@ -94,6 +95,7 @@ check_trace() {
 	}
 	within inner outer "$main"
 	within "dom: ascii_in_dom" "dom: registered" "$main"
+	within aten::addmm aten::linear "$main"
 	# the worker pushed "worker" after main started "cross", and ended
 	# "cross" after popping it: cross (async) spans worker (another thread)
 	c=$(ev cross "$async" | jq '.[0]')
@@ -124,6 +126,19 @@ check_trace() {
 		"$j" >/dev/null && pass "$l: size 0 / unknown message type: unnamed" ||
 		fail "$l: a malformed attribute's message was used"
 	check_q "$l: analyse reads it" "$NNSCOPE" analyse "$dir" --out "$TMP/$l-analysis" -q
+	# PyTorch emit_nvtx names: operators with their input shapes
+	ops=$(find "$TMP/$l-analysis" -name operators.json | head -1)
+	if [ -n "$ops" ] && jq -e '[.by_name_shape[] | select(.calls == 1 and
+		((.name == "aten::addmm" and .input_shape == "[[5], [4, 3], [3, 5]]"
+		  and .host_total_us >= 3000) or
+		 (.name == "aten::linear" and .input_shape == "[[4, 3], [5, 3], [5]]"
+		  and .host_total_us >= 3000)))] | length == 2' "$ops" >/dev/null &&
+		jq -e '[.by_name[] | select(.name | test(", seq = |op_id|sizes"))] | length == 0' \
+			"$ops" >/dev/null; then
+		pass "$l: emit_nvtx names -> operators aten::linear, aten::addmm with Input Dims"
+	else
+		fail "$l: emit_nvtx operators: $(jq -c '.by_name_shape' "$ops" 2>/dev/null)"
+	fi
 }
 
 # 1. nnscope run, nothing else

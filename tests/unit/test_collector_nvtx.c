@@ -269,6 +269,19 @@ static void test_events(void **state)
 	    {NNST_EV_POP, NULL},
 	    {NNST_EV_MARK, NULL}, /* markA(NULL) */
 	    {NNST_EV_MARK, NULL}, /* size too small for the message */
+	    /* PyTorch emit_nvtx names: the operator, its shapes as a mark */
+	    {NNST_EV_PUSH, "aten::addmm"},
+	    {NNST_EV_MARK, "input_dims:[[2, 3], [3, 4], []]"},
+	    {NNST_EV_PUSH, "AddmmBackward0"},
+	    {NNST_EV_POP, NULL},
+	    {NNST_EV_POP, NULL},
+	    {NNST_EV_PUSH, "aten::relu"}, /* pushEx, sizes without ids */
+	    {NNST_EV_MARK, "input_dims:[[8]]"},
+	    {NNST_EV_POP, NULL},
+	    {NNST_EV_PUSH, "a, b"}, /* not one of them */
+	    {NNST_EV_POP, NULL},
+	    {NNST_EV_PUSH, "D: aten::mm, seq = 3"}, /* another domain: kept whole */
+	    {NNST_EV_POP, NULL},
 	};
 	const struct nnst_event *ev[64];
 	struct tt_trace t;
@@ -345,6 +358,19 @@ static void test_events(void **state)
 	a.size = offsetof(struct attr, message); /* ends before the message */
 	MARK_EX(&a);
 	END(0); /* ignored */
+	PUSH_A("aten::addmm, seq = 12, op_id = 5, sizes = [[2, 3], [3, 4], []], input_op_ids = "
+	       "[(1, 0)]");
+	PUSH_A("AddmmBackward0, seq = 12");
+	POP();
+	POP();
+	a = ascii("aten::relu, sizes = [[8]]");
+	PUSH_EX(&a);
+	POP();
+	PUSH_A("a, b");
+	POP();
+	a = ascii("aten::mm, seq = 3");
+	D_PUSH(dom, &a);
+	D_POP(dom);
 	nns_destroy(p);
 
 	assert_int_equal(tt_list(dir, paths, 2), 1);
