@@ -30,7 +30,7 @@ e2e_clean_env
 unset NNSCOPE_PRELOAD NVTX_INJECTION64_PATH
 
 APP=$TMP/nvtx_app
-cc -std=c11 -O1 -Wall -Wextra -Werror -I"$INC" "$SRC" -o "$APP" -ldl -pthread ||
+cc -std=c11 -O1 -Wall -Wextra -Werror -isystem "$INC" "$SRC" -o "$APP" -ldl -pthread ||
 	{ fail "nvtx_app.c does not build against $INC"; e2e_summary nvtx_inject.sh; exit 1; }
 cd "$TMP"
 
