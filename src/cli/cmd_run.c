@@ -4,9 +4,10 @@
  * collector.
  *
  * It sets LD_PRELOAD=<libnnscope.so>[:<previous LD_PRELOAD>],
- * NNSCOPE_PRELOAD=1 and NNSCOPE_OPTIONS (the given options, or the
+ * NNSCOPE_PRELOAD=1, NNSCOPE_OPTIONS (the given options, or the
  * environment's NNSCOPE_OPTIONS / MS_PROFILER_OPTIONS, with output_path
- * made absolute), then spawns CMD, forwards SIGTERM/SIGHUP to it, waits and
+ * made absolute) and, unless already set, NVTX_INJECTION64_PATH (the same
+ * library: NVTX ranges are recorded), then spawns CMD, forwards SIGTERM/SIGHUP to it, waits and
  * exits with its status (128 + N when signal N killed it; 127 when it
  * cannot be run), after telling on stderr where the traces are. The library
  * constructor (src/collector/preload.c) does the profiling in every process
@@ -37,7 +38,8 @@ static const char USAGE[] =
     "\n"
     "Runs CMD with the nnscope collector preloaded (LD_PRELOAD): CPU samplers,\n"
     "process metadata and lifetime, and whatever the program records through\n"
-    "libnnscope (nns_push/nns_step, the Python module). Every process of CMD that\n"
+    "libnnscope (nns_push/nns_step, the Python module) or NVTX (NVTX_INJECTION64_PATH\n"
+    "is set to libnnscope.so unless already set). Every process of CMD that\n"
     "loads the library writes <DIR>/<host>_<pid>.nnst. Exits with CMD's status.\n"
     "\n"
     "Options:\n"
@@ -290,6 +292,14 @@ int cmd_run(int argc, char **argv)
 	}
 	free(opt_json);
 	free(preload);
+	/* NVTX v3 headers dlopen() this and call InitializeInjectionNvtx2
+	 * (src/collector/nvtx.c): the program's NVTX ranges are recorded. */
+	if (!getenv("NVTX_INJECTION64_PATH")) {
+		char *real = realpath(lib, NULL);
+
+		setenv("NVTX_INJECTION64_PATH", real ? real : lib, 1);
+		free(real);
+	}
 	if (!getenv("NNSCOPE_BIN")) {
 		char exe[1024];
 		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);

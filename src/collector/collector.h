@@ -20,7 +20,7 @@
  *   - a registry of thread buffers and a pool of block memory (nns_g, under
  *     reg_mu), capped at max_buffer_mb.
  * Locks are only taken off the hot path, always in this order:
- *   life_mu -> reg_mu -> (a profiler's mu) -> names mu.
+ *   life_mu -> reg_mu -> (a profiler's mu) -> names mu -> nvtx mu (nvtx.c).
  */
 #ifndef NNS_COLLECTOR_COLLECTOR_H
 #define NNS_COLLECTOR_COLLECTOR_H
@@ -111,6 +111,7 @@ struct nns_tbuf {
 	/* writer only */
 	uint64_t wseq;		/* seq of the next block to write */
 	uint64_t announced_gen; /* file generation whose THREAD chunk names it */
+	uint32_t names_gen;	/* nns_nvtx_thread_names_gen() at that THREAD chunk */
 	uint64_t lost_base;	/* lost at the time the current file saw it */
 	uint64_t lost_written;	/* value in the last LOST chunk */
 	struct nns_tbuf *next;	/* registry list (reg_mu) */
@@ -296,6 +297,15 @@ uint64_t nns_read_vmrss_kb(void);
 int nns_hostinfo_open(struct nns_profiler *p, struct nns_err *err);
 void nns_hostinfo_row(struct nns_profiler *p, const char *event, const char *stage, int start_end);
 void nns_hostinfo_close(struct nns_profiler *p);
+
+/* nvtx.c: NVTX v3 injection (NVTX_INJECTION64_PATH). */
+NNS_API int InitializeInjectionNvtx2(const void *(*get_export_table)(uint32_t id));
+/* The name nvtxNameOsThread gave thread tid into dst: 1, else 0. */
+int nns_nvtx_thread_name(pid_t tid, char *dst, size_t size);
+/* Changes at each nvtxNameOsThread call (0: never called). */
+uint32_t nns_nvtx_thread_names_gen(void);
+/* fork(): 0 takes nvtx.c's lock (a leaf, after names mu), 1 releases it. */
+void nns_nvtx_atfork(int release);
 
 /* fork.c */
 void nns_install_atfork(void);

@@ -37,10 +37,12 @@ static void prepare(void)
 	pthread_mutex_lock(&nns_g.life_mu);
 	pthread_mutex_lock(&nns_g.reg_mu);
 	nns_names_atfork_prepare();
+	nns_nvtx_atfork(0);
 }
 
 static void parent(void)
 {
+	nns_nvtx_atfork(1);
 	nns_names_atfork_parent();
 	pthread_mutex_unlock(&nns_g.reg_mu);
 	pthread_mutex_unlock(&nns_g.life_mu);
@@ -50,6 +52,7 @@ static void child(void)
 {
 	struct nns_profiler *cur;
 
+	nns_nvtx_atfork(1);
 	nns_names_atfork_child();
 	pthread_mutex_unlock(&nns_g.reg_mu);
 	pthread_mutex_unlock(&nns_g.life_mu);

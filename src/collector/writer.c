@@ -288,6 +288,8 @@ static void thread_name(struct nns_tbuf *t, char *dst, size_t size)
 {
 	char path[64];
 
+	if (nns_nvtx_thread_name(t->tid, dst, size))
+		return;
 	snprintf(dst, size, "%s", t->name);
 	if (atomic_load_explicit(&t->exited, memory_order_acquire))
 		return;
@@ -300,10 +302,16 @@ static void thread_name(struct nns_tbuf *t, char *dst, size_t size)
 static void announce(struct nns_profiler *p, struct nns_tbuf *t)
 {
 	char name[64];
+	uint32_t ng = nns_nvtx_thread_names_gen();
 
-	if (t->announced_gen == p->gen)
+	if (t->announced_gen == p->gen && t->names_gen == ng)
 		return;
-	thread_name(t, name, sizeof(name));
+	t->names_gen = ng;
+	/* announced, but NVTX renamed some thread since: again if this one */
+	if (t->announced_gen == p->gen && !nns_nvtx_thread_name(t->tid, name, sizeof(name)))
+		return;
+	if (t->announced_gen != p->gen)
+		thread_name(t, name, sizeof(name));
 	nnst_buf_thread(&p->buf, t->index, (int64_t)t->tid, name);
 	chunk_buf(p, NNST_CHUNK_THREAD);
 	t->announced_gen = p->gen;

@@ -441,6 +441,8 @@ static void ni_release(struct ni *x)
 	hmap_release(&x->strs);
 	hmap_release(&x->thr);
 	hmap_release(&x->begin_of);
+	hmap_release(&x->end_of);
+	vec_free(&x->ends);
 	nnst_clockmap_release(&x->clock);
 	free(x->cls);
 }
@@ -460,6 +462,7 @@ int nnst_load_file(const char *path, struct model *m, struct nns_err *err)
 	hmap_init(&x.strs);
 	hmap_init(&x.thr);
 	hmap_init(&x.begin_of);
+	hmap_init(&x.end_of);
 	m->diag.bytes_read = 0;
 
 	rc = pass(&x, 0, trunc, sizeof(trunc));

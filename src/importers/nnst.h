@@ -19,7 +19,9 @@
  *                 "ConvolutionBackward0", named as torch names them). A POP with
  *                 nothing open is skipped (diag.ranges_unmatched: normal at
  *                 window edges).
- *   BEGIN/END     cross-thread ranges paired by handle, as user annotations
+ *   BEGIN/END     cross-thread ranges paired by handle (an END in an
+ *                 earlier chunk than its BEGIN, from another thread, too:
+ *                 ENDs are read in the first pass), as user annotations
  *                 on a pseudo-thread "async" of the process (they may
  *                 overlap the thread's own ranges, which would break their
  *                 nesting).

@@ -168,10 +168,22 @@ static int pop(struct ni *x, struct ni_thread *t, int64_t ts)
 
 static int begin(struct ni *x, uint64_t handle, int64_t ts, uint32_t name)
 {
-	struct ni_begin b = {ts, name, 1};
-	uint32_t *slot;
+	struct ni_begin b = {ts, name, 1, 0};
+	uint32_t *slot, *e = hmap_get(&x->end_of, handle);
 	int is_new = 0;
 
+	/* its END is known from pass 1 (it may be in a chunk read before this
+	 * one): the range is complete now */
+	if (e && !x->ends.v[*e].used && ni_time(x, x->ends.v[*e].raw_ts) >= ts) {
+		int64_t end_ts = ni_time(x, x->ends.v[*e].raw_ts);
+		uint32_t at = async_thread(x);
+
+		x->ends.v[*e].used = 1;
+		b.open = 0;
+		b.early = 1;
+		if (at == MODEL_NOIDX || emit_range(x, at, name, NC_ANNOT, ts, end_ts, 0))
+			return NNS_ENOMEM;
+	}
 	if (x->begins.n >= UINT32_MAX - 1 || vec_push(&x->begins, b))
 		return NNS_ENOMEM;
 	slot = hmap_put(&x->begin_of, handle, 0, &is_new);
@@ -193,13 +205,23 @@ static int begin(struct ni *x, uint64_t handle, int64_t ts, uint32_t name)
 
 static int end(struct ni *x, uint64_t handle, int64_t ts)
 {
-	uint32_t *slot = hmap_get(&x->begin_of, handle), at;
+	uint32_t *slot = hmap_get(&x->begin_of, handle), *e, at;
 	struct ni_begin *b;
 
-	if (!slot || !x->begins.v[*slot].open) {
-		x->m->diag.ranges_unmatched++;
+	if (slot && x->begins.v[*slot].early) { /* emitted at its BEGIN */
+		x->begins.v[*slot].early = 0;
 		return 0;
 	}
+	e = hmap_get(&x->end_of, handle);
+	if (!slot || !x->begins.v[*slot].open) {
+		/* an END not yet used may pair with a BEGIN later in the file;
+		 * those never used are counted at the end (ni_events_finish) */
+		if (!e || x->ends.v[*e].used)
+			x->m->diag.ranges_unmatched++;
+		return 0;
+	}
+	if (e)
+		x->ends.v[*e].used = 1;
 	b = &x->begins.v[*slot];
 	b->open = 0;
 	at = async_thread(x);
@@ -323,6 +345,17 @@ int ni_events_scan(struct ni *x, const uint8_t *p, uint32_t len)
 
 		if (q[12] == NNST_EV_STOP && vec_push(&x->stops_raw, le64(q)))
 			return NNS_ENOMEM;
+		if (q[12] == NNST_EV_END && !(q[13] & NNST_EVF_WARMUP)) {
+			int is_new = 0;
+			uint32_t *e = hmap_put(&x->end_of, le64(q + 16), 0, &is_new);
+
+			struct ni_end en = {le64(q), 0};
+
+			if (!e || (is_new && (x->ends.n >= UINT32_MAX || vec_push(&x->ends, en))))
+				return NNS_ENOMEM;
+			if (is_new)
+				*e = (uint32_t)(x->ends.n - 1);
+		}
 	}
 	return 0;
 }
@@ -594,6 +627,9 @@ int ni_events_finish(struct ni *x)
 						    stop != INT64_MAX ? stop : x->max_ts, 0))
 			return nns_err_set(x->err, NNS_ENOMEM, "%s: out of memory", x->name);
 	}
+	for (size_t i = 0; i < x->ends.n; i++) /* ENDs whose BEGIN never came */
+		if (!x->ends.v[i].used)
+			x->m->diag.ranges_unmatched++;
 	if (x->m->diag.ranges_closed)
 		ni_problem(x, "%s: %lld range(s) still open at the end were closed there", x->name,
 			   (long long)x->m->diag.ranges_closed);

@@ -39,6 +39,14 @@ struct ni_begin {
 	int64_t ts;
 	uint32_t name;
 	int open;
+	int early; /* closed by an END read in pass 1; its END in pass 2 is expected */
+};
+
+/* An END seen in pass 1: another thread's END may come in an earlier
+ * chunk than its BEGIN. */
+struct ni_end {
+	uint64_t raw_ts;
+	int used; /* paired with a BEGIN */
 };
 
 /* A step boundary: START and active STEP marks open step `num`; STOP and
@@ -60,6 +68,8 @@ struct ni {
 	struct hmap thr;  /* file thread index -> index into threads */
 	VEC(struct ni_thread) threads;
 	struct hmap begin_of; /* handle -> index into begins */
+	struct hmap end_of;   /* handle -> index into ends (pass 1) */
+	VEC(struct ni_end) ends;
 	VEC(struct ni_begin) begins;
 	VEC(struct ni_bound) bounds;
 	uint8_t *cls; /* per model string id: name class + 1, 0 unknown */

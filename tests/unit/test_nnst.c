@@ -530,6 +530,45 @@ static void test_records(void **state)
 	nb_free(&b);
 }
 
+/* An END in an earlier chunk than its BEGIN (the ending thread's chunk was
+ * written first) still pairs; a later THREAD record renames the thread
+ * (nvtxNameOsThread). */
+static void test_end_before_begin(void **state)
+{
+	struct nb b = {0}, ev = {0}, ev2 = {0};
+	struct model m;
+	const struct model_event *e;
+
+	(void)state;
+	nb_header(&b, 99, 0, RT, MONO, 0);
+	strings(&b);
+	nb_thread(&b, 0, 100, "main");
+	nb_thread(&b, 1, 101, "worker");
+	nb_ev(&ev2, 1700, NNST_EV_END, 0, 0, -1, 77, 0);
+	nb_ev(&ev2, 1750, NNST_EV_END, 0, 0, -1, 90, 0); /* no BEGIN anywhere */
+	nb_events(&b, 1, &ev2);
+	nb_thread(&b, 0, 100, "nvtx-main");
+	nb_ev(&ev, 1000, NNST_EV_BEGIN, 0, S_ASYNC, -1, 77, 0);
+	nb_ev(&ev, 1800, NNST_EV_PUSH, 0, S_OUTER, -1, 0, 0);
+	nb_ev(&ev, 1900, NNST_EV_POP, 0, 0, -1, 0, 0);
+	nb_events(&b, 0, &ev);
+	nb_end(&b);
+	assert_int_equal(load(&b, &m), NNS_OK);
+	e = find_event(&m, "async load", 0);
+	assert_non_null(e);
+	assert_int_equal(e->ts, T(1000));
+	assert_int_equal(e->dur, 700);
+	assert_null(find_event(&m, "async load", 1));
+	assert_int_equal(m.diag.ranges_closed, 0);
+	assert_int_equal(m.diag.ranges_unmatched, 1);
+	assert_non_null(e = find_event(&m, "outer", 0));
+	assert_string_equal(model_str(&m, m.threads.v[e->thread].name), "nvtx-main");
+	model_release(&m);
+	nb_free(&ev);
+	nb_free(&ev2);
+	nb_free(&b);
+}
+
 static void test_merge_keeps_rows(void **state)
 {
 	struct nb b = {0}, ev = {0};
@@ -573,6 +612,7 @@ int main(void)
 	    cmocka_unit_test(test_tsc_clock),
 	    cmocka_unit_test(test_unclosed_and_crash),
 	    cmocka_unit_test(test_records),
+	    cmocka_unit_test(test_end_before_begin),
 	    cmocka_unit_test(test_merge_keeps_rows),
 	};
 

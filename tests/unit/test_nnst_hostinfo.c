@@ -22,6 +22,7 @@
 #include "analysis/analysis.h"
 #include "importers/hostinfo.h"
 #include "output/output.h"
+#include "testutil.h"
 
 static const char CSV[] =
     "tid,pid,parent_pid,module_name,event,stage,level,start_end,custom_info,memory_usage(kB),"
