@@ -139,7 +139,7 @@ struct nns_nvml *nns_nvml_open(struct nns_profiler *p)
 	if (!(n->lib = dlopen(path, RTLD_NOW | RTLD_LOCAL))) {
 		const char *e = dlerror();
 
-		say(p, "unavailable: %s: %s", path, e ? e : "cannot be loaded");
+		say(p, "unavailable: %s", e ? e : path);
 		free(n);
 		return NULL;
 	}
