@@ -27,6 +27,17 @@ typedef struct {
 	unsigned long long total, free, used;
 } nvmlMemory_t;
 
+/* the exported calls (prototypes, for -Wmissing-prototypes) */
+nvmlReturn_t nvmlInit_v2(void);
+nvmlReturn_t nvmlShutdown(void);
+nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *n);
+nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int i, nvmlDevice_t *d);
+nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t d, nvmlUtilization_t *u);
+nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_t *m);
+nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t d, int type, unsigned int *mhz);
+nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t d, unsigned int *mw);
+nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t d, char *name, unsigned int len);
+
 struct fake_dev {
 	unsigned idx;
 };
