@@ -17,8 +17,8 @@
  * The first time a thread is seen its name goes into META as
  * "thread.<tid>.name" (threads without events have no THREAD record).
  * GPU   NVML counters (nvml.c) at the same period, emitted as counter
- *       events from this thread; NVML is opened when the thread starts and
- *       shut down when it ends.
+ *       events from this thread (named "nnscope-sampler"); NVML is opened
+ *       when the thread starts and shut down when it ends.
  */
 #include "collector/collector.h"
 #include "collector/tsc.h"
@@ -267,6 +267,9 @@ static void *sampler_main(void *arg)
 	struct nns_nvml *nvml = NULL;
 	int was_started = 0;
 
+	/* its own name: the GPU counters it emits sit on this thread's track,
+	 * which must not pass for one of the program's threads */
+	pthread_setname_np(pthread_self(), "nnscope-sampler");
 	memset(&s, 0, sizeof(s));
 	s.hz = sysconf(_SC_CLK_TCK);
 	if (s.hz <= 0)

@@ -7,7 +7,8 @@
 # under `nnscope run` with a 20 ms sampling period; the timeline of
 # `nnscope analyse --timeline` must hold exactly the counters
 # gpu<i>.utilization_pct / memory_used_bytes / sm_clock_mhz / power_w with
-# those values, at least 5 samples each, spaced by at least 15 ms, and NVML
+# those values, at least 5 samples each, spaced by at least 15 ms, on the
+# sampler thread's track (named nnscope-sampler), and NVML
 # must be initialised and shut down once. No NVML (library absent, a
 # symbol missing, nvmlInit failing, no device, sampler off) gives no GPU
 # counter, exit status 0 and nothing on stderr about NVML; a device whose
@@ -91,6 +92,12 @@ counter gpu0.sm_clock_mhz 1410
 counter gpu1.sm_clock_mhz 1411
 counter gpu0.power_w 250
 counter gpu1.power_w 251
+th=$(jq -r '[.traceEvents[] | select(.ph=="C" and (.name|startswith("gpu"))) | .tid] | unique
+	| map(tostring) | join(",")' "$TL")
+tn=$(jq -r --arg t "$th" '[.traceEvents[] | select(.ph=="M" and .name=="thread_name"
+	and (.tid|tostring)==$t) | .args.name] | join(",")' "$TL")
+[ "$tn" = nnscope-sampler ] && pass "ok: the GPU counters are on the thread nnscope-sampler" \
+	|| fail "ok: GPU counters on thread(s) $th named '$tn'"
 [ "$(meta ok nvml)" = "2 devices" ] && pass "ok: META nvml = 2 devices" \
 	|| fail "ok: META nvml = $(meta ok nvml)"
 [ "$(meta ok gpu1.name)" = "Fake GPU 1" ] && pass "ok: META gpu1.name" \
