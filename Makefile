@@ -231,6 +231,15 @@ $(COLL_TEST_BIN): $(BUILD)/tests/%: tests/unit/%.c tests/unit/test_collector_uti
 	$(if $(Q),@echo "  LINK    $@")
 	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(COLLECTOR_OBJ) -lcmocka $(COLLECTOR_LIBS) $(LDLIBS)
 
+# the fake NVML (tests/e2e/fake_nvml.c) beside the unit test that loads it;
+# tests/e2e/nvml_sampler.sh builds its own copy.
+FAKE_NVML := $(BUILD)/tests/libfake_nvml.so
+$(FAKE_NVML): tests/e2e/fake_nvml.c
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  LINK    $@")
+	$(Q)$(CC) -std=c11 $(WARN) -O1 -shared -fPIC -o $@ $<
+$(BUILD)/tests/test_collector_nvml: $(FAKE_NVML)
+
 $(COLL_E2E_BIN): $(BUILD)/tests/%: tests/e2e/%.c $(COLLECTOR_SO)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  LINK    $@")

@@ -293,6 +293,14 @@ void nns_sampler_join(struct nns_profiler *p);
 
 uint64_t nns_read_vmrss_kb(void);
 
+/* nvml.c: GPU counters from NVML (dlopen), owned by the sampler thread.
+ * nns_nvml_open returns NULL when NVML cannot be used (META "nvml" says
+ * why); sample and close accept NULL. */
+struct nns_nvml;
+struct nns_nvml *nns_nvml_open(struct nns_profiler *p);
+void nns_nvml_sample(struct nns_nvml *n); /* one counter per device and query */
+void nns_nvml_close(struct nns_nvml *n);  /* nvmlShutdown, dlclose, free */
+
 /* hostinfo.c */
 int nns_hostinfo_open(struct nns_profiler *p, struct nns_err *err);
 void nns_hostinfo_row(struct nns_profiler *p, const char *event, const char *stage, int start_end);

@@ -16,6 +16,9 @@
  *            sys in percent of one CPU.
  * The first time a thread is seen its name goes into META as
  * "thread.<tid>.name" (threads without events have no THREAD record).
+ * GPU   NVML counters (nvml.c) at the same period, emitted as counter
+ *       events from this thread (named "nnscope-sampler"); NVML is opened
+ *       when the thread starts and shut down when it ends.
  */
 #include "collector/collector.h"
 #include "collector/tsc.h"
@@ -261,8 +264,12 @@ static void *sampler_main(void *arg)
 {
 	struct nns_profiler *p = arg;
 	struct sstate s;
+	struct nns_nvml *nvml = NULL;
 	int was_started = 0;
 
+	/* its own name: the GPU counters it emits sit on this thread's track,
+	 * which must not pass for one of the program's threads */
+	pthread_setname_np(pthread_self(), "nnscope-sampler");
 	memset(&s, 0, sizeof(s));
 	s.hz = sysconf(_SC_CLK_TCK);
 	if (s.hz <= 0)
@@ -271,6 +278,7 @@ static void *sampler_main(void *arg)
 	s.thr = calloc(MAX_TRACKED, sizeof(*s.thr));
 	if (!s.buf || !s.thr)
 		goto out;
+	nvml = nns_nvml_open(p);
 	if (__atomic_load_n(&p->started, __ATOMIC_RELAXED)) {
 		sample(p, &s, 0); /* the baseline of the first interval */
 		was_started = 1;
@@ -295,11 +303,14 @@ static void *sampler_main(void *arg)
 		if (quit)
 			break;
 		started = __atomic_load_n(&p->started, __ATOMIC_RELAXED);
-		if (started)
+		if (started) {
 			sample(p, &s, was_started);
+			nns_nvml_sample(nvml);
+		}
 		was_started = started;
 	}
 out:
+	nns_nvml_close(nvml);
 	free(s.buf);
 	free(s.thr);
 	return NULL;
