@@ -41,8 +41,7 @@ static void step_trace(FILE *f, const struct an_profile *p)
 	};
 
 	sc_csv_header(f, &sc_steps, cols);
-	for (size_t i = 0; i < p->overview.steps.n; i++)
-		sc_csv_row(f, &sc_steps, &p->overview.steps.v[i], NULL, cols);
+	sc_csv_rows(f, &sc_steps, p->overview.steps.v, p->overview.steps.n, NULL, cols);
 }
 
 /* op_statistics.csv and kernel_statistics.csv: the by-name tables */
@@ -52,8 +51,7 @@ static void op_stats(FILE *f, const struct an_profile *p)
 	const struct sc_ctx x = {p->m, 0, NULL};
 
 	sc_csv_header(f, &sc_operators, cols);
-	for (size_t i = 0; i < p->ops.by_name.n; i++)
-		sc_csv_row(f, &sc_operators, &p->ops.by_name.v[i], &x, cols);
+	sc_csv_rows(f, &sc_operators, p->ops.by_name.v, p->ops.by_name.n, &x, cols);
 }
 
 static void kernel_stats(FILE *f, const struct an_profile *p)
@@ -62,8 +60,7 @@ static void kernel_stats(FILE *f, const struct an_profile *p)
 	const struct sc_ctx x = {p->m, 0, NULL};
 
 	sc_csv_header(f, &sc_kernels, cols);
-	for (size_t i = 0; i < p->kernels.by_name.n; i++)
-		sc_csv_row(f, &sc_kernels, &p->kernels.by_name.v[i], &x, cols);
+	sc_csv_rows(f, &sc_kernels, p->kernels.by_name.v, p->kernels.by_name.n, &x, cols);
 }
 
 static void memory_ops(FILE *f, const struct an_profile *p)
@@ -73,8 +70,7 @@ static void memory_ops(FILE *f, const struct an_profile *p)
 		const struct an_mem_device *dev = &p->memory.devices.v[d];
 		const struct sc_ctx x = {p->m, 0, dev};
 
-		for (size_t i = 0; i < dev->ops.n; i++)
-			sc_csv_row(f, &sc_memory_ops, &dev->ops.v[i], &x, NULL);
+		sc_csv_rows(f, &sc_memory_ops, dev->ops.v, dev->ops.n, &x, NULL);
 	}
 }
 

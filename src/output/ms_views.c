@@ -181,15 +181,13 @@ static void csv_types(FILE *f, const struct ms_at *at)
 					   "avg_time_us", NULL};
 
 	sc_csv_header(f, &sc_ms_op_types, cols);
-	for (size_t i = 0; i < at->rows.n; i++)
-		sc_csv_row(f, &sc_ms_op_types, &at->rows.v[i], NULL, cols);
+	sc_csv_rows(f, &sc_ms_op_types, at->rows.v, at->rows.n, NULL, cols);
 }
 
 static void csv_ops(FILE *f, const struct ms_ad *ad)
 {
 	sc_csv_header(f, &sc_ms_ops, NULL);
-	for (size_t i = 0; i < ad->rows.n; i++)
-		sc_csv_row(f, &sc_ms_ops, &ad->rows.v[i], NULL, NULL);
+	sc_csv_rows(f, &sc_ms_ops, ad->rows.v, ad->rows.n, NULL, NULL);
 }
 
 int out_ms_op_tables(const struct an_profile *p, struct ms_at *at, struct ms_ad *ad)

@@ -28,24 +28,25 @@ const struct sc_col *sc_pick(const struct sc_table *t, const char *entry, const 
 	return NULL;
 }
 
-size_t sc_sel_count(const struct sc_table *t, const char *const *sel)
+void sc_picks(struct sc_picks *ps, const struct sc_table *t, const char *const *sel)
 {
-	size_t n = 0;
+	ps->n = 0;
+	if (!sel) {
+		for (size_t i = 0; i < t->ncols && ps->n < SC_MAX_PICKS; i++) {
+			ps->col[ps->n] = &t->cols[i];
+			ps->shown[ps->n++] = t->cols[i].name;
+		}
+		return;
+	}
+	for (size_t i = 0; sel[i] && ps->n < SC_MAX_PICKS; i++) {
+		const char *shown;
+		const struct sc_col *c = sc_pick(t, sel[i], &shown);
 
-	if (!sel)
-		return t->ncols;
-	while (sel[n])
-		n++;
-	return n;
-}
-
-const struct sc_col *sc_sel_col(const struct sc_table *t, const char *const *sel, size_t i,
-				const char **shown)
-{
-	if (sel)
-		return sc_pick(t, sel[i], shown);
-	*shown = t->cols[i].name;
-	return &t->cols[i];
+		if (c) {
+			ps->col[ps->n] = c;
+			ps->shown[ps->n++] = shown;
+		}
+	}
 }
 
 void sc_get(const struct sc_col *c, const void *row, const struct sc_ctx *x, struct sc_val *v)

@@ -155,11 +155,15 @@ static inline const void *sc_row(const struct sc_table *t, const void *rows, siz
  * the name to show; NULL when the table has no such column (a programming
  * error the unit tests catch). */
 const struct sc_col *sc_pick(const struct sc_table *t, const char *entry, const char **shown);
-/* The number of columns a selection names (every column for NULL), and
- * the i-th of them with the name to show. */
-size_t sc_sel_count(const struct sc_table *t, const char *const *sel);
-const struct sc_col *sc_sel_col(const struct sc_table *t, const char *const *sel, size_t i,
-				const char **shown);
+/* A selection resolved once: the columns and the names to show, in
+ * output order (entries naming no column are left out). */
+#define SC_MAX_PICKS 32
+struct sc_picks {
+	size_t n;
+	const struct sc_col *col[SC_MAX_PICKS];
+	const char *shown[SC_MAX_PICKS];
+};
+void sc_picks(struct sc_picks *ps, const struct sc_table *t, const char *const *sel);
 
 /* JSON (schema_json.c): the members of one row (no braces), one row as an
  * object, and "key": [rows...]. */
@@ -174,6 +178,9 @@ void sc_json_rows(struct jsonw *w, const char *key, const struct sc_table *t, co
 void sc_csv_header(FILE *f, const struct sc_table *t, const char *const *sel);
 void sc_csv_row(FILE *f, const struct sc_table *t, const void *row, const struct sc_ctx *x,
 		const char *const *sel);
+/* rows[0..n) of t, the selection resolved once */
+void sc_csv_rows(FILE *f, const struct sc_table *t, const void *rows, size_t n,
+		 const struct sc_ctx *x, const char *const *sel);
 
 /* Terminal (schema_term.c). sc_term_cols fills cols[0..n) for a selection:
  * titles from "col:Title" entries or the column's title, text and

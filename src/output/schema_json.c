@@ -27,20 +27,25 @@ static void put_value(struct jsonw *w, const struct sc_col *c, const struct sc_v
 	}
 }
 
+static void fields(struct jsonw *w, const struct sc_picks *ps, const void *row,
+		   const struct sc_ctx *x)
+{
+	struct sc_val v;
+
+	for (size_t i = 0; i < ps->n; i++) {
+		sc_get(ps->col[i], row, x, &v);
+		jsonw_key(w, ps->shown[i]);
+		put_value(w, ps->col[i], &v);
+	}
+}
+
 void sc_json_fields(struct jsonw *w, const struct sc_table *t, const void *row,
 		    const struct sc_ctx *x, const char *const *sel)
 {
-	struct sc_val v;
-	for (size_t i = 0, n = sc_sel_count(t, sel); i < n; i++) {
-		const char *shown;
-		const struct sc_col *c = sc_sel_col(t, sel, i, &shown);
+	struct sc_picks ps;
 
-		if (!c)
-			continue;
-		sc_get(c, row, x, &v);
-		jsonw_key(w, shown);
-		put_value(w, c, &v);
-	}
+	sc_picks(&ps, t, sel);
+	fields(w, &ps, row, x);
 }
 
 void sc_json_row(struct jsonw *w, const struct sc_table *t, const void *row, const struct sc_ctx *x,
@@ -51,17 +56,22 @@ void sc_json_row(struct jsonw *w, const struct sc_table *t, const void *row, con
 	jsonw_obj_end(w);
 }
 
+/* the selection is resolved once for all rows */
 void sc_json_rows(struct jsonw *w, const char *key, const struct sc_table *t, const void *rows,
 		  size_t n, const struct sc_ctx *x, const char *const *sel)
 {
 	struct sc_ctx rx = x ? *x : (struct sc_ctx){0};
+	struct sc_picks ps;
 
+	sc_picks(&ps, t, sel);
 	if (key)
 		jsonw_key(w, key);
 	jsonw_arr_begin(w);
 	for (size_t i = 0; i < n; i++) {
 		rx.index = i;
-		sc_json_row(w, t, sc_row(t, rows, i), &rx, sel);
+		jsonw_obj_begin(w);
+		fields(w, &ps, sc_row(t, rows, i), &rx);
+		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
 }

@@ -104,6 +104,7 @@ static int add(char *buf, size_t n, size_t *len, const char *s)
 
 static int create_tab(sqlite3 *db, const struct sql_tab *st, const char *lead, struct nns_err *err)
 {
+	struct sc_picks ps;
 	char sql[4096];
 	size_t len = 0;
 	int bad = 0;
@@ -112,16 +113,12 @@ static int create_tab(sqlite3 *db, const struct sql_tab *st, const char *lead, s
 	bad |= add(sql, sizeof(sql), &len, st->name);
 	bad |= add(sql, sizeof(sql), &len, "\" (");
 	bad |= add(sql, sizeof(sql), &len, lead);
-	for (size_t i = 0, n = sc_sel_count(st->t, st->sel); i < n; i++) {
-		const char *shown;
-		const struct sc_col *c = sc_sel_col(st->t, st->sel, i, &shown);
-
-		if (!c)
-			continue;
+	sc_picks(&ps, st->t, st->sel);
+	for (size_t i = 0; i < ps.n; i++) {
 		bad |= add(sql, sizeof(sql), &len, ", \"");
-		bad |= add(sql, sizeof(sql), &len, shown);
+		bad |= add(sql, sizeof(sql), &len, ps.shown[i]);
 		bad |= add(sql, sizeof(sql), &len, "\" ");
-		bad |= add(sql, sizeof(sql), &len, sql_type(c));
+		bad |= add(sql, sizeof(sql), &len, sql_type(ps.col[i]));
 	}
 	bad |= add(sql, sizeof(sql), &len, ")");
 	if (bad)
@@ -159,11 +156,12 @@ static int bind_value(sqlite3_stmt *s, int idx, const struct sc_col *c, const st
 	}
 }
 
-/* A prepared INSERT for st with its lead column; NULL after setting err. */
-static sqlite3_stmt *prepare_insert(sqlite3 *db, const struct sql_tab *st, struct nns_err *err)
+/* A prepared INSERT of st's lead column and n more; NULL after setting err. */
+static sqlite3_stmt *prepare_insert(sqlite3 *db, const struct sql_tab *st, size_t n,
+				    struct nns_err *err)
 {
 	char sql[2048];
-	size_t len = 0, n = sc_sel_count(st->t, st->sel);
+	size_t len = 0;
 	sqlite3_stmt *s = NULL;
 	int bad = 0;
 
@@ -184,8 +182,8 @@ static sqlite3_stmt *prepare_insert(sqlite3 *db, const struct sql_tab *st, struc
 	return s;
 }
 
-/* Inserts rows[0..n) of st; the lead column is worker_id (lead_s NULL)
- * or the span text. */
+/* Inserts rows[0..n) of st; the lead column is worker_id, or the span
+ * text when by_span. */
 static int insert_rows(sqlite3 *db, const struct sql_tab *st, int64_t worker_id, const char *span,
 		       int by_span, const void *rows, size_t nrows, const struct sc_ctx *x,
 		       struct nns_err *err)
@@ -193,12 +191,13 @@ static int insert_rows(sqlite3 *db, const struct sql_tab *st, int64_t worker_id,
 	sqlite3_stmt *s;
 	struct sc_ctx rx = *x;
 	struct sc_val v;
-	size_t ncols = sc_sel_count(st->t, st->sel);
+	struct sc_picks ps;
 	int rc = NNS_OK;
 
 	if (nrows == 0)
 		return NNS_OK;
-	s = prepare_insert(db, st, err);
+	sc_picks(&ps, st->t, st->sel);
+	s = prepare_insert(db, st, ps.n, err);
 	if (!s)
 		return err ? err->code : NNS_EIO;
 	for (size_t r = 0; !rc && r < nrows; r++) {
@@ -211,12 +210,9 @@ static int insert_rows(sqlite3 *db, const struct sql_tab *st, int64_t worker_id,
 					  : sqlite3_bind_null(s, 1);
 		else
 			b = sqlite3_bind_int64(s, 1, worker_id);
-		for (size_t i = 0; b == SQLITE_OK && i < ncols; i++) {
-			const char *shown;
-			const struct sc_col *c = sc_sel_col(st->t, st->sel, i, &shown);
-
-			sc_get(c, row, &rx, &v);
-			b = bind_value(s, (int)i + 2, c, &v);
+		for (size_t i = 0; b == SQLITE_OK && i < ps.n; i++) {
+			sc_get(ps.col[i], row, &rx, &v);
+			b = bind_value(s, (int)i + 2, ps.col[i], &v);
 		}
 		if (b != SQLITE_OK || sqlite3_step(s) != SQLITE_DONE)
 			rc = sql_fail(db, st->name, err);
@@ -345,14 +341,16 @@ int sc_sql_dist(sqlite3 *db, const char *span, const struct an_dist *d, struct n
 
 static void describe_tab(FILE *f, const struct sql_tab *st, const char *lead, const char *ldoc)
 {
+	struct sc_picks ps;
+
 	fprintf(f, "### `%s`\n\n%s.\n\n| column | type | unit | meaning |\n|---|---|---|---|\n",
 		st->name, st->t->doc);
 	fprintf(f, "| `%s` | %s | | %s |\n", lead, strcmp(lead, "span") ? "INTEGER" : "TEXT", ldoc);
-	for (size_t i = 0, n = sc_sel_count(st->t, st->sel); i < n; i++) {
-		const char *shown;
-		const struct sc_col *c = sc_sel_col(st->t, st->sel, i, &shown);
+	sc_picks(&ps, st->t, st->sel);
+	for (size_t i = 0; i < ps.n; i++) {
+		const struct sc_col *c = ps.col[i];
 
-		fprintf(f, "| `%s` | %s%s | %s | %s |\n", shown, sql_type(c),
+		fprintf(f, "| `%s` | %s%s | %s | %s |\n", ps.shown[i], sql_type(c),
 			c->type == SC_BOOL ? " (0/1)" : "", unit_name(c->unit),
 			c->doc ? c->doc : "");
 	}

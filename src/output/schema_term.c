@@ -8,18 +8,15 @@
 int sc_term_cols(struct tb_col *cols, int max, const struct sc_table *t, const char *const *sel,
 		 int trunc)
 {
+	struct sc_picks ps;
 	int n = 0, truncated = 0;
 
-	for (size_t i = 0, k = sc_sel_count(t, sel); i < k && n < max; i++) {
-		const char *shown;
-		const struct sc_col *c = sc_sel_col(t, sel, i, &shown);
-		int text = c && c->type == SC_TEXT;
+	sc_picks(&ps, t, sel);
+	for (size_t i = 0; i < ps.n && n < max; i++) {
+		const struct sc_col *c = ps.col[i];
+		int text = c->type == SC_TEXT;
 
-		if (!c)
-			continue;
-		if (shown == c->name && c->title)
-			shown = c->title;
-		cols[n].title = shown;
+		cols[n].title = ps.shown[i] == c->name && c->title ? c->title : ps.shown[i];
 		cols[n].align = text || c->type == SC_BOOL ? TB_LEFT : TB_RIGHT;
 		cols[n].trunc = text && !truncated ? trunc : TB_TRUNC_NONE;
 		truncated |= text;
@@ -72,15 +69,12 @@ static void cell(struct table *tb, const struct sc_col *c, const struct sc_val *
 void sc_term_row(struct table *tb, const struct sc_table *t, const void *row,
 		 const struct sc_ctx *x, const char *const *sel)
 {
+	struct sc_picks ps;
 	struct sc_val v;
 
-	for (size_t i = 0, k = sc_sel_count(t, sel); i < k; i++) {
-		const char *shown;
-		const struct sc_col *c = sc_sel_col(t, sel, i, &shown);
-
-		if (!c)
-			continue;
-		sc_get(c, row, x, &v);
-		cell(tb, c, &v);
+	sc_picks(&ps, t, sel);
+	for (size_t i = 0; i < ps.n; i++) {
+		sc_get(ps.col[i], row, x, &v);
+		cell(tb, ps.col[i], &v);
 	}
 }
