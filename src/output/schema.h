@@ -9,7 +9,7 @@
  * (json_out.c), the CSV tables (csv_out.c), the SQLite export
  * (schema_sql.c, sqlite_out.c) and the terminal report (report.c) all walk
  * these descriptions, so a column is named, typed and converted in one
- * place (schema_tables.c) and the writers cannot drift apart.
+ * place (schema_tables.c, schema_views.c) and the writers cannot drift apart.
  *
  * Writers take a selection: NULL for every column in schema order, or a
  * NULL-terminated list of column names in output order; an entry
@@ -100,7 +100,7 @@ struct sc_table {
 	size_t row_size; /* sizeof the row struct, for walking arrays */
 };
 
-/* The result tables (schema_tables.c). */
+/* The result tables (schema_tables.c, schema_views.c). */
 extern const struct sc_table sc_steps;	    /* struct an_step */
 extern const struct sc_table sc_operators;  /* struct an_op_row */
 extern const struct sc_table sc_kernels;    /* struct an_kernel_row */

@@ -1,0 +1,394 @@
+/*
+ * schema_views.c - the result tables of the per-worker views beyond the
+ * SPEC §4 contract, column by column (schema.h): step trace, data
+ * pipeline, CPU, host_info, HTA temporal breakdown and idle time, and
+ * MindSpore's AI Core operator tables. Same conventions as
+ * schema_tables.c.
+ */
+#include "output/schema_int.h"
+
+#include "analysis/hta_time.h"
+#include "importers/ms_aicore_detail.h"
+#include "importers/ms_aicore_type.h"
+
+#include <stdio.h>
+
+/* ---- step trace (steptrace.json) ------------------------------------------ */
+
+static void st_total(const struct sc_col *c, const void *row, const struct sc_ctx *x,
+		     struct sc_val *v)
+{
+	const struct an_steptrace_row *r = row;
+
+	set_us(v, r->end - r->start);
+}
+
+static const struct sc_col st_cols[] = {
+    COL("name", SC_TEXT, SC_PLAIN, SC_F_CHARS, struct an_steptrace_row, name, "Step",
+	"step number"),
+    COL("start_us", SC_REAL, SC_US, SC_F_NS, struct an_steptrace_row, start, "Start µs",
+	"step start, µs"),
+    COL("end_us", SC_REAL, SC_US, SC_F_NS, struct an_steptrace_row, end, "End µs", "step end, µs"),
+    COL("iteration_interval_us", SC_REAL, SC_US, SC_F_NS, struct an_steptrace_row,
+	iteration_interval, "Interval µs", "step start to the first compute operator, µs"),
+    COL("fp_bp_us", SC_REAL, SC_US, SC_F_NS, struct an_steptrace_row, fp_bp, "FP+BP µs",
+	"forward and backward, µs"),
+    COL("tail_us", SC_REAL, SC_US, SC_F_NS, struct an_steptrace_row, tail, "Tail µs",
+	"after the last backward operator, µs"),
+    FNC("total_us", SC_REAL, SC_US, st_total, "Total µs", "end_us - start_us"),
+};
+
+const struct sc_table sc_steptrace = {"steptrace", "MindInsight-style step trace per step", st_cols,
+				      NCOLS(st_cols), sizeof(struct an_steptrace_row)};
+
+/* ---- data pipeline (datapipe.json, data_pipeline.csv) -------------------- */
+
+static void q_capacity(const struct sc_col *c, const void *row, const struct sc_ctx *x,
+		       struct sc_val *v)
+{
+	const struct an_queue *q = row;
+
+	if (q->capacity > 0)
+		v->i = q->capacity;
+	else
+		set_null(v);
+}
+
+static void q_util(const struct sc_col *c, const void *row, const struct sc_ctx *x,
+		   struct sc_val *v)
+{
+	const struct an_queue *q = row;
+
+	if (q->utilization < 0)
+		set_null(v);
+	else
+		v->d = c->unit == SC_PERCENT ? 100.0 * q->utilization : q->utilization;
+}
+
+static void q_pct(const struct sc_col *c, const void *row, const struct sc_ctx *x, struct sc_val *v)
+{
+	double r;
+
+	memcpy(&r, (const char *)row + c->off, sizeof(r));
+	v->d = 100.0 * r;
+}
+
+static void q_role(const struct sc_col *c, const void *row, const struct sc_ctx *x,
+		   struct sc_val *v)
+{
+	v->s = ((const struct an_queue *)row)->consumer ? "consumer" : "producer";
+}
+
+static void q_verdict(const struct sc_col *c, const void *row, const struct sc_ctx *x,
+		      struct sc_val *v)
+{
+	const struct an_datapipe *d = x ? x->aux : NULL;
+
+	v->s = ((const struct an_queue *)row)->consumer && d ? d->verdict : "";
+}
+
+static const struct sc_col dpq_cols[] = {
+    COL("name", SC_TEXT, SC_PLAIN, SC_F_STRID, struct an_queue, name, "Queue", "queue name"),
+    COL("consumer", SC_BOOL, SC_PLAIN, SC_F_I32, struct an_queue, consumer, "Consumer",
+	"the queue the training loop takes from"),
+    FNC("role", SC_TEXT, SC_PLAIN, q_role, "Role", "\"consumer\" or \"producer\""),
+    COL("samples", SC_INT, SC_COUNT, SC_F_I64, struct an_queue, samples, "Samples", "size samples"),
+    COL("avg_size", SC_REAL, SC_PLAIN, SC_F_DBL, struct an_queue, avg_size, "Avg size",
+	"mean queue size"),
+    COL("max_size", SC_INT, SC_COUNT, SC_F_I64, struct an_queue, max_size, "Max size",
+	"largest queue size"),
+    FNC("capacity", SC_INT, SC_COUNT, q_capacity, "Capacity",
+	"largest capacity reported, null if never"),
+    FNC("utilization", SC_REAL, SC_RATIO, q_util, "Utilization",
+	"avg_size / capacity, 0..1, null when the capacity is unknown"),
+    FNC("utilization_pct", SC_REAL, SC_PERCENT, q_util, "Utilization %", "the same in percent"),
+    COL("empty_count", SC_INT, SC_COUNT, SC_F_I64, struct an_queue, empty_count, "Empty",
+	"samples with size 0"),
+    COL("full_count", SC_INT, SC_COUNT, SC_F_I64, struct an_queue, full_count, "Full",
+	"samples at capacity"),
+    COL("empty_ratio", SC_REAL, SC_RATIO, SC_F_DBL, struct an_queue, empty_ratio, "Empty share",
+	"empty samples / samples, 0..1"),
+    COL("full_ratio", SC_REAL, SC_RATIO, SC_F_DBL, struct an_queue, full_ratio, "Full share",
+	"full samples / samples, 0..1"),
+    FCOL("empty_pct", SC_REAL, SC_PERCENT, q_pct, struct an_queue, empty_ratio, "Empty %",
+	 "empty samples, percent"),
+    FCOL("full_pct", SC_REAL, SC_PERCENT, q_pct, struct an_queue, full_ratio, "Full %",
+	 "full samples, percent"),
+    FNC("verdict", SC_TEXT, SC_PLAIN, q_verdict, "Verdict",
+	"the pipeline's verdict, on the consumer queue"),
+};
+
+const struct sc_table sc_dp_queues = {"datapipe_queues", "data-pipeline queues", dpq_cols,
+				      NCOLS(dpq_cols), sizeof(struct an_queue)};
+
+static void dps_dur(const struct sc_col *c, const void *row, const struct sc_ctx *x,
+		    struct sc_val *v)
+{
+	const struct an_dp_step *s = row;
+
+	set_us(v, s->end - s->start);
+}
+
+static void dps_wait_ratio(const struct sc_col *c, const void *row, const struct sc_ctx *x,
+			   struct sc_val *v)
+{
+	const struct an_dp_step *s = row;
+	int64_t dur = s->end - s->start;
+
+	v->d = dur > 0 ? (double)s->wait / (double)dur : 0.0;
+}
+
+static const struct sc_col dps_cols[] = {
+    COL("name", SC_TEXT, SC_PLAIN, SC_F_CHARS, struct an_dp_step, name, "Step", "step number"),
+    COL("start_us", SC_REAL, SC_US, SC_F_NS, struct an_dp_step, start, "Start µs",
+	"the step's host range: start, µs"),
+    COL("end_us", SC_REAL, SC_US, SC_F_NS, struct an_dp_step, end, "End µs",
+	"the step's host range: end, µs"),
+    FNC("duration_us", SC_REAL, SC_US, dps_dur, "Duration µs", "end_us - start_us"),
+    COL("dataloader_us", SC_REAL, SC_US, SC_F_NS, struct an_dp_step, dataloader, "DataLoader µs",
+	"DataLoader ranges inside the step (merged), µs"),
+    COL("queue_empty_us", SC_REAL, SC_US, SC_F_NS, struct an_dp_step, queue_empty, "Queue empty µs",
+	"time the consumer queue stayed empty, µs"),
+    COL("wait_us", SC_REAL, SC_US, SC_F_NS, struct an_dp_step, wait, "Wait µs",
+	"time the step waited for data, µs"),
+    FNC("wait_ratio", SC_REAL, SC_RATIO, dps_wait_ratio, "Wait share", "wait_us / duration_us"),
+    COL("samples", SC_INT, SC_COUNT, SC_F_I64, struct an_dp_step, samples, "Samples",
+	"consumer queue samples inside the step"),
+    COL("empty_samples", SC_INT, SC_COUNT, SC_F_I64, struct an_dp_step, empty_samples,
+	"Empty samples", "of them, empty"),
+};
+
+const struct sc_table sc_dp_steps = {"datapipe_steps", "how much of each step waited for data",
+				     dps_cols, NCOLS(dps_cols), sizeof(struct an_dp_step)};
+
+/* ---- CPU (cpu.json) -------------------------------------------------------- */
+
+static void opt_str(const struct sc_col *c, const void *row, const struct sc_ctx *x,
+		    struct sc_val *v)
+{
+	uint32_t id;
+
+	memcpy(&id, (const char *)row + c->off, sizeof(id));
+	if (!id)
+		v->s = NULL;
+	else
+		v->s = x && x->m && id != STRPOOL_NONE ? model_str(x->m, id) : "";
+}
+
+static const struct sc_col cput_cols[] = {
+    COL("tid", SC_INT, SC_PLAIN, SC_F_I64, struct an_cpu_thread, tid, "Tid", "thread id"),
+    FCOL("name", SC_TEXT, SC_PLAIN, opt_str, struct an_cpu_thread, name, "Thread",
+	 "thread name, null if none"),
+    COL("samples", SC_INT, SC_COUNT, SC_F_I64, struct an_cpu_thread, avg.samples, "Samples",
+	"CPU samples"),
+    COL("user", SC_REAL, SC_PERCENT, SC_F_DBL, struct an_cpu_thread, avg.user, "User",
+	"user time, percent of one CPU"),
+    COL("sys", SC_REAL, SC_PERCENT, SC_F_DBL, struct an_cpu_thread, avg.sys, "Sys",
+	"system time, percent of one CPU"),
+};
+
+const struct sc_table sc_cpu_threads = {"cpu_threads", "CPU use per thread", cput_cols,
+					NCOLS(cput_cols), sizeof(struct an_cpu_thread)};
+
+static const struct sc_col cpus_cols[] = {
+    FCOL("name", SC_TEXT, SC_PLAIN, opt_str, struct an_cpu_stage, name, "Stage",
+	 "thread name shared by the stage's threads"),
+    COL("threads", SC_INT, SC_COUNT, SC_F_I32, struct an_cpu_stage, threads, "Threads", "threads"),
+    COL("user", SC_REAL, SC_PERCENT, SC_F_DBL, struct an_cpu_stage, user, "User",
+	"sum of the threads' user time, percent of one CPU"),
+    COL("sys", SC_REAL, SC_PERCENT, SC_F_DBL, struct an_cpu_stage, sys, "Sys",
+	"sum of the threads' system time, percent of one CPU"),
+    COL("per_thread", SC_REAL, SC_PERCENT, SC_F_DBL, struct an_cpu_stage, per_thread, "Per thread",
+	"(user + sys) / threads"),
+    COL("advice", SC_TEXT, SC_PLAIN, SC_F_PSTR, struct an_cpu_stage, advice, "Advice",
+	"what to do about it, null if nothing"),
+};
+
+const struct sc_table sc_cpu_stages = {"cpu_stages", "CPU use per pipeline stage", cpus_cols,
+				       NCOLS(cpus_cols), sizeof(struct an_cpu_stage)};
+
+static void cs_series(const struct sc_col *c, const void *row, const struct sc_ctx *x,
+		      struct sc_val *v)
+{
+	v->s = x && x->aux ? x->aux : "";
+}
+
+static void cs_time(const struct sc_col *c, const void *row, const struct sc_ctx *x,
+		    struct sc_val *v)
+{
+	set_us(v, ((const struct an_cpu_point *)row)->ts - t0_of(x));
+}
+
+static const struct sc_col cpuser_cols[] = {
+    FNC("series", SC_TEXT, SC_PLAIN, cs_series, "Series", "\"machine\" or \"process\""),
+    FNC("time_us", SC_REAL, SC_US, cs_time, "Time µs", "since the trace start, µs"),
+    COL("user", SC_REAL, SC_PERCENT, SC_F_FLT, struct an_cpu_point, user, "User",
+	"user time, percent"),
+    COL("sys", SC_REAL, SC_PERCENT, SC_F_FLT, struct an_cpu_point, sys, "Sys",
+	"system time, percent"),
+    COL("idle", SC_REAL, SC_PERCENT, SC_F_FLT, struct an_cpu_point, idle, "Idle",
+	"idle time, percent (machine)"),
+    COL("iowait", SC_REAL, SC_PERCENT, SC_F_FLT, struct an_cpu_point, iowait, "I/O wait",
+	"I/O wait, percent (machine)"),
+};
+
+const struct sc_table sc_cpu_series = {"cpu_series", "CPU utilization over time", cpuser_cols,
+				       NCOLS(cpuser_cols), sizeof(struct an_cpu_point)};
+
+/* ---- host info (hostinfo.json) --------------------------------------------- */
+
+static const struct sc_col host_cols[] = {
+    COL("module", SC_TEXT, SC_PLAIN, SC_F_STRID, struct an_host_row, module, "Module",
+	"host_info module"),
+    COL("event", SC_TEXT, SC_PLAIN, SC_F_STRID, struct an_host_row, event, "Event", "event"),
+    COL("stage", SC_TEXT, SC_PLAIN, SC_F_STRID, struct an_host_row, stage, "Stage", "stage"),
+    COL("level", SC_INT, SC_PLAIN, SC_F_I32, struct an_host_row, level, "Level",
+	"0 framework developers, 1 users"),
+    COL("count", SC_INT, SC_COUNT, SC_F_I64, struct an_host_row, count, "Count", "occurrences"),
+    COL("avg_us", SC_REAL, SC_US, SC_F_DBL, struct an_host_row, avg_us, "Avg µs",
+	"mean duration, µs"),
+    COL("total_us", SC_INT, SC_US, SC_F_I64, struct an_host_row, total_us, "Total µs",
+	"summed duration, µs"),
+    COL("min_us", SC_INT, SC_US, SC_F_I64, struct an_host_row, min_us, "Min µs", "shortest, µs"),
+    COL("max_us", SC_INT, SC_US, SC_F_I64, struct an_host_row, max_us, "Max µs", "longest, µs"),
+};
+
+const struct sc_table sc_host_events = {"host_events", "MindSpore host_info events by time",
+					host_cols, NCOLS(host_cols), sizeof(struct an_host_row)};
+
+/* ---- HTA temporal breakdown and idle time (temporal.json, idle.json) ------- */
+
+static double pct(int64_t part, int64_t whole)
+{
+	return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+/* percent of the row's int64 at c->off over its total */
+static void tb_pct(const struct sc_col *c, const void *row, const struct sc_ctx *x,
+		   struct sc_val *v)
+{
+	const struct hta_temporal_dev *d = row;
+	int64_t part;
+
+	memcpy(&part, (const char *)row + c->off, sizeof(part));
+	v->d = pct(part, d->total);
+}
+
+#define TPCT(n, field, t, doc)                                                                     \
+	{                                                                                          \
+		n, SC_REAL, SC_PERCENT, SC_F_FN, F(struct hta_temporal_dev, field), tb_pct, t, doc \
+	}
+
+static const struct sc_col temporal_cols[] = {
+    COL("device", SC_INT, SC_PLAIN, SC_F_I32, struct hta_temporal_dev, device, "Device",
+	"device id"),
+    COL("total_us", SC_REAL, SC_US, SC_F_NS, struct hta_temporal_dev, total, "Total µs",
+	"first device event start to last end, µs"),
+    COL("compute_us", SC_REAL, SC_US, SC_F_NS, struct hta_temporal_dev, compute, "Compute µs",
+	"union of compute kernels, µs"),
+    COL("non_compute_us", SC_REAL, SC_US, SC_F_NS, struct hta_temporal_dev, non_compute,
+	"Non-compute µs", "communication and memory kernels not overlapped by compute, µs"),
+    COL("idle_us", SC_REAL, SC_US, SC_F_NS, struct hta_temporal_dev, idle, "Idle µs",
+	"no device event running, µs"),
+    TPCT("compute_pct", compute, "Compute %", "compute_us / total_us, percent"),
+    TPCT("non_compute_pct", non_compute, "Non-compute %", "non_compute_us / total_us, percent"),
+    TPCT("idle_pct", idle, "Idle %", "idle_us / total_us, percent"),
+};
+
+const struct sc_table sc_temporal = {"temporal", "HTA temporal breakdown per device", temporal_cols,
+				     NCOLS(temporal_cols), sizeof(struct hta_temporal_dev)};
+
+static int64_t idle_total(const struct hta_idle_stream *s)
+{
+	int64_t total = 0;
+
+	for (int k = 0; k < HTA_IDLE_N; k++)
+		total += s->idle[k];
+	return total;
+}
+
+static void id_total(const struct sc_col *c, const void *row, const struct sc_ctx *x,
+		     struct sc_val *v)
+{
+	set_us(v, idle_total(row));
+}
+
+static void id_pct(const struct sc_col *c, const void *row, const struct sc_ctx *x,
+		   struct sc_val *v)
+{
+	int64_t part;
+
+	memcpy(&part, (const char *)row + c->off, sizeof(part));
+	v->d = pct(part, idle_total(row));
+}
+
+#define IDLE_F(k) (F(struct hta_idle_stream, idle) + (k) * sizeof(int64_t))
+
+static const struct sc_col idle_cols[] = {
+    COL("device", SC_INT, SC_PLAIN, SC_F_I32, struct hta_idle_stream, device, "Device",
+	"device id"),
+    COL("stream", SC_INT, SC_PLAIN, SC_F_I64, struct hta_idle_stream, stream, "Stream",
+	"stream id"),
+    COL("events", SC_INT, SC_COUNT, SC_F_I64, struct hta_idle_stream, events, "Events",
+	"device events on the stream"),
+    FNC("idle_us", SC_REAL, SC_US, id_total, "Idle µs", "idle time between its events, µs"),
+    {"host_wait_us", SC_REAL, SC_US, SC_F_NS, IDLE_F(HTA_IDLE_HOST), NULL, "Host wait µs",
+     "idle waiting for the host to launch, µs"},
+    {"kernel_wait_us", SC_REAL, SC_US, SC_F_NS, IDLE_F(HTA_IDLE_KERNEL), NULL, "Kernel wait µs",
+     "gaps shorter than the consecutive-kernel delay, µs"},
+    {"other_us", SC_REAL, SC_US, SC_F_NS, IDLE_F(HTA_IDLE_OTHER), NULL, "Other µs",
+     "the rest of the idle time, µs"},
+    {"host_wait_pct", SC_REAL, SC_PERCENT, SC_F_FN, IDLE_F(HTA_IDLE_HOST), id_pct, "Host wait %",
+     "host_wait_us / idle_us, percent"},
+    {"kernel_wait_pct", SC_REAL, SC_PERCENT, SC_F_FN, IDLE_F(HTA_IDLE_KERNEL), id_pct,
+     "Kernel wait %", "kernel_wait_us / idle_us, percent"},
+    {"other_pct", SC_REAL, SC_PERCENT, SC_F_FN, IDLE_F(HTA_IDLE_OTHER), id_pct, "Other %",
+     "other_us / idle_us, percent"},
+};
+
+const struct sc_table sc_idle = {"idle", "HTA idle time per stream", idle_cols, NCOLS(idle_cols),
+				 sizeof(struct hta_idle_stream)};
+
+/* ---- MindSpore AI Core operators (ms_ops.json, ms_op_type.csv, ms_op_detail.csv) */
+
+/* a C long at c->off (MindSpore's execution counts) */
+static void long_at(const struct sc_col *c, const void *row, const struct sc_ctx *x,
+		    struct sc_val *v)
+{
+	long l;
+
+	memcpy(&l, (const char *)row + c->off, sizeof(l));
+	v->i = l;
+}
+
+static const struct sc_col msat_cols[] = {
+    COL("kernel_type", SC_TEXT, SC_PLAIN, SC_F_CHARS, struct ms_at_row, kernel_type, "Op type",
+	"AI Core operator type"),
+    COL("total_time_us", SC_REAL, SC_US, SC_F_DBL, struct ms_at_row, total_time_us, "Total µs",
+	"time of the type's operators, µs"),
+    FCOL("execution_frequency", SC_INT, SC_COUNT, long_at, struct ms_at_row, execution_frequency,
+	 "Calls", "executions"),
+    COL("avg_time_us", SC_REAL, SC_US, SC_F_DBL, struct ms_at_row, avg_time_us, "Avg µs",
+	"mean time of one execution, µs"),
+    COL("total_percent", SC_REAL, SC_PLAIN, SC_F_DBL, struct ms_at_row, total_percent, "Share",
+	"MindSpore's share of all AI Core time, as its file gives it"),
+};
+
+const struct sc_table sc_ms_op_types = {"ms_op_types", "MindSpore AI Core operator time by type",
+					msat_cols, NCOLS(msat_cols), sizeof(struct ms_at_row)};
+
+static const struct sc_col msad_cols[] = {
+    COL("op_name", SC_TEXT, SC_PLAIN, SC_F_CHARS, struct ms_ad_row, op_name, "Operator",
+	"full operator name (scope)"),
+    COL("kernel_name", SC_TEXT, SC_PLAIN, SC_F_CHARS, struct ms_ad_row, kernel_name, "Kernel",
+	"kernel name"),
+    COL("kernel_type", SC_TEXT, SC_PLAIN, SC_F_CHARS, struct ms_ad_row, kernel_type, "Type",
+	"operator type"),
+    COL("avg_execution_time_us", SC_REAL, SC_US, SC_F_DBL, struct ms_ad_row, avg_execution_time_us,
+	"Avg µs", "mean time of one execution, µs"),
+    FCOL("execution_frequency", SC_INT, SC_COUNT, long_at, struct ms_ad_row, execution_frequency,
+	 "Calls", "executions"),
+};
+
+const struct sc_table sc_ms_ops = {"ms_ops", "MindSpore AI Core operator time by operator",
+				   msad_cols, NCOLS(msad_cols), sizeof(struct ms_ad_row)};
