@@ -212,6 +212,8 @@ struct nns_kv {
 };
 
 #define NNS_SAMPLES_MAX 4096
+#define NNS_GPU_PENDING_MAX (256u << 10) /* GPU records queued (80 B each) */
+#define NNS_GPUCLOCK_MAX 64		 /* CUPTI clock points queued */
 
 struct nns_profiler {
 	struct nns_options o;
@@ -258,12 +260,36 @@ struct nns_profiler {
 	/* host_info CSV (callers hold life_mu) */
 	int hi_fd;
 
+	/* GPU records and CUPTI clock points waiting for the writer (mu;
+	 * gpu_out.c). The writer swaps the arrays out and writes them. */
+	struct nnst_gpu *gpu;
+	size_t ngpu, gpu_cap;
+	struct nnst_gpuclock gclk[NNS_GPUCLOCK_MAX];
+	size_t ngclk;
+	uint64_t gpu_dropped; /* records refused: queue full or no memory */
+
 	/* a forked child's copy that has not restarted yet */
 	int child_pending;
 	struct nns_profiler *next_all; /* every live profiler (life_mu) */
 };
 
 extern struct nns_profiler *nns_all_profilers; /* life_mu */
+
+/* gpu_out.c: GPU records (CUPTI backend, NCCL profiler plugin) go to
+ * the attached profiler's writer. Callable from any thread but a signal
+ * handler; they take reg_mu then the profiler's mu and may allocate.
+ * nns_gpu_submit returns the records queued (the rest are counted as
+ * dropped: queue full at NNS_GPU_PENDING_MAX, or no memory); 0 when no
+ * profiler is attached. Names in the records must come from nns_name(). */
+size_t nns_gpu_submit(const struct nnst_gpu *r, size_t n);
+/* Queues one CUPTI clock point (gpu_ns with the raw timestamp read at the
+ * same moment); 0 queued, -1 none attached or the queue is full. */
+int nns_gpu_clock_point(uint64_t gpu_ns, uint64_t raw);
+/* Writer side: moves the queued records to *out (caller frees) and
+ * the clock points into clk (room for NNS_GPUCLOCK_MAX); caller holds
+ * p->mu. */
+void nns_gpu_take_locked(struct nns_profiler *p, struct nnst_gpu **out, size_t *n,
+			 struct nnst_gpuclock *clk, size_t *nclk);
 
 /* profiler.c */
 int nns_open_locked(struct nns_profiler *p, struct nns_err *err); /* file + threads */

@@ -252,6 +252,7 @@ static void release(struct nns_profiler *p)
 	}
 	nnst_buf_release(&p->buf);
 	free(p->samples);
+	free(p->gpu);
 	pthread_mutex_destroy(&p->mu);
 	pthread_cond_destroy(&p->cv);
 	pthread_cond_destroy(&p->scv);

@@ -461,6 +461,26 @@ static int any_full(struct nns_profiler *p)
 
 /* ---- the thread ------------------------------------------------------------------------ */
 
+/* GPU records in chunks of at most 64 k records (5 MiB), after the
+ * strings their names use; then the CUPTI clock points. */
+static void write_gpu(struct nns_profiler *p, const struct nnst_gpu *g, size_t n,
+		      const struct nnst_gpuclock *clk, size_t nclk)
+{
+	if (n)
+		write_strings(p);
+	for (size_t i = 0; i < n; i += 65536) {
+		size_t k = n - i < 65536 ? n - i : 65536;
+		struct iovec iov = {(void *)(g + i), k * sizeof(*g)};
+
+		chunk(p, NNST_CHUNK_GPU, &iov, 1);
+	}
+	if (nclk) {
+		struct iovec iov = {(void *)clk, nclk * sizeof(*clk)};
+
+		chunk(p, NNST_CHUNK_GPUCLOCK, &iov, 1);
+	}
+}
+
 static void write_pending(struct nns_profiler *p, struct wstate *ws, struct nns_kv *kv,
 			  size_t nsamples)
 {
@@ -481,6 +501,19 @@ static void write_pending(struct nns_profiler *p, struct wstate *ws, struct nns_
 	}
 }
 
+static void write_gpu_dropped(struct nns_profiler *p)
+{
+	uint64_t d;
+
+	pthread_mutex_lock(&p->mu);
+	d = p->gpu_dropped;
+	pthread_mutex_unlock(&p->mu);
+	if (d) {
+		meta_long(p, "gpu_records_dropped", (long)d);
+		chunk_buf(p, NNST_CHUNK_META);
+	}
+}
+
 static void *writer_main(void *arg)
 {
 	struct nns_profiler *p = arg;
@@ -494,7 +527,9 @@ static void *writer_main(void *arg)
 		uint32_t seen = atomic_load_explicit(&nns_g.wake_seq, memory_order_seq_cst);
 		uint64_t want, sig = atomic_load(&nns_g.sig_req);
 		struct nns_kv *kv;
-		size_t ns = 0;
+		struct nnst_gpu *gpu = NULL;
+		struct nnst_gpuclock gclk[NNS_GPUCLOCK_MAX];
+		size_t ns = 0, ngpu = 0, ngclk = 0;
 		int quit, detach, partial;
 
 		pthread_mutex_lock(&p->mu);
@@ -508,6 +543,7 @@ static void *writer_main(void *arg)
 			memcpy(ws.samples, p->samples, ns * sizeof(*ws.samples));
 			p->nsamples = 0;
 		}
+		nns_gpu_take_locked(p, &gpu, &ngpu, gclk, &ngclk);
 		pthread_mutex_unlock(&p->mu);
 
 		now = mono();
@@ -517,6 +553,10 @@ static void *writer_main(void *arg)
 		if (partial)
 			last_partial = now;
 		write_pending(p, &ws, kv, ns);
+		write_gpu(p, gpu, ngpu, gclk, ngclk);
+		free(gpu);
+		if (quit)
+			write_gpu_dropped(p);
 		if (now - last_clock >= CLOCK_NS || quit) {
 			write_clock(p);
 			last_clock = now;

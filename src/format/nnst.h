@@ -47,14 +47,16 @@ struct nnst_chunk_header { /* 24 bytes */
 };
 
 enum nnst_chunk_type {
-	NNST_CHUNK_STRINGS = 1, /* repeated {u32 id, u32 len, bytes[len]} */
-	NNST_CHUNK_THREAD = 2,	/* repeated {u32 thread, i64 tid, u32 name_len, name} */
-	NNST_CHUNK_EVENTS = 3,	/* {u32 thread, u32 count} then count x struct nnst_event */
-	NNST_CHUNK_CLOCK = 4,	/* repeated struct nnst_clock: tsc <-> ns calibration points */
-	NNST_CHUNK_META = 5,	/* repeated {u32 klen, key, u32 vlen, value} */
-	NNST_CHUNK_SAMPLES = 6, /* repeated struct nnst_sample (CPU/memory samplers) */
-	NNST_CHUNK_LOST = 7,	/* {u32 thread, u64 lost} events dropped so far */
-	NNST_CHUNK_END = 8	/* empty: the trace was closed cleanly */
+	NNST_CHUNK_STRINGS = 1,	 /* repeated {u32 id, u32 len, bytes[len]} */
+	NNST_CHUNK_THREAD = 2,	 /* repeated {u32 thread, i64 tid, u32 name_len, name} */
+	NNST_CHUNK_EVENTS = 3,	 /* {u32 thread, u32 count} then count x struct nnst_event */
+	NNST_CHUNK_CLOCK = 4,	 /* repeated struct nnst_clock: tsc <-> ns calibration points */
+	NNST_CHUNK_META = 5,	 /* repeated {u32 klen, key, u32 vlen, value} */
+	NNST_CHUNK_SAMPLES = 6,	 /* repeated struct nnst_sample (CPU/memory samplers) */
+	NNST_CHUNK_LOST = 7,	 /* {u32 thread, u64 lost} events dropped so far */
+	NNST_CHUNK_END = 8,	 /* empty: the trace was closed cleanly */
+	NNST_CHUNK_GPU = 9,	 /* repeated struct nnst_gpu (CUPTI activity, NCCL collectives) */
+	NNST_CHUNK_GPUCLOCK = 10 /* repeated struct nnst_gpuclock: CUPTI clock <-> raw ts */
 };
 
 /* One event, 32 bytes. ts is raw (see header flags); a/b by type. */
@@ -107,6 +109,66 @@ struct nnst_sample { /* 64 bytes; utilizations in percent */
 	uint64_t ctx_switches; /* machine: since the previous sample */
 	uint64_t rss_kb;       /* process: VmRSS */
 	uint64_t reserved;
+};
+
+/* One GPU-side record, 80 bytes (docs/FORMAT.md "GPU records"). start/end
+ * are raw timestamps of the trace (like nnst_event.ts) when flags has
+ * NNST_GPUF_HOSTCLOCK, else CUPTI timestamps (ns) that GPUCLOCK points map
+ * to raw timestamps. u, a, b by type. */
+struct nnst_gpu {
+	uint64_t start;
+	uint64_t end;
+	uint32_t name; /* string id: kernel, API function, device, collective */
+	uint8_t type;  /* enum nnst_gpu_type */
+	uint8_t flags; /* NNST_GPUF_* */
+	int16_t device;
+	uint32_t corr;	 /* CUPTI correlation id, 0 = none */
+	uint32_t stream; /* CUDA stream id (device-side records), else 0 */
+	uint64_t a;
+	uint64_t b;
+	uint32_t u[8];
+};
+
+enum nnst_gpu_type {
+	/* a = dynamic shared memory bytes; b = CUDA graph id (0 none);
+	 * u = grid x,y,z, block x,y,z, registers per thread, static shared bytes */
+	NNST_GPU_KERNEL = 1,
+	/* a = bytes; u[0] = CUpti_ActivityMemcpyKind, u[1] = src, u[2] = dst
+	 * CUpti_ActivityMemoryKind */
+	NNST_GPU_MEMCPY = 2,
+	NNST_GPU_MEMSET = 3, /* a = bytes; u[0] = value */
+	/* host-side API calls: a = OS tid of the caller, b = pid; u[0] = cbid */
+	NNST_GPU_RUNTIME = 4,
+	NNST_GPU_DRIVER = 5,
+	/* name = "cudaStreamSynchronize"-like; a = tid, b = pid; u[0] =
+	 * CUpti_ActivitySynchronizationType, u[1] = CUDA event id (0 none) */
+	NNST_GPU_SYNC = 6,
+	/* device memory (cudaMalloc level), start = end = time: a = address,
+	 * b = bytes; u[0] = 1 alloc, 2 free */
+	NNST_GPU_MEMORY = 7,
+	/* device properties, start = end = 0, name = device name: a = total
+	 * global memory bytes, b = shared memory per SM bytes; u = major, minor,
+	 * SMs, max threads per SM, max threads per block, registers per SM,
+	 * warp size, max blocks per SM */
+	NNST_GPU_DEVICE = 8,
+	/* an NCCL collective (profiler plugin), host clock: name = function
+	 * ("AllReduce"); a = element count, b = communicator hash; u[0..2] =
+	 * string ids of datatype, algorithm, protocol; u[3] = rank, u[4] =
+	 * number of ranks, u[5] = root, u[6] = NCCL sequence number, u[7] = OS
+	 * tid of the thread that started it */
+	NNST_GPU_COLL = 9,
+	/* an external correlation: corr = CUPTI correlation id, a = external
+	 * id, u[0] = CUpti_ExternalCorrelationKind */
+	NNST_GPU_EXTCORR = 10
+};
+
+enum {
+	NNST_GPUF_HOSTCLOCK = 1 /* start/end are the trace's raw timestamps */
+};
+
+struct nnst_gpuclock {	 /* 16 bytes: one reading of both clocks */
+	uint64_t gpu_ns; /* cuptiGetTimestamp() */
+	uint64_t raw;	 /* the trace's raw timestamp at the same moment */
 };
 
 /* ---- reader (analysis side) ---------------------------------------------- */

@@ -19,6 +19,8 @@ _Static_assert(sizeof(struct nnst_chunk_header) == 24, "nnst_chunk_header is 24 
 _Static_assert(sizeof(struct nnst_event) == 32, "nnst_event is 32 bytes");
 _Static_assert(sizeof(struct nnst_clock) == 24, "nnst_clock is 24 bytes");
 _Static_assert(sizeof(struct nnst_sample) == 64, "nnst_sample is 64 bytes");
+_Static_assert(sizeof(struct nnst_gpu) == 80, "nnst_gpu is 80 bytes");
+_Static_assert(sizeof(struct nnst_gpuclock) == 16, "nnst_gpuclock is 16 bytes");
 
 #define NNST_MAX_IOV 16
 

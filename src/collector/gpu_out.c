@@ -1,0 +1,99 @@
+/*
+ * gpu_out.c - the queue between GPU-side record producers (the CUPTI
+ * backend's buffer-completed callback, the NCCL profiler plugin) and the
+ * attached profiler's writer thread, which writes them as GPU and
+ * GPUCLOCK chunks (docs/FORMAT.md "GPU records").
+ * Owner: the profiler owns the queue (nns_profiler.gpu, freed by
+ * profiler.c); producers only copy into it.
+ *
+ * Producers run off the hot path (CUPTI hands over whole buffers), so a
+ * mutex and realloc are fine here. Holding reg_mu while nns_g.current is
+ * the profiler keeps it alive: its writer clears nns_g.current under
+ * reg_mu before the profiler can be freed.
+ */
+#include "collector.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static size_t queue_locked(struct nns_profiler *p, const struct nnst_gpu *r, size_t n)
+{
+	size_t room = NNS_GPU_PENDING_MAX - p->ngpu, k = n < room ? n : room;
+
+	if (p->ngpu + k > p->gpu_cap) {
+		size_t cap = p->gpu_cap ? p->gpu_cap : 4096;
+		void *v;
+
+		while (cap < p->ngpu + k)
+			cap *= 2;
+		if (cap > NNS_GPU_PENDING_MAX)
+			cap = NNS_GPU_PENDING_MAX;
+		v = realloc(p->gpu, cap * sizeof(*p->gpu));
+		if (!v) {
+			k = p->gpu_cap - p->ngpu;
+		} else {
+			p->gpu = v;
+			p->gpu_cap = cap;
+		}
+	}
+	if (k)
+		memcpy(p->gpu + p->ngpu, r, k * sizeof(*r));
+	p->ngpu += k;
+	p->gpu_dropped += n - k;
+	return k;
+}
+
+size_t nns_gpu_submit(const struct nnst_gpu *r, size_t n)
+{
+	struct nns_profiler *p;
+	size_t k = 0;
+	int wake = 0;
+
+	if (!r || !n)
+		return 0;
+	pthread_mutex_lock(&nns_g.reg_mu);
+	p = nns_g.current;
+	if (p) {
+		pthread_mutex_lock(&p->mu);
+		k = queue_locked(p, r, n);
+		wake = p->ngpu >= NNS_GPU_PENDING_MAX / 4;
+		pthread_mutex_unlock(&p->mu);
+	}
+	pthread_mutex_unlock(&nns_g.reg_mu);
+	if (wake)
+		nns_wake_writer();
+	return k;
+}
+
+int nns_gpu_clock_point(uint64_t gpu_ns, uint64_t raw)
+{
+	struct nns_profiler *p;
+	int rc = -1;
+
+	pthread_mutex_lock(&nns_g.reg_mu);
+	p = nns_g.current;
+	if (p) {
+		pthread_mutex_lock(&p->mu);
+		if (p->ngclk < NNS_GPUCLOCK_MAX) {
+			p->gclk[p->ngclk].gpu_ns = gpu_ns;
+			p->gclk[p->ngclk].raw = raw;
+			p->ngclk++;
+			rc = 0;
+		}
+		pthread_mutex_unlock(&p->mu);
+	}
+	pthread_mutex_unlock(&nns_g.reg_mu);
+	return rc;
+}
+
+void nns_gpu_take_locked(struct nns_profiler *p, struct nnst_gpu **out, size_t *n,
+			 struct nnst_gpuclock *clk, size_t *nclk)
+{
+	*out = p->gpu;
+	*n = p->ngpu;
+	p->gpu = NULL;
+	p->ngpu = p->gpu_cap = 0;
+	memcpy(clk, p->gclk, p->ngclk * sizeof(*clk));
+	*nclk = p->ngclk;
+	p->ngclk = 0;
+}
