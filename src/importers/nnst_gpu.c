@@ -22,7 +22,8 @@
  *            names it) on the caller's thread with Input Dims "[[count]]"
  *            and Input type "['float']"; rank / world size / backend when
  *            the trace has none; algorithm/protocol counts in META
- *            "nccl.algorithms"
+ *            "nccl.algorithms"; clipped where it would cross a host range
+ *            of its thread
  *   EXTCORR  (pass 1) the "External id" of the runtime and device records
  *            with that correlation id (kind CUSTOM0, PyTorch's op id, wins)
  *
@@ -60,6 +61,13 @@ struct gpu_algo { /* "AllReduce Ring/LL" -> count */
 	int64_t n;
 };
 
+struct gpu_coll { /* a COLL range in model.events, for clipping */
+	uint32_t thread;
+	int64_t ts;
+	uint32_t ev;
+	int64_t end; /* clipped end */
+};
+
 struct gpu_ext {
 	int64_t ext;
 	uint32_t kind;
@@ -77,6 +85,7 @@ struct ni_gpu {
 	struct hmap host_thr;	    /* (pid, tid) -> model thread */
 	VEC(struct gpu_mem) mems;
 	VEC(struct gpu_algo) algos;
+	VEC(struct gpu_coll) colls;
 	uint64_t nrec; /* records read in pass 2, for messages */
 	int no_clock_said;
 	int64_t rank, world; /* of the first COLL, -1 none */
@@ -145,6 +154,7 @@ void ni_gpu_release(struct ni *x)
 	vec_free(&g->dev_name);
 	vec_free(&g->mems);
 	vec_free(&g->algos);
+	vec_free(&g->colls);
 	hmap_release(&g->ext_of);
 	hmap_release(&g->dev_thr);
 	hmap_release(&g->host_thr);
@@ -697,6 +707,12 @@ static int coll_event(struct ni *x, struct ni_gpu *g, const struct grec *r, int6
 		if (al == STRPOOL_NONE || pr == STRPOOL_NONE || note_algo(g, e.name, al, pr))
 			return NNS_ENOMEM;
 	}
+	{
+		struct gpu_coll c = {e.thread, e.ts, (uint32_t)x->m->events.n, e.ts + e.dur};
+
+		if (x->m->events.n >= UINT32_MAX || vec_push(&g->colls, c))
+			return NNS_ENOMEM;
+	}
 	return add(x, &e, NULL);
 }
 
@@ -843,6 +859,81 @@ static int algo_meta(struct ni *x, struct ni_gpu *g)
 	return model_add_meta(x->m, "nccl.algorithms", buf);
 }
 
+static int coll_cmp(const void *a, const void *b)
+{
+	const struct gpu_coll *x = a, *y = b;
+
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	return (x->ts > y->ts) - (x->ts < y->ts);
+}
+
+/* First coll of thread th with ts >= t (g->colls sorted by thread, ts). */
+static size_t coll_from(const struct ni_gpu *g, uint32_t th, int64_t t)
+{
+	size_t lo = 0, hi = g->colls.n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct gpu_coll *c = &g->colls.v[mid];
+
+		if (c->thread < th || (c->thread == th && c->ts < t))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The NCCL plugin may stop a collective after its thread has moved on (at
+ * GPU completion): a range crossing the host ranges of its thread would
+ * make the operator tree drop one of them. Each COLL range ends where it
+ * would otherwise cross one: at the start of a range that begins inside it
+ * and ends after it, at the end of a range that holds its start. */
+static void clip_colls(struct ni *x, struct ni_gpu *g)
+{
+	const struct model *m = x->m;
+
+	if (!g->colls.n)
+		return;
+	qsort(g->colls.v, g->colls.n, sizeof(*g->colls.v), coll_cmp);
+	for (size_t i = 0; i < m->events.n; i++) {
+		const struct model_event *e = &m->events.v[i];
+		int64_t end = e->ts + e->dur;
+		size_t k;
+
+		if (model_kind_is_device(e->kind) || model_kind_is_launch(e->kind) ||
+		    e->kind == MK_SYNC)
+			continue;
+		k = coll_from(g, e->thread, e->ts);
+		/* a range starting inside the coll before it (colls of one
+		 * thread follow each other) */
+		if (k > 0 && g->colls.v[k - 1].thread == e->thread) {
+			struct gpu_coll *c = &g->colls.v[k - 1];
+			int64_t cend = m->events.v[c->ev].ts + m->events.v[c->ev].dur;
+
+			if (c->ev != i && c->ts < e->ts && e->ts < cend && end > cend &&
+			    e->ts < c->end)
+				c->end = e->ts;
+		}
+		/* colls starting inside e and ending after it */
+		for (;
+		     k < g->colls.n && g->colls.v[k].thread == e->thread && g->colls.v[k].ts < end;
+		     k++) {
+			struct gpu_coll *c = &g->colls.v[k];
+			int64_t cend = m->events.v[c->ev].ts + m->events.v[c->ev].dur;
+
+			if (c->ev != i && cend > end && end < c->end)
+				c->end = end;
+		}
+	}
+	for (size_t k = 0; k < g->colls.n; k++) {
+		struct model_event *e = &x->m->events.v[g->colls.v[k].ev];
+
+		e->dur = g->colls.v[k].end - e->ts;
+	}
+}
+
 int ni_gpu_finish(struct ni *x)
 {
 	struct ni_gpu *g = x->gpu;
@@ -850,6 +941,7 @@ int ni_gpu_finish(struct ni *x)
 
 	if (!g)
 		return 0;
+	clip_colls(x, g);
 	if (mem_counters(x, g) || algo_meta(x, g))
 		return NNS_ENOMEM;
 	if (g->rank >= 0) {

@@ -532,13 +532,63 @@ static void test_malformed(void **state)
 	nb_free(&g);
 }
 
+/* A collective the plugin stops after its thread moved on: its range ends
+ * where it would cross a host range of its thread, so the operator tree
+ * keeps every operator. */
+static void test_coll_clipped(void **state)
+{
+	struct nb b = {0}, ev = {0}, g = {0};
+	struct model m;
+	struct an_profile p;
+	struct nns_err err;
+	const struct model_event *e;
+	const uint32_t ar[8] = {S_F32, S_RING, S_LL, 0, 1, 0, 1, TID};
+
+	(void)state;
+	nb_header(&b, PID, 0, RT, MONO, 0);
+	strings(&b);
+	nb_thread(&b, 0, TID, "main");
+	/* aten::mm [1000, 1300] holds the first coll's start; a second
+	 * aten::mm [1400, 1800] starts inside the second coll */
+	nb_ev(&ev, MONO + 1000, NNST_EV_PUSH, 0, S_MM, -1, 0, 0);
+	nb_ev(&ev, MONO + 1300, NNST_EV_POP, 0, 0, -1, 0, 0);
+	nb_ev(&ev, MONO + 1400, NNST_EV_PUSH, 0, S_MM, -1, 0, 0);
+	nb_ev(&ev, MONO + 1800, NNST_EV_POP, 0, 0, -1, 0, 0);
+	nb_events(&b, 0, &ev);
+	gr(&g, MONO + 1100, MONO + 1350, S_ALLREDUCE, NNST_GPU_COLL, NNST_GPUF_HOSTCLOCK, 0, 0, 0,
+	   10, 1, ar);
+	gr(&g, MONO + 1350, MONO + 1600, S_ALLREDUCE, NNST_GPU_COLL, NNST_GPUF_HOSTCLOCK, 0, 0, 0,
+	   10, 1, ar);
+	/* nested in aten::mm: kept whole */
+	gr(&g, MONO + 1450, MONO + 1500, S_ALLREDUCE, NNST_GPU_COLL, NNST_GPUF_HOSTCLOCK, 0, 0, 0,
+	   10, 1, ar);
+	nb_chunk(&b, NNST_CHUNK_GPU, g.p, g.n);
+	nb_end(&b);
+	assert_int_equal(load(&b, &m), NNS_OK);
+	e = find(&m, "nccl:all_reduce", 0);
+	assert_int_equal(e->ts, T(MONO + 1100));
+	assert_int_equal(e->dur, 200); /* to aten::mm's end */
+	e = find(&m, "nccl:all_reduce", 1);
+	assert_int_equal(e->ts, T(MONO + 1350));
+	assert_int_equal(e->dur, 50); /* to the second aten::mm's start */
+	e = find(&m, "nccl:all_reduce", 2);
+	assert_int_equal(e->dur, 50);
+	assert_int_equal(an_profile_compute(&p, &m, &err), NNS_OK);
+	assert_int_equal(p.tree.dropped_overlaps, 0);
+	assert_int_equal(p.comm_nodes.n, 3);
+	an_profile_release(&p);
+	model_release(&m);
+	nb_free(&b);
+	nb_free(&ev);
+	nb_free(&g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_host_clock),
-	    cmocka_unit_test(test_gpu_clock),
-	    cmocka_unit_test(test_tsc_and_fits),
-	    cmocka_unit_test(test_malformed),
+	    cmocka_unit_test(test_host_clock),	 cmocka_unit_test(test_gpu_clock),
+	    cmocka_unit_test(test_tsc_and_fits), cmocka_unit_test(test_malformed),
+	    cmocka_unit_test(test_coll_clipped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
