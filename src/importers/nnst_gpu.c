@@ -729,6 +729,10 @@ static int record(struct ni *x, struct ni_gpu *g, const uint8_t *q)
 			   g->nrec, r.type);
 		return 0;
 	}
+	if (r.type == NNST_GPU_DEVICE && r.device < 0) {
+		skip(x, "a DEVICE record of device -1");
+		return 0;
+	}
 	if (r.type == NNST_GPU_DEVICE || r.type == NNST_GPU_EXTCORR)
 		return 0; /* read in pass 1 */
 	if (!map_time(x, g, &r, r.start, &ts) || !map_time(x, g, &r, r.end, &end)) {

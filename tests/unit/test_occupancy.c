@@ -70,6 +70,13 @@ static void test_hand_cases(void **state)
 	assert_int_equal(occ_percent(occ_achieved(&v, 128, 16384, 0, 128, 1, 1, 9.8f)), 25);
 	/* few blocks: 13 / 80 x 256 / 2048 = 2.03 % -> 2 */
 	assert_int_equal(occ_percent(occ_achieved(&v, 38, 0, 0, 256, 1, 1, 13 / 80.0f)), 2);
+	/* register granularity: 33 x 32 = 1056 -> 1280 per warp; 16384 per
+	 * sub-partition / 1280 = 12 warps x 4 = 48 / 8 warps = 6 blocks (7
+	 * without the rounding) */
+	assert_int_equal(occ_max_active_blocks(&v, 33, 0, 0, 256), 6);
+	/* shared memory granularity: 3100 -> 3328 bytes; 96 KiB / 3328 = 29
+	 * (31 without the rounding) */
+	assert_int_equal(occ_max_active_blocks(&v, 16, 3100, 0, 32), 29);
 	/* warps limit: 1024 threads = 32 warps -> 64 / 32 = 2 blocks */
 	assert_int_equal(occ_max_active_blocks(&v, 16, 0, 0, 1024), 2);
 	/* block size above the device limit cannot run */
