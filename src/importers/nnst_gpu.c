@@ -350,10 +350,10 @@ static int map_time(struct ni *x, struct ni_gpu *g, const struct grec *r, uint64
 	return 1;
 }
 
-static uint32_t intern_fmt(struct ni *x, const char *fmt, int64_t v)
+static uint32_t intern_pre(struct ni *x, const char *prefix, int64_t v)
 {
 	char buf[64];
-	int n = snprintf(buf, sizeof(buf), fmt, v);
+	int n = snprintf(buf, sizeof(buf), "%s%" PRId64, prefix, v);
 
 	return model_intern(x->m, buf, (size_t)n);
 }
@@ -365,8 +365,8 @@ static uint32_t dev_thread(struct ni *x, struct ni_gpu *g, int16_t device, int64
 
 	if (hit)
 		return *hit;
-	pid = intern_fmt(x, "%" PRId64, device);
-	tid = intern_fmt(x, "stream %" PRId64, stream);
+	pid = intern_pre(x, "", device);
+	tid = intern_pre(x, "stream ", stream);
 	if (pid == STRPOOL_NONE || tid == STRPOOL_NONE)
 		return MODEL_NOIDX;
 	t = model_thread(x->m, pid, tid);
@@ -388,8 +388,8 @@ static uint32_t host_thread(struct ni *x, struct ni_gpu *g, uint64_t tid, uint64
 	hit = hmap_get(&g->host_thr, key);
 	if (hit && pid <= UINT32_MAX && tid <= UINT32_MAX)
 		return *hit;
-	p = pid == (uint64_t)x->hdr.pid ? x->pid : intern_fmt(x, "%" PRId64, (int64_t)pid);
-	t = intern_fmt(x, "%" PRId64, (int64_t)tid);
+	p = pid == (uint64_t)x->hdr.pid ? x->pid : intern_pre(x, "", (int64_t)pid);
+	t = intern_pre(x, "", (int64_t)tid);
 	if (p == STRPOOL_NONE || t == STRPOOL_NONE)
 		return MODEL_NOIDX;
 	th = model_thread(x->m, p, t);
@@ -537,10 +537,9 @@ static int api_event(struct ni *x, struct ni_gpu *g, const struct grec *r, int64
 	if (r->name)
 		e.name = ni_str(x, r->name);
 	else
-		e.name = intern_fmt(x,
-				    r->type == NNST_GPU_RUNTIME ? "cuda runtime cbid %" PRId64
-								: "cuda driver cbid %" PRId64,
-				    r->u[0]);
+		e.name = intern_pre(
+		    x, r->type == NNST_GPU_RUNTIME ? "cuda runtime cbid " : "cuda driver cbid ",
+		    r->u[0]);
 	if (e.thread == MODEL_NOIDX || e.name == STRPOOL_NONE)
 		return NNS_ENOMEM;
 	return add(x, &e, NULL);
@@ -828,7 +827,7 @@ static int mem_counters(struct ni *x, struct ni_gpu *g)
 		if (i == 0 || g->mems.v[i].device != g->mems.v[i - 1].device)
 			total = 0;
 		total += g->mems.v[i].delta;
-		pid = intern_fmt(x, "%" PRId64, g->mems.v[i].device);
+		pid = intern_pre(x, "", g->mems.v[i].device);
 		if (pid == STRPOOL_NONE)
 			return NNS_ENOMEM;
 		c.ts = g->mems.v[i].ts;
