@@ -103,8 +103,20 @@ static int type_size(const char *s, size_t n)
 	static const struct {
 		const char *name;
 		int size;
-	} sizes[] = {{"long int", 8},	   {"float", 4},	 {"int", 4},   {"c10::Half", 2},
-		     {"c10::BFloat16", 2}, {"unsigned char", 1}, {"double", 8}};
+	} sizes[] = {{"long int", 8},
+		     {"float", 4},
+		     {"int", 4},
+		     {"c10::Half", 2},
+		     {"c10::BFloat16", 2},
+		     {"unsigned char", 1},
+		     {"double", 8},
+		     /* beyond tb_plugin: torch's other element types (an NCCL
+		      * plugin's ncclInt8 is 'signed char') */
+		     {"signed char", 1},
+		     {"short int", 2},
+		     {"bool", 1},
+		     {"c10::Float8_e4m3fn", 1},
+		     {"c10::Float8_e5m2", 1}};
 	size_t i;
 
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)

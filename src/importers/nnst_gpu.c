@@ -19,11 +19,18 @@
  *            kept apart from the allocator's [memory] rows (no double count)
  *   DEVICE   a model_device row (pass 1, so kernels before it get occupancy)
  *   COLL     a user_annotation "nccl:<op>" (as PyTorch's ProcessGroupNCCL
- *            names it) on the caller's thread with Input Dims "[[count]]"
- *            and Input type "['float']"; rank / world size / backend when
- *            the trace has none; algorithm/protocol counts in META
- *            "nccl.algorithms"; clipped where it would cross a host range
- *            of its thread
+ *            names it) with Input Dims "[[count]]" and Input type
+ *            "['float']", on a track of its own per communicator (pid of
+ *            the trace, tid "NCCL comm <hash>"): the plugin times a
+ *            collective from its kernel's start to its end, long after the
+ *            calling thread moved on, so it cannot nest in that thread's
+ *            ranges. Collectives of one communicator run in order; one that
+ *            overlaps the next is cut at the next one's start. When the
+ *            framework recorded its own nccl:* ranges (PyTorch), those stay
+ *            the communication ops (their kernels attach to them) and the
+ *            plugin's are renamed "NCCL <Function>" so nothing counts twice.
+ *            Rank / world size / backend when the trace has none;
+ *            algorithm/protocol counts in META "nccl.algorithms"
  *   EXTCORR  (pass 1) the "External id" of the runtime and device records
  *            with that correlation id (kind CUSTOM0, PyTorch's op id, wins)
  *
@@ -61,11 +68,11 @@ struct gpu_algo { /* "AllReduce Ring/LL" -> count */
 	int64_t n;
 };
 
-struct gpu_coll { /* a COLL range in model.events, for clipping */
+struct gpu_coll { /* a COLL range in model.events */
 	uint32_t thread;
 	int64_t ts;
 	uint32_t ev;
-	int64_t end; /* clipped end */
+	uint32_t fn; /* NCCL's function name, model string id */
 };
 
 struct gpu_ext {
@@ -657,6 +664,18 @@ static int note_algo(struct ni_gpu *g, uint32_t coll, uint32_t algo, uint32_t pr
 	return g->algos.n < 256 && vec_push(&g->algos, a) ? NNS_ENOMEM : 0;
 }
 
+/* The track of communicator `hash`: pid of the trace, tid "NCCL comm
+ * <hash>". */
+static uint32_t comm_thread(struct ni *x, uint64_t hash)
+{
+	char buf[40];
+	uint32_t tid;
+
+	snprintf(buf, sizeof(buf), "NCCL comm %016" PRIx64, hash);
+	tid = model_intern(x->m, buf, strlen(buf));
+	return tid == STRPOOL_NONE ? MODEL_NOIDX : model_thread(x->m, x->pid, tid);
+}
+
 static int coll_event(struct ni *x, struct ni_gpu *g, const struct grec *r, int64_t ts, int64_t end)
 {
 	struct model_event e;
@@ -677,7 +696,7 @@ static int coll_event(struct ni *x, struct ni_gpu *g, const struct grec *r, int6
 	e.dur = end - ts;
 	e.kind = MK_USER_ANNOTATION;
 	e.name = coll_name(x, model_str(x->m, fn));
-	e.thread = host_thread(x, g, r->u[7], 0);
+	e.thread = comm_thread(x, r->b);
 	if (e.name == STRPOOL_NONE || e.thread == MODEL_NOIDX)
 		return NNS_ENOMEM;
 	snprintf(buf, sizeof(buf), "[[%" PRIu64 "]]", r->a);
@@ -707,7 +726,7 @@ static int coll_event(struct ni *x, struct ni_gpu *g, const struct grec *r, int6
 			return NNS_ENOMEM;
 	}
 	{
-		struct gpu_coll c = {e.thread, e.ts, (uint32_t)x->m->events.n, e.ts + e.dur};
+		struct gpu_coll c = {e.thread, e.ts, (uint32_t)x->m->events.n, fn};
 
 		if (x->m->events.n >= UINT32_MAX || vec_push(&g->colls, c))
 			return NNS_ENOMEM;
@@ -871,70 +890,66 @@ static int coll_cmp(const void *a, const void *b)
 	return (x->ts > y->ts) - (x->ts < y->ts);
 }
 
-/* First coll of thread th with ts >= t (g->colls sorted by thread, ts). */
-static size_t coll_from(const struct ni_gpu *g, uint32_t th, int64_t t)
-{
-	size_t lo = 0, hi = g->colls.n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct gpu_coll *c = &g->colls.v[mid];
-
-		if (c->thread < th || (c->thread == th && c->ts < t))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* The NCCL plugin may stop a collective after its thread has moved on (at
- * GPU completion): a range crossing the host ranges of its thread would
- * make the operator tree drop one of them. Each COLL range ends where it
- * would otherwise cross one: at the start of a range that begins inside it
- * and ends after it, at the end of a range that holds its start. */
+/* Collectives of one communicator run in order: one that overlaps the
+ * next (kernel-event times are the proxy thread's, late by its polling)
+ * ends at the next one's start, so the track nests. */
 static void clip_colls(struct ni *x, struct ni_gpu *g)
 {
+	qsort(g->colls.v, g->colls.n, sizeof(*g->colls.v), coll_cmp);
+	for (size_t k = 0; k + 1 < g->colls.n; k++) {
+		const struct gpu_coll *c = &g->colls.v[k], *d = &g->colls.v[k + 1];
+		struct model_event *e = &x->m->events.v[c->ev];
+
+		if (d->thread == c->thread && e->ts + e->dur > d->ts)
+			e->dur = d->ts - e->ts;
+	}
+}
+
+static int is_nccl_name(const char *s)
+{
+	return s && s[0] == 'n' && s[1] == 'c' && s[2] == 'c' && s[3] == 'l' && s[4] == ':';
+}
+
+/* Whether a host range named nccl:* lies on a thread that is not a
+ * communicator track: the framework recorded its own collectives. */
+static int framework_colls(const struct ni *x, const struct ni_gpu *g)
+{
 	const struct model *m = x->m;
+	uint8_t *track;
+	int found = 0;
 
 	if (!g->colls.n)
-		return;
-	qsort(g->colls.v, g->colls.n, sizeof(*g->colls.v), coll_cmp);
-	for (size_t i = 0; i < m->events.n; i++) {
+		return 0;
+	track = calloc(m->threads.n ? m->threads.n : 1, 1);
+	if (!track)
+		return 0;
+	for (size_t k = 0; k < g->colls.n; k++)
+		track[g->colls.v[k].thread] = 1;
+	for (size_t i = 0; i < m->events.n && !found; i++) {
 		const struct model_event *e = &m->events.v[i];
-		int64_t end = e->ts + e->dur;
-		size_t k;
 
-		if (model_kind_is_device(e->kind) || model_kind_is_launch(e->kind) ||
-		    e->kind == MK_SYNC)
-			continue;
-		k = coll_from(g, e->thread, e->ts);
-		/* a range starting inside the coll before it (colls of one
-		 * thread follow each other) */
-		if (k > 0 && g->colls.v[k - 1].thread == e->thread) {
-			struct gpu_coll *c = &g->colls.v[k - 1];
-			int64_t cend = m->events.v[c->ev].ts + m->events.v[c->ev].dur;
-
-			if (c->ev != i && c->ts < e->ts && e->ts < cend && end > cend &&
-			    e->ts < c->end)
-				c->end = e->ts;
-		}
-		/* colls starting inside e and ending after it */
-		for (;
-		     k < g->colls.n && g->colls.v[k].thread == e->thread && g->colls.v[k].ts < end;
-		     k++) {
-			struct gpu_coll *c = &g->colls.v[k];
-			int64_t cend = m->events.v[c->ev].ts + m->events.v[c->ev].dur;
-
-			if (c->ev != i && cend > end && end < c->end)
-				c->end = end;
-		}
+		found = (e->kind == MK_CPU_OP || e->kind == MK_USER_ANNOTATION) &&
+			e->thread < m->threads.n && !track[e->thread] &&
+			is_nccl_name(model_str(m, e->name));
 	}
+	free(track);
+	return found;
+}
+
+/* "NCCL AllReduce" for the plugin's ranges when the framework's count. */
+static int rename_colls(struct ni *x, struct ni_gpu *g)
+{
+	char buf[160];
+
 	for (size_t k = 0; k < g->colls.n; k++) {
-		struct model_event *e = &x->m->events.v[g->colls.v[k].ev];
+		uint32_t id;
 
-		e->dur = g->colls.v[k].end - e->ts;
+		snprintf(buf, sizeof(buf), "NCCL %s", model_str(x->m, g->colls.v[k].fn));
+		if ((id = model_intern(x->m, buf, strlen(buf))) == STRPOOL_NONE)
+			return NNS_ENOMEM;
+		x->m->events.v[g->colls.v[k].ev].name = id;
 	}
+	return 0;
 }
 
 int ni_gpu_finish(struct ni *x)
@@ -945,6 +960,8 @@ int ni_gpu_finish(struct ni *x)
 	if (!g)
 		return 0;
 	clip_colls(x, g);
+	if (framework_colls(x, g) && rename_colls(x, g))
+		return NNS_ENOMEM;
 	if (mem_counters(x, g) || algo_meta(x, g))
 		return NNS_ENOMEM;
 	if (g->rank >= 0) {

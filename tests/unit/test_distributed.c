@@ -42,6 +42,8 @@ static void test_comm_bytes(void **state)
 {
 	(void)state;
 	assert_int_equal(an_comm_bytes("[[53120]]", "['float']"), 212480);
+	assert_int_equal(an_comm_bytes("[[7], [3], [5]]", "['signed char', 'short int', 'bool']"),
+			 7 + 6 + 5);
 	assert_int_equal(an_comm_bytes("[[1000], [1000], []]", "['float', 'float', 'Int']"), 8000);
 	assert_int_equal(an_comm_bytes("[[2, 8, 5], []]", "['c10::Half', 'long int']"), 168);
 	assert_int_equal(an_comm_bytes("[[4], [4], [4], [4]]",

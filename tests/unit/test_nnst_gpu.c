@@ -47,7 +47,8 @@ enum {
 	S_I64,
 	S_MEMCPYASYNC,
 	S_SIMPLE,
-	S_SYNC
+	S_SYNC,
+	S_ALLREDUCE_TORCH
 };
 
 static const char *const names[] = {
@@ -66,6 +67,7 @@ static const char *const names[] = {
     "cudaMemcpyAsync",
     "Simple",
     "cudaStreamSynchronize",
+    "nccl:all_reduce",
 };
 
 static void strings(struct nb *b)
@@ -281,13 +283,15 @@ static void check_model(const struct model *m)
 	assert_float_equal(m->counters.v[0].value, 1048576.0, 0);
 	assert_float_equal(m->counters.v[1].value, 0.0, 0);
 
-	/* NCCL: PyTorch's names and inputs, on the caller's thread */
+	/* NCCL: PyTorch's names and inputs, on the communicator's track */
 	e = find(m, "nccl:all_reduce", 0);
 	assert_non_null(e);
 	assert_int_equal(e->kind, MK_USER_ANNOTATION);
 	assert_int_equal(e->ts, T(MONO + 3000));
 	assert_int_equal(e->dur, 500);
-	assert_int_equal(e->thread, l->thread);
+	assert_int_not_equal(e->thread, l->thread);
+	assert_string_equal(model_str(m, m->threads.v[e->thread].tid),
+			    "NCCL comm 0000000000000abc");
 	assert_string_equal(model_str(m, m->op_args.v[e->extra].input_dims), "[[1000]]");
 	assert_string_equal(model_str(m, m->op_args.v[e->extra].input_type), "['float']");
 	e = find(m, "nccl:all_reduce", 1);
@@ -532,10 +536,11 @@ static void test_malformed(void **state)
 	nb_free(&g);
 }
 
-/* A collective the plugin stops after its thread moved on: its range ends
- * where it would cross a host range of its thread, so the operator tree
- * keeps every operator. */
-static void test_coll_clipped(void **state)
+/* Collectives are timed to their kernels' end, after the calling thread
+ * moved on: on their communicator's track they leave the thread's
+ * operators whole and keep their full length; one that overlaps the next
+ * of its communicator ends at the next one's start. */
+static void test_coll_track(void **state)
 {
 	struct nb b = {0}, ev = {0}, g = {0};
 	struct model m;
@@ -555,27 +560,69 @@ static void test_coll_clipped(void **state)
 	nb_ev(&ev, MONO + 1400, NNST_EV_PUSH, 0, S_MM, -1, 0, 0);
 	nb_ev(&ev, MONO + 1800, NNST_EV_POP, 0, 0, -1, 0, 0);
 	nb_events(&b, 0, &ev);
+	/* communicator 10: [1100, 1350] then [1340, 1600] (overlaps by 10) */
 	gr(&g, MONO + 1100, MONO + 1350, S_ALLREDUCE, NNST_GPU_COLL, NNST_GPUF_HOSTCLOCK, 0, 0, 0,
-	   10, 1, ar);
-	gr(&g, MONO + 1350, MONO + 1600, S_ALLREDUCE, NNST_GPU_COLL, NNST_GPUF_HOSTCLOCK, 0, 0, 0,
-	   10, 1, ar);
-	/* nested in aten::mm: kept whole */
-	gr(&g, MONO + 1450, MONO + 1500, S_ALLREDUCE, NNST_GPU_COLL, NNST_GPUF_HOSTCLOCK, 0, 0, 0,
-	   10, 1, ar);
+	   10, 10, ar);
+	gr(&g, MONO + 1340, MONO + 1600, S_ALLREDUCE, NNST_GPU_COLL, NNST_GPUF_HOSTCLOCK, 0, 0, 0,
+	   10, 10, ar);
+	/* communicator 11, concurrent with both: its own track, whole */
+	gr(&g, MONO + 1200, MONO + 1500, S_ALLREDUCE, NNST_GPU_COLL, NNST_GPUF_HOSTCLOCK, 0, 0, 0,
+	   10, 11, ar);
 	nb_chunk(&b, NNST_CHUNK_GPU, g.p, g.n);
 	nb_end(&b);
 	assert_int_equal(load(&b, &m), NNS_OK);
 	e = find(&m, "nccl:all_reduce", 0);
 	assert_int_equal(e->ts, T(MONO + 1100));
-	assert_int_equal(e->dur, 200); /* to aten::mm's end */
+	assert_int_equal(e->dur, 240); /* to the next one's start */
+	assert_string_equal(model_str(&m, m.threads.v[e->thread].tid),
+			    "NCCL comm 000000000000000a");
 	e = find(&m, "nccl:all_reduce", 1);
-	assert_int_equal(e->ts, T(MONO + 1350));
-	assert_int_equal(e->dur, 50); /* to the second aten::mm's start */
+	assert_int_equal(e->ts, T(MONO + 1200));
+	assert_int_equal(e->dur, 300);
+	assert_string_equal(model_str(&m, m.threads.v[e->thread].tid),
+			    "NCCL comm 000000000000000b");
 	e = find(&m, "nccl:all_reduce", 2);
-	assert_int_equal(e->dur, 50);
+	assert_int_equal(e->ts, T(MONO + 1340));
+	assert_int_equal(e->dur, 260);
 	assert_int_equal(an_profile_compute(&p, &m, &err), NNS_OK);
 	assert_int_equal(p.tree.dropped_overlaps, 0);
 	assert_int_equal(p.comm_nodes.n, 3);
+	an_profile_release(&p);
+	model_release(&m);
+	nb_free(&b);
+	nb_free(&ev);
+	nb_free(&g);
+}
+
+/* When the framework recorded its own nccl:* range (PyTorch), it is the
+ * communication op; the plugin's collective is kept as "NCCL AllReduce"
+ * and not counted a second time. */
+static void test_coll_framework_wins(void **state)
+{
+	struct nb b = {0}, ev = {0}, g = {0};
+	struct model m;
+	struct an_profile p;
+	struct nns_err err;
+	const uint32_t ar[8] = {S_F32, S_RING, S_LL, 0, 1, 0, 1, TID};
+
+	(void)state;
+	nb_header(&b, PID, 0, RT, MONO, 0);
+	strings(&b);
+	nb_thread(&b, 0, TID, "main");
+	nb_ev(&ev, MONO + 1000, NNST_EV_PUSH, 0, S_ALLREDUCE_TORCH, -1, 0, 0);
+	nb_ev(&ev, MONO + 1100, NNST_EV_POP, 0, 0, -1, 0, 0);
+	nb_events(&b, 0, &ev);
+	gr(&g, MONO + 1050, MONO + 1600, S_ALLREDUCE, NNST_GPU_COLL, NNST_GPUF_HOSTCLOCK, 0, 0, 0,
+	   10, 10, ar);
+	nb_chunk(&b, NNST_CHUNK_GPU, g.p, g.n);
+	nb_end(&b);
+	assert_int_equal(load(&b, &m), NNS_OK);
+	assert_non_null(find(&m, "nccl:all_reduce", 0));
+	assert_null(find(&m, "nccl:all_reduce", 1));
+	assert_non_null(find(&m, "NCCL AllReduce", 0));
+	assert_int_equal(find(&m, "NCCL AllReduce", 0)->dur, 550);
+	assert_int_equal(an_profile_compute(&p, &m, &err), NNS_OK);
+	assert_int_equal(p.comm_nodes.n, 1);
 	an_profile_release(&p);
 	model_release(&m);
 	nb_free(&b);
@@ -588,7 +635,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_host_clock),	 cmocka_unit_test(test_gpu_clock),
 	    cmocka_unit_test(test_tsc_and_fits), cmocka_unit_test(test_malformed),
-	    cmocka_unit_test(test_coll_clipped),
+	    cmocka_unit_test(test_coll_track),	 cmocka_unit_test(test_coll_framework_wins),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
