@@ -300,6 +300,8 @@ static void kernel_start(const struct ncp_event *e, void **handle)
 	int nev = 0;
 	size_t nold = 0;
 
+	if (!parent) /* its task was not recorded (nothing collected then) */
+		return;
 	pthread_mutex_lock(&ncp.mu);
 	task = slot_of(parent);
 	if (!task || (task->kind != NCP_COLL && task->kind != NCP_P2P)) {

@@ -264,11 +264,16 @@ static void test_not_collecting(void **state)
 	void *ctx = NULL;
 	int mask = 0;
 	size_t exec;
+	struct ncp_stats a, b;
 
 	(void)state;
 	assert_int_equal(nns_stop(p), 0);
 	assert_int_equal(ncclProfiler_v5.init(&ctx, 9, &mask, "n", 1, 2, 0, NULL), 0);
 	assert_null(task(ctx, 0, 2));
+	ncp_stats(&a);
+	assert_null(kernel(ctx, NULL)); /* NCCL's KernelCh of that task */
+	ncp_stats(&b);
+	assert_int_equal(b.bad_handle, a.bad_handle); /* not an error */
 	ncclProfiler_v5.finalize(ctx);
 	nns_destroy(p);
 	assert_int_equal(coll_records(&exec), 0);
