@@ -17,7 +17,8 @@
 #     counted in META nccl_profiler_drops, and a later task is still recorded;
 #   - without a profiler the plugin records nothing and does not fail;
 #   - `nnscope analyse` of the two-rank run: the communication table has
-#     both ranks and per op the calls and bytes of the script.
+#     both ranks and per op the calls and bytes of the script, and each
+#     rank communicates at least the time its all-reduces were open.
 #
 #   NNSCOPE=build/nnscope bash tests/e2e/nccl_plugin.sh
 set -euo pipefail
@@ -151,20 +152,21 @@ NCCL_PROFILER_PLUGIN=$LIB HARNESS_NO_PROFILER=1 "$H" script >np.out 2>np.err || 
 if "$NNSCOPE" analyse two --out an >an.out 2>an.err; then
 	pass "nnscope analyse of the two-rank run"
 	d=an/distributed.json
-	if [ "$(jq '.comm_ops | length' "$d")" = 0 ] && [ -n "${NCCL_E2E_ALLOW_NO_IMPORTER:-}" ]; then
-		echo "SKIP nccl_plugin.sh: the .nnst importer gives no communication ops yet"
-	else
-		got=$(jq -c '[.comm_ops[] | {w: .worker, n: (.name | ascii_downcase | gsub("[^a-z]"; "")),
-			c: .calls, b: .total_bytes}] | group_by(.w) | map({(.[0].w): (map({(.n): [.c, .b]}) | add)})
-			| add // {} | [.[]] ' "$d")
-		exp='{"ncclallreduce":[5,20971520],"ncclbroadcast":[2,16384],"ncclallgather":[1,524288]}'
-		nw=$(jq 'length' <<<"$got")
-		[ "$nw" = 2 ] && pass "analysis: comm ops of both ranks" || fail "analysis: comm ops of $nw workers: $got"
-		ok=$(jq --argjson e "$exp" 'length == 2 and all(.[]; . as $w | all($e | to_entries[];
-			$w[.key] == .value) and ($w.ncclsend[0] // 0) == 1)' <<<"$got")
-		[ "$ok" = true ] && pass "analysis: calls and bytes per op as the script (5 x 4 MiB all-reduce ...)" ||
-			fail "analysis: comm ops $got, want each worker $exp and one send"
-	fi
+	got=$(jq -c '[.comm_ops[] | {w: .worker, n: (.name | ascii_downcase | gsub("[^a-z]"; "")),
+		c: .calls, b: .total_bytes}] | group_by(.w) | map({(.[0].w): (map({(.n): [.c, .b]}) | add)})
+		| add // {} | [.[]] ' "$d")
+	exp='{"ncclallreduce":[5,20971520],"ncclbroadcast":[2,16384],"ncclallgather":[1,524288]}'
+	nw=$(jq 'length' <<<"$got")
+	[ "$nw" = 2 ] && pass "analysis: comm ops of both ranks" || fail "analysis: comm ops of $nw workers: $got"
+	ok=$(jq --argjson e "$exp" 'length == 2 and all(.[]; . as $w | all($e | to_entries[];
+		$w[.key] == .value) and ($w.ncclsend[0] // 0) == 1)' <<<"$got")
+	[ "$ok" = true ] && pass "analysis: calls and bytes per op as the script (5 x 4 MiB all-reduce ...)" ||
+		fail "analysis: comm ops $got, want each worker $exp and one send"
+	# the 5 all-reduces of thread ar alone keep a rank communicating >= 5 x 30 ms
+	got=$(jq -c '[.workers[] | .communication_us]' "$d")
+	jq -e 'length == 2 and all(.[]; . >= 150000)' <<<"$got" >/dev/null &&
+		pass "analysis: each rank communicates >= 150 ms ($got us)" ||
+		fail "analysis: communication_us per rank $got, want 2 ranks >= 150000"
 else
 	fail "nnscope analyse: $(head -3 an.err)"
 fi
