@@ -6,8 +6,9 @@
  * It sets LD_PRELOAD=<libnnscope.so>[:<previous LD_PRELOAD>],
  * NNSCOPE_PRELOAD=1, NNSCOPE_OPTIONS (the given options, or the
  * environment's NNSCOPE_OPTIONS / MS_PROFILER_OPTIONS, with output_path
- * made absolute) and, unless already set, NVTX_INJECTION64_PATH (the same
- * library: NVTX ranges are recorded), then spawns CMD, forwards SIGTERM/SIGHUP to it, waits and
+ * made absolute) and, unless already set, NVTX_INJECTION64_PATH and
+ * NCCL_PROFILER_PLUGIN (the same library: NVTX ranges and NCCL collectives
+ * are recorded), then spawns CMD, forwards SIGTERM/SIGHUP to it, waits and
  * exits with its status (128 + N when signal N killed it; 127 when it
  * cannot be run), after telling on stderr where the traces are. The library
  * constructor (src/collector/preload.c) does the profiling in every process
@@ -38,9 +39,10 @@ static const char USAGE[] =
     "\n"
     "Runs CMD with the nnscope collector preloaded (LD_PRELOAD): CPU samplers,\n"
     "process metadata and lifetime, and whatever the program records through\n"
-    "libnnscope (nns_push/nns_step, the Python module) or NVTX (NVTX_INJECTION64_PATH\n"
-    "is set to libnnscope.so unless already set). Every process of CMD that\n"
-    "loads the library writes <DIR>/<host>_<pid>.nnst. Exits with CMD's status.\n"
+    "libnnscope (nns_push/nns_step, the Python module), NVTX and NCCL\n"
+    "(NVTX_INJECTION64_PATH and NCCL_PROFILER_PLUGIN are set to libnnscope.so\n"
+    "unless already set). Every process of CMD that loads the library writes\n"
+    "<DIR>/<host>_<pid>.nnst. Exits with CMD's status.\n"
     "\n"
     "Options:\n"
     "  -o, --output DIR     trace directory (default: output_path of the options, ./data)\n"
@@ -294,10 +296,16 @@ int cmd_run(int argc, char **argv)
 	free(preload);
 	/* NVTX v3 headers dlopen() this and call InitializeInjectionNvtx2
 	 * (src/collector/nvtx.c): the program's NVTX ranges are recorded. */
-	if (!getenv("NVTX_INJECTION64_PATH")) {
+	/* NCCL (2.23+) dlopen()s NCCL_PROFILER_PLUGIN and looks up
+	 * ncclProfiler_v5..v1 (src/collector/nccl_prof_abi.c): every
+	 * collective is recorded. A user's plugin is kept. */
+	{
 		char *real = realpath(lib, NULL);
 
-		setenv("NVTX_INJECTION64_PATH", real ? real : lib, 1);
+		if (!getenv("NVTX_INJECTION64_PATH"))
+			setenv("NVTX_INJECTION64_PATH", real ? real : lib, 1);
+		if (!getenv("NCCL_PROFILER_PLUGIN"))
+			setenv("NCCL_PROFILER_PLUGIN", real ? real : lib, 1);
 		free(real);
 	}
 	if (!getenv("NNSCOPE_BIN")) {

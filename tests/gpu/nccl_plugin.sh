@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# tests/gpu/nccl_plugin.sh - the NCCL profiler plugin with real NCCL on a GPU
+# machine (owner: the collector; not part of `make test`, which has no GPU:
+# tests/e2e/nccl_plugin.sh covers the plugin there with a harness). Runs
+# tests/gpu/nccl_allreduce.c (one process, one communicator per visible GPU)
+# under `nnscope run` with NCCL's INFO log and prints a pass/fail table:
+#   - NCCL loaded libnnscope.so as its profiler plugin (which version);
+#   - the trace holds ITERS x NGPU AllReduce records (count, ncclFloat32,
+#     ranks) and BCAST x NGPU Broadcast records (ncclBfloat16, root 0);
+#   - how many are timed by kernel-channel events (exec=1) and their median
+#     duration; no events refused (META nccl_profiler_drops);
+#   - `nnscope analyse`: nccl:all_reduce calls and bytes in distributed.json.
+# SKIP when there is no GPU or no CUDA toolkit.
+#
+#   NNSCOPE=build/nnscope bash tests/gpu/nccl_plugin.sh [ITERS] [BCAST] [COUNT]
+set -uo pipefail
+
+: "${NNSCOPE:?set NNSCOPE to the nnscope binary}"
+ITERS=${1:-20}
+BCAST=${2:-4}
+COUNT=${3:-1048576}
+CUDA=${CUDA_HOME:-/usr/local/cuda}
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+TMP=$(mktemp -d /tmp/nnscope-nccl-gpu.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+fails=0
+row() { printf '%-4s %s\n' "$1" "$2"; [ "$1" = FAIL ] && fails=$((fails + 1)); return 0; }
+
+[ -f "$CUDA/include/nccl.h" ] || { echo "SKIP: no $CUDA/include/nccl.h"; exit 0; }
+cc -std=c11 -O1 -I"$CUDA/include" "$HERE/nccl_allreduce.c" -o "$TMP/job" \
+	-L"$CUDA/lib64" -L"$CUDA/lib" -lnccl -lcudart -Wl,-rpath,"$CUDA/lib64:$CUDA/lib" ||
+	{ echo "FAIL: nccl_allreduce.c does not build"; exit 1; }
+cc -std=c11 -D_GNU_SOURCE -O1 -I"$ROOT/include" -I"$ROOT/src" "$ROOT/tests/e2e/nccl_check.c" \
+	"$ROOT/src/format/nnst_reader.c" "$ROOT/src/format/nnst_clock.c" "$ROOT/src/format/nnst_crc.c" \
+	-o "$TMP/check" -lz || { echo "FAIL: nccl_check.c does not build"; exit 1; }
+"$TMP/job" 1 0 1024 >/dev/null 2>"$TMP/probe.err" ||
+	{ echo "SKIP: no usable GPU: $(head -1 "$TMP/probe.err")"; exit 0; }
+
+cd "$TMP"
+unset NCCL_PROFILER_PLUGIN
+NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ENV "$NNSCOPE" run -q -o run -- ./job "$ITERS" "$BCAST" "$COUNT" \
+	>job.out 2>job.err
+rc=$?
+ngpu=$(sed -n 's/^ok ranks=//p' job.out)
+[ "$rc" = 0 ] && [ -n "$ngpu" ] && row PASS "job ran on $ngpu GPU(s)" ||
+	row FAIL "job exit $rc: $(tail -2 job.err | tr '\n' ' ')"
+ngpu=${ngpu:-1}
+ver=$(grep -o 'PROFILER/Plugin: Loaded [^ ]* (v[0-9])' job.out job.err | head -1)
+case "$ver" in *"nnscope (v"*) row PASS "NCCL: $ver" ;; *) row FAIL "NCCL did not load the plugin ($ver)" ;; esac
+
+f=$(ls run/*.nnst 2>/dev/null | head -1)
+"$TMP/check" "$f" >recs.txt 2>check.err || row FAIL "nccl_check: $(cat check.err)"
+cnt() { awk -v n="$1" -v k="$2" '$1=="coll" && $2=="name=" n { c++; if (index($0, k)) m++ }
+	END { printf "%d %d", c, m }' recs.txt; }
+read -r n m <<<"$(cnt AllReduce "count=$COUNT hash=")"
+want=$((ITERS * ngpu))
+[ "$n" = "$want" ] && row PASS "AllReduce records: $n (= $ITERS x $ngpu)" || row FAIL "AllReduce records: $n, want $want"
+read -r n m <<<"$(cnt AllReduce "dtype=ncclFloat32")"
+[ "$m" = "$want" ] && row PASS "AllReduce datatype ncclFloat32, nranks $ngpu" || row FAIL "AllReduce ncclFloat32: $m of $n"
+read -r n m <<<"$(cnt Broadcast "dtype=ncclBfloat16")"
+want=$((BCAST * ngpu))
+[ "$n" = "$want" ] && [ "$m" = "$want" ] && row PASS "Broadcast records: $n ncclBfloat16" ||
+	row FAIL "Broadcast records: $n ($m ncclBfloat16), want $want"
+ex=$(grep -c ' exec=1 ' recs.txt)
+tot=$(grep -c '^coll ' recs.txt)
+med=$(grep ' exec=1 ' recs.txt | sed 's/.*dur_us=\([0-9-]*\).*/\1/' | sort -n |
+	awk '{ a[NR] = $1 } END { print (NR ? a[int((NR + 1) / 2)] : "-") }')
+[ "$ex" = "$tot" ] && [ "$tot" -gt 0 ] && row PASS "all $tot records timed by kernel-channel events (median ${med} us)" ||
+	row FAIL "$ex of $tot records timed by kernel-channel events (others: enqueue window)"
+drops=$(grep '^meta nccl_profiler_drops' recs.txt)
+[ -z "$drops" ] && row PASS "no events refused" || row FAIL "$drops"
+grep '^meta nccl_profiler=' recs.txt | sed 's/^/     /'
+
+if "$NNSCOPE" analyse run --out an >an.out 2>an.err; then
+	got=$(jq -c '[.comm_ops[] | select(.name == "nccl:all_reduce") | [.calls, .total_bytes]] | add' an/distributed.json)
+	want="[$((ITERS * ngpu)),$((ITERS * ngpu * COUNT * 4))]"
+	[ "$got" = "$want" ] && row PASS "analysis: nccl:all_reduce calls, bytes $got" ||
+		row FAIL "analysis: nccl:all_reduce $got, want $want"
+else
+	row FAIL "nnscope analyse: $(head -2 an.err)"
+fi
+echo "nccl_plugin (GPU): $fails failed"
+[ "$fails" = 0 ]
