@@ -1,0 +1,423 @@
+/*
+ * cupti_records.c - CUPTI activity records -> struct nnst_gpu
+ * (docs/FORMAT.md "GPU records"), the raw buffer dump
+ * (NNSCOPE_CUPTI_DUMP) and its replay. Owner: the collector; cupti.c owns
+ * the conversion state (one struct nns_cupti_conv) and calls this from
+ * CUPTI's buffer-completed callback, off the hot path.
+ *
+ * Fields are read by the offsets of cupti_abi.h (the same in every record
+ * version of CUPTI 12.x and 13.x, see cupti_layout.c), with memcpy, so a
+ * record is never cast to a struct of one version. Mapping:
+ *   CONCURRENT_KERNEL -> KERNEL  (grid, block, registers, static and
+ *                                 dynamic shared memory, graph id)
+ *   MEMCPY, MEMCPY2   -> MEMCPY  (bytes, copy kind, src/dst memory kinds)
+ *   MEMSET            -> MEMSET  (bytes, value)
+ *   RUNTIME, DRIVER   -> RUNTIME, DRIVER (caller tid and pid, cbid; the
+ *                                 name from cuptiGetCallbackName)
+ *   SYNCHRONIZATION   -> SYNC    (type, CUDA event id; the caller's tid
+ *                                 and pid from the API record of the same
+ *                                 correlation id, 0 when not seen)
+ *   MEMORY2           -> MEMORY  (allocation / release, address, bytes)
+ *   EXTERNAL_CORRELATION -> EXTCORR
+ * Other kinds are counted and skipped. CUPTI's invalid ids (0xffffffff)
+ * become device -1 / stream 0.
+ */
+#include "collector/cupti_abi.h"
+#include "collector/collector.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+size_t nns_cupti_record_size13(uint32_t kind)
+{
+	switch (kind) {
+	case NNS_CK_CONCURRENT_KERNEL:
+		return 216; /* CUpti_ActivityKernel10 */
+	case NNS_CK_MEMCPY:
+	case NNS_CK_MEMCPY2:
+		return 96; /* Memcpy6, MemcpyPtoP4 */
+	case NNS_CK_MEMSET:
+		return 88; /* Memset4 */
+	case NNS_CK_RUNTIME:
+	case NNS_CK_DRIVER:
+		return 40; /* API */
+	case NNS_CK_SYNCHRONIZATION:
+		return 56; /* Synchronization2 */
+	case NNS_CK_MEMORY2:
+		return 128; /* Memory4 */
+	case NNS_CK_EXTERNAL_CORRELATION:
+		return 24;
+	default:
+		return 0;
+	}
+}
+
+/* The cursor is the previous record (*rec, NULL to begin), as in CUPTI. */
+int nns_cupti_next13(uint8_t *buf, size_t valid, void **rec)
+{
+	size_t off = 0, sz;
+	uint32_t kind;
+
+	if (*rec) {
+		memcpy(&kind, *rec, 4);
+		off = (size_t)((uint8_t *)*rec - buf) + nns_cupti_record_size13(kind);
+	}
+	if (off + 4 > valid)
+		return NNS_CUPTI_ERROR_MAX_LIMIT_REACHED;
+	memcpy(&kind, buf + off, 4);
+	sz = nns_cupti_record_size13(kind);
+	if (!sz || off + sz > valid)
+		return NNS_CUPTI_ERROR_MAX_LIMIT_REACHED; /* unknown kind: cannot go on */
+	*rec = buf + off;
+	return NNS_CUPTI_SUCCESS;
+}
+
+int nns_cupti_conv_init(struct nns_cupti_conv *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->apin = calloc(2 * NNS_CUPTI_CBID_MAX, sizeof(uint32_t));
+	return c->apin ? NNS_OK : NNS_ENOMEM;
+}
+
+void nns_cupti_conv_release(struct nns_cupti_conv *c)
+{
+	free(c->apin);
+	c->apin = NULL;
+}
+
+static uint32_t u32at(const uint8_t *r, size_t off)
+{
+	uint32_t v;
+
+	memcpy(&v, r + off, 4);
+	return v;
+}
+
+static uint64_t u64at(const uint8_t *r, size_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, r + off, 8);
+	return v;
+}
+
+static int16_t dev16(uint32_t id)
+{
+	return id == NNS_CUPTI_INVALID_ID || id > INT16_MAX ? -1 : (int16_t)id;
+}
+
+static uint32_t stream32(uint32_t id)
+{
+	return id == NNS_CUPTI_INVALID_ID ? 0 : id;
+}
+
+static uint32_t api_name(struct nns_cupti_conv *c, uint32_t domain, uint32_t cbid)
+{
+	uint32_t *slot = NULL, id;
+	const char *s = NULL;
+	char tmp[48];
+
+	if (c->apin && cbid < NNS_CUPTI_CBID_MAX) {
+		slot = &c->apin[(domain == NNS_CUPTI_DOMAIN_DRIVER ? 0 : NNS_CUPTI_CBID_MAX) + cbid];
+		if (*slot)
+			return *slot;
+	}
+	if (!c->cbname || c->cbname(domain, cbid, &s) != NNS_CUPTI_SUCCESS || !s || !*s) {
+		snprintf(tmp, sizeof(tmp), "%s cbid %u",
+			 domain == NNS_CUPTI_DOMAIN_DRIVER ? "driver" : "runtime", cbid);
+		s = tmp;
+	}
+	id = nns_name(s);
+	if (slot)
+		*slot = id;
+	return id;
+}
+
+static void kernel(const uint8_t *r, struct nnst_gpu *g)
+{
+	const char *name;
+	int32_t v[8];
+
+	g->type = NNST_GPU_KERNEL;
+	g->start = u64at(r, NNS_KO_START);
+	g->end = u64at(r, NNS_KO_END);
+	g->device = dev16(u32at(r, NNS_KO_DEVICE));
+	g->stream = stream32(u32at(r, NNS_KO_STREAM));
+	g->corr = u32at(r, NNS_KO_CORR);
+	memcpy(v, r + NNS_KO_GRID, 3 * 4);
+	memcpy(v + 3, r + NNS_KO_BLOCK, 3 * 4);
+	v[6] = 0;
+	memcpy(&v[6], r + NNS_KO_REGS, 2);
+	memcpy(&v[7], r + NNS_KO_SSMEM, 4);
+	memcpy(g->u, v, sizeof(v));
+	g->a = (uint32_t)u32at(r, NNS_KO_DSMEM);
+	g->b = u32at(r, NNS_KO_GRAPH);
+	memcpy(&name, r + NNS_KO_NAME, sizeof(name));
+	g->name = nns_name(name && *name ? name : "<unnamed kernel>");
+}
+
+static void api(struct nns_cupti_conv *c, const uint8_t *r, uint32_t kind, struct nnst_gpu *g)
+{
+	uint32_t corr = u32at(r, NNS_AO_CORR);
+	uint32_t domain = kind == NNS_CK_DRIVER ? NNS_CUPTI_DOMAIN_DRIVER : NNS_CUPTI_DOMAIN_RUNTIME;
+
+	g->type = kind == NNS_CK_DRIVER ? NNST_GPU_DRIVER : NNST_GPU_RUNTIME;
+	g->start = u64at(r, NNS_AO_START);
+	g->end = u64at(r, NNS_AO_END);
+	g->device = -1;
+	g->corr = corr;
+	g->a = u32at(r, NNS_AO_TID);
+	g->b = u32at(r, NNS_AO_PID);
+	g->u[0] = u32at(r, NNS_AO_CBID);
+	g->name = api_name(c, domain, g->u[0]);
+}
+
+static void remember_caller(struct nns_cupti_conv *c, const uint8_t *r)
+{
+	uint32_t corr = u32at(r, NNS_AO_CORR);
+
+	if (!corr)
+		return;
+	c->tidmap[corr % NNS_CUPTI_TIDMAP].corr = corr;
+	c->tidmap[corr % NNS_CUPTI_TIDMAP].tid = u32at(r, NNS_AO_TID);
+	c->tidmap[corr % NNS_CUPTI_TIDMAP].pid = u32at(r, NNS_AO_PID);
+}
+
+static const char *sync_name(uint32_t type)
+{
+	static const char *names[] = {"cudaSynchronize", "cudaEventSynchronize",
+				      "cudaStreamWaitEvent", "cudaStreamSynchronize",
+				      "cudaDeviceSynchronize"};
+
+	return type >= 1 && type <= 5 ? names[type - 1] : "cudaSynchronize";
+}
+
+int nns_cupti_convert(struct nns_cupti_conv *c, const uint8_t *r, struct nnst_gpu *g)
+{
+	uint32_t kind = u32at(r, 0), v;
+
+	memset(g, 0, sizeof(*g));
+	g->flags = c->flags;
+	switch (kind) {
+	case NNS_CK_CONCURRENT_KERNEL:
+		kernel(r, g);
+		break;
+	case NNS_CK_MEMCPY:
+	case NNS_CK_MEMCPY2:
+		g->type = NNST_GPU_MEMCPY;
+		g->start = u64at(r, NNS_MO_START);
+		g->end = u64at(r, NNS_MO_END);
+		g->device = dev16(u32at(r, NNS_MO_DEVICE));
+		g->stream = stream32(u32at(r, NNS_MO_STREAM));
+		g->corr = u32at(r, kind == NNS_CK_MEMCPY ? NNS_MO_CORR : NNS_MO_P2P_CORR);
+		g->a = u64at(r, NNS_MO_BYTES);
+		g->u[0] = r[NNS_MO_COPYKIND];
+		g->u[1] = r[NNS_MO_COPYKIND + 1];
+		g->u[2] = r[NNS_MO_COPYKIND + 2];
+		g->name = nns_name(kind == NNS_CK_MEMCPY ? "Memcpy" : "Memcpy PtoP");
+		break;
+	case NNS_CK_MEMSET:
+		g->type = NNST_GPU_MEMSET;
+		g->start = u64at(r, NNS_SO_START);
+		g->end = u64at(r, NNS_SO_END);
+		g->device = dev16(u32at(r, NNS_SO_DEVICE));
+		g->stream = stream32(u32at(r, NNS_SO_STREAM));
+		g->corr = u32at(r, NNS_SO_CORR);
+		g->a = u64at(r, NNS_SO_BYTES);
+		g->u[0] = u32at(r, NNS_SO_VALUE);
+		g->name = nns_name("Memset");
+		break;
+	case NNS_CK_RUNTIME:
+	case NNS_CK_DRIVER:
+		api(c, r, kind, g);
+		break;
+	case NNS_CK_SYNCHRONIZATION:
+		g->type = NNST_GPU_SYNC;
+		g->start = u64at(r, NNS_YO_START);
+		g->end = u64at(r, NNS_YO_END);
+		g->device = -1;
+		g->corr = u32at(r, NNS_YO_CORR);
+		g->stream = stream32(u32at(r, NNS_YO_STREAM));
+		g->u[0] = u32at(r, NNS_YO_TYPE);
+		v = u32at(r, NNS_YO_EVENT);
+		g->u[1] = v == NNS_CUPTI_INVALID_ID ? 0 : v;
+		if (g->corr && c->tidmap[g->corr % NNS_CUPTI_TIDMAP].corr == g->corr) {
+			g->a = c->tidmap[g->corr % NNS_CUPTI_TIDMAP].tid;
+			g->b = c->tidmap[g->corr % NNS_CUPTI_TIDMAP].pid;
+		}
+		g->name = nns_name(sync_name(g->u[0]));
+		break;
+	case NNS_CK_MEMORY2:
+		v = u32at(r, NNS_YMO_OP);
+		if (v != NNS_CUPTI_MEMOP_ALLOCATION && v != NNS_CUPTI_MEMOP_RELEASE) {
+			c->skipped++;
+			return 0;
+		}
+		g->type = NNST_GPU_MEMORY;
+		g->start = g->end = u64at(r, NNS_YMO_TIME);
+		g->device = dev16(u32at(r, NNS_YMO_DEVICE));
+		g->stream = stream32(u32at(r, NNS_YMO_STREAM));
+		g->corr = u32at(r, NNS_YMO_CORR);
+		g->a = u64at(r, NNS_YMO_ADDR);
+		g->b = u64at(r, NNS_YMO_BYTES);
+		g->u[0] = v == NNS_CUPTI_MEMOP_ALLOCATION ? 1 : 2;
+		g->name = nns_name(v == NNS_CUPTI_MEMOP_ALLOCATION ? "cudaMalloc" : "cudaFree");
+		break;
+	case NNS_CK_EXTERNAL_CORRELATION:
+		g->type = NNST_GPU_EXTCORR;
+		g->flags = 0; /* no time */
+		g->device = -1;
+		g->corr = u32at(r, NNS_XO_CORR);
+		g->a = u64at(r, NNS_XO_ID);
+		g->u[0] = u32at(r, NNS_XO_KIND);
+		break;
+	default:
+		c->skipped++;
+		return 0;
+	}
+	c->records++;
+	return 1;
+}
+
+#define BATCH 256
+
+size_t nns_cupti_decode(struct nns_cupti_conv *c, uint8_t *buf, size_t valid, nns_cupti_next_fn next,
+			nns_gpu_sink sink, void *arg)
+{
+	struct nnst_gpu out[BATCH];
+	size_t n = 0, total = 0;
+	void *rec = NULL;
+
+	if (!next)
+		next = nns_cupti_next13;
+	/* pass 1: the callers of API calls, for SYNC records that come first */
+	while (next(buf, valid, &rec) == NNS_CUPTI_SUCCESS) {
+		uint32_t kind = u32at(rec, 0);
+
+		if (kind == NNS_CK_RUNTIME || kind == NNS_CK_DRIVER)
+			remember_caller(c, rec);
+	}
+	rec = NULL;
+	while (next(buf, valid, &rec) == NNS_CUPTI_SUCCESS) {
+		if (!nns_cupti_convert(c, rec, &out[n]))
+			continue;
+		if (++n == BATCH) {
+			sink(arg, out, n);
+			total += n;
+			n = 0;
+		}
+	}
+	if (n)
+		sink(arg, out, n);
+	return total + n;
+}
+
+/* ---- dump and replay --------------------------------------------------------- */
+
+static const char MAGIC[10] = "NNSCUPTI1\n";
+
+int nns_cupti_dump(const char *path, uint32_t version, const uint8_t *buf, size_t valid,
+		   nns_cupti_next_fn next)
+{
+	FILE *f = fopen(path, "wb");
+	uint64_t v64 = valid;
+	uint32_t count = 0;
+	void *rec = NULL;
+	long count_at;
+	int ok;
+
+	if (!f)
+		return NNS_EIO;
+	if (!next)
+		next = nns_cupti_next13;
+	ok = fwrite(MAGIC, sizeof(MAGIC), 1, f) == 1 && fwrite(&version, 4, 1, f) == 1 &&
+	     fwrite(&v64, 8, 1, f) == 1 && fwrite(buf, 1, valid, f) == valid;
+	count_at = ftell(f);
+	ok = ok && fwrite(&count, 4, 1, f) == 1;
+	while (ok && next((uint8_t *)buf, valid, &rec) == NNS_CUPTI_SUCCESS) {
+		const char *name;
+		uint32_t off, len;
+
+		if (u32at(rec, 0) != NNS_CK_CONCURRENT_KERNEL)
+			continue;
+		memcpy(&name, (uint8_t *)rec + NNS_KO_NAME, sizeof(name));
+		off = (uint32_t)((uint8_t *)rec - buf);
+		len = name ? (uint32_t)strlen(name) : 0;
+		ok = fwrite(&off, 4, 1, f) == 1 && fwrite(&len, 4, 1, f) == 1 &&
+		     fwrite(name ? name : "", 1, len, f) == len;
+		count++;
+	}
+	ok = ok && fseek(f, count_at, SEEK_SET) == 0 && fwrite(&count, 4, 1, f) == 1;
+	return (fclose(f) == 0 && ok) ? NNS_OK : NNS_EIO;
+}
+
+static int rd(FILE *f, void *dst, size_t n)
+{
+	return fread(dst, 1, n, f) == n;
+}
+
+int nns_cupti_replay(const char *path, struct nns_cupti_conv *c, nns_cupti_next_fn next,
+		     nns_gpu_sink sink, void *arg, struct nns_err *err)
+{
+	FILE *f = fopen(path, "rb");
+	char magic[sizeof(MAGIC)];
+	uint32_t version, count;
+	uint64_t valid;
+	uint8_t *buf = NULL;
+	char **names = NULL;
+	int rc = NNS_OK;
+
+	if (!f)
+		return nns_err_set(err, NNS_EIO, "%s: %s", path, strerror(errno));
+	if (!rd(f, magic, sizeof(magic)) || memcmp(magic, MAGIC, sizeof(MAGIC)) ||
+	    !rd(f, &version, 4) || !rd(f, &valid, 8) || valid > (1u << 30)) {
+		rc = nns_err_set(err, NNS_EFORMAT, "%s: not a CUPTI buffer dump (bad header)", path);
+		goto out;
+	}
+	/* 8-aligned, as CUPTI's buffers */
+	if (!(buf = aligned_alloc(8, (valid + 8) & ~(uint64_t)7))) {
+		rc = nns_err_set(err, NNS_ENOMEM, "%s: out of memory", path);
+		goto out;
+	}
+	if (!rd(f, buf, valid) || !rd(f, &count, 4) || count > valid / NNS_K_MIN_SIZE + 1) {
+		rc = nns_err_set(err, NNS_EFORMAT, "%s: truncated CUPTI buffer dump", path);
+		goto out;
+	}
+	/* kernels without a saved name must not keep a dead pointer */
+	for (void *rec = NULL; (next ? next : nns_cupti_next13)(buf, valid, &rec) == NNS_CUPTI_SUCCESS;)
+		if (u32at(rec, 0) == NNS_CK_CONCURRENT_KERNEL)
+			memset((uint8_t *)rec + NNS_KO_NAME, 0, sizeof(char *));
+	if (count && !(names = calloc(count, sizeof(*names)))) {
+		rc = nns_err_set(err, NNS_ENOMEM, "%s: out of memory", path);
+		goto out;
+	}
+	for (uint32_t i = 0; i < count; i++) {
+		uint32_t off, len;
+
+		if (!rd(f, &off, 4) || !rd(f, &len, 4) || len > (1u << 20) ||
+		    (uint64_t)off + NNS_K_MIN_SIZE > valid || !(names[i] = malloc(len + 1)) ||
+		    !rd(f, names[i], len)) {
+			rc = nns_err_set(err, NNS_EFORMAT, "%s: kernel name %u of %u truncated or bad",
+					 path, i, count);
+			goto out;
+		}
+		names[i][len] = '\0';
+		if (u32at(buf + off, 0) != NNS_CK_CONCURRENT_KERNEL) {
+			rc = nns_err_set(err, NNS_EFORMAT,
+					 "%s: kernel name %u points at byte %u, not a kernel", path,
+					 i, off);
+			goto out;
+		}
+		memcpy(buf + off + NNS_KO_NAME, &names[i], sizeof(char *));
+	}
+	nns_cupti_decode(c, buf, valid, next, sink, arg);
+out:
+	for (uint32_t i = 0; names && i < count; i++)
+		free(names[i]);
+	free(names);
+	free(buf);
+	fclose(f);
+	return rc;
+}
