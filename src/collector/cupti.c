@@ -97,10 +97,14 @@ static struct nns_cupti {
 	unsigned dumps;
 } cu = {.mu = PTHREAD_MUTEX_INITIALIZER, .conv_mu = PTHREAD_MUTEX_INITIALIZER};
 
-static const uint32_t kinds[] = {NNS_CK_CONCURRENT_KERNEL, NNS_CK_MEMCPY,
-				 NNS_CK_MEMSET,		   NNS_CK_RUNTIME,
-				 NNS_CK_DRIVER,		   NNS_CK_SYNCHRONIZATION,
-				 NNS_CK_MEMORY2,	   NNS_CK_EXTERNAL_CORRELATION};
+static const uint32_t kinds[] = {NNS_CK_CONCURRENT_KERNEL,
+				 NNS_CK_MEMCPY,
+				 NNS_CK_MEMSET,
+				 NNS_CK_RUNTIME,
+				 NNS_CK_DRIVER,
+				 NNS_CK_SYNCHRONIZATION,
+				 NNS_CK_MEMORY2,
+				 NNS_CK_EXTERNAL_CORRELATION};
 
 static void meta(const char *key, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void meta(const char *key, const char *fmt, ...)
@@ -146,8 +150,9 @@ static void *open_lib(char *why, size_t size)
 	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
 		if ((lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL)))
 			return lib;
-	snprintf(why, size, "libcupti not found (libcupti.so.13, .12 or libcupti.so on the library "
-			    "path or under /usr/local/cuda; NNSCOPE_CUPTI_LIB names one)");
+	snprintf(why, size,
+		 "libcupti not found (libcupti.so.13, .12 or libcupti.so on the library "
+		 "path or under /usr/local/cuda; NNSCOPE_CUPTI_LIB names one)");
 	return NULL;
 }
 
@@ -353,8 +358,9 @@ static int start_locked(char *why, size_t size)
 	if ((rc = cu.f.subscribe(&cu.sub, (void *)noop_callback, NULL)) != NNS_CUPTI_SUCCESS) {
 		cu.sub = NULL;
 		if (rc == NNS_CUPTI_ERROR_MULTIPLE_SUBSCRIBERS)
-			snprintf(why, size, "another CUPTI client (torch.profiler, Nsight...) is "
-					    "subscribed");
+			snprintf(why, size,
+				 "another CUPTI client (torch.profiler, Nsight...) is "
+				 "subscribed");
 		else
 			snprintf(why, size, "cuptiSubscribe returned %d", rc);
 		return NNS_EIO;

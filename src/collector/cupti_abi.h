@@ -42,10 +42,10 @@ enum {
 	NNS_CUPTI_ERROR_MAX_LIMIT_REACHED = 12, /* end of a buffer's records */
 	NNS_CUPTI_ERROR_MULTIPLE_SUBSCRIBERS = 39
 };
-#define NNS_CUPTI_FLUSH_FORCED 1u	 /* CUPTI_ACTIVITY_FLAG_FLUSH_FORCED */
-#define NNS_CUPTI_DOMAIN_DRIVER 1	 /* CUPTI_CB_DOMAIN_DRIVER_API */
-#define NNS_CUPTI_DOMAIN_RUNTIME 2	 /* CUPTI_CB_DOMAIN_RUNTIME_API */
-#define NNS_CUPTI_MEMOP_ALLOCATION 1	 /* CUpti_ActivityMemoryOperationType */
+#define NNS_CUPTI_FLUSH_FORCED 1u    /* CUPTI_ACTIVITY_FLAG_FLUSH_FORCED */
+#define NNS_CUPTI_DOMAIN_DRIVER 1    /* CUPTI_CB_DOMAIN_DRIVER_API */
+#define NNS_CUPTI_DOMAIN_RUNTIME 2   /* CUPTI_CB_DOMAIN_RUNTIME_API */
+#define NNS_CUPTI_MEMOP_ALLOCATION 1 /* CUpti_ActivityMemoryOperationType */
 #define NNS_CUPTI_MEMOP_RELEASE 2
 #define NNS_CUPTI_INVALID_ID 0xffffffffu /* CUPTI_INVALID_STREAM_ID etc. */
 
@@ -159,8 +159,8 @@ void nns_cupti_conv_release(struct nns_cupti_conv *c);
 int nns_cupti_convert(struct nns_cupti_conv *c, const uint8_t *rec, struct nnst_gpu *out);
 /* Every record of a completed buffer, walked with next, to sink in
  * batches; returns the records converted. */
-size_t nns_cupti_decode(struct nns_cupti_conv *c, uint8_t *buf, size_t valid, nns_cupti_next_fn next,
-			nns_gpu_sink sink, void *arg);
+size_t nns_cupti_decode(struct nns_cupti_conv *c, uint8_t *buf, size_t valid,
+			nns_cupti_next_fn next, nns_gpu_sink sink, void *arg);
 
 /* ---- device properties: cupti_dev.c ---------------------------------------- */
 

@@ -48,10 +48,14 @@ size_t nns_cupti_devices(struct nnst_gpu *out, size_t max, char *why, size_t why
 	cu_name_fn name;
 	cu_mem_fn mem;
 	cu_attr_fn attr;
-	static const int attrs[8] = {NNS_CU_CC_MAJOR,	      NNS_CU_CC_MINOR,
-				     NNS_CU_SM_COUNT,	      NNS_CU_MAX_THREADS_PER_SM,
-				     NNS_CU_MAX_THREADS_PER_BLOCK, NNS_CU_REGS_PER_SM,
-				     NNS_CU_WARP_SIZE,	      NNS_CU_MAX_BLOCKS_PER_SM};
+	static const int attrs[8] = {NNS_CU_CC_MAJOR,
+				     NNS_CU_CC_MINOR,
+				     NNS_CU_SM_COUNT,
+				     NNS_CU_MAX_THREADS_PER_SM,
+				     NNS_CU_MAX_THREADS_PER_BLOCK,
+				     NNS_CU_REGS_PER_SM,
+				     NNS_CU_WARP_SIZE,
+				     NNS_CU_MAX_BLOCKS_PER_SM};
 	int n = 0;
 	size_t k = 0;
 

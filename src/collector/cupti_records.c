@@ -120,7 +120,8 @@ static uint32_t api_name(struct nns_cupti_conv *c, uint32_t domain, uint32_t cbi
 	char tmp[48];
 
 	if (c->apin && cbid < NNS_CUPTI_CBID_MAX) {
-		slot = &c->apin[(domain == NNS_CUPTI_DOMAIN_DRIVER ? 0 : NNS_CUPTI_CBID_MAX) + cbid];
+		slot =
+		    &c->apin[(domain == NNS_CUPTI_DOMAIN_DRIVER ? 0 : NNS_CUPTI_CBID_MAX) + cbid];
 		if (*slot)
 			return *slot;
 	}
@@ -161,7 +162,8 @@ static void kernel(const uint8_t *r, struct nnst_gpu *g)
 static void api(struct nns_cupti_conv *c, const uint8_t *r, uint32_t kind, struct nnst_gpu *g)
 {
 	uint32_t corr = u32at(r, NNS_AO_CORR);
-	uint32_t domain = kind == NNS_CK_DRIVER ? NNS_CUPTI_DOMAIN_DRIVER : NNS_CUPTI_DOMAIN_RUNTIME;
+	uint32_t domain =
+	    kind == NNS_CK_DRIVER ? NNS_CUPTI_DOMAIN_DRIVER : NNS_CUPTI_DOMAIN_RUNTIME;
 
 	g->type = kind == NNS_CK_DRIVER ? NNST_GPU_DRIVER : NNST_GPU_RUNTIME;
 	g->start = u64at(r, NNS_AO_START);
@@ -185,13 +187,14 @@ static void remember_caller(struct nns_cupti_conv *c, const uint8_t *r)
 	c->tidmap[corr % NNS_CUPTI_TIDMAP].pid = u32at(r, NNS_AO_PID);
 }
 
+/* CUpti_ActivitySynchronizationType: 1 event, 2 stream wait event,
+ * 3 stream, 4 context synchronize */
 static const char *sync_name(uint32_t type)
 {
-	static const char *names[] = {"cudaSynchronize", "cudaEventSynchronize",
-				      "cudaStreamWaitEvent", "cudaStreamSynchronize",
-				      "cudaDeviceSynchronize"};
+	static const char *names[] = {"cudaEventSynchronize", "cudaStreamWaitEvent",
+				      "cudaStreamSynchronize", "cudaDeviceSynchronize"};
 
-	return type >= 1 && type <= 5 ? names[type - 1] : "cudaSynchronize";
+	return type >= 1 && type <= 4 ? names[type - 1] : "cudaSynchronize";
 }
 
 int nns_cupti_convert(struct nns_cupti_conv *c, const uint8_t *r, struct nnst_gpu *g)
@@ -283,8 +286,8 @@ int nns_cupti_convert(struct nns_cupti_conv *c, const uint8_t *r, struct nnst_gp
 
 #define BATCH 256
 
-size_t nns_cupti_decode(struct nns_cupti_conv *c, uint8_t *buf, size_t valid, nns_cupti_next_fn next,
-			nns_gpu_sink sink, void *arg)
+size_t nns_cupti_decode(struct nns_cupti_conv *c, uint8_t *buf, size_t valid,
+			nns_cupti_next_fn next, nns_gpu_sink sink, void *arg)
 {
 	struct nnst_gpu out[BATCH];
 	size_t n = 0, total = 0;
@@ -373,7 +376,8 @@ int nns_cupti_replay(const char *path, struct nns_cupti_conv *c, nns_cupti_next_
 		return nns_err_set(err, NNS_EIO, "%s: %s", path, strerror(errno));
 	if (!rd(f, magic, sizeof(magic)) || memcmp(magic, MAGIC, sizeof(MAGIC)) ||
 	    !rd(f, &version, 4) || !rd(f, &valid, 8) || valid > (1u << 30)) {
-		rc = nns_err_set(err, NNS_EFORMAT, "%s: not a CUPTI buffer dump (bad header)", path);
+		rc =
+		    nns_err_set(err, NNS_EFORMAT, "%s: not a CUPTI buffer dump (bad header)", path);
 		goto out;
 	}
 	/* 8-aligned, as CUPTI's buffers */
@@ -386,7 +390,8 @@ int nns_cupti_replay(const char *path, struct nns_cupti_conv *c, nns_cupti_next_
 		goto out;
 	}
 	/* kernels without a saved name must not keep a dead pointer */
-	for (void *rec = NULL; (next ? next : nns_cupti_next13)(buf, valid, &rec) == NNS_CUPTI_SUCCESS;)
+	for (void *rec = NULL;
+	     (next ? next : nns_cupti_next13)(buf, valid, &rec) == NNS_CUPTI_SUCCESS;)
 		if (u32at(rec, 0) == NNS_CK_CONCURRENT_KERNEL)
 			memset((uint8_t *)rec + NNS_KO_NAME, 0, sizeof(char *));
 	if (count && !(names = calloc(count, sizeof(*names)))) {
@@ -399,8 +404,9 @@ int nns_cupti_replay(const char *path, struct nns_cupti_conv *c, nns_cupti_next_
 		if (!rd(f, &off, 4) || !rd(f, &len, 4) || len > (1u << 20) ||
 		    (uint64_t)off + NNS_K_MIN_SIZE > valid || !(names[i] = malloc(len + 1)) ||
 		    !rd(f, names[i], len)) {
-			rc = nns_err_set(err, NNS_EFORMAT, "%s: kernel name %u of %u truncated or bad",
-					 path, i, count);
+			rc = nns_err_set(err, NNS_EFORMAT,
+					 "%s: kernel name %u of %u truncated or bad", path, i,
+					 count);
 			goto out;
 		}
 		names[i][len] = '\0';
