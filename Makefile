@@ -260,7 +260,12 @@ $(CUDA_APP): tests/e2e/cuda_app.c
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  LINK    $@")
 	$(Q)$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O1 -g -pthread -o $@ $< -ldl
-e2e: $(FAKE_CUPTI) $(CUDA_APP)
+CUPTI_CHECK := $(BUILD)/tests/cupti_check
+$(CUPTI_CHECK): tests/e2e/cupti_check.c $(COLLECTOR_OBJ)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  LINK    $@")
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(COLLECTOR_OBJ) $(COLLECTOR_LIBS) $(LDLIBS)
+e2e: $(FAKE_CUPTI) $(CUDA_APP) $(CUPTI_CHECK)
 
 $(COLL_E2E_BIN): $(BUILD)/tests/%: tests/e2e/%.c $(COLLECTOR_SO)
 	@mkdir -p $(dir $@)

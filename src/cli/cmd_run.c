@@ -6,8 +6,9 @@
  * It sets LD_PRELOAD=<libnnscope.so>[:<previous LD_PRELOAD>],
  * NNSCOPE_PRELOAD=1, NNSCOPE_OPTIONS (the given options, or the
  * environment's NNSCOPE_OPTIONS / MS_PROFILER_OPTIONS, with output_path
- * made absolute) and, unless already set, NVTX_INJECTION64_PATH (the same
- * library: NVTX ranges are recorded), then spawns CMD, forwards SIGTERM/SIGHUP to it, waits and
+ * made absolute) and, unless already set, NVTX_INJECTION64_PATH and
+ * CUDA_INJECTION64_PATH (the same library: NVTX ranges, and GPU activity
+ * through CUPTI, are recorded), then spawns CMD, forwards SIGTERM/SIGHUP to it, waits and
  * exits with its status (128 + N when signal N killed it; 127 when it
  * cannot be run), after telling on stderr where the traces are. The library
  * constructor (src/collector/preload.c) does the profiling in every process
@@ -38,8 +39,9 @@ static const char USAGE[] =
     "\n"
     "Runs CMD with the nnscope collector preloaded (LD_PRELOAD): CPU samplers,\n"
     "process metadata and lifetime, and whatever the program records through\n"
-    "libnnscope (nns_push/nns_step, the Python module) or NVTX (NVTX_INJECTION64_PATH\n"
-    "is set to libnnscope.so unless already set). Every process of CMD that\n"
+    "libnnscope (nns_push/nns_step, the Python module) or NVTX, and on CUDA the GPU\n"
+    "activity through CUPTI (NVTX_INJECTION64_PATH and CUDA_INJECTION64_PATH are set\n"
+    "to libnnscope.so unless already set). Every process of CMD that\n"
     "loads the library writes <DIR>/<host>_<pid>.nnst. Exits with CMD's status.\n"
     "\n"
     "Options:\n"
@@ -298,6 +300,15 @@ int cmd_run(int argc, char **argv)
 		char *real = realpath(lib, NULL);
 
 		setenv("NVTX_INJECTION64_PATH", real ? real : lib, 1);
+		free(real);
+	}
+	/* libcuda dlopen()s this in cuInit and calls InitializeInjection
+	 * (src/collector/cupti.c): kernels, copies and CUDA API calls are
+	 * recorded through CUPTI. */
+	if (!getenv("CUDA_INJECTION64_PATH")) {
+		char *real = realpath(lib, NULL);
+
+		setenv("CUDA_INJECTION64_PATH", real ? real : lib, 1);
 		free(real);
 	}
 	if (!getenv("NNSCOPE_BIN")) {
