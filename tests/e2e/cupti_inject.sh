@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# cupti_inject.sh - the CUPTI backend (owner: the collector) without a GPU.
+# build/tests/libfake_cupti.so (tests/e2e/fake_cupti.c) stands in for
+# libcupti and libcuda (NNSCOPE_CUPTI_LIB, NNSCOPE_CUDA_LIB); cuda_app
+# (tests/e2e/cuda_app.c) loads $CUDA_INJECTION64_PATH and calls
+# InitializeInjection as libcuda does, then launches N kernels on thread A
+# (inside nns ranges "aten::mm") and N kernels + N host-to-device copies of
+# 4096*(i+1) bytes on thread B, and exits without flushing. Under
+# `nnscope run` the .nnst file must hold exactly: 2N kernels with their
+# launch parameters, 3N runtime API records (on the app's two tids, its
+# pid), N copies (sum of bytes, kinds HtoD pinned->device), 2 device
+# records with the fake's properties, NNST_GPUF_HOSTCLOCK on every timed
+# record, >= 2 ordered GPUCLOCK points, META cupti "collecting ...". The
+# fake delivers records only at a forced flush by default, so all of them
+# prove the exit path's forced flush; with small buffers (records delivered
+# during the run) the counts are the same. Without the timestamp callback:
+# no HOSTCLOCK flag, clock points still. Another subscriber, a missing
+# libcupti: the META message, no GPU record, exit 0, nothing on stderr.
+# An abort keeps a readable file with the buffers delivered before it. A
+# user's CUDA_INJECTION64_PATH is kept; without a profiler
+# InitializeInjection does nothing.
+#
+#   NNSCOPE=build/nnscope bash tests/e2e/cupti_inject.sh
+set -euo pipefail
+
+# shellcheck source=lib/common.bash
+. "$(dirname "$0")/lib/common.bash"
+BIN=$(cd "$(dirname "$NNSCOPE")" && pwd)
+APP=$BIN/tests/cuda_app
+FAKE=$BIN/tests/libfake_cupti.so
+CHECK=$BIN/tests/cupti_check
+LIB=$BIN/libnnscope.so
+e2e_setup cupti_inject.sh nnscope-cupti
+e2e_built "make e2e" "$APP" "$FAKE" "$CHECK" "$LIB"
+e2e_clean_env
+unset CUDA_INJECTION64_PATH NNSCOPE_CUPTI_LIB NNSCOPE_CUDA_LIB NNSCOPE_CUPTI_DUMP \
+	NNSCOPE_CUPTI_HOSTCLOCK FAKE_CUPTI_SUBSCRIBED FAKE_CUPTI_NO_TS FAKE_CUPTI_LOG \
+	FAKE_CUPTI_BUF_RECORDS FAKE_CUPTI_HOOK FAKE_CUDA_COUNT
+cd "$TMP"
+N=50
+
+# profile NAME WANT-RC [ENV=VALUE...] [-- APP-ARGS]: cuda_app under nnscope
+# run into $TMP/NAME; cupti_check's output in $TMP/NAME.txt, the app's
+# stdout in $TMP/NAME.out, stderr in $TMP/NAME.err
+profile() {
+	local name=$1 want=$2 envs=() args=()
+	shift 2
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do envs+=("$1"); shift; done
+	[ $# -gt 0 ] && shift && args=("$@")
+	run_rc "$want" "$name: cuda_app under nnscope run" env NNSCOPE_CUPTI_LIB="$FAKE" \
+		NNSCOPE_CUDA_LIB="$FAKE" "${envs[@]}" "$NNSCOPE" run -q -o "$TMP/$name" -- \
+		"$APP" --n "$N" "${args[@]}"
+	cp "$TMP/out.txt" "$TMP/$name.out"
+	cp "$TMP/err.txt" "$TMP/$name.err"
+	"$CHECK" "$(ls "$TMP/$name"/*.nnst | head -1)" >"$TMP/$name.txt" ||
+		fail "$name: cupti_check cannot read the file"
+}
+val() { sed -n "s/^$2=//p" "$TMP/$1.txt" | tail -1; }
+expect() { # NAME KEY WANT
+	local got
+	got=$(val "$1" "$2")
+	[ "$got" = "$3" ] && pass "$1: $2 = $3" || fail "$1: $2 = '$got', wanted '$3'"
+}
+quiet() {
+	if grep -qi cupti "$TMP/$1.err"; then fail "$1: CUPTI on stderr: $(cat "$TMP/$1.err")"
+	else pass "$1: nothing on stderr about CUPTI"; fi
+}
+
+# the full set, for cases ok and small
+full() {
+	local name=$1 ta tb pid
+	expect "$name" gpu $((6 * N + 2))
+	expect "$name" gpu.KERNEL $((2 * N))
+	expect "$name" gpu.RUNTIME $((3 * N))
+	expect "$name" gpu.MEMCPY "$N"
+	expect "$name" gpu.DEVICE 2
+	expect "$name" kernel.ampere_sgemm_128x64_nn \
+		"$N grid=64,1,1 block=256,1,1 regs=32 ssmem=256 dsmem=0 device=0 stream=7"
+	expect "$name" kernel.vectorized_elementwise_kernel \
+		"$N grid=8,1,1 block=128,1,1 regs=32 ssmem=256 dsmem=0 device=0 stream=7"
+	expect "$name" kernel_linked $((2 * N))
+	expect "$name" runtime.cudaLaunchKernel_v7000 $((2 * N))
+	expect "$name" runtime.cudaMemcpy_v3020 "$N"
+	ta=$(sed -n 's/^tid A //p' "$TMP/$name.out")
+	tb=$(sed -n 's/^tid B //p' "$TMP/$name.out")
+	expect "$name" "runtime.tid.$ta" "$N"
+	expect "$name" "runtime.tid.$tb" $((2 * N))
+	pid=$(val "$name" meta.pid)
+	expect "$name" runtime.pid "$pid"
+	expect "$name" memcpy.bytes $((4096 * N * (N + 1) / 2))
+	expect "$name" memcpy.kinds 1/2/3
+	expect "$name" device.0 "Fake GPU 0|85899345920|233472|9,0,132,2048,1024,65536,32,32"
+	expect "$name" device.1 "Fake GPU 1|85899345921|233472|9,0,132,2048,1024,65536,32,32"
+	expect "$name" ordered 1
+	expect "$name" gpuclock_ordered 1
+	[ "$(val "$name" gpuclock)" -ge 2 ] && pass "$name: $(val "$name" gpuclock) GPU clock points" ||
+		fail "$name: $(val "$name" gpuclock) GPU clock points"
+	expect "$name" meta.cupti_records_dropped 0
+	quiet "$name"
+}
+
+# ---- only the forced flush at exit delivers ---------------------------------------
+profile ok 0 FAKE_CUPTI_LOG="$TMP/ok.log"
+full ok
+expect ok hostclock $((6 * N))
+expect ok meta.cupti "collecting (CUPTI version 130001, host clock)"
+# the fake saw: subscribe, the timestamp callback, the 8 kinds, one forced
+# flush and one delivery of every record (6N) after it
+got=$(grep -v '^enable' "$TMP/ok.log" | tr '\n' ' ')
+[ "$got" = "subscribe register_ts flush 1 delivered $((6 * N)) " ] &&
+	pass "ok: every record came with the forced flush at exit" || fail "ok: fake log: $got"
+got=$(sed -n 's/^enable //p' "$TMP/ok.log" | sort -n | tr '\n' ' ')
+[ "$got" = "1 2 4 5 10 38 39 49 " ] && pass "ok: kinds enabled: $got" || fail "ok: kinds enabled: $got"
+grep -q '^InitializeInjection 1$' "$TMP/ok.out" && pass "ok: InitializeInjection returned 1" ||
+	fail "ok: InitializeInjection: $(cat "$TMP/ok.out")"
+
+# ---- small buffers: records delivered during the run, same result --------------------
+profile small 0 FAKE_CUPTI_BUF_RECORDS=16
+full small
+
+# ---- CUPTI's clock: no flag, clock points written -------------------------------------
+profile cuptiClock 0 FAKE_CUPTI_NO_TS=1
+expect cuptiClock gpu $((6 * N + 2))
+expect cuptiClock hostclock 0
+expect cuptiClock meta.cupti "collecting (CUPTI version 130001, CUPTI clock)"
+[ "$(val cuptiClock gpuclock)" -ge 2 ] && pass "cuptiClock: GPU clock points" ||
+	fail "cuptiClock: $(val cuptiClock gpuclock) GPU clock points"
+expect cuptiClock gpuclock_ordered 1
+
+# ---- unavailable: a message, no record, no crash ----------------------------------------
+profile busy 0 FAKE_CUPTI_SUBSCRIBED=1
+expect busy meta.cupti "unavailable: another CUPTI client (torch.profiler, Nsight...) is subscribed"
+expect busy gpu 0
+quiet busy
+profile nolib 0 NNSCOPE_CUPTI_LIB="$TMP/none/libcupti.so.13" FAKE_CUPTI_HOOK="$FAKE"
+case "$(val nolib meta.cupti)" in
+"unavailable: libcupti not found ($TMP/none/libcupti.so.13:"*) pass "nolib: META cupti = $(val nolib meta.cupti)" ;;
+*) fail "nolib: META cupti = '$(val nolib meta.cupti)'" ;;
+esac
+expect nolib gpu 0
+quiet nolib
+
+# ---- a crash keeps what was delivered before it -------------------------------------------
+# 16-record buffers: 18 full ones (288 records) before the abort, the 19th lost
+profile crash 134 FAKE_CUPTI_BUF_RECORDS=16 -- --abort
+expect crash gpu 288
+expect crash meta.cupti "collecting (CUPTI version 130001, host clock)"
+
+# ---- the user's CUDA_INJECTION64_PATH is kept ----------------------------------------------
+profile userinj 0 CUDA_INJECTION64_PATH=
+expect userinj gpu 0
+[ -z "$(val userinj meta.cupti)" ] && pass "userinj: an empty CUDA_INJECTION64_PATH is kept" ||
+	fail "userinj: META cupti = $(val userinj meta.cupti)"
+
+# ---- no profiler: InitializeInjection does nothing -----------------------------------------
+run_rc 0 "noprof: InitializeInjection without a profiler" env CUDA_INJECTION64_PATH="$LIB" \
+	NNSCOPE_CUPTI_LIB="$FAKE" FAKE_CUPTI_LOG="$TMP/noprof.log" "$APP" --n 5
+[ ! -s "$TMP/noprof.log" ] && pass "noprof: CUPTI not touched" ||
+	fail "noprof: fake log: $(tr '\n' ' ' <"$TMP/noprof.log")"
+
+e2e_summary cupti_inject.sh
