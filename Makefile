@@ -266,6 +266,7 @@ $(CUPTI_CHECK): tests/e2e/cupti_check.c $(COLLECTOR_OBJ)
 	$(if $(Q),@echo "  LINK    $@")
 	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(COLLECTOR_OBJ) $(COLLECTOR_LIBS) $(LDLIBS)
 e2e: $(FAKE_CUPTI) $(CUDA_APP) $(CUPTI_CHECK)
+$(BUILD)/tests/test_collector_cupti: $(FAKE_CUPTI)
 
 $(COLL_E2E_BIN): $(BUILD)/tests/%: tests/e2e/%.c $(COLLECTOR_SO)
 	@mkdir -p $(dir $@)

@@ -10,7 +10,13 @@
  * walker, and every field of every nnst_gpu is compared with the value
  * put in. The raw dump (NNSCOPE_CUPTI_DUMP's format) replays to the same
  * records, kernel names included; a truncated dump is NNS_EFORMAT naming
- * the file. Skips (with a message) without the CUDA headers.
+ * the file. Those skip (with a message) without the CUDA headers.
+ * The API path (nns_cupti_enable) runs with the fake libcupti/libcuda of
+ * tests/e2e/fake_cupti.c built beside this test: a missing library and
+ * another subscriber give their reason and NNS_ENOTFOUND / NNS_EIO;
+ * enabled, 10 fake launches (kernel + copy) reach the trace as exactly 10
+ * KERNEL, 10 MEMCPY, 20 RUNTIME and 2 DEVICE records, host-clocked; a
+ * second profiler after the first is destroyed collects again.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,6 +29,129 @@
 #include "test_collector_util.h"
 
 #include <dlfcn.h>
+#include <limits.h>
+
+static char fake[PATH_MAX + 32];
+static char tdir[64];
+
+/* GPU records of the one trace in d by type; *hc: those flagged HOSTCLOCK */
+static size_t gpu_counts(const char *d, size_t by_type[16], size_t *hc, char *cupti_meta, size_t ms)
+{
+	char paths[4][512], err[256];
+	struct nnst_reader *r;
+	uint32_t type, len;
+	const uint8_t *p;
+	size_t total = 0;
+
+	memset(by_type, 0, 16 * sizeof(size_t));
+	*hc = 0;
+	cupti_meta[0] = '\0';
+	assert_int_equal(tt_list(d, paths, 4), 1);
+	assert_int_equal(nnst_reader_open(&r, paths[0], err, sizeof(err)), 0);
+	while (nnst_reader_next(r, &type, &p, &len, err, sizeof(err)) == 1) {
+		if (type == NNST_CHUNK_GPU) {
+			for (uint32_t o = 0; o + sizeof(struct nnst_gpu) <= len;
+			     o += sizeof(struct nnst_gpu)) {
+				struct nnst_gpu g;
+
+				memcpy(&g, p + o, sizeof(g));
+				by_type[g.type & 15]++;
+				*hc += (g.flags & NNST_GPUF_HOSTCLOCK) != 0;
+				total++;
+			}
+		} else if (type == NNST_CHUNK_META) {
+			for (uint32_t o = 0; o + 4 <= len;) {
+				uint32_t kl = tt_u32(p + o), vl = tt_u32(p + o + 4 + kl);
+
+				if (kl == 5 && memcmp(p + o + 4, "cupti", 5) == 0)
+					snprintf(cupti_meta, ms, "%.*s", (int)vl,
+						 (const char *)p + o + 8 + kl);
+				o += 8 + kl + vl;
+			}
+		}
+	}
+	nnst_reader_close(r);
+	return total;
+}
+
+static nns_profiler *new_profiler(void)
+{
+	struct nns_options o;
+	nns_profiler *p;
+
+	tt_tmpdir(tdir, sizeof(tdir));
+	assert_true(tdir[0]);
+	nns_options_init(&o);
+	snprintf(o.output_path, sizeof(o.output_path), "%s", tdir);
+	o.cpu_sampling_interval_ms = 0;
+	assert_int_equal(nns_create(&p, &o), 0);
+	return p;
+}
+
+static void test_api_enable(void **state)
+{
+	int (*launch)(const char *, uint32_t, uint32_t, uint64_t);
+	size_t by[16], hc;
+	char err[256], meta[256];
+	nns_profiler *p;
+	void *h, *sym;
+
+	(void)state;
+	if (access(fake, R_OK) != 0) {
+		print_message("SKIP: %s not built (make %s)\n", fake, fake);
+		return;
+	}
+	/* no library (tried first: the library stays loaded once found) */
+	setenv("NNSCOPE_CUPTI_LIB", "/nonexistent/libcupti.so.13", 1);
+	p = new_profiler();
+	assert_int_equal(nns_cupti_enable(err, sizeof(err)), NNS_ENOTFOUND);
+	assert_non_null(strstr(err, "libcupti not found (/nonexistent/libcupti.so.13"));
+	nns_destroy(p);
+	assert_int_equal(gpu_counts(tdir, by, &hc, meta, sizeof(meta)), 0);
+	assert_string_equal(meta, "unavailable: libcupti not found (/nonexistent/libcupti.so.13: "
+				  "cannot open shared object file: No such file or directory)");
+	tt_rmrf(tdir);
+
+	setenv("NNSCOPE_CUPTI_LIB", fake, 1);
+	setenv("NNSCOPE_CUDA_LIB", fake, 1);
+	/* another subscriber */
+	setenv("FAKE_CUPTI_SUBSCRIBED", "1", 1);
+	p = new_profiler();
+	assert_int_equal(nns_cupti_enable(err, sizeof(err)), NNS_EIO);
+	assert_string_equal(err, "another CUPTI client (torch.profiler, Nsight...) is subscribed");
+	nns_destroy(p);
+	tt_rmrf(tdir);
+	unsetenv("FAKE_CUPTI_SUBSCRIBED");
+
+	h = dlopen(fake, RTLD_NOW);
+	assert_non_null(h);
+	sym = dlsym(h, "fake_cupti_launch");
+	assert_non_null(sym);
+	memcpy(&launch, &sym, sizeof(sym));
+	for (int round = 0; round < 2; round++) {
+		int n = round ? 3 : 10;
+
+		p = new_profiler();
+		assert_int_equal(nns_cupti_enable(err, sizeof(err)), NNS_OK);
+		assert_string_equal(err, "");
+		assert_int_equal(nns_cupti_enable(NULL, 0), NNS_OK); /* idempotent */
+		for (int i = 0; i < n; i++)
+			assert_int_equal(launch("k", 2, 64, 100), 0);
+		nns_destroy(p); /* the forced flush delivers them */
+		assert_int_equal(gpu_counts(tdir, by, &hc, meta, sizeof(meta)), 4u * n + 2);
+		assert_int_equal(by[NNST_GPU_KERNEL], n);
+		assert_int_equal(by[NNST_GPU_MEMCPY], n);
+		assert_int_equal(by[NNST_GPU_RUNTIME], 2 * n);
+		assert_int_equal(by[NNST_GPU_DEVICE], 2);
+		assert_int_equal(hc, 4u * n);
+		assert_string_equal(meta, "collecting (CUPTI version 130001, host clock)");
+		tt_rmrf(tdir);
+	}
+	/* no profiler collects now: launches are not recorded, nothing breaks */
+	assert_int_equal(launch("k", 2, 64, 100), 0);
+	unsetenv("NNSCOPE_CUPTI_LIB");
+	unsetenv("NNSCOPE_CUDA_LIB");
+}
 
 #ifdef NNS_HAVE_CUPTI_H
 #include <cupti.h>
@@ -346,15 +475,27 @@ static void test_memory_other_ops(void **state)
 	nns_cupti_conv_release(&c);
 }
 
+static void set_fake_path(void)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n > 0) {
+		self[n] = '\0';
+		*strrchr(self, '/') = '\0';
+		snprintf(fake, sizeof(fake), "%s/libfake_cupti.so", self);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_real_walker),
-	    cmocka_unit_test(test_builtin_walker),
-	    cmocka_unit_test(test_dump_replay),
+	    cmocka_unit_test(test_api_enable),	     cmocka_unit_test(test_real_walker),
+	    cmocka_unit_test(test_builtin_walker),   cmocka_unit_test(test_dump_replay),
 	    cmocka_unit_test(test_memory_other_ops),
 	};
 
+	set_fake_path();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
 
@@ -362,8 +503,12 @@ int main(void)
 
 int main(void)
 {
-	printf("SKIP: test_collector_cupti needs the CUDA headers (CUDA_INC=%s)\n",
-	       "/usr/local/cuda/include");
-	return 0;
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_api_enable),
+	};
+
+	printf("SKIP: record decoding tests need the CUDA headers (CUDA_INC)\n");
+	set_fake_path();
+	return cmocka_run_group_tests(tests, NULL, NULL);
 }
 #endif
