@@ -153,6 +153,18 @@ static void test_api_enable(void **state)
 	unsetenv("NNSCOPE_CUDA_LIB");
 }
 
+static void set_fake_path(void)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n > 0) {
+		self[n] = '\0';
+		*strrchr(self, '/') = '\0';
+		snprintf(fake, sizeof(fake), "%s/libfake_cupti.so", self);
+	}
+}
+
 #ifdef NNS_HAVE_CUPTI_H
 #include <cupti.h>
 
@@ -473,18 +485,6 @@ static void test_memory_other_ops(void **state)
 	assert_int_equal(nns_cupti_convert(&c, (const uint8_t *)&m, &g), 0);
 	assert_int_equal(c.skipped, 1);
 	nns_cupti_conv_release(&c);
-}
-
-static void set_fake_path(void)
-{
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-	if (n > 0) {
-		self[n] = '\0';
-		*strrchr(self, '/') = '\0';
-		snprintf(fake, sizeof(fake), "%s/libfake_cupti.so", self);
-	}
 }
 
 int main(void)
