@@ -240,7 +240,7 @@ static void buffer_completed(void *ctx, uint32_t stream, uint8_t *buf, size_t si
 
 			snprintf(path, sizeof(path), "%s/cupti_%ld_%u.buf", cu.dump_dir,
 				 (long)getpid(), ++cu.dumps);
-			nns_cupti_dump(path, cu.version, buf, valid, cu.f.next);
+			nns_cupti_dump(path, cu.version, cu.conv.flags, buf, valid, cu.f.next);
 		}
 		nns_cupti_decode(&cu.conv, buf, valid, cu.f.next, submit, NULL);
 		pthread_mutex_unlock(&cu.conv_mu);

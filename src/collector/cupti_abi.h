@@ -171,13 +171,14 @@ size_t nns_cupti_devices(struct nnst_gpu *out, size_t max, char *why, size_t why
 /* ---- raw buffer dumps: cupti_records.c ------------------------------------ */
 
 /* NNSCOPE_CUPTI_DUMP=DIR: one file per completed buffer,
- * DIR/cupti_<pid>_<n>.buf: "NNSCUPTI1\n", u32 CUPTI version, u64 valid
- * bytes, the bytes, u32 count of kernel names, then per name u32 record
- * offset, u32 length, the bytes (pointers do not survive the process). */
-int nns_cupti_dump(const char *path, uint32_t version, const uint8_t *buf, size_t valid,
-		   nns_cupti_next_fn next);
+ * DIR/cupti_<pid>_<n>.buf: "NNSCUPTI1\n", u32 CUPTI version, u32 the
+ * NNST_GPUF_* flags its records get, u64 valid bytes, the bytes, u32 count of kernel names, then
+ * per name u32 record offset, u32 length, the bytes (pointers do not survive the process). */
+int nns_cupti_dump(const char *path, uint32_t version, uint32_t flags, const uint8_t *buf,
+		   size_t valid, nns_cupti_next_fn next);
 /* Decodes a dump file through nns_cupti_decode (next NULL: the built-in
- * CUDA 13 walker); NNS_EIO / NNS_EFORMAT with a message in err. */
+ * CUDA 13 walker) with the dump's flags; NNS_EIO / NNS_EFORMAT with a
+ * message in err. */
 int nns_cupti_replay(const char *path, struct nns_cupti_conv *c, nns_cupti_next_fn next,
 		     nns_gpu_sink sink, void *arg, struct nns_err *err);
 

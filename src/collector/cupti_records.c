@@ -321,8 +321,8 @@ size_t nns_cupti_decode(struct nns_cupti_conv *c, uint8_t *buf, size_t valid,
 
 static const char MAGIC[10] = "NNSCUPTI1\n";
 
-int nns_cupti_dump(const char *path, uint32_t version, const uint8_t *buf, size_t valid,
-		   nns_cupti_next_fn next)
+int nns_cupti_dump(const char *path, uint32_t version, uint32_t flags, const uint8_t *buf,
+		   size_t valid, nns_cupti_next_fn next)
 {
 	FILE *f = fopen(path, "wb");
 	uint64_t v64 = valid;
@@ -336,7 +336,8 @@ int nns_cupti_dump(const char *path, uint32_t version, const uint8_t *buf, size_
 	if (!next)
 		next = nns_cupti_next13;
 	ok = fwrite(MAGIC, sizeof(MAGIC), 1, f) == 1 && fwrite(&version, 4, 1, f) == 1 &&
-	     fwrite(&v64, 8, 1, f) == 1 && fwrite(buf, 1, valid, f) == valid;
+	     fwrite(&flags, 4, 1, f) == 1 && fwrite(&v64, 8, 1, f) == 1 &&
+	     fwrite(buf, 1, valid, f) == valid;
 	count_at = ftell(f);
 	ok = ok && fwrite(&count, 4, 1, f) == 1;
 	while (ok && next((uint8_t *)buf, valid, &rec) == NNS_CUPTI_SUCCESS) {
@@ -366,7 +367,7 @@ int nns_cupti_replay(const char *path, struct nns_cupti_conv *c, nns_cupti_next_
 {
 	FILE *f = fopen(path, "rb");
 	char magic[sizeof(MAGIC)];
-	uint32_t version, count;
+	uint32_t version, flags, count;
 	uint64_t valid;
 	uint8_t *buf = NULL;
 	char **names = NULL;
@@ -375,7 +376,7 @@ int nns_cupti_replay(const char *path, struct nns_cupti_conv *c, nns_cupti_next_
 	if (!f)
 		return nns_err_set(err, NNS_EIO, "%s: %s", path, strerror(errno));
 	if (!rd(f, magic, sizeof(magic)) || memcmp(magic, MAGIC, sizeof(MAGIC)) ||
-	    !rd(f, &version, 4) || !rd(f, &valid, 8) || valid > (1u << 30)) {
+	    !rd(f, &version, 4) || !rd(f, &flags, 4) || !rd(f, &valid, 8) || valid > (1u << 30)) {
 		rc =
 		    nns_err_set(err, NNS_EFORMAT, "%s: not a CUPTI buffer dump (bad header)", path);
 		goto out;
@@ -418,6 +419,7 @@ int nns_cupti_replay(const char *path, struct nns_cupti_conv *c, nns_cupti_next_
 		}
 		memcpy(buf + off + NNS_KO_NAME, &names[i], sizeof(char *));
 	}
+	c->flags = (uint8_t)flags;
 	nns_cupti_decode(c, buf, valid, next, sink, arg);
 out:
 	for (uint32_t i = 0; names && i < count; i++)

@@ -16,9 +16,20 @@
  *   gpuclock=N gpuclock_ordered=1 (both clocks non-decreasing)
  *   meta.<key>=<value>
  * Exit status 0 when the file opens, 1 otherwise.
+ *
+ *   cupti_check --replay DUMP...
+ * decodes CUPTI buffer dumps (NNSCOPE_CUPTI_DUMP) through the collector's
+ * own decoder (nns_cupti_replay) and prints the same gpu/kernel/runtime/
+ * memcpy lines (no device records, clock points or META: dumps hold only
+ * CUPTI's buffers). With NNSCOPE_CUPTI_LIB, that library walks the
+ * records and names the API calls.
  */
+#include "collector/collector.h"
+#include "collector/cupti_abi.h"
 #include "format/nnst.h"
+#include "format/nnst_writer.h"
 
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +82,69 @@ static int seen(uint64_t *set, size_t *n, size_t max, uint64_t v)
 	return 0;
 }
 
+static void strings(const uint8_t *p, uint32_t len)
+{
+	for (uint32_t o = 0; o + 8 <= len;) {
+		uint32_t id = u32(p + o), l = u32(p + o + 4);
+
+		if (id < MAXN) {
+			free(str[id]);
+			str[id] = strndup((const char *)p + o + 8, l);
+		}
+		o += 8 + l;
+	}
+}
+
+static void append(void *arg, const struct nnst_gpu *x, size_t k)
+{
+	(void)arg;
+	if (ng + k > capg) {
+		capg = (ng + k) * 2;
+		g = realloc(g, capg * sizeof(*g));
+	}
+	memcpy(g + ng, x, k * sizeof(*g));
+	ng += k;
+}
+
+static void summary(void);
+
+static int replay(int n, char **files)
+{
+	const char *lib = getenv("NNSCOPE_CUPTI_LIB");
+	nns_cupti_next_fn next = NULL;
+	struct nns_cupti_conv c;
+	struct nns_err err;
+	struct nnst_buf b;
+	uint32_t from = 0;
+	void *h, *sym;
+	int more;
+
+	if (nns_cupti_conv_init(&c) || nnst_buf_init(&b, 1u << 20))
+		return 1;
+	/* a libcupti (NNSCOPE_CUPTI_LIB) walks and names API calls */
+	if (lib && (h = dlopen(lib, RTLD_NOW))) {
+		if ((sym = dlsym(h, "cuptiActivityGetNextRecord")))
+			memcpy(&next, &sym, sizeof(sym));
+		if ((sym = dlsym(h, "cuptiGetCallbackName")))
+			memcpy(&c.cbname, &sym, sizeof(sym));
+	}
+	for (int i = 0; i < n; i++)
+		if (nns_cupti_replay(files[i], &c, next, append, NULL, &err)) {
+			fprintf(stderr, "cupti_check: %s\n", err.msg);
+			return 1;
+		}
+	do {
+		b.n = 0;
+		more = nns_names_serialize(&from, &b);
+		strings(b.p, (uint32_t)b.n);
+	} while (more);
+	nnst_buf_release(&b);
+	nns_cupti_conv_release(&c);
+	printf("ok=1\ntruncated=0\ngpu=%zu\n", ng);
+	summary();
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct nnst_reader *r;
@@ -78,12 +152,11 @@ int main(int argc, char **argv)
 	uint32_t type, len;
 	const uint8_t *p;
 	int rc;
-	size_t per_type[11] = {0}, hostclock = 0, linked = 0, ordered = 1, cok = 1;
-	uint64_t bytes = 0, set[256], kinds[64];
-	size_t nset = 0, nkinds = 0;
 
+	if (argc >= 3 && strcmp(argv[1], "--replay") == 0)
+		return replay(argc - 2, argv + 2);
 	if (argc != 2) {
-		fprintf(stderr, "usage: cupti_check FILE\n");
+		fprintf(stderr, "usage: cupti_check FILE | --replay DUMP...\n");
 		return 2;
 	}
 	if (nnst_reader_open(&r, argv[1], err, sizeof(err))) {
@@ -92,24 +165,14 @@ int main(int argc, char **argv)
 	}
 	while ((rc = nnst_reader_next(r, &type, &p, &len, err, sizeof(err))) == 1) {
 		if (type == NNST_CHUNK_STRINGS) {
-			for (uint32_t o = 0; o + 8 <= len;) {
-				uint32_t id = u32(p + o), l = u32(p + o + 4);
-
-				if (id < MAXN) {
-					free(str[id]);
-					str[id] = strndup((const char *)p + o + 8, l);
-				}
-				o += 8 + l;
-			}
+			strings(p, len);
 		} else if (type == NNST_CHUNK_GPU) {
 			size_t k = len / sizeof(struct nnst_gpu);
+			struct nnst_gpu *tmp = malloc(k * sizeof(*tmp) + 1);
 
-			if (ng + k > capg) {
-				capg = (ng + k) * 2;
-				g = realloc(g, capg * sizeof(*g));
-			}
-			memcpy(g + ng, p, k * sizeof(*g));
-			ng += k;
+			memcpy(tmp, p, k * sizeof(*tmp));
+			append(NULL, tmp, k);
+			free(tmp);
 		} else if (type == NNST_CHUNK_GPUCLOCK) {
 			size_t k = len / sizeof(struct nnst_gpuclock);
 
@@ -127,6 +190,17 @@ int main(int argc, char **argv)
 		}
 	}
 	printf("ok=%d\ntruncated=%d\ngpu=%zu\n", rc == 0, rc != 0, ng);
+	summary();
+	nnst_reader_close(r);
+	return 0;
+}
+
+static void summary(void)
+{
+	size_t per_type[11] = {0}, hostclock = 0, linked = 0, ordered = 1, cok = 1;
+	uint64_t bytes = 0, set[256], kinds[64];
+	size_t nset = 0, nkinds = 0;
+
 	for (size_t i = 0; i < ng; i++) {
 		const struct nnst_gpu *x = &g[i];
 
@@ -196,6 +270,4 @@ int main(int argc, char **argv)
 		if (clk[i].gpu_ns < clk[i - 1].gpu_ns || clk[i].raw < clk[i - 1].raw)
 			cok = 0;
 	printf("gpuclock=%zu\ngpuclock_ordered=%zu\n", nclk, cok);
-	nnst_reader_close(r);
-	return 0;
 }

@@ -13,7 +13,9 @@
 # record, >= 2 ordered GPUCLOCK points, META cupti "collecting ...". The
 # fake delivers records only at a forced flush by default, so all of them
 # prove the exit path's forced flush; with small buffers (records delivered
-# during the run) the counts are the same. Without the timestamp callback:
+# during the run) the counts are the same, and with NNSCOPE_CUPTI_DUMP the
+# saved buffers replay (cupti_check --replay, the collector's decoder) to
+# the same records. Without the timestamp callback:
 # no HOSTCLOCK flag, clock points still. Another subscriber, a missing
 # libcupti: the META message, no GPU record, exit 0, nothing on stderr.
 # An abort keeps a readable file with the buffers delivered before it. A
@@ -117,6 +119,24 @@ grep -q '^InitializeInjection 1$' "$TMP/ok.out" && pass "ok: InitializeInjection
 # ---- small buffers: records delivered during the run, same result --------------------
 profile small 0 FAKE_CUPTI_BUF_RECORDS=16
 full small
+
+# ---- raw buffer dumps replay to the same records ---------------------------------------
+profile dump 0 FAKE_CUPTI_BUF_RECORDS=16 NNSCOPE_CUPTI_DUMP="$TMP/dumps"
+n=$(ls "$TMP/dumps"/cupti_*.buf 2>/dev/null | wc -l)
+[ "$n" -eq 19 ] && pass "dump: 19 buffer files ($((6 * N)) records, 16 a buffer)" ||
+	fail "dump: $n buffer files"
+# cupti_check --replay decodes them with the collector's decoder
+if NNSCOPE_CUPTI_LIB="$FAKE" "$CHECK" --replay $(ls -v "$TMP/dumps"/cupti_*.buf) >"$TMP/replay.txt"; then
+	expect replay gpu $((6 * N))
+	strip() { grep -v '^meta\.\|^device\.\|^gpu\.DEVICE\|^gpuclock\|^gpu=' "$1" | sort; }
+	if diff <(strip "$TMP/replay.txt") <(strip "$TMP/dump.txt") >"$TMP/replay.diff"; then
+		pass "replay: the dumps decode to the records of the trace"
+	else
+		fail "replay: differs from the trace: $(head -5 "$TMP/replay.diff")"
+	fi
+else
+	fail "replay: cupti_check --replay failed"
+fi
 
 # ---- CUPTI's clock: no flag, clock points written -------------------------------------
 profile cuptiClock 0 FAKE_CUPTI_NO_TS=1
