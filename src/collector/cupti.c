@@ -93,9 +93,12 @@ static struct nns_cupti {
 	_Atomic int devices_done;
 	int64_t last_tick_ns;
 	int atexit_set;
+	pid_t pid; /* the process that subscribed (a forked child does not own CUPTI) */
 	char dump_dir[512];
 	unsigned dumps;
 } cu = {.mu = PTHREAD_MUTEX_INITIALIZER, .conv_mu = PTHREAD_MUTEX_INITIALIZER};
+
+static int on(void);
 
 static const uint32_t kinds[] = {NNS_CK_CONCURRENT_KERNEL,
 				 NNS_CK_MEMCPY,
@@ -307,7 +310,7 @@ void nns_cupti_tick(void)
 {
 	int64_t now;
 
-	if (atomic_load_explicit(&cu.state, memory_order_relaxed) != ST_ON)
+	if (!on())
 		return;
 	now = mono_ns();
 	pthread_mutex_lock(&cu.mu);
@@ -319,6 +322,13 @@ void nns_cupti_tick(void)
 	pthread_mutex_unlock(&cu.mu);
 	clock_point();
 	devices_once();
+}
+
+/* Collecting in this process: a forked child inherits the state but not
+ * CUPTI (CUDA does not survive fork), so it leaves CUPTI alone. */
+static int on(void)
+{
+	return atomic_load_explicit(&cu.state, memory_order_relaxed) == ST_ON && cu.pid == getpid();
 }
 
 /* ---- lifecycle ----------------------------------------------------------------------- */
@@ -386,6 +396,7 @@ static int start_locked(char *why, size_t size)
 	snprintf(cu.dump_dir, sizeof(cu.dump_dir), "%s", dump && *dump ? dump : "");
 	if (cu.dump_dir[0])
 		nns_mkdirs(cu.dump_dir, NULL);
+	cu.pid = getpid();
 	atomic_store(&cu.state, ST_ON);
 	cu.last_tick_ns = mono_ns();
 	if (!cu.atexit_set)
@@ -441,7 +452,7 @@ NNS_API int InitializeInjection(void)
 
 void nns_cupti_flush(void)
 {
-	if (atomic_load(&cu.state) == ST_ON)
+	if (on())
 		cu.f.flush_all(NNS_CUPTI_FLUSH_FORCED);
 }
 
@@ -465,7 +476,7 @@ static void final_flush(void)
 
 void nns_cupti_detach(struct nns_profiler *p)
 {
-	if (atomic_load(&cu.state) != ST_ON || nns_current() != p)
+	if (!on() || nns_current() != p)
 		return;
 	final_flush();
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(*kinds); i++)
@@ -483,7 +494,7 @@ void nns_cupti_detach(struct nns_profiler *p)
 static void at_exit(void)
 {
 	pthread_mutex_lock(&nns_g.life_mu);
-	if (atomic_load(&cu.state) == ST_ON) {
+	if (on()) {
 		final_flush();
 		atomic_store(&cu.state, ST_EXITED);
 	}
