@@ -91,6 +91,7 @@ static struct nns_cupti {
 	int npool, nout;
 	uint64_t dropped, buffers, refused;
 	_Atomic int devices_done;
+	_Atomic int records_seen; /* a buffer with records came: CUDA is up */
 	int64_t last_tick_ns;
 	int atexit_set;
 	pid_t pid; /* the process that subscribed (a forked child does not own CUPTI) */
@@ -247,6 +248,7 @@ static void buffer_completed(void *ctx, uint32_t stream, uint8_t *buf, size_t si
 		}
 		nns_cupti_decode(&cu.conv, buf, valid, cu.f.next, submit, NULL);
 		pthread_mutex_unlock(&cu.conv_mu);
+		atomic_store(&cu.records_seen, 1);
 	}
 	if (cu.f.dropped && cu.f.dropped(ctx, stream, &dropped) == NNS_CUPTI_SUCCESS && dropped) {
 		pthread_mutex_lock(&cu.mu);
@@ -286,13 +288,16 @@ static void clock_point(void)
 	nns_gpu_clock_point(gpu, raw);
 }
 
+/* Device records, once CUDA is known to be up (CUPTI delivered records):
+ * querying the driver earlier would initialise CUDA in a process that may
+ * not use it yet (and fork later). */
 static void devices_once(void)
 {
 	struct nnst_gpu d[64];
 	char why[300] = "";
 	size_t n;
 
-	if (atomic_exchange(&cu.devices_done, 1))
+	if (!atomic_load(&cu.records_seen) || atomic_exchange(&cu.devices_done, 1))
 		return;
 	n = nns_cupti_devices(d, sizeof(d) / sizeof(*d), why, sizeof(why));
 	if (n)
@@ -486,6 +491,7 @@ void nns_cupti_detach(struct nns_profiler *p)
 	cu.sub = NULL;
 	atomic_store(&cu.state, ST_OFF);
 	atomic_store(&cu.devices_done, 0);
+	atomic_store(&cu.records_seen, 0);
 }
 
 /* Runs before libcupti's own teardown (registered after it was loaded);

@@ -4,8 +4,8 @@
  * device (docs/FORMAT.md "GPU records"): name, total memory, shared memory
  * per SM, compute capability, SMs, thread/register/block limits, warp
  * size - what the analysis needs for occupancy. Owner: the collector;
- * cupti.c calls it once, when CUDA is up (the first completed buffer, or
- * the final flush).
+ * cupti.c calls it once, when CUDA is up (from the writer's tick after
+ * CUPTI delivered records, or at the final flush).
  *
  * The driver is already initialised by then (CUPTI delivers records), so
  * cuInit(0) here only returns. A failing call leaves that field 0; a
