@@ -135,6 +135,11 @@ int64_t ni_time(const struct ni *x, uint64_t ts)
 	return clamp_ts(nnst_clockmap_ns(&x->clock, ts), x->offset);
 }
 
+int64_t ni_mono_time(const struct ni *x, int64_t mono_ns)
+{
+	return clamp_ts(mono_ns, x->offset);
+}
+
 /* ---- pass 1 chunks ------------------------------------------------------- */
 
 static int strings_chunk(struct ni *x, const uint8_t *p, uint32_t len)
@@ -411,6 +416,12 @@ static int pass(struct ni *x, int second, char *trunc, size_t tsize)
 		case NNST_CHUNK_SAMPLES:
 			rc = second ? samples_chunk(x, p, len) : 0;
 			break;
+		case NNST_CHUNK_GPU:
+			rc = second ? ni_gpu_chunk(x, p, len) : ni_gpu_scan(x, p, len);
+			break;
+		case NNST_CHUNK_GPUCLOCK:
+			rc = second ? 0 : ni_gpuclock_chunk(x, p, len);
+			break;
 		default: /* a newer writer's chunk: skipped */
 			break;
 		}
@@ -445,6 +456,7 @@ static void ni_release(struct ni *x)
 	vec_free(&x->ends);
 	nnst_clockmap_release(&x->clock);
 	free(x->cls);
+	ni_gpu_release(x);
 }
 
 int nnst_load_file(const char *path, struct model *m, struct nns_err *err)
@@ -469,7 +481,7 @@ int nnst_load_file(const char *path, struct model *m, struct nns_err *err)
 	if (rc && rc != NNS_ETRUNC)
 		goto out;
 	m->diag.bytes_read = 0;
-	if (ni_events_prepare(&x)) {
+	if (ni_events_prepare(&x) || ni_gpu_prepare(&x)) {
 		rc = nns_err_set(err, NNS_ENOMEM, "%s: out of memory", path);
 		goto out;
 	}
@@ -480,6 +492,10 @@ int nnst_load_file(const char *path, struct model *m, struct nns_err *err)
 	}
 	if ((rc = ni_events_finish(&x)))
 		goto out;
+	if (ni_gpu_finish(&x)) {
+		rc = nns_err_set(err, NNS_ENOMEM, "%s: out of memory", path);
+		goto out;
+	}
 	for (size_t i = 0; i <= x.threads.n; i++) {
 		uint64_t n = i < x.threads.n ? x.threads.v[i].lost : x.lost_process;
 

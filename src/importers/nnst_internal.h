@@ -81,6 +81,7 @@ struct ni {
 	uint64_t lost_process;	 /* LOST of NNST_THREAD_PROCESS */
 	VEC(uint64_t) stops_raw; /* raw ts of the STOP events (pass 1) */
 	VEC(int64_t) stops;	 /* the same in model time, sorted (pass 2) */
+	struct ni_gpu *gpu;	 /* GPU records (nnst_gpu.c), NULL until one is read */
 	struct nns_err *err;
 };
 
@@ -92,6 +93,8 @@ uint32_t ni_str(struct ni *x, uint32_t id);
 struct ni_thread *ni_thread(struct ni *x, uint32_t idx);
 /* Raw timestamp -> model ns. */
 int64_t ni_time(const struct ni *x, uint64_t ts);
+/* CLOCK_MONOTONIC ns -> model ns (clamped like ni_time). */
+int64_t ni_mono_time(const struct ni *x, int64_t mono_ns);
 /* Sets diag.first_problem if still empty (printf-style). */
 void ni_problem(struct ni *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -103,5 +106,17 @@ int ni_events_prepare(struct ni *x);
 int ni_events_chunk(struct ni *x, const uint8_t *p, uint32_t len);
 /* After the last chunk: closes what is open, builds steps. */
 int ni_events_finish(struct ni *x);
+
+/* nnst_gpu.c: GPU and GPUCLOCK chunks (docs/FORMAT.md "GPU records") */
+/* Pass 1: calibration points; DEVICE and EXTCORR records. */
+int ni_gpuclock_chunk(struct ni *x, const uint8_t *p, uint32_t len);
+int ni_gpu_scan(struct ni *x, const uint8_t *p, uint32_t len);
+/* Before pass 2: the CUPTI clock -> trace clock line. */
+int ni_gpu_prepare(struct ni *x);
+/* Pass 2: the other records -> model rows. */
+int ni_gpu_chunk(struct ni *x, const uint8_t *p, uint32_t len);
+/* After the last chunk: memory counters, NCCL rank and algorithm metadata. */
+int ni_gpu_finish(struct ni *x);
+void ni_gpu_release(struct ni *x);
 
 #endif

@@ -61,7 +61,7 @@ static size_t wrap(const uint8_t *in, size_t n, int tsc, int end, uint8_t *out)
 	put64(out + 40, 5000);
 	put64(out + 48, tsc ? NNST_F_TSC : 0);
 	for (size_t i = 0; i + 3 <= n;) {
-		uint32_t type = in[i] % 10, len = (uint32_t)in[i + 1] | (uint32_t)in[i + 2] << 8;
+		uint32_t type = in[i] % 11, len = (uint32_t)in[i + 1] | (uint32_t)in[i + 2] << 8;
 
 		i += 3;
 		if (len > n - i)
