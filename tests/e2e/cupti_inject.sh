@@ -20,7 +20,12 @@
 # libcupti: the META message, no GPU record, exit 0, nothing on stderr.
 # An abort keeps a readable file with the buffers delivered before it. A
 # user's CUDA_INJECTION64_PATH is kept; without a profiler
-# InitializeInjection does nothing.
+# InitializeInjection does nothing. `nnscope analyse` of the runs: kernels.json
+# holds the 2N kernels with grid, block, registers, shared memory, blocks per
+# SM (64/132 on the fake's 132 SMs), the sgemm kernels tied to aten::mm
+# through their runtime record's correlation id (operators.json: aten::mm
+# holds their device time), the GPUs in overview.json; with CUPTI's clock
+# the fake's 2 us kernels last 2 us after the clock-point mapping.
 #
 #   NNSCOPE=build/nnscope bash tests/e2e/cupti_inject.sh
 set -euo pipefail
@@ -116,6 +121,50 @@ got=$(sed -n 's/^enable //p' "$TMP/ok.log" | sort -n | tr '\n' ' ')
 grep -q '^InitializeInjection 1$' "$TMP/ok.out" && pass "ok: InitializeInjection returned 1" ||
 	fail "ok: InitializeInjection: $(cat "$TMP/ok.out")"
 
+# ---- the analysis: kernels with launch parameters, tied to aten::mm ----------------------
+# analysed NAME CLOCK-NOTE: kernels.json / operators.json / overview.json of
+# the run NAME; mean_us WANT ("" = any positive value)
+analysed() {
+	local name=$1 mean=$2 d kj oj r
+	if ! "$NNSCOPE" analyse "$TMP/$name" --out "$TMP/$name.analysis" -q >/dev/null 2>"$TMP/$name.aerr"; then
+		fail "$name: nnscope analyse: $(head -3 "$TMP/$name.aerr")"
+		return
+	fi
+	d=$(dirname "$(find "$TMP/$name.analysis" -name kernels.json | head -1)")
+	kj=$d/kernels.json oj=$d/operators.json
+	r=$(jq -r '[.by_name[] | "\(.name)=\(.calls)"] | sort | join(" ")' "$kj")
+	[ "$r" = "ampere_sgemm_128x64_nn=$N vectorized_elementwise_kernel=$N" ] &&
+		pass "$name: kernels.json: $r" || fail "$name: kernels.json by_name: $r"
+	r=$(jq -r '[.by_properties[] | select(.name=="ampere_sgemm_128x64_nn") |
+		"\(.op_name) \(.grid) \(.block) \(.registers_per_thread) \(.shared_memory) \(.calls)"] | join(";")' "$kj")
+	[ "$r" = "aten::mm [64, 1, 1] [256, 1, 1] 32 256 $N" ] &&
+		pass "$name: the sgemm kernels are aten::mm's, with their launch parameters" ||
+		fail "$name: sgemm by_properties: $r"
+	# blocks per SM: 64 blocks on the fake's 132 SMs
+	r=$(jq -r '.by_name[] | select(.name=="ampere_sgemm_128x64_nn") | .mean_blocks_per_sm' "$kj")
+	awk -v v="$r" 'BEGIN{exit !(v > 64/132 - 1e-6 && v < 64/132 + 1e-6)}' &&
+		pass "$name: mean_blocks_per_sm = 64/132" || fail "$name: mean_blocks_per_sm = $r"
+	r=$(jq -r '.by_name[] | select(.name=="ampere_sgemm_128x64_nn") | .mean_us' "$kj")
+	if [ -n "$mean" ]; then
+		awk -v v="$r" -v w="$mean" 'BEGIN{exit !(v > w * 0.99 && v < w * 1.01)}' &&
+			pass "$name: kernel mean_us = $r (want $mean +-1 %)" ||
+			fail "$name: kernel mean_us = $r, wanted $mean"
+	else
+		awk -v v="$r" 'BEGIN{exit !(v > 0)}' && pass "$name: kernel mean_us = $r > 0" ||
+			fail "$name: kernel mean_us = $r"
+	fi
+	r=$(jq -r --slurpfile k "$kj" '.by_name[] | select(.name=="aten::mm") |
+		"\(.calls) \(.device_total_us == ([$k[0].by_name[] | select(.name=="ampere_sgemm_128x64_nn") | .total_us][0]))"' "$oj")
+	[ "$r" = "$N true" ] && pass "$name: aten::mm holds the device time of its kernels" ||
+		fail "$name: operators.json aten::mm: $r"
+	r=$(jq -r '[.gpus[] | "\(.id):\(.name):\(.compute_capability):\(.num_sms):\(.memory_bytes)"] | join(" ")' "$d/overview.json")
+	# (the GPUs that ran kernels: the fake launches on device 0 only)
+	[ "$r" = "0:Fake GPU 0:9.0:132:85899345920" ] &&
+		pass "$name: overview gpus from the device records" || fail "$name: overview gpus: $r"
+}
+e2e_need jq
+analysed ok ""
+
 # ---- small buffers: records delivered during the run, same result --------------------
 profile small 0 FAKE_CUPTI_BUF_RECORDS=16
 full small
@@ -146,6 +195,8 @@ expect cuptiClock meta.cupti "collecting (CUPTI version 130001, CUPTI clock)"
 [ "$(val cuptiClock gpuclock)" -ge 2 ] && pass "cuptiClock: GPU clock points" ||
 	fail "cuptiClock: $(val cuptiClock gpuclock) GPU clock points"
 expect cuptiClock gpuclock_ordered 1
+# CUPTI ns mapped through the clock points: the fake's 2 us kernels stay 2 us
+analysed cuptiClock 2
 
 # ---- unavailable: a message, no record, no crash ----------------------------------------
 profile busy 0 FAKE_CUPTI_SUBSCRIBED=1
