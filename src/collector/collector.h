@@ -347,9 +347,9 @@ void nns_nvtx_atfork(int release);
  * libcuda's entry for CUDA_INJECTION64_PATH; nns_cupti_enable (nnscope.h)
  * the API's. The rest do nothing unless CUPTI collects: */
 NNS_API int InitializeInjection(void);
-void nns_cupti_flush(void);			 /* forced flush (nns_stop, life_mu held) */
+void nns_cupti_flush(void);		       /* forced flush (nns_stop, life_mu held) */
 void nns_cupti_detach(struct nns_profiler *p); /* p destroyed: final flush, unsubscribe */
-void nns_cupti_tick(void);			 /* writer thread: clock point ~1/s, devices */
+void nns_cupti_tick(void);		       /* writer thread: clock point ~1/s, devices */
 
 /* fork.c */
 void nns_install_atfork(void);

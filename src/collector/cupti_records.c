@@ -121,9 +121,9 @@ static uint32_t api_name(struct nns_cupti_conv *c, uint32_t domain, uint32_t cbi
 
 	if (c->apin && cbid < NNS_CUPTI_CBID_MAX) {
 		slot =
-		    &c->apin[(domain == NNS_CUPTI_DOMAIN_DRIVER ? 0 : NNS_CUPTI_CBID_MAX) + cbid];
-		if (*slot)
-			return *slot;
+		    c->apin + cbid + (domain == NNS_CUPTI_DOMAIN_DRIVER ? 0 : NNS_CUPTI_CBID_MAX);
+		if ((id = *slot) != 0)
+			return id;
 	}
 	if (!c->cbname || c->cbname(domain, cbid, &s) != NNS_CUPTI_SUCCESS || !s || !*s) {
 		snprintf(tmp, sizeof(tmp), "%s cbid %u",
@@ -417,7 +417,7 @@ int nns_cupti_replay(const char *path, struct nns_cupti_conv *c, nns_cupti_next_
 					 i, off);
 			goto out;
 		}
-		memcpy(buf + off + NNS_KO_NAME, &names[i], sizeof(char *));
+		memcpy(buf + off + NNS_KO_NAME, &names[i], sizeof(names[i]));
 	}
 	c->flags = (uint8_t)flags;
 	nns_cupti_decode(c, buf, valid, next, sink, arg);

@@ -99,8 +99,14 @@ static void append(void *arg, const struct nnst_gpu *x, size_t k)
 {
 	(void)arg;
 	if (ng + k > capg) {
+		struct nnst_gpu *v = realloc(g, (ng + k) * 2 * sizeof(*g));
+
+		if (!v) {
+			fprintf(stderr, "cupti_check: out of memory\n");
+			exit(1);
+		}
+		g = v;
 		capg = (ng + k) * 2;
-		g = realloc(g, capg * sizeof(*g));
 	}
 	memcpy(g + ng, x, k * sizeof(*g));
 	ng += k;
