@@ -15,9 +15,10 @@
  *             4096 * (i + 1) bytes
  * and prints "tid A <tid>" and "tid B <tid>". It ends without flushing
  * anything (the collector's exit path must), or, with --abort, sleeps
- * 400 ms and aborts.
+ * 400 ms and aborts, or, with --wait, prints "ready" and sleeps 30 s (for
+ * a SIGTERM).
  *
- *   cuda_app [--n N] [--abort]
+ *   cuda_app [--n N] [--abort | --wait]
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -62,7 +63,7 @@ static void *thread_b(void *arg)
 int main(int argc, char **argv)
 {
 	const char *inj = getenv("CUDA_INJECTION64_PATH"), *fake = getenv("FAKE_CUPTI_HOOK");
-	int do_abort = 0;
+	int do_abort = 0, do_wait = 0;
 
 	if (!fake)
 		fake = getenv("NNSCOPE_CUPTI_LIB");
@@ -74,6 +75,8 @@ int main(int argc, char **argv)
 			n = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--abort") == 0)
 			do_abort = 1;
+		else if (strcmp(argv[i], "--wait") == 0)
+			do_wait = 1;
 	}
 	if (inj && *inj) { /* what libcuda does in cuInit */
 		int (*init)(void);
@@ -100,6 +103,13 @@ int main(int argc, char **argv)
 	pthread_join(a, NULL);
 	pthread_join(b, NULL);
 	fflush(stdout);
+	if (do_wait) {
+		struct timespec ts = {30, 0};
+
+		printf("ready\n");
+		fflush(stdout);
+		nanosleep(&ts, NULL);
+	}
 	if (do_abort) {
 		struct timespec ts = {0, 400 * 1000000L};
 

@@ -18,7 +18,8 @@
 # the same records. Without the timestamp callback:
 # no HOSTCLOCK flag, clock points still. Another subscriber, a missing
 # libcupti: the META message, no GPU record, exit 0, nothing on stderr.
-# An abort keeps a readable file with the buffers delivered before it. A
+# An abort keeps a readable file with the buffers delivered before it; a
+# SIGTERM (no atexit) still gets every record (the writer flushes CUPTI). A
 # user's CUDA_INJECTION64_PATH is kept; without a profiler
 # InitializeInjection does nothing. `nnscope analyse` of the runs: kernels.json
 # holds the 2N kernels with grid, block, registers, shared memory, blocks per
@@ -188,7 +189,9 @@ else
 fi
 
 # ---- CUPTI's clock: no flag, clock points written -------------------------------------
-profile cuptiClock 0 FAKE_CUPTI_NO_TS=1
+profile cuptiClock 0 FAKE_CUPTI_NO_TS=1 FAKE_CUPTI_DROPPED=7
+# (and CUPTI's dropped-record count: 7 for the one buffer delivered)
+expect cuptiClock meta.cupti_records_dropped 7
 expect cuptiClock gpu $((6 * N + 2))
 expect cuptiClock hostclock 0
 expect cuptiClock meta.cupti "collecting (CUPTI version 130001, CUPTI clock)"
@@ -216,6 +219,21 @@ quiet nolib
 profile crash 134 FAKE_CUPTI_BUF_RECORDS=16 -- --abort
 expect crash gpu 288
 expect crash meta.cupti "collecting (CUPTI version 130001, host clock)"
+
+# ---- SIGTERM: the writer forces CUPTI's flush (no atexit runs) -------------------------------
+env NNSCOPE_CUPTI_LIB="$FAKE" NNSCOPE_CUDA_LIB="$FAKE" "$NNSCOPE" run -q -o "$TMP/term" -- \
+	"$APP" --n "$N" --wait >"$TMP/term.out" 2>"$TMP/term.err" &
+tpid=$!
+E2E_PIDS+=("$tpid")
+for _ in $(seq 200); do grep -q '^ready' "$TMP/term.out" 2>/dev/null && break; sleep 0.05; done
+kill -TERM "$tpid"
+rc=0
+wait "$tpid" || rc=$?
+[ "$rc" -eq 143 ] && pass "term: exit 143 after SIGTERM" || fail "term: exit $rc, wanted 143"
+"$CHECK" "$(ls "$TMP/term"/*.nnst | head -1)" >"$TMP/term.txt" || fail "term: cupti_check"
+expect term gpu.KERNEL $((2 * N))
+expect term gpu.RUNTIME $((3 * N))
+expect term gpu.MEMCPY "$N"
 
 # ---- the user's CUDA_INJECTION64_PATH is kept ----------------------------------------------
 profile userinj 0 CUDA_INJECTION64_PATH=

@@ -21,7 +21,8 @@
  * so by default only a forced flush delivers them.
  * Environment: FAKE_CUPTI_SUBSCRIBED=1 makes cuptiSubscribe fail with
  * CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED (39); FAKE_CUPTI_NO_TS=1
- * makes cuptiActivityRegisterTimestampCallback fail;
+ * makes cuptiActivityRegisterTimestampCallback fail; FAKE_CUPTI_DROPPED=k
+ * makes cuptiActivityGetNumDroppedRecords report k for every buffer;
  * FAKE_CUPTI_LOG=FILE appends one line per call of interest (subscribe,
  * register_ts, enable K, flush F, unsubscribe, delivered N);
  * FAKE_CUDA_COUNT=n devices (default 2): device i is "Fake GPU i",
@@ -229,9 +230,11 @@ int cuptiActivityGetNextRecord(uint8_t *buf, size_t valid, void **rec)
 
 int cuptiActivityGetNumDroppedRecords(void *ctx, uint32_t stream, size_t *n)
 {
+	const char *d = getenv("FAKE_CUPTI_DROPPED");
+
 	(void)ctx;
 	(void)stream;
-	*n = 0;
+	*n = d ? strtoul(d, NULL, 10) : 0;
 	return 0;
 }
 
