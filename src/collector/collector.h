@@ -21,8 +21,8 @@
  *     reg_mu), capped at max_buffer_mb.
  * Locks are only taken off the hot path, always in this order:
  *   life_mu -> reg_mu -> (a profiler's mu) -> names mu -> nvtx mu (nvtx.c).
- * The CUPTI backend's decoding lock sits before reg_mu (cupti.c):
- *   life_mu -> cupti conv_mu -> reg_mu; its cu.mu is a leaf.
+ * The CUPTI backend's locks sit before reg_mu (cupti.c):
+ *   life_mu -> cupti call_mu -> cupti conv_mu -> reg_mu; its cu.mu is a leaf.
  */
 #ifndef NNS_COLLECTOR_COLLECTOR_H
 #define NNS_COLLECTOR_COLLECTOR_H

@@ -35,10 +35,13 @@
  * Process-wide state: CUPTI allows one subscriber per process and its
  * buffer callbacks carry no context, so the backend is one static struct
  * (cu below). Locks: cu.mu is a leaf (state, buffer pool, counters; never
- * held while calling CUPTI or the collector); cu.conv_mu serialises
- * decoding (completion callbacks may come from CUPTI's worker and from a
- * flushing thread at once) and is taken before reg_mu (it calls
- * nns_gpu_submit): life_mu -> conv_mu -> reg_mu. Nobody calls into CUPTI
+ * held while calling CUPTI or the collector); cu.call_mu serialises the
+ * library's own CUPTI calls (enable, the writer's tick and flush, detach,
+ * the exit handler), so the writer is never inside libcupti when the exit
+ * handler marks CUPTI gone; cu.conv_mu serialises decoding (completion
+ * callbacks may come from CUPTI's worker and from a flushing thread at
+ * once) and is taken before reg_mu (it calls nns_gpu_submit):
+ * life_mu -> call_mu -> conv_mu -> reg_mu. Nobody calls into CUPTI
  * holding reg_mu or a profiler's mu.
  * NNSCOPE_CUPTI_DUMP=DIR saves each completed buffer (cupti_abi.h).
  */
@@ -80,7 +83,7 @@ struct cupti_fns {
 enum { ST_OFF = 0, ST_ON = 1, ST_EXITED = 2 };
 
 static struct nns_cupti {
-	pthread_mutex_t mu, conv_mu;
+	pthread_mutex_t mu, conv_mu, call_mu;
 	_Atomic int state; /* ST_* */
 	void *lib;
 	struct cupti_fns f;
@@ -97,7 +100,9 @@ static struct nns_cupti {
 	pid_t pid; /* the process that subscribed (a forked child does not own CUPTI) */
 	char dump_dir[512];
 	unsigned dumps;
-} cu = {.mu = PTHREAD_MUTEX_INITIALIZER, .conv_mu = PTHREAD_MUTEX_INITIALIZER};
+} cu = {.mu = PTHREAD_MUTEX_INITIALIZER,
+	.conv_mu = PTHREAD_MUTEX_INITIALIZER,
+	.call_mu = PTHREAD_MUTEX_INITIALIZER};
 
 static int on(void);
 
@@ -325,8 +330,12 @@ void nns_cupti_tick(void)
 	}
 	cu.last_tick_ns = now;
 	pthread_mutex_unlock(&cu.mu);
-	clock_point();
-	devices_once();
+	pthread_mutex_lock(&cu.call_mu);
+	if (on()) {
+		clock_point();
+		devices_once();
+	}
+	pthread_mutex_unlock(&cu.call_mu);
 }
 
 /* Collecting in this process: a forked child inherits the state but not
@@ -422,7 +431,9 @@ static int enable(char *why, size_t size)
 		 * cu.mu): drop it around them, the state stays OFF meanwhile
 		 * and life_mu serialises callers. */
 		pthread_mutex_unlock(&cu.mu);
+		pthread_mutex_lock(&cu.call_mu);
 		rc = start_locked(why, size);
+		pthread_mutex_unlock(&cu.call_mu);
 		pthread_mutex_lock(&cu.mu);
 	} else if (atomic_load(&cu.state) == ST_EXITED) {
 		snprintf(why, size, "the process is exiting");
@@ -457,8 +468,12 @@ NNS_API int InitializeInjection(void)
 
 void nns_cupti_flush(void)
 {
+	if (!on())
+		return;
+	pthread_mutex_lock(&cu.call_mu);
 	if (on())
 		cu.f.flush_all(NNS_CUPTI_FLUSH_FORCED);
+	pthread_mutex_unlock(&cu.call_mu);
 }
 
 /* Everything CUPTI holds, device records, a last clock point and the
@@ -483,6 +498,7 @@ void nns_cupti_detach(struct nns_profiler *p)
 {
 	if (!on() || nns_current() != p)
 		return;
+	pthread_mutex_lock(&cu.call_mu);
 	final_flush();
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(*kinds); i++)
 		cu.f.disable(kinds[i]);
@@ -492,6 +508,7 @@ void nns_cupti_detach(struct nns_profiler *p)
 	atomic_store(&cu.state, ST_OFF);
 	atomic_store(&cu.devices_done, 0);
 	atomic_store(&cu.records_seen, 0);
+	pthread_mutex_unlock(&cu.call_mu);
 }
 
 /* Runs before libcupti's own teardown (registered after it was loaded);
@@ -500,9 +517,11 @@ void nns_cupti_detach(struct nns_profiler *p)
 static void at_exit(void)
 {
 	pthread_mutex_lock(&nns_g.life_mu);
+	pthread_mutex_lock(&cu.call_mu);
 	if (on()) {
 		final_flush();
 		atomic_store(&cu.state, ST_EXITED);
 	}
+	pthread_mutex_unlock(&cu.call_mu);
 	pthread_mutex_unlock(&nns_g.life_mu);
 }
