@@ -97,7 +97,9 @@ static struct nns_cupti {
 	_Atomic int records_seen; /* a buffer with records came: CUDA is up */
 	int64_t last_tick_ns;
 	int atexit_set;
-	pid_t pid; /* the process that subscribed (a forked child does not own CUPTI) */
+	int cbs_registered; /* buffer callbacks: once per process */
+	int hostclock;	    /* timestamp callback: 0 not tried, 1 ours, -1 CUPTI's clock */
+	pid_t pid;	    /* the process that subscribed (a forked child does not own CUPTI) */
 	char dump_dir[512];
 	unsigned dumps;
 } cu = {.mu = PTHREAD_MUTEX_INITIALIZER,
@@ -361,7 +363,7 @@ static int start_locked(char *why, size_t size)
 {
 	const char *dump = getenv("NNSCOPE_CUPTI_DUMP"), *hc = getenv("NNSCOPE_CUPTI_HOSTCLOCK");
 	char failed[128] = "";
-	int rc, hostclock = 0;
+	int rc;
 
 	if (!cu.lib) {
 		if (!(cu.lib = open_lib(why, size)))
@@ -389,17 +391,26 @@ static int start_locked(char *why, size_t size)
 			snprintf(why, size, "cuptiSubscribe returned %d", rc);
 		return NNS_EIO;
 	}
-	if ((rc = cu.f.register_cbs(buffer_requested, buffer_completed)) != NNS_CUPTI_SUCCESS) {
-		snprintf(why, size, "cuptiActivityRegisterCallbacks returned %d", rc);
-		cu.f.unsubscribe(cu.sub);
-		cu.sub = NULL;
-		return NNS_EIO;
+	/* Both registrations are kept for the life of the process (a later
+	 * enable, after nns_destroy unsubscribed, reuses them): the timestamp
+	 * callback must come before any kind is ever enabled. */
+	if (!cu.cbs_registered) {
+		if ((rc = cu.f.register_cbs(buffer_requested, buffer_completed)) !=
+		    NNS_CUPTI_SUCCESS) {
+			snprintf(why, size, "cuptiActivityRegisterCallbacks returned %d", rc);
+			cu.f.unsubscribe(cu.sub);
+			cu.sub = NULL;
+			return NNS_EIO;
+		}
+		cu.cbs_registered = 1;
 	}
-	if (cu.f.register_ts && !(hc && strcmp(hc, "0") == 0) &&
-	    cu.f.register_ts(raw_clock) == NNS_CUPTI_SUCCESS)
-		hostclock = 1;
+	if (!cu.hostclock)
+		cu.hostclock = cu.f.register_ts && !(hc && strcmp(hc, "0") == 0) &&
+				       cu.f.register_ts(raw_clock) == NNS_CUPTI_SUCCESS
+				   ? 1
+				   : -1;
 	pthread_mutex_lock(&cu.conv_mu);
-	cu.conv.flags = hostclock ? NNST_GPUF_HOSTCLOCK : 0;
+	cu.conv.flags = cu.hostclock > 0 ? NNST_GPUF_HOSTCLOCK : 0;
 	pthread_mutex_unlock(&cu.conv_mu);
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(*kinds); i++)
 		if ((rc = cu.f.enable(kinds[i])) != NNS_CUPTI_SUCCESS)
@@ -416,7 +427,7 @@ static int start_locked(char *why, size_t size)
 	if (!cu.atexit_set)
 		cu.atexit_set = atexit(at_exit) == 0;
 	meta("cupti", "collecting (CUPTI version %u, %s clock%s%s)", cu.version,
-	     hostclock ? "host" : "CUPTI", failed[0] ? "; kinds not enabled:" : "", failed);
+	     cu.hostclock > 0 ? "host" : "CUPTI", failed[0] ? "; kinds not enabled:" : "", failed);
 	clock_point();
 	return NNS_OK;
 }
