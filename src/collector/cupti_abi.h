@@ -56,6 +56,7 @@ enum {
 	NNS_KO_START = 16,
 	NNS_KO_END = 24,
 	NNS_KO_DEVICE = 40,
+	NNS_KO_CONTEXT = 44,
 	NNS_KO_STREAM = 48,
 	NNS_KO_GRID = 52,  /* int32 x, y, z */
 	NNS_KO_BLOCK = 64, /* int32 x, y, z */
@@ -71,6 +72,7 @@ enum {
 	NNS_MO_START = 16,
 	NNS_MO_END = 24,
 	NNS_MO_DEVICE = 32,
+	NNS_MO_CONTEXT = 36,
 	NNS_MO_STREAM = 40,
 	NNS_MO_CORR = 44,     /* MEMCPY */
 	NNS_MO_P2P_CORR = 60, /* MEMCPY2 (peer to peer) */
@@ -80,6 +82,7 @@ enum {
 	NNS_SO_START = 16,
 	NNS_SO_END = 24,
 	NNS_SO_DEVICE = 32,
+	NNS_SO_CONTEXT = 36,
 	NNS_SO_STREAM = 40,
 	NNS_SO_CORR = 44,
 	/* CUpti_ActivityAPI (40) */
@@ -94,6 +97,7 @@ enum {
 	NNS_YO_START = 8,
 	NNS_YO_END = 16,
 	NNS_YO_CORR = 24,
+	NNS_YO_CONTEXT = 28,
 	NNS_YO_STREAM = 32,
 	NNS_YO_EVENT = 36,
 	/* CUpti_ActivityMemory2..4 */
@@ -137,6 +141,7 @@ int nns_cupti_next13(uint8_t *buf, size_t valid, void **rec);
 
 #define NNS_CUPTI_CBID_MAX 2048 /* API names cached per domain */
 #define NNS_CUPTI_TIDMAP 4096	/* correlation id -> caller tid, for SYNC */
+#define NNS_CUPTI_CTXMAP 64	/* context id -> device, for SYNC */
 
 struct nns_cupti_conv {
 	/* cuptiGetCallbackName (may be NULL: names become "cbid <n>") */
@@ -146,7 +151,10 @@ struct nns_cupti_conv {
 	struct {
 		uint32_t corr, tid, pid;
 	} tidmap[NNS_CUPTI_TIDMAP]; /* recent API calls by correlation */
-	uint64_t records, skipped;  /* converted, of kinds not recorded */
+	struct {
+		uint32_t ctx, device; /* device + 1: 0 = free slot */
+	} ctxmap[NNS_CUPTI_CTXMAP];   /* contexts seen on device-side records */
+	uint64_t records, skipped;    /* converted, of kinds not recorded */
 };
 
 /* The sink converted records go to (nns_gpu_submit in the collector). */

@@ -20,6 +20,7 @@
 	AT(T, start, NNS_KO_START);                                                                \
 	AT(T, end, NNS_KO_END);                                                                    \
 	AT(T, deviceId, NNS_KO_DEVICE);                                                            \
+	AT(T, contextId, NNS_KO_CONTEXT);                                                          \
 	AT(T, streamId, NNS_KO_STREAM);                                                            \
 	AT(T, gridX, NNS_KO_GRID);                                                                 \
 	AT(T, gridY, NNS_KO_GRID + 4);                                                             \
@@ -54,6 +55,7 @@ _Static_assert(sizeof(CUpti_ActivityKernel10) == 216, "Kernel10 size");
 	AT(T, start, NNS_MO_START);                                                                \
 	AT(T, end, NNS_MO_END);                                                                    \
 	AT(T, deviceId, NNS_MO_DEVICE);                                                            \
+	AT(T, contextId, NNS_MO_CONTEXT);                                                          \
 	AT(T, streamId, NNS_MO_STREAM);                                                            \
 	AT(T, correlationId, corr)
 MEMCPY(CUpti_ActivityMemcpy3, NNS_MO_CORR);
@@ -72,6 +74,7 @@ _Static_assert(sizeof(CUpti_ActivityMemcpy6) == 96 && sizeof(CUpti_ActivityMemcp
 	AT(T, start, NNS_SO_START);                                                                \
 	AT(T, end, NNS_SO_END);                                                                    \
 	AT(T, deviceId, NNS_SO_DEVICE);                                                            \
+	AT(T, contextId, NNS_SO_CONTEXT);                                                          \
 	AT(T, streamId, NNS_SO_STREAM);                                                            \
 	AT(T, correlationId, NNS_SO_CORR)
 MEMSET(CUpti_ActivityMemset2);
@@ -92,6 +95,7 @@ _Static_assert(sizeof(CUpti_ActivityAPI) == 40, "API size");
 	AT(T, start, NNS_YO_START);                                                                \
 	AT(T, end, NNS_YO_END);                                                                    \
 	AT(T, correlationId, NNS_YO_CORR);                                                         \
+	AT(T, contextId, NNS_YO_CONTEXT);                                                          \
 	AT(T, streamId, NNS_YO_STREAM);                                                            \
 	AT(T, cudaEventId, NNS_YO_EVENT)
 SYNC(CUpti_ActivitySynchronization);

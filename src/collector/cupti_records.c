@@ -14,13 +14,16 @@
  *   MEMSET            -> MEMSET  (bytes, value)
  *   RUNTIME, DRIVER   -> RUNTIME, DRIVER (caller tid and pid, cbid; the
  *                                 name from cuptiGetCallbackName)
- *   SYNCHRONIZATION   -> SYNC    (type, CUDA event id; the caller's tid
- *                                 and pid from the API record of the same
- *                                 correlation id, 0 when not seen)
+ *   SYNCHRONIZATION   -> SYNC    (type, CUDA event id, stream as CUPTI
+ *                                 gives it (all ones for context and event
+ *                                 syncs); the caller's tid and pid from the
+ *                                 API record of the same correlation id,
+ *                                 the device from a kernel/copy/memset of
+ *                                 the same context; 0 / -1 when not seen)
  *   MEMORY2           -> MEMORY  (allocation / release, address, bytes)
  *   EXTERNAL_CORRELATION -> EXTCORR
  * Other kinds are counted and skipped. CUPTI's invalid ids (0xffffffff)
- * become device -1 / stream 0.
+ * become device -1 / stream 0 on device-side records.
  */
 #include "collector/cupti_abi.h"
 #include "collector/collector.h"
@@ -189,6 +192,25 @@ static void remember_caller(struct nns_cupti_conv *c, const uint8_t *r)
 
 /* CUpti_ActivitySynchronizationType: 1 event, 2 stream wait event,
  * 3 stream, 4 context synchronize */
+static void remember_context(struct nns_cupti_conv *c, uint32_t ctx, uint32_t device)
+{
+	size_t i = ctx % NNS_CUPTI_CTXMAP;
+
+	if (ctx != NNS_CUPTI_INVALID_ID && device != NNS_CUPTI_INVALID_ID) {
+		c->ctxmap[i].ctx = ctx;
+		c->ctxmap[i].device = device + 1;
+	}
+}
+
+static int16_t context_device(const struct nns_cupti_conv *c, uint32_t ctx)
+{
+	size_t i = ctx % NNS_CUPTI_CTXMAP;
+
+	if (ctx == NNS_CUPTI_INVALID_ID || !c->ctxmap[i].device || c->ctxmap[i].ctx != ctx)
+		return -1;
+	return dev16(c->ctxmap[i].device - 1);
+}
+
 static const char *sync_name(uint32_t type)
 {
 	static const char *names[] = {"cudaEventSynchronize", "cudaStreamWaitEvent",
@@ -240,9 +262,9 @@ int nns_cupti_convert(struct nns_cupti_conv *c, const uint8_t *r, struct nnst_gp
 		g->type = NNST_GPU_SYNC;
 		g->start = u64at(r, NNS_YO_START);
 		g->end = u64at(r, NNS_YO_END);
-		g->device = -1;
+		g->device = context_device(c, u32at(r, NNS_YO_CONTEXT));
 		g->corr = u32at(r, NNS_YO_CORR);
-		g->stream = stream32(u32at(r, NNS_YO_STREAM));
+		g->stream = u32at(r, NNS_YO_STREAM);
 		g->u[0] = u32at(r, NNS_YO_TYPE);
 		v = u32at(r, NNS_YO_EVENT);
 		g->u[1] = v == NNS_CUPTI_INVALID_ID ? 0 : v;
@@ -295,12 +317,18 @@ size_t nns_cupti_decode(struct nns_cupti_conv *c, uint8_t *buf, size_t valid,
 
 	if (!next)
 		next = nns_cupti_next13;
-	/* pass 1: the callers of API calls, for SYNC records that come first */
+	/* pass 1: API callers and contexts, for SYNC records that come first */
 	while (next(buf, valid, &rec) == NNS_CUPTI_SUCCESS) {
 		uint32_t kind = u32at(rec, 0);
 
 		if (kind == NNS_CK_RUNTIME || kind == NNS_CK_DRIVER)
 			remember_caller(c, rec);
+		else if (kind == NNS_CK_CONCURRENT_KERNEL)
+			remember_context(c, u32at(rec, NNS_KO_CONTEXT), u32at(rec, NNS_KO_DEVICE));
+		else if (kind == NNS_CK_MEMCPY || kind == NNS_CK_MEMCPY2)
+			remember_context(c, u32at(rec, NNS_MO_CONTEXT), u32at(rec, NNS_MO_DEVICE));
+		else if (kind == NNS_CK_MEMSET)
+			remember_context(c, u32at(rec, NNS_SO_CONTEXT), u32at(rec, NNS_SO_DEVICE));
 	}
 	rec = NULL;
 	while (next(buf, valid, &rec) == NNS_CUPTI_SUCCESS) {

@@ -197,6 +197,7 @@ static void build(void)
 	k->start = 2000;
 	k->end = 3000;
 	k->deviceId = 1;
+	k->contextId = 5;
 	k->streamId = 7;
 	k->gridX = 4;
 	k->gridY = 2;
@@ -219,6 +220,7 @@ static void build(void)
 	m->start = 3100;
 	m->end = 3200;
 	m->deviceId = 0;
+	m->contextId = 2;
 	m->streamId = 8;
 	m->correlationId = 42;
 	ADD(CUpti_ActivityMemcpyPtoP4, pp);
@@ -257,7 +259,7 @@ static void build(void)
 	y->start = 4000;
 	y->end = 4500;
 	y->correlationId = 46;
-	y->contextId = 1;
+	y->contextId = 5; /* the kernel's context: device 1 */
 	y->streamId = 7;
 	y->cudaEventId = CUPTI_SYNCHRONIZATION_INVALID_VALUE;
 	/* the API call of that sync comes after it, as CUPTI may order them */
@@ -269,6 +271,16 @@ static void build(void)
 	api2->processId = 4321;
 	api2->threadId = 779;
 	api2->correlationId = 46;
+	/* an event sync of a context no device record names */
+	ADD(CUpti_ActivitySynchronization2, ye);
+	ye->kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
+	ye->type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE;
+	ye->start = 4600;
+	ye->end = 4700;
+	ye->correlationId = 49;
+	ye->contextId = 99;
+	ye->streamId = CUPTI_SYNCHRONIZATION_INVALID_VALUE;
+	ye->cudaEventId = 12;
 	ADD(CUpti_ActivityMemory4, ma);
 	ma->kind = CUPTI_ACTIVITY_KIND_MEMORY2;
 	ma->memoryOperationType = CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION;
@@ -328,7 +340,7 @@ static void rec_eq(const struct nnst_gpu *g, uint8_t type, uint32_t name, uint64
 		assert_int_equal(g->u[i], u[i]);
 }
 
-/* The 11 records of build(), flags on the timed ones; api_names: whether
+/* The 12 records of build(), flags on the timed ones; api_names: whether
  * cuptiGetCallbackName resolved the names. */
 static void check(const struct sink *s, uint8_t flags, int api_names)
 {
@@ -340,6 +352,7 @@ static void check(const struct sink *s, uint8_t flags, int api_names)
 		       ufree[8] = {2}, ux[8] = {3};
 	const uint32_t uy[8] = {CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE, 0};
 	const uint32_t urt2[8] = {CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020};
+	const uint32_t uye[8] = {1, 12};
 
 	/* the enum values the expectations spell out by number */
 	assert_int_equal(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 211);
@@ -349,7 +362,9 @@ static void check(const struct sink *s, uint8_t flags, int api_names)
 	assert_int_equal(CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, 3);
 	assert_int_equal(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, 3);
 	assert_int_equal(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE, 3);
-	assert_int_equal(s->n, 11);
+	assert_int_equal(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE, 1);
+	assert_int_equal(CUPTI_SYNCHRONIZATION_INVALID_VALUE, 0xffffffffu);
+	assert_int_equal(s->n, 12);
 	rec_eq(&s->r[0], NNST_GPU_RUNTIME,
 	       nns_name(api_names ? "cudaLaunchKernel_v7000" : "runtime cbid 211"), 1000, 1500, -1,
 	       41, 0, 777, 4321, urt, flags);
@@ -364,17 +379,21 @@ static void check(const struct sink *s, uint8_t flags, int api_names)
 	rec_eq(&s->r[5], NNST_GPU_DRIVER,
 	       nns_name(api_names ? "cuLaunchKernel" : "driver cbid 307"), 1100, 1400, -1, 45, 0,
 	       778, 4321, udr, flags);
-	/* the caller's tid/pid from the API record of correlation 46 */
-	rec_eq(&s->r[6], NNST_GPU_SYNC, nns_name("cudaStreamSynchronize"), 4000, 4500, -1, 46, 7,
+	/* the caller's tid/pid from the API record of correlation 46, the
+	 * device from the kernel of context 5 */
+	rec_eq(&s->r[6], NNST_GPU_SYNC, nns_name("cudaStreamSynchronize"), 4000, 4500, 1, 46, 7,
 	       779, 4321, uy, flags);
 	rec_eq(&s->r[7], NNST_GPU_RUNTIME,
 	       nns_name(api_names ? "cudaStreamSynchronize_v3020" : "runtime cbid 131"), 3990, 4510,
 	       -1, 46, 0, 779, 4321, urt2, flags);
-	rec_eq(&s->r[8], NNST_GPU_MEMORY, nns_name("cudaMalloc"), 5000, 5000, 0, 47, 0,
+	/* unknown context: device -1; CUPTI's all-ones stream kept; no caller */
+	rec_eq(&s->r[8], NNST_GPU_SYNC, nns_name("cudaEventSynchronize"), 4600, 4700, -1, 49,
+	       0xffffffffu, 0, 0, uye, flags);
+	rec_eq(&s->r[9], NNST_GPU_MEMORY, nns_name("cudaMalloc"), 5000, 5000, 0, 47, 0,
 	       0x7f0000dead00ull, 1u << 20, ualloc, flags);
-	rec_eq(&s->r[9], NNST_GPU_MEMORY, nns_name("cudaFree"), 6000, 6000, 0, 48, 0,
+	rec_eq(&s->r[10], NNST_GPU_MEMORY, nns_name("cudaFree"), 6000, 6000, 0, 48, 0,
 	       0x7f0000dead00ull, 1u << 20, ufree, flags);
-	rec_eq(&s->r[10], NNST_GPU_EXTCORR, 0, 0, 0, -1, 41, 0, 123456789012ull, 0, ux, 0);
+	rec_eq(&s->r[11], NNST_GPU_EXTCORR, 0, 0, 0, -1, 41, 0, 123456789012ull, 0, ux, 0);
 }
 
 static void *cupti_lib(void)
@@ -409,7 +428,7 @@ static void test_real_walker(void **state)
 	assert_non_null(p);
 	memcpy(&c.cbname, &p, sizeof(p));
 	c.flags = NNST_GPUF_HOSTCLOCK;
-	assert_int_equal(nns_cupti_decode(&c, buf, used, next, collect, &s), 11);
+	assert_int_equal(nns_cupti_decode(&c, buf, used, next, collect, &s), 12);
 	check(&s, NNST_GPUF_HOSTCLOCK, 1);
 	assert_int_equal(c.skipped, 1); /* the overhead record */
 	nns_cupti_conv_release(&c);
@@ -425,7 +444,7 @@ static void test_builtin_walker(void **state)
 	build();
 	assert_int_equal(nns_cupti_conv_init(&c), 0);
 	/* no cuptiGetCallbackName: "runtime cbid N"; CUPTI clock: no flag */
-	assert_int_equal(nns_cupti_decode(&c, buf, used, NULL, collect, &s), 11);
+	assert_int_equal(nns_cupti_decode(&c, buf, used, NULL, collect, &s), 12);
 	check(&s, 0, 0);
 	/* it stops at a kind whose size it does not know (the overhead) */
 	assert_int_equal(c.skipped, 0);
@@ -458,12 +477,12 @@ static void test_dump_replay(void **state)
 	 * the dump's flags are applied */
 	nns_err_clear(&err);
 	assert_int_equal(nns_cupti_replay(path, &c, NULL, collect, &b, &err), 0);
-	assert_int_equal(b.n, 11);
+	assert_int_equal(b.n, 12);
 	check(&b, NNST_GPUF_HOSTCLOCK, 0);
-	for (size_t i = 0; i < 11; i++)
+	for (size_t i = 0; i < 12; i++)
 		if (b.r[i].type != NNST_GPU_EXTCORR)
 			b.r[i].flags = 0;
-	assert_memory_equal(a.r, b.r, 11 * sizeof(struct nnst_gpu));
+	assert_memory_equal(a.r, b.r, 12 * sizeof(struct nnst_gpu));
 	/* truncated: an error naming the file, no crash */
 	snprintf(cut, sizeof(cut), "%s/cut.buf", dir);
 	snprintf(cmd, sizeof(cmd), "head -c 300 %s > %s", path, cut);
