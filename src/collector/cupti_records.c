@@ -13,7 +13,9 @@
  *   MEMCPY, MEMCPY2   -> MEMCPY  (bytes, copy kind, src/dst memory kinds)
  *   MEMSET            -> MEMSET  (bytes, value)
  *   RUNTIME, DRIVER   -> RUNTIME, DRIVER (caller tid and pid, cbid; the
- *                                 name from cuptiGetCallbackName)
+ *                                 name from cuptiGetCallbackName, runtime
+ *                                 names without CUPTI's "_v<NNNN>" suffix,
+ *                                 as libkineto names them)
  *   SYNCHRONIZATION   -> SYNC    (type, CUDA event id, stream as CUPTI
  *                                 gives it (all ones for context and event
  *                                 syncs); the caller's tid and pid from the
@@ -116,11 +118,30 @@ static uint32_t stream32(uint32_t id)
 	return id == NNS_CUPTI_INVALID_ID ? 0 : id;
 }
 
+/* A runtime API name as libkineto shows it: CUPTI's callback names carry
+ * the version the call appeared in ("cudaLaunchKernel_v7000",
+ * "cudaMemcpyAsync_ptsz_v7000"), dropped here ("cudaLaunchKernel",
+ * "cudaMemcpyAsync_ptsz"); driver names ("cuMemAlloc_v2") are the real
+ * function names and stay. */
+static void runtime_name(const char *s, char *dst, size_t size)
+{
+	const char *v = strrchr(s, '_');
+	size_t n = strlen(s), digits = 0;
+
+	if (v && v[1] == 'v' && v != s) {
+		for (const char *p = v + 2; *p >= '0' && *p <= '9'; p++)
+			digits++;
+		if (digits >= 4 && v[2 + digits] == '\0')
+			n = (size_t)(v - s);
+	}
+	snprintf(dst, size, "%.*s", (int)n, s);
+}
+
 static uint32_t api_name(struct nns_cupti_conv *c, uint32_t domain, uint32_t cbid)
 {
 	uint32_t *slot = NULL, id;
 	const char *s = NULL;
-	char tmp[48];
+	char tmp[256];
 
 	if (c->apin && cbid < NNS_CUPTI_CBID_MAX) {
 		slot =
@@ -131,6 +152,9 @@ static uint32_t api_name(struct nns_cupti_conv *c, uint32_t domain, uint32_t cbi
 	if (!c->cbname || c->cbname(domain, cbid, &s) != NNS_CUPTI_SUCCESS || !s || !*s) {
 		snprintf(tmp, sizeof(tmp), "%s cbid %u",
 			 domain == NNS_CUPTI_DOMAIN_DRIVER ? "driver" : "runtime", cbid);
+		s = tmp;
+	} else if (domain == NNS_CUPTI_DOMAIN_RUNTIME) {
+		runtime_name(s, tmp, sizeof(tmp));
 		s = tmp;
 	}
 	id = nns_name(s);

@@ -87,8 +87,8 @@ full() {
 	expect "$name" kernel.vectorized_elementwise_kernel \
 		"$N grid=8,1,1 block=128,1,1 regs=32 ssmem=256 dsmem=0 device=0 stream=7"
 	expect "$name" kernel_linked $((2 * N))
-	expect "$name" runtime.cudaLaunchKernel_v7000 $((2 * N))
-	expect "$name" runtime.cudaMemcpy_v3020 "$N"
+	expect "$name" runtime.cudaLaunchKernel $((2 * N))
+	expect "$name" runtime.cudaMemcpy "$N"
 	ta=$(sed -n 's/^tid A //p' "$TMP/$name.out")
 	tb=$(sed -n 's/^tid B //p' "$TMP/$name.out")
 	expect "$name" "runtime.tid.$ta" "$N"

@@ -366,8 +366,8 @@ static void check(const struct sink *s, uint8_t flags, int api_names)
 	assert_int_equal(CUPTI_SYNCHRONIZATION_INVALID_VALUE, 0xffffffffu);
 	assert_int_equal(s->n, 12);
 	rec_eq(&s->r[0], NNST_GPU_RUNTIME,
-	       nns_name(api_names ? "cudaLaunchKernel_v7000" : "runtime cbid 211"), 1000, 1500, -1,
-	       41, 0, 777, 4321, urt, flags);
+	       nns_name(api_names ? "cudaLaunchKernel" : "runtime cbid 211"), 1000, 1500, -1, 41, 0,
+	       777, 4321, urt, flags);
 	rec_eq(&s->r[1], NNST_GPU_KERNEL, nns_name(KNAME), 2000, 3000, 1, 41, 7, 2048, 9, uk,
 	       flags);
 	rec_eq(&s->r[2], NNST_GPU_MEMCPY, nns_name("Memcpy"), 3100, 3200, 0, 42, 8, 4096, 0, um,
@@ -384,8 +384,8 @@ static void check(const struct sink *s, uint8_t flags, int api_names)
 	rec_eq(&s->r[6], NNST_GPU_SYNC, nns_name("cudaStreamSynchronize"), 4000, 4500, 1, 46, 7,
 	       779, 4321, uy, flags);
 	rec_eq(&s->r[7], NNST_GPU_RUNTIME,
-	       nns_name(api_names ? "cudaStreamSynchronize_v3020" : "runtime cbid 131"), 3990, 4510,
-	       -1, 46, 0, 779, 4321, urt2, flags);
+	       nns_name(api_names ? "cudaStreamSynchronize" : "runtime cbid 131"), 3990, 4510, -1,
+	       46, 0, 779, 4321, urt2, flags);
 	/* unknown context: device -1; CUPTI's all-ones stream kept; no caller */
 	rec_eq(&s->r[8], NNST_GPU_SYNC, nns_name("cudaEventSynchronize"), 4600, 4700, -1, 49,
 	       0xffffffffu, 0, 0, uye, flags);
@@ -495,6 +495,46 @@ static void test_dump_replay(void **state)
 	tt_rmrf(dir);
 }
 
+static const char *stub_names[] = {"cudaMemcpyAsync_ptsz_v7000", "cudaGraphLaunch_v10000",
+				   "cudaFoo_v12", "cuMemAlloc_v2", "cudaBar_vx7000"};
+
+static int stub_cbname(uint32_t domain, uint32_t cbid, const char **name)
+{
+	(void)domain;
+	if (cbid >= 5)
+		return 1;
+	*name = stub_names[cbid];
+	return 0;
+}
+
+/* CUPTI's version suffix dropped from runtime names only, 4+ digits only */
+static void test_api_names(void **state)
+{
+	static const char *want[] = {"cudaMemcpyAsync_ptsz", "cudaGraphLaunch", "cudaFoo_v12",
+				     "cuMemAlloc_v2", "cudaBar_vx7000"};
+	struct nns_cupti_conv c;
+	struct nnst_gpu g;
+	CUpti_ActivityAPI a;
+
+	(void)state;
+	assert_int_equal(nns_cupti_conv_init(&c), 0);
+	c.cbname = stub_cbname;
+	for (uint32_t i = 0; i < 5; i++) {
+		memset(&a, 0, sizeof(a));
+		a.kind = i == 3 ? CUPTI_ACTIVITY_KIND_DRIVER : CUPTI_ACTIVITY_KIND_RUNTIME;
+		a.cbid = i;
+		assert_int_equal(nns_cupti_convert(&c, (const uint8_t *)&a, &g), 1);
+		assert_int_equal(g.name, nns_name(want[i]));
+	}
+	/* cbid 3 in the runtime domain: cached apart from the driver's cbid 3,
+	 * and a 1-digit suffix stays */
+	a.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+	a.cbid = 3;
+	assert_int_equal(nns_cupti_convert(&c, (const uint8_t *)&a, &g), 1);
+	assert_int_equal(g.name, nns_name("cuMemAlloc_v2"));
+	nns_cupti_conv_release(&c);
+}
+
 static void test_memory_other_ops(void **state)
 {
 	struct nns_cupti_conv c;
@@ -516,7 +556,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_api_enable),	     cmocka_unit_test(test_real_walker),
 	    cmocka_unit_test(test_builtin_walker),   cmocka_unit_test(test_dump_replay),
-	    cmocka_unit_test(test_memory_other_ops),
+	    cmocka_unit_test(test_memory_other_ops), cmocka_unit_test(test_api_names),
 	};
 
 	set_fake_path();
