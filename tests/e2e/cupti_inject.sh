@@ -19,7 +19,8 @@
 # no HOSTCLOCK flag, clock points still. Another subscriber, a missing
 # libcupti: the META message, no GPU record, exit 0, nothing on stderr.
 # An abort keeps a readable file with the buffers delivered before it; a
-# SIGTERM (no atexit) still gets every record (the writer flushes CUPTI). A
+# SIGTERM (no atexit) still gets every record (the writer flushes CUPTI),
+# and the writer's tick adds a clock point about every second. A
 # user's CUDA_INJECTION64_PATH is kept; without a profiler
 # InitializeInjection does nothing. `nnscope analyse` of the runs: kernels.json
 # holds the 2N kernels with grid, block, registers, shared memory, blocks per
@@ -226,6 +227,7 @@ env NNSCOPE_CUPTI_LIB="$FAKE" NNSCOPE_CUDA_LIB="$FAKE" "$NNSCOPE" run -q -o "$TM
 tpid=$!
 E2E_PIDS+=("$tpid")
 for _ in $(seq 200); do grep -q '^ready' "$TMP/term.out" 2>/dev/null && break; sleep 0.05; done
+sleep 2.6 # the writer's tick adds a clock point about every second
 kill -TERM "$tpid"
 rc=0
 wait "$tpid" || rc=$?
@@ -234,6 +236,8 @@ wait "$tpid" || rc=$?
 expect term gpu.KERNEL $((2 * N))
 expect term gpu.RUNTIME $((3 * N))
 expect term gpu.MEMCPY "$N"
+[ "$(val term gpuclock)" -ge 3 ] && pass "term: $(val term gpuclock) clock points in ~2.6 s" ||
+	fail "term: $(val term gpuclock) clock points in ~2.6 s, wanted >= 3"
 
 # ---- the user's CUDA_INJECTION64_PATH is kept ----------------------------------------------
 profile userinj 0 CUDA_INJECTION64_PATH=
