@@ -176,7 +176,7 @@ size_t nns_cupti_decode(struct nns_cupti_conv *c, uint8_t *buf, size_t valid,
  * (NNSCOPE_CUDA_LIB, else libcuda.so.1); 0 with the reason in why. */
 size_t nns_cupti_devices(struct nnst_gpu *out, size_t max, char *why, size_t whysize);
 
-/* ---- raw buffer dumps: cupti_records.c ------------------------------------ */
+/* ---- raw buffer dumps: cupti_dump.c ------------------------------------ */
 
 /* NNSCOPE_CUPTI_DUMP=DIR: one file per completed buffer,
  * DIR/cupti_<pid>_<n>.buf: "NNSCUPTI1\n", u32 CUPTI version, u32 the
