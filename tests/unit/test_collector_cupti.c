@@ -460,7 +460,7 @@ static void test_dump_replay(void **state)
 	struct nns_cupti_conv c;
 	struct sink a = {0}, b = {0};
 	struct nns_err err;
-	char path[128], cut[160], cmd[400];
+	char path[128], cut[160], cmd[600];
 
 	(void)state;
 	tt_tmpdir(dir, sizeof(dir));
@@ -490,6 +490,22 @@ static void test_dump_replay(void **state)
 	b.n = 0;
 	assert_int_equal(nns_cupti_replay(cut, &c, NULL, collect, &b, &err), NNS_EFORMAT);
 	assert_non_null(strstr(err.msg, cut));
+	assert_int_equal(b.n, 0);
+	/* not a dump at all */
+	snprintf(cmd, sizeof(cmd), "printf 'hello world, not a dump' > %s", cut);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(nns_cupti_replay(cut, &c, NULL, collect, &b, &err), NNS_EFORMAT);
+	assert_non_null(strstr(err.msg, "not a CUPTI buffer dump"));
+	/* a name pointing at a record that is not a kernel (the first, an API
+	 * record): the byte offset is the u32 after the 4-byte name count */
+	snprintf(cmd, sizeof(cmd),
+		 "cp %s %s && printf '\\000\\000\\000\\000' | dd of=%s bs=1 seek=%zu "
+		 "conv=notrunc 2>/dev/null",
+		 path, cut, cut,
+		 (size_t)(10 + 4 + 4 + 8 + used - sizeof(CUpti_ActivityOverhead3) + 4));
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(nns_cupti_replay(cut, &c, NULL, collect, &b, &err), NNS_EFORMAT);
+	assert_non_null(strstr(err.msg, "not a kernel"));
 	assert_int_equal(b.n, 0);
 	nns_cupti_conv_release(&c);
 	tt_rmrf(dir);
