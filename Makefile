@@ -240,6 +240,34 @@ $(FAKE_NVML): tests/e2e/fake_nvml.c
 	$(Q)$(CC) -std=c11 $(WARN) -O1 -shared -fPIC -o $@ $<
 $(BUILD)/tests/test_collector_nvml: $(FAKE_NVML)
 
+# The CUPTI backend: cupti_layout.c checks the record offsets against the
+# CUDA headers when they are here (else it is empty); the unit test builds
+# its records with them. fake_cupti (libcupti + libcuda stand-in) and
+# cuda_app (a "CUDA program") serve tests/e2e/cupti_inject.sh.
+CUDA_INC ?= /usr/local/cuda/include
+ifneq ($(wildcard $(CUDA_INC)/cupti_activity.h),)
+CUPTI_HDR_FLAGS := -DNNS_HAVE_CUPTI_H -isystem $(CUDA_INC)
+$(BUILD)/pic/src/collector/cupti_layout.o: private CPPFLAGS += $(CUPTI_HDR_FLAGS)
+$(BUILD)/tests/test_collector_cupti: private CPPFLAGS += $(CUPTI_HDR_FLAGS)
+endif
+FAKE_CUPTI := $(BUILD)/tests/libfake_cupti.so
+CUDA_APP   := $(BUILD)/tests/cuda_app
+$(FAKE_CUPTI): tests/e2e/fake_cupti.c
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  LINK    $@")
+	$(Q)$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O1 -g -shared -fPIC -pthread -o $@ $<
+$(CUDA_APP): tests/e2e/cuda_app.c
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  LINK    $@")
+	$(Q)$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O1 -g -pthread -o $@ $< -ldl
+CUPTI_CHECK := $(BUILD)/tests/cupti_check
+$(CUPTI_CHECK): tests/e2e/cupti_check.c $(COLLECTOR_OBJ)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  LINK    $@")
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(COLLECTOR_OBJ) $(COLLECTOR_LIBS) $(LDLIBS)
+e2e: $(FAKE_CUPTI) $(CUDA_APP) $(CUPTI_CHECK)
+$(BUILD)/tests/test_collector_cupti: $(FAKE_CUPTI)
+
 $(COLL_E2E_BIN): $(BUILD)/tests/%: tests/e2e/%.c $(COLLECTOR_SO)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  LINK    $@")

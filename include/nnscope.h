@@ -135,6 +135,14 @@ NNS_API int nns_set_metadata(nns_profiler *p, const char *key, const char *value
 /* Events lost so far because buffers were full. */
 NNS_API uint64_t nns_lost_events(const nns_profiler *p);
 
+/* Starts GPU activity collection through CUPTI (kernels, copies, memsets,
+ * CUDA API calls, synchronisation, device memory) into the current
+ * profiler (docs/API.md "GPU collection"). `nnscope run` does it by
+ * itself (CUDA_INJECTION64_PATH). NNS_OK, or NNS_ENOTFOUND (no libcupti),
+ * NNS_EIO (CUPTI refused: another subscriber...) with the reason in err
+ * (may be NULL) and in the META key "cupti". Idempotent. */
+NNS_API int nns_cupti_enable(char *err, size_t errlen);
+
 /* ---- events (hot path) --------------------------------------------------------- */
 
 /* Interns a name once; the id is valid for the life of the process. */

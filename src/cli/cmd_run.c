@@ -7,8 +7,9 @@
  * NNSCOPE_PRELOAD=1, NNSCOPE_OPTIONS (the given options, or the
  * environment's NNSCOPE_OPTIONS / MS_PROFILER_OPTIONS, with output_path
  * made absolute) and, unless already set, NVTX_INJECTION64_PATH and
- * NCCL_PROFILER_PLUGIN (the same library: NVTX ranges and NCCL collectives
- * are recorded), then spawns CMD, forwards SIGTERM/SIGHUP to it, waits and
+ * CUDA_INJECTION64_PATH and NCCL_PROFILER_PLUGIN (the same library: NVTX
+ * ranges, GPU activity through CUPTI and NCCL collectives are recorded),
+ * then spawns CMD, forwards SIGTERM/SIGHUP to it, waits and
  * exits with its status (128 + N when signal N killed it; 127 when it
  * cannot be run), after telling on stderr where the traces are. The library
  * constructor (src/collector/preload.c) does the profiling in every process
@@ -39,9 +40,10 @@ static const char USAGE[] =
     "\n"
     "Runs CMD with the nnscope collector preloaded (LD_PRELOAD): CPU samplers,\n"
     "process metadata and lifetime, and whatever the program records through\n"
-    "libnnscope (nns_push/nns_step, the Python module), NVTX and NCCL\n"
-    "(NVTX_INJECTION64_PATH and NCCL_PROFILER_PLUGIN are set to libnnscope.so\n"
-    "unless already set). Every process of CMD that loads the library writes\n"
+    "libnnscope (nns_push/nns_step, the Python module) or NVTX, on CUDA the GPU\n"
+    "activity through CUPTI, and NCCL collectives (NVTX_INJECTION64_PATH,\n"
+    "CUDA_INJECTION64_PATH and NCCL_PROFILER_PLUGIN are set to libnnscope.so unless\n"
+    "already set). Every process of CMD that loads the library writes\n"
     "<DIR>/<host>_<pid>.nnst. Exits with CMD's status.\n"
     "\n"
     "Options:\n"
@@ -306,6 +308,11 @@ int cmd_run(int argc, char **argv)
 			setenv("NVTX_INJECTION64_PATH", real ? real : lib, 1);
 		if (!getenv("NCCL_PROFILER_PLUGIN"))
 			setenv("NCCL_PROFILER_PLUGIN", real ? real : lib, 1);
+		/* libcuda dlopen()s this in cuInit and calls
+		 * InitializeInjection (src/collector/cupti.c): kernels, copies
+		 * and CUDA API calls are recorded through CUPTI. */
+		if (!getenv("CUDA_INJECTION64_PATH"))
+			setenv("CUDA_INJECTION64_PATH", real ? real : lib, 1);
 		free(real);
 	}
 	if (!getenv("NNSCOPE_BIN")) {

@@ -21,6 +21,8 @@
  *     reg_mu), capped at max_buffer_mb.
  * Locks are only taken off the hot path, always in this order:
  *   life_mu -> reg_mu -> (a profiler's mu) -> names mu -> nvtx mu (nvtx.c).
+ * The CUPTI backend's locks sit before reg_mu (cupti.c):
+ *   life_mu -> cupti call_mu -> cupti conv_mu -> reg_mu; its cu.mu is a leaf.
  */
 #ifndef NNS_COLLECTOR_COLLECTOR_H
 #define NNS_COLLECTOR_COLLECTOR_H
@@ -340,6 +342,14 @@ int nns_nvtx_thread_name(pid_t tid, char *dst, size_t size);
 uint32_t nns_nvtx_thread_names_gen(void);
 /* fork(): 0 takes nvtx.c's lock (a leaf, after names mu), 1 releases it. */
 void nns_nvtx_atfork(int release);
+
+/* cupti.c: the CUPTI backend (GPU activity). InitializeInjection is
+ * libcuda's entry for CUDA_INJECTION64_PATH; nns_cupti_enable (nnscope.h)
+ * the API's. The rest do nothing unless CUPTI collects: */
+NNS_API int InitializeInjection(void);
+void nns_cupti_flush(void);		       /* forced flush (nns_stop, life_mu held) */
+void nns_cupti_detach(struct nns_profiler *p); /* p destroyed: final flush, unsubscribe */
+void nns_cupti_tick(void);		       /* writer thread: clock point ~1/s, devices */
 
 /* fork.c */
 void nns_install_atfork(void);

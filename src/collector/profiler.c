@@ -405,6 +405,7 @@ NNS_API int nns_stop(nns_profiler *p)
 		return NNS_OK;
 	}
 	stop_locked(p);
+	nns_cupti_flush(); /* CUPTI's pending records, before the writer's flush */
 	nns_sync_flush(p, 5000);
 	pthread_mutex_lock(&p->mu);
 	if (p->io_failed)
@@ -467,6 +468,7 @@ NNS_API void nns_destroy(nns_profiler *p)
 	pthread_mutex_lock(&nns_g.life_mu);
 	if (!p->child_pending) {
 		fork_check_locked();
+		nns_cupti_detach(p); /* the last GPU records, before the writer's final drain */
 		stop_locked(p);
 		nns_sampler_join(p);
 		nns_writer_join(p); /* drains, detaches, END, close */

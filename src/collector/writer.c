@@ -532,6 +532,10 @@ static void *writer_main(void *arg)
 		size_t ns = 0, ngpu = 0, ngclk = 0;
 		int quit, detach, partial;
 
+		nns_cupti_tick(); /* queues a CUPTI clock point about every second */
+		if (sig !=
+		    sig_seen) /* SIGTERM/SIGINT: CUPTI's records first (atexit may not run) */
+			nns_cupti_flush();
 		pthread_mutex_lock(&p->mu);
 		want = p->flush_req;
 		quit = p->quit;
