@@ -19,7 +19,8 @@
  *                          nns_cupti_tick() (the writer thread: a CUPTI
  *                          clock point about every second, device
  *                          records once).
- * libcupti is loaded with dlopen (NNSCOPE_CUPTI_LIB, else libcupti.so.13,
+ * libcupti is loaded with dlopen (NNSCOPE_CUPTI_LIB, else one the process
+ * already loaded (RTLD_NOLOAD: PyTorch's own), else libcupti.so.13,
  * .12, libcupti.so, also under /usr/local/cuda/extras/CUPTI/lib64 and
  * /usr/local/cuda/lib64), never linked. Nothing is printed: META "cupti"
  * says "collecting (...)" or "unavailable: <why>" (another subscriber
@@ -158,6 +159,12 @@ static void *open_lib(char *why, size_t size)
 		}
 		return lib;
 	}
+	/* A CUPTI the process already loaded first (PyTorch's libtorch_cuda
+	 * needs the libcupti of its wheel): two CUPTI versions in one process
+	 * would each try to own the driver's profiling interface. */
+	for (size_t i = 0; i < 3; i++)
+		if ((lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD)))
+			return lib;
 	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
 		if ((lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL)))
 			return lib;
