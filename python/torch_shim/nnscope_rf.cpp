@@ -10,7 +10,8 @@
  * on whichever thread runs it (autograd's device threads included). With
  * shapes on, an instant "input_dims:[[16, 3, 32, 32], [], ...]" follows each
  * push (the .nnst importer attaches it to the range); a tensor gives its
- * sizes, anything else []. An operator or autograd node whose name is not
+ * sizes, anything else []; then "input_type:['float', '', ...]" (Kineto's
+ * "Input type": collective bytes need it). An operator or autograd node whose name is not
  * "ns::name" (ConvolutionBackward0, detach) is followed by an instant
  * "kind:cpu_op" that makes the importer list it as an operator, as
  * torch.profiler does.
@@ -249,16 +250,28 @@ void append_dims(std::string &out, const c10::IValue &v)
 	}
 }
 
-void mark_shapes(tcache *c, const at::RecordFunction &fn)
+/* Kineto's "Input type" entry of one input: the dtype's name ("float",
+ * "long int", "c10::Half") for a tensor, "Scalar", "TensorList", else "". */
+void append_type(std::string &out, const c10::IValue &v)
 {
-	std::string s("input_dims:[");
-	auto inputs = fn.inputs();
-	for (size_t i = 0; i < inputs.size(); i++) {
-		if (i)
-			s += ", ";
-		append_dims(s, inputs[i]);
+	out += '\'';
+	if (v.isTensor()) {
+		const at::Tensor &t = v.toTensor();
+		if (t.defined()) {
+			auto n = t.dtype().name();
+			out.append(n.data(), n.size());
+		}
+	} else if (v.isScalar()) {
+		out += "Scalar";
+	} else if (v.isTensorList()) {
+		out += "TensorList";
 	}
-	s += ']';
+	out += '\'';
+}
+
+/* Marks the instant named s (an id cached per thread by content). */
+void mark_text(tcache *c, std::string &s)
+{
 	auto it = c->dims.find(s);
 	uint32_t id;
 	if (it != c->dims.end()) {
@@ -270,6 +283,27 @@ void mark_shapes(tcache *c, const at::RecordFunction &fn)
 	}
 	if (id)
 		g_api.mark(id);
+}
+
+/* "input_dims:[[16, 3, 32, 32], [], ...]" then
+ * "input_type:['float', '', ...]" (the .nnst importer attaches both to the
+ * range just pushed; the analysis computes collective bytes from them). */
+void mark_shapes(tcache *c, const at::RecordFunction &fn)
+{
+	std::string s("input_dims:["), ty("input_type:[");
+	auto inputs = fn.inputs();
+	for (size_t i = 0; i < inputs.size(); i++) {
+		if (i) {
+			s += ", ";
+			ty += ", ";
+		}
+		append_dims(s, inputs[i]);
+		append_type(ty, inputs[i]);
+	}
+	s += ']';
+	ty += ']';
+	mark_text(c, s);
+	mark_text(c, ty);
 }
 
 void flush_pending(tcache *c)
