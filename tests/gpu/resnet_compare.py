@@ -267,6 +267,9 @@ def cmd_compare(a):
           "(+%d warm-up), device %s" % (a.batch, a.size, a.size, a.steps,
                                          a.warmup, dev))
     print("   torch %s, GPU %s, python %s" % (torch.__version__, gpu, py))
+    print("   runs: plain = no profiler; cupti = under `nnscope run` only; nnscope = "
+          "`nnscope run` + nnscope.torch;\n         torch = torch.profiler; plain2 = no "
+          "profiler again (the baseline is the mean of plain and plain2)")
     train = [py, me, "train", "--device", dev, "--steps", str(a.steps),
              "--warmup", str(a.warmup), "--batch", str(a.batch),
              "--size", str(a.size), "--classes", str(a.classes),

@@ -14,7 +14,8 @@
 # (unless --cpu: the same pipeline on the CPU with tiny sizes, as
 # tests/e2e/gpu_script_cpu.sh runs it). Environment: PYTHON (default
 # python3), NNSCOPE (default build/nnscope), WORK (default a temporary
-# directory, kept and printed). Takes about 2-3 minutes on an H100.
+# directory, kept and printed: on the device tool, WORK=$OUT/gpu brings the
+# traces and analyses back). Takes about 2-3 minutes on an H100.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 PYTHON=${PYTHON:-python3}
