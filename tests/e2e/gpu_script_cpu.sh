@@ -3,7 +3,9 @@
 # without a GPU: runs its pipeline with --cpu and tiny sizes (ResNet-18,
 # batch 2, 32x32, 3 steps; a 5-iteration one-rank Gloo all_reduce loop)
 # and checks that it exits 0 and prints the whole table: every run worked,
-# losses bit-identical across runs, nnscope.torch's shim used, aten::conv2d
+# losses bit-identical across runs, nnscope.torch's shim used, the memory
+# events of nnscope.torch(memory) equal torch.profiler(profile_memory)'s
+# (allocations, frees, peak), aten::conv2d
 # 20 calls per step in both nnscope's and torch.profiler's views (the
 # ResNet-18 count), the step-time rows, the loop's gloo:all_reduce ranges
 # = 5 with float32[1000] inputs. Also: without --cpu on a machine with no
@@ -47,12 +49,17 @@ else
 fi
 O=$TMP/out
 check "no FAIL line" test "$(grep -c '^FAIL' "$O")" = 0
-for r in plain cupti nnscope torch plain2; do
+for r in plain cupti nnscope torch plain2 nnscope-mem torch-mem; do
 	check "run $r worked" grep -q "^ok   run $r " "$O"
 done
-check "losses bit-identical in all four profiled/unprofiled runs" \
-	test "$(grep -c '^ok   .*: losses bit-identical to the unprofiled run' "$O")" = 4
-check "nnscope.torch used the shim" grep -q '^ok   nnscope.torch used the RecordFunction shim' "$O"
+check "losses bit-identical in the six runs after the first" \
+	test "$(grep -c '^ok   .*: losses bit-identical to the unprofiled run' "$O")" = 6
+check "nnscope.torch used the shim (with and without memory)" \
+	test "$(grep -c '^ok   nnscope\(-mem\)\?: nnscope.torch used the RecordFunction shim' "$O")" = 2
+check "memory events (allocations / frees / peak) equal torch.profiler's" \
+	grep -q '^ok   cpu: memory events equal torch.profiler.s' "$O"
+check "memory table row: the same three figures on both sides" \
+	grep -Eq '^cpu +([0-9]+ / [0-9]+ / [0-9]+) +\1$' "$O"
 check "table: aten::conv2d 20.0 per step in both views" \
 	grep -Eq '^aten::conv2d calls .* 20\.0 +20\.0 +0\.0%' "$O"
 check "table: kernel row says n/a on the CPU" grep -Eq '^kernels +n/a +n/a' "$O"

@@ -16,6 +16,8 @@ runs, one after the other:
            (operators through the RecordFunction shim, modules)
   torch    torch.profiler with CPU and CUDA activities, its Chrome trace
            exported and read by `nnscope analyse` like the nnscope trace
+  *-mem    nnscope (under `nnscope run --options {"profile_memory": true}`)
+           and torch, with profile_memory: the allocator's events compared
   comm     `nnscope run` + nnscope.torch(record_shapes) around a loop of
            all_reduce on one rank (NCCL on CUDA, Gloo with --cpu)
 then analyses the traces with `nnscope analyse --steps 0-(N-1)` (the timed
@@ -101,8 +103,21 @@ def _sync(dev):
         torch.cuda.synchronize(dev)
 
 
+def mem_summary(events):
+    """{device: [allocations, frees, peak of the running sum of bytes]} of
+    (bytes, device) memory events in time order (bytes < 0: a free)."""
+    out, run = {}, {}
+    for b, d in events:
+        r = out.setdefault(d, [0, 0, 0])
+        r[0 if b > 0 else 1] += 1
+        run[d] = run.get(d, 0) + b
+        r[2] = max(r[2], run[d])
+    return out
+
+
 def cmd_train(a):
-    """Trains a.warmup + a.steps steps; the timed steps are ProfilerStep#i."""
+    """Trains a.warmup + a.steps steps; the timed steps are ranges
+    ProfilerStep#i (torch.profiler's own, or nnscope ranges so named)."""
     dev = torch.device(a.device)
     torch.manual_seed(0)
     if dev.type == "cpu":
@@ -127,15 +142,16 @@ def cmd_train(a):
     _sync(dev)
     instr = prof = None
     if a.mode == "nnscope":
+        import nnscope
         import nnscope.torch as nt
-        instr = nt.instrument(ops=True)
+        instr = nt.instrument(ops=True, memory=a.memory)
         res["backend"] = instr.backend_used
     elif a.mode == "torch":
         from torch.profiler import ProfilerActivity, profile
         acts = [ProfilerActivity.CPU]
         if dev.type == "cuda":
             acts.append(ProfilerActivity.CUDA)
-        prof = profile(activities=acts)
+        prof = profile(activities=acts, profile_memory=a.memory)
         prof.start()  # opens ProfilerStep#0
     times, losses = [], []
     for i in range(a.steps):
@@ -143,14 +159,24 @@ def cmd_train(a):
         if prof is not None:
             losses.append(step())
             prof.step()
-        else:
-            with torch.autograd.profiler.record_function("ProfilerStep#%d" % i):
+        elif instr is not None:
+            # an nnscope range named as torch.profiler names steps (a
+            # record_function would allocate two small CPU blocks a step,
+            # which the memory comparison would see)
+            with nnscope.range("ProfilerStep#%d" % i):
                 losses.append(step())
+        else:
+            losses.append(step())
         times.append(time.perf_counter() - t0)
     if prof is not None:
         prof.stop()
         prof.export_chrome_trace(os.path.join(a.out, "torch.pt.trace.json"))
         res["kineto"] = bool(torch.autograd.kineto_available())
+        if a.memory:
+            res["mem"] = mem_summary(
+                (e.nbytes(), "cpu" if e.device_type() == torch.device("cpu").type
+                 or str(e.device_type()).endswith("CPU") else "cuda:%d" % e.device_index())
+                for e in prof.profiler.kineto_results.events() if e.name() == "[memory]")
         res["ops"] = {e.key: e.count for e in prof.key_averages()
                       if e.key in ("aten::conv2d", "aten::addmm")}
     if instr is not None:
@@ -276,14 +302,18 @@ def cmd_compare(a):
              "--threads", str(a.threads)]
     env = dict(os.environ)
     results = {}
-    order = ["plain", "cupti", "nnscope", "torch", "plain2"]
+    order = ["plain", "cupti", "nnscope", "torch", "plain2", "nnscope-mem", "torch-mem"]
     for name in order:
         d = os.path.join(work, name)
         os.makedirs(d, exist_ok=True)
-        mode = {"plain2": "plain", "cupti": "plain"}.get(name, name)
+        mode = {"plain2": "plain", "cupti": "plain"}.get(name, name.split("-")[0])
         cmd = train + ["--mode", mode, "--out", d]
-        if name in ("cupti", "nnscope"):
-            cmd = [nns, "run", "-q", "-o", os.path.join(d, "trace"), "--"] + cmd
+        if name.endswith("-mem"):
+            cmd.append("--memory")
+        if name in ("cupti", "nnscope", "nnscope-mem"):
+            opts = '{"profile_memory": true}' if name.endswith("-mem") else "{}"
+            cmd = [nns, "run", "-q", "-o", os.path.join(d, "trace"), "--options", opts,
+                   "--"] + cmd
         t0 = time.time()
         ok = run(cmd, os.path.join(d, "log.txt"), env=env)
         ck.hard(ok, "run %-8s (%.1f s)" % (name, time.time() - t0))
@@ -306,9 +336,10 @@ def cmd_compare(a):
             for u, v in zip(got, ref))
         ck.hard(close, "%s: losses within 1e-3 of the unprofiled run's" % name)
         ck.target(got == ref, "%s: losses bit-identical to the unprofiled run" % name)
-    ck.hard(results["nnscope"].get("backend") == "record_function",
-            "nnscope.torch used the RecordFunction shim (backend %s)"
-            % results["nnscope"].get("backend"))
+    for name in ("nnscope", "nnscope-mem"):
+        ck.hard(results[name].get("backend") == "record_function",
+                "%s: nnscope.torch used the RecordFunction shim (backend %s)"
+                % (name, results[name].get("backend")))
 
     an = {}
     for name, path in (("nnscope", os.path.join(work, "nnscope", "trace")),
@@ -391,6 +422,34 @@ def cmd_compare(a):
         print("(%d of the top-10 names in both)" % len(same))
 
     print()
+    print("memory events over the %d steps (profile_memory): allocations / frees / peak "
+          "of their running sum (bytes)" % a.steps)
+    mdb = os.path.join(work, "an-nnscope-mem.sqlite")
+    ok = run([nns, "analyse", os.path.join(work, "nnscope-mem", "trace"), "--out",
+              os.path.join(work, "an-nnscope-mem"), "--no-csv", "--sqlite", mdb],
+             mdb + ".log")
+    ck.hard(ok, "nnscope analyse of the nnscope-mem trace")
+    if ok:
+        con = sqlite3.connect(mdb)
+        mn = mem_summary((b, "cpu" if d < 0 else "cuda:%d" % d) for b, d in con.execute(
+            "SELECT bytes, device_id FROM memory_events ORDER BY ts_ns, rowid"))
+        con.close()
+        mt = results["torch-mem"].get("mem", {})
+        print("%-10s %34s %34s" % ("device", "nnscope.torch", "torch.profiler"))
+        for devk in sorted(set(mn) | set(mt)):
+            x, y = mn.get(devk, [0, 0, 0]), mt.get(devk, [0, 0, 0])
+            print("%-10s %34s %34s" % (devk, "%d / %d / %d" % tuple(x), "%d / %d / %d" % tuple(y)))
+            same = x == y
+            if dev == "cpu":
+                ck.hard(same, "%s: memory events equal torch.profiler's" % devk)
+            else:
+                ck.target(same, "%s: memory events equal torch.profiler's" % devk)
+        ck.hard(bool(mn) and any(v[0] for v in mn.values()),
+                "nnscope.torch recorded allocator events")
+        if dev != "cpu":
+            ck.hard(any(k.startswith("cuda") and v[0] for k, v in mn.items()),
+                    "nnscope.torch recorded CUDA caching-allocator events")
+    print()
     base = statistics.mean([statistics.median(results[p]["step_ms"])
                             for p in ("plain", "plain2")])
     print("%-44s %14s %9s" % ("step time (median of %d steps)" % a.steps, "ms", "overhead"))
@@ -457,6 +516,8 @@ def main():
     t.add_argument("--mode", choices=("plain", "nnscope", "torch"), required=True)
     t.add_argument("--out", required=True)
     t.add_argument("--device", default="cuda")
+    t.add_argument("--memory", action="store_true",
+                   help="profile_memory (nnscope.torch memory=True)")
     m = sub.add_parser("comm")
     m.add_argument("--out", required=True)
     m.add_argument("--device", default="cuda")
