@@ -478,7 +478,8 @@ int mem_start()
 	}
 	if (!g_mem)
 		g_mem = std::make_shared<mem_reporter>();
-	c10::DebugInfoBase *cur = c10::ThreadLocalDebugInfo::get(c10::DebugInfoKind::PROFILER_STATE);
+	c10::DebugInfoBase *cur =
+	    c10::ThreadLocalDebugInfo::get(c10::DebugInfoKind::PROFILER_STATE);
 	if (cur && cur != g_mem.get()) {
 		g_err = "another profiler's state (torch.profiler?) is set on this thread: "
 			"its allocator memory events cannot be observed";
