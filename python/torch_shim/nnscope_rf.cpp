@@ -10,8 +10,9 @@
  * on whichever thread runs it (autograd's device threads included). With
  * shapes on, an instant "input_dims:[[16, 3, 32, 32], [], ...]" follows each
  * push (the .nnst importer attaches it to the range); a tensor gives its
- * sizes, anything else []; then "input_type:['float', '', ...]" (Kineto's
- * "Input type": collective bytes need it). An operator or autograd node whose name is not
+ * sizes, anything else []; for a collective (nccl:*, gloo:*) then
+ * "input_type:['float', '', ...]" (Kineto's "Input type": collective bytes
+ * need it). An operator or autograd node whose name is not
  * "ns::name" (ConvolutionBackward0, detach) is followed by an instant
  * "kind:cpu_op" that makes the importer list it as an operator, as
  * torch.profiler does.
@@ -103,6 +104,7 @@ struct slot {
 	uint32_t id;
 	bool plain;  /* not "ns::name": needs the "kind:cpu_op" mark */
 	bool evalfn; /* "autograd::engine::evaluate_function: ..." */
+	bool comm;   /* a collective (nccl:*, gloo:*): types marked too */
 };
 
 constexpr size_t CACHE_SLOTS = 1024; /* power of two; direct-mapped */
@@ -228,6 +230,7 @@ const slot *name_slot(tcache *c, const char *s)
 	sl.text.assign(s);
 	sl.plain = !qualified(s);
 	sl.evalfn = std::strncmp(s, "autograd::engine::evaluate_function: ", 37) == 0;
+	sl.comm = std::strncmp(s, "nccl:", 5) == 0 || std::strncmp(s, "gloo:", 5) == 0;
 	return &sl;
 }
 
@@ -285,24 +288,30 @@ void mark_text(tcache *c, std::string &s)
 		g_api.mark(id);
 }
 
-/* "input_dims:[[16, 3, 32, 32], [], ...]" then
+/* "input_dims:[[16, 3, 32, 32], [], ...]", and for a collective then
  * "input_type:['float', '', ...]" (the .nnst importer attaches both to the
- * range just pushed; the analysis computes collective bytes from them). */
-void mark_shapes(tcache *c, const at::RecordFunction &fn)
+ * range just pushed; the analysis computes collective bytes from them;
+ * other operators skip the types: a tenth of a microsecond each). */
+void mark_shapes(tcache *c, const at::RecordFunction &fn, bool types)
 {
-	std::string s("input_dims:["), ty("input_type:[");
+	std::string s("input_dims:[");
 	auto inputs = fn.inputs();
 	for (size_t i = 0; i < inputs.size(); i++) {
-		if (i) {
+		if (i)
 			s += ", ";
-			ty += ", ";
-		}
 		append_dims(s, inputs[i]);
-		append_type(ty, inputs[i]);
 	}
 	s += ']';
-	ty += ']';
 	mark_text(c, s);
+	if (!types)
+		return;
+	std::string ty("input_type:[");
+	for (size_t i = 0; i < inputs.size(); i++) {
+		if (i)
+			ty += ", ";
+		append_type(ty, inputs[i]);
+	}
+	ty += ']';
 	mark_text(c, ty);
 }
 
@@ -358,7 +367,7 @@ void enter(tcache *c, const at::RecordFunction &fn)
 	if (sl->plain && fn.scope() != at::RecordScope::USER_SCOPE && g_kind_op)
 		g_api.mark(g_kind_op);
 	if (g_shapes.load(std::memory_order_relaxed))
-		mark_shapes(c, fn);
+		mark_shapes(c, fn, sl->comm);
 }
 
 std::unique_ptr<at::ObserverContext> on_enter(const at::RecordFunction &fn)
