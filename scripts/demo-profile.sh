@@ -13,7 +13,8 @@
 # which leaves the CPU Utilization view empty, so the demo samples every
 # 10 ms and asks for MindSpore's host_info CSV (profile_framework "all":
 # the per-step host memory that view also shows). The PyTorch example also
-# records operator outputs as memory events (--memory) for the Memory view.
+# records torch's allocator events (--memory: profile_memory, through the
+# RecordFunction shim when it builds) for the Memory view.
 set -euo pipefail
 usage() { echo "usage: $0 mlp MLP_BINARY OUT_DIR | cnn PYTHON OUT_DIR" >&2; exit 2; }
 [ $# -eq 3 ] || usage

@@ -66,8 +66,8 @@ def main(argv=None):
                     help="do not record aten operators")
     ap.add_argument("--record-shapes", action="store_true")
     ap.add_argument("--memory", action="store_true",
-                    help="record operator outputs as memory events "
-                         "(profile_memory; approximate on CPU)")
+                    help="record the allocator's memory events "
+                         "(profile_memory)")
     ap.add_argument("--no-profile", action="store_true")
     ap.add_argument("--workers", type=int, default=0)
     ap.add_argument("--threads", type=int, default=1)

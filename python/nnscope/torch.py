@@ -45,7 +45,8 @@ ops       with ``ops_backend="auto"`` (default) or ``"record_function"``: a
           then replace the ``dataloader``/``optimizer`` patches below.
           When the shim cannot be built or loaded: a RuntimeWarning with the
           reason, and the fallback ``ops_backend="dispatch"`` (also
-          ``NNSCOPE_TORCH_OPS=dispatch``, and with ``memory``): a
+          ``NNSCOPE_TORCH_OPS=dispatch``, and with ``memory`` when
+          another profiler state is set on the thread): a
           ``TorchDispatchMode`` (``torch.utils._python_dispatch``) that sees
           operators after autograd and after CompositeImplicit
           decomposition, so ``aten::linear`` shows as ``aten::t`` +
@@ -62,13 +63,18 @@ dataloader ``_BaseDataLoaderIter.__next__`` wrapped in a range
 optimizer ``step`` of every ``torch.optim.Optimizer`` subclass wrapped in
           ``"Optimizer.step#<Class>.step"`` and ``zero_grad`` in
           ``"Optimizer.zero_grad#<Class>.zero_grad"``.
-memory    torch 1.13 on CPU has no Python-visible allocator events (the
-          profiler's reportMemoryUsage stays in C++). With ``memory=True``
-          and ``ops=True``, each operator output that owns new storage is
+memory    with the shim: torch's allocators report each allocation and free
+          to the ``c10::MemoryReportingInfoBase`` set as the thread's
+          PROFILER_STATE debug info (as for torch.profiler's
+          profile_memory); the shim pushes one on the thread that starts
+          the profiler (refused, with a warning and the dispatch fallback,
+          when torch.profiler's is already there) and maps the reports to
+          ``nns_mem_alloc`` / ``nns_mem_free``. Without the shim, with
+          ``ops=True``: each operator output that owns new storage is
           reported with ``nns_mem_alloc`` and freed with ``nns_mem_free``
           when its Python tensor is collected (approximate: storages kept
-          alive only by autograd are freed early). Process RSS comes from the
-          collector's sampler (cpu_sampling_interval_ms). On CUDA, each
+          alive only by autograd are freed early). Process RSS comes from
+          the collector's sampler (cpu_sampling_interval_ms). On CUDA, each
           ``step()`` also records counters ``cuda:<i>.allocated_bytes`` and
           ``cuda:<i>.reserved_bytes``.
 
@@ -480,6 +486,13 @@ def _rf_load():
                                           ctypes.c_uint64]
         lib.nnscope_rf_module.restype = None
         lib.nnscope_rf_backward_end.restype = None
+        try:
+            mem = lib.nnscope_rf_memory
+            mem.argtypes = [ctypes.c_int]
+            mem.restype = ctypes.c_int
+        except AttributeError:  # a shim built elsewhere, before it existed
+            mem = None
+        lib.nnscope_rf_memory = mem
         nl = _libnnscope_path()
         lib.nnscope_rf_path = (nl or "").encode()
     except ShimError as e:
@@ -492,21 +505,41 @@ def _rf_load():
     return lib
 
 
-class _RFOps:
-    """Operators through the shim's global RecordFunction callback."""
+class _MemoryRefused(ShimError):
+    """The shim runs but cannot observe the allocator (another profiler
+    state, e.g. torch.profiler's, is set on the thread, or the shim or
+    libnnscope is too old)."""
 
-    def __init__(self, lib, record_shapes):
+
+class _RFOps:
+    """Operators through the shim's global RecordFunction callback; with
+    ``memory``, the allocators' memory events through the shim's
+    MemoryReportingInfoBase, pushed on the entering thread."""
+
+    def __init__(self, lib, record_shapes, memory=False):
         self._lib = lib
         self._shapes = record_shapes
+        self._memory = memory
 
     def __enter__(self):
-        if self._lib.nnscope_rf_start(int(self._shapes),
-                                      self._lib.nnscope_rf_path) != 0:
-            raise ShimError(self._lib.nnscope_rf_error().decode(
-                errors="replace"))
+        lib = self._lib
+        if lib.nnscope_rf_start(int(self._shapes), lib.nnscope_rf_path) != 0:
+            raise ShimError(lib.nnscope_rf_error().decode(errors="replace"))
+        if self._memory:
+            if lib.nnscope_rf_memory is None:
+                why = "the shim predates nnscope_rf_memory"
+            elif lib.nnscope_rf_memory(1) != 0:
+                why = lib.nnscope_rf_error().decode(errors="replace")
+            else:
+                why = None
+            if why is not None:
+                lib.nnscope_rf_stop()
+                raise _MemoryRefused(why)
         return self
 
     def __exit__(self, *exc):
+        if self._memory and self._lib.nnscope_rf_memory is not None:
+            self._lib.nnscope_rf_memory(0)
         self._lib.nnscope_rf_stop()
         return False
 
@@ -727,16 +760,17 @@ class Instrumentation:
         warning saying why when the shim was wanted but is not there."""
         if self.ops_backend == "dispatch":
             return None
-        if self.memory:
-            if self.ops_backend == "record_function":
-                warnings.warn("nnscope.torch: profile_memory needs the "
-                              "dispatch-mode operators; using them",
-                              RuntimeWarning, stacklevel=4)
-            return None
         try:
-            rf = _RFOps(_rf_load(), self.record_shapes)
+            rf = _RFOps(_rf_load(), self.record_shapes, self.memory)
             rf.__enter__()
             rf.__exit__()  # proves the shim starts; install() enters it
+        except _MemoryRefused as e:
+            warnings.warn("nnscope.torch: the allocator's memory events "
+                          "cannot be recorded (%s); recording operators and "
+                          "approximate memory events with a "
+                          "TorchDispatchMode instead" % e,
+                          RuntimeWarning, stacklevel=4)
+            return None
         except ShimError as e:
             warnings.warn("nnscope.torch: the RecordFunction shim is not "
                           "available (%s); recording operators with a "
@@ -805,8 +839,8 @@ class Profiler(nnscope.Profiler):
     ``modules``, ``backward``, ``ops``, ``record_shapes``, ``dataloader``,
     ``optimizer`` (all True except record_shapes) choose what is hooked,
     ``ops_backend`` ("auto", "record_function" or "dispatch") how;
-    ``profile_memory=True`` also turns on the approximate operator memory
-    events (needs ops). Everything else is ``nnscope.Profiler``'s."""
+    ``profile_memory=True`` also records the allocator's memory events
+    (needs ops). Everything else is ``nnscope.Profiler``'s."""
 
     def __init__(self, *args, modules=True, backward=True, ops=True,
                  record_shapes=False, dataloader=True, optimizer=True,

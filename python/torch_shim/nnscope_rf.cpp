@@ -10,7 +10,9 @@
  * on whichever thread runs it (autograd's device threads included). With
  * shapes on, an instant "input_dims:[[16, 3, 32, 32], [], ...]" follows each
  * push (the .nnst importer attaches it to the range); a tensor gives its
- * sizes, anything else []. An operator or autograd node whose name is not
+ * sizes, anything else []; for a collective (nccl:*, gloo:*) then
+ * "input_type:['float', '', ...]" (Kineto's "Input type": collective bytes
+ * need it). An operator or autograd node whose name is not
  * "ns::name" (ConvolutionBackward0, detach) is followed by an instant
  * "kind:cpu_op" that makes the importer list it as an operator, as
  * torch.profiler does.
@@ -24,6 +26,7 @@
  * C ABI (the ints return 0 on success, a negative value on failure):
  *   int nnscope_rf_start(int shapes, const char *libnnscope_path)
  *   int nnscope_rf_stop(void)
+ *   int nnscope_rf_memory(int on)      allocator memory events (below)
  *   uint64_t nnscope_rf_seq(void)      the thread's next autograd number
  *   void nnscope_rf_module(uint32_t name, uint64_t s0, uint64_t s1)
  *   void nnscope_rf_backward_end(void) (module backward ranges, below)
@@ -42,7 +45,13 @@
 #include <ATen/SequenceNumber.h>
 #include <ATen/record_function.h>
 #include <ATen/core/ivalue.h>
+#include <c10/core/Allocator.h>
+#include <c10/util/ThreadLocalDebugInfo.h>
 #include <torch/version.h>
+#if __has_include(<torch/csrc/profiler/orchestration/observer.h>)
+#include <torch/csrc/profiler/orchestration/observer.h> /* torch 1.13, 2.x */
+#define NNS_RF_STATE_BASE 1
+#endif
 
 #include <dlfcn.h>
 
@@ -62,6 +71,7 @@ typedef uint32_t (*name_fn)(const char *);
 typedef void (*push_fn)(uint32_t);
 typedef void (*pop_fn)(void);
 typedef void (*mark_fn)(uint32_t);
+typedef void (*mem_fn)(const void *, uint64_t, int, int64_t, int64_t);
 
 struct api {
 	name_fn name;
@@ -69,6 +79,8 @@ struct api {
 	pop_fn pop;
 	mark_fn mark;
 	const uint32_t *hot; /* nns_hot_state */
+	mem_fn mem_alloc;    /* nns_mem_alloc, nns_mem_free: null in a */
+	mem_fn mem_free;     /* libnnscope without them (memory refused) */
 };
 
 api g_api;		/* set before the callback is added */
@@ -92,6 +104,7 @@ struct slot {
 	uint32_t id;
 	bool plain;  /* not "ns::name": needs the "kind:cpu_op" mark */
 	bool evalfn; /* "autograd::engine::evaluate_function: ..." */
+	bool comm;   /* a collective (nccl:*, gloo:*): types marked too */
 };
 
 constexpr size_t CACHE_SLOTS = 1024; /* power of two; direct-mapped */
@@ -217,6 +230,7 @@ const slot *name_slot(tcache *c, const char *s)
 	sl.text.assign(s);
 	sl.plain = !qualified(s);
 	sl.evalfn = std::strncmp(s, "autograd::engine::evaluate_function: ", 37) == 0;
+	sl.comm = std::strncmp(s, "nccl:", 5) == 0 || std::strncmp(s, "gloo:", 5) == 0;
 	return &sl;
 }
 
@@ -239,16 +253,28 @@ void append_dims(std::string &out, const c10::IValue &v)
 	}
 }
 
-void mark_shapes(tcache *c, const at::RecordFunction &fn)
+/* Kineto's "Input type" entry of one input: the dtype's name ("float",
+ * "long int", "c10::Half") for a tensor, "Scalar", "TensorList", else "". */
+void append_type(std::string &out, const c10::IValue &v)
 {
-	std::string s("input_dims:[");
-	auto inputs = fn.inputs();
-	for (size_t i = 0; i < inputs.size(); i++) {
-		if (i)
-			s += ", ";
-		append_dims(s, inputs[i]);
+	out += '\'';
+	if (v.isTensor()) {
+		const at::Tensor &t = v.toTensor();
+		if (t.defined()) {
+			auto n = t.dtype().name();
+			out.append(n.data(), n.size());
+		}
+	} else if (v.isScalar()) {
+		out += "Scalar";
+	} else if (v.isTensorList()) {
+		out += "TensorList";
 	}
-	s += ']';
+	out += '\'';
+}
+
+/* Marks the instant named s (an id cached per thread by content). */
+void mark_text(tcache *c, std::string &s)
+{
 	auto it = c->dims.find(s);
 	uint32_t id;
 	if (it != c->dims.end()) {
@@ -260,6 +286,33 @@ void mark_shapes(tcache *c, const at::RecordFunction &fn)
 	}
 	if (id)
 		g_api.mark(id);
+}
+
+/* "input_dims:[[16, 3, 32, 32], [], ...]", and for a collective then
+ * "input_type:['float', '', ...]" (the .nnst importer attaches both to the
+ * range just pushed; the analysis computes collective bytes from them;
+ * other operators skip the types: a tenth of a microsecond each). */
+void mark_shapes(tcache *c, const at::RecordFunction &fn, bool types)
+{
+	std::string s("input_dims:[");
+	auto inputs = fn.inputs();
+	for (size_t i = 0; i < inputs.size(); i++) {
+		if (i)
+			s += ", ";
+		append_dims(s, inputs[i]);
+	}
+	s += ']';
+	mark_text(c, s);
+	if (!types)
+		return;
+	std::string ty("input_type:[");
+	for (size_t i = 0; i < inputs.size(); i++) {
+		if (i)
+			ty += ", ";
+		append_type(ty, inputs[i]);
+	}
+	ty += ']';
+	mark_text(c, ty);
 }
 
 void flush_pending(tcache *c)
@@ -314,7 +367,7 @@ void enter(tcache *c, const at::RecordFunction &fn)
 	if (sl->plain && fn.scope() != at::RecordScope::USER_SCOPE && g_kind_op)
 		g_api.mark(g_kind_op);
 	if (g_shapes.load(std::memory_order_relaxed))
-		mark_shapes(c, fn);
+		mark_shapes(c, fn, sl->comm);
 }
 
 std::unique_ptr<at::ObserverContext> on_enter(const at::RecordFunction &fn)
@@ -356,6 +409,115 @@ void on_exit(const at::RecordFunction &, at::ObserverContext *)
 	bool pushed = d < 64 ? (c->pushed >> d) & 1 : collecting();
 	if (pushed)
 		g_api.pop();
+}
+
+/* ---- allocator memory events ----
+ * torch's allocators (the CPU allocator's ProfiledCPUMemoryReporter, CUDA's
+ * caching allocator) report every allocation and free to the
+ * c10::MemoryReportingInfoBase found as the thread's debug info of kind
+ * PROFILER_STATE, when its memoryProfilingEnabled() says so; torch carries
+ * that debug info to autograd's threads and at::launch tasks
+ * (ThreadLocalState). torch.profiler(profile_memory=True) records its
+ * memory events this way; so does this reporter, pushed on the thread that
+ * starts nnscope.torch (nnscope_rf_memory). It derives from torch's
+ * ProfilerStateBase, whose type code that finds a PROFILER_STATE assumes,
+ * with a Disabled config: torch.profiler_enabled() stays false and
+ * profilerType() is NONE. A report with alloc_size < 0 is a free of
+ * -alloc_size bytes; totals are passed as given (the CPU allocator gives
+ * total_reserved 0); device: -1 = host, else the device index. */
+#ifdef NNS_RF_STATE_BASE
+namespace tpi = torch::profiler::impl;
+struct mem_reporter : public tpi::ProfilerStateBase {
+	mem_reporter()
+	    : tpi::ProfilerStateBase(tpi::ProfilerConfig(tpi::ProfilerState::Disabled,
+							 /*report_input_shapes=*/false,
+							 /*profile_memory=*/true))
+	{
+	}
+	tpi::ActiveProfilerType profilerType() override
+	{
+		return tpi::ActiveProfilerType::NONE;
+	}
+#else
+struct mem_reporter : public c10::MemoryReportingInfoBase {
+#endif
+	std::atomic<bool> on{false};
+
+	void report(void *ptr, int64_t size, int64_t total_alloc, int64_t total_res,
+		    c10::Device device)
+	{
+		if (!on.load(std::memory_order_relaxed) || !collecting() || !ptr)
+			return;
+		int dev = device.is_cpu() ? -1 : (int)device.index();
+		if (size >= 0)
+			g_api.mem_alloc(ptr, (uint64_t)size, dev, total_alloc, total_res);
+		else
+			g_api.mem_free(ptr, (uint64_t)(-size), dev, total_alloc, total_res);
+	}
+	/* torch 1.13 passes the totals as int64_t, torch 2.x as size_t: one
+	 * of these two overrides the pure virtual, the other is unused */
+	void reportMemoryUsage(void *ptr, int64_t size, int64_t total_alloc, int64_t total_res,
+			       c10::Device device)
+	{
+		report(ptr, size, total_alloc, total_res, device);
+	}
+	void reportMemoryUsage(void *ptr, int64_t size, size_t total_alloc, size_t total_res,
+			       c10::Device device)
+	{
+		report(ptr, size, (int64_t)total_alloc, (int64_t)total_res, device);
+	}
+	/* stays true while started, even between collected steps: the CPU
+	 * allocator keeps its size table only while this is true, and a free
+	 * it cannot size is not reported */
+	bool memoryProfilingEnabled() const override
+	{
+		return on.load(std::memory_order_relaxed);
+	}
+};
+
+/* one reporter for the process; each start pushes it on its thread */
+std::shared_ptr<mem_reporter> g_mem;
+thread_local bool t_mem_pushed = false; /* this thread pushed g_mem */
+
+int mem_start()
+{
+	if (!g_api.mem_alloc || !g_api.mem_free) {
+		g_err = "libnnscope has no nns_mem_alloc/nns_mem_free";
+		return -1;
+	}
+	if (!g_mem)
+		g_mem = std::make_shared<mem_reporter>();
+	c10::DebugInfoBase *cur =
+	    c10::ThreadLocalDebugInfo::get(c10::DebugInfoKind::PROFILER_STATE);
+	if (cur && cur != g_mem.get()) {
+		g_err = "another profiler's state (torch.profiler?) is set on this thread: "
+			"its allocator memory events cannot be observed";
+		return -1;
+	}
+	if (!cur) {
+		c10::ThreadLocalDebugInfo::_push(c10::DebugInfoKind::PROFILER_STATE, g_mem);
+		t_mem_pushed = true;
+	}
+	g_mem->on.store(true);
+	return 0;
+}
+
+void mem_stop()
+{
+	if (!g_mem)
+		return;
+	g_mem->on.store(false);
+	/* pop only what this thread pushed, and only while it is the last
+	 * debug info pushed here; otherwise it stays (inert) until a later
+	 * start on this thread reuses it */
+	if (t_mem_pushed &&
+	    c10::ThreadLocalDebugInfo::get(c10::DebugInfoKind::PROFILER_STATE) == g_mem.get()) {
+		try {
+			c10::ThreadLocalDebugInfo::_pop(c10::DebugInfoKind::PROFILER_STATE);
+			t_mem_pushed = false;
+		} catch (...) {
+		}
+	}
 }
 
 template <typename T> bool sym(void *h, const char *name, T &out)
@@ -401,6 +563,9 @@ __attribute__((visibility("default"))) int nnscope_rf_start(int shapes, const ch
 			g_err = "symbol nns_hot_state not found in libnnscope";
 			return -1;
 		}
+		/* optional: only nnscope_rf_memory needs them */
+		a.mem_alloc = reinterpret_cast<mem_fn>(dlsym(h, "nns_mem_alloc"));
+		a.mem_free = reinterpret_cast<mem_fn>(dlsym(h, "nns_mem_free"));
 		g_kind_op = a.name("kind:cpu_op");
 		g_api = a; /* the handle stays open: libnnscope stays loaded */
 	}
@@ -432,6 +597,30 @@ __attribute__((visibility("default"))) int nnscope_rf_stop(void)
 	}
 	g_active = false;
 	g_handle = 0;
+	return 0;
+}
+
+/* Memory events from torch's allocators on (on != 0; after
+ * nnscope_rf_start, on the thread that runs the model: torch carries it to
+ * the threads that thread starts work on) or off (on the same thread, or
+ * it only stops reporting). Fails when another profiler state, e.g.
+ * torch.profiler's, is set on the calling thread. */
+__attribute__((visibility("default"))) int nnscope_rf_memory(int on)
+{
+	std::lock_guard<std::mutex> lock(g_mu);
+	try {
+		if (on) {
+			if (!g_api.push) {
+				g_err = "nnscope_rf_memory before nnscope_rf_start";
+				return -1;
+			}
+			return mem_start();
+		}
+		mem_stop();
+	} catch (const std::exception &e) {
+		g_err = std::string("memory events: ") + e.what();
+		return -1;
+	}
 	return 0;
 }
 

@@ -27,9 +27,10 @@ static int64_t clamp_i64(uint64_t v)
 }
 
 /* Name classes of range names (and of marks: NC_DIMS). */
-enum { NC_ANNOT = 1, NC_OP, NC_MODULE, NC_STEP, NC_DIMS, NC_KINDOP };
+enum { NC_ANNOT = 1, NC_OP, NC_MODULE, NC_STEP, NC_DIMS, NC_KINDOP, NC_TYPE };
 
 #define DIMS_PREFIX "input_dims:"
+#define TYPE_PREFIX "input_type:"
 #define KIND_OP "kind:cpu_op" /* a MARK: the enclosing range is an operator */
 
 static int starts(const char *s, const char *p)
@@ -58,6 +59,8 @@ static int classify(const char *s)
 		return NC_STEP;
 	if (starts(s, DIMS_PREFIX))
 		return NC_DIMS;
+	if (starts(s, TYPE_PREFIX))
+		return NC_TYPE;
 	if (strcmp(s, KIND_OP) == 0)
 		return NC_KINDOP;
 	if (qualified(s) || starts(s, "Optimizer.") || starts(s, "enumerate(DataLoader)#") ||
@@ -89,7 +92,7 @@ static int name_class(struct ni *x, uint32_t name)
 
 /* Adds a complete event for a closed range. */
 static int emit_range(struct ni *x, uint32_t thread, uint32_t name, int cls, int64_t start,
-		      int64_t end, uint32_t dims)
+		      int64_t end, uint32_t dims, uint32_t type)
 {
 	struct model_event e;
 
@@ -101,7 +104,7 @@ static int emit_range(struct ni *x, uint32_t thread, uint32_t name, int cls, int
 	e.kind = cls == NC_OP	    ? MK_CPU_OP
 		 : cls == NC_MODULE ? MK_PYTHON_FUNCTION
 				    : MK_USER_ANNOTATION;
-	if (cls == NC_MODULE || dims) {
+	if (cls == NC_MODULE || dims || type) {
 		struct model_op_args a;
 		int64_t idx;
 
@@ -109,6 +112,7 @@ static int emit_range(struct ni *x, uint32_t thread, uint32_t name, int cls, int
 		if (cls == NC_MODULE)
 			a.py_module_id = name; /* one stable id per module name */
 		a.input_dims = dims;
+		a.input_type = type;
 		idx = model_add_op_args(x->m, &a);
 		if (idx < 0)
 			return NNS_ENOMEM;
@@ -134,7 +138,7 @@ static uint32_t async_thread(struct ni *x)
 
 static int push(struct ni *x, struct ni_thread *t, int64_t ts, uint32_t name, int warmup)
 {
-	struct ni_open o = {ts, name, 0, (uint8_t)name_class(x, name), (uint8_t)warmup};
+	struct ni_open o = {ts, name, 0, (uint8_t)name_class(x, name), (uint8_t)warmup, 0};
 
 	if (o.kind == NC_STEP)
 		x->has_step_ranges = 1;
@@ -163,7 +167,7 @@ static int pop(struct ni *x, struct ni_thread *t, int64_t ts)
 	o = t->stack.v[--t->stack.n];
 	if (o.warmup)
 		return 0;
-	return emit_range(x, t->mthread, o.name, o.kind, o.ts, ts, o.dims);
+	return emit_range(x, t->mthread, o.name, o.kind, o.ts, ts, o.dims, o.type);
 }
 
 static int begin(struct ni *x, uint64_t handle, int64_t ts, uint32_t name)
@@ -181,7 +185,7 @@ static int begin(struct ni *x, uint64_t handle, int64_t ts, uint32_t name)
 		x->ends.v[*e].used = 1;
 		b.open = 0;
 		b.early = 1;
-		if (at == MODEL_NOIDX || emit_range(x, at, name, NC_ANNOT, ts, end_ts, 0))
+		if (at == MODEL_NOIDX || emit_range(x, at, name, NC_ANNOT, ts, end_ts, 0, 0))
 			return NNS_ENOMEM;
 	}
 	if (x->begins.n >= UINT32_MAX - 1 || vec_push(&x->begins, b))
@@ -196,7 +200,7 @@ static int begin(struct ni *x, uint64_t handle, int64_t ts, uint32_t name)
 
 		old->open = 0;
 		x->m->diag.ranges_unmatched++;
-		if (at == MODEL_NOIDX || emit_range(x, at, old->name, NC_ANNOT, old->ts, ts, 0))
+		if (at == MODEL_NOIDX || emit_range(x, at, old->name, NC_ANNOT, old->ts, ts, 0, 0))
 			return NNS_ENOMEM;
 	}
 	*slot = (uint32_t)(x->begins.n - 1);
@@ -227,7 +231,7 @@ static int end(struct ni *x, uint64_t handle, int64_t ts)
 	at = async_thread(x);
 	if (at == MODEL_NOIDX)
 		return NNS_ENOMEM;
-	return emit_range(x, at, b->name, NC_ANNOT, b->ts, ts, 0);
+	return emit_range(x, at, b->name, NC_ANNOT, b->ts, ts, 0, 0);
 }
 
 static int mem_event(struct ni *x, struct ni_thread *t, int64_t ts, const uint8_t *q, int freed)
@@ -298,7 +302,8 @@ static int instant(struct ni *x, struct ni_thread *t, int64_t ts, uint32_t name)
 }
 
 /* A MARK: "input_dims:<text>" right inside a range gives that range its
- * Input Dims (nnscope.torch's record_shapes); "kind:cpu_op" makes it an
+ * Input Dims (nnscope.torch's record_shapes), "input_type:<text>" its Input
+ * type ("['float', '']": comm.c's bytes); "kind:cpu_op" makes it an
  * operator whatever its name (autograd nodes "ConvolutionBackward0", torch's
  * unqualified "detach"); anything else is an instant. */
 static int mark(struct ni *x, struct ni_thread *t, int64_t ts, uint32_t name)
@@ -317,6 +322,15 @@ static int mark(struct ni *x, struct ni_thread *t, int64_t ts, uint32_t name)
 		if (d == STRPOOL_NONE)
 			return NNS_ENOMEM;
 		t->stack.v[t->stack.n - 1].dims = d;
+		return 0;
+	}
+	if (name_class(x, name) == NC_TYPE && t->stack.n && !t->overflow) {
+		const char *s = strchr(model_str(x->m, name), ':'); /* "input_type:" */
+		uint32_t d = s ? model_intern(x->m, s + 1, strlen(s + 1)) : 0;
+
+		if (d == STRPOOL_NONE)
+			return NNS_ENOMEM;
+		t->stack.v[t->stack.n - 1].type = d;
 		return 0;
 	}
 	return instant(x, t, ts, name);
@@ -399,7 +413,8 @@ static int close_open(struct ni *x, struct ni_thread *t, int64_t at)
 	while (t->stack.n) {
 		struct ni_open o = t->stack.v[--t->stack.n];
 
-		if (!o.warmup && emit_range(x, t->mthread, o.name, o.kind, o.ts, at, o.dims))
+		if (!o.warmup &&
+		    emit_range(x, t->mthread, o.name, o.kind, o.ts, at, o.dims, o.type))
 			return NNS_ENOMEM;
 	}
 	t->overflow = 0;
@@ -581,7 +596,7 @@ static int build_steps(struct ni *x)
 			continue;
 		k = snprintf(name, sizeof(name), "ProfilerStep#%lld", (long long)b->num);
 		id = model_intern(x->m, name, (size_t)k);
-		if (id == STRPOOL_NONE || emit_range(x, b->thread, id, NC_ANNOT, b->ts, stop, 0))
+		if (id == STRPOOL_NONE || emit_range(x, b->thread, id, NC_ANNOT, b->ts, stop, 0, 0))
 			return NNS_ENOMEM;
 	}
 	return 0;
@@ -603,7 +618,7 @@ int ni_events_finish(struct ni *x)
 			else
 				x->m->diag.ranges_closed++;
 			if (!o.warmup &&
-			    emit_range(x, t->mthread, o.name, o.kind, o.ts, at, o.dims))
+			    emit_range(x, t->mthread, o.name, o.kind, o.ts, at, o.dims, o.type))
 				return nns_err_set(x->err, NNS_ENOMEM, "%s: out of memory",
 						   x->name);
 		}
@@ -624,7 +639,7 @@ int ni_events_finish(struct ni *x)
 			x->m->diag.ranges_closed++;
 		at = async_thread(x);
 		if (at == MODEL_NOIDX || emit_range(x, at, b->name, NC_ANNOT, b->ts,
-						    stop != INT64_MAX ? stop : x->max_ts, 0))
+						    stop != INT64_MAX ? stop : x->max_ts, 0, 0))
 			return nns_err_set(x->err, NNS_ENOMEM, "%s: out of memory", x->name);
 	}
 	for (size_t i = 0; i < x->ends.n; i++) /* ENDs whose BEGIN never came */

@@ -21,6 +21,7 @@ struct ni_open {
 	uint32_t dims; /* "input_dims:" text attached by a MARK, 0 if none */
 	uint8_t kind;
 	uint8_t warmup; /* pushed during a schedule's warmup: not kept */
+	uint32_t type;	/* "input_type:" text attached by a MARK, 0 if none */
 };
 
 /* Per thread index of the file. */

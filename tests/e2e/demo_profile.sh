@@ -78,6 +78,12 @@ elif PYTHONPATH=$BUILD/python profile_and_analyse cnn bash "$ROOT/scripts/demo-p
 	check "cnn: hostinfo.json has host_info records" jqt "$W/hostinfo.json" '.available == true and .records >= 40'
 	check "cnn: memory.json has CPU operator rows" \
 		jqt "$W/memory.json" '(.devices | length) > 0 and ([.devices[].ops[]?] | length) > 0'
+	# allocator events through the RecordFunction shim (when it builds):
+	# memory tied to aten::conv2d, which the dispatch mode never sees
+	if PYTHONPATH=$BUILD/python "$PYTHON" -c 'import nnscope.torch as nt; nt._rf_load()' >/dev/null 2>&1; then
+		check "cnn: memory.json ties allocations to aten::conv2d and ConvolutionBackward0 (allocator events)" \
+			jqt "$W/memory.json" '[.devices.CPU.ops[] | select(.alloc_count > 0) | .name] | index("aten::conv2d") != null and index("ConvolutionBackward0") != null'
+	fi
 	check "cnn: modules.json has the model's modules" jqt "$W/modules.json" '(.modules | length) > 0'
 fi
 

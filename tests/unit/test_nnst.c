@@ -42,7 +42,8 @@ enum {
 	S_MLP,
 	S_PSTEP,
 	S_BWD,
-	S_KINDOP
+	S_KINDOP,
+	S_TYPE
 };
 
 static const char *const names[] = {
@@ -62,6 +63,7 @@ static const char *const names[] = {
     "ProfilerStep#7",
     "ConvolutionBackward0",
     "kind:cpu_op",
+    "input_type:['float', 'long int']",
 };
 
 static void strings(struct nb *b)
@@ -140,6 +142,45 @@ static void test_kind_op_mark(void **state)
 	assert_non_null(e);
 	assert_int_equal(e->kind, MK_PYTHON_FUNCTION);
 	assert_int_equal(m.instants.n, 1); /* only the mark outside any range */
+	model_release(&m);
+	nb_free(&b);
+	nb_free(&ev);
+}
+
+/* nnscope.torch's "input_type:" mark gives the enclosing range its Input
+ * type (beside input_dims: comm.c's bytes); it is not an instant. */
+static void test_input_type_mark(void **state)
+{
+	struct nb b = {0}, ev = {0};
+	struct model m;
+	const struct model_event *e;
+
+	(void)state;
+	nb_header(&b, 4242, 0, RT, MONO, 0);
+	strings(&b);
+	nb_thread(&b, 0, 4243, "main");
+	nb_ev(&ev, 1000, NNST_EV_PUSH, 0, S_MM, -1, 0, 0);
+	nb_ev(&ev, 1010, NNST_EV_MARK, 0, S_DIMS, -1, 0, 0);
+	nb_ev(&ev, 1020, NNST_EV_MARK, 0, S_TYPE, -1, 0, 0);
+	nb_ev(&ev, 1100, NNST_EV_POP, 0, 0, -1, 0, 0);
+	nb_ev(&ev, 1200, NNST_EV_PUSH, 0, S_MM, -1, 0, 0); /* type only */
+	nb_ev(&ev, 1210, NNST_EV_MARK, 0, S_TYPE, -1, 0, 0);
+	nb_ev(&ev, 1300, NNST_EV_POP, 0, 0, -1, 0, 0);
+	nb_events(&b, 0, &ev);
+	nb_end(&b);
+	assert_int_equal(load(&b, &m), NNS_OK);
+	assert_int_equal(m.events.n, 2);
+	assert_int_equal(m.instants.n, 0);
+	e = find_event(&m, "aten::mm", 0);
+	assert_non_null(e);
+	assert_string_equal(model_str(&m, m.op_args.v[e->extra].input_dims), "[[2, 3], [3, 4]]");
+	assert_string_equal(model_str(&m, m.op_args.v[e->extra].input_type),
+			    "['float', 'long int']");
+	e = find_event(&m, "aten::mm", 1);
+	assert_non_null(e);
+	assert_int_equal(m.op_args.v[e->extra].input_dims, 0);
+	assert_string_equal(model_str(&m, m.op_args.v[e->extra].input_type),
+			    "['float', 'long int']");
 	model_release(&m);
 	nb_free(&b);
 	nb_free(&ev);
@@ -607,6 +648,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_ranges_and_kinds),
 	    cmocka_unit_test(test_kind_op_mark),
+	    cmocka_unit_test(test_input_type_mark),
 	    cmocka_unit_test(test_steps),
 	    cmocka_unit_test(test_window_close),
 	    cmocka_unit_test(test_tsc_clock),
