@@ -833,6 +833,28 @@ _INSTR_KEYS = ("modules", "backward", "ops", "record_shapes", "dataloader",
                "optimizer")
 
 
+def enable_cuda():
+    """Turns on GPU collection through CUPTI in this process (kernels,
+    copies, memsets, CUDA API calls, synchronisation, device memory: what
+    ``nnscope run`` records through CUDA_INJECTION64_PATH). Returns None,
+    or why it could not (no libcupti, another CUPTI client such as
+    torch.profiler or Nsight holds it). Calling it again is harmless."""
+    path = _libnnscope_path()
+    if path is None:
+        return "libnnscope.so not found"
+    try:
+        lib = ctypes.CDLL(path)
+        fn = lib.nns_cupti_enable
+    except (OSError, AttributeError) as e:
+        return "libnnscope has no CUPTI backend (%s)" % e
+    fn.argtypes = (ctypes.c_char_p, ctypes.c_size_t)
+    fn.restype = ctypes.c_int
+    buf = ctypes.create_string_buffer(512)
+    if fn(buf, len(buf)) != 0:
+        return buf.value.decode(errors="replace") or "nns_cupti_enable failed"
+    return None
+
+
 class Profiler(nnscope.Profiler):
     """``nnscope.Profiler`` plus the PyTorch instrumentation, installed
     while collecting (from start() to stop()). Keyword arguments
@@ -840,11 +862,19 @@ class Profiler(nnscope.Profiler):
     ``optimizer`` (all True except record_shapes) choose what is hooked,
     ``ops_backend`` ("auto", "record_function" or "dispatch") how;
     ``profile_memory=True`` also records the allocator's memory events
-    (needs ops). Everything else is ``nnscope.Profiler``'s."""
+    (needs ops). ``cuda`` ("auto": when torch sees a CUDA device; True;
+    False) turns on GPU collection through CUPTI at the first start()
+    (``enable_cuda``; a RuntimeWarning says why when it cannot). Everything
+    else is ``nnscope.Profiler``'s."""
 
     def __init__(self, *args, modules=True, backward=True, ops=True,
                  record_shapes=False, dataloader=True, optimizer=True,
-                 ops_backend="auto", **kwargs):
+                 ops_backend="auto", cuda="auto", **kwargs):
+        if cuda not in ("auto", True, False):
+            raise ValueError("nnscope.torch: cuda must be 'auto', True or "
+                             "False, not %r" % (cuda,))
+        self._cuda = cuda
+        self.cuda_error = None  # why GPU collection could not start
         self._instr = Instrumentation(
             modules=modules, backward=backward, ops=ops,
             record_shapes=record_shapes, dataloader=dataloader,
@@ -852,10 +882,24 @@ class Profiler(nnscope.Profiler):
             ops_backend=ops_backend)
         super().__init__(*args, **kwargs)
         if self.started:
+            self._start_cuda()
             self._instr.install()
+
+    def _start_cuda(self):
+        if self._cuda is False or getattr(self, "_cuda_done", False):
+            return
+        self._cuda_done = True
+        if self._cuda == "auto" and not torch.cuda.is_available():
+            return
+        why = enable_cuda()
+        if why is not None:
+            self.cuda_error = why
+            warnings.warn("nnscope.torch: no GPU collection: %s" % why,
+                          RuntimeWarning, stacklevel=3)
 
     def start(self):
         super().start()
+        self._start_cuda()
         self._instr.install()
 
     def stop(self):
