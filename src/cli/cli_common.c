@@ -368,7 +368,9 @@ static int run_dist(const struct run *r, struct cli_visit *v, struct cli_item *i
 		if (!span_name && items[i].span->name)
 			span_name = items[i].span->name;
 	}
-	if (k > 1) {
+	/* one worker gets the distributed view too when it communicates (a
+	 * one-rank NCCL job: its comm op table); the cluster view needs two */
+	if (k > 1 || (k == 1 && profiles[0]->comm_nodes.n > 0)) {
 		memset(&d, 0, sizeof(d));
 		nns_err_clear(&err);
 		if (an_dist_compute(&d, profiles, names, k, &err)) {
@@ -421,11 +423,12 @@ int cli_visit_run(const struct run *r, struct cli_visit *v, size_t *visited)
 	}
 	if (v->only_span)
 		groups = 1;
-	/* models stay alive for a whole span group only if several workers
-	 * must be compared; otherwise each is freed before the next loads */
+	/* models stay alive for a whole span group when the distributed view
+	 * compares them (several workers, or one that may communicate);
+	 * otherwise each is freed before the next loads */
 	/* MindSpore devices: their cluster analysis is the MindSpore job's
 	 * (ms_cluster.h), not one over models built from timelines alone */
-	keep = v->want_dist && !v->only_worker && nw > 1 && !run_is_mindspore(r);
+	keep = v->want_dist && !v->only_worker && nw >= 1 && !run_is_mindspore(r);
 	for (size_t k = 0; k < groups; k++) {
 		size_t loaded = 0;
 
@@ -456,7 +459,7 @@ int cli_visit_run(const struct run *r, struct cli_visit *v, size_t *visited)
 			if (!keep)
 				cli_item_release(it);
 		}
-		if (keep && loaded > 1 && run_dist(r, v, items, nw, k))
+		if (keep && loaded >= 1 && run_dist(r, v, items, nw, k))
 			status = CLI_EINPUT;
 		for (size_t w = 0; w < nw; w++)
 			cli_item_release(&items[w]);

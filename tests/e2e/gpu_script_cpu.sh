@@ -68,5 +68,9 @@ check "table: five step-time rows" \
 check "comm loop: 5 gloo:all_reduce ranges, float32[1000]" \
 	grep -q '^ok   gloo:all_reduce ranges: 5 (loop count 5)' "$O"
 check "comm loop: input dims checked" grep -q "^ok   gloo:all_reduce input dims \['\[\[1000\]\]'\]: 4000 bytes" "$O"
+check "comm loop: the one rank's Distributed view has the loop's calls" \
+	grep -q '^ok   Distributed view: gloo:all_reduce calls = loop count 5' "$O"
+check "comm loop: and its bytes (5 x 4000)" \
+	grep -q '^ok   Distributed view: gloo:all_reduce bytes = 5 x 4000 B' "$O"
 check "RESULT: ok" grep -q '^RESULT: ok' "$O"
 e2e_summary

@@ -497,8 +497,21 @@ def cmd_compare(a):
             dims = [r[3] for r in rows if r[0] == name]
             ck.hard(dims == ["[[%d]]" % a.numel],
                     "%s input dims %s: %d bytes a call (float32)" % (name, dims, 4 * a.numel))
-            print("  (the Distributed view, distributed.json, needs two or more workers, as "
-                  "tb_plugin's;\n   one rank is checked on its trace: the ranges above)")
+            dj = os.path.join(out, "distributed.json")
+            ck.hard(os.path.isfile(dj), "distributed.json written for the one rank")
+            if os.path.isfile(dj):
+                with open(dj) as f:
+                    dist = json.load(f)
+                ops = [o for o in dist.get("comm_ops", []) if o.get("name") == name]
+                print("  Distributed view (distributed.json comm_ops):")
+                for o in dist.get("comm_ops", []):
+                    print("    %-24s calls %5d  bytes %12d  latency %10.1f us"
+                          % (o["name"], o["calls"], o["total_bytes"] or 0,
+                             o["total_latency_us"] or 0))
+                ck.hard(len(ops) == 1 and ops[0]["calls"] == a.iters,
+                        "Distributed view: %s calls = loop count %d" % (name, a.iters))
+                ck.hard(len(ops) == 1 and ops[0]["total_bytes"] == a.iters * 4 * a.numel,
+                        "Distributed view: %s bytes = %d x %d B" % (name, a.iters, 4 * a.numel))
     print()
     print("RESULT: %s, %d flag(s)%s" % ("FAIL" if ck.fails else "ok", len(ck.flags),
                                         "".join("\n  FLAG " + f for f in ck.flags)))
