@@ -93,7 +93,8 @@ struct ni_gpu {
 	VEC(struct gpu_mem) mems;
 	VEC(struct gpu_algo) algos;
 	VEC(struct gpu_coll) colls;
-	uint64_t nrec; /* records read in pass 2, for messages */
+	VEC(uint32_t) added; /* indices in model.events of the events made here */
+	uint64_t nrec;	     /* records read in pass 2, for messages */
 	int no_clock_said;
 	int64_t rank, world; /* of the first COLL, -1 none */
 };
@@ -162,6 +163,7 @@ void ni_gpu_release(struct ni *x)
 	vec_free(&g->mems);
 	vec_free(&g->algos);
 	vec_free(&g->colls);
+	vec_free(&g->added);
 	hmap_release(&g->ext_of);
 	hmap_release(&g->dev_thr);
 	hmap_release(&g->host_thr);
@@ -448,6 +450,8 @@ static uint32_t dims3(struct ni *x, const uint32_t *v)
 
 static int add(struct ni *x, struct model_event *e, const struct model_dev_args *da)
 {
+	if (x->m->events.n >= UINT32_MAX || vec_push(&x->gpu->added, (uint32_t)x->m->events.n))
+		return NNS_ENOMEM;
 	if (da) {
 		int64_t idx = model_add_dev_args(x->m, da);
 
@@ -981,5 +985,6 @@ int ni_gpu_finish(struct ni *x)
 				return NNS_ENOMEM;
 		}
 	}
-	return 0;
+	/* last: it moves events, and colls hold their indices */
+	return ni_gpu_keep_windows(x, g->added.v, g->added.n);
 }

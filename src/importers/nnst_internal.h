@@ -118,6 +118,9 @@ int ni_gpu_prepare(struct ni *x);
 int ni_gpu_chunk(struct ni *x, const uint8_t *p, uint32_t len);
 /* After the last chunk: memory counters, NCCL rank and algorithm metadata. */
 int ni_gpu_finish(struct ni *x);
+/* nnst_gpu_window.c: removes the added events (indices into model.events)
+ * that fall outside the trace's active collection windows. */
+int ni_gpu_keep_windows(struct ni *x, const uint32_t *added, size_t n);
 void ni_gpu_release(struct ni *x);
 
 #endif

@@ -24,6 +24,7 @@
 
 #include "analysis/analysis.h"
 #include "format/nnst.h"
+#include "format/nnst_writer.h" /* NNST_EVF_WARMUP */
 #include "importers/nnst.h"
 #include "nnstb.h"
 
@@ -630,12 +631,87 @@ static void test_coll_framework_wins(void **state)
 	nb_free(&g);
 }
 
+/* GPU records outside the collection windows are dropped, judged by
+ * their launch: window 1 is START(0) at 1000 .. STOP(0) at 2000, window 2
+ * is START(5) at 5000 with a warmup STEP at 6000 and an active STEP(7) at
+ * 7000 to the end. */
+static void test_windows(void **state)
+{
+	struct nb b = {0}, ev = {0}, g = {0};
+	struct model m;
+	const uint32_t kern[8] = {1, 1, 1, 32, 1, 1, 16, 0};
+	const uint32_t launch[8] = {211, 0, 0, 0, 0, 0, 0, 0};
+	const uint32_t ar[8] = {S_F32, S_RING, S_LL, 0, 1, 0, 1, TID};
+	const uint64_t launches[5] = {1500, 1990, 3000, 6500, 7500};
+	const uint64_t kernels[5] = {1600, 2500, 3100, 6600, 7600}; /* kernel i: launch i */
+	size_t nk = 0, nl = 0;
+	int64_t kts[5];
+
+	(void)state;
+	nb_header(&b, PID, 0, RT, MONO, 0);
+	strings(&b);
+	nb_thread(&b, 0, TID, "main");
+	nb_ev(&ev, MONO + 1000, NNST_EV_START, 0, 0, -1, 0, 0);
+	nb_ev(&ev, MONO + 2000, NNST_EV_STOP, 0, 0, -1, 0, 0);
+	nb_ev(&ev, MONO + 5000, NNST_EV_START, 0, 0, -1, 5, 1);
+	nb_ev(&ev, MONO + 6000, NNST_EV_STEP, NNST_EVF_WARMUP, 0, -1, 6, 0);
+	nb_ev(&ev, MONO + 7000, NNST_EV_STEP, 0, 0, -1, 7, 0);
+	nb_ev(&ev, MONO + 8000, NNST_EV_PUSH, 0, S_MM, -1, 0, 0);
+	nb_ev(&ev, MONO + 8100, NNST_EV_POP, 0, 0, -1, 0, 0);
+	nb_events(&b, 0, &ev);
+	for (uint32_t i = 0; i < 5; i++) {
+		gr(&g, MONO + kernels[i], MONO + kernels[i] + 50, S_GEMM, NNST_GPU_KERNEL,
+		   NNST_GPUF_HOSTCLOCK, 0, 100 + i, 7, 0, 0, kern);
+		gr(&g, MONO + launches[i], MONO + launches[i] + 5, S_LAUNCH, NNST_GPU_RUNTIME,
+		   NNST_GPUF_HOSTCLOCK, -1, 100 + i, 0, TID, PID, launch);
+	}
+	/* a kernel without a launch record: its own start decides (outside) */
+	gr(&g, MONO + 4000, MONO + 4050, S_GEMM, NNST_GPU_KERNEL, NNST_GPUF_HOSTCLOCK, 0, 999, 7, 0,
+	   0, kern);
+	/* collectives: between the windows (dropped) and in step 7 (kept) */
+	gr(&g, MONO + 3000, MONO + 3500, S_ALLREDUCE, NNST_GPU_COLL, NNST_GPUF_HOSTCLOCK, 0, 0, 0,
+	   10, 10, ar);
+	gr(&g, MONO + 7200, MONO + 7300, S_ALLREDUCE, NNST_GPU_COLL, NNST_GPUF_HOSTCLOCK, 0, 0, 0,
+	   10, 10, ar);
+	nb_chunk(&b, NNST_CHUNK_GPU, g.p, g.n);
+	nb_end(&b);
+	assert_int_equal(load(&b, &m), NNS_OK);
+	for (size_t i = 0; i < m.events.n; i++) {
+		const struct model_event *e = &m.events.v[i];
+
+		if (e->kind == MK_KERNEL) {
+			assert_true(nk < 5);
+			kts[nk++] = e->ts;
+		}
+		nl += e->kind == MK_RUNTIME;
+	}
+	/* kept: launched at 1500 and 1990 (its kernel runs at 2500, after the
+	 * STOP), 7500 (active step 7); dropped: 3000 (between windows), 6500
+	 * (warmup step 6) and the launchless kernel at 4000 */
+	assert_int_equal(nk, 3);
+	assert_int_equal(nl, 3);
+	assert_int_equal(kts[0], T(MONO + 1600));
+	assert_int_equal(kts[1], T(MONO + 2500));
+	assert_int_equal(kts[2], T(MONO + 7600));
+	assert_non_null(find(&m, "nccl:all_reduce", 0));
+	assert_int_equal(find(&m, "nccl:all_reduce", 0)->ts, T(MONO + 7200));
+	assert_null(find(&m, "nccl:all_reduce", 1));
+	model_release(&m);
+	nb_free(&b);
+	nb_free(&ev);
+	nb_free(&g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_host_clock),	 cmocka_unit_test(test_gpu_clock),
-	    cmocka_unit_test(test_tsc_and_fits), cmocka_unit_test(test_malformed),
-	    cmocka_unit_test(test_coll_track),	 cmocka_unit_test(test_coll_framework_wins),
+	    cmocka_unit_test(test_host_clock),
+	    cmocka_unit_test(test_gpu_clock),
+	    cmocka_unit_test(test_tsc_and_fits),
+	    cmocka_unit_test(test_malformed),
+	    cmocka_unit_test(test_windows),
+	    cmocka_unit_test(test_coll_track),
+	    cmocka_unit_test(test_coll_framework_wins),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
