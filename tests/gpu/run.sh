@@ -6,7 +6,9 @@
 # torch.profiler (CPU+CUDA, Chrome trace), analyses both traces with
 # `nnscope analyse` and prints the comparison table (kernels and kernel time
 # per step, memcpy/memset counts, top-10 kernels, step-time overheads, a
-# one-rank NCCL all_reduce loop). See tests/gpu/resnet_compare.py.
+# one-rank NCCL all_reduce loop). See tests/gpu/resnet_compare.py. Then, on
+# a GPU, tests/gpu/nccl_plugin.sh: the NCCL profiler plugin under real NCCL.
+# Exits non-zero when either failed.
 #
 #   tests/gpu/run.sh [--cpu] [resnet_compare.py compare options]
 #
@@ -31,4 +33,14 @@ fi
 WORK=${WORK:-$(mktemp -d "${TMPDIR:-/tmp}/nnscope-gpu.XXXXXX")}
 echo "work directory: $WORK"
 export PYTHONPATH=$(cd "$(dirname "$NNSCOPE")" && pwd)/python${PYTHONPATH:+:$PYTHONPATH}
-exec "$PYTHON" "$ROOT/tests/gpu/resnet_compare.py" compare --nnscope "$NNSCOPE" --work "$WORK" "$@"
+rc=0
+"$PYTHON" "$ROOT/tests/gpu/resnet_compare.py" compare --nnscope "$NNSCOPE" --work "$WORK" "$@" || rc=$?
+case " $* " in
+*" --cpu "*) ;;
+*)
+	echo
+	echo "== NCCL profiler plugin under real NCCL (tests/gpu/nccl_plugin.sh)"
+	NNSCOPE=$NNSCOPE bash "$ROOT/tests/gpu/nccl_plugin.sh" || rc=$?
+	;;
+esac
+exit "$rc"
