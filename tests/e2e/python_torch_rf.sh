@@ -144,7 +144,22 @@ drive nnscope || true
 drive thread || true
 drive fallback NNSCOPE_TORCH_SHIM="$TMP/no-such-shim.so" || true
 R=$TMP/nnscope/result.json
-T=$TMP/torch/result.json
+# torch.profiler (Kineto, torch 1.13) now and then misses one operator
+# event: aten::zero_ came out 75 in one of six runs and 76 in the others,
+# and 76 is what the program does (40 in zero_grad, 12 in max_pool2d's
+# backward, 6 in nll_loss's, 18 in aten::zeros). The reference count of
+# each operator is the largest of three torch.profiler runs.
+for k in 2 3; do
+	env "$PYTHON" "$TMP/drive.py" torch "$TMP/torch$k" $STEPS "$ROOT" >"$TMP/torch$k.log" 2>&1 ||
+		fail "drive.py torch (run $k)"
+done
+T=$TMP/torch_ref.json
+if [ -f "$TMP/torch/result.json" ]; then
+	jq -s '.[0] + {ops: (map(.ops // {}) | reduce .[] as $o ({};
+		reduce ($o | to_entries[]) as $e (.; .[$e.key] = ([.[$e.key] // 0, $e.value] | max))))}' \
+		"$TMP/torch/result.json" "$TMP"/torch[23]/result.json >"$T" 2>/dev/null ||
+		cp "$TMP/torch/result.json" "$T"
+fi
 
 check "nnscope: the record_function backend is used, no warning" \
 	jqt "$R" '.backend == "record_function" and (.warnings | length == 0)'
