@@ -899,6 +899,8 @@ static int coll_cmp(const void *a, const void *b)
  * ends at the next one's start, so the track nests. */
 static void clip_colls(struct ni *x, struct ni_gpu *g)
 {
+	if (!g->colls.n)
+		return;
 	qsort(g->colls.v, g->colls.n, sizeof(*g->colls.v), coll_cmp);
 	for (size_t k = 0; k + 1 < g->colls.n; k++) {
 		const struct gpu_coll *c = &g->colls.v[k], *d = &g->colls.v[k + 1];
