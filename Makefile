@@ -291,6 +291,17 @@ $(BENCH_OVERHEAD): bench/overhead.c $(COLLECTOR_SO)
 bench-overhead: $(BENCH_OVERHEAD)
 	@BUILD=$(BUILD) bash bench/overhead
 bench: bench-overhead
+
+# bench/gpu_records: the CUPTI record path's host cost (part of `make bench`).
+$(BUILD)/bench/gpu_records: bench/gpu_records.c $(COLLECTOR_OBJ)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  LINK    $@")
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -O2 -o $@ $< $(COLLECTOR_OBJ) $(COLLECTOR_LIBS) $(LDLIBS)
+
+.PHONY: bench-gpu-records
+bench-gpu-records: $(BUILD)/bench/gpu_records $(NNSCOPE)
+	@BUILD=$(BUILD) NNSCOPE=$(NNSCOPE) bash bench/gpu_records
+bench: bench-gpu-records
 # ---- end of collector tests -----------------------------------------------
 
 # ---- tests -------------------------------------------------------------

@@ -10,12 +10,23 @@
  * mutex and realloc are fine here. Holding reg_mu while nns_g.current is
  * the profiler keeps it alive: its writer clears nns_g.current under
  * reg_mu before the profiler can be freed.
+ *
+ * Back-pressure: a forced flush can hand over dozens of 4 MiB buffers at
+ * once (a million records), faster than the writer drains them. When the
+ * queue is full the producer wakes the writer and naps 1 ms with no lock
+ * held, then looks the profiler up again, for at most GPU_WAIT_NS in all;
+ * what still does not fit is counted as dropped. The writer thread itself
+ * (CUPTI completes buffers on the thread that flushes) never waits.
  */
 #include "collector.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#define GPU_WAIT_NS 2000000000LL /* longest a producer waits for room */
+
+/* Copies what fits of r[0..n) into the queue; returns how many. */
 static size_t queue_locked(struct nns_profiler *p, const struct nnst_gpu *r, size_t n)
 {
 	size_t room = NNS_GPU_PENDING_MAX - p->ngpu, k = n < room ? n : room;
@@ -39,30 +50,41 @@ static size_t queue_locked(struct nns_profiler *p, const struct nnst_gpu *r, siz
 	if (k)
 		memcpy(p->gpu + p->ngpu, r, k * sizeof(*r));
 	p->ngpu += k;
-	p->gpu_dropped += n - k;
 	return k;
 }
 
 size_t nns_gpu_submit(const struct nnst_gpu *r, size_t n)
 {
-	struct nns_profiler *p;
+	const struct timespec nap = {0, 1000000};
 	size_t k = 0;
-	int wake = 0;
+	long waited = 0;
 
 	if (!r || !n)
 		return 0;
-	pthread_mutex_lock(&nns_g.reg_mu);
-	p = nns_g.current;
-	if (p) {
-		pthread_mutex_lock(&p->mu);
-		k = queue_locked(p, r, n);
-		wake = p->ngpu >= NNS_GPU_PENDING_MAX / 4;
-		pthread_mutex_unlock(&p->mu);
+	for (;;) {
+		struct nns_profiler *p;
+		int wake = 0, full = 0, writer = 0;
+
+		pthread_mutex_lock(&nns_g.reg_mu);
+		p = nns_g.current;
+		if (p) {
+			pthread_mutex_lock(&p->mu);
+			k += queue_locked(p, r + k, n - k);
+			wake = p->ngpu >= NNS_GPU_PENDING_MAX / 4;
+			full = k < n;
+			writer = p->writer_up && pthread_equal(pthread_self(), p->writer_th);
+			if (full && (writer || waited >= GPU_WAIT_NS))
+				p->gpu_dropped += n - k;
+			pthread_mutex_unlock(&p->mu);
+		}
+		pthread_mutex_unlock(&nns_g.reg_mu);
+		if (wake || full)
+			nns_wake_writer();
+		if (!p || !full || writer || waited >= GPU_WAIT_NS)
+			return k;
+		nanosleep(&nap, NULL);
+		waited += nap.tv_nsec;
 	}
-	pthread_mutex_unlock(&nns_g.reg_mu);
-	if (wake)
-		nns_wake_writer();
-	return k;
 }
 
 int nns_gpu_clock_point(uint64_t gpu_ns, uint64_t raw)

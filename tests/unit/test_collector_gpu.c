@@ -4,8 +4,9 @@
  * handed to nns_gpu_submit come out byte for byte in GPU chunks, after the
  * STRINGS chunk defining their names; clock points come out in a GPUCLOCK
  * chunk; with no profiler attached nothing is queued; a batch larger than
- * the queue keeps NNS_GPU_PENDING_MAX records and the file says how many
- * were dropped (META gpu_records_dropped).
+ * the queue is written whole: the producer waits for the writer to make
+ * room (back-pressure) instead of dropping, and no META
+ * gpu_records_dropped is written.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -160,7 +161,7 @@ static void test_nothing_attached(void **state)
 	assert_int_equal(nns_gpu_submit(NULL, 5), 0);
 }
 
-static void test_overflow_counted(void **state)
+static void test_overflow_waits(void **state)
 {
 	struct nns_options o;
 	nns_profiler *p;
@@ -178,14 +179,16 @@ static void test_overflow_counted(void **state)
 	nns_options_init(&o);
 	snprintf(o.output_path, sizeof(o.output_path), "%s", dir);
 	assert_int_equal(nns_create(&p, &o), 0);
-	assert_int_equal(nns_gpu_submit(r, n), NNS_GPU_PENDING_MAX);
+	assert_int_equal(nns_gpu_submit(r, n), n);
 	nns_destroy(p);
 
 	trace_path(path);
 	read_gpu(path, &g);
-	assert_int_equal(g.n, NNS_GPU_PENDING_MAX);
-	assert_int_equal(g.rec[NNS_GPU_PENDING_MAX - 1].a, NNS_GPU_PENDING_MAX - 1);
-	assert_string_equal(g.dropped, "10");
+	assert_int_equal(g.n, n);
+	for (size_t i = 0; i < n; i++)
+		if (g.rec[i].a != i)
+			fail_msg("record %zu holds %llu", i, (unsigned long long)g.rec[i].a);
+	assert_string_equal(g.dropped, "");
 	free(g.rec);
 	free(r);
 }
@@ -195,7 +198,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_records_roundtrip, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_nothing_attached, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_overflow_counted, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_overflow_waits, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
