@@ -2,10 +2,12 @@
 #include "testutil.h"
 #include "output/jsonw.h"
 #include "importers/kineto.h"
+#include "importers/nnst.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const char *tu_shared_dir(void)
 {
@@ -139,4 +141,41 @@ json_t *tu_view_json(void (*fn)(struct jsonw *w, const struct an_profile *p),
 		fprintf(stderr, "bad JSON: %s\n", je.text);
 	free(s);
 	return j;
+}
+
+int tu_nnst_load(const void *bytes, size_t n, struct model *m)
+{
+	char path[] = "/tmp/nnscope-test-XXXXXX.nnst";
+	struct nns_err e;
+	int fd, rc, wrote;
+	FILE *f;
+
+	if (model_init(m))
+		return NNS_ENOMEM;
+	if ((fd = mkstemps(path, 5)) < 0)
+		return NNS_EIO;
+	if (!(f = fdopen(fd, "wb"))) {
+		close(fd);
+		unlink(path);
+		return NNS_EIO;
+	}
+	wrote = fwrite(bytes, 1, n, f) == n;
+	if (fclose(f) != 0 || !wrote)
+		rc = NNS_EIO;
+	else if (nnst_is_trace_file(path) != 1)
+		rc = NNS_EFORMAT;
+	else {
+		nns_err_clear(&e);
+		rc = nnst_load_file(path, m, &e);
+	}
+	unlink(path);
+	return rc;
+}
+
+const struct model_event *tu_find_event(const struct model *m, const char *name, int nth)
+{
+	for (size_t i = 0; i < m->events.n; i++)
+		if (strcmp(model_str(m, m->events.v[i].name), name) == 0 && nth-- == 0)
+			return &m->events.v[i];
+	return NULL;
 }

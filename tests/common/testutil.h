@@ -43,4 +43,11 @@ const struct an_op_row *tu_find_op(const struct an_profile *p, const struct an_o
 const struct an_kernel_row *tu_find_kernel(const struct an_profile *p,
 					   const struct an_kernel_row *rows, size_t n,
 					   const char *name);
+/* Writes the n bytes of a .nnst file to a temporary file and loads it with
+ * the .nnst importer into m (initialised here; the caller releases it).
+ * The importer's status; NNS_EIO when the file cannot be written,
+ * NNS_EFORMAT when nnst_is_trace_file does not recognise it. */
+int tu_nnst_load(const void *bytes, size_t n, struct model *m);
+/* The nth (from 0) event named name, or NULL. */
+const struct model_event *tu_find_event(const struct model *m, const char *name, int nth);
 #endif

@@ -23,6 +23,7 @@
 #include "format/nnst_writer.h"
 #include "importers/nnst.h"
 #include "nnstb.h"
+#include "testutil.h"
 
 #define RT 1700000000000000000LL /* header start_realtime_ns */
 #define MONO 1000000LL		 /* header start_mono_ns */
@@ -72,31 +73,6 @@ static void strings(struct nb *b)
 		nb_string(b, i, names[i]);
 }
 
-/* Loads b into m; returns the importer's status. */
-static int load(const struct nb *b, struct model *m)
-{
-	char path[64];
-	struct nns_err e;
-	int rc;
-
-	nb_tmpname(path, sizeof(path));
-	assert_int_equal(nb_write(b, path, b->n), 0);
-	assert_int_equal(nnst_is_trace_file(path), 1);
-	assert_int_equal(model_init(m), 0);
-	nns_err_clear(&e);
-	rc = nnst_load_file(path, m, &e);
-	unlink(path);
-	return rc;
-}
-
-static const struct model_event *find_event(const struct model *m, const char *name, int nth)
-{
-	for (size_t i = 0; i < m->events.n; i++)
-		if (strcmp(model_str(m, m->events.v[i].name), name) == 0 && nth-- == 0)
-			return &m->events.v[i];
-	return NULL;
-}
-
 /* Non-TSC trace (timestamps are CLOCK_MONOTONIC ns): model ts = mono + RT - MONO. */
 static int64_t T(int64_t mono)
 {
@@ -128,17 +104,17 @@ static void test_kind_op_mark(void **state)
 	nb_ev(&ev, 1600, NNST_EV_MARK, 0, S_KINDOP, -1, 0, 0); /* nothing open */
 	nb_events(&b, 0, &ev);
 	nb_end(&b);
-	assert_int_equal(load(&b, &m), NNS_OK);
+	assert_int_equal(tu_nnst_load(b.p, b.n, &m), NNS_OK);
 	assert_int_equal(m.events.n, 3);
-	e = find_event(&m, "ConvolutionBackward0", 0);
+	e = tu_find_event(&m, "ConvolutionBackward0", 0);
 	assert_non_null(e);
 	assert_int_equal(e->kind, MK_CPU_OP);
 	assert_int_equal(e->dur, 100);
 	assert_string_equal(model_str(&m, m.op_args.v[e->extra].input_dims), "[[2, 3], [3, 4]]");
-	e = find_event(&m, "ConvolutionBackward0", 1);
+	e = tu_find_event(&m, "ConvolutionBackward0", 1);
 	assert_non_null(e);
 	assert_int_equal(e->kind, MK_USER_ANNOTATION);
-	e = find_event(&m, "nn.Module: Linear_0", 0);
+	e = tu_find_event(&m, "nn.Module: Linear_0", 0);
 	assert_non_null(e);
 	assert_int_equal(e->kind, MK_PYTHON_FUNCTION);
 	assert_int_equal(m.instants.n, 1); /* only the mark outside any range */
@@ -168,15 +144,15 @@ static void test_input_type_mark(void **state)
 	nb_ev(&ev, 1300, NNST_EV_POP, 0, 0, -1, 0, 0);
 	nb_events(&b, 0, &ev);
 	nb_end(&b);
-	assert_int_equal(load(&b, &m), NNS_OK);
+	assert_int_equal(tu_nnst_load(b.p, b.n, &m), NNS_OK);
 	assert_int_equal(m.events.n, 2);
 	assert_int_equal(m.instants.n, 0);
-	e = find_event(&m, "aten::mm", 0);
+	e = tu_find_event(&m, "aten::mm", 0);
 	assert_non_null(e);
 	assert_string_equal(model_str(&m, m.op_args.v[e->extra].input_dims), "[[2, 3], [3, 4]]");
 	assert_string_equal(model_str(&m, m.op_args.v[e->extra].input_type),
 			    "['float', 'long int']");
-	e = find_event(&m, "aten::mm", 1);
+	e = tu_find_event(&m, "aten::mm", 1);
 	assert_non_null(e);
 	assert_int_equal(m.op_args.v[e->extra].input_dims, 0);
 	assert_string_equal(model_str(&m, m.op_args.v[e->extra].input_type),
@@ -210,7 +186,7 @@ static void test_ranges_and_kinds(void **state)
 	nb_ev(&ev, 2001300, NNST_EV_POP, 0, 0, -1, 0, 0);
 	nb_events(&b, 0, &ev);
 	nb_end(&b);
-	assert_int_equal(load(&b, &m), NNS_OK);
+	assert_int_equal(tu_nnst_load(b.p, b.n, &m), NNS_OK);
 	assert_int_equal(m.pid, 4242);
 	assert_int_equal(m.mono_offset_ns, RT - MONO);
 	assert_int_equal(m.events.n, 5);
@@ -220,28 +196,28 @@ static void test_ranges_and_kinds(void **state)
 	assert_string_equal(model_str(&m, m.threads.v[0].tid), "4243");
 	assert_string_equal(model_str(&m, m.threads.v[0].name), "main");
 
-	e = find_event(&m, "forward", 0);
+	e = tu_find_event(&m, "forward", 0);
 	assert_non_null(e);
 	assert_int_equal(e->kind, MK_USER_ANNOTATION);
 	assert_int_equal(e->ts, T(2000000));
 	assert_int_equal(e->dur, 1000);
-	e = find_event(&m, "nn.Module: Linear_0", 0);
+	e = tu_find_event(&m, "nn.Module: Linear_0", 0);
 	assert_non_null(e);
 	assert_int_equal(e->kind, MK_PYTHON_FUNCTION);
 	assert_int_equal(e->dur, 700);
 	assert_true(e->extra < m.op_args.n);
 	assert_true(m.op_args.v[e->extra].py_module_id != MODEL_NONE);
-	e = find_event(&m, "aten::mm", 0);
+	e = tu_find_event(&m, "aten::mm", 0);
 	assert_non_null(e);
 	assert_int_equal(e->kind, MK_CPU_OP);
 	assert_int_equal(e->ts, T(2000200));
 	assert_int_equal(e->dur, 500);
 	assert_true(e->extra < m.op_args.n);
 	assert_string_equal(model_str(&m, m.op_args.v[e->extra].input_dims), "[[2, 3], [3, 4]]");
-	e = find_event(&m, "mlp::linear1", 0);
+	e = tu_find_event(&m, "mlp::linear1", 0);
 	assert_non_null(e);
 	assert_int_equal(e->kind, MK_CPU_OP);
-	e = find_event(&m, names[S_DL], 0);
+	e = tu_find_event(&m, names[S_DL], 0);
 	assert_non_null(e);
 	assert_int_equal(e->kind, MK_CPU_OP);
 	assert_int_equal(m.instants.n, 0); /* the dims mark is not an instant */
@@ -299,20 +275,20 @@ static void test_steps(void **state)
 	nb_ev(&ev, 5600, NNST_EV_POP, 0, 0, -1, 0, 0);
 	nb_events(&b, 0, &ev);
 	nb_end(&b);
-	assert_int_equal(load(&b, &m), NNS_OK);
-	assert_null(find_event(&m, "aten::mm", 0));
+	assert_int_equal(tu_nnst_load(b.p, b.n, &m), NNS_OK);
+	assert_null(tu_find_event(&m, "aten::mm", 0));
 	assert_int_equal(m.queues.n, 0);
-	e = find_event(&m, "ProfilerStep#0", 0);
+	e = tu_find_event(&m, "ProfilerStep#0", 0);
 	assert_non_null(e);
 	assert_int_equal(e->ts, T(1000));
 	assert_int_equal(e->dur, 1000);
-	e = find_event(&m, "ProfilerStep#1", 0);
+	e = tu_find_event(&m, "ProfilerStep#1", 0);
 	assert_non_null(e);
 	assert_int_equal(e->ts, T(2000));
 	assert_int_equal(e->dur, 1000);
-	assert_null(find_event(&m, "ProfilerStep#2", 0));
-	assert_null(find_event(&m, "ProfilerStep#5", 0));
-	e = find_event(&m, "ProfilerStep#6", 0);
+	assert_null(tu_find_event(&m, "ProfilerStep#2", 0));
+	assert_null(tu_find_event(&m, "ProfilerStep#5", 0));
+	e = tu_find_event(&m, "ProfilerStep#6", 0);
 	assert_non_null(e);
 	assert_int_equal(e->ts, T(5000));
 	assert_int_equal(e->dur, 600);
@@ -339,10 +315,10 @@ static void test_steps(void **state)
 	nb_ev(&ev, 2600, NNST_EV_POP, 0, 0, -1, 0, 0);
 	nb_events(&b, 0, &ev);
 	nb_end(&b);
-	assert_int_equal(load(&b, &m), NNS_OK);
-	assert_non_null(find_event(&m, "ProfilerStep#7", 0));
-	assert_null(find_event(&m, "ProfilerStep#0", 0));
-	assert_null(find_event(&m, "ProfilerStep#1", 0));
+	assert_int_equal(tu_nnst_load(b.p, b.n, &m), NNS_OK);
+	assert_non_null(tu_find_event(&m, "ProfilerStep#7", 0));
+	assert_null(tu_find_event(&m, "ProfilerStep#0", 0));
+	assert_null(tu_find_event(&m, "ProfilerStep#1", 0));
 	/* a thread without a THREAD record gets a placeholder tid */
 	assert_string_equal(model_str(&m, m.threads.v[0].tid), "thread 0");
 	model_release(&m);
@@ -375,23 +351,23 @@ static void test_window_close(void **state)
 	nb_ev(&ev2, 1300, NNST_EV_MARK, 0, S_MARK, -1, 0, 0);
 	nb_events(&b, 1, &ev2);
 	nb_end(&b);
-	assert_int_equal(load(&b, &m), NNS_OK);
-	e = find_event(&m, "outer", 0);
+	assert_int_equal(tu_nnst_load(b.p, b.n, &m), NNS_OK);
+	e = tu_find_event(&m, "outer", 0);
 	assert_non_null(e);
 	assert_int_equal(e->dur, 90);
-	e = find_event(&m, "aten::mm", 0);
+	e = tu_find_event(&m, "aten::mm", 0);
 	assert_non_null(e);
 	assert_int_equal(e->dur, 50);
-	e = find_event(&m, "async load", 0);
+	e = tu_find_event(&m, "async load", 0);
 	assert_non_null(e);
 	assert_int_equal(e->dur, 80);
-	e = find_event(&m, "forward", 0);
+	e = tu_find_event(&m, "forward", 0);
 	assert_non_null(e);
 	assert_int_equal(e->dur, 10);
 	assert_int_equal(m.diag.ranges_unmatched, 1);
 	assert_int_equal(m.diag.ranges_closed, 0);
-	assert_non_null(find_event(&m, "ProfilerStep#0", 0));
-	assert_non_null(find_event(&m, "ProfilerStep#3", 0));
+	assert_non_null(tu_find_event(&m, "ProfilerStep#0", 0));
+	assert_non_null(tu_find_event(&m, "ProfilerStep#3", 0));
 	model_release(&m);
 	nb_free(&ev);
 	nb_free(&ev2);
@@ -414,8 +390,8 @@ static void test_tsc_clock(void **state)
 	/* the calibration point arrives after the events that need it */
 	nb_clock(&b, 30000, MONO + 10000, RT + 10000);
 	nb_end(&b);
-	assert_int_equal(load(&b, &m), NNS_OK);
-	e = find_event(&m, "forward", 0);
+	assert_int_equal(tu_nnst_load(b.p, b.n, &m), NNS_OK);
+	e = tu_find_event(&m, "forward", 0);
 	assert_non_null(e);
 	assert_int_equal(e->ts, RT + 1000);
 	assert_int_equal(e->dur, 2000);
@@ -439,14 +415,14 @@ static void test_unclosed_and_crash(void **state)
 	nb_ev(&ev, 1500, NNST_EV_MARK, 0, S_MARK, -1, 0, 0);
 	nb_events(&b, 0, &ev);
 	/* no END: the process died */
-	assert_int_equal(load(&b, &m), NNS_ETRUNC);
+	assert_int_equal(tu_nnst_load(b.p, b.n, &m), NNS_ETRUNC);
 	assert_true(m.diag.truncated);
 	assert_int_equal(m.diag.ranges_closed, 2);
 	assert_non_null(strstr(m.diag.first_problem, "END"));
-	e = find_event(&m, "outer", 0);
+	e = tu_find_event(&m, "outer", 0);
 	assert_non_null(e);
 	assert_int_equal(e->dur, 500); /* closed at the thread's last time */
-	e = find_event(&m, "forward", 0);
+	e = tu_find_event(&m, "forward", 0);
 	assert_non_null(e);
 	assert_int_equal(e->dur, 400);
 	assert_int_equal(m.instants.n, 1);
@@ -455,7 +431,7 @@ static void test_unclosed_and_crash(void **state)
 
 	/* a damaged tail: the same events, then half a chunk */
 	nb_bytes(&b, "\x4e\x4e\x43\x4b\x03\x00\x00\x00\xff\x00", 10);
-	assert_int_equal(load(&b, &m), NNS_ETRUNC);
+	assert_int_equal(tu_nnst_load(b.p, b.n, &m), NNS_ETRUNC);
 	assert_true(m.diag.truncated);
 	assert_non_null(strstr(m.diag.first_problem, "byte"));
 	assert_int_equal(m.events.n, 2);
@@ -508,7 +484,7 @@ static void test_records(void **state)
 	nb_lost(&b, NNST_THREAD_PROCESS, 2);
 	nb_chunk(&b, 99, "future", 6); /* a newer chunk type */
 	nb_end(&b);
-	assert_int_equal(load(&b, &m), NNS_OK);
+	assert_int_equal(tu_nnst_load(b.p, b.n, &m), NNS_OK);
 
 	assert_int_equal(m.dist_rank, 3);
 	assert_int_equal(m.dist_world_size, 8);
@@ -516,12 +492,12 @@ static void test_records(void **state)
 	assert_int_equal(m.diag.events_lost, 12 + 3 + 2);
 	assert_int_equal(m.diag.events_skipped, 2);
 
-	e = find_event(&m, "async load", 0);
+	e = tu_find_event(&m, "async load", 0);
 	assert_non_null(e);
 	assert_int_equal(e->ts, T(1000));
 	assert_int_equal(e->dur, 700);
 	assert_string_equal(model_str(&m, m.threads.v[e->thread].tid), "async");
-	e = find_event(&m, "async load", 1);
+	e = tu_find_event(&m, "async load", 1);
 	assert_non_null(e);
 	assert_int_equal(e->dur, 0); /* closed at the trace's last event */
 	assert_int_equal(m.diag.ranges_closed, 1);
@@ -594,15 +570,15 @@ static void test_end_before_begin(void **state)
 	nb_ev(&ev, 1900, NNST_EV_POP, 0, 0, -1, 0, 0);
 	nb_events(&b, 0, &ev);
 	nb_end(&b);
-	assert_int_equal(load(&b, &m), NNS_OK);
-	e = find_event(&m, "async load", 0);
+	assert_int_equal(tu_nnst_load(b.p, b.n, &m), NNS_OK);
+	e = tu_find_event(&m, "async load", 0);
 	assert_non_null(e);
 	assert_int_equal(e->ts, T(1000));
 	assert_int_equal(e->dur, 700);
-	assert_null(find_event(&m, "async load", 1));
+	assert_null(tu_find_event(&m, "async load", 1));
 	assert_int_equal(m.diag.ranges_closed, 0);
 	assert_int_equal(m.diag.ranges_unmatched, 1);
-	assert_non_null(e = find_event(&m, "outer", 0));
+	assert_non_null(e = tu_find_event(&m, "outer", 0));
 	assert_string_equal(model_str(&m, m.threads.v[e->thread].name), "nvtx-main");
 	model_release(&m);
 	nb_free(&ev);
@@ -624,7 +600,7 @@ static void test_merge_keeps_rows(void **state)
 	nb_events(&b, 0, &ev);
 	nb_meta(&b, "host", "h");
 	nb_end(&b);
-	assert_int_equal(load(&b, &m), NNS_OK);
+	assert_int_equal(tu_nnst_load(b.p, b.n, &m), NNS_OK);
 	/* into a non-empty model: rows are copied with their strings */
 	assert_int_equal(model_init(&dst), 0);
 	assert_int_not_equal(model_intern(&dst, "zzz", 3), STRPOOL_NONE);
@@ -646,16 +622,11 @@ static void test_merge_keeps_rows(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_ranges_and_kinds),
-	    cmocka_unit_test(test_kind_op_mark),
-	    cmocka_unit_test(test_input_type_mark),
-	    cmocka_unit_test(test_steps),
-	    cmocka_unit_test(test_window_close),
-	    cmocka_unit_test(test_tsc_clock),
-	    cmocka_unit_test(test_unclosed_and_crash),
-	    cmocka_unit_test(test_records),
-	    cmocka_unit_test(test_end_before_begin),
-	    cmocka_unit_test(test_merge_keeps_rows),
+	    cmocka_unit_test(test_ranges_and_kinds),   cmocka_unit_test(test_kind_op_mark),
+	    cmocka_unit_test(test_input_type_mark),    cmocka_unit_test(test_steps),
+	    cmocka_unit_test(test_window_close),       cmocka_unit_test(test_tsc_clock),
+	    cmocka_unit_test(test_unclosed_and_crash), cmocka_unit_test(test_records),
+	    cmocka_unit_test(test_end_before_begin),   cmocka_unit_test(test_merge_keeps_rows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

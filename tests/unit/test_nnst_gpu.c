@@ -27,6 +27,7 @@
 #include "format/nnst_writer.h" /* NNST_EVF_WARMUP */
 #include "importers/nnst.h"
 #include "nnstb.h"
+#include "testutil.h"
 
 #define RT 1700000000000000000LL /* header start_realtime_ns */
 #define MONO 1000000LL		 /* header start_mono_ns */
@@ -103,29 +104,6 @@ static void device_rec(struct nb *p)
 	const uint32_t u[8] = {9, 0, 132, 2048, 1024, 65536, 32, 32};
 
 	gr(p, 0, 0, S_H100, NNST_GPU_DEVICE, 0, 0, 0, 0, 85899345920ULL, 233472, u);
-}
-
-static int load(const struct nb *b, struct model *m)
-{
-	char path[64];
-	struct nns_err e;
-	int rc;
-
-	nb_tmpname(path, sizeof(path));
-	assert_int_equal(nb_write(b, path, b->n), 0);
-	assert_int_equal(model_init(m), 0);
-	nns_err_clear(&e);
-	rc = nnst_load_file(path, m, &e);
-	unlink(path);
-	return rc;
-}
-
-static const struct model_event *find(const struct model *m, const char *name, int nth)
-{
-	for (size_t i = 0; i < m->events.n; i++)
-		if (strcmp(model_str(m, m->events.v[i].name), name) == 0 && nth-- == 0)
-			return &m->events.v[i];
-	return NULL;
 }
 
 /* Non-TSC trace: model ts = mono + RT - MONO. */
@@ -210,7 +188,7 @@ static void check_model(const struct model *m)
 	const struct model_device *dv;
 
 	/* the kernel: on (pid "0", tid "stream 7"), times to the ns */
-	k = find(m, "gemm_kernel", 0);
+	k = tu_find_event(m, "gemm_kernel", 0);
 	assert_non_null(k);
 	assert_int_equal(k->kind, MK_KERNEL);
 	assert_int_equal(k->ts, T(MONO + 1500));
@@ -233,29 +211,29 @@ static void check_model(const struct model *m)
 	assert_float_equal(a->occupancy, 25.0, 0);
 
 	/* its launch: on the thread of the aten::mm range, linked by corr */
-	l = find(m, "cudaLaunchKernel", 0);
+	l = tu_find_event(m, "cudaLaunchKernel", 0);
 	assert_non_null(l);
 	assert_int_equal(l->kind, MK_RUNTIME);
 	assert_int_equal(l->ts, T(MONO + 1100));
 	assert_int_equal(l->dur, 100);
 	assert_int_equal(l->ext_id, 42);
-	e = find(m, "aten::mm", 0);
+	e = tu_find_event(m, "aten::mm", 0);
 	assert_non_null(e);
 	assert_int_equal(l->thread, e->thread);
 	assert_int_equal(m->launch_of[k - m->events.v], (uint32_t)(l - m->events.v));
 
-	e = find(m, "Memcpy HtoD (Pageable -> Device)", 0);
+	e = tu_find_event(m, "Memcpy HtoD (Pageable -> Device)", 0);
 	assert_non_null(e);
 	assert_int_equal(e->kind, MK_MEMCPY);
 	assert_int_equal(e->ts, T(MONO + 2100));
 	assert_int_equal(e->dur, 200);
 	assert_int_equal(m->dev_args.v[e->extra].bytes, 4096);
 	assert_int_not_equal(m->launch_of[e - m->events.v], MODEL_NOIDX);
-	e = find(m, "Memset (Device)", 0);
+	e = tu_find_event(m, "Memset (Device)", 0);
 	assert_non_null(e);
 	assert_int_equal(e->kind, MK_MEMSET);
 	assert_int_equal(m->dev_args.v[e->extra].bytes, 256);
-	e = find(m, "Stream Sync", 0);
+	e = tu_find_event(m, "Stream Sync", 0);
 	assert_non_null(e);
 	assert_int_equal(e->kind, MK_SYNC);
 	assert_int_equal(e->corr, 10);
@@ -285,7 +263,7 @@ static void check_model(const struct model *m)
 	assert_float_equal(m->counters.v[1].value, 0.0, 0);
 
 	/* NCCL: PyTorch's names and inputs, on the communicator's track */
-	e = find(m, "nccl:all_reduce", 0);
+	e = tu_find_event(m, "nccl:all_reduce", 0);
 	assert_non_null(e);
 	assert_int_equal(e->kind, MK_USER_ANNOTATION);
 	assert_int_equal(e->ts, T(MONO + 3000));
@@ -295,10 +273,10 @@ static void check_model(const struct model *m)
 			    "NCCL comm 0000000000000abc");
 	assert_string_equal(model_str(m, m->op_args.v[e->extra].input_dims), "[[1000]]");
 	assert_string_equal(model_str(m, m->op_args.v[e->extra].input_type), "['float']");
-	e = find(m, "nccl:all_reduce", 1);
+	e = tu_find_event(m, "nccl:all_reduce", 1);
 	assert_non_null(e);
 	assert_string_equal(model_str(m, m->op_args.v[e->extra].input_type), "['c10::BFloat16']");
-	assert_non_null(find(m, "nccl:all_gather", 0));
+	assert_non_null(tu_find_event(m, "nccl:all_gather", 0));
 	assert_int_equal(m->dist_rank, 1);
 	assert_int_equal(m->dist_world_size, 2);
 	assert_string_equal(model_str(m, m->dist_backend), "nccl");
@@ -385,7 +363,7 @@ static void test_host_clock(void **state)
 
 	(void)state;
 	build(&b, 0);
-	assert_int_equal(load(&b, &m), NNS_OK);
+	assert_int_equal(tu_nnst_load(b.p, b.n, &m), NNS_OK);
 	check_model(&m);
 	check_analysis(&m);
 	model_release(&m);
@@ -401,7 +379,7 @@ static void test_gpu_clock(void **state)
 
 	(void)state;
 	build(&b, 1);
-	assert_int_equal(load(&b, &m), NNS_OK);
+	assert_int_equal(tu_nnst_load(b.p, b.n, &m), NNS_OK);
 	check_model(&m);
 	check_analysis(&m);
 	model_release(&m);
@@ -433,17 +411,17 @@ static void test_tsc_and_fits(void **state)
 	nb_u64(&c, 5000 + 3 * 700);
 	nb_chunk(&b, NNST_CHUNK_GPUCLOCK, c.p, c.n);
 	nb_end(&b);
-	assert_int_equal(load(&b, &m), NNS_OK);
-	k = find(&m, "gemm_kernel", 0);
+	assert_int_equal(tu_nnst_load(b.p, b.n, &m), NNS_OK);
+	k = tu_find_event(&m, "gemm_kernel", 0);
 	assert_non_null(k);
 	assert_int_equal(k->ts, T(MONO + 1500));
 	assert_int_equal(k->dur, 30);
-	k = find(&m, "cudaLaunchKernel", 0);
+	k = tu_find_event(&m, "cudaLaunchKernel", 0);
 	assert_non_null(k);
 	assert_int_equal(k->ts, T(MONO + 1400));
 	assert_int_equal(k->dur, 60);
 	/* no occupancy without device properties */
-	k = find(&m, "gemm_kernel", 0);
+	k = tu_find_event(&m, "gemm_kernel", 0);
 	assert_float_equal(m.dev_args.v[k->extra].occupancy, -1.0, 0);
 	model_release(&m);
 	nb_free(&b);
@@ -459,8 +437,8 @@ static void test_tsc_and_fits(void **state)
 	nb_u64(&c, MONO + 4000);
 	nb_chunk(&b, NNST_CHUNK_GPUCLOCK, c.p, c.n);
 	nb_end(&b);
-	assert_int_equal(load(&b, &m), NNS_OK);
-	k = find(&m, "gemm_kernel", 0);
+	assert_int_equal(tu_nnst_load(b.p, b.n, &m), NNS_OK);
+	k = tu_find_event(&m, "gemm_kernel", 0);
 	assert_non_null(k);
 	/* mean gpu MONO + 2000 + K <-> mean mono MONO + 2500: +500 - K */
 	assert_int_equal(k->ts, T(MONO + 2000));
@@ -476,8 +454,8 @@ static void test_tsc_and_fits(void **state)
 	gr(&g, MONO + 1500, MONO + 1530, S_GEMM, NNST_GPU_KERNEL, 0, 0, 1, 7, 0, 0, kern);
 	nb_chunk(&b, NNST_CHUNK_GPU, g.p, g.n);
 	nb_end(&b);
-	assert_int_equal(load(&b, &m), NNS_OK);
-	k = find(&m, "gemm_kernel", 0);
+	assert_int_equal(tu_nnst_load(b.p, b.n, &m), NNS_OK);
+	k = tu_find_event(&m, "gemm_kernel", 0);
 	assert_non_null(k);
 	assert_int_equal(k->ts, T(MONO + 1500));
 	assert_non_null(strstr(m.diag.first_problem, "no GPUCLOCK point"));
@@ -521,17 +499,17 @@ static void test_malformed(void **state)
 	nb_chunk(&b, NNST_CHUNK_GPUCLOCK, junk, 7);
 	nb_chunk(&b, NNST_CHUNK_GPU, junk, 3); /* shorter than a record */
 	nb_end(&b);
-	assert_int_equal(load(&b, &m), NNS_OK);
+	assert_int_equal(tu_nnst_load(b.p, b.n, &m), NNS_OK);
 	/* tail 7 + unknown type + end<start + far + memory kind + GPUCLOCK tail
 	 * + the 3-byte chunk */
 	assert_int_equal(m.diag.events_skipped, 7);
 	/* pass 1 reads the GPUCLOCK chunk first */
 	assert_non_null(strstr(m.diag.first_problem, "GPUCLOCK chunk of 7 bytes"));
 	assert_non_null(strstr(m.diag.first_problem, "/tmp/"));
-	assert_non_null(find(&m, "gemm_kernel", 0));
-	assert_null(find(&m, "gemm_kernel", 1));
-	assert_non_null(find(&m, "<string 999>", 0));
-	assert_non_null(find(&m, "nccl:all_reduce", 0));
+	assert_non_null(tu_find_event(&m, "gemm_kernel", 0));
+	assert_null(tu_find_event(&m, "gemm_kernel", 1));
+	assert_non_null(tu_find_event(&m, "<string 999>", 0));
+	assert_non_null(tu_find_event(&m, "nccl:all_reduce", 0));
 	model_release(&m);
 	nb_free(&b);
 	nb_free(&g);
@@ -571,18 +549,18 @@ static void test_coll_track(void **state)
 	   10, 11, ar);
 	nb_chunk(&b, NNST_CHUNK_GPU, g.p, g.n);
 	nb_end(&b);
-	assert_int_equal(load(&b, &m), NNS_OK);
-	e = find(&m, "nccl:all_reduce", 0);
+	assert_int_equal(tu_nnst_load(b.p, b.n, &m), NNS_OK);
+	e = tu_find_event(&m, "nccl:all_reduce", 0);
 	assert_int_equal(e->ts, T(MONO + 1100));
 	assert_int_equal(e->dur, 240); /* to the next one's start */
 	assert_string_equal(model_str(&m, m.threads.v[e->thread].tid),
 			    "NCCL comm 000000000000000a");
-	e = find(&m, "nccl:all_reduce", 1);
+	e = tu_find_event(&m, "nccl:all_reduce", 1);
 	assert_int_equal(e->ts, T(MONO + 1200));
 	assert_int_equal(e->dur, 300);
 	assert_string_equal(model_str(&m, m.threads.v[e->thread].tid),
 			    "NCCL comm 000000000000000b");
-	e = find(&m, "nccl:all_reduce", 2);
+	e = tu_find_event(&m, "nccl:all_reduce", 2);
 	assert_int_equal(e->ts, T(MONO + 1340));
 	assert_int_equal(e->dur, 260);
 	assert_int_equal(an_profile_compute(&p, &m, &err), NNS_OK);
@@ -617,11 +595,11 @@ static void test_coll_framework_wins(void **state)
 	   10, 10, ar);
 	nb_chunk(&b, NNST_CHUNK_GPU, g.p, g.n);
 	nb_end(&b);
-	assert_int_equal(load(&b, &m), NNS_OK);
-	assert_non_null(find(&m, "nccl:all_reduce", 0));
-	assert_null(find(&m, "nccl:all_reduce", 1));
-	assert_non_null(find(&m, "NCCL AllReduce", 0));
-	assert_int_equal(find(&m, "NCCL AllReduce", 0)->dur, 550);
+	assert_int_equal(tu_nnst_load(b.p, b.n, &m), NNS_OK);
+	assert_non_null(tu_find_event(&m, "nccl:all_reduce", 0));
+	assert_null(tu_find_event(&m, "nccl:all_reduce", 1));
+	assert_non_null(tu_find_event(&m, "NCCL AllReduce", 0));
+	assert_int_equal(tu_find_event(&m, "NCCL AllReduce", 0)->dur, 550);
 	assert_int_equal(an_profile_compute(&p, &m, &err), NNS_OK);
 	assert_int_equal(p.comm_nodes.n, 1);
 	an_profile_release(&p);
@@ -675,7 +653,7 @@ static void test_windows(void **state)
 	   10, 10, ar);
 	nb_chunk(&b, NNST_CHUNK_GPU, g.p, g.n);
 	nb_end(&b);
-	assert_int_equal(load(&b, &m), NNS_OK);
+	assert_int_equal(tu_nnst_load(b.p, b.n, &m), NNS_OK);
 	for (size_t i = 0; i < m.events.n; i++) {
 		const struct model_event *e = &m.events.v[i];
 
@@ -693,9 +671,9 @@ static void test_windows(void **state)
 	assert_int_equal(kts[0], T(MONO + 1600));
 	assert_int_equal(kts[1], T(MONO + 2500));
 	assert_int_equal(kts[2], T(MONO + 7600));
-	assert_non_null(find(&m, "nccl:all_reduce", 0));
-	assert_int_equal(find(&m, "nccl:all_reduce", 0)->ts, T(MONO + 7200));
-	assert_null(find(&m, "nccl:all_reduce", 1));
+	assert_non_null(tu_find_event(&m, "nccl:all_reduce", 0));
+	assert_int_equal(tu_find_event(&m, "nccl:all_reduce", 0)->ts, T(MONO + 7200));
+	assert_null(tu_find_event(&m, "nccl:all_reduce", 1));
 	model_release(&m);
 	nb_free(&b);
 	nb_free(&ev);
