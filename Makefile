@@ -373,3 +373,9 @@ clean:
 	rm -rf build build-asan build-fuzz
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+# The GPU check's kit: the nnscope program with its libraries, for a bare GPU
+# machine (docs/GPU.md; tests/gpu/device_check.sh builds the rest there).
+.PHONY: gpu-kit
+gpu-kit: $(NNSCOPE) $(COLLECTOR_SO)
+	@BUILD=$(BUILD) bash scripts/gpukit.sh

@@ -44,7 +44,8 @@
  * once) and is taken before reg_mu (it calls nns_gpu_submit):
  * life_mu -> call_mu -> conv_mu -> reg_mu. Nobody calls into CUPTI
  * holding reg_mu or a profiler's mu.
- * NNSCOPE_CUPTI_DUMP=DIR saves each completed buffer (cupti_abi.h).
+ * NNSCOPE_CUPTI_DUMP=DIR saves each completed buffer (cupti_abi.h);
+ * NNSCOPE_CUPTI_KINDS=kernel,memcpy,... enables only the kinds named.
  */
 #include "collector/cupti_abi.h"
 #include "collector/collector.h"
@@ -109,14 +110,28 @@ static struct nns_cupti {
 
 static int on(void);
 
-static const uint32_t kinds[] = {NNS_CK_CONCURRENT_KERNEL,
-				 NNS_CK_MEMCPY,
-				 NNS_CK_MEMSET,
-				 NNS_CK_RUNTIME,
-				 NNS_CK_DRIVER,
-				 NNS_CK_SYNCHRONIZATION,
-				 NNS_CK_MEMORY2,
-				 NNS_CK_EXTERNAL_CORRELATION};
+/* The activity kinds, by the names NNSCOPE_CUPTI_KINDS takes (a comma-separated
+ * subset; unset: all). The GPU check measures what each one costs (docs/GPU.md). */
+static const struct {
+	uint32_t kind;
+	const char *name;
+} kinds[] = {{NNS_CK_CONCURRENT_KERNEL, "kernel"}, {NNS_CK_MEMCPY, "memcpy"},
+	     {NNS_CK_MEMSET, "memset"},		   {NNS_CK_RUNTIME, "runtime"},
+	     {NNS_CK_DRIVER, "driver"},		   {NNS_CK_SYNCHRONIZATION, "sync"},
+	     {NNS_CK_MEMORY2, "memory"},	   {NNS_CK_EXTERNAL_CORRELATION, "extcorr"}};
+
+/* Whether NNSCOPE_CUPTI_KINDS (unset or empty: every kind) names kind i. */
+static int kind_wanted(const char *list, size_t i)
+{
+	size_t n = strlen(kinds[i].name);
+
+	if (!list || !*list)
+		return 1;
+	for (const char *p = list; *p; p += strcspn(p, ","), p += *p == ',')
+		if (strncmp(p, kinds[i].name, n) == 0 && (p[n] == ',' || p[n] == 0))
+			return 1;
+	return 0;
+}
 
 static void meta(const char *key, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void meta(const char *key, const char *fmt, ...)
@@ -420,9 +435,10 @@ static int start_locked(char *why, size_t size)
 	cu.conv.flags = cu.hostclock > 0 ? NNST_GPUF_HOSTCLOCK : 0;
 	pthread_mutex_unlock(&cu.conv_mu);
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(*kinds); i++)
-		if ((rc = cu.f.enable(kinds[i])) != NNS_CUPTI_SUCCESS)
+		if (kind_wanted(getenv("NNSCOPE_CUPTI_KINDS"), i) &&
+		    (rc = cu.f.enable(kinds[i].kind)) != NNS_CUPTI_SUCCESS)
 			snprintf(failed + strlen(failed), sizeof(failed) - strlen(failed), " %u=%d",
-				 kinds[i], rc);
+				 kinds[i].kind, rc);
 	if (cu.f.flush_period)
 		cu.f.flush_period(1000);
 	snprintf(cu.dump_dir, sizeof(cu.dump_dir), "%s", dump && *dump ? dump : "");
@@ -519,7 +535,7 @@ void nns_cupti_detach(struct nns_profiler *p)
 	pthread_mutex_lock(&cu.call_mu);
 	final_flush();
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(*kinds); i++)
-		cu.f.disable(kinds[i]);
+		cu.f.disable(kinds[i].kind);
 	cu.f.flush_all(NNS_CUPTI_FLUSH_FORCED);
 	cu.f.unsubscribe(cu.sub);
 	cu.sub = NULL;

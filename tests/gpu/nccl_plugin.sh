@@ -23,13 +23,23 @@ CUDA=${CUDA_HOME:-/usr/local/cuda}
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 TMP=$(mktemp -d /tmp/nnscope-nccl-gpu.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
+# KEEP=DIR: the trace, the job's log and the analysis are copied there
+trap '[ -n "${KEEP:-}" ] && mkdir -p "$KEEP" && cp -r "$TMP"/run "$TMP"/an "$TMP"/job.* "$TMP"/recs.txt "$KEEP"/ 2>/dev/null; rm -rf "$TMP"' EXIT
 fails=0
 row() { printf '%-4s %s\n' "$1" "$2"; [ "$1" = FAIL ] && fails=$((fails + 1)); return 0; }
 
-[ -f "$CUDA/include/nccl.h" ] || { echo "SKIP: no $CUDA/include/nccl.h"; exit 0; }
-cc -std=c11 -O1 -I"$CUDA/include" "$HERE/nccl_allreduce.c" -o "$TMP/job" \
-	-L"$CUDA/lib64" -L"$CUDA/lib" -lnccl -lcudart -Wl,-rpath,"$CUDA/lib64:$CUDA/lib" ||
+# NCCL: the CUDA toolkit's, else NCCL_HOME, else the nvidia-nccl wheel of
+# python3 (what PyTorch's pip wheels load: include/nccl.h, lib/libnccl.so.2)
+NCCL=${NCCL_HOME:-}
+[ -z "$NCCL" ] && [ -f "$CUDA/include/nccl.h" ] && NCCL=$CUDA
+[ -z "$NCCL" ] && NCCL=$(${PYTHON:-python3} -c 'import nvidia.nccl as m, os; print(os.path.dirname(m.__file__) if m.__file__ else list(m.__path__)[0])' 2>/dev/null)
+[ -n "$NCCL" ] && [ -f "$NCCL/include/nccl.h" ] || { echo "SKIP: no nccl.h (CUDA toolkit, NCCL_HOME or the nvidia-nccl wheel)"; exit 0; }
+lnccl=-lnccl
+ls "$NCCL"/lib*/libnccl.so >/dev/null 2>&1 || lnccl=-l:libnccl.so.2
+echo "NCCL: $NCCL ($(grep -m1 -o 'NCCL_VERSION_CODE [0-9]*' "$NCCL/include/nccl.h"))"
+cc -std=c11 -O1 -I"$NCCL/include" -I"$CUDA/include" "$HERE/nccl_allreduce.c" -o "$TMP/job" \
+	-L"$NCCL/lib" -L"$CUDA/lib64" -L"$CUDA/lib" $lnccl -lcudart \
+	-Wl,-rpath,"$NCCL/lib:$CUDA/lib64:$CUDA/lib" ||
 	{ echo "FAIL: nccl_allreduce.c does not build"; exit 1; }
 cc -std=c11 -D_GNU_SOURCE -O1 -I"$ROOT/include" -I"$ROOT/src" "$ROOT/tests/e2e/nccl_check.c" \
 	"$ROOT/src/format/nnst_reader.c" "$ROOT/src/format/nnst_clock.c" "$ROOT/src/format/nnst_crc.c" \
@@ -49,36 +59,45 @@ ngpu=${ngpu:-1}
 ver=$(grep -o 'PROFILER/Plugin: Loaded [^ ]* (v[0-9])' job.out job.err | head -1)
 case "$ver" in *"nnscope (v"*) row PASS "NCCL: $ver" ;; *) row FAIL "NCCL did not load the plugin ($ver)" ;; esac
 
-f=$(ls run/*.nnst 2>/dev/null | head -1)
-"$TMP/check" "$f" >recs.txt 2>check.err || row FAIL "nccl_check: $(cat check.err)"
-cnt() { awk -v n="$1" -v k="$2" '$1=="coll" && $2=="name=" n { c++; if (index($0, k)) m++ }
-	END { printf "%d %d", c, m }' recs.txt; }
-read -r n m <<<"$(cnt AllReduce "count=$COUNT hash=")"
-want=$((ITERS * ngpu))
-[ "$n" = "$want" ] && row PASS "AllReduce records: $n (= $ITERS x $ngpu)" || row FAIL "AllReduce records: $n, want $want"
-read -r n m <<<"$(cnt AllReduce "dtype=ncclFloat32")"
-[ "$m" = "$want" ] && row PASS "AllReduce datatype ncclFloat32, nranks $ngpu" || row FAIL "AllReduce ncclFloat32: $m of $n"
-read -r n m <<<"$(cnt Broadcast "dtype=ncclBfloat16")"
-want=$((BCAST * ngpu))
-[ "$n" = "$want" ] && [ "$m" = "$want" ] && row PASS "Broadcast records: $n ncclBfloat16" ||
-	row FAIL "Broadcast records: $n ($m ncclBfloat16), want $want"
-ex=$(grep -c ' exec=1 ' recs.txt)
-tot=$(grep -c '^coll ' recs.txt)
-med=$(grep ' exec=1 ' recs.txt | sed 's/.*dur_us=\([0-9-]*\).*/\1/' | sort -n |
-	awk '{ a[NR] = $1 } END { print (NR ? a[int((NR + 1) / 2)] : "-") }')
-[ "$ex" = "$tot" ] && [ "$tot" -gt 0 ] && row PASS "all $tot records timed by kernel-channel events (median ${med} us)" ||
-	row FAIL "$ex of $tot records timed by kernel-channel events (others: enqueue window)"
-drops=$(grep '^meta nccl_profiler_drops' recs.txt)
-[ -z "$drops" ] && row PASS "no events refused" || row FAIL "$drops"
-grep '^meta nccl_profiler=' recs.txt | sed 's/^/     /'
-
-if "$NNSCOPE" analyse run --out an >an.out 2>an.err; then
-	got=$(jq -c '[.comm_ops[] | select(.name == "nccl:all_reduce") | [.calls, .total_bytes]] | add' an/distributed.json)
-	want="[$((ITERS * ngpu)),$((ITERS * ngpu * COUNT * 4))]"
-	[ "$got" = "$want" ] && row PASS "analysis: nccl:all_reduce calls, bytes $got" ||
-		row FAIL "analysis: nccl:all_reduce $got, want $want"
+# One rank: NCCL runs a one-rank collective as a local copy (none at all
+# in place) and never reaches the profiler, so there is nothing to record.
+if [ "$ngpu" -lt 2 ]; then
+	row SKIP "collective records: one GPU here; NCCL gives the profiler no events for a one-rank communicator (needs >= 2 GPUs)"
 else
-	row FAIL "nnscope analyse: $(head -2 an.err)"
+	f=$(ls run/*.nnst 2>/dev/null | head -1)
+	"$TMP/check" "$f" >recs.txt 2>check.err || row FAIL "nccl_check: $(cat check.err)"
+	cnt() { awk -v n="$1" -v k="$2" '$1=="coll" && $2=="name=" n { c++; if (index($0, k)) m++ }
+		END { printf "%d %d", c, m }' recs.txt; }
+	read -r n m <<<"$(cnt AllReduce "count=$COUNT hash=")"
+	want=$((ITERS * ngpu))
+	[ "$n" = "$want" ] && row PASS "AllReduce records: $n (= $ITERS x $ngpu)" || row FAIL "AllReduce records: $n, want $want"
+	read -r n m <<<"$(cnt AllReduce "dtype=ncclFloat32")"
+	[ "$m" = "$want" ] && row PASS "AllReduce datatype ncclFloat32, nranks $ngpu" || row FAIL "AllReduce ncclFloat32: $m of $n"
+	read -r n m <<<"$(cnt Broadcast "dtype=ncclBfloat16")"
+	want=$((BCAST * ngpu))
+	[ "$n" = "$want" ] && [ "$m" = "$want" ] && row PASS "Broadcast records: $n ncclBfloat16" ||
+		row FAIL "Broadcast records: $n ($m ncclBfloat16), want $want"
+	ex=$(grep -c ' exec=1 ' recs.txt)
+	tot=$(grep -c '^coll ' recs.txt)
+	med=$(grep ' exec=1 ' recs.txt | sed 's/.*dur_us=\([0-9-]*\).*/\1/' | sort -n |
+		awk '{ a[NR] = $1 } END { print (NR ? a[int((NR + 1) / 2)] : "-") }')
+	[ "$ex" = "$tot" ] && [ "$tot" -gt 0 ] && row PASS "all $tot records timed by kernel-channel events (median ${med} us)" ||
+		row FAIL "$ex of $tot records timed by kernel-channel events (others: enqueue window)"
+	drops=$(grep '^meta nccl_profiler_drops' recs.txt)
+	[ -z "$drops" ] && row PASS "no events refused" || row FAIL "$drops"
+	grep '^meta nccl_profiler=' recs.txt | sed 's/^/     /'
+
+	if "$NNSCOPE" analyse run --out an >an.out 2>an.err; then
+		got=$(${PYTHON:-python3} -c 'import json, sys
+	d = json.load(open(sys.argv[1]))
+	r = [[o["calls"], o["total_bytes"]] for o in d.get("comm_ops", []) if o["name"] == "nccl:all_reduce"]
+	print(json.dumps(r[0] if r else None, separators=(",", ":")))' an/distributed.json)
+		want="[$((ITERS * ngpu)),$((ITERS * ngpu * COUNT * 4))]"
+		[ "$got" = "$want" ] && row PASS "analysis: nccl:all_reduce calls, bytes $got" ||
+			row FAIL "analysis: nccl:all_reduce $got, want $want"
+	else
+		row FAIL "nnscope analyse: $(head -2 an.err)"
+	fi
 fi
 echo "nccl_plugin (GPU): $fails failed"
 [ "$fails" = 0 ]

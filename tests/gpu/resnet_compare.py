@@ -151,7 +151,14 @@ def cmd_train(a):
         acts = [ProfilerActivity.CPU]
         if dev.type == "cuda":
             acts.append(ProfilerActivity.CUDA)
-        prof = profile(activities=acts, profile_memory=a.memory)
+        # a schedule, or torch.profiler records no ProfilerStep#N ranges
+        # (torch 2.x: record_steps is set only with a schedule); active
+        # past the last step, so that stop() ends the recording. Not in the
+        # memory run: the step ranges allocate small CPU blocks (torch 1.x)
+        # that nnscope's run does not have, and its steps are not analysed.
+        sched = None if a.memory else torch.profiler.schedule(
+            wait=0, warmup=0, active=a.steps + 1)
+        prof = profile(activities=acts, profile_memory=a.memory, schedule=sched)
         prof.start()  # opens ProfilerStep#0
     times, losses = [], []
     for i in range(a.steps):

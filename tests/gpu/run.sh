@@ -40,7 +40,7 @@ case " $* " in
 *)
 	echo
 	echo "== NCCL profiler plugin under real NCCL (tests/gpu/nccl_plugin.sh)"
-	NNSCOPE=$NNSCOPE bash "$ROOT/tests/gpu/nccl_plugin.sh" || rc=$?
+	KEEP=$WORK/nccl PYTHON=$PYTHON NNSCOPE=$NNSCOPE bash "$ROOT/tests/gpu/nccl_plugin.sh" || rc=$?
 	;;
 esac
 exit "$rc"
