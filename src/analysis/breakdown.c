@@ -51,7 +51,7 @@ static int role_of(struct an_profile *p, const struct model_event *e, const int6
 	switch (e->kind) {
 	case MK_KERNEL:
 		if ((e->ext_id != MODEL_NONE && has_id(comm_ids, ncomm, e->ext_id)) ||
-		    (an_name_flags(p, e->name) & AN_NAME_COMM_KERNEL))
+		    (e->flags & MODEL_EF_CLASS) == MC_COMM)
 			return AN_COMM;
 		return AN_KERNEL;
 	case MK_MEMCPY:

@@ -326,7 +326,6 @@ static int make_nodes(struct an_profile *p, uint32_t *comm_of_ev, struct range_v
 static int add_kernels(struct an_profile *p, const uint32_t *comm_of_ev, struct range_vec *ranges)
 {
 	const struct model *m = p->m;
-	const struct an_optree *t = &p->tree;
 	struct ext_ref *ext = NULL;
 	size_t next = 0, i;
 
@@ -348,9 +347,14 @@ static int add_kernels(struct an_profile *p, const uint32_t *comm_of_ev, struct 
 		if (e->kind != MK_KERNEL)
 			continue;
 		l = m->launch_of ? m->launch_of[i] : MODEL_NOIDX;
-		if (l != MODEL_NOIDX && t->owner && t->owner[l] != MODEL_NOIDX &&
-		    an_is_comm_kernel_name(model_str(m, e->name)))
-			c = enclosing_comm(t, comm_of_ev, t->owner[l]);
+		if (l != MODEL_NOIDX && model_event_class(m, (uint32_t)i) == MC_COMM) {
+			/* the comm range holding the launch on its thread (the
+			 * model's nesting: the launch's operator may be the
+			 * c10d:: op around the nccl: range) */
+			uint32_t a;
+			for (a = m->parent[l]; a != MODEL_NOIDX && c == MODEL_NOIDX; a = m->parent[a])
+				c = comm_of_ev[a];
+		}
 		if (c == MODEL_NOIDX && e->ext_id != MODEL_NONE && next) {
 			size_t lo = 0, hi = next;
 			while (lo < hi) {

@@ -78,7 +78,7 @@ static int edge_class(const struct hcp_graph *g, const struct hcp_gedge *e)
 	ev = &g->m->events.v[e->ev];
 	if (!model_kind_is_device(ev->kind))
 		return HCP_C_CPU;
-	return an_is_comm_kernel_name(model_str(g->m, ev->name)) ? HCP_C_COMM : HCP_C_KERNEL;
+	return model_event_class(g->m, e->ev) == MC_COMM ? HCP_C_COMM : HCP_C_KERNEL;
 }
 
 /* Longest path; fills r->path. Returns 0, NNS_ENOMEM, or 1 for a cycle. */

@@ -31,15 +31,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int hta_kernel_type(const char *name)
-{
-	if (!strncmp(name, "nccl", 4) || strstr(name, "gloo:"))
-		return HTA_K_COMM;
-	if (strstr(name, "Memcpy") || strstr(name, "Memset"))
-		return HTA_K_MEMORY;
-	return HTA_K_COMPUTE;
-}
-
 int hta_comm_overlap(const struct an_profile *p, double *pct, int64_t *overlap_ns, int64_t *comm_ns,
 		     struct nns_err *err)
 {
@@ -58,10 +49,10 @@ int hta_comm_overlap(const struct an_profile *p, double *pct, int64_t *overlap_n
 
 		if (!model_kind_is_device(e->kind) || e->dur <= 0)
 			continue;
-		t = hta_kernel_type(model_str(m, e->name));
-		if (t == HTA_K_COMM && iv_add(&comm, e->ts, e->ts + e->dur))
+		t = model_event_class(m, (uint32_t)i);
+		if (t == MC_COMM && iv_add(&comm, e->ts, e->ts + e->dur))
 			goto out;
-		if (t == HTA_K_COMPUTE && iv_add(&comp, e->ts, e->ts + e->dur))
+		if (t == MC_COMPUTE && iv_add(&comp, e->ts, e->ts + e->dur))
 			goto out;
 	}
 	if (iv_merge(&comm) || iv_merge(&comp) || iv_intersect(&comm, &comp, &both))
@@ -111,7 +102,7 @@ int hta_worker_metrics(const struct an_profile *p, struct hta_worker_metrics *ou
 
 		if (!model_kind_is_device(e->kind) ||
 		    (double)e->dur < HTA_STRAGGLER_MIN_NORM * mean ||
-		    hta_kernel_type(model_str(m, e->name)) != HTA_K_COMM)
+		    model_event_class(m, (uint32_t)i) != MC_COMM)
 			continue;
 		/* the last step starting at or before e->ts (steps sorted, disjoint) */
 		while (lo < hi) {

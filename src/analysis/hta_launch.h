@@ -162,8 +162,6 @@ void hta_sequences_release(struct hta_sequences *s);
 
 /* HTA kernel types by name: "nccl*" or containing "gloo:" communication;
  * containing "Memcpy"/"Memset" memory; else computation. */
-enum hta_ktype { HTA_K_COMPUTE = 0, HTA_K_COMM, HTA_K_MEMORY };
-int hta_kernel_type(const char *name);
 
 /* Communication/computation overlap of one worker: comm = merged device
  * events of type COMM, comp = merged of type COMPUTE; *comm_ns = |comm|,

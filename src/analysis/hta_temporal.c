@@ -22,28 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { CAT_COMPUTE, CAT_COMM, CAT_MEMORY };
-
-/* HTA utils.get_kernel_type: a name starting with "nccl" or containing
- * "gloo:" -> communication (nnscope also takes "void ncclKernel..."
- * spellings, an_is_comm_kernel_name); a name containing "Memcpy" or
- * "Memset" -> memory; the rest compute. */
-static int category(const struct model *m, const struct model_event *e)
-{
-	const char *name;
-
-	if (e->kind == MK_MEMCPY || e->kind == MK_MEMSET)
-		return CAT_MEMORY;
-	name = model_str(m, e->name);
-	if (!name)
-		return CAT_COMPUTE;
-	if (strncmp(name, "nccl", 4) == 0 || strstr(name, "gloo:") || an_is_comm_kernel_name(name))
-		return CAT_COMM;
-	if (strstr(name, "Memcpy") || strstr(name, "Memset"))
-		return CAT_MEMORY;
-	return CAT_COMPUTE;
-}
-
 struct dev_acc {
 	int device;
 	int64_t first, last;
@@ -98,7 +76,7 @@ int hta_temporal_compute(const struct model *m, struct hta_temporal *out, struct
 			continue;
 		if (iv_add(&a->all, e->ts, end) != 0)
 			goto out;
-		if (category(m, e) == CAT_COMPUTE && iv_add(&a->compute, e->ts, end) != 0)
+		if (model_event_class(m, (uint32_t)i) == MC_COMPUTE && iv_add(&a->compute, e->ts, end) != 0)
 			goto out;
 	}
 	for (i = 0; i < acc.n; i++) {

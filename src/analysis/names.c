@@ -48,12 +48,6 @@ int an_is_comm_name(const char *name, int *gloo)
 	return (g || starts(name, "nccl:")) && name[5] != '\0';
 }
 
-int an_is_comm_kernel_name(const char *name)
-{
-	return starts(name, "ncclKernel") || starts(name, "ncclDevKernel") ||
-	       starts(name, "void ncclKernel") || starts(name, "void ncclDevKernel");
-}
-
 int an_is_optimizer_name(const char *name)
 {
 	return starts(name, "Optimizer.");
@@ -71,8 +65,6 @@ static unsigned classify(const char *name)
 		f |= AN_NAME_DL_PREFIX;
 	if (an_is_comm_name(name, NULL))
 		f |= AN_NAME_COMM;
-	if (an_is_comm_kernel_name(name))
-		f |= AN_NAME_COMM_KERNEL;
 	if (an_is_optimizer_name(name))
 		f |= AN_NAME_OPTIMIZER;
 	if (strcmp(name, "DataParallel.forward") == 0)

@@ -13,8 +13,6 @@ int an_is_step_name(const char *name, long long *num);
 int an_is_dataloader_name(const char *name);
 /* nccl:* / gloo:* collectives, PyTorch 1.x and 2.x spellings. Sets *gloo. */
 int an_is_comm_name(const char *name, int *gloo);
-/* Kernels that implement collectives (ncclKernel_*, ncclDevKernel_*). */
-int an_is_comm_kernel_name(const char *name);
 int an_is_optimizer_name(const char *name);
 
 /* Name classes, computed once per distinct name (an_name_flags). */
@@ -22,7 +20,7 @@ enum {
 	AN_NAME_STEP = 1,	 /* ProfilerStep#N */
 	AN_NAME_DATALOADER = 2,	 /* an_is_dataloader_name */
 	AN_NAME_COMM = 4,	 /* nccl:* / gloo:* */
-	AN_NAME_COMM_KERNEL = 8, /* ncclKernel* / ncclDevKernel* */
+	/* 8: free (kernel classes are the model's, model_class_of) */
 	AN_NAME_OPTIMIZER = 16,	 /* Optimizer.* */
 	AN_NAME_DP = 32,	 /* DataParallel.forward */
 	AN_NAME_DDP = 64,	 /* DistributedDataParallel.forward */

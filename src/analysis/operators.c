@@ -106,9 +106,11 @@ int an_ops_compute(struct an_profile *p, struct nns_err *err)
 			   n, shape, stack, stack != 0))
 			goto out;
 	}
+	/* by device self time only when operators hold device time: with
+	 * every device event unattributed the rows would all be 0 */
 	o->sort_by_device = 0;
-	for (i = 0; i < m->events.n && !o->sort_by_device; i++)
-		o->sort_by_device = model_kind_is_device(m->events.v[i].kind);
+	for (i = 0; i < o->by_name.n && !o->sort_by_device; i++)
+		o->sort_by_device = o->by_name.v[i].dev_self > 0;
 	{
 		struct sort_ctx c = {m, o->sort_by_device};
 		if (o->by_name.n > 1)

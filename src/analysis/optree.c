@@ -6,19 +6,13 @@
  * with a module id) and nccl:/gloo: annotations, built per thread by
  * containment with a stack over events sorted by (start, -end).
  *
- * Runtime and driver launches are attributed by the first rule that holds
- * (counted in an_optree.attr, reported as diagnostics):
- *   1. the external id names a host operator of the launch's own process
- *      (the first node carrying that id): that node (tb_plugin's rule);
- *   2. the external id is 0: the thread root (tb_plugin);
- *   3. otherwise - no external id (nnscope's own traces), an id equal to the
- *      launch's correlation id (what several Kineto versions write), an id
- *      naming nothing, or naming an operator of another process - the
- *      innermost node of the launch's thread that encloses it;
- *   4. else the launch stays unattributed.
- * Device events (kernel, memcpy, memset, and other accelerators' device
- * work) belong to their launch through the correlation id or, failing it,
- * an ac2g flow (model.launch_of).
+ * Runtime and driver launches belong to the operator the model's index
+ * attributed them to (model.op_of, model_index.c: the operator the
+ * external id names, else the innermost enclosing operator of the
+ * launch's thread); a launch no operator takes, with external id 0, goes
+ * to the thread root as in tb_plugin. Device events (kernel, memcpy,
+ * memset) belong to their launch's node. A launch's host time is taken
+ * from the node that holds it in time, once, so no self time is negative.
  */
 #include "analysis.h"
 #include "names.h"
@@ -194,102 +188,60 @@ out:
 	return rc;
 }
 
-/* 1 when node n's time range holds event e. */
-static int encloses(const struct an_node *n, const struct model_event *e)
+/* The tree node of event ev or of the nearest event holding it on its
+ * thread (the model's nesting index), MODEL_NOIDX when none has one. */
+static uint32_t node_holding(const struct model *m, const struct an_optree *t, uint32_t ev)
 {
-	return n->start <= e->ts && e->ts + e->dur <= n->end;
+	uint32_t p;
+
+	for (p = m->parent[ev]; p != MODEL_NOIDX; p = m->parent[p])
+		if (t->owner[p] != MODEL_NOIDX && t->nodes.v[t->owner[p]].type != AN_NODE_ROOT)
+			return t->owner[p];
+	return MODEL_NOIDX;
 }
 
-/* 1 when threads a and b belong to the same process (pid). */
-static int same_process(const struct model *m, uint32_t a, uint32_t b)
-{
-	return a == b || m->threads.v[a].pid == m->threads.v[b].pid;
-}
-
-/* Innermost node of `root`'s tree containing [ts, end), by descending. */
-static uint32_t innermost(const struct an_optree *t, uint32_t root, int64_t ts, int64_t end)
-{
-	uint32_t cur = root;
-
-	for (;;) {
-		uint32_t c, next = MODEL_NOIDX;
-		for (c = t->nodes.v[cur].first_child; c != MODEL_NOIDX;
-		     c = t->nodes.v[c].next_sibling) {
-			const struct an_node *x = &t->nodes.v[c];
-			if (x->start > ts)
-				break;
-			if (x->start <= ts && end <= x->end) {
-				next = c;
-				break;
-			}
-		}
-		if (next == MODEL_NOIDX)
-			return cur;
-		cur = next;
-	}
-}
-
+/* Launches go to the node of the operator the model attributed them to
+ * (model.op_of, model_index.c); tb_plugin's external id 0 -> thread root
+ * holds for launches that no operator encloses. The counts are the model's. */
 static int attach_runtimes(struct an_profile *p, const uint32_t *thread_root)
 {
 	const struct model *m = p->m;
 	struct an_optree *t = &p->tree;
-	struct hmap first; /* external id -> first node carrying it */
 	size_t i;
-	int rc = NNS_ENOMEM;
 
-	hmap_init(&first);
-	/* nodes were created thread by thread (threads in first-seen order),
-	 * each in time order: the first node with an id wins */
-	for (i = 0; i < t->nodes.n; i++) {
-		const struct an_node *n = &t->nodes.v[i];
-		if (n->ev == MODEL_NOIDX || m->events.v[n->ev].ext_id == MODEL_NONE)
-			continue;
-		if (!hmap_put(&first, (uint64_t)m->events.v[n->ev].ext_id, (uint32_t)i, NULL))
-			goto out;
-	}
+	t->attr.launches = m->attr.launches;
+	t->attr.by_enclosing = m->attr.by_enclosing;
+	t->attr.by_external_id = m->attr.by_external_id;
+	t->attr.unattributed = m->attr.unattributed;
 	for (i = 0; i < m->events.n; i++) {
 		const struct model_event *e = &m->events.v[i];
-		uint32_t node = MODEL_NOIDX, root = thread_root[e->thread], *hit;
+		uint32_t node = MODEL_NOIDX, op = m->op_of[i];
 		if (!model_kind_is_launch(e->kind))
 			continue;
-		t->attr.launches++;
-		if (e->ext_id == 0) {
-			node = root;
-			if (node != MODEL_NOIDX)
-				t->attr.by_thread_root++;
-		} else if (e->ext_id != MODEL_NONE &&
-			   (hit = hmap_get(&first, (uint64_t)e->ext_id)) != NULL &&
-			   same_process(m, t->nodes.v[*hit].thread, e->thread) &&
-			   (e->ext_id != e->corr || encloses(&t->nodes.v[*hit], e))) {
-			/* an id equal to the correlation id is trusted only
-			 * when the operator it names encloses the launch */
-			node = *hit;
-			t->attr.by_external_id++;
-		}
-		if (node == MODEL_NOIDX && e->ext_id != 0 && root != MODEL_NOIDX) {
-			node = innermost(t, root, e->ts, e->ts + e->dur);
-			if (node == root) /* enclosed by nothing: kept on the thread root */
-				t->attr.unattributed++;
-			else
-				t->attr.by_enclosing++;
+		if (op != MODEL_NOIDX && (node = t->owner[op]) == MODEL_NOIDX)
+			node = node_holding(m, t, op); /* its range was dropped (overlap) */
+		if (node == MODEL_NOIDX && e->ext_id == 0 && thread_root[e->thread] != MODEL_NOIDX) {
+			node = thread_root[e->thread];
+			t->attr.by_thread_root++;
+			t->attr.unattributed--;
 		}
 		if (node == MODEL_NOIDX) {
-			t->attr.unattributed++;
 			t->unmatched_runtimes++;
 			continue;
 		}
 		if (attach_rt(t, node, (uint32_t)i))
-			goto out;
+			return NNS_ENOMEM;
 		t->owner[i] = node;
 	}
-	rc = 0;
-out:
-	hmap_release(&first);
-	return rc;
+	return 0;
 }
 
 /* Host statistics (OperatorNode.fill_stats): self = total - children -
- * own launches; name-based tensor-core eligibility. */
+ * launches. A launch is taken from the node that holds it in time (its
+ * innermost enclosing node), once, whichever operator it is attributed to,
+ * so a self time is never negative; one that still is (overlapping
+ * children) is clamped at 0 and counted. Name-based tensor-core
+ * eligibility. */
 static void fill_host_stats(struct an_profile *p)
 {
 	const struct model *m = p->m;
@@ -298,16 +250,26 @@ static void fill_host_stats(struct an_profile *p)
 
 	for (i = 0; i < t->nodes.n; i++) {
 		struct an_node *n = &t->nodes.v[i];
-		uint32_t c, l;
+		uint32_t c;
 		if (n->type != AN_NODE_ROOT)
 			n->tc_eligible = (an_name_flags(p, n->name) & AN_NAME_TC_OP) != 0;
 		n->host_total = n->type == AN_NODE_ROOT ? 0 : n->end - n->start;
 		n->host_self = n->host_total;
 		for (c = n->first_child; c != MODEL_NOIDX; c = t->nodes.v[c].next_sibling)
 			n->host_self -= t->nodes.v[c].end - t->nodes.v[c].start;
-		for (l = n->first_rt; l != MODEL_NOIDX; l = t->rt_links.v[l].next)
-			n->host_self -= m->events.v[t->rt_links.v[l].ev].dur;
 	}
+	for (i = 0; i < m->events.n; i++) {
+		uint32_t h;
+		if (!model_kind_is_launch(m->events.v[i].kind))
+			continue;
+		if ((h = node_holding(m, t, (uint32_t)i)) != MODEL_NOIDX)
+			t->nodes.v[h].host_self -= m->events.v[i].dur;
+	}
+	for (i = 0; i < t->nodes.n; i++)
+		if (t->nodes.v[i].host_self < 0 && t->nodes.v[i].type != AN_NODE_ROOT) {
+			t->nodes.v[i].host_self = 0;
+			t->negative_self++;
+		}
 }
 
 /* Device time of each launch, added to its node (second pass so that the
@@ -324,13 +286,16 @@ static int add_device_time(struct an_profile *p)
 		if (!model_kind_is_device(e->kind))
 			continue;
 		t->attr.device_events++;
+		t->attr.device_ns += e->dur;
 		if (l == MODEL_NOIDX) {
 			t->attr.device_no_launch++;
+			t->attr.device_unattributed_ns += e->dur;
 			continue;
 		}
 		node = t->owner[l];
 		if (node == MODEL_NOIDX || t->nodes.v[node].type == AN_NODE_ROOT) {
 			t->attr.device_unattributed++;
+			t->attr.device_unattributed_ns += e->dur;
 			if (node == MODEL_NOIDX)
 				continue;
 		}

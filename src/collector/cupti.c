@@ -80,6 +80,7 @@ struct cupti_fns {
 	int (*register_ts)(uint64_t (*)(void));
 	int (*flush_period)(uint32_t ms);
 	int (*version)(uint32_t *v);
+	int (*thread_id_type)(int type);
 };
 
 enum { ST_OFF = 0, ST_ON = 1, ST_EXITED = 2 };
@@ -202,7 +203,8 @@ static int resolve(void *lib, struct cupti_fns *f, char *why, size_t size)
 				    "cuptiGetTimestamp",
 				    "cuptiGetCallbackName"};
 	static const char *opt[] = {"cuptiActivityRegisterTimestampCallback",
-				    "cuptiActivityFlushPeriod", "cuptiGetVersion"};
+				    "cuptiActivityFlushPeriod", "cuptiGetVersion",
+				    "cuptiSetThreadIdType"};
 	void *s[sizeof(req) / sizeof(*req) + sizeof(opt) / sizeof(*opt)];
 	size_t nreq = sizeof(req) / sizeof(*req);
 
@@ -434,6 +436,13 @@ static int start_locked(char *why, size_t size)
 	pthread_mutex_lock(&cu.conv_mu);
 	cu.conv.flags = cu.hostclock > 0 ? NNST_GPUF_HOSTCLOCK : 0;
 	pthread_mutex_unlock(&cu.conv_mu);
+	/* API records carry the caller's system thread id (gettid), the tid
+	 * the collector files host events under: by default CUPTI gives the
+	 * low 32 bits of pthread_self(), which matches no thread, and no launch
+	 * would be found inside its operator (seen on an H200, docs/GPU.md).
+	 * As Kineto does; before any kind is enabled. */
+	if (cu.f.thread_id_type && cu.f.thread_id_type(NNS_CUPTI_THREAD_ID_SYSTEM) != NNS_CUPTI_SUCCESS)
+		snprintf(failed + strlen(failed), sizeof(failed) - strlen(failed), " thread-id-type");
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(*kinds); i++)
 		if (kind_wanted(getenv("NNSCOPE_CUPTI_KINDS"), i) &&
 		    (rc = cu.f.enable(kinds[i].kind)) != NNS_CUPTI_SUCCESS)

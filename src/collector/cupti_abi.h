@@ -36,6 +36,10 @@ enum {
 	NNS_CK_MEMORY2 = 49
 };
 
+/* CUpti_ActivityThreadIdType: CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM (gettid()
+ * on Linux) for cuptiSetThreadIdType. */
+#define NNS_CUPTI_THREAD_ID_SYSTEM 1
+
 /* CUptiResult values used */
 enum {
 	NNS_CUPTI_SUCCESS = 0,

@@ -42,6 +42,7 @@ void model_release(struct model *m)
 	vec_free(&m->host);
 	free(m->thread_table);
 	free(m->launch_of);
+	model_index_release(m);
 	memset(m, 0, sizeof(*m));
 }
 

@@ -80,8 +80,42 @@ struct model_event {
 	uint32_t extra;	 /* kernels/memcpy/memset: index into model.dev_args;
 			  * host ops: index into model.op_args; else MODEL_NOIDX */
 	uint8_t kind;	 /* enum model_kind */
-	uint8_t flags;	 /* unused for now */
+	uint8_t flags;	 /* MODEL_EF_*, set by model_finalize */
 	int16_t device;	 /* args.device for device events, else -1 */
+};
+
+/* model_event.flags, computed by model_finalize (model_index.c). */
+enum model_class { MC_NONE = 0, MC_COMPUTE, MC_MEMORY, MC_COMM };
+#define MODEL_EF_CLASS 3u   /* device events: enum model_class */
+#define MODEL_EF_PARTIAL 4u /* starts inside a range of its thread, ends after it */
+
+/* The one kernel classifier (HTA's get_kernel_type, plus NCCL >= 2.19,
+ * RCCL and MTIA names): MC_NONE for non-device kinds. */
+int model_class_of(int kind, const char *name);
+/* "computation", "memory", "communication" (HTA's names), "none". */
+const char *model_class_name(int c);
+
+/* How launches and device events found their operator (model_index.c):
+ *   1. the operator (a cpu_op that is not a ProfilerStep) its external id
+ *      names, in the same process, unless that id is the launch's own
+ *      correlation id (several Kineto versions write it there): tb_plugin's
+ *      rule, which also places zero-length launches on an operator's edge;
+ *   2. else the innermost operator of the launch's own thread whose range
+ *      holds the launch (annotations such as nccl:all_reduce are not
+ *      operators: their launches go to the operator around them);
+ *   3. else none (unattributed).
+ * A device event belongs to its launch's operator (correlation id, or an
+ * ac2g flow: model.launch_of). */
+struct model_attr {
+	int64_t launches;		/* runtime/driver events */
+	int64_t by_external_id;		/* rule 1 */
+	int64_t by_enclosing;		/* rule 2 */
+	int64_t unattributed;		/* rule 3 */
+	int64_t device_events;		/* kernels, copies, sets */
+	int64_t device_no_launch;	/* no launch by correlation id nor flow */
+	int64_t device_unattributed;	/* launch found, but it belongs to no operator */
+	int64_t device_ns;		/* their summed durations */
+	int64_t device_unattributed_ns; /* of those without an operator (either way) */
 };
 
 /* Launch parameters of a device event (kernel, memcpy, memset). */
@@ -269,6 +303,15 @@ struct model {
 				  * the runtime/driver event with the same corr,
 				  * MODEL_NOIDX if none; for others MODEL_NOIDX */
 	int64_t min_ts, max_end; /* over all events and memory records */
+	/* the index (model_index.c), per event: the innermost event of the
+	 * same thread holding it (MODEL_NOIDX: none), its nesting depth, the
+	 * operator a launch or device event belongs to (MODEL_NOIDX: none);
+	 * per thread: numeric pid and tid (-1 when not a number) */
+	uint32_t *parent;
+	uint16_t *depth;
+	uint32_t *op_of;
+	int64_t *thread_pid, *thread_tid;
+	struct model_attr attr;
 
 	/* nnscope traces (.nnst); empty for other inputs. Sorted by ts by
 	 * model_finalize (stable). */
@@ -342,6 +385,33 @@ int model_finalize(struct model *m, struct nns_err *err);
  * they have none), rows whose time falls inside; then finalizes it again.
  * NNS_OK, NNS_EINVAL (not finalized, t1 < t0) or NNS_ENOMEM. */
 int model_keep_window(struct model *m, int64_t t0, int64_t t1, struct nns_err *err);
+
+/* ---- the index, after model_finalize (model_index.c) ---- */
+
+static inline int model_event_class(const struct model *m, uint32_t ev)
+{
+	return m->events.v[ev].flags & MODEL_EF_CLASS;
+}
+static inline int64_t model_thread_pid(const struct model *m, uint32_t thread)
+{
+	return m->thread_pid[thread];
+}
+static inline int64_t model_thread_tid(const struct model *m, uint32_t thread)
+{
+	return m->thread_tid[thread];
+}
+/* 1 for an operator: a cpu_op that is not a ProfilerStep range. */
+int model_is_operator(const struct model *m, uint32_t ev);
+/* The device of a device event or GPU annotation (args.device, else the
+ * numeric pid Kineto files it under); the event's own device field (-1)
+ * for host events. */
+int model_event_device(const struct model *m, uint32_t ev);
+/* The stream of a device event, GPU annotation or sync event (args.stream,
+ * else the numeric tid Kineto files it under, "stream 7" too); -1 else. */
+int64_t model_event_stream(const struct model *m, uint32_t ev);
+/* Builds the index (model_finalize calls it); NNS_OK or NNS_ENOMEM. */
+int model_index_build(struct model *m);
+void model_index_release(struct model *m);
 
 /* The device row with deviceProperties id `id`, or NULL. */
 const struct model_device *model_device_by_id(const struct model *m, int id);

@@ -557,7 +557,7 @@ int model_finalize(struct model *m, struct nns_err *err)
 		}
 		hmap_release(&corr);
 	}
-	if (link_ac2g(m))
+	if (link_ac2g(m) || model_index_build(m))
 		goto out;
 	m->finalized = 1;
 	rc = NNS_OK;

@@ -64,6 +64,7 @@ int model_keep_window(struct model *m, int64_t t0, int64_t t1, struct nns_err *e
 	KEEP_ROWS(&m->samples, t0, t1);
 	free(m->launch_of);
 	m->launch_of = NULL;
+	model_index_release(m);
 	m->finalized = 0;
 	return model_finalize(m, err);
 }

@@ -99,6 +99,10 @@ static void write_attribution(struct jsonw *w, const struct an_attribution *a)
 	jsonw_kint(w, "device_events", a->device_events);
 	jsonw_kint(w, "device_without_launch", a->device_no_launch);
 	jsonw_kint(w, "device_unattributed", a->device_unattributed);
+	jsonw_kdouble(w, "device_us", a->device_ns / 1e3);
+	jsonw_kdouble(w, "device_unattributed_us", a->device_unattributed_ns / 1e3);
+	jsonw_kdouble(w, "device_unattributed_pct",
+		      a->device_ns ? 100.0 * a->device_unattributed_ns / a->device_ns : 0);
 	jsonw_obj_end(w);
 }
 
@@ -119,6 +123,7 @@ static void write_diagnostics(struct jsonw *w, const struct an_profile *p)
 	}
 	jsonw_kint(w, "dropped_overlaps", p->tree.dropped_overlaps);
 	jsonw_kint(w, "unmatched_runtimes", p->tree.unmatched_runtimes);
+	jsonw_kint(w, "negative_self_clamped", p->tree.negative_self);
 	write_attribution(w, &p->tree.attr);
 	jsonw_obj_end(w);
 }

@@ -8,6 +8,7 @@
 #include "output/schema.h"
 #include "output/table.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -289,6 +290,23 @@ static void top_rows(FILE *f, const struct report_opts *o, const struct sc_table
 		fprintf(f, "%*s… %zu more %s\n", indent, "", n - shown, what);
 }
 
+/* A partial result says so: device time that belongs to no operator is
+ * missing from the operators' device columns. */
+static void unattributed_warning(FILE *f, const struct an_attribution *a)
+{
+	int64_t n = a->device_no_launch + a->device_unattributed;
+
+	if (n == 0 || a->device_ns <= 0)
+		return;
+	fprintf(f,
+		"  warning: %" PRId64 " of %" PRId64 " device events (%.0f µs, %.1f%% of device time) "
+		"belong to no operator (%" PRId64 " without a launch, %" PRId64
+		" launched outside any operator); the device columns leave them out\n",
+		n, a->device_events, a->device_unattributed_ns / 1e3,
+		100.0 * a->device_unattributed_ns / a->device_ns, a->device_no_launch,
+		a->device_unattributed);
+}
+
 static void operators(FILE *f, const struct report_opts *o, const struct an_profile *p)
 {
 	static const char *const sel[] = {
@@ -303,6 +321,7 @@ static void operators(FILE *f, const struct report_opts *o, const struct an_prof
 	snprintf(title, sizeof(title), "Operators (top %d by %s self time)", o->top,
 		 ops->sort_by_device ? "device" : "host");
 	rp_section(f, o, title);
+	unattributed_warning(f, &p->tree.attr);
 	if (ops->by_name.n == 0) {
 		fprintf(f, "  (no operators)\n");
 		return;

@@ -7,11 +7,13 @@
  * calls where a CUDA program would launch work: it writes what CUPTI
  * would, in CUDA 13.0's record layouts (cupti_activity.h; offsets written
  * out below): a runtime API record (cudaLaunchKernel_v7000, cbid 211, the
- * caller's tid and pid, a new correlation id) and a kernel record
+ * caller's thread id and pid, a new correlation id) and a kernel record
  * (CUpti_ActivityKernel10, same correlation id), plus, for a copy, a
  * runtime record (cudaMemcpy_v3020, cbid 31) and a CUpti_ActivityMemcpy6.
  * Timestamps come from the registered timestamp callback when there is
- * one, else CLOCK_REALTIME (CUPTI's default on Linux).
+ * one, else CLOCK_REALTIME (CUPTI's default on Linux). Thread ids, as real
+ * CUPTI writes them: the low 32 bits of pthread_self() by default, the
+ * system tid (gettid) after cuptiSetThreadIdType(1).
  *
  * Buffers: records go into the buffer the client's request callback gave;
  * it is handed back (completion callback) when FAKE_CUPTI_BUF_RECORDS
@@ -56,6 +58,7 @@ int cuptiActivityGetNumDroppedRecords(void *ctx, uint32_t stream, size_t *n);
 int cuptiGetTimestamp(uint64_t *ts);
 int cuptiGetCallbackName(uint32_t domain, uint32_t cbid, const char **name);
 int cuptiGetVersion(uint32_t *v);
+int cuptiSetThreadIdType(int type);
 int cuInit(unsigned flags);
 int cuDeviceGetCount(int *n);
 int cuDeviceGet(int *dev, int ordinal);
@@ -74,6 +77,7 @@ static struct {
 	uint8_t *buf;
 	size_t size, used, nrec;
 	uint32_t corr;
+	int system_tid; /* cuptiSetThreadIdType(1) was called */
 } F = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 static void logf_(const char *fmt, long v)
@@ -263,6 +267,14 @@ int cuptiGetVersion(uint32_t *v)
 	return 0;
 }
 
+int cuptiSetThreadIdType(int type)
+{
+	if (type != 0 && type != 1)
+		return 1; /* CUPTI_ERROR_INVALID_PARAMETER */
+	F.system_tid = type;
+	return 0;
+}
+
 /* ---- records ---------------------------------------------------------------- */
 
 static void put32(uint8_t *r, size_t off, uint32_t v)
@@ -315,7 +327,7 @@ static void api_record(uint8_t *r, uint32_t cbid, uint32_t corr, uint64_t t0, ui
 	put64(r, 8, t0);
 	put64(r, 16, t1);
 	put32(r, 24, (uint32_t)getpid());
-	put32(r, 28, (uint32_t)syscall(SYS_gettid));
+	put32(r, 28, F.system_tid ? (uint32_t)syscall(SYS_gettid) : (uint32_t)(uintptr_t)pthread_self());
 	put32(r, 32, corr);
 }
 

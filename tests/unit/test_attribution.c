@@ -89,30 +89,37 @@ static void test_ext_equals_corr_decoy(void **st)
 }
 
 /* External id == correlation id and the operator carrying that id DOES
- * enclose the launch: trusted, rule 1 (nested ops: the id picks the outer
- * one even though the inner one is innermost).
- *   outer aten::linear [0,100) ext 5;  inner aten::addmm [10,60) ext 6
- *   launch [20,22) ext 5 corr 5 -> kernel [70,90) = 20 us
- * Rule 1 names aten::linear: linear 20, addmm 0. */
+ * enclose the launch, from outside a child that holds it (issue 18: the
+ * real trace gave aten::_to_copy a host self time of -1,726 us). The id is
+ * the launch's own correlation written twice, not a name: the launch is
+ * the innermost operator's, and its time is taken from that one only.
+ *   outer aten::_to_copy [0,100) ext 5;  inner aten::empty_strided [10,90) ext 6
+ *   launch [20,80) = 60 us, ext 5 corr 5 -> kernel [120,140) = 20 us
+ * empty_strided: device self 20; host self 80 - 60 = 20.
+ * _to_copy: device self 0, total 20; host self 100 - 80 = 20 (the old rule
+ * took the launch from both: 100 - 80 - 60 = -40). */
 static void test_ext_equals_corr_enclosing(void **st)
 {
 	static const char *json =
-	    HEAD "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::linear\",\"pid\":1,\"tid\":1,"
-		 "\"ts\":0,\"dur\":100,\"args\":{\"External id\":5}},"
-		 "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::addmm\",\"pid\":1,\"tid\":1,"
-		 "\"ts\":10,\"dur\":50,\"args\":{\"External id\":6}},"
+	    HEAD "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::_to_copy\",\"pid\":1,"
+		 "\"tid\":1,\"ts\":0,\"dur\":100,\"args\":{\"External id\":5}},"
+		 "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::empty_strided\",\"pid\":1,"
+		 "\"tid\":1,\"ts\":10,\"dur\":80,\"args\":{\"External id\":6}},"
 		 "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
-		 "\"tid\":1,\"ts\":20,\"dur\":2,\"args\":{\"External id\":5,\"correlation\":5}},"
-		 "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":70,"
+		 "\"tid\":1,\"ts\":20,\"dur\":60,\"args\":{\"External id\":5,\"correlation\":5}},"
+		 "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":120,"
 		 "\"dur\":20,\"args\":{\"correlation\":5,\"device\":0,\"stream\":7}}" TAIL;
 	struct tu_fx *f = load(json);
 	(void)st;
 
-	/* self device time on the node named by the id */
-	assert_int_equal(op(f, "aten::linear")->dev_self / 1000, 20);
-	assert_int_equal(op(f, "aten::addmm")->dev_self, 0);
-	assert_int_equal(f->p.tree.attr.by_external_id, 1);
-	assert_int_equal(f->p.tree.attr.by_enclosing, 0);
+	assert_int_equal(op(f, "aten::empty_strided")->dev_self / 1000, 20);
+	assert_int_equal(op(f, "aten::_to_copy")->dev_self, 0);
+	assert_int_equal(op(f, "aten::_to_copy")->dev_total / 1000, 20);
+	assert_int_equal(op(f, "aten::empty_strided")->host_self / 1000, 20);
+	assert_int_equal(op(f, "aten::_to_copy")->host_self / 1000, 20);
+	assert_int_equal(f->p.tree.attr.by_external_id, 0);
+	assert_int_equal(f->p.tree.attr.by_enclosing, 1);
+	assert_int_equal(f->p.tree.negative_self, 0);
 	tu_fx_free(f);
 }
 
