@@ -346,7 +346,7 @@ static void test_sanitize(void **state)
 	assert_string_equal(b, "abcdefg");
 
 	out_profile_dirname(b, sizeof(b), "../x", "1");
-	assert_string_equal(b, ".._x.1");
+	assert_string_equal(b, "_.._x.1"); /* not hidden */
 	out_profile_dirname(b, sizeof(b), "w", NULL);
 	assert_string_equal(b, "w");
 	out_profile_dirname(b, sizeof(b), "w", "../2");
