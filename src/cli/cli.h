@@ -36,6 +36,14 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 /* Reports getopt_long's '?' or ':' result; returns CLI_EUSAGE. */
 int cli_bad_option(const char *cmd, int c, int optopt_value, const char *arg);
 
+/* One warning line per file the discovery left out ("skipped: <why>"). */
+void cli_print_skipped(const struct run_set *rs);
+/* --worker / --span (either may be NULL) against what rs holds (within the
+ * run only_run when set): CLI_OK, or CLI_EUSAGE after a usage error that
+ * lists the workers, or each worker's spans, that exist. */
+int cli_check_selection(const struct run_set *rs, const char *cmd, const char *only_run,
+			const char *worker, const char *span);
+
 /* Parses a decimal integer in [min, max]; 0 on success. */
 int cli_parse_int(const char *s, long min, long max, long *out);
 
@@ -71,6 +79,8 @@ struct cli_visit {
 	const char *only_worker; /* NULL = all */
 	const char *only_span;	 /* NULL = all; a span name or suffix */
 	int want_dist;		 /* compute an_dist for groups of > 1 worker */
+	size_t groups;		 /* set by cli_visit_run: span groups of the run */
+	size_t load_failed;	 /* spans that could not be loaded (counted, reported) */
 	void *ctx;
 	/* Called for each loaded span; returns CLI_OK or an exit code
 	 * (the loop goes on either way). */
@@ -86,8 +96,10 @@ struct cli_visit {
 };
 
 /* Visits every selected span of r, group by group (span index k of every
- * worker). Returns CLI_OK, or CLI_EINPUT if anything failed (each failure
- * was already reported in one line). *visited counts the spans loaded. */
+ * worker). A span that cannot be loaded is reported in one line and
+ * counted in v->load_failed; the others go on. Returns CLI_OK, or
+ * CLI_EINPUT if anything else failed (writing, distributed analysis:
+ * already reported). *visited counts the spans loaded. */
 int cli_visit_run(const struct run *r, struct cli_visit *v, size_t *visited);
 
 /* Loads one trace file into it->m and computes it->p, printing warnings

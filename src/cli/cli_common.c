@@ -423,6 +423,7 @@ int cli_visit_run(const struct run *r, struct cli_visit *v, size_t *visited)
 	}
 	if (v->only_span)
 		groups = 1;
+	v->groups = groups;
 	/* models stay alive for a whole span group when the distributed view
 	 * compares them (several workers, or one that may communicate);
 	 * otherwise each is freed before the next loads */
@@ -447,7 +448,7 @@ int cli_visit_run(const struct run *r, struct cli_visit *v, size_t *visited)
 			it->worker = wk;
 			it->span = s;
 			if (cli_load_steps(it, s->path, &v->kopts, &v->steps)) {
-				status = CLI_EINPUT;
+				v->load_failed++;
 				continue;
 			}
 			loaded++;
@@ -466,4 +467,84 @@ int cli_visit_run(const struct run *r, struct cli_visit *v, size_t *visited)
 	}
 	free(items);
 	return status;
+}
+
+void cli_print_skipped(const struct run_set *rs)
+{
+	for (size_t i = 0; i < rs->skipped.n; i++) {
+		char msg[600];
+
+		snprintf(msg, sizeof(msg), "skipped: %s", rs->skipped.v[i].reason);
+		cli_warn(rs->skipped.v[i].path, msg);
+	}
+	if (rs->skipped_more)
+		fprintf(stderr, "nnscope: warning: and %zu more files skipped\n", rs->skipped_more);
+}
+
+/* Appends s to buf (size bytes, at *n), keeping the line bounded. */
+static void list_add(char *buf, size_t size, size_t *n, const char *sep, const char *s)
+{
+	int k;
+
+	if (*n >= size - 1)
+		return;
+	k = snprintf(buf + *n, size - *n, "%s%s", *n ? sep : "", s);
+	if (k > 0)
+		*n = *n + (size_t)k < size ? *n + (size_t)k : size - 1;
+}
+
+int cli_check_selection(const struct run_set *rs, const char *cmd, const char *only_run,
+			const char *worker, const char *span)
+{
+	char list[1024];
+	size_t n = 0, hit = 0;
+
+	list[0] = 0;
+	for (size_t i = 0; worker && i < rs->runs.n; i++) {
+		const struct run *r = &rs->runs.v[i];
+
+		if (only_run && strcmp(r->name, only_run) != 0)
+			continue;
+		for (size_t w = 0; w < r->workers.n; w++) {
+			if (strcmp(r->workers.v[w].name, worker) == 0)
+				hit++;
+			list_add(list, sizeof(list), &n, ", ", r->workers.v[w].name);
+		}
+	}
+	if (worker && !hit)
+		return cli_usage_error(cmd, "--worker '%s' matches no worker; the workers are: %s",
+				       worker, n ? list : "(none)");
+	n = hit = 0;
+	list[0] = 0;
+	for (size_t i = 0; span && i < rs->runs.n; i++) {
+		const struct run *r = &rs->runs.v[i];
+
+		if (only_run && strcmp(r->name, only_run) != 0)
+			continue;
+		for (size_t w = 0; w < r->workers.n; w++) {
+			const struct run_worker *wk = &r->workers.v[w];
+			char item[300];
+			size_t m = 0;
+
+			if (worker && strcmp(wk->name, worker) != 0)
+				continue;
+			if (run_find_span(wk, span))
+				hit++;
+			item[0] = 0;
+			for (size_t k = 0; k < wk->spans.n; k++)
+				if (wk->spans.v[k].name)
+					list_add(item, sizeof(item), &m, " ", wk->spans.v[k].name);
+			{
+				char line[400];
+
+				snprintf(line, sizeof(line), "%s: %s", wk->name,
+					 m ? item : "one trace, no spans");
+				list_add(list, sizeof(list), &n, "; ", line);
+			}
+		}
+	}
+	if (span && !hit)
+		return cli_usage_error(cmd, "--span '%s' matches no span; the spans are: %s", span,
+				       n ? list : "(none)");
+	return CLI_OK;
 }

@@ -31,11 +31,14 @@ static const char USAGE[] =
     "  <dir>/<worker>[.<span>]/{step_trace,op_statistics,kernel_statistics,memory_ops,\n"
     "                           data_pipeline}.csv\n"
     "  <dir>/<worker>[.<span>]/timeline.json (with --timeline)\n"
-    "  <dir>/distributed.json                (runs with several workers)\n"
+    "  <dir>/distributed.json                (runs with several workers; .<span>.json\n"
+    "                                         per span group when there are several)\n"
     "  <dir>/cluster.{json,csv}              (runs with several ranks, and\n"
     "                                         MindSpore cluster jobs: docs/CLUSTER.md)\n"
-    "A directory is searched recursively for <worker>[.<span>].pt.trace.json[.gz] and\n"
-    "<worker>[.<span>].nnst (with host_info/host_info_<rank>.csv beside them);\n"
+    "A directory is searched recursively; traces are recognised by content: *.json[.gz]\n"
+    "holding traceEvents or an array of events (tb_plugin's <worker>[.<span>].pt.trace.json[.gz]\n"
+    "names give worker and span) and <worker>[.<span>].nnst (with host_info/host_info_<rank>.csv\n"
+    "beside them); other *.json / *.nnst files are listed as skipped, with the reason;\n"
     "when it holds several runs, each goes to <dir>/<run>/.\n"
     "MindSpore profiler directories (step_trace_raw_<id>_detail_time.csv,\n"
     "*timeline_display_<id>.json, aicore_intermediate_<id>_*.csv ...) are runs too:\n"
@@ -79,6 +82,7 @@ struct analyse_ctx {
 	int critpath;		/* --critical-path */
 	const char *cp_step;	/* its STEP, NULL = the first */
 	struct out_sqlite *sql; /* --sqlite, NULL without */
+	const struct cli_visit *v; /* v->groups: span groups of the current run */
 	int sql_failed;
 };
 
@@ -187,7 +191,9 @@ static int on_dist(void *vctx, const struct run *r, const char *span_name, size_
 		cli_error(NULL, err.msg);
 		return CLI_EINPUT;
 	}
-	if (span_name) {
+	/* distributed.<span>.json only tells span groups apart: with one
+	 * group it would be a copy of distributed.json */
+	if (span_name && c->v->groups > 1) {
 		char s[OUT_NAME_MAX + 8];
 
 		out_sanitize(s, sizeof(s), span_name);
@@ -199,7 +205,7 @@ static int on_dist(void *vctx, const struct run *r, const char *span_name, size_
 	}
 	if (!c->quiet && group == 0)
 		printf("%s/distributed.json: %zu workers\n", c->out, d->workers.n);
-	if (!c->quiet && span_name)
+	if (!c->quiet && span_name && c->v->groups > 1)
 		printf("%s/%s: %zu workers\n", c->out, name, d->workers.n);
 	return CLI_OK;
 }
@@ -217,7 +223,7 @@ static int on_cluster(void *vctx, const struct run *r, const char *span_name, si
 		cli_error(NULL, err.msg);
 		return CLI_EINPUT;
 	}
-	if (span_name) {
+	if (span_name && c->v->groups > 1) {
 		char s[OUT_NAME_MAX + 8];
 
 		out_sanitize(s, sizeof(s), span_name);
@@ -445,6 +451,10 @@ static int analyse_body(struct analyse_ctx *cx, struct cli_visit *v, const char 
 		if (mj.status)
 			status = mj.status;
 		drc = run_discover(&rs, in, NULL, &err);
+		if (root)
+			cli_print_skipped(&rs);
+		if (drc == NNS_ENOTFOUND)
+			run_set_release(&rs);
 		/* `nnscope collect` output: the hosts' runs are one cluster */
 		if (drc == NNS_OK && collect_merge_runs(&rs, in, &err))
 			drc = err.code;
@@ -482,6 +492,7 @@ static int analyse_body(struct analyse_ctx *cx, struct cli_visit *v, const char 
 	v->on_profile = on_profile;
 	v->on_dist = on_dist;
 	v->on_cluster = on_cluster;
+	cx->v = v;
 	for (size_t i = 0; i < rs.runs.n; i++) {
 		const struct run *r = &rs.runs.v[i];
 		char rel[1024], dir[OUT_PATH_MAX];
@@ -501,7 +512,12 @@ static int analyse_body(struct analyse_ctx *cx, struct cli_visit *v, const char 
 			status = CLI_EINPUT;
 	}
 	run_set_release(&rs);
-	if (visited == 0 && status == CLI_OK && root)
+	/* a trace that cannot be read was reported; the exit code says only
+	 * whether anything at all could be analysed */
+	if (visited == 0 && root)
 		status = CLI_EINPUT;
+	if (v->load_failed && visited && !mpi && root && !cx->quiet)
+		fprintf(stderr, "nnscope: %zu trace(s) analysed, %zu could not be read (see above)\n",
+			visited, v->load_failed);
 	return status;
 }

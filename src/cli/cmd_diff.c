@@ -42,7 +42,7 @@ static const struct run_worker *pick_worker(const struct run_set *rs, const char
 		const struct run_worker *w = run_find_worker(r, worker);
 
 		if (!w)
-			cli_error(path, "no such worker");
+			cli_check_selection(rs, "diff", NULL, worker, NULL);
 		return w;
 	}
 	if (need_spans) {
@@ -67,9 +67,12 @@ static const char *one_trace(struct run_set *rs, const char *path, const char *w
 
 	nns_err_clear(&err);
 	if (run_discover(rs, path, NULL, &err)) {
+		cli_print_skipped(rs);
 		cli_error(path, err.msg);
+		run_set_release(rs);
 		return NULL;
 	}
+	cli_print_skipped(rs);
 	w = pick_worker(rs, path, worker, 0);
 	if (!w)
 		return NULL;

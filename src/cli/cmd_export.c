@@ -160,11 +160,19 @@ static int export_sqlite(const char *in, const char *out, const char *worker, co
 	struct run_set rs;
 	struct nns_err err;
 	size_t visited = 0;
+	int rc;
 
 	nns_err_clear(&err);
-	if (run_discover(&rs, in, NULL, &err)) {
+	rc = run_discover(&rs, in, NULL, &err);
+	cli_print_skipped(&rs);
+	if (rc) {
 		cli_error(in, err.msg);
+		run_set_release(&rs);
 		return CLI_EINPUT;
+	}
+	if ((rc = cli_check_selection(&rs, "export", NULL, worker, span))) {
+		run_set_release(&rs);
+		return rc;
 	}
 	if (out_sqlite_open(&c.db, out, &err)) {
 		cli_error(NULL, err.msg);
@@ -183,6 +191,8 @@ static int export_sqlite(const char *in, const char *out, const char *worker, co
 	for (size_t i = 0; i < rs.runs.n; i++)
 		if (cli_visit_run(&rs.runs.v[i], &v, &visited))
 			c.status = CLI_EINPUT;
+	if (v.load_failed) /* a database misses no worker silently */
+		c.status = CLI_EINPUT;
 	run_set_release(&rs);
 	if (c.status == CLI_OK && visited == 0) {
 		cli_error(in, worker || span ? "no such worker or span" : "no trace found");
@@ -283,9 +293,16 @@ int cmd_export(int argc, char **argv)
 	}
 
 	nns_err_clear(&err);
-	if (run_discover(&rs, argv[optind], NULL, &err)) {
+	rc = run_discover(&rs, argv[optind], NULL, &err);
+	cli_print_skipped(&rs);
+	if (rc) {
 		cli_error(argv[optind], err.msg);
+		run_set_release(&rs);
 		return CLI_EINPUT;
+	}
+	if ((rc = cli_check_selection(&rs, "export", NULL, worker, span))) {
+		run_set_release(&rs);
+		return rc;
 	}
 	trace = pick_trace(&rs, argv[optind], worker, span, &run);
 	if (!trace) {

@@ -82,6 +82,7 @@ int cmd_report(int argc, char **argv)
 	struct cli_visit v;
 	struct run_set rs;
 	struct nns_err err;
+	int rc;
 	size_t matched = 0;
 	int c, status = CLI_OK, color = -1;
 	long top = 20, threads = 0;
@@ -132,9 +133,17 @@ int cmd_report(int argc, char **argv)
 		return cli_usage_error("report", "one input path expected, got %d", argc - optind);
 
 	nns_err_clear(&err);
-	if (run_discover(&rs, argv[optind], NULL, &err)) {
+	rc = run_discover(&rs, argv[optind], NULL, &err);
+	cli_print_skipped(&rs);
+	if (rc) {
 		cli_error(argv[optind], err.msg);
+		run_set_release(&rs);
 		return CLI_EINPUT;
+	}
+	rc = cli_check_selection(&rs, "report", only_run, v.only_worker, v.only_span);
+	if (rc) {
+		run_set_release(&rs);
+		return rc;
 	}
 	ctx.ro.color = color == 0 ? 0 : cli_stdout_color();
 	ctx.ro.width = cli_stdout_width();

@@ -114,6 +114,11 @@ int main(int argc, char **argv)
 			char help[] = "--help";
 			char *args[] = {argv[2], help, NULL};
 
+			if (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0 ||
+			    strcmp(argv[2], "help") == 0) {
+				usage(stdout);
+				return CLI_OK;
+			}
 			cmd = find(argv[2]);
 			if (!cmd)
 				return cli_usage_error(NULL, "unknown command '%s'", argv[2]);

@@ -214,9 +214,9 @@ int nns_writer_open(struct nns_profiler *p, struct nns_err *err)
 		if (k == 0)
 			n = snprintf(p->path, sizeof(p->path), "%s/%s_%ld.nnst", p->o.output_path,
 				     host, (long)p->pid);
-		else
+		else /* the process's trace number k + 1: span k + 1 (importers/run.h) */
 			n = snprintf(p->path, sizeof(p->path), "%s/%s_%ld.%d.nnst",
-				     p->o.output_path, host, (long)p->pid, k);
+				     p->o.output_path, host, (long)p->pid, k + 1);
 		if (n < 0 || (size_t)n >= sizeof(p->path))
 			return nns_err_set(err, NNS_EINVAL, "output path too long: %s",
 					   p->o.output_path);

@@ -35,6 +35,18 @@ static int finish(struct kparser *ps, int r, int plain, int64_t size, struct nns
 				   "%s: no \"traceEvents\" array: not a Kineto/Chrome trace",
 				   ps->name);
 	}
+	/* a document with nothing to analyse is an error, not a 0 us report */
+	if (r == KR_DONE && ps->elements == 0)
+		return nns_err_set(err, NNS_EFORMAT, "%s: no events: %s", ps->name,
+				   ps->form == KF_OBJECT ? "traceEvents is empty"
+							 : "the JSON array is empty");
+	if (r == KR_DONE && ps->non_objects == ps->elements)
+		return nns_err_set(err, NNS_EFORMAT,
+				   "%s: no events: %s holds %lld element(s), none of them an event "
+				   "object: not a Kineto/Chrome trace",
+				   ps->name,
+				   ps->form == KF_OBJECT ? "traceEvents" : "the JSON array",
+				   (long long)ps->elements);
 	if (r == KR_DONE) {
 		m->diag.bytes_read = plain ? size : ps->total_bytes;
 		if ((rc = kbe_pair(ps)))

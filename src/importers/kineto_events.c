@@ -745,6 +745,7 @@ int kev_element(struct kparser *ps, const char **pp)
 		if ((r = kj_skip(ps, pp, 2)))
 			return r;
 		kp_skipped(ps, at, "traceEvents element that is not an object skipped");
+		ps->non_objects++;
 		return KP_OK;
 	}
 	kev_init(&e);

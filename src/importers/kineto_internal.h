@@ -196,6 +196,7 @@ struct kparser {
 	int stop_stage;	  /* stage to resume with at stop_off */
 
 	int64_t elements;    /* complete traceEvents elements */
+	int64_t non_objects; /* of those, elements that are not objects */
 	int seen_events;     /* a traceEvents array was entered */
 	int64_t total_bytes; /* bytes pulled through the window */
 

@@ -162,6 +162,7 @@ static int adopt(struct kparser *ps, struct kwork *w)
 		return KR_ERR;
 	}
 	ps->elements += w->ps.elements;
+	ps->non_objects += w->ps.non_objects;
 	ps->seen_events = 1;
 	if (w->rc == KR_ERR) {
 		ps->err_code = w->ps.err_code;

@@ -1,9 +1,13 @@
 /* run.c - run / worker / span discovery on the file system (see run.h):
- * Kineto and .nnst traces, and the host_info CSVs beside them. */
+ * Kineto and .nnst traces told apart from other files by their content,
+ * the files left out with the reason, and the host_info CSVs beside the
+ * traces. */
 #include "importers/run.h"
 #include "importers/hostinfo.h"
 #include "importers/ms_load.h"
+#include "importers/nnst.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -14,11 +18,16 @@
 #include <zlib.h>
 
 #define RUN_PATH_MAX 4096
+#define RUN_SKIPPED_MAX 1000 /* skip notes kept; more are only counted */
+#define SNIFF_CHUNK 65536
+#define SNIFF_MAX ((long)16 << 20) /* bytes of an object searched for "traceEvents" */
 
 /* One matched trace file while walking. */
 struct found {
 	char *worker, *suffix, *path; /* suffix NULL if none */
 	int ms_prio;		      /* MindSpore anchor priority, -1 for traces */
+	int plain;		      /* worker is the file name without its extension */
+	int numeric;		      /* the suffix is an ordinal (.nnst): sort as a number */
 };
 
 struct walk {
@@ -91,10 +100,12 @@ static void split_suffix(const char *name, size_t stem, char *worker, size_t wsi
 
 	/* (.*?)(\.\d+)? on name[0..stem): the optional group takes the last
 	 * ".<digits>" when the stem ends with one */
+	/* (a worker that would be empty or end in '.', as "....1074", keeps
+	 * the whole stem and has no span) */
 	d = stem;
 	while (d > 0 && name[d - 1] >= '0' && name[d - 1] <= '9')
 		d--;
-	if (d < stem && d > 0 && name[d - 1] == '.') {
+	if (d < stem && d > 1 && name[d - 1] == '.' && name[d - 2] != '.') {
 		copy_trunc(worker, wsize, name, d - 1);
 		copy_trunc(suffix, ssize, name + d, stem - d);
 	} else {
@@ -116,13 +127,6 @@ static char *strip_ext(const char *base)
 			break;
 		}
 	return strndup(base, n);
-}
-
-static int is_plain_json(const char *name)
-{
-	size_t n = strlen(name);
-
-	return (ends_with(name, n, ".json") && n > 5) || (ends_with(name, n, ".json.gz") && n > 8);
 }
 
 static char *join(const char *a, const char *b)
@@ -157,6 +161,13 @@ static int found_cmp(const void *x, const void *y)
 
 	if (c)
 		return c;
+	if (a->numeric && b->numeric) {
+		/* .nnst ordinals: <w>.nnst, <w>.2.nnst, ..., <w>.10.nnst */
+		size_t la = a->suffix ? strlen(a->suffix) : 0, lb = b->suffix ? strlen(b->suffix) : 0;
+
+		if (la != lb)
+			return la < lb ? -1 : 1;
+	}
 	c = strcmp(a->suffix ? a->suffix : "", b->suffix ? b->suffix : "");
 	return c ? c : strcmp(a->path, b->path);
 }
@@ -189,6 +200,12 @@ void run_set_release(struct run_set *rs)
 	for (size_t i = 0; i < rs->runs.n; i++)
 		run_free(&rs->runs.v[i]);
 	vec_free(&rs->runs);
+	for (size_t i = 0; i < rs->skipped.n; i++) {
+		free(rs->skipped.v[i].path);
+		free(rs->skipped.v[i].reason);
+	}
+	vec_free(&rs->skipped);
+	rs->skipped_more = 0;
 	rs->files = 0;
 	rs->single_file = 0;
 }
@@ -317,42 +334,180 @@ static char *rel_name(const struct walk *wk, const char *dir)
 
 static int walk_dir(struct walk *wk, const char *dir, int depth);
 
-/* run_limits.sniff_json: does the head of a *.json[.gz] file look like a
- * Chrome/Kineto trace ("traceEvents" within its first 4 KB, or an array of
- * events with "ph"; gzip or not)? */
-static int looks_like_trace(const char *path)
+/* Is the *.json[.gz] file at path a Chrome/Kineto trace, by its content
+ * (gzip or not)? A JSON object with a "traceEvents" key within its first
+ * SNIFF_MAX bytes, or a JSON array whose first element is an object with
+ * "ph" (Chrome's array format, MindSpore's timeline_display files).
+ * Returns 1, or 0 with the reason in why. */
+static int sniff_json(const char *path, char *why, size_t wsize)
 {
-	char head[4097];
-	gzFile g = gzopen(path, "rb");
-	int n;
+	char *buf = malloc(SNIFF_CHUNK);
+	const char *p, *end;
+	long total = 0;
+	int n, rc = 0, e;
+	gzFile g = NULL;
 
-	if (!g)
+	if (!buf) {
+		snprintf(why, wsize, "out of memory");
 		return 0;
-	n = gzread(g, head, sizeof(head) - 1);
-	gzclose(g);
-	if (n <= 0)
-		return 0;
-	head[n] = 0;
-	if (memmem(head, (size_t)n, "\"traceEvents\"", 13))
-		return 1;
-	/* a bare event array (MindSpore's *_timeline_display_<rank>.json) */
-	for (int i = 0; i < n; i++)
-		if (head[i] != ' ' && head[i] != '\n' && head[i] != '\r' && head[i] != '\t')
-			return head[i] == '[' && memmem(head, (size_t)n, "\"ph\"", 4) != NULL;
-	return 0;
+	}
+	g = gzopen(path, "rb");
+	if (!g) {
+		snprintf(why, wsize, "cannot open: %s", strerror(errno));
+		goto out;
+	}
+	n = gzread(g, buf, SNIFF_CHUNK);
+	if (n < 0) {
+		snprintf(why, wsize, "cannot read: %s", gzerror(g, &e));
+		goto out;
+	}
+	p = buf;
+	end = buf + n;
+	if (n >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
+		p += 3;
+	while (p < end && isspace((unsigned char)*p))
+		p++;
+	if (p == end) {
+		snprintf(why, wsize, "%s", n ? "only whitespace: not a trace" : "empty file");
+		goto out;
+	}
+	if (*p == '[') {
+		for (p++; p < end && isspace((unsigned char)*p); p++)
+			;
+		if (p < end && *p == ']')
+			snprintf(why, wsize, "no events: the JSON array is empty");
+		else if (p < end && *p == '{' && memmem(p, (size_t)(end - p), "\"ph\"", 4))
+			rc = 1;
+		else if (p < end && *p == '{')
+			snprintf(why, wsize, "a JSON array of objects without \"ph\": not trace events");
+		else
+			snprintf(why, wsize, "a JSON array of non-events: not a trace");
+		goto out;
+	}
+	if (*p != '{') {
+		snprintf(why, wsize, "not JSON (starts with byte 0x%02x)", (unsigned char)*p);
+		goto out;
+	}
+	for (;;) {
+		if (memmem(buf, (size_t)n, "\"traceEvents\"", 13)) {
+			rc = 1;
+			break;
+		}
+		total += n;
+		if (n < SNIFF_CHUNK || total >= SNIFF_MAX)
+			break;
+		/* keep a tail so that a key split across two reads is found */
+		memmove(buf, buf + n - 12, 12);
+		n = gzread(g, buf + 12, SNIFF_CHUNK - 12);
+		if (n <= 0)
+			break;
+		n += 12;
+	}
+	if (!rc)
+		snprintf(why, wsize, "a JSON object without \"traceEvents\"%s: not a trace",
+			 total >= SNIFF_MAX ? " in its first 16 MB" : "");
+out:
+	if (g)
+		gzclose(g);
+	free(buf);
+	return rc;
 }
 
-static int scan_entries(struct walk *wk, const char *dir, int depth, DIR *dp, struct found **fv,
-			size_t *fn, size_t *fcap)
+/* What one directory holds while it is scanned. */
+struct dir_scan {
+	struct found *fv;
+	size_t fn, fcap;
+	VEC(char *) subdirs;	     /* names, walked after the scan */
+	VEC(struct run_skip) skips; /* files left out here */
+	int ms;			     /* holds MindSpore per-device files */
+};
+
+static void dir_scan_release(struct dir_scan *ds)
+{
+	for (size_t i = 0; i < ds->fn; i++)
+		found_free(&ds->fv[i]);
+	free(ds->fv);
+	for (size_t i = 0; i < ds->subdirs.n; i++)
+		free(ds->subdirs.v[i]);
+	vec_free(&ds->subdirs);
+	for (size_t i = 0; i < ds->skips.n; i++) {
+		free(ds->skips.v[i].path);
+		free(ds->skips.v[i].reason);
+	}
+	vec_free(&ds->skips);
+}
+
+static int add_skip(struct dir_scan *ds, const char *path, const char *why)
+{
+	struct run_skip k = {strdup(path), strdup(why)};
+
+	if (!k.path || !k.reason || vec_push(&ds->skips, k)) {
+		free(k.path);
+		free(k.reason);
+		return NNS_ENOMEM;
+	}
+	return NNS_OK;
+}
+
+static int ends_json(const char *name)
+{
+	size_t n = strlen(name);
+
+	return ends_with(name, n, ".json") || ends_with(name, n, ".json.gz");
+}
+
+/* Classifies one regular file: 1 a trace (worker/suffix/flags filled),
+ * 0 not one (why filled when it should be listed, else why[0] == 0). */
+static int classify(const char *name, const char *path, char *wbuf, size_t wsize, char *sbuf,
+		    size_t ssize, struct found *f, char *why, size_t whysize)
+{
+	size_t n = strlen(name);
+	int dev;
+
+	why[0] = 0;
+	sbuf[0] = 0;
+	if (ms_match_file(name, &dev, &f->ms_prio)) {
+		snprintf(wbuf, wsize, "device_%d", dev);
+		return 1;
+	}
+	f->ms_prio = -1;
+	if (ends_with(name, n, ".nnst")) {
+		if (!nnst_is_trace_file(path)) {
+			snprintf(why, whysize, "not an nnscope trace (no NNSTRACE magic)");
+			return 0;
+		}
+		if (!run_match_nnst(name, wbuf, wsize, sbuf, ssize)) {
+			snprintf(wbuf, wsize, "%s", name);
+			sbuf[0] = 0;
+		}
+		f->numeric = 1;
+		return 1;
+	}
+	if (!ends_json(name))
+		return 0; /* other files are not candidates */
+	if (!sniff_json(path, why, whysize))
+		return 0;
+	if (!run_match_name(name, wbuf, wsize, sbuf, ssize)) {
+		char *w = strip_ext(name);
+
+		snprintf(wbuf, wsize, "%s", w ? w : name);
+		free(w);
+		sbuf[0] = 0;
+		f->plain = 1;
+	}
+	return 1;
+}
+
+static int scan_entries(struct walk *wk, const char *dir, DIR *dp, struct dir_scan *ds)
 {
 	struct dirent *de;
 	int rc = NNS_OK;
 
 	while (rc == NNS_OK && (de = readdir(dp)) != NULL) {
-		char wbuf[1024], sbuf[64];
+		char wbuf[1024], sbuf[64], why[160];
+		struct found f = {NULL, NULL, NULL, -1, 0, 0};
 		struct stat st;
 		char *path;
-		int ms_dev, ms_prio = -1;
 
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
@@ -371,10 +526,17 @@ static int scan_entries(struct walk *wk, const char *dir, int depth, DIR *dp, st
 			continue;
 		}
 		if (S_ISDIR(st.st_mode)) {
-			/* hidden directories (.git, nnscope's .nnscope-cache) hold no runs */
-			if (de->d_name[0] != '.' && depth + 1 < wk->lim.max_depth)
-				rc = walk_dir(wk, path, depth + 1);
+			char *name;
+
 			free(path);
+			/* hidden directories (.git, nnscope's .nnscope-cache) hold no runs */
+			if (de->d_name[0] == '.')
+				continue;
+			name = strdup(de->d_name);
+			if (!name || vec_push(&ds->subdirs, name)) {
+				free(name);
+				return nns_err_set(wk->err, NNS_ENOMEM, "out of memory");
+			}
 			continue;
 		}
 		/* a symlink counts only if it points at a regular file */
@@ -382,41 +544,33 @@ static int scan_entries(struct walk *wk, const char *dir, int depth, DIR *dp, st
 			free(path);
 			continue;
 		}
-		if (S_ISREG(st.st_mode) && ms_match_file(de->d_name, &ms_dev, &ms_prio)) {
-			snprintf(wbuf, sizeof(wbuf), "device_%d", ms_dev);
-			sbuf[0] = 0;
-		} else if (S_ISREG(st.st_mode) && wk->lim.sniff_json &&
-			   !run_match_name(de->d_name, wbuf, sizeof(wbuf), sbuf, sizeof(sbuf)) &&
-			   !run_match_nnst(de->d_name, wbuf, sizeof(wbuf), sbuf, sizeof(sbuf)) &&
-			   is_plain_json(de->d_name) && looks_like_trace(path)) {
-			char *w = strip_ext(de->d_name);
-
-			snprintf(wbuf, sizeof(wbuf), "%s", w ? w : de->d_name);
-			free(w);
-			sbuf[0] = 0;
-		} else if (!S_ISREG(st.st_mode) ||
-			   (!run_match_name(de->d_name, wbuf, sizeof(wbuf), sbuf, sizeof(sbuf)) &&
-			    !run_match_nnst(de->d_name, wbuf, sizeof(wbuf), sbuf, sizeof(sbuf)))) {
+		if (!S_ISREG(st.st_mode) ||
+		    !classify(de->d_name, path, wbuf, sizeof(wbuf), sbuf, sizeof(sbuf), &f, why,
+			      sizeof(why))) {
+			if (S_ISREG(st.st_mode) && why[0] && add_skip(ds, path, why))
+				rc = nns_err_set(wk->err, NNS_ENOMEM, "out of memory");
 			free(path);
 			continue;
 		}
-		if (wk->rs->files + *fn >= wk->lim.max_files) {
+		if (f.ms_prio >= 0)
+			ds->ms = 1;
+		if (wk->rs->files + ds->fn >= wk->lim.max_files) {
 			free(path);
 			return nns_err_set(wk->err, NNS_ENOMEM,
 					   "%s: more than %zu trace files; give a narrower path",
 					   wk->root, wk->lim.max_files);
 		}
-		if (*fn == *fcap && vec_reserve_raw((void **)fv, fcap, *fn + 1, sizeof(**fv))) {
+		if (ds->fn == ds->fcap &&
+		    vec_reserve_raw((void **)&ds->fv, &ds->fcap, ds->fn + 1, sizeof(*ds->fv))) {
 			free(path);
 			return nns_err_set(wk->err, NNS_ENOMEM, "out of memory");
 		}
-		(*fv)[*fn].worker = strdup(wbuf);
-		(*fv)[*fn].suffix = sbuf[0] ? strdup(sbuf) : NULL;
-		(*fv)[*fn].path = path;
-		(*fv)[*fn].ms_prio = ms_prio;
-		if (!(*fv)[*fn].worker || (sbuf[0] && !(*fv)[*fn].suffix))
+		f.worker = strdup(wbuf);
+		f.suffix = sbuf[0] ? strdup(sbuf) : NULL;
+		f.path = path;
+		ds->fv[ds->fn++] = f;
+		if (!f.worker || (sbuf[0] && !f.suffix))
 			rc = nns_err_set(wk->err, NNS_ENOMEM, "out of memory");
-		(*fn)++;
 	}
 	return rc;
 }
@@ -449,10 +603,84 @@ static void ms_keep_anchors(struct found *fv, size_t *fn)
 	*fn = out;
 }
 
+/* In a MindSpore profiler directory the other JSON files (summaries,
+ * pipeline, flops ...) belong to its layout: they are neither workers nor
+ * worth a skip note. */
+static void ms_drop_plain(struct dir_scan *ds)
+{
+	size_t out = 0;
+
+	for (size_t i = 0; i < ds->fn; i++) {
+		if (ds->fv[i].plain)
+			found_free(&ds->fv[i]);
+		else
+			ds->fv[out++] = ds->fv[i];
+	}
+	ds->fn = out;
+	for (size_t i = 0; i < ds->skips.n; i++) {
+		free(ds->skips.v[i].path);
+		free(ds->skips.v[i].reason);
+	}
+	ds->skips.n = 0;
+}
+
+static int found_worker_cmp(const void *x, const void *y)
+{
+	const struct found *a = x, *b = y;
+	int c = strcmp(a->worker, b->worker);
+
+	return c ? c : strcmp(a->path, b->path);
+}
+
+/* Hand-named files of one directory may strip to the same worker
+ * ("a.json" and "a.json.gz", or "a.json" beside "a.pt.trace.json"): each
+ * such file keeps its whole file name as its worker, so that no two
+ * traces become spans of one worker by accident. */
+static int unique_workers(struct found *fv, size_t fn)
+{
+	size_t i = 0;
+
+	qsort(fv, fn, sizeof(*fv), found_worker_cmp);
+	while (i < fn) {
+		size_t j = i + 1;
+
+		while (j < fn && strcmp(fv[j].worker, fv[i].worker) == 0)
+			j++;
+		for (size_t k = i; j - i > 1 && k < j; k++) {
+			const char *b;
+			char *w;
+
+			if (!fv[k].plain)
+				continue;
+			b = strrchr(fv[k].path, '/');
+			w = strdup(b ? b + 1 : fv[k].path);
+			if (!w)
+				return NNS_ENOMEM;
+			free(fv[k].worker);
+			fv[k].worker = w;
+		}
+		i = j;
+	}
+	return NNS_OK;
+}
+
+static int keep_skips(struct walk *wk, struct dir_scan *ds)
+{
+	for (size_t i = 0; i < ds->skips.n; i++) {
+		if (wk->rs->skipped.n >= RUN_SKIPPED_MAX) {
+			wk->rs->skipped_more++;
+			continue;
+		}
+		if (vec_push(&wk->rs->skipped, ds->skips.v[i]))
+			return nns_err_set(wk->err, NNS_ENOMEM, "out of memory");
+		ds->skips.v[i].path = ds->skips.v[i].reason = NULL;
+	}
+	return NNS_OK;
+}
+
 static int walk_dir(struct walk *wk, const char *dir, int depth)
 {
-	struct found *fv = NULL;
-	size_t fn = 0, fcap = 0;
+	struct dir_scan ds;
 	struct stat st;
 	DIR *dp;
 	int rc;
@@ -471,90 +699,55 @@ static int walk_dir(struct walk *wk, const char *dir, int depth)
 					   strerror(errno));
 		return NNS_OK; /* unreadable subdirectory: skipped */
 	}
-	wk->anc[wk->nanc].dev = st.st_dev;
-	wk->anc[wk->nanc].ino = st.st_ino;
-	wk->nanc++;
-	rc = scan_entries(wk, dir, depth, dp, &fv, &fn, &fcap);
-	wk->nanc--;
+	memset(&ds, 0, sizeof(ds));
+	rc = scan_entries(wk, dir, dp, &ds);
 	closedir(dp);
+	if (rc == NNS_OK && ds.ms)
+		ms_drop_plain(&ds);
 	if (rc == NNS_OK)
-		ms_keep_anchors(fv, &fn);
-	if (rc == NNS_OK && fn > 0) {
+		ms_keep_anchors(ds.fv, &ds.fn);
+	if (rc == NNS_OK)
+		rc = keep_skips(wk, &ds);
+	if (rc == NNS_OK && unique_workers(ds.fv, ds.fn))
+		rc = nns_err_set(wk->err, NNS_ENOMEM, "out of memory");
+	if (rc == NNS_OK && ds.fn > 0) {
 		char *name = rel_name(wk, dir), *d = strdup(dir);
 
 		if (!name || !d) {
 			free(name);
 			free(d);
 			rc = nns_err_set(wk->err, NNS_ENOMEM, "out of memory");
-		} else if (add_run(wk->rs, name, d, fv, fn)) {
+		} else if (add_run(wk->rs, name, d, ds.fv, ds.fn)) {
 			rc = nns_err_set(wk->err, NNS_ENOMEM, "out of memory");
 		}
-		fn = 0; /* add_run consumed them */
+		ds.fn = 0; /* add_run consumed them */
 	}
-	for (size_t i = 0; i < fn; i++)
-		found_free(&fv[i]);
-	free(fv);
-	return rc;
-}
-
-/* Fallback: *.json / *.json.gz directly inside the root, one worker each. */
-static int plain_json_run(struct walk *wk)
-{
-	struct found *fv = NULL;
-	size_t fn = 0, fcap = 0;
-	struct dirent *de;
-	int rc = NNS_OK;
-	DIR *dp = opendir(wk->root);
-
-	if (!dp)
-		return NNS_OK;
-	while (rc == NNS_OK && (de = readdir(dp)) != NULL) {
-		struct stat st;
+	/* subdirectories in name order, after this directory's files; a
+	 * MindSpore profiler directory's PROF_* raw data is read with it */
+	if (ds.subdirs.n > 1)
+		qsort(ds.subdirs.v, ds.subdirs.n, sizeof(*ds.subdirs.v), str_cmp);
+	wk->anc[wk->nanc].dev = st.st_dev;
+	wk->anc[wk->nanc].ino = st.st_ino;
+	wk->nanc++;
+	for (size_t i = 0; rc == NNS_OK && i < ds.subdirs.n; i++) {
 		char *path;
 
-		if (!is_plain_json(de->d_name))
+		if (ds.ms && strncmp(ds.subdirs.v[i], "PROF_", 5) == 0)
 			continue;
-		if (fn >= wk->lim.max_files) {
-			rc = nns_err_set(wk->err, NNS_ENOMEM, "%s: more than %zu trace files",
-					 wk->root, wk->lim.max_files);
+		if (depth + 1 >= wk->lim.max_depth)
+			break;
+		path = join(dir, ds.subdirs.v[i]);
+		if (!path) {
+			rc = nns_err_set(wk->err, NNS_ENOMEM,
+					 "%s/%s: path too long or out of memory", dir,
+					 ds.subdirs.v[i]);
 			break;
 		}
-		path = join(wk->root, de->d_name);
-		if (!path || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
-			free(path);
-			continue;
-		}
-		if (fn == fcap && vec_reserve_raw((void **)&fv, &fcap, fn + 1, sizeof(*fv))) {
-			free(path);
-			rc = nns_err_set(wk->err, NNS_ENOMEM, "out of memory");
-			break;
-		}
-		fv[fn].worker = strip_ext(de->d_name);
-		fv[fn].suffix = NULL;
-		fv[fn].path = path;
-		fv[fn].ms_prio = -1;
-		fn++;
-		if (!fv[fn - 1].worker)
-			rc = nns_err_set(wk->err, NNS_ENOMEM, "out of memory");
+		rc = walk_dir(wk, path, depth + 1);
+		free(path);
 	}
-	closedir(dp);
-	if (rc == NNS_OK && fn) {
-		char *name = strdup(wk->root_name), *d = strdup(wk->root);
-
-		if (!name || !d || add_run(wk->rs, name, d, fv, fn)) {
-			if (!name || !d) {
-				free(name);
-				free(d);
-				for (size_t i = 0; i < fn; i++)
-					found_free(&fv[i]);
-			}
-			rc = nns_err_set(wk->err, NNS_ENOMEM, "out of memory");
-		}
-		fn = 0;
-	}
-	for (size_t i = 0; i < fn; i++)
-		found_free(&fv[i]);
-	free(fv);
+	wk->nanc--;
+	dir_scan_release(&ds);
 	return rc;
 }
 
@@ -586,7 +779,7 @@ static char *base_name(const char *path)
 static int single_file(struct walk *wk, const char *path)
 {
 	char wbuf[1024], sbuf[64] = "", *slash;
-	struct found f = {NULL, NULL, NULL, -1};
+	struct found f = {NULL, NULL, NULL, -1, 0, 0};
 	int ms_dev, ms_prio;
 	char *dir, *name;
 	const char *base;
@@ -638,7 +831,6 @@ int run_discover(struct run_set *rs, const char *path, const struct run_limits *
 	wk.lim.max_entries = lim && lim->max_entries ? lim->max_entries : 1000000;
 	wk.lim.max_files = lim && lim->max_files ? lim->max_files : 100000;
 	wk.lim.max_depth = lim && lim->max_depth > 0 ? lim->max_depth : 64;
-	wk.lim.sniff_json = lim && lim->sniff_json;
 	if (n == 0 || n >= sizeof(root))
 		return nns_err_set(err, NNS_EINVAL, "%s: bad path", path);
 	if (stat(path, &st) != 0)
@@ -662,12 +854,13 @@ int run_discover(struct run_set *rs, const char *path, const struct run_limits *
 		return nns_err_set(err, NNS_ENOMEM, "out of memory");
 	rc = walk_dir(&wk, root, 0);
 	if (rc == NNS_OK && rs->runs.n == 0)
-		rc = plain_json_run(&wk);
-	if (rc == NNS_OK && rs->runs.n == 0)
-		rc = nns_err_set(
-		    err, NNS_ENOTFOUND,
-		    "%s: no trace files (*.pt.trace.json[.gz], *.nnst or *.json[.gz]) found", path);
+		rc = nns_err_set(err, NNS_ENOTFOUND,
+				 "%s: no traces found (*.json[.gz] holding traceEvents or an event "
+				 "array, *.nnst, MindSpore profiler files)%s",
+				 path, rs->skipped.n ? "; the files left out are listed above" : "");
 	free(wk.root_name);
+	if (rc == NNS_ENOTFOUND)
+		return rc; /* no runs; rs->skipped says what was left out */
 	if (rc) {
 		run_set_release(rs);
 		return rc;

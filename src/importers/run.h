@@ -4,21 +4,32 @@
  * kineto-tbplugin.md §2).
  *
  * A directory is walked recursively; every directory that directly holds
- * files named ^(.*?)(\.\d+)?\.pt\.trace\.json(\.gz)?$ is a run, named by
- * its path relative to the given directory (the given directory itself is
- * named by its base name). Group 1 is the worker, the optional numeric
- * suffix the span. A worker's spans are sorted by suffix as strings and
- * named "1".."n"; a worker with a single file and no suffix has no span
- * (name NULL). If the walk finds no such file, the *.json / *.json.gz
- * files directly inside the given directory are taken instead, one worker
- * each (name = file name without the extension), no spans.
- * nnscope's own traces count the same way: ^(.*?)(\.\d+)?\.nnst$ (the
- * collector writes <host>_<pid>.nnst, then <host>_<pid>.<k>.nnst when the
- * same process opens another trace), group 1 the worker, the suffix the
- * span.
+ * trace files is a run, named by its path relative to the given directory
+ * (the given directory itself is named by its base name). Files are told
+ * apart by their content, not their name:
+ *  - *.json / *.json.gz (gzip or not): a JSON object with a "traceEvents"
+ *    key, or a JSON array whose first element is an object with "ph"
+ *    (Chrome's array format);
+ *  - *.nnst: the NNSTRACE magic;
+ *  - MindSpore profiler files by their names (ms_load.h), one worker
+ *    device_<id> per device; in such a directory the other JSON files are
+ *    its layout's, and its PROF_* subdirectories are not walked.
+ * Every other *.json[.gz] / *.nnst file is listed in run_set.skipped with
+ * the reason (empty array, a JSON object without traceEvents, no magic ...).
+ * Workers: a file named ^(.*?)(\.\d+)?\.pt\.trace\.json(\.gz)?$
+ * (tb_plugin) or ^(.*?)(\.\d+)?\.nnst$ gives group 1 as the worker and
+ * the numeric suffix as the span; a group 1 that would be empty or end in
+ * '.' keeps the whole stem and has no span. Any other trace file is a
+ * worker named by its file name without ".json"/".json.gz"; when two files
+ * of one directory would share such a name each keeps its whole file name.
+ * A worker's spans are sorted by suffix, tb_plugin's as strings, .nnst
+ * ordinals as numbers (the collector writes <host>_<pid>.nnst, then
+ * <host>_<pid>.<k>.nnst, k = 2, 3, ... for the same process's next
+ * traces), and named "1".."n"; a worker with a single file and no suffix
+ * has no span (name NULL).
  * A path that is a file is one run (named after its directory) with one
  * worker: the tb_plugin or .nnst name if it matches, else the file name
- * without ".json"/".json.gz"/".gz".
+ * without ".json"/".json.gz"/".gz"; its content is judged by the importer.
  * Each run also lists the MindSpore host_info CSVs beside its traces
  * (host_info_<N>.csv in the run directory or its host_info/ subdirectory,
  * where nnscope's collector writes them).
@@ -57,8 +68,16 @@ struct run {
 	VEC(char *) host_info;		/* host_info_<N>.csv paths, sorted */
 };
 
+/* A *.json[.gz] / *.nnst file the walk left out, and why. */
+struct run_skip {
+	char *path;
+	char *reason;
+};
+
 struct run_set {
-	VEC(struct run) runs; /* sorted by name */
+	VEC(struct run) runs;	     /* sorted by name */
+	VEC(struct run_skip) skipped; /* in walk order, at most 1000 */
+	size_t skipped_more;	     /* skipped files past those */
 	size_t files;	      /* trace files found */
 	int single_file;      /* the path given was a file */
 };
@@ -67,17 +86,13 @@ struct run_limits {
 	size_t max_entries; /* directory entries examined (default 1,000,000) */
 	size_t max_files;   /* trace files accepted (default 100,000) */
 	int max_depth;	    /* directory nesting (default 64) */
-	int sniff_json;	    /* also take any *.json[.gz] whose first 4 KB hold
-			     * "traceEvents" (or that is an array of events with
-			     * "ph": MindSpore's timeline_display files) as a
-			     * worker of its directory's run (nnscope serve:
-			     * logdirs of hand-named traces) */
 };
 
 /* Fills rs (caller storage, overwritten) from path. lim may be NULL.
  * Returns NNS_OK; NNS_ENOTFOUND if path does not exist or holds no trace;
  * NNS_EIO if it cannot be read; NNS_ENOMEM over a limit or out of memory.
- * On error rs is empty (already released). */
+ * On NNS_ENOTFOUND rs has no runs but still lists the skipped files; on
+ * other errors rs is empty. run_set_release() is safe in every case. */
 int run_discover(struct run_set *rs, const char *path, const struct run_limits *lim,
 		 struct nns_err *err);
 void run_set_release(struct run_set *rs);

@@ -49,7 +49,9 @@ void out_sanitize(char *dst, size_t size, const char *name)
 		max = OUT_NAME_MAX;
 	if (!name)
 		name = "";
-	if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || name[0] == '\0')
+	/* "." and "..", and any name starting with '.', which would be a
+	 * hidden directory ("....1074" -> "_....1074") */
+	if (name[0] == '.' || name[0] == '\0')
 		dst[n++] = '_';
 	for (const char *s = name; *s && n < max; s++)
 		dst[n++] = safe_char((unsigned char)*s) ? *s : '_';

@@ -433,13 +433,14 @@ static void merge_locked(struct registry *r, const struct run_set *rs)
  * requests), then merges what it found into the entries under mu. */
 static void rescan(struct registry *r)
 {
-	struct run_limits lim = {0, 0, 0, 1};
 	struct run_set rs;
 	struct nns_err err;
 
 	nns_err_clear(&err);
-	if (run_discover(&rs, r->logdir, &lim, &err))
+	if (run_discover(&rs, r->logdir, NULL, &err)) {
+		run_set_release(&rs);
 		memset(&rs, 0, sizeof(rs));
+	}
 	drop_outside(r, &rs);
 	pthread_mutex_lock(&r->mu);
 	merge_locked(r, &rs);

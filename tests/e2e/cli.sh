@@ -85,7 +85,8 @@ echo "== nnscope e2e: $NNSCOPE on $DATA"
 run_rc 0 "analyse $DATA" "$NNSCOPE" analyse "$DATA" --out "$TMP/all"
 dirs=$(find "$TMP/all" -name overview.json -printf '%h\n' | sort)
 ndirs=$(printf '%s\n' "$dirs" | grep -c . || true)
-check "analyse wrote one directory per worker/span (found $ndirs, want 4)" [ "$ndirs" -eq 4 ]
+# 4 tb_plugin spans + modern/{before,after}_fix_trace.json, found by content
+check "analyse wrote one directory per worker/span (found $ndirs, want 6)" [ "$ndirs" -eq 6 ]
 for d in $dirs; do
 	check "contract keys in ${d#"$TMP"/all/}" check_profile_dir "$d"
 done
@@ -135,8 +136,8 @@ check "report without a tty has no colours" [ -z "$(grep -l $'\033\\[' "$TMP/out
 run_rc 0 "report --view kernels --top 3" "$NNSCOPE" report "$DATA/resnet50_num_workers_0" \
 	--view kernels --worker worker0 --span 2 --top 3
 check "top-N limits the rows" grep -q 'more kernels' "$TMP/out.txt"
-run_rc 1 "report --span that does not exist" "$NNSCOPE" report "$DATA/resnet50_num_workers_0" --span 9
-run_rc 1 "report --worker that does not exist" "$NNSCOPE" report "$DATA/resnet50_num_workers_0" --worker nobody
+run_rc 2 "report --span that does not exist" "$NNSCOPE" report "$DATA/resnet50_num_workers_0" --span 9
+run_rc 2 "report --worker that does not exist" "$NNSCOPE" report "$DATA/resnet50_num_workers_0" --worker nobody
 
 # ---- diff -----------------------------------------------------------------
 run_rc 0 "diff span 1 vs span 2 of a run" "$NNSCOPE" diff "$DATA/resnet50_num_workers_0" --out "$TMP/diff.json"

@@ -508,7 +508,7 @@ static void test_two_profilers(void **state)
 	nns_flow(m, 3, 's'); /* nobody collects */
 	nns_destroy(a);
 	assert_null(nns_current());
-	assert_int_equal(tt_list(dir, paths, 4), 2); /* <host>_<pid>.nnst and .1.nnst */
+	assert_int_equal(tt_list(dir, paths, 4), 2); /* <host>_<pid>.nnst and .2.nnst */
 	for (int i = 0; i < 2; i++) {
 		char s[8];
 

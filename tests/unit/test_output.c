@@ -346,11 +346,11 @@ static void test_sanitize(void **state)
 	assert_string_equal(b, "abcdefg");
 
 	out_profile_dirname(b, sizeof(b), "../x", "1");
-	assert_string_equal(b, ".._x.1");
+	assert_string_equal(b, "_.._x.1"); /* not hidden */
 	out_profile_dirname(b, sizeof(b), "w", NULL);
 	assert_string_equal(b, "w");
 	out_profile_dirname(b, sizeof(b), "w", "../2");
-	assert_string_equal(b, "w..._2");
+	assert_string_equal(b, "w._.._2");
 	assert_null(strchr(b, '/'));
 
 	out_sanitize_rel(b, sizeof(b), "runs/a b/../c/./d");

@@ -539,7 +539,7 @@ static void test_unsafe_names(void **state)
 	char path[512];
 
 	assert_int_equal(out_write_profile(fx->dir, &src, &fx->p, &oo, &err), NNS_OK);
-	snprintf(path, sizeof(path), "%s/.._.._escape..._1/overview.json", fx->dir);
+	snprintf(path, sizeof(path), "%s/_.._.._escape._.._1/overview.json", fx->dir);
 	assert_int_equal(access(path, R_OK), 0);
 }
 

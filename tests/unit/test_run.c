@@ -1,8 +1,9 @@
 /*
  * test_run.c - run discovery (importers/run.c) on temporary directory
  * trees: the tb_plugin file-name pattern, worker/span grouping and
- * numbering, run naming, the *.json fallback, single files, symlinks (no
- * directory following, loops), limits and the not-found cases.
+ * numbering, run naming, traces told apart by content (and what is
+ * skipped, with the reason), single files, symlinks (no directory
+ * following, loops), limits and the not-found cases.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,6 +12,7 @@
 #include <cmocka.h>
 
 #include <ftw.h>
+#include <zlib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +33,30 @@ static void mk(const char *rel)
 	assert_non_null(f);
 	fputs("{\"traceEvents\": []}", f);
 	fclose(f);
+}
+
+static void mk_text(const char *rel, const char *text)
+{
+	char p[512];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", root, rel);
+	f = fopen(p, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void mk_gz(const char *rel, const char *text)
+{
+	char p[512];
+	gzFile g;
+
+	snprintf(p, sizeof(p), "%s/%s", root, rel);
+	g = gzopen(p, "wb");
+	assert_non_null(g);
+	assert_int_equal(gzputs(g, text), (int)strlen(text));
+	gzclose(g);
 }
 
 static void mkd(const char *rel)
@@ -92,8 +118,11 @@ static void test_match_name(void **state)
 	match("host_1234.pt.trace.json", 1, "host_1234", "");
 	match("a.b.12.pt.trace.json", 1, "a.b", "12");
 	match("a.12b.pt.trace.json", 1, "a.12b", "");
-	match("w..3.pt.trace.json", 1, "w.", "3");
-	match(".5.pt.trace.json", 1, "", "5");
+	/* a worker never ends in '.' nor is empty: no span then */
+	match("w..3.pt.trace.json", 1, "w..3", "");
+	match(".5.pt.trace.json", 1, ".5", "");
+	match("....1074.pt.trace.json", 1, "....1074", "");
+	match("x.1074.pt.trace.json.gz", 1, "x", "1074");
 	match("5.pt.trace.json", 1, "5", "");
 	match(".pt.trace.json", 1, "", "");
 	match("x.pt.trace.json.bz2", 0, NULL, NULL);
@@ -124,7 +153,7 @@ static void test_tree(void **state)
 	mk("runA/worker0.1623143089861.pt.trace.json.gz");
 	mk("runA/worker1.pt.trace.json");
 	mk("runA/notes.txt");
-	mk("runA/plain.json"); /* ignored: the tree has tb_plugin files */
+	mk_text("runA/plain.json", "{\"lr\": 0.1}"); /* JSON, but no trace: skipped */
 	mkd("runA/nested");
 	mkd("runA/nested/deep");
 	mk("runA/nested/deep/host_99.pt.trace.json");
@@ -146,6 +175,10 @@ static void test_tree(void **state)
 	assert_string_equal(rs.runs.v[0].name, "runA");
 	assert_string_equal(rs.runs.v[1].name, "runA/nested/deep");
 	assert_string_equal(rs.runs.v[2].name, "runB");
+	assert_int_equal(rs.skipped.n, 1);
+	assert_non_null(strstr(rs.skipped.v[0].path, "runA/plain.json"));
+	assert_string_equal(rs.skipped.v[0].reason,
+			    "a JSON object without \"traceEvents\": not a trace");
 
 	r = find_run(&rs, "runA");
 	assert_int_equal(r->workers.n, 3);
@@ -187,7 +220,7 @@ static void test_tree(void **state)
 
 	/* limits */
 	{
-		struct run_limits lim = {0, 2, 0, 0};
+		struct run_limits lim = {0, 2, 0};
 
 		assert_int_equal(run_discover(&rs, root, &lim, &err), NNS_ENOMEM);
 		assert_non_null(strstr(err.msg, "trace files"));
@@ -205,7 +238,7 @@ static void test_tree(void **state)
 	/* no traces anywhere */
 	snprintf(p, sizeof(p), "%s/empty", root);
 	assert_int_equal(run_discover(&rs, p, NULL, &err), NNS_ENOTFOUND);
-	assert_non_null(strstr(err.msg, "no trace files"));
+	assert_non_null(strstr(err.msg, "no traces found"));
 	snprintf(p, sizeof(p), "%s/missing", root);
 	assert_int_equal(run_discover(&rs, p, NULL, &err), NNS_ENOTFOUND);
 }
@@ -221,9 +254,11 @@ static void test_json_fallback(void **state)
 	mk("before.json.gz");
 	mk("readme.md");
 	mkd("sub");
-	mk("sub/other.json"); /* only files directly inside the root count */
+	mk("sub/other.json"); /* a run of its own */
 	assert_int_equal(run_discover(&rs, root, NULL, &err), NNS_OK);
-	assert_int_equal(rs.runs.n, 1);
+	assert_int_equal(rs.runs.n, 2);
+	assert_string_equal(rs.runs.v[1].name, "sub");
+	assert_string_equal(rs.runs.v[1].workers.v[0].name, "other");
 	b = strrchr(root, '/') + 1;
 	assert_string_equal(rs.runs.v[0].name, b);
 	assert_int_equal(rs.runs.v[0].workers.n, 2);
@@ -233,17 +268,15 @@ static void test_json_fallback(void **state)
 	run_set_release(&rs);
 }
 
-/* sniff_json (nnscope serve): hand-named traces anywhere in the tree, next
- * to tb_plugin runs; JSON that is not a trace and hidden directories are
- * left out. */
-static void test_sniff_json(void **state)
+/* Hand-named traces anywhere in the tree are found by their content, next
+ * to tb_plugin runs; JSON that is not a trace is listed with the reason;
+ * hidden directories are left out. */
+static void test_content(void **state)
 {
-	struct run_limits lim = {0, 0, 0, 1};
 	struct run_set rs;
 	struct nns_err err;
 	const struct run *r;
-	char p[512];
-	FILE *f;
+	const char *ev = "[{\"name\": \"a\", \"ph\": \"X\", \"ts\": 0, \"dur\": 5}]";
 
 	(void)state;
 	mkd("tb");
@@ -252,42 +285,84 @@ static void test_sniff_json(void **state)
 	mk("modern/after_fix_trace.json");
 	mkd("modern/.nnscope-cache");
 	mk("modern/.nnscope-cache/hidden.json");
-	snprintf(p, sizeof(p), "%s/modern/config.json", root);
-	f = fopen(p, "w");
-	assert_non_null(f);
-	fputs("{\"lr\": 0.1}", f);
-	fclose(f);
-	snprintf(p, sizeof(p), "%s/modern/list.json", root);
-	f = fopen(p, "w");
-	assert_non_null(f);
-	fputs("[1, 2, 3]", f); /* an array, but not of events */
-	fclose(f);
+	mk_text("modern/config.json", "{\"lr\": 0.1}");
+	mk_text("modern/list.json", "[1, 2, 3]");
+	mk_text("modern/empty.json", " [ ] ");
+	mk_text("modern/objs.json", "[{\"lr\": 1}]");
+	mk_text("modern/chrome.json", ev); /* Chrome's array format */
+	mk_gz("modern/rank-0.json.gz", "{\"schemaVersion\": 1, \"traceEvents\": []}");
+	mk_text("modern/notes.txt", "[1]"); /* not a candidate: not listed */
+	mkd("worker");
+	mk_gz("worker/control.json.gz", ev);
+	mk_text("worker/control.json", ev); /* same stem: both keep their file name */
 	mkd("ms");
-	snprintf(p, sizeof(p), "%s/ms/ascend_timeline_display_0.json", root);
-	f = fopen(p, "w");
-	assert_non_null(f);
-	fputs(" [{\"name\": \"GetNext\", \"ph\": \"X\", \"ts\": 0, \"dur\": 5}]", f);
-	fclose(f);
-	/* without the flag: the tb_plugin run and the MindSpore device (its
-	 * files are recognised by name, ms_load.h); the root fallback does not
-	 * apply, a pattern file was found */
+	mk_text("ms/ascend_timeline_display_0.json", ev);
+	mk_text("ms/flops_summary_0.json", "{\"a\": 1}"); /* MindSpore's: not listed */
+	mkd("ms/PROF_000001_X");
+	mk_text("ms/PROF_000001_X/msprof_0.json", ev); /* its raw data: not walked */
 	assert_int_equal(run_discover(&rs, root, NULL, &err), NNS_OK);
-	assert_int_equal(rs.runs.n, 2);
+	assert_int_equal(rs.runs.n, 4);
 	r = find_run(&rs, "ms");
 	assert_non_null(r);
-	assert_string_equal(r->workers.v[0].name, "device_0");
-	run_set_release(&rs);
-	assert_int_equal(run_discover(&rs, root, &lim, &err), NNS_OK);
-	assert_int_equal(rs.runs.n, 3);
-	r = find_run(&rs, "ms");
-	assert_non_null(r);
+	assert_int_equal(r->workers.n, 1);
 	assert_string_equal(r->workers.v[0].name, "device_0");
 	r = find_run(&rs, "modern");
 	assert_non_null(r);
-	assert_int_equal(r->workers.n, 1);
+	assert_int_equal(r->workers.n, 3);
 	assert_string_equal(r->workers.v[0].name, "after_fix_trace");
+	assert_string_equal(r->workers.v[1].name, "chrome");
+	assert_string_equal(r->workers.v[2].name, "rank-0");
+	assert_null(r->workers.v[2].spans.v[0].name);
+	r = find_run(&rs, "worker");
+	assert_non_null(r);
+	assert_int_equal(r->workers.n, 2);
+	assert_string_equal(r->workers.v[0].name, "control.json");
+	assert_string_equal(r->workers.v[1].name, "control.json.gz");
 	assert_non_null(find_run(&rs, "tb"));
+	assert_int_equal(rs.skipped.n, 4);
+	for (size_t i = 0; i < rs.skipped.n; i++) {
+		const char *p = rs.skipped.v[i].path, *why = rs.skipped.v[i].reason;
+
+		if (strstr(p, "config.json"))
+			assert_non_null(strstr(why, "without \"traceEvents\""));
+		else if (strstr(p, "list.json"))
+			assert_string_equal(why, "a JSON array of non-events: not a trace");
+		else if (strstr(p, "empty.json"))
+			assert_string_equal(why, "no events: the JSON array is empty");
+		else if (strstr(p, "objs.json"))
+			assert_non_null(strstr(why, "without \"ph\""));
+		else
+			fail_msg("unexpected skip %s: %s", p, why);
+	}
 	run_set_release(&rs);
+
+	/* a folder whose traces are one level down is a folder of runs */
+	{
+		char p[512];
+
+		snprintf(p, sizeof(p), "%s/modern/.nnscope-cache", root);
+		assert_int_equal(run_discover(&rs, p, NULL, &err), NNS_OK);
+		run_set_release(&rs);
+		mkd("up");
+		mkd("up/sub");
+		mk_text("up/sub/t.json", ev);
+		mk_text("up/bad.json", "[]");
+		snprintf(p, sizeof(p), "%s/up", root);
+		assert_int_equal(run_discover(&rs, p, NULL, &err), NNS_OK);
+		assert_int_equal(rs.runs.n, 1);
+		assert_string_equal(rs.runs.v[0].name, "sub");
+		assert_int_equal(rs.skipped.n, 1);
+		run_set_release(&rs);
+		/* nothing but non-traces: not found, and the skips are kept */
+		mkd("none");
+		mk_text("none/a.json", "[]");
+		snprintf(p, sizeof(p), "%s/none", root);
+		assert_int_equal(run_discover(&rs, p, NULL, &err), NNS_ENOTFOUND);
+		assert_int_equal(rs.runs.n, 0);
+		assert_int_equal(rs.skipped.n, 1);
+		assert_non_null(strstr(err.msg, "listed above"));
+		run_set_release(&rs);
+	}
 }
 
 static void test_single_file(void **state)
@@ -337,7 +412,10 @@ static void test_single_file(void **state)
 	run_set_release(&rs);
 	assert_int_equal(run_discover(&rs, ".", NULL, &err), NNS_OK);
 	assert_string_equal(rs.runs.v[0].name, "r");
-	assert_string_equal(rs.runs.v[0].workers.v[0].name, "host_7");
+	/* custom.json holds traceEvents: a worker too */
+	assert_int_equal(rs.runs.v[0].workers.n, 2);
+	assert_string_equal(rs.runs.v[0].workers.v[0].name, "custom");
+	assert_string_equal(rs.runs.v[0].workers.v[1].name, "host_7");
 	run_set_release(&rs);
 	assert_int_equal(chdir("/"), 0);
 }
@@ -364,7 +442,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_tree, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_json_fallback, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_single_file, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_sniff_json, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_content, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_symlink_loop_only, setup, teardown),
 	};
 
