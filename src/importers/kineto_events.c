@@ -435,6 +435,19 @@ static int arg_member(struct kparser *ps, const char **pp, struct kev *e, struct
 			return KP_OK;
 		}
 		break;
+	case 23:
+		if (KJ_EQ(k, "memory bandwidth (GB/s)")) {
+			double bw = 0;
+
+			if ((r = kj_scalar(ps, pp, &v, ARGS_DEPTH)))
+				return r;
+			/* kept only when > 0 (not 0, negative or NaN) */
+			e->dev.mem_bw = kj_val_f64(&v, &bw) && bw > 0 ? bw : 0;
+			if (collect)
+				add_series(e, k, &v);
+			return KP_OK;
+		}
+		break;
 	case 25:
 		if (KJ_EQ(k, "est. achieved occupancy %"))
 			return set_f32(ps, pp, &e->dev.occupancy, e, k, collect);

@@ -94,6 +94,10 @@ struct model_dev_args {
 	uint32_t grid;	     /* string id of "[x, y, z]", 0 if absent */
 	uint32_t block;	     /* string id of "[x, y, z]", 0 if absent */
 	int64_t bytes;	     /* memcpy/memset bytes, -1 if absent */
+	/* memcpy/memset: Kineto's "memory bandwidth (GB/s)" (bytes over the
+	 * exact duration, where `dur` is rounded to us); 0 when absent or not
+	 * > 0 (model_dev_args_init zeroes it). */
+	double mem_bw;
 	/* cuda_sync events (Kineto >= 2.1): the stream and the cudaEventRecord
 	 * correlation a "Stream Wait Event" / "Event Sync" waits on. */
 	int64_t wait_stream; /* "wait_on_stream", -1 if absent */

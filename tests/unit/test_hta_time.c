@@ -316,6 +316,60 @@ static const struct hta_membw_kind *kind(const struct hta_membw *t, const char *
 	return NULL;
 }
 
+/* Kineto's "memory bandwidth (GB/s)" wins over bytes / dur (HTA reads that
+ * column; Kineto rounds dur, so bytes / dur is off for short copies):
+ *   A  Memcpy HtoD [0, 1) us, 200 bytes, arg 0.143 (CUPTI: 200 B in 1.4 us)
+ *      -> 0.143 GB/s, not 200 / 1000 ns = 0.2
+ *   B  Memcpy HtoD [5, 15) us, 1000 bytes, no arg -> 1000 / 10000 = 0.1
+ *   C  Memset [20, 21) us, arg 0 (kept as absent), no bytes -> no bandwidth
+ * HtoD: with_bw 2, kineto_bw 1, min 0.1, max 0.143, mean (0.143 + 0.1) / 2
+ * = 0.1215, peak 0.143, bw_avg = bytes / time = 1200 / 11000 ns = 0.10909...;
+ * series 0 -> 0.143, 1 -> 0, 5 -> 0.1, 15 -> 0. */
+static const char MEMBW_ARG[] = DOC(
+    "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD (Pinned -> Device)\","
+    "\"pid\":0,\"tid\":7,\"ts\":0,\"dur\":1,\"args\":{\"device\":0,\"stream\":7,"
+    "\"correlation\":1,\"bytes\":200,\"memory bandwidth (GB/s)\":0.143}},"
+    "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD (Pinned -> Device)\","
+    "\"pid\":0,\"tid\":7,\"ts\":5,\"dur\":10,\"args\":{\"device\":0,\"stream\":7,"
+    "\"correlation\":2,\"bytes\":1000}},"
+    "{\"ph\":\"X\",\"cat\":\"gpu_memset\",\"name\":\"Memset (Device)\","
+    "\"pid\":0,\"tid\":7,\"ts\":20,\"dur\":1,\"args\":{\"device\":0,\"stream\":7,"
+    "\"correlation\":3,\"memory bandwidth (GB/s)\":0}}");
+
+static void test_membw_kineto_arg(void **state)
+{
+	struct model m;
+	struct hta_membw t;
+	struct nns_err err;
+	const struct hta_membw_kind *k;
+	static const int64_t ts[4] = {0, 1000, 5000, 15000};
+	static const double bw[4] = {0.143, 0, 0.1, 0};
+	(void)state;
+
+	load(MEMBW_ARG, &m);
+	assert_int_equal(hta_membw_compute(&m, &t, &err), NNS_OK);
+	k = kind(&t, "Memcpy HtoD");
+	assert_int_equal(k->count, 2);
+	assert_int_equal(k->with_bw, 2);
+	assert_int_equal(k->kineto_bw, 1);
+	assert_int_equal(k->with_bytes, 2);
+	assert_true(near(k->bw_min, 0.1) && near(k->bw_max, 0.143));
+	assert_true(near(k->bw_mean, 0.1215));
+	assert_true(near(k->peak, 0.143));
+	assert_true(near(k->bw_avg, 1200.0 / 11000));
+	assert_int_equal(k->series.n, 4);
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(k->series.v[i].ts, ts[i]);
+		assert_true(near(k->series.v[i].value, bw[i]));
+	}
+	k = kind(&t, "Memset");
+	assert_int_equal(k->count, 1);
+	assert_int_equal(k->with_bw, 0);
+	assert_int_equal(k->kineto_bw, 0);
+	hta_membw_release(&t);
+	model_release(&m);
+}
+
 static void test_membw(void **state)
 {
 	struct model m;
@@ -802,6 +856,7 @@ int main(void)
 	    cmocka_unit_test(test_temporal),
 	    cmocka_unit_test(test_temporal_names),
 	    cmocka_unit_test(test_idle),
+	    cmocka_unit_test(test_membw_kineto_arg),
 	    cmocka_unit_test(test_queue),
 	    cmocka_unit_test(test_membw),
 	    cmocka_unit_test(test_membw_kind_cap),
