@@ -168,8 +168,9 @@ struct an_kernel_row {
 	int64_t shared_mem;   /* by_properties, 0 if absent */
 	int64_t calls;
 	int64_t total, min, max;
-	double mean_blocks_per_sm; /* duration-weighted, absent counts as 0 */
-	double mean_occupancy;	   /* percent, duration-weighted */
+	double mean_blocks_per_sm; /* duration-weighted, absent counts as 0;
+				    * -1 when no call reports it (unknown) */
+	double mean_occupancy;	   /* percent, duration-weighted; -1 unknown */
 	int tensor_core;
 };
 
