@@ -218,6 +218,9 @@ struct an_mem_device {
 	char name[16]; /* "CPU", "GPU0", ... */
 	int device_type, device_id;
 	int64_t peak_allocated; /* max Total Allocated, -1 if no totals */
+	int64_t records;	/* [memory] records (allocations and frees), with or
+				 * without an address: old traces have none, so
+				 * `events` (paired by address) stays empty */
 	VEC(struct an_mem_op_row) ops;
 	VEC(struct an_mem_point) curve; /* down-sampled, peak kept */
 	VEC(struct an_mem_event) events;
