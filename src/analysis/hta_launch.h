@@ -67,8 +67,8 @@ struct hta_launches {
 	 * runtime outlier: cpu_dur > runtime_cutoff;
 	 * delay outlier: delay > launch_delay_cutoff */
 	int64_t n_short, n_runtime_outliers, n_delay_outliers;
-	int64_t n_before_return; /* rows whose device event started before the
-				  * launch returned (delay clipped to 0) */
+	int64_t n_before_return;	/* rows whose device event started before the
+					 * launch returned (delay clipped to 0) */
 	int64_t graph_launches_skipped; /* device events of cudaGraphLaunch */
 	int64_t device_unlinked;	/* device events with no launch */
 	struct hta_dist cpu, gpu, delay, start_delay;

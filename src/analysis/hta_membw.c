@@ -133,7 +133,7 @@ static double op_bw(const struct model *m, const struct model_event *e, int *kin
 static int64_t op_bytes(const struct model *m, const struct model_event *e)
 {
 	return e->extra != MODEL_NOIDX && e->extra < m->dev_args.n ? m->dev_args.v[e->extra].bytes
-								     : -1;
+								   : -1;
 }
 
 int hta_membw_compute(const struct model *m, struct hta_membw *out, struct nns_err *err)
@@ -161,7 +161,8 @@ int hta_membw_compute(const struct model *m, struct hta_membw *out, struct nns_e
 		if ((bytes = op_bytes(m, e)) >= 0) {
 			k->with_bytes++;
 			k->bytes = hta_sat_add(k->bytes, bytes);
-			k->bw_avg += (double)(e->dur > 0 ? e->dur : 1); /* the time, until the end */
+			k->bw_avg +=
+			    (double)(e->dur > 0 ? e->dur : 1); /* the time, until the end */
 		}
 		if (op_bw(m, e, &kineto) >= 0)
 			nops++;
@@ -177,7 +178,8 @@ int hta_membw_compute(const struct model *m, struct hta_membw *out, struct nns_e
 		char name[16];
 		double bw;
 
-		if ((e->kind != MK_MEMCPY && e->kind != MK_MEMSET) || (bw = op_bw(m, e, &kineto)) < 0)
+		if ((e->kind != MK_MEMCPY && e->kind != MK_MEMSET) ||
+		    (bw = op_bw(m, e, &kineto)) < 0)
 			continue;
 		kind_name(m, e, name, sizeof(name));
 		if (find_kind(out, name, &hit) != 0) /* finds, never adds: pass 1 did */

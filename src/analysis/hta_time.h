@@ -119,13 +119,13 @@ void hta_queue_release(struct hta_queue *t);
 /* ---- memory bandwidth (hta_membw.c) --------------------------------------- */
 
 struct hta_membw_kind {
-	char name[16];			/* "Memcpy HtoD", "Memset", "Memcpy Unknown" ... */
-	int64_t count;			/* operations */
-	int64_t with_bytes;		/* operations that report bytes */
-	int64_t with_bw;		/* operations whose bandwidth is known */
-	int64_t kineto_bw; /* of those, taken from Kineto's "memory bandwidth (GB/s)" */
-	int64_t bytes;			/* sum over with_bytes */
-	int64_t time;			/* sum of durations, ns */
+	char name[16];	    /* "Memcpy HtoD", "Memset", "Memcpy Unknown" ... */
+	int64_t count;	    /* operations */
+	int64_t with_bytes; /* operations that report bytes */
+	int64_t with_bw;    /* operations whose bandwidth is known */
+	int64_t kineto_bw;  /* of those, taken from Kineto's "memory bandwidth (GB/s)" */
+	int64_t bytes;	    /* sum over with_bytes */
+	int64_t time;	    /* sum of durations, ns */
 	double bw_mean, bw_min, bw_max; /* per-operation GB/s over with_bw */
 	double bw_avg;			/* bytes / time of with_bytes, GB/s */
 	double peak;			/* max of the series: concurrent GB/s */

@@ -330,13 +330,31 @@ static int32_t dtype_size(struct kstr d)
 		const char *name;
 		int32_t size;
 	} tab[] = {
-	    {"Byte", 1},	  {"Char", 1},		 {"Bool", 1},	      {"QInt8", 1},
-	    {"QUInt8", 1},	  {"Float8_e5m2", 1},	 {"Float8_e4m3fn", 1},
-	    {"Float8_e5m2fnuz", 1}, {"Float8_e4m3fnuz", 1}, {"UInt8", 1},      {"Int8", 1},
-	    {"Short", 2},	  {"Half", 2},		 {"BFloat16", 2},     {"UInt16", 2},
-	    {"ComplexHalf", 4}, {"Int", 4},		 {"Float", 4},	      {"QInt32", 4},
-	    {"UInt32", 4},	  {"Long", 8},		 {"Double", 8},	      {"ComplexFloat", 8},
-	    {"UInt64", 8},	  {"ComplexDouble", 16},
+	    {"Byte", 1},
+	    {"Char", 1},
+	    {"Bool", 1},
+	    {"QInt8", 1},
+	    {"QUInt8", 1},
+	    {"Float8_e5m2", 1},
+	    {"Float8_e4m3fn", 1},
+	    {"Float8_e5m2fnuz", 1},
+	    {"Float8_e4m3fnuz", 1},
+	    {"UInt8", 1},
+	    {"Int8", 1},
+	    {"Short", 2},
+	    {"Half", 2},
+	    {"BFloat16", 2},
+	    {"UInt16", 2},
+	    {"ComplexHalf", 4},
+	    {"Int", 4},
+	    {"Float", 4},
+	    {"QInt32", 4},
+	    {"UInt32", 4},
+	    {"Long", 8},
+	    {"Double", 8},
+	    {"ComplexFloat", 8},
+	    {"UInt64", 8},
+	    {"ComplexDouble", 16},
 	};
 	size_t i;
 

@@ -102,8 +102,9 @@ void out_json_hta_launches(struct jsonw *w, const struct an_profile *p)
 	/* the two delays, named (docs/HTA.md) */
 	jsonw_key(w, "definitions");
 	jsonw_obj_begin(w);
-	jsonw_kstr(w, "delay", "HTA launch delay: device start - (launch ts + launch dur), "
-			       "clipped at 0");
+	jsonw_kstr(w, "delay",
+		   "HTA launch delay: device start - (launch ts + launch dur), "
+		   "clipped at 0");
 	jsonw_kstr(w, "start_delay", "nnscope: device start - launch ts");
 	jsonw_obj_end(w);
 	jsonw_kint(w, "launches", (int64_t)l.rows.n);

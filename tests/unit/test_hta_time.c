@@ -325,16 +325,16 @@ static const struct hta_membw_kind *kind(const struct hta_membw *t, const char *
  * HtoD: with_bw 2, kineto_bw 1, min 0.1, max 0.143, mean (0.143 + 0.1) / 2
  * = 0.1215, peak 0.143, bw_avg = bytes / time = 1200 / 11000 ns = 0.10909...;
  * series 0 -> 0.143, 1 -> 0, 5 -> 0.1, 15 -> 0. */
-static const char MEMBW_ARG[] = DOC(
-    "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD (Pinned -> Device)\","
-    "\"pid\":0,\"tid\":7,\"ts\":0,\"dur\":1,\"args\":{\"device\":0,\"stream\":7,"
-    "\"correlation\":1,\"bytes\":200,\"memory bandwidth (GB/s)\":0.143}},"
-    "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD (Pinned -> Device)\","
-    "\"pid\":0,\"tid\":7,\"ts\":5,\"dur\":10,\"args\":{\"device\":0,\"stream\":7,"
-    "\"correlation\":2,\"bytes\":1000}},"
-    "{\"ph\":\"X\",\"cat\":\"gpu_memset\",\"name\":\"Memset (Device)\","
-    "\"pid\":0,\"tid\":7,\"ts\":20,\"dur\":1,\"args\":{\"device\":0,\"stream\":7,"
-    "\"correlation\":3,\"memory bandwidth (GB/s)\":0}}");
+static const char MEMBW_ARG[] =
+    DOC("{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD (Pinned -> Device)\","
+	"\"pid\":0,\"tid\":7,\"ts\":0,\"dur\":1,\"args\":{\"device\":0,\"stream\":7,"
+	"\"correlation\":1,\"bytes\":200,\"memory bandwidth (GB/s)\":0.143}},"
+	"{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD (Pinned -> Device)\","
+	"\"pid\":0,\"tid\":7,\"ts\":5,\"dur\":10,\"args\":{\"device\":0,\"stream\":7,"
+	"\"correlation\":2,\"bytes\":1000}},"
+	"{\"ph\":\"X\",\"cat\":\"gpu_memset\",\"name\":\"Memset (Device)\","
+	"\"pid\":0,\"tid\":7,\"ts\":20,\"dur\":1,\"args\":{\"device\":0,\"stream\":7,"
+	"\"correlation\":3,\"memory bandwidth (GB/s)\":0}}");
 
 static void test_membw_kineto_arg(void **state)
 {
@@ -853,20 +853,13 @@ static void test_real_vs_hta(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_temporal),
-	    cmocka_unit_test(test_temporal_names),
-	    cmocka_unit_test(test_idle),
-	    cmocka_unit_test(test_membw_kineto_arg),
-	    cmocka_unit_test(test_queue),
-	    cmocka_unit_test(test_membw),
-	    cmocka_unit_test(test_membw_kind_cap),
-	    cmocka_unit_test(test_no_gpu),
-	    cmocka_unit_test(test_percentile),
-	    cmocka_unit_test(test_quantile_selection),
-	    cmocka_unit_test(test_downsample),
-	    cmocka_unit_test(test_json),
-	    cmocka_unit_test(test_real_traces),
-	    cmocka_unit_test(test_real_vs_hta),
+	    cmocka_unit_test(test_temporal),	   cmocka_unit_test(test_temporal_names),
+	    cmocka_unit_test(test_idle),	   cmocka_unit_test(test_membw_kineto_arg),
+	    cmocka_unit_test(test_queue),	   cmocka_unit_test(test_membw),
+	    cmocka_unit_test(test_membw_kind_cap), cmocka_unit_test(test_no_gpu),
+	    cmocka_unit_test(test_percentile),	   cmocka_unit_test(test_quantile_selection),
+	    cmocka_unit_test(test_downsample),	   cmocka_unit_test(test_json),
+	    cmocka_unit_test(test_real_traces),	   cmocka_unit_test(test_real_vs_hta),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -358,8 +358,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_attribution_and_totals), cmocka_unit_test(test_pairing),
 	    cmocka_unit_test(test_huge_sizes_saturate),	   cmocka_unit_test(test_device_order),
-	    cmocka_unit_test(test_records_without_addr),
-	    cmocka_unit_test(test_curve_keeps_peak),	   cmocka_unit_test(test_conformance_08),
+	    cmocka_unit_test(test_records_without_addr),   cmocka_unit_test(test_curve_keeps_peak),
+	    cmocka_unit_test(test_conformance_08),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

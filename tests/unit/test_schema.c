@@ -214,7 +214,7 @@ static void test_terminal(void **st)
 	/* the kernel's unknown blocks/SM and occupancy print as "-" */
 	{
 		static const char *const ks[] = {"name", "mean_blocks_per_sm", "mean_occupancy",
-						  NULL};
+						 NULL};
 		const struct sc_ctx kx = {&f->m, 0, NULL};
 
 		buf = NULL;
