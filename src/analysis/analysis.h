@@ -172,8 +172,9 @@ struct an_kernel_row {
 	int64_t shared_mem;   /* by_properties, 0 if absent */
 	int64_t calls;
 	int64_t total, min, max;
-	double mean_blocks_per_sm; /* duration-weighted, absent counts as 0 */
-	double mean_occupancy;	   /* percent, duration-weighted */
+	double mean_blocks_per_sm; /* duration-weighted, absent counts as 0;
+				    * -1 when no call reports it (unknown) */
+	double mean_occupancy;	   /* percent, duration-weighted; -1 unknown */
 	int tensor_core;
 };
 
@@ -221,6 +222,9 @@ struct an_mem_device {
 	char name[16]; /* "CPU", "GPU0", ... */
 	int device_type, device_id;
 	int64_t peak_allocated; /* max Total Allocated, -1 if no totals */
+	int64_t records;	/* [memory] records (allocations and frees), with or
+				 * without an address: old traces have none, so
+				 * `events` (paired by address) stays empty */
 	VEC(struct an_mem_op_row) ops;
 	VEC(struct an_mem_point) curve; /* down-sampled, peak kept */
 	VEC(struct an_mem_event) events;

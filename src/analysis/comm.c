@@ -18,7 +18,12 @@
  * (a cpu_op and its user_annotation twin) is folded into the outer node.
  *
  * bytes = sum over inputs of prod(shape) x dtype size, from the canonical
- * "Input Dims" / "Input type" texts ("[[2, 8, 5], []]", "['float', 'Int']").
+ * "Input Dims" / "Input type" texts ("[[2, 8, 5], []]", "['float', 'Int']")
+ * (tb_plugin). Modern Kineto writes no shapes on the nccl:* range but
+ * record_param_comms' "In msg nelems" and "dtype" (on the op, and since
+ * PyTorch 2.1 on the collective kernels): without shapes, bytes = In msg
+ * nelems x dtype size, of the op itself, else summed over its collective
+ * kernels.
  */
 #include "analysis.h"
 #include "common/satmath.h"
@@ -265,10 +270,24 @@ static int64_t node_bytes(const struct model *m, const struct model_event *e)
 	if (e->extra == MODEL_NOIDX || e->extra >= m->op_args.n)
 		return 0;
 	a = &m->op_args.v[e->extra];
-	if (!a->input_dims)
+	if (a->input_dims) {
+		int64_t b = an_comm_bytes(model_str(m, a->input_dims),
+					  a->input_type ? model_str(m, a->input_type) : "");
+		if (b > 0)
+			return b;
+	}
+	return sat_mul64(a->comm_nelems, a->comm_elem_size);
+}
+
+/* In msg nelems x dtype size of a collective kernel, 0 if unknown. */
+static int64_t kernel_bytes(const struct model *m, const struct model_event *e)
+{
+	const struct model_dev_args *a;
+
+	if (e->extra == MODEL_NOIDX || e->extra >= m->dev_args.n)
 		return 0;
-	return an_comm_bytes(model_str(m, a->input_dims),
-			     a->input_type ? model_str(m, a->input_type) : "");
+	a = &m->dev_args.v[e->extra];
+	return sat_mul64(a->comm_nelems, a->comm_elem_size);
 }
 
 /* Creates the nodes in event order ((ts, -dur), so nodes come out sorted)
@@ -327,11 +346,16 @@ static int add_kernels(struct an_profile *p, const uint32_t *comm_of_ev, struct 
 {
 	const struct model *m = p->m;
 	struct ext_ref *ext = NULL;
+	int64_t *kbytes = NULL; /* per node: its kernels' bytes */
 	size_t next = 0, i;
 
 	ext = malloc((p->comm_nodes.n + 1) * sizeof(*ext));
-	if (!ext)
+	kbytes = calloc(p->comm_nodes.n + 1, sizeof(*kbytes));
+	if (!ext || !kbytes) {
+		free(ext);
+		free(kbytes);
 		return NNS_ENOMEM;
+	}
 	for (i = 0; i < p->comm_nodes.n; i++) {
 		const struct model_event *e = &m->events.v[p->comm_nodes.v[i].ev];
 		if (e->ext_id == MODEL_NONE || strncmp(model_str(m, e->name), "nccl:", 5) != 0)
@@ -371,11 +395,18 @@ static int add_kernels(struct an_profile *p, const uint32_t *comm_of_ev, struct 
 			struct range_ref r = {c, e->ts, e->ts + e->dur};
 			if (vec_push(ranges, r)) {
 				free(ext);
+				free(kbytes);
 				return NNS_ENOMEM;
 			}
+			kbytes[c] = sat_add64(kbytes[c], kernel_bytes(m, e));
 		}
 	}
+	/* nodes whose op tells no size take their kernels' */
+	for (i = 0; i < p->comm_nodes.n; i++)
+		if (p->comm_nodes.v[i].bytes <= 0)
+			p->comm_nodes.v[i].bytes = kbytes[i];
 	free(ext);
+	free(kbytes);
 	return 0;
 }
 

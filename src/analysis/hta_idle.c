@@ -9,8 +9,10 @@
  *                 correlation) started after the previous event ended: the
  *                 CPU had not enqueued it yet;
  *   kernel wait - otherwise, the gap is shorter than the consecutive-kernel
- *                 delay (default 30 ns): launch overhead between
- *                 back-to-back kernels;
+ *                 delay (HTA's default 30 in trace units = 30 us; its
+ *                 docstring says ns but its dataframe holds Kineto's us):
+ *                 launch overhead between back-to-back kernels, and gaps
+ *                 before device events without a launch;
  *   other       - the rest (waiting on an event, a sync, another stream).
  * Per category: total, and count/mean/min/p50/p95/max of the intervals.
  *

@@ -38,7 +38,13 @@ struct hta_launch_row {
 	uint32_t dev;	 /* its kernel/memcpy/memset event index */
 	int64_t cpu_dur; /* launch dur */
 	int64_t gpu_dur; /* device event dur */
-	int64_t delay;	 /* device start - launch start (may be < 0 on skewed clocks) */
+	/* launch delay, HTA's definition: device start - launch end (launch
+	 * ts + dur), clipped at 0 (a kernel that starts before its launch call
+	 * returns has no delay) */
+	int64_t delay;
+	/* nnscope's start delay: device start - launch start (< 0 only on
+	 * skewed clocks); kept beside HTA's, named start_delay everywhere */
+	int64_t start_delay;
 };
 
 /* Distribution of one column: sum, mean and linear-interpolated
@@ -61,9 +67,11 @@ struct hta_launches {
 	 * runtime outlier: cpu_dur > runtime_cutoff;
 	 * delay outlier: delay > launch_delay_cutoff */
 	int64_t n_short, n_runtime_outliers, n_delay_outliers;
+	int64_t n_before_return;	/* rows whose device event started before the
+					 * launch returned (delay clipped to 0) */
 	int64_t graph_launches_skipped; /* device events of cudaGraphLaunch */
 	int64_t device_unlinked;	/* device events with no launch */
-	struct hta_dist cpu, gpu, delay;
+	struct hta_dist cpu, gpu, delay, start_delay;
 	/* indices into rows, worst first, at most outliers_max each:
 	 * short by (cpu_dur - gpu_dur), runtime by cpu_dur, delay by delay */
 	VEC(uint32_t) top_short, top_runtime, top_delay;

@@ -5,7 +5,12 @@
  * Every device event (kernel, memcpy, memset) linked to the runtime/driver
  * event that launched it (model.launch_of: correlation id, else ac2g flow)
  * gives one row: CPU duration = launch dur, GPU duration = device dur,
- * launch delay = device start - launch start. Device events of a
+ * launch delay = device start - launch end, clipped at 0 (HTA's documented
+ * definition, "the difference between GPU kernel starting and CPU operator
+ * ending"; HTA's code writes ts_k - ts_r + dur_r, which adds the launch
+ * duration instead of subtracting it, docs/HTA.md). nnscope also keeps its
+ * own start delay = device start - launch start (launch overhead and
+ * queueing together), under its own name. Device events of a
  * cudaGraphLaunch are skipped (one launch, many kernels: the delay of the
  * k-th kernel measures the graph, not the launch), as HTA's name filter
  * (cudaLaunchKernel, cudaMemcpyAsync, cudaMemsetAsync) does implicitly.
@@ -174,7 +179,12 @@ int hta_launches_compute(const struct an_profile *p, const struct hta_launch_opt
 		r.dev = (uint32_t)i;
 		r.cpu_dur = m->events.v[l].dur;
 		r.gpu_dur = e->dur;
-		r.delay = e->ts - m->events.v[l].ts;
+		r.start_delay = e->ts - m->events.v[l].ts;
+		r.delay = e->ts - (m->events.v[l].ts + m->events.v[l].dur);
+		if (r.delay < 0) {
+			r.delay = 0;
+			out->n_before_return++;
+		}
 		if (vec_push(&out->rows, r))
 			goto out;
 	}
@@ -193,6 +203,9 @@ int hta_launches_compute(const struct an_profile *p, const struct hta_launch_opt
 	for (i = 0; i < out->rows.n; i++)
 		vals[i] = (double)out->rows.v[i].delay;
 	dist_of(vals, out->rows.n, &out->delay);
+	for (i = 0; i < out->rows.n; i++)
+		vals[i] = (double)out->rows.v[i].start_delay;
+	dist_of(vals, out->rows.n, &out->start_delay);
 	if (top_list(out, 0, max, tmp) || top_list(out, 1, max, tmp) || top_list(out, 2, max, tmp))
 		goto out;
 	histogram(out);

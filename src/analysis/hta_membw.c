@@ -6,10 +6,13 @@
  * get_memory_kernel_type: "Memset", the first 11 characters of a memcpy's
  * name ("Memcpy HtoD", "Memcpy DtoH", "Memcpy DtoD", "Memcpy PtoP", ...,
  * from Kineto's "Memcpy HtoD (Pageable -> Device)"), or "Memcpy Unknown".
- * An operation's bandwidth is bytes / duration in ns = GB/s (what Kineto
- * writes as "memory bandwidth (GB/s)"); a zero duration counts as 1 ns, as
- * HTA rounds it up. Per kind: operations, bytes, busy time, mean/min/max of
- * the per-operation bandwidth, bytes/time, and the time series HTA draws:
+ * An operation's bandwidth is Kineto's "memory bandwidth (GB/s)" argument,
+ * the column HTA reads (CUPTI's bytes over the exact duration: `dur` is
+ * rounded to us, so bytes / dur can be far off for short copies); only
+ * when a trace lacks it (PyTorch 1.x, nnscope's own traces), bytes /
+ * duration in ns = GB/s, a zero duration counting as 1 ns. Per kind:
+ * operations, bytes, busy time, mean/min/max of the per-operation
+ * bandwidth, bytes/time, and the time series HTA draws:
  * +bandwidth at each start, -bandwidth at each end, summed (the bandwidth
  * of all copies of that kind in flight), with its peak.
  *
@@ -20,13 +23,13 @@
  * (what one copy achieved) and the series' peak. At equal timestamps ends
  * come before starts, so back-to-back copies do not add up to a spike (HTA's
  * sort leaves ties in any order), and the running sum is reset to exactly
- * 0 whenever no copy is in flight (HTA clamps float drift below 0). The
- * bandwidth is bytes / duration from the event's bytes rather than
- * Kineto's rounded "memory bandwidth (GB/s)" argument. Only memcpy/memset
- * events count (HTA also takes a kernel named "Memcpy..."); their stream is
- * not required. Operations that do not report bytes (old traces) count in
- * count and time but not in any bandwidth figure. All devices of the
- * worker are summed per kind, as HTA does per rank.
+ * 0 whenever no copy is in flight (HTA clamps float drift below 0). A
+ * copy's series interval is [ts, ts + max(dur, 1 ns)) (HTA rounds a zero
+ * dur up to 1 of its units, 1 us). Only memcpy/memset events count (HTA
+ * also takes a kernel named "Memcpy..."); their stream is not required.
+ * Operations with neither the argument nor bytes count in count and time
+ * but not in any bandwidth figure. All devices of the worker are summed
+ * per kind, as HTA does per rank.
  */
 #include "analysis/hta_time.h"
 
@@ -105,9 +108,32 @@ static int find_kind(struct hta_membw *out, const char *name, size_t *hit)
 	return NNS_OK;
 }
 
-static double op_bw(const struct model_event *e, int64_t bytes)
+/* The bandwidth of a memcpy/memset in GB/s: Kineto's "memory bandwidth
+ * (GB/s)" argument when the trace has it (what HTA reads: CUPTI's bytes
+ * over the exact duration), else bytes / dur in ns (dur 0 counts as 1 ns);
+ * -1 when neither is known. *kineto is set when the argument was used. */
+static double op_bw(const struct model *m, const struct model_event *e, int *kineto)
 {
-	return (double)bytes / (double)(e->dur > 0 ? e->dur : 1);
+	const struct model_dev_args *a;
+
+	*kineto = 0;
+	if (e->extra == MODEL_NOIDX || e->extra >= m->dev_args.n)
+		return -1;
+	a = &m->dev_args.v[e->extra];
+	if (a->mem_bw > 0) {
+		*kineto = 1;
+		return a->mem_bw;
+	}
+	if (a->bytes < 0)
+		return -1;
+	return (double)a->bytes / (double)(e->dur > 0 ? e->dur : 1);
+}
+
+/* bytes of e, -1 if absent */
+static int64_t op_bytes(const struct model *m, const struct model_event *e)
+{
+	return e->extra != MODEL_NOIDX && e->extra < m->dev_args.n ? m->dev_args.v[e->extra].bytes
+								   : -1;
 }
 
 int hta_membw_compute(const struct model *m, struct hta_membw *out, struct nns_err *err)
@@ -115,7 +141,7 @@ int hta_membw_compute(const struct model *m, struct hta_membw *out, struct nns_e
 	struct row *rows = NULL;
 	double *vals = NULL; /* one kind's series values > 0, for its summary */
 	size_t i, j, nr = 0, nops = 0, hit = 0;
-	int rc = NNS_ENOMEM;
+	int rc = NNS_ENOMEM, kineto;
 
 	memset(out, 0, sizeof(*out));
 	for (i = 0; i < m->events.n; i++) {
@@ -132,10 +158,13 @@ int hta_membw_compute(const struct model *m, struct hta_membw *out, struct nns_e
 		k = &out->kinds.v[hit];
 		k->count++;
 		k->time = hta_sat_add(k->time, e->dur);
-		bytes = e->extra != MODEL_NOIDX && e->extra < m->dev_args.n
-			    ? m->dev_args.v[e->extra].bytes
-			    : -1;
-		if (bytes >= 0)
+		if ((bytes = op_bytes(m, e)) >= 0) {
+			k->with_bytes++;
+			k->bytes = hta_sat_add(k->bytes, bytes);
+			k->bw_avg +=
+			    (double)(e->dur > 0 ? e->dur : 1); /* the time, until the end */
+		}
+		if (op_bw(m, e, &kineto) >= 0)
 			nops++;
 	}
 	if (nops > 0 && (!(rows = malloc(2 * nops * sizeof(*rows))) ||
@@ -147,25 +176,22 @@ int hta_membw_compute(const struct model *m, struct hta_membw *out, struct nns_e
 		const struct model_event *e = &m->events.v[i];
 		struct hta_membw_kind *k;
 		char name[16];
-		int64_t bytes;
 		double bw;
 
-		if ((e->kind != MK_MEMCPY && e->kind != MK_MEMSET) || e->extra == MODEL_NOIDX ||
-		    e->extra >= m->dev_args.n || (bytes = m->dev_args.v[e->extra].bytes) < 0)
+		if ((e->kind != MK_MEMCPY && e->kind != MK_MEMSET) ||
+		    (bw = op_bw(m, e, &kineto)) < 0)
 			continue;
 		kind_name(m, e, name, sizeof(name));
 		if (find_kind(out, name, &hit) != 0) /* finds, never adds: pass 1 did */
 			goto out;
 		k = &out->kinds.v[hit];
-		bw = op_bw(e, bytes);
-		if (k->with_bytes == 0 || bw < k->bw_min)
+		if (k->with_bw == 0 || bw < k->bw_min)
 			k->bw_min = bw;
-		if (k->with_bytes == 0 || bw > k->bw_max)
+		if (k->with_bw == 0 || bw > k->bw_max)
 			k->bw_max = bw;
-		k->bw_mean += bw;				/* a sum until the end */
-		k->bw_avg += (double)(e->dur > 0 ? e->dur : 1); /* the time, until the end */
-		k->with_bytes++;
-		k->bytes = hta_sat_add(k->bytes, bytes);
+		k->bw_mean += bw; /* a sum until the end */
+		k->with_bw++;
+		k->kineto_bw += kineto;
 		rows[nr++] = (struct row){e->ts, bw, (uint32_t)hit, 1};
 		rows[nr++] = (struct row){e->ts + (e->dur > 0 ? e->dur : 1), -bw, (uint32_t)hit, 0};
 	}
@@ -200,10 +226,10 @@ int hta_membw_compute(const struct model *m, struct hta_membw *out, struct nns_e
 	for (i = 0; i < out->kinds.n; i++) {
 		struct hta_membw_kind *k = &out->kinds.v[i];
 
-		if (k->with_bytes > 0) {
-			k->bw_mean /= (double)k->with_bytes;
+		if (k->with_bw > 0)
+			k->bw_mean /= (double)k->with_bw;
+		if (k->with_bytes > 0)
 			k->bw_avg = (double)k->bytes / k->bw_avg;
-		}
 	}
 	if (out->kinds.n > 1)
 		qsort(out->kinds.v, out->kinds.n, sizeof(*out->kinds.v), cmp_kind);

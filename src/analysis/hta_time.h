@@ -21,9 +21,12 @@
 
 #include <stdint.h>
 
-/* HTA's defaults: get_idle_time_breakdown(consecutive_kernel_delay=30 ns) and
- * hta.common.constants.CUDA_MAX_LAUNCH_QUEUE_PER_STREAM. */
-#define HTA_CONSECUTIVE_KERNEL_DELAY_NS 30
+/* HTA's defaults: get_idle_time_breakdown(consecutive_kernel_delay=30) and
+ * hta.common.constants.CUDA_MAX_LAUNCH_QUEUE_PER_STREAM. HTA's docstring
+ * calls the 30 "nanoseconds", but it compares it with gaps in the trace's
+ * unit, and HTA's parser keeps Kineto's microseconds (float ts rounded to
+ * whole us): the threshold in effect is 30 us. */
+#define HTA_CONSECUTIVE_KERNEL_DELAY_NS 30000
 #define HTA_MAX_LAUNCH_QUEUE 1024
 /* Distinct memcpy kinds kept; further ones are summed as "Memcpy Other". */
 #define HTA_MEMBW_MAX_KINDS 32
@@ -116,12 +119,14 @@ void hta_queue_release(struct hta_queue *t);
 /* ---- memory bandwidth (hta_membw.c) --------------------------------------- */
 
 struct hta_membw_kind {
-	char name[16];			/* "Memcpy HtoD", "Memset", "Memcpy Unknown" ... */
-	int64_t count;			/* operations */
-	int64_t with_bytes;		/* operations that report bytes (bandwidth known) */
-	int64_t bytes;			/* sum over with_bytes */
-	int64_t time;			/* sum of durations, ns */
-	double bw_mean, bw_min, bw_max; /* per-operation GB/s over with_bytes */
+	char name[16];	    /* "Memcpy HtoD", "Memset", "Memcpy Unknown" ... */
+	int64_t count;	    /* operations */
+	int64_t with_bytes; /* operations that report bytes */
+	int64_t with_bw;    /* operations whose bandwidth is known */
+	int64_t kineto_bw;  /* of those, taken from Kineto's "memory bandwidth (GB/s)" */
+	int64_t bytes;	    /* sum over with_bytes */
+	int64_t time;	    /* sum of durations, ns */
+	double bw_mean, bw_min, bw_max; /* per-operation GB/s over with_bw */
 	double bw_avg;			/* bytes / time of with_bytes, GB/s */
 	double peak;			/* max of the series: concurrent GB/s */
 	struct hta_describe summary;	/* HTA's get_memory_bw_summary: describe()

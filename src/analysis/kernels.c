@@ -3,7 +3,10 @@
  * aggregate_kernels): all kernels grouped by name, and kernels launched by
  * operators grouped by (name, op, grid, block, registers, shared memory).
  * Means of blocks/SM and occupancy are weighted by duration, absent values
- * counting as 0 (numpy.average with None -> 0).
+ * counting as 0 (numpy.average with None -> 0); a group in which no call
+ * reports the property (AMD, MTIA, CPU-side records, devices without SM
+ * counts) gets -1, unknown, which the outputs write as null / "-" instead
+ * of a 0 that reads as measured.
  */
 #include "analysis.h"
 #include "common/hmap.h"
@@ -14,6 +17,7 @@
 struct acc {
 	double bps_w, occ_w, w; /* duration-weighted sums */
 	double bps, occ;	/* plain sums (all-zero-duration fallback) */
+	int has_bps, has_occ;	/* some call reported it */
 };
 
 typedef VEC(struct an_kernel_row) kernel_rows;
@@ -68,6 +72,8 @@ static int add_kernel(kernel_rows *rows, acc_vec *accs, struct hmap *idx, uint64
 	c->w += (double)e->dur;
 	c->bps += bps;
 	c->occ += occ;
+	c->has_bps |= a && a->blocks_per_sm >= 0;
+	c->has_occ |= a && a->occupancy >= 0;
 	return 0;
 }
 
@@ -85,6 +91,10 @@ static void finish(kernel_rows *rows, const acc_vec *accs)
 			r->mean_blocks_per_sm = c->bps / (double)r->calls;
 			r->mean_occupancy = c->occ / (double)r->calls;
 		}
+		if (!c->has_bps)
+			r->mean_blocks_per_sm = -1;
+		if (!c->has_occ)
+			r->mean_occupancy = -1;
 	}
 }
 

@@ -528,6 +528,8 @@ static int pair_events(struct an_profile *p, struct mem_ctx *c)
 		struct an_mem_event e;
 		uint32_t *slot;
 		uint32_t dev = c->dev_of[i];
+		if (dev != MODEL_NOIDX)
+			p->memory.devices.v[dev].records++;
 		if (dev == MODEL_NOIDX || !(r->flags & MODEL_MEM_HAS_ADDR) || r->bytes == 0)
 			continue;
 		d = &p->memory.devices.v[dev];

@@ -322,6 +322,48 @@ static int set_repr(struct kparser *ps, const char **pp, uint32_t *dst)
 	return KP_OK;
 }
 
+/* Bytes per element of a c10 ScalarType name, as record_param_comms writes
+ * "dtype" (c10::toString): 0 for an unknown name. */
+static int32_t dtype_size(struct kstr d)
+{
+	static const struct {
+		const char *name;
+		int32_t size;
+	} tab[] = {
+	    {"Byte", 1},
+	    {"Char", 1},
+	    {"Bool", 1},
+	    {"QInt8", 1},
+	    {"QUInt8", 1},
+	    {"Float8_e5m2", 1},
+	    {"Float8_e4m3fn", 1},
+	    {"Float8_e5m2fnuz", 1},
+	    {"Float8_e4m3fnuz", 1},
+	    {"UInt8", 1},
+	    {"Int8", 1},
+	    {"Short", 2},
+	    {"Half", 2},
+	    {"BFloat16", 2},
+	    {"UInt16", 2},
+	    {"ComplexHalf", 4},
+	    {"Int", 4},
+	    {"Float", 4},
+	    {"QInt32", 4},
+	    {"UInt32", 4},
+	    {"Long", 8},
+	    {"Double", 8},
+	    {"ComplexFloat", 8},
+	    {"UInt64", 8},
+	    {"ComplexDouble", 16},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
+		if (strlen(tab[i].name) == d.n && memcmp(tab[i].name, d.p, d.n) == 0)
+			return tab[i].size;
+	return 0;
+}
+
 static int arg_member(struct kparser *ps, const char **pp, struct kev *e, struct kstr k)
 {
 	int collect = e->ph == 0 || e->ph == 'C';
@@ -350,6 +392,15 @@ static int arg_member(struct kparser *ps, const char **pp, struct kev *e, struct
 			I64(&e->dev.bytes);
 		if (KJ_EQ(k, "Bytes"))
 			I64(&e->mbytes);
+		if (KJ_EQ(k, "dtype") && **pp == '"') {
+			struct kstr d;
+
+			if ((r = kj_string(ps, pp, &d)))
+				return r;
+			e->dev.comm_elem_size = e->op.comm_elem_size = dtype_size(d);
+			e->has_op = 1;
+			return KP_OK;
+		}
 		break;
 	case 6:
 		if (KJ_EQ(k, "device"))
@@ -390,6 +441,14 @@ static int arg_member(struct kparser *ps, const char **pp, struct kev *e, struct
 	case 13:
 		if (KJ_EQ(k, "shared memory"))
 			I64(&e->dev.shared_mem);
+		if (KJ_EQ(k, "In msg nelems")) {
+			x = 0;
+			if ((r = set_i64(ps, pp, &x, e, k, collect)))
+				return r;
+			e->dev.comm_nelems = e->op.comm_nelems = x > 0 ? x : 0;
+			e->has_op = 1;
+			return KP_OK;
+		}
 		if (KJ_EQ(k, "blocks per SM"))
 			return set_f32(ps, pp, &e->dev.blocks_per_sm, e, k, collect);
 		if (KJ_EQ(k, "Fwd thread id")) {
@@ -432,6 +491,19 @@ static int arg_member(struct kparser *ps, const char **pp, struct kev *e, struct
 				return r;
 			if (x != INT64_MIN)
 				e->dev.regs = x > INT32_MAX ? INT32_MAX : x < 0 ? -1 : (int32_t)x;
+			return KP_OK;
+		}
+		break;
+	case 23:
+		if (KJ_EQ(k, "memory bandwidth (GB/s)")) {
+			double bw = 0;
+
+			if ((r = kj_scalar(ps, pp, &v, ARGS_DEPTH)))
+				return r;
+			/* kept only when > 0 (not 0, negative or NaN) */
+			e->dev.mem_bw = kj_val_f64(&v, &bw) && bw > 0 ? bw : 0;
+			if (collect)
+				add_series(e, k, &v);
 			return KP_OK;
 		}
 		break;

@@ -128,6 +128,16 @@ struct model_dev_args {
 	uint32_t grid;	     /* string id of "[x, y, z]", 0 if absent */
 	uint32_t block;	     /* string id of "[x, y, z]", 0 if absent */
 	int64_t bytes;	     /* memcpy/memset bytes, -1 if absent */
+	/* memcpy/memset: Kineto's "memory bandwidth (GB/s)" (bytes over the
+	 * exact duration, where `dur` is rounded to us); 0 when absent or not
+	 * > 0 (model_dev_args_init zeroes it). */
+	double mem_bw;
+	/* collective kernels (PyTorch >= 2.1 copies record_param_comms' args
+	 * onto them): "In msg nelems" (0 if absent) and the size in bytes of
+	 * one element of "dtype" ("Float" 4, "BFloat16" 2, ...; 0 if absent or
+	 * unknown) */
+	int64_t comm_nelems;
+	int32_t comm_elem_size;
 	/* cuda_sync events (Kineto >= 2.1): the stream and the cudaEventRecord
 	 * correlation a "Stream Wait Event" / "Event Sync" waits on. */
 	int64_t wait_stream; /* "wait_on_stream", -1 if absent */
@@ -144,6 +154,11 @@ struct model_op_args {
 	int64_t py_module_id; /* "Python module id" (set => a module call) */
 	int64_t seq;	      /* "Sequence number" */
 	int64_t fwd_tid;      /* "Fwd thread id" */
+	/* collectives (record_param_comms, c10d / nccl ops): "In msg nelems"
+	 * (0 if absent) and the byte size of one "dtype" element (0 if absent
+	 * or unknown), as in model_dev_args */
+	int64_t comm_nelems;
+	int32_t comm_elem_size;
 };
 
 /* A thread row: pid and tid as strings ("25738", "stream 7", "Traces").

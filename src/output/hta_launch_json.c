@@ -63,6 +63,7 @@ static void row_json(struct jsonw *w, const struct an_profile *p, const struct h
 	jsonw_kdouble(w, "cpu_us", out_us(r->cpu_dur));
 	jsonw_kdouble(w, "gpu_us", out_us(r->gpu_dur));
 	jsonw_kdouble(w, "delay_us", out_us(r->delay));
+	jsonw_kdouble(w, "start_delay_us", out_us(r->start_delay));
 	jsonw_obj_end(w);
 }
 
@@ -98,7 +99,16 @@ void out_json_hta_launches(struct jsonw *w, const struct an_profile *p)
 	jsonw_kdouble(w, "runtime_us", out_us(l.runtime_cutoff));
 	jsonw_kdouble(w, "launch_delay_us", out_us(l.launch_delay_cutoff));
 	jsonw_obj_end(w);
+	/* the two delays, named (docs/HTA.md) */
+	jsonw_key(w, "definitions");
+	jsonw_obj_begin(w);
+	jsonw_kstr(w, "delay",
+		   "HTA launch delay: device start - (launch ts + launch dur), "
+		   "clipped at 0");
+	jsonw_kstr(w, "start_delay", "nnscope: device start - launch ts");
+	jsonw_obj_end(w);
 	jsonw_kint(w, "launches", (int64_t)l.rows.n);
+	jsonw_kint(w, "started_before_return", l.n_before_return);
 	jsonw_kint(w, "device_unlinked", l.device_unlinked);
 	jsonw_kint(w, "graph_launches_skipped", l.graph_launches_skipped);
 	jsonw_key(w, "counts");
@@ -112,6 +122,7 @@ void out_json_hta_launches(struct jsonw *w, const struct an_profile *p)
 	dist_json(w, "cpu", &l.cpu);
 	dist_json(w, "gpu", &l.gpu);
 	dist_json(w, "delay", &l.delay);
+	dist_json(w, "start_delay", &l.start_delay);
 	jsonw_obj_end(w);
 	jsonw_key(w, "delay_histogram");
 	jsonw_obj_begin(w);

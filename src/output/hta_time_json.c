@@ -179,6 +179,8 @@ void out_json_membw(struct jsonw *w, const struct an_profile *p)
 		jsonw_kstr(w, "kind", k->name);
 		jsonw_kint(w, "count", k->count);
 		jsonw_kint(w, "with_bytes", k->with_bytes);
+		jsonw_kint(w, "with_bw", k->with_bw);
+		jsonw_kint(w, "kineto_bw", k->kineto_bw);
 		jsonw_kint(w, "bytes", k->bytes);
 		jsonw_kdouble(w, "time_us", out_us(k->time));
 		jsonw_kdouble(w, "bw_mean_gbps", k->bw_mean);

@@ -359,12 +359,14 @@ static void memory_device(FILE *f, const struct an_profile *p, const struct an_m
 	const struct sc_ctx x = {p->m, 0, d};
 	char b[48];
 
+	/* records, not d->events: old traces have no addresses to pair */
 	if (d->peak_allocated >= 0)
-		fprintf(f, "  %s: peak allocated %s, %zu alloc/free events\n", d->name,
-			tb_fmt_bytes(b, sizeof(b), (double)d->peak_allocated), d->events.n);
+		fprintf(f, "  %s: peak allocated %s, %lld alloc/free events\n", d->name,
+			tb_fmt_bytes(b, sizeof(b), (double)d->peak_allocated),
+			(long long)d->records);
 	else
-		fprintf(f, "  %s: no allocator totals in the trace, %zu alloc/free events\n",
-			d->name, d->events.n);
+		fprintf(f, "  %s: no allocator totals in the trace, %lld alloc/free events\n",
+			d->name, (long long)d->records);
 	if (d->ops.n)
 		top_rows(f, o, &sc_memory_ops, d->ops.v, d->ops.n, &x, "alloc_size",
 			 sc_memory_op_cols, TB_TRUNC_END, 4, "operators");

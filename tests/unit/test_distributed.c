@@ -112,6 +112,76 @@ static void test_comm_nodes_pt2(void **state)
 	model_release(&m);
 }
 
+/* Modern Kineto (PyTorch >= 2.1): no Input Dims on the nccl:* range, but
+ * record_param_comms' "In msg nelems" and "dtype" (c10 ScalarType names),
+ * on the op or copied onto the collective kernel. bytes = nelems x size:
+ *   nccl:all_reduce (user_annotation, no args) -> its kernel: 1024 BFloat16
+ *     = 1024 x 2 = 2048
+ *   nccl:broadcast (cpu_op with its own args): 10 Long = 10 x 8 = 80 (its
+ *     kernel's args, 99 Float, are not added on top)
+ *   nccl:all_gather (no args) -> kernel 3 Double = 24, + 5 Bool = 5: the
+ *     node's two kernels sum to 29
+ *   nccl:reduce_scatter: kernel dtype "Weird" (unknown) -> 0
+ * Before: every one was 0. */
+#define KT(name, ts, dur, corr, args)                                                              \
+	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" name "\",\"pid\":0,\"tid\":7,\"ts\":" #ts   \
+	",\"dur\":" #dur ",\"args\":{\"device\":0,\"stream\":7,\"correlation\":" #corr args "}},"
+#define RTK(ts, corr)                                                                              \
+	"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":"  \
+	"1,"                                                                                       \
+	"\"ts\":" #ts ",\"dur\":2,\"args\":{\"correlation\":" #corr "}},"
+#define HOST(cat, name, ts, dur, args)                                                             \
+	"{\"ph\":\"X\",\"cat\":\"" cat "\",\"name\":\"" name "\",\"pid\":1,\"tid\":1,\"ts\":" #ts  \
+	",\"dur\":" #dur ",\"args\":{" args "}},"
+static const char COMM_NELEMS[] = "{\"schemaVersion\":1,\"traceEvents\":[" HOST(
+    "user_annotation", "ProfilerStep#1", 0, 2000,
+    "") HOST("cpu_op", "record_param_comms", 95, 4,
+	     "\"Collective name\":\"allreduce\",\"dtype\":\"BFloat16\",\"In msg nelems\":1024")
+    HOST("user_annotation", "nccl:all_reduce", 100, 50,
+	 "") RTK(110, 900) KT("ncclDevKernel_AllReduce_Sum_bf16_RING_LL", 130, 100, 900,
+			      ",\"In msg nelems\":1024,\"dtype\":\"BFloat16\"")
+	HOST("cpu_op", "nccl:broadcast", 300, 50, "\"In msg nelems\":10,\"dtype\":\"Long\"") RTK(
+	    310, 901) KT("ncclDevKernel_Broadcast_RING_LL", 330, 10, 901,
+			 ",\"In msg nelems\":99,\"dtype\":\"Float\"")
+	    HOST("user_annotation", "nccl:all_gather", 500, 50,
+		 "") RTK(505, 902) RTK(510, 903) KT("ncclDevKernel_AllGather_RING_LL", 520, 10, 902,
+						    ",\"In msg nelems\":3,\"dtype\":\"Double\"")
+		KT("ncclDevKernel_AllGather_RING_LL", 540, 10, 903,
+		   ",\"In msg nelems\":5,\"dtype\":\"Bool\"")
+		    HOST("user_annotation", "nccl:reduce_scatter", 700, 50, "") RTK(705, 904) KT(
+			"ncclDevKernel_ReduceScatter_RING_LL", 720, 10, 904,
+			",\"In msg nelems\":8,\"dtype\":\"Weird\"") "{\"ph\":\"M\",\"name\":"
+								    "\"process_name\",\"pid\":9,"
+								    "\"args\":{\"name\":\"x\"}}]}";
+
+static void test_comm_bytes_nelems(void **state)
+{
+	struct model m;
+	struct an_profile p;
+	const struct an_profile *pp[1] = {&p};
+	const char *names[1] = {"w0"};
+	struct an_dist d;
+	struct nns_err err;
+	const struct an_dist_comm_row *r;
+
+	(void)state;
+	assert_int_equal(tu_kineto_profile(COMM_NELEMS, &m, NULL), 0);
+	compute(&p, &m, 0);
+	assert_int_equal(p.comm_nodes.n, 4);
+	assert_int_equal(an_dist_compute(&d, pp, names, 1, &err), 0);
+	assert_non_null(r = crow(&d, 0, "nccl:all_reduce"));
+	assert_int_equal(r->total_bytes, 2048);
+	assert_non_null(r = crow(&d, 0, "nccl:broadcast"));
+	assert_int_equal(r->total_bytes, 80);
+	assert_non_null(r = crow(&d, 0, "nccl:all_gather"));
+	assert_int_equal(r->total_bytes, 29);
+	assert_non_null(r = crow(&d, 0, "nccl:reduce_scatter"));
+	assert_int_equal(r->total_bytes, 0);
+	an_dist_release(&d);
+	an_profile_release(&p);
+	model_release(&m);
+}
+
 /* ---- degraded matching ------------------------------------------------------------ */
 
 static void worker_a(struct model *m)
@@ -373,8 +443,11 @@ static void test_conformance_10(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_comm_bytes),	   cmocka_unit_test(test_comm_nodes_pt2),
-	    cmocka_unit_test(test_degraded),	   cmocka_unit_test(test_kernel_count_mismatch),
+	    cmocka_unit_test(test_comm_bytes),
+	    cmocka_unit_test(test_comm_bytes_nelems),
+	    cmocka_unit_test(test_comm_nodes_pt2),
+	    cmocka_unit_test(test_degraded),
+	    cmocka_unit_test(test_kernel_count_mismatch),
 	    cmocka_unit_test(test_conformance_10),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -71,18 +71,24 @@ static const char *S(const struct tu_fx *f, uint32_t id)
 
 /* ---- launch statistics --------------------------------------------------- */
 
-/* aten::mm [0,100) us on tid 1.
- *   A cudaLaunchKernel [10,30)  corr 1 -> k1     [40,45):   cpu 20 gpu 5   delay 30
- *   B cudaLaunchKernel [40,100) corr 2 -> k2     [300,400): cpu 60 gpu 100 delay 260
- *   C cudaMemcpyAsync  [120,130) corr 3 -> Memcpy [140,160): cpu 10 gpu 20  delay 20
+/* aten::mm [0,100) us on tid 1. delay = HTA's: device start - launch end;
+ * start = nnscope's start delay: device start - launch start.
+ *   A cudaLaunchKernel [10,30)  corr 1 -> k1     [40,45):   cpu 20 gpu 5
+ *     delay 40 - 30 = 10, start 30
+ *   B cudaLaunchKernel [40,100) corr 2 -> k2     [300,400): cpu 60 gpu 100
+ *     delay 300 - 100 = 200, start 260
+ *   C cudaMemcpyAsync  [120,130) corr 3 -> Memcpy [140,160): cpu 10 gpu 20
+ *     delay 140 - 130 = 10, start 20
  *   orphan kernel corr 99 (no launch): unlinked.
  * cpu sorted [10,20,60]: sum 90, mean 30, p50 20, p90 at 1.8 = 20+.8*40 = 52,
  *   p99 at 1.98 = 20+.98*40 = 59.2.  gpu [5,20,100]: sum 125, p50 20.
- * delay [20,30,260]: p50 30, p90 30+.8*230 = 214, max 260.
+ * delay [10,10,200]: sum 220, p50 10, p90 10+.8*190 = 162, max 200.
+ * start delay [20,30,260]: sum 310, p50 30, p90 30+.8*230 = 214.
  * HTA defaults (50 us, 100 us): short = gpu<cpu && cpu<=50: A only;
- * runtime outliers cpu>50: B; delay outliers >100: B. B's op is aten::mm
- * (enclosing), C has none. Histogram: lo 20000 ns, width ceil(240001/40)
- * = 6001 ns; 20000 -> bin 0, 30000 -> bin 1, 260000 -> 240000/6001 = 39. */
+ * runtime outliers cpu>50: B; delay outliers >100: B (by start delay A
+ * would be 30, B 260: the same one). B's op is aten::mm (enclosing), C has
+ * none. Histogram of delay: lo 10000 ns, width ceil(190001/40) = 4751 ns;
+ * 10000 (A, C) -> bin 0, 200000 -> 190000/4751 = 39.99 -> 39. */
 static const char *launch_json =
     HEAD OP("aten::mm", 1, 0, 100) RT("cudaLaunchKernel", 10, 20, 1) KN("kernel", "k1", 7, 40, 5, 1)
 	RT("cudaLaunchKernel", 40, 60, 2) KN("kernel", "k2", 7, 300, 100, 2)
@@ -108,17 +114,24 @@ static void test_launch_stats(void **st)
 	assert_true(fabs(l.cpu.p99 - 59200) < 1e-6);
 	assert_int_equal(l.gpu.sum, 125000);
 	assert_true(fabs(l.gpu.p50 - 20000) < 1e-6);
-	assert_int_equal(l.delay.min, 20000);
-	assert_int_equal(l.delay.max, 260000);
-	assert_true(fabs(l.delay.p50 - 30000) < 1e-6);
-	assert_true(fabs(l.delay.p90 - 214000) < 1e-6);
+	assert_int_equal(l.delay.min, 10000);
+	assert_int_equal(l.delay.max, 200000);
+	assert_int_equal(l.delay.sum, 220000);
+	assert_true(fabs(l.delay.p50 - 10000) < 1e-6);
+	assert_true(fabs(l.delay.p90 - 162000) < 1e-6);
+	assert_int_equal(l.start_delay.min, 20000);
+	assert_int_equal(l.start_delay.sum, 310000);
+	assert_true(fabs(l.start_delay.p50 - 30000) < 1e-6);
+	assert_true(fabs(l.start_delay.p90 - 214000) < 1e-6);
+	assert_int_equal(l.n_before_return, 0);
 	assert_int_equal(l.n_short, 1);
 	assert_int_equal(l.n_runtime_outliers, 1);
 	assert_int_equal(l.n_delay_outliers, 1);
 	assert_int_equal(l.top_short.n, 1);
 	r = &l.rows.v[l.top_short.v[0]];
 	assert_string_equal(S(f, f->m.events.v[r->dev].name), "k1");
-	assert_int_equal(r->delay, 30000);
+	assert_int_equal(r->delay, 10000);
+	assert_int_equal(r->start_delay, 30000);
 	r = &l.rows.v[l.top_delay.v[0]];
 	assert_string_equal(S(f, f->m.events.v[r->dev].name), "k2");
 	assert_string_equal(S(f, hta_launch_op_name(&f->p, r->launch)), "aten::mm");
@@ -128,60 +141,71 @@ static void test_launch_stats(void **st)
 	for (size_t i = 0; i < l.rows.n; i++)
 		if (!strcmp(S(f, f->m.events.v[l.rows.v[i].dev].name), "Memcpy HtoD"))
 			assert_int_equal(hta_launch_op_name(&f->p, l.rows.v[i].launch), 0);
-	assert_int_equal(l.hist_lo, 20000);
-	assert_int_equal(l.hist_width, 6001);
-	assert_int_equal(l.hist[0], 1);
-	assert_int_equal(l.hist[1], 1);
+	assert_int_equal(l.hist_lo, 10000);
+	assert_int_equal(l.hist_width, 4751);
+	assert_int_equal(l.hist[0], 2);
 	assert_int_equal(l.hist[39], 1);
 	hta_launches_release(&l);
 	tu_fx_free(f);
 }
 
-/* Cutoffs are options: runtime 15 us, delay 25 us.
+/* Cutoffs are options: runtime 15 us, delay 5 us.
  * runtime outliers cpu>15: A (20), B (60) = 2; short needs cpu<=15: only C
- * qualifies by cpu, but its gpu 20 > cpu 10: 0; delay >25: A (30), B = 2.
+ * qualifies by cpu, but its gpu 20 > cpu 10: 0; delay >5: A (10), B (200),
+ * C (10) = 3.
  * Lists worst first: runtime B then A; delay B then A. outliers_max 1 caps
  * the lists, not the counts. */
 static void test_launch_cutoffs(void **st)
 {
 	struct tu_fx *f = load(launch_json);
-	struct hta_launch_opts o = {15000, 25000, 1};
+	struct hta_launch_opts o = {15000, 5000, 1};
 	struct hta_launches l;
 	(void)st;
 
 	assert_int_equal(hta_launches_compute(&f->p, &o, &l, NULL), NNS_OK);
 	assert_int_equal(l.n_runtime_outliers, 2);
 	assert_int_equal(l.n_short, 0);
-	assert_int_equal(l.n_delay_outliers, 2);
+	assert_int_equal(l.n_delay_outliers, 3);
 	assert_int_equal(l.top_runtime.n, 1);
 	assert_int_equal(l.rows.v[l.top_runtime.v[0]].cpu_dur, 60000);
 	assert_int_equal(l.top_delay.n, 1);
-	assert_int_equal(l.rows.v[l.top_delay.v[0]].delay, 260000);
+	assert_int_equal(l.rows.v[l.top_delay.v[0]].delay, 200000);
 	hta_launches_release(&l);
 	tu_fx_free(f);
 }
 
 /* A cudaGraphLaunch [0,10) corr 5 runs two kernels: skipped (2), no rows.
- * A zero-length launch [20,20) corr 6 -> zero-length kernel [25,25): one row,
- * cpu 0 gpu 0 delay 5; not short (0 < 0 is false). */
+ * A zero-length launch [20,20) corr 6 -> zero-length kernel [25,25): row 1,
+ * cpu 0 gpu 0 delay 25 - 20 = 5 (= start delay); not short (0 < 0 is false).
+ * A launch [50,60) corr 7 -> kernel [55,57) starts before the call returns:
+ * row 2, delay 55 - 60 = -5 -> 0 (clipped, started_before_return 1), start
+ * delay 5; short (gpu 2 < cpu 10 <= 50). Histogram: lo 0, width
+ * ceil(5001/40) = 126; 0 -> bin 0, 5000 -> 5000/126 = 39.7 -> 39. */
 static void test_launch_graph_and_zero(void **st)
 {
 	static const char *json = HEAD RT("cudaGraphLaunch", 0, 10, 5)
 	    KN("kernel", "g1", 7, 30, 5, 5) KN("kernel", "g2", 7, 35, 5, 5)
-		RT("cudaLaunchKernel", 20, 0, 6) KN("kernel", "z", 7, 25, 0, 6) LAST TAIL;
+		RT("cudaLaunchKernel", 20, 0, 6) KN("kernel", "z", 7, 25, 0, 6)
+		    RT("cudaLaunchKernel", 50, 10, 7) KN("kernel", "early", 7, 55, 2, 7) LAST TAIL;
 	struct tu_fx *f = load(json);
 	struct hta_launches l;
 	(void)st;
 
 	assert_int_equal(hta_launches_compute(&f->p, NULL, &l, NULL), NNS_OK);
 	assert_int_equal(l.graph_launches_skipped, 2);
-	assert_int_equal(l.rows.n, 1);
+	assert_int_equal(l.rows.n, 2);
 	assert_int_equal(l.rows.v[0].cpu_dur, 0);
 	assert_int_equal(l.rows.v[0].gpu_dur, 0);
 	assert_int_equal(l.rows.v[0].delay, 5000);
-	assert_int_equal(l.n_short, 0);
-	assert_int_equal(l.hist_width, 1);
+	assert_int_equal(l.rows.v[0].start_delay, 5000);
+	assert_int_equal(l.rows.v[1].delay, 0);
+	assert_int_equal(l.rows.v[1].start_delay, 5000);
+	assert_int_equal(l.n_before_return, 1);
+	assert_int_equal(l.n_short, 1);
+	assert_int_equal(l.hist_lo, 0);
+	assert_int_equal(l.hist_width, 126);
 	assert_int_equal(l.hist[0], 1);
+	assert_int_equal(l.hist[39], 1);
 	hta_launches_release(&l);
 	tu_fx_free(f);
 }
@@ -226,13 +250,22 @@ static void test_launch_json(void **st)
 
 	assert_int_equal(json_integer_value(json_object_get(j, "launches")), 3);
 	x = json_object_get(json_object_get(j, "summary_us"), "delay");
+	assert_true(fabs(json_number_value(json_object_get(x, "p90")) - 162.0) < 1e-9);
+	assert_true(fabs(json_number_value(json_object_get(x, "sum")) - 220.0) < 1e-9);
+	x = json_object_get(json_object_get(j, "summary_us"), "start_delay");
 	assert_true(fabs(json_number_value(json_object_get(x, "p90")) - 214.0) < 1e-9);
 	assert_true(fabs(json_number_value(json_object_get(x, "sum")) - 310.0) < 1e-9);
+	/* both definitions are named in the document */
+	x = json_object_get(j, "definitions");
+	assert_non_null(strstr(json_string_value(json_object_get(x, "delay")), "HTA"));
+	assert_non_null(strstr(json_string_value(json_object_get(x, "start_delay")), "nnscope"));
+	assert_int_equal(json_integer_value(json_object_get(j, "started_before_return")), 0);
 	x = json_array_get(json_object_get(j, "launch_delay_outliers"), 0);
 	assert_string_equal(json_string_value(json_object_get(x, "kernel")), "k2");
 	assert_string_equal(json_string_value(json_object_get(x, "op")), "aten::mm");
 	assert_true(fabs(json_number_value(json_object_get(x, "ts_us")) - 40.0) < 1e-9);
-	assert_true(fabs(json_number_value(json_object_get(x, "delay_us")) - 260.0) < 1e-9);
+	assert_true(fabs(json_number_value(json_object_get(x, "delay_us")) - 200.0) < 1e-9);
+	assert_true(fabs(json_number_value(json_object_get(x, "start_delay_us")) - 260.0) < 1e-9);
 	assert_int_equal(json_array_size(json_object_get(j, "points")), 3);
 	json_decref(j);
 	tu_fx_free(f);
@@ -655,6 +688,8 @@ static void test_real_traces(void **st)
 		for (k = 0; k < l.rows.n; k++)
 			sum += l.rows.v[k].delay;
 		assert_int_equal(sum, l.delay.sum);
+		assert_true(l.delay.min >= 0); /* clipped */
+		assert_true(l.delay.max <= l.start_delay.max);
 		assert_true(l.delay.min <= l.delay.p50 && l.delay.p50 <= l.delay.p90 &&
 			    l.delay.p90 <= l.delay.p99 && l.delay.p99 <= l.delay.max);
 		for (k = 0, sum = 0; k < HTA_DELAY_BINS; k++)

@@ -3,7 +3,7 @@
  * on hand-computed Kineto traces: temporal breakdown per device (overlap
  * of compute with communication and memory, a zero-length kernel at the
  * window's edge, two devices), idle time per stream (host wait, kernel
- * wait under the 30 ns threshold, other, overlapping events on a stream,
+ * wait under HTA's 30 us threshold, other, overlapping events on a stream,
  * the threshold as a parameter), launch queue length per stream (describe()
  * statistics, time at or above a maximum, a launch and its kernel at one
  * timestamp), memcpy/memset bandwidth per kind (series, HTA's summary,
@@ -138,16 +138,19 @@ static void test_temporal_names(void **state)
 
 /* Device 0, stream 7 (us; launches on the host):
  *   K1 [10, 20)       launched at 0
- *   K2 [20.02, 30)    launched at 12 < 20: gap 0.02 us = 20 ns < 30 ns
+ *   K2 [20.02, 30)    launched at 12 < 20: gap 0.02 us = 20 ns < 30 us
  *                     -> kernel wait 20 ns
  *   K3 [50, 60)       launched at 40 > 30 (K2's end) -> host wait 20000 ns
- *   K4 [100, 110)     launched at 45 < 60, gap 40 us -> other 40000 ns
+ *   K4 [100, 110)     launched at 45 < 60, gap 40 us >= 30 us -> other 40000 ns
  *   K5 [110, 120)     no launch, gap 0 -> no interval
  *   K6 [115, 118)     overlaps K5 (gap < 0 -> none); the end so far stays 120
- *   K7 [125, 130)     no launch, gap 125 - 120 = 5 us -> other 5000 ns
+ *   K7 [125, 130)     no launch (not host wait), gap 125 - 120 = 5 us < 30 us
+ *                     -> kernel wait 5000 ns (HTA's threshold is 30 in the
+ *                     trace's us; with 30 ns it would be "other")
  * Stream 8: one kernel, no interval.
- * Totals: host 20000, kernel 20, other 45000. Other intervals {5000, 40000}:
- * mean 22500, p50 22500, p95 5000 + 0.95 * 35000 = 38250, max 40000. */
+ * Totals: host 20000, kernel 20 + 5000 = 5020, other 40000. Kernel-wait
+ * intervals {20, 5000}: mean 2510, p50 2510, p95 20 + 0.95 * 4980 = 4751,
+ * max 5000. */
 static const char IDLE[] = DOC(
     LAUNCH(0, 5, 1) "," KERN("k1", 0, 7, 10, 10, 1) "," LAUNCH(12, 3, 2) "," KERN("k2", 0, 7, 20.02, 9.98, 2) "," LAUNCH(
 	40, 5,
@@ -176,25 +179,25 @@ static void test_idle(void **state)
 
 	load(IDLE, &m);
 	assert_int_equal(hta_idle_compute(&m, -1, &t, &err), NNS_OK);
-	assert_int_equal(t.consecutive_kernel_delay, 30);
+	assert_int_equal(t.consecutive_kernel_delay, 30000);
 	assert_int_equal(t.streams.n, 2);
 	s = &t.streams.v[0];
 	assert_int_equal(s->device, 0);
 	assert_int_equal(s->stream, 7);
 	assert_int_equal(s->events, 7);
 	assert_int_equal(s->idle[HTA_IDLE_HOST], 20000);
-	assert_int_equal(s->idle[HTA_IDLE_KERNEL], 20);
-	assert_int_equal(s->idle[HTA_IDLE_OTHER], 45000);
+	assert_int_equal(s->idle[HTA_IDLE_KERNEL], 5020);
+	assert_int_equal(s->idle[HTA_IDLE_OTHER], 40000);
 	assert_int_equal(s->st[HTA_IDLE_HOST].count, 1);
 	assert_true(s->st[HTA_IDLE_HOST].mean == 20000);
-	assert_int_equal(s->st[HTA_IDLE_KERNEL].count, 1);
-	assert_true(s->st[HTA_IDLE_KERNEL].max == 20);
-	assert_int_equal(s->st[HTA_IDLE_OTHER].count, 2);
-	assert_true(s->st[HTA_IDLE_OTHER].mean == 22500);
-	assert_true(s->st[HTA_IDLE_OTHER].min == 5000);
-	assert_true(s->st[HTA_IDLE_OTHER].p50 == 22500);
-	assert_true(near(s->st[HTA_IDLE_OTHER].p95, 38250));
-	assert_true(s->st[HTA_IDLE_OTHER].max == 40000);
+	assert_int_equal(s->st[HTA_IDLE_KERNEL].count, 2);
+	assert_true(s->st[HTA_IDLE_KERNEL].mean == 2510);
+	assert_true(s->st[HTA_IDLE_KERNEL].min == 20);
+	assert_true(s->st[HTA_IDLE_KERNEL].p50 == 2510);
+	assert_true(near(s->st[HTA_IDLE_KERNEL].p95, 4751));
+	assert_true(s->st[HTA_IDLE_KERNEL].max == 5000);
+	assert_int_equal(s->st[HTA_IDLE_OTHER].count, 1);
+	assert_true(s->st[HTA_IDLE_OTHER].mean == 40000);
 	s = &t.streams.v[1];
 	assert_int_equal(s->stream, 8);
 	assert_int_equal(s->events, 1);
@@ -203,7 +206,7 @@ static void test_idle(void **state)
 	assert_int_equal(s->st[HTA_IDLE_OTHER].count, 0);
 	hta_idle_release(&t);
 
-	/* threshold 0: the 20 ns gap is no longer kernel wait but other */
+	/* threshold 0: the 20 ns and 5 us gaps are no longer kernel wait but other */
 	assert_int_equal(hta_idle_compute(&m, 0, &t, &err), NNS_OK);
 	s = &t.streams.v[0];
 	assert_int_equal(s->idle[HTA_IDLE_KERNEL], 0);
@@ -311,6 +314,60 @@ static const struct hta_membw_kind *kind(const struct hta_membw *t, const char *
 			return &t->kinds.v[i];
 	fail_msg("no kind %s", name);
 	return NULL;
+}
+
+/* Kineto's "memory bandwidth (GB/s)" wins over bytes / dur (HTA reads that
+ * column; Kineto rounds dur, so bytes / dur is off for short copies):
+ *   A  Memcpy HtoD [0, 1) us, 200 bytes, arg 0.143 (CUPTI: 200 B in 1.4 us)
+ *      -> 0.143 GB/s, not 200 / 1000 ns = 0.2
+ *   B  Memcpy HtoD [5, 15) us, 1000 bytes, no arg -> 1000 / 10000 = 0.1
+ *   C  Memset [20, 21) us, arg 0 (kept as absent), no bytes -> no bandwidth
+ * HtoD: with_bw 2, kineto_bw 1, min 0.1, max 0.143, mean (0.143 + 0.1) / 2
+ * = 0.1215, peak 0.143, bw_avg = bytes / time = 1200 / 11000 ns = 0.10909...;
+ * series 0 -> 0.143, 1 -> 0, 5 -> 0.1, 15 -> 0. */
+static const char MEMBW_ARG[] =
+    DOC("{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD (Pinned -> Device)\","
+	"\"pid\":0,\"tid\":7,\"ts\":0,\"dur\":1,\"args\":{\"device\":0,\"stream\":7,"
+	"\"correlation\":1,\"bytes\":200,\"memory bandwidth (GB/s)\":0.143}},"
+	"{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD (Pinned -> Device)\","
+	"\"pid\":0,\"tid\":7,\"ts\":5,\"dur\":10,\"args\":{\"device\":0,\"stream\":7,"
+	"\"correlation\":2,\"bytes\":1000}},"
+	"{\"ph\":\"X\",\"cat\":\"gpu_memset\",\"name\":\"Memset (Device)\","
+	"\"pid\":0,\"tid\":7,\"ts\":20,\"dur\":1,\"args\":{\"device\":0,\"stream\":7,"
+	"\"correlation\":3,\"memory bandwidth (GB/s)\":0}}");
+
+static void test_membw_kineto_arg(void **state)
+{
+	struct model m;
+	struct hta_membw t;
+	struct nns_err err;
+	const struct hta_membw_kind *k;
+	static const int64_t ts[4] = {0, 1000, 5000, 15000};
+	static const double bw[4] = {0.143, 0, 0.1, 0};
+	(void)state;
+
+	load(MEMBW_ARG, &m);
+	assert_int_equal(hta_membw_compute(&m, &t, &err), NNS_OK);
+	k = kind(&t, "Memcpy HtoD");
+	assert_int_equal(k->count, 2);
+	assert_int_equal(k->with_bw, 2);
+	assert_int_equal(k->kineto_bw, 1);
+	assert_int_equal(k->with_bytes, 2);
+	assert_true(near(k->bw_min, 0.1) && near(k->bw_max, 0.143));
+	assert_true(near(k->bw_mean, 0.1215));
+	assert_true(near(k->peak, 0.143));
+	assert_true(near(k->bw_avg, 1200.0 / 11000));
+	assert_int_equal(k->series.n, 4);
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(k->series.v[i].ts, ts[i]);
+		assert_true(near(k->series.v[i].value, bw[i]));
+	}
+	k = kind(&t, "Memset");
+	assert_int_equal(k->count, 1);
+	assert_int_equal(k->with_bw, 0);
+	assert_int_equal(k->kineto_bw, 0);
+	hta_membw_release(&t);
+	model_release(&m);
 }
 
 static void test_membw(void **state)
@@ -611,16 +668,16 @@ static void test_json(void **state)
 	json_decref(j);
 
 	j = doc(IDLE, out_json_idle);
-	assert_true(num(j, "consecutive_kernel_delay_us") == 0.03);
+	assert_true(num(j, "consecutive_kernel_delay_us") == 30);
 	o = json_array_get(json_object_get(j, "streams"), 0);
 	assert_true(num(o, "stream") == 7);
 	assert_true(num(o, "host_wait_us") == 20);
-	assert_true(near(num(o, "kernel_wait_us"), 0.02));
-	assert_true(num(o, "other_us") == 45);
+	assert_true(near(num(o, "kernel_wait_us"), 5.02));
+	assert_true(num(o, "other_us") == 40);
 	assert_true(near(num(o, "idle_us"), 65.02));
-	iv = json_object_get(json_object_get(o, "intervals"), "other");
+	iv = json_object_get(json_object_get(o, "intervals"), "kernel_wait");
 	assert_true(num(iv, "count") == 2);
-	assert_true(num(iv, "p50_us") == 22.5);
+	assert_true(num(iv, "p50_us") == 2.51);
 	json_decref(j);
 
 	j = doc(QUEUE, out_json_queue);
@@ -773,10 +830,12 @@ static void test_real_vs_hta(void **state)
 	assert_int_equal(hta_idle_compute(&m, -1, &ti, &err), NNS_OK);
 	assert_int_equal(ti.streams.n, 1);
 	assert_int_equal(ti.streams.v[0].idle[HTA_IDLE_HOST], 263800000);
-	assert_int_equal(ti.streams.v[0].idle[HTA_IDLE_KERNEL], 0);
-	assert_int_equal(ti.streams.v[0].idle[HTA_IDLE_OTHER], 10121000);
+	/* with HTA's 30 (us) threshold every non-host gap of this trace is a
+	 * kernel wait (with 30 ns they were all "other": 10121000 ns, 7418) */
+	assert_int_equal(ti.streams.v[0].idle[HTA_IDLE_KERNEL], 10121000);
+	assert_int_equal(ti.streams.v[0].idle[HTA_IDLE_OTHER], 0);
 	assert_int_equal(ti.streams.v[0].st[HTA_IDLE_HOST].count, 1505);
-	assert_int_equal(ti.streams.v[0].st[HTA_IDLE_OTHER].count, 7418);
+	assert_int_equal(ti.streams.v[0].st[HTA_IDLE_KERNEL].count, 7418);
 	assert_int_equal(hta_queue_compute(&m, 0, &tq, &err), NNS_OK);
 	assert_int_equal(tq.streams.n, 1);
 	assert_int_equal(tq.streams.v[0].count, 18192);
@@ -794,19 +853,13 @@ static void test_real_vs_hta(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_temporal),
-	    cmocka_unit_test(test_temporal_names),
-	    cmocka_unit_test(test_idle),
-	    cmocka_unit_test(test_queue),
-	    cmocka_unit_test(test_membw),
-	    cmocka_unit_test(test_membw_kind_cap),
-	    cmocka_unit_test(test_no_gpu),
-	    cmocka_unit_test(test_percentile),
-	    cmocka_unit_test(test_quantile_selection),
-	    cmocka_unit_test(test_downsample),
-	    cmocka_unit_test(test_json),
-	    cmocka_unit_test(test_real_traces),
-	    cmocka_unit_test(test_real_vs_hta),
+	    cmocka_unit_test(test_temporal),	   cmocka_unit_test(test_temporal_names),
+	    cmocka_unit_test(test_idle),	   cmocka_unit_test(test_membw_kineto_arg),
+	    cmocka_unit_test(test_queue),	   cmocka_unit_test(test_membw),
+	    cmocka_unit_test(test_membw_kind_cap), cmocka_unit_test(test_no_gpu),
+	    cmocka_unit_test(test_percentile),	   cmocka_unit_test(test_quantile_selection),
+	    cmocka_unit_test(test_downsample),	   cmocka_unit_test(test_json),
+	    cmocka_unit_test(test_real_traces),	   cmocka_unit_test(test_real_vs_hta),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

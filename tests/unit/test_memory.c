@@ -189,6 +189,36 @@ static void test_pairing(void **state)
 	model_release(&m);
 }
 
+/* An old (PyTorch 1.8) trace: [memory] records without "Addr". Nothing can
+ * be paired (events empty) but the device has 3 records: 2 allocations of
+ * 512 and 256 bytes, 1 free of 512 -> records 3, which the report prints
+ * (it printed events.n, 0, above the operators' allocation table). */
+static const char OLD_MEM[] =
+    "{\"schemaVersion\":1,\"traceEvents\":["
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::empty\",\"pid\":1,\"tid\":1,\"ts\":0,"
+    "\"dur\":100,\"args\":{}},"
+    "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":10,"
+    "\"args\":{\"Device Type\":1,\"Device Id\":0,\"Bytes\":512}},"
+    "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":20,"
+    "\"args\":{\"Device Type\":1,\"Device Id\":0,\"Bytes\":256}},"
+    "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":30,"
+    "\"args\":{\"Device Type\":1,\"Device Id\":0,\"Bytes\":-512}}]}";
+
+static void test_records_without_addr(void **state)
+{
+	struct model m;
+	struct an_profile p;
+	const struct an_mem_device *g;
+
+	(void)state;
+	assert_int_equal(tu_kineto_profile(OLD_MEM, &m, &p), 0);
+	assert_non_null(g = dev(&p, "GPU0"));
+	assert_int_equal(g->events.n, 0);
+	assert_int_equal(g->records, 3);
+	an_profile_release(&p);
+	model_release(&m);
+}
+
 static void test_device_order(void **state)
 {
 	struct model m;
@@ -328,7 +358,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_attribution_and_totals), cmocka_unit_test(test_pairing),
 	    cmocka_unit_test(test_huge_sizes_saturate),	   cmocka_unit_test(test_device_order),
-	    cmocka_unit_test(test_curve_keeps_peak),	   cmocka_unit_test(test_conformance_08),
+	    cmocka_unit_test(test_records_without_addr),   cmocka_unit_test(test_curve_keeps_peak),
+	    cmocka_unit_test(test_conformance_08),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -144,10 +144,12 @@ static void test_json_csv(void **st)
 	FILE *mf;
 
 	assert_int_equal(f->p.kernels.by_name.n, 1);
+	/* gemm carries no "blocks per SM" / "est. achieved occupancy %" (as
+	 * AMD and MTIA kernels): unknown, null, not a measured 0 */
 	s = json_row(&sc_kernels, &f->p.kernels.by_name.v[0], &x, sc_kernel_groups[0].cols);
 	assert_string_equal(s, "{\"name\":\"gemm\",\"calls\":1,\"total_us\":30,\"mean_us\":30,"
-			       "\"min_us\":30,\"max_us\":30,\"mean_blocks_per_sm\":0,"
-			       "\"mean_occupancy\":0,\"tensor_core\":false}");
+			       "\"min_us\":30,\"max_us\":30,\"mean_blocks_per_sm\":null,"
+			       "\"mean_occupancy\":null,\"tensor_core\":false}");
 	free(s);
 	assert_int_equal(f->p.kernels.by_properties.n, 1);
 	s = json_row(&sc_kernels, &f->p.kernels.by_properties.v[0], &x,
@@ -177,7 +179,7 @@ static void test_json_csv(void **st)
 	fclose(mf);
 	assert_string_equal(buf, "name,calls,total_us,mean_us,min_us,max_us,mean_blocks_per_sm,"
 				 "mean_occupancy,tensor_core\n"
-				 "gemm,1,30,30,30,30,0,0,false\n"
+				 "gemm,1,30,30,30,30,,,false\n"
 				 "step,total_us\n");
 	free(buf);
 }
@@ -208,6 +210,27 @@ static void test_terminal(void **st)
 	assert_non_null(strstr(buf, "70"));
 	assert_non_null(strstr(buf, "-"));
 	free(buf);
+
+	/* the kernel's unknown blocks/SM and occupancy print as "-" */
+	{
+		static const char *const ks[] = {"name", "mean_blocks_per_sm", "mean_occupancy",
+						 NULL};
+		const struct sc_ctx kx = {&f->m, 0, NULL};
+
+		buf = NULL;
+		len = 0;
+		assert_non_null(mf = open_memstream(&buf, &len));
+		assert_int_equal(sc_term_cols(cols, 4, &sc_kernels, ks, TB_TRUNC_END), 3);
+		tb_init(&t, cols, 3);
+		sc_term_row(&t, &sc_kernels, &f->p.kernels.by_name.v[0], &kx, ks);
+		tb_print(&t, mf, 0, 0, 0);
+		tb_release(&t);
+		fclose(mf);
+		assert_non_null(strstr(buf, "gemm"));
+		assert_null(strstr(buf, " 0"));
+		assert_non_null(strstr(strstr(buf, "gemm"), "-"));
+		free(buf);
+	}
 }
 
 static double q_double(sqlite3 *db, const char *sql)

@@ -32,8 +32,8 @@ function renderLaunches(el, d) {
     { label: 'Launches', value: fmtNum(d.launches), sub: d.graph_launches_skipped ? `${fmtNum(d.graph_launches_skipped)} graph-launched skipped` : null },
     { label: 'Short kernels', value: fmtNum(c.short_kernels), hint: `GPU duration < CPU launch duration, launch <= ${cut.runtime_us} us` },
     { label: 'Runtime outliers', value: fmtNum(c.runtime_outliers), hint: `launch (CPU) duration > ${cut.runtime_us} us` },
-    { label: 'Launch delay outliers', value: fmtNum(c.launch_delay_outliers), hint: `kernel start - launch start > ${cut.launch_delay_us} us` },
-    { label: 'Launch delay p50', value: fmtUs(s.delay?.p50), sub: `p90 ${fmtUs(s.delay?.p90)}, p99 ${fmtUs(s.delay?.p99)}, max ${fmtUs(s.delay?.max)}` },
+    { label: 'Launch delay outliers', value: fmtNum(c.launch_delay_outliers), hint: `kernel start - launch end (HTA), clipped at 0, > ${cut.launch_delay_us} us` },
+    { label: 'Launch delay p50', value: fmtUs(s.delay?.p50), sub: `p90 ${fmtUs(s.delay?.p90)}, p99 ${fmtUs(s.delay?.p99)}, max ${fmtUs(s.delay?.max)}`, hint: `HTA: kernel start - launch end; nnscope's start delay (kernel start - launch start) p50 ${fmtUs(s.start_delay?.p50)}` },
     { label: 'CPU launch mean', value: fmtUs(s.cpu?.mean), sub: `p99 ${fmtUs(s.cpu?.p99)}` },
     { label: 'GPU duration mean', value: fmtUs(s.gpu?.mean), sub: `p50 ${fmtUs(s.gpu?.p50)}` },
   ], 'hta-launch-cards'));
@@ -77,7 +77,8 @@ function renderLaunches(el, d) {
     { key: 'rel_ms', title: 'At', fmt: 'us', value: (r) => r.ts_us - t0, tip: 'launch start since the trace start' },
     { key: 'cpu_us', title: 'CPU', fmt: 'us' },
     { key: 'gpu_us', title: 'GPU', fmt: 'us' },
-    { key: 'delay_us', title: 'Delay', fmt: 'us' },
+    { key: 'delay_us', title: 'Delay', fmt: 'us', tip: 'HTA launch delay: kernel start - launch end, clipped at 0' },
+    { key: 'start_delay_us', title: 'Start delay', fmt: 'us', tip: 'nnscope: kernel start - launch start' },
   ];
   const tbl = createTable({ name: 'hta-launch-outliers', rows: lists.delay.rows, columns, sortKey: 'delay_us', sortDir: 'desc', searchPlaceholder: 'Search kernels / operators…' });
   const pick = h('select', { testid: 'hta-launch-outlier-kind', 'aria-label': 'Outlier list' },
