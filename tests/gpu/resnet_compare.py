@@ -259,7 +259,7 @@ def analyse(nns, path, out, steps):
            "--steps", "0-%d" % (steps - 1)]
     if not run(cmd, out + ".log"):
         return None
-    k, ops, nsteps = {}, {}, 0
+    k, ops, nsteps, op_dev = {}, {}, 0, 0.0
     for root, _, files in os.walk(out):
         if "kernels.json" in files:
             with open(os.path.join(root, "kernels.json")) as f:
@@ -269,6 +269,7 @@ def analyse(nns, path, out, steps):
             with open(os.path.join(root, "operators.json")) as f:
                 for r in json.load(f)["by_name"]:
                     ops[r["name"]] = ops.get(r["name"], 0) + r["calls"]
+                    op_dev += r.get("device_self_us") or 0
             with open(os.path.join(root, "overview.json")) as f:
                 nsteps += len(json.load(f)["steps"])
     con = sqlite3.connect(db)
@@ -276,7 +277,8 @@ def analyse(nns, path, out, steps):
                            "('gpu_memcpy', 'gpu_memset') GROUP BY kind").fetchall())
     con.close()
     return {"kernels": k, "memcpy": cnt.get("gpu_memcpy", 0),
-            "memset": cnt.get("gpu_memset", 0), "ops": ops, "steps": nsteps}
+            "memset": cnt.get("gpu_memset", 0), "ops": ops, "steps": nsteps,
+            "op_dev_us": op_dev}
 
 
 def pct(a, b):
@@ -359,6 +361,15 @@ def cmd_compare(a):
         return 1
     ck.hard(an["nnscope"]["steps"] == a.steps, "nnscope trace: %d steps analysed (want %d)"
             % (an["nnscope"]["steps"], a.steps))
+    # kernel-to-operator links: the operators' device self time holds the
+    # kernels' time (all of it in the steps analysed; kernels outside an
+    # operator, e.g. the optimizer's foreach kernels, keep a few per cent out)
+    if dev == "cuda":
+        for name in ("nnscope", "torch"):
+            ktot = sum(t for _, t in an[name]["kernels"].values())
+            share = 100.0 * an[name]["op_dev_us"] / ktot if ktot else 0.0
+            ck.hard(share >= 90.0, "%s trace: operators hold %.1f %% of kernel time "
+                    "(want >= 90 %%)" % (name, share))
     if results["torch"].get("kineto"):
         ck.hard(an["torch"]["steps"] == a.steps, "torch.profiler trace: %d steps analysed "
                 "(want %d)" % (an["torch"]["steps"], a.steps))

@@ -20,9 +20,11 @@
 #include "importers/kineto.h"
 #include "testutil.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The analysed trace, or fail. */
 static struct tu_fx *load(const char *json)
@@ -121,6 +123,150 @@ static void test_ext_equals_corr_enclosing(void **st)
 	assert_int_equal(f->p.tree.attr.by_enclosing, 1);
 	assert_int_equal(f->p.tree.negative_self, 0);
 	tu_fx_free(f);
+}
+
+/* Collective kernels under annotations (issue 18: record_param_comms
+ * showed device self 0 with device total 290 ms; the operators held 211 of
+ * 607 ms of kernel time). PyTorch 2.x: c10d::allreduce_ > record_param_comms
+ * (operators) > nccl:all_reduce (a user annotation); the launch's external
+ * id names the annotation, which is no operator.
+ *   c10d::allreduce_ [0,100) ext 1; record_param_comms [5,95) ext 2;
+ *   nccl:all_reduce [10,90) ext 3 (user_annotation)
+ *   launch [20,30) ext 3 corr 900 -> ncclDevKernel_AllReduce [200,700) = 500 us
+ * record_param_comms: device self 500 (innermost operator); c10d: self 0,
+ * total 500. Host self: the annotation holds the launch: 80 - 10 = 70;
+ * record_param_comms 90 - 80 = 10; c10d 100 - 90 = 10. No device time is
+ * left unattributed. */
+static void test_collective_under_annotation(void **st)
+{
+	static const char *json =
+	    HEAD "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"c10d::allreduce_\",\"pid\":1,"
+		 "\"tid\":1,\"ts\":0,\"dur\":100,\"args\":{\"External id\":1}},"
+		 "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"record_param_comms\",\"pid\":1,"
+		 "\"tid\":1,\"ts\":5,\"dur\":90,\"args\":{\"External id\":2}},"
+		 "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"nccl:all_reduce\",\"pid\":1,"
+		 "\"tid\":1,\"ts\":10,\"dur\":80,\"args\":{\"External id\":3}},"
+		 "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
+		 "\"tid\":1,\"ts\":20,\"dur\":10,\"args\":{\"External id\":3,\"correlation\":900}},"
+		 "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_AllReduce_Sum_f32_RING_LL\","
+		 "\"pid\":0,\"tid\":7,\"ts\":200,\"dur\":500,\"args\":{\"correlation\":900,"
+		 "\"device\":0,\"stream\":7}}" TAIL;
+	struct tu_fx *f = load(json);
+	(void)st;
+
+	assert_int_equal(op(f, "record_param_comms")->dev_self / 1000, 500);
+	assert_int_equal(op(f, "c10d::allreduce_")->dev_self, 0);
+	assert_int_equal(op(f, "c10d::allreduce_")->dev_total / 1000, 500);
+	assert_int_equal(op(f, "record_param_comms")->host_self / 1000, 10);
+	assert_int_equal(op(f, "c10d::allreduce_")->host_self / 1000, 10);
+	assert_int_equal(f->p.tree.attr.by_enclosing, 1);
+	assert_int_equal(f->p.tree.attr.device_unattributed, 0);
+	assert_int_equal(f->p.tree.attr.device_unattributed_ns, 0);
+	assert_int_equal(f->p.tree.attr.device_ns / 1000, 500);
+	/* the one classifier: a communication kernel */
+	assert_int_equal(f->p.m->attr.device_events, 1);
+	tu_fx_free(f);
+}
+
+/* A device event whose launch no operator holds is counted with its time
+ * (the report's and the JSON diagnostics' warning):
+ *   aten::x [0,10); launch [50,51) corr 1 -> k [100,130) = 30 us;
+ *   aten::y [200,300) holds launch [210,211) corr 2 -> k2 [400,410) = 10 us
+ * unattributed: 1 event, 30 of 40 us (75 %). */
+static void test_unattributed_time(void **st)
+{
+	static const char *json =
+	    HEAD "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::x\",\"pid\":1,\"tid\":1,"
+		 "\"ts\":0,\"dur\":10,\"args\":{}},"
+		 "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
+		 "\"tid\":1,\"ts\":50,\"dur\":1,\"args\":{\"correlation\":1}},"
+		 "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::y\",\"pid\":1,\"tid\":1,"
+		 "\"ts\":200,\"dur\":100,\"args\":{}},"
+		 "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
+		 "\"tid\":1,\"ts\":210,\"dur\":1,\"args\":{\"correlation\":2}},"
+		 "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":100,"
+		 "\"dur\":30,\"args\":{\"correlation\":1,\"device\":0,\"stream\":7}},"
+		 "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k2\",\"pid\":0,\"tid\":7,\"ts\":400,"
+		 "\"dur\":10,\"args\":{\"correlation\":2,\"device\":0,\"stream\":7}}" TAIL;
+	struct tu_fx *f = load(json);
+	(void)st;
+
+	assert_int_equal(dev_us(f, "aten::y"), 10);
+	assert_int_equal(f->p.tree.attr.device_unattributed, 1);
+	assert_int_equal(f->p.tree.attr.device_unattributed_ns / 1000, 30);
+	assert_int_equal(f->p.tree.attr.device_ns / 1000, 40);
+	assert_int_equal(f->p.m->attr.unattributed, 1);
+	/* operators hold device time: sorted by device self time */
+	assert_true(f->p.ops.sort_by_device);
+	tu_fx_free(f);
+}
+
+/* The invariants of issue 18 on one analysed trace: no host self time is
+ * negative (none clamped either); every device event's time is on a tree
+ * node or counted unattributed (the operators' device self time sums to
+ * the attributed device time). */
+static void check_invariants(const char *path, const struct an_profile *p)
+{
+	const struct an_optree *t = &p->tree;
+	int64_t on_nodes = 0;
+	size_t i;
+
+	assert_int_equal(t->negative_self, 0);
+	for (i = 0; i < t->nodes.n; i++) {
+		if (t->nodes.v[i].type != AN_NODE_ROOT && t->nodes.v[i].host_self < 0)
+			fail_msg("%s: node %zu host self %lld", path, i, (long long)t->nodes.v[i].host_self);
+		on_nodes += t->nodes.v[i].dev_self;
+	}
+	for (i = 0; i < p->ops.by_name.n; i++)
+		assert_true(p->ops.by_name.v[i].host_self >= 0 && p->ops.by_name.v[i].dev_self >= 0);
+	if (on_nodes + t->attr.device_unattributed_ns != t->attr.device_ns)
+		fail_msg("%s: device time on nodes %lld + unattributed %lld != %lld", path,
+			 (long long)on_nodes, (long long)t->attr.device_unattributed_ns,
+			 (long long)t->attr.device_ns);
+}
+
+/* Every Kineto trace of ../shared/data/kineto (ResNet-50 of PyTorch 1.9,
+ * modern Kineto), analysed whole. */
+static void test_invariants_shared_traces(void **st)
+{
+	static const char *const dirs[] = {"resnet50_num_workers_0", "resnet50_num_workers_4",
+					   "modern"};
+	int seen = 0;
+	(void)st;
+
+	for (size_t d = 0; d < sizeof(dirs) / sizeof(*dirs); d++) {
+		char dir[1024], path[2048];
+		struct dirent *de;
+		DIR *dp;
+		snprintf(dir, sizeof(dir), "%s/data/kineto/%s", tu_shared_dir(), dirs[d]);
+		if (!(dp = opendir(dir)))
+			continue;
+		while ((de = readdir(dp)) != NULL) {
+			struct kineto_opts o = {.threads = 1};
+			struct an_profile p;
+			struct nns_err err;
+			struct model m;
+			if (!strstr(de->d_name, ".json"))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+			assert_int_equal(model_init(&m), NNS_OK);
+			if (kineto_load_file(path, &m, &o, &err) != NNS_OK)
+				fail_msg("%s: %s", path, err.msg);
+			memset(&p, 0, sizeof(p));
+			if (an_profile_compute(&p, &m, &err) != NNS_OK)
+				fail_msg("%s: %s", path, err.msg);
+			check_invariants(path, &p);
+			an_profile_release(&p);
+			model_release(&m);
+			seen++;
+		}
+		closedir(dp);
+	}
+	if (!seen) {
+		print_message("skipped: no traces under %s/data/kineto\n", tu_shared_dir());
+		skip();
+	}
+	assert_true(seen >= 6);
 }
 
 /* Old spellings (PyTorch 1.8-1.10): Operator / Runtime / Kernel, an
@@ -503,6 +649,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_ext_equals_corr_decoy),
 	    cmocka_unit_test(test_ext_equals_corr_enclosing),
+	    cmocka_unit_test(test_collective_under_annotation),
+	    cmocka_unit_test(test_unattributed_time),
+	    cmocka_unit_test(test_invariants_shared_traces),
 	    cmocka_unit_test(test_old_spelling_ext_wins),
 	    cmocka_unit_test(test_fallback_enclosing),
 	    cmocka_unit_test(test_unenclosed_and_ext0),
