@@ -205,6 +205,12 @@ static int per_stage(struct an_profile *p)
 	for (size_t i = 0; i < c->threads.n; i++) {
 		const struct an_cpu_thread *t = &c->threads.v[i];
 		struct an_cpu_stage *st = NULL;
+		const char *tn = t->name ? model_str(m, t->name) : NULL;
+
+		/* the collector's own threads ("nnscope-sampler") are no stage of
+		 * the program: no advice about them (they stay in the threads) */
+		if (tn && strncmp(tn, "nnscope-", 8) == 0)
+			continue;
 
 		for (size_t k = 0; k < c->stages.n && !st; k++)
 			if (c->stages.v[k].name == t->name)

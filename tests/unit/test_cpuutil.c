@@ -71,12 +71,13 @@ static void sample(struct model *m, int kind, int64_t ts, float user, float sys,
 
 static void build(struct model *m)
 {
-	uint32_t main_t, w2, w3;
+	uint32_t main_t, w2, w3, smp;
 
 	model_init(m);
 	main_t = thread(m, "1", "main");
 	w2 = thread(m, "2", "worker");
 	w3 = thread(m, "3", "worker");
+	smp = thread(m, "4", "nnscope-sampler"); /* the collector's own: no stage */
 	step(m, main_t, "ProfilerStep#1", 1000, 1000);
 	step(m, main_t, "ProfilerStep#2", 2000, 1000);
 	sample(m, MS_MACHINE, 500, 10, 10, 80, 0, MODEL_NOIDX, 0);
@@ -90,6 +91,8 @@ static void build(struct model *m)
 	sample(m, MS_THREAD, 2500, 91, 0, 0, 0, main_t, 1);
 	sample(m, MS_THREAD, 1500, 10, 0, 0, 0, w2, 2);
 	sample(m, MS_THREAD, 1500, 20, 4, 0, 0, w3, 3);
+	sample(m, MS_THREAD, 1500, 1, 0, 0, 0, smp, 4);
+	sample(m, MS_THREAD, 2500, 99, 0, 0, 0, smp, 4);
 	assert_int_equal(model_add_meta(m, "cpu_count", "2"), 0);
 }
 
@@ -133,13 +136,14 @@ static void test_averages(void **state)
 	assert_int_equal(c->machine_series.n, 5);
 	assert_int_equal(c->process_series.n, 2);
 
-	/* threads by busy time */
-	assert_int_equal(c->threads.n, 3);
+	/* threads by busy time (the sampler's 50 % kept, as a thread) */
+	assert_int_equal(c->threads.n, 4);
 	assert_int_equal(c->threads.v[0].tid, 1);
 	NEAR(c->threads.v[0].avg.user, 93);
-	assert_int_equal(c->threads.v[1].tid, 3);
-	assert_int_equal(c->threads.v[2].tid, 2);
-	/* stages */
+	assert_int_equal(c->threads.v[1].tid, 4);
+	assert_int_equal(c->threads.v[2].tid, 3);
+	assert_int_equal(c->threads.v[3].tid, 2);
+	/* stages: main and worker; nnscope-sampler is none (no advice on it) */
 	assert_int_equal(c->stages.n, 2);
 	for (size_t i = 0; i < c->stages.n; i++) {
 		const struct an_cpu_stage *s = &c->stages.v[i];
@@ -176,7 +180,7 @@ static void test_averages(void **state)
 		assert_non_null(j);
 		assert_true(json_is_true(json_object_get(j, "available")));
 		assert_int_equal(json_array_size(json_object_get(j, "steps")), 2);
-		assert_int_equal(json_array_size(json_object_get(j, "threads")), 3);
+		assert_int_equal(json_array_size(json_object_get(j, "threads")), 4);
 		assert_int_equal(json_array_size(json_object_get(j, "machine_series")), 5);
 		assert_true(json_is_object(json_object_get(j, "before_steps")));
 		NEAR(json_number_value(json_object_get(json_object_get(j, "machine"), "user")), 32);
