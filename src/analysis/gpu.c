@@ -27,17 +27,12 @@ static int edge_cmp(const void *x, const void *y)
 	return (a->ts > b->ts) - (a->ts < b->ts);
 }
 
+/* The model's device of e (args.device, else Kineto's pid); 0 if unknown. */
 static int device_of(const struct model *m, const struct model_event *e)
 {
-	const char *pid;
-	char *end;
-	long v;
+	int d = model_event_device(m, (uint32_t)(e - m->events.v));
 
-	if (e->device >= 0)
-		return e->device;
-	pid = model_str(m, m->threads.v[e->thread].pid);
-	v = strtol(pid, &end, 10);
-	return end != pid && *end == '\0' && v >= 0 ? (int)v : 0;
+	return d >= 0 ? d : 0;
 }
 
 /* Utilization timeline: the smallest power-of-10 bucket giving <= 100. */

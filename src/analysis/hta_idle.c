@@ -82,7 +82,7 @@ int hta_idle_compute(const struct model *m, int64_t delay_ns, struct hta_idle *o
 		memset(&s, 0, sizeof(s));
 		memset(ng, 0, sizeof(ng));
 		cnt = 0;
-		s.device = first->device;
+		s.device = hta_event_device(m, first);
 		s.stream = stream;
 		prev_end = first->ts + first->dur;
 		for (g = i + 1; g < n; g++) {
@@ -91,7 +91,8 @@ int hta_idle_compute(const struct model *m, int64_t delay_ns, struct hta_idle *o
 			int64_t gap;
 			int cat;
 
-			if (e->device != first->device || hta_event_stream(m, e) != stream)
+			if (hta_event_device(m, e) != hta_event_device(m, first) ||
+			    hta_event_stream(m, e) != stream)
 				break;
 			gap = e->ts - prev_end;
 			if (gap > 0) {

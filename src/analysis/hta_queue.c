@@ -139,7 +139,8 @@ int hta_queue_compute(const struct model *m, int64_t max_queue_length, struct ht
 			const struct model_event *e = &m->events.v[idx[g]];
 			uint32_t l = m->launch_of[idx[g]];
 
-			if (e->device != first->device || hta_event_stream(m, e) != stream)
+			if (hta_event_device(m, e) != hta_event_device(m, first) ||
+			    hta_event_stream(m, e) != stream)
 				break;
 			if (l == MODEL_NOIDX)
 				continue;
@@ -152,7 +153,7 @@ int hta_queue_compute(const struct model *m, int64_t max_queue_length, struct ht
 			continue;
 		qsort(rows, nr, sizeof(*rows), cmp_row);
 		memset(&s, 0, sizeof(s));
-		s.device = first->device;
+		s.device = hta_event_device(m, first);
 		s.stream = stream;
 		s.launches = (int64_t)(nr / 2);
 		if (stream_stats(rows, nr, out->max_queue_length, &s) != 0 ||

@@ -51,21 +51,23 @@ int hta_temporal_compute(const struct model *m, struct hta_temporal *out, struct
 		const struct model_event *e = &m->events.v[i];
 		struct dev_acc *a;
 		int64_t end;
+		int dv;
 
 		if (!model_kind_is_device(e->kind))
 			continue;
+		dv = model_event_device(m, (uint32_t)i);
 		/* slot: device (int16) -> index into acc, -1 if none yet */
-		if (slot[(uint16_t)e->device] < 0) {
+		if (slot[(uint16_t)dv] < 0) {
 			struct dev_acc z = {0};
 
-			z.device = e->device;
+			z.device = dv;
 			z.first = INT64_MAX;
 			z.last = INT64_MIN;
 			if (vec_push(&acc, z) != 0)
 				goto out;
-			slot[(uint16_t)e->device] = (int32_t)(acc.n - 1);
+			slot[(uint16_t)dv] = (int32_t)(acc.n - 1);
 		}
-		hit = (size_t)slot[(uint16_t)e->device];
+		hit = (size_t)slot[(uint16_t)dv];
 		a = &acc.v[hit];
 		end = e->ts + e->dur;
 		if (e->ts < a->first)

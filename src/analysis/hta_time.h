@@ -150,6 +150,12 @@ void hta_membw_release(struct hta_membw *t);
 int hta_stream_order(const struct model *m, uint32_t **idx, size_t *n);
 /* The stream of device event e, -1 if none. */
 int64_t hta_event_stream(const struct model *m, const struct model_event *e);
+/* The device of a device event (the model's index: args.device, else the
+ * pid Kineto files it under, so MTIA's events are not device -1). */
+static inline int hta_event_device(const struct model *m, const struct model_event *e)
+{
+	return model_event_device(m, (uint32_t)(e - m->events.v));
+}
 
 /* p-th quantile (0..1) of v[0..n), linear interpolation between closest
  * ranks (numpy's and pandas' default), found by selection in O(n)

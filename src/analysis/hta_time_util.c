@@ -11,9 +11,7 @@
 
 int64_t hta_event_stream(const struct model *m, const struct model_event *e)
 {
-	if (e->extra == MODEL_NOIDX || e->extra >= m->dev_args.n)
-		return -1;
-	return m->dev_args.v[e->extra].stream;
+	return model_event_stream(m, (uint32_t)(e - m->events.v));
 }
 
 struct key {
@@ -63,7 +61,7 @@ int hta_stream_order(const struct model *m, uint32_t **idx, size_t *n)
 			continue;
 		k[cnt].stream = s;
 		k[cnt].idx = (uint32_t)i;
-		k[cnt].device = e->device;
+		k[cnt].device = hta_event_device(m, e);
 		cnt++;
 	}
 	qsort(k, cnt, sizeof(*k), cmp_key);

@@ -134,6 +134,40 @@ static void test_temporal_names(void **state)
 	model_release(&m);
 }
 
+/* MTIA (issue 18): mtia_ccp_events carry no args.device nor stream; Kineto
+ * files them under pid = the device, tid = the stream. The dma_request copy
+ * engine is memory, not compute (it counted as compute: 57.75 % compute /
+ * 0 % non-compute where HTA gives non-compute).
+ *   pid 2 tid 5: fused_op [0,100) compute, dma_request [100,150) memory
+ * device 2 (not -1): total 150, compute 100, non-compute 50, idle 0. */
+static const char TEMPORAL_MTIA[] = DOC(
+    "{\"ph\":\"X\",\"cat\":\"mtia_ccp_events\",\"name\":\"fused_op\",\"pid\":2,\"tid\":5,"
+    "\"ts\":0,\"dur\":100,\"args\":{}},"
+    "{\"ph\":\"X\",\"cat\":\"mtia_ccp_events\",\"name\":\"dma_request\",\"pid\":2,"
+    "\"tid\":5,\"ts\":100,\"dur\":50,\"args\":{}}");
+
+static void test_temporal_mtia(void **state)
+{
+	struct model m;
+	struct hta_temporal t;
+	struct nns_err err;
+	(void)state;
+
+	load(TEMPORAL_MTIA, &m);
+	assert_int_equal(hta_temporal_compute(&m, &t, &err), NNS_OK);
+	assert_int_equal(t.devs.n, 1);
+	assert_int_equal(t.devs.v[0].device, 2);
+	assert_int_equal(t.devs.v[0].total, 150000);
+	assert_int_equal(t.devs.v[0].compute, 100000);
+	assert_int_equal(t.devs.v[0].non_compute, 50000);
+	assert_int_equal(t.devs.v[0].idle, 0);
+	/* the stream is the tid */
+	assert_int_equal(model_event_stream(&m, 0), 5);
+	assert_int_equal(model_event_device(&m, 1), 2);
+	hta_temporal_release(&t);
+	model_release(&m);
+}
+
 /* ---- idle time per stream -------------------------------------------------- */
 
 /* Device 0, stream 7 (us; launches on the host):
@@ -857,7 +891,7 @@ int main(void)
 	    cmocka_unit_test(test_idle),	   cmocka_unit_test(test_membw_kineto_arg),
 	    cmocka_unit_test(test_queue),	   cmocka_unit_test(test_membw),
 	    cmocka_unit_test(test_membw_kind_cap), cmocka_unit_test(test_no_gpu),
-	    cmocka_unit_test(test_percentile),	   cmocka_unit_test(test_quantile_selection),
+	    cmocka_unit_test(test_temporal_mtia),  cmocka_unit_test(test_percentile),	   cmocka_unit_test(test_quantile_selection),
 	    cmocka_unit_test(test_downsample),	   cmocka_unit_test(test_json),
 	    cmocka_unit_test(test_real_traces),	   cmocka_unit_test(test_real_vs_hta),
 	};
