@@ -2,8 +2,11 @@
  * steps.c - step detection and device-side adjustment (tb_plugin
  * StepParser._parse_step / _find_device_steps / _update_steps_duration).
  *
- * Deliberate fix: GPU-side copies of step annotations (gpu_user_annotation
- * "ProfilerStep#N") are not steps; tb_plugin counted them twice.
+ * Deliberate fixes: GPU-side copies of step annotations (gpu_user_annotation
+ * "ProfilerStep#N") are not steps; tb_plugin counted them twice. Only
+ * device work whose launch ended before the first step can move the first
+ * step's start (tb_plugin also let device work with no launch in the trace
+ * move it, which shrank a 100 ms step to 135 us).
  * A CPU step name seen twice (same name, overlapping) is kept once.
  */
 #include "analysis.h"
@@ -200,16 +203,18 @@ int an_steps_compute(struct an_profile *p, struct nns_err *err)
 		rc = NNS_OK;
 		goto out;
 	}
-	/* previous end before step 0: device work not launched in any step that
-	 * ends before step 0's first device event */
+	/* previous end before step 0: device work launched before step 0 (its
+	 * launch ended by step 0's host start) that ends before step 0's first
+	 * device event. Device work with no launch in the trace is not known to
+	 * come from before the first step; tb_plugin let it move step 0's
+	 * start, and a step of 100,298 us of host time came out as 135 us. */
 	prev_end = p->overview.steps.v[0].host_start;
 	if (dev_lo[0] != INT64_MAX) {
 		for (i = 0; i < n; i++) {
 			const struct model_event *e = &m->events.v[i];
 			uint32_t l = m->launch_of[i];
-			if (!model_kind_is_device(e->kind))
-				continue;
-			if (l != MODEL_NOIDX && matched[l])
+			if (!model_kind_is_device(e->kind) || l == MODEL_NOIDX || matched[l] ||
+			    m->events.v[l].ts + m->events.v[l].dur > p->overview.steps.v[0].host_start)
 				continue;
 			if (e->ts + e->dur < dev_lo[0] && e->ts + e->dur > prev_end)
 				prev_end = e->ts + e->dur;

@@ -6,7 +6,8 @@
  * analysis; then EVERY key of the case's "expected" object is checked. An
  * expected key this file does not know fails the test, so nothing is
  * skipped silently. Times in the cases are microseconds; the model is in
- * nanoseconds.
+ * nanoseconds. Deliberate differences from tb_plugin are listed in
+ * `deviations` with their hand-computed values and the reason.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -476,6 +477,38 @@ static void free_case(struct ctx *c)
 	json_decref(c->doc);
 }
 
+/* Where nnscope differs from tb_plugin on purpose, the case's expected
+ * value is replaced by nnscope's, worked out by hand, with the reason. */
+static const struct deviation {
+	const char *file, *key, *value;
+} deviations[] = {
+    /* 06: the kernel [150,240) has no launch in the trace (correlation 123
+     * matches no runtime). tb_plugin takes it as work from before step 1
+     * and starts step 1 at 240 (Total 140). nnscope moves the first step's
+     * start only for device work whose launch ended before the step (issue
+     * 18: a 100,298 us step came out as 135 us): step 1 = [100, 380), the
+     * memcpy launched in it ending at 380. Kernel [150,240) = 90; Memcpy
+     * [280,380) = 100; Runtime [250,255) = 5; CpuOp aten::to [200,260) less
+     * the kernel [200,240) and the runtime = 15; Other = 280 - 210 = 70.
+     * Step 2 is tb_plugin's: it starts at 380 either way. */
+    {"06_steps_with_overlap.json", "steps_costs[0]",
+     "{\"Kernel\": 90, \"Memcpy\": 100, \"Memset\": 0, \"Runtime\": 5, \"DataLoader\": 0, "
+     "\"CpuOp\": 15, \"Other\": 70, \"Total\": 280}"},
+};
+
+static void apply_deviations(const char *file, json_t *expected)
+{
+	for (size_t i = 0; i < sizeof(deviations) / sizeof(*deviations); i++) {
+		json_t *v;
+		if (strcmp(deviations[i].file, file) != 0)
+			continue;
+		assert_non_null(json_object_get(expected, deviations[i].key));
+		v = json_loads(deviations[i].value, 0, NULL);
+		assert_non_null(v);
+		json_object_set_new(expected, deviations[i].key, v);
+	}
+}
+
 static void run_single(const char *file)
 {
 	struct ctx c;
@@ -484,6 +517,7 @@ static void run_single(const char *file)
 		skip();
 		return;
 	}
+	apply_deviations(file, json_object_get(c.doc, "expected"));
 	check_case_expected(&c.p[0], json_object_get(c.doc, "expected"));
 	free_case(&c);
 }

@@ -3,7 +3,8 @@
  * with the model API, covering where nnscope deliberately differs from
  * tb_plugin: GPU-side step copies, cuda_driver launches, PyTorch 2.x
  * collective kernels, sub-microsecond traces, traces without GPU events,
- * and launches without external ids (correlated by containment).
+ * launches without external ids (correlated by containment), and device
+ * work with no launch before the first step.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -72,6 +73,42 @@ static void test_gpu_step_copies(void **st)
 	assert_int_equal(p.overview.steps.v[0].cost[AN_CPUOP], 1000 + 3000);
 	assert_int_equal(p.overview.steps.v[0].cost[AN_KERNEL], 30000);
 	assert_int_equal(p.overview.steps.v[0].cost[AN_RUNTIME], 5000);
+	an_profile_release(&p);
+	model_release(&m);
+}
+
+/* Device work with no launch in the trace, ending inside the first step, is
+ * not "before the first step" (issue 18: a step of 100,298 us of host time
+ * came out as 135 us). Two steps of 100 ms (us below):
+ *   nccl-like kernel with no launch [50,000, 99,000) on stream 8
+ *   step 1 host [0, 100,000): op [99,400, 99,900) launches [99,500, 99,600)
+ *     -> gemm [99,865, 100,000)
+ *   step 2 host [100,000, 200,000): the same shape 100,000 later
+ * Step 1 = [0, 100,000): 100,000 us (tb_plugin: [99,000, 100,000) = 1,000);
+ * a kernel launched before step 1 would still move it: see 06 in
+ * tests/golden/test_tbplugin_cases.c. */
+static void test_first_step_unlaunched_work(void **st)
+{
+	struct model m;
+	struct an_profile p;
+	(void)st;
+
+	model_init(&m);
+	ev(&m, MK_KERNEL, "ncclDevKernel_AllReduce", "stream 8", 50000000, 49000000, MODEL_NONE,
+	   MODEL_NONE);
+	for (int i = 0; i < 2; i++) {
+		int64_t o = i * 100000000LL;
+		ev(&m, MK_USER_ANNOTATION, i ? "ProfilerStep#2" : "ProfilerStep#1", "1", o, 100000000,
+		   MODEL_NONE, MODEL_NONE);
+		ev(&m, MK_CPU_OP, "aten::mm", "1", o + 99400000, 500000, 10 + i, MODEL_NONE);
+		ev(&m, MK_RUNTIME, "cudaLaunchKernel", "1", o + 99500000, 100000, 10 + i, 500 + i);
+		ev(&m, MK_KERNEL, "gemm", "stream 7", o + 99865000, 135000, 10 + i, 500 + i);
+	}
+	compute(&m, &p);
+	assert_int_equal(p.overview.steps.n, 2);
+	assert_int_equal(p.overview.steps.v[0].start, 0);
+	assert_int_equal(p.overview.steps.v[0].end - p.overview.steps.v[0].start, 100000000);
+	assert_int_equal(p.overview.steps.v[1].end - p.overview.steps.v[1].start, 100000000);
 	an_profile_release(&p);
 	model_release(&m);
 }
@@ -202,6 +239,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_gpu_step_copies),
+	    cmocka_unit_test(test_first_step_unlaunched_work),
 	    cmocka_unit_test(test_driver_launch),
 	    cmocka_unit_test(test_nccl_kernel_by_name),
 	    cmocka_unit_test(test_sub_microsecond),

@@ -204,7 +204,7 @@ static void test_unattributed_time(void **st)
 /* The invariants of issue 18 on one analysed trace: no host self time is
  * negative (none clamped either); every device event's time is on a tree
  * node or counted unattributed (the operators' device self time sums to
- * the attributed device time). */
+ * the attributed device time); the steps last at least their host span. */
 static void check_invariants(const char *path, const struct an_profile *p)
 {
 	const struct an_optree *t = &p->tree;
@@ -223,6 +223,17 @@ static void check_invariants(const char *path, const struct an_profile *p)
 		fail_msg("%s: device time on nodes %lld + unattributed %lld != %lld", path,
 			 (long long)on_nodes, (long long)t->attr.device_unattributed_ns,
 			 (long long)t->attr.device_ns);
+	/* the steps, end to end, last at least as long as their host ranges:
+	 * no device work moves the first step's start past what the last
+	 * step's device tail adds (issue 18: 100,298 us of host time came out
+	 * as 135 us) */
+	if (p->overview.steps.n) {
+		const struct an_step *a = &p->overview.steps.v[0],
+				     *z = &p->overview.steps.v[p->overview.steps.n - 1];
+		if (z->end - a->start < z->host_end - a->host_start)
+			fail_msg("%s: steps last %lld ns, their host ranges %lld ns", path,
+				 (long long)(z->end - a->start), (long long)(z->host_end - a->host_start));
+	}
 }
 
 /* Every Kineto trace of ../shared/data/kineto (ResNet-50 of PyTorch 1.9,
