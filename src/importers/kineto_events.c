@@ -131,6 +131,15 @@ static size_t lower(struct kstr s, char *b)
 	return s.n;
 }
 
+/* The model's code of an accelerator's own category (0 for CUDA's). */
+static int cat_src_code(struct kstr c)
+{
+	char b[24];
+	size_t n = lower(c, b);
+
+	return n ? model_src_cat_code(b, n) : 0;
+}
+
 static int cat_kind(struct kstr c)
 {
 	char b[24];
@@ -650,6 +659,8 @@ static int commit_x(struct kparser *ps, struct kev *e, const char *at)
 	ev.ext_id = e->ext_id;
 	ev.corr = e->corr;
 	ev.kind = (uint8_t)e->kind;
+	if (e->cat.n)
+		ev.flags = (uint8_t)(cat_src_code(e->cat) << MODEL_EF_SRCCAT_SHIFT);
 	ev.thread = kev_thread(ps, e->pid, e->tid);
 	ev.name = model_intern(m, e->name.p, e->name.n);
 	if (ev.thread == MODEL_NOIDX || ev.name == STRPOOL_NONE)

@@ -485,7 +485,11 @@ static int classify(const char *name, const char *path, char *wbuf, size_t wsize
 	}
 	if (!ends_json(name))
 		return 0; /* other files are not candidates */
-	if (!sniff_json(path, why, whysize))
+	/* a file named as tb_plugin names traces is one by intent: when its
+	 * content is not, loading it says why (the server's 422), rather than
+	 * it vanishing from the run */
+	if (!ends_with(name, n, TB_EXT[0]) && !ends_with(name, n, TB_EXT[1]) &&
+	    !sniff_json(path, why, whysize))
 		return 0;
 	if (!run_match_name(name, wbuf, wsize, sbuf, ssize)) {
 		char *w = strip_ext(name);

@@ -254,6 +254,36 @@ const struct model_device *model_device_by_id(const struct model *m, int id)
 	return NULL;
 }
 
+/* Accelerators' category names (libkineto's ActivityType and its vendor
+ * forks) kept on their events; the code is the index + 1. */
+static const char *const src_cats[] = {
+    "mtia_runtime",	  "mtia_ccp_events",	 "glow_runtime",	"xpu_runtime",
+    "xpu_driver",	  "hpu_op",		 "privateuse1_runtime", "privateuse1_driver",
+    "hip_runtime",	  "hip_driver",		 "mlu_runtime",		"mlu_memcpy",
+    "mlu_memset",	  "mlu_user_annotation", "mlu_profiler_range",	"gcu_runtime",
+    "gcu_driver",	  "gcu_memcpy",		 "gcu_memset",		"gcu_user_annotation",
+    "gcu_profiler_range", "gcu_sync",		 "xpu_sync",
+};
+_Static_assert(sizeof(src_cats) / sizeof(*src_cats) <= 31, "five bits of model_event.flags");
+
+int model_src_cat_code(const char *lower, size_t n)
+{
+	for (size_t i = 0; i < sizeof(src_cats) / sizeof(*src_cats); i++)
+		if (strlen(src_cats[i]) == n && memcmp(src_cats[i], lower, n) == 0)
+			return (int)i + 1;
+	return 0;
+}
+
+const char *model_event_cat(const struct model *m, uint32_t ev)
+{
+	const struct model_event *e = &m->events.v[ev];
+	unsigned code = (e->flags & MODEL_EF_SRCCAT) >> MODEL_EF_SRCCAT_SHIFT;
+
+	if (code && code <= sizeof(src_cats) / sizeof(*src_cats))
+		return src_cats[code - 1];
+	return model_kind_name(e->kind);
+}
+
 const char *model_kind_name(int kind)
 {
 	static const char *const names[MK__COUNT] = {

@@ -52,6 +52,10 @@ enum model_kind {
 /* Kineto's category text of a kind ("cpu_op", "kernel", "gpu_memcpy", ...;
  * "other" for anything out of range): what exports and the UI show. */
 const char *model_kind_name(int kind);
+/* The code (1..31) of an accelerator's own category name (lower case,
+ * n bytes: "mtia_runtime", "mtia_ccp_events", "hip_runtime", ...), 0 when
+ * it has none (CUDA's and the old names map to their kind's name). */
+int model_src_cat_code(const char *lower, size_t n);
 
 static inline int model_kind_is_device(int k)
 {
@@ -88,6 +92,11 @@ struct model_event {
 enum model_class { MC_NONE = 0, MC_COMPUTE, MC_MEMORY, MC_COMM };
 #define MODEL_EF_CLASS 3u   /* device events: enum model_class */
 #define MODEL_EF_PARTIAL 4u /* starts inside a range of its thread, ends after it */
+/* Bits 3-7, set by importers: the source's own category when it is not the
+ * kind's Kineto/CUDA name (model_src_cat_code: "mtia_runtime", "hip_runtime",
+ * ...), 0 else; exports write it back (model_event_cat). */
+#define MODEL_EF_SRCCAT_SHIFT 3
+#define MODEL_EF_SRCCAT (31u << MODEL_EF_SRCCAT_SHIFT)
 
 /* The one kernel classifier (HTA's get_kernel_type, plus NCCL >= 2.19,
  * RCCL and MTIA names): MC_NONE for non-device kinds. */
@@ -403,6 +412,9 @@ int model_keep_window(struct model *m, int64_t t0, int64_t t1, struct nns_err *e
 
 /* ---- the index, after model_finalize (model_index.c) ---- */
 
+/* The category to write for event ev: the source's own (model_src_cat_code)
+ * or its kind's name. */
+const char *model_event_cat(const struct model *m, uint32_t ev);
 static inline int model_event_class(const struct model *m, uint32_t ev)
 {
 	return m->events.v[ev].flags & MODEL_EF_CLASS;

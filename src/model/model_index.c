@@ -246,7 +246,8 @@ int model_index_build(struct model *m)
 	}
 	for (i = 0; i < n; i++) {
 		struct model_event *e = &m->events.v[i];
-		e->flags = (uint8_t)(model_class_of(e->kind, model_str(m, e->name)) & MODEL_EF_CLASS);
+		e->flags = (uint8_t)((e->flags & MODEL_EF_SRCCAT) |
+				     (model_class_of(e->kind, model_str(m, e->name)) & MODEL_EF_CLASS));
 	}
 	nest(m, top);
 	rc = attribute(m);

@@ -235,7 +235,7 @@ static void write_x(struct ctx *c, const struct model_event *e)
 	jsonw_obj_begin(w);
 	common(c, "X", model_str(m, e->name), e->thread, e->ts);
 	jsonw_kdouble(w, "dur", (double)e->dur / 1000.0);
-	jsonw_kstr(w, "cat", model_kind_name(e->kind));
+	jsonw_kstr(w, "cat", model_event_cat(m, (uint32_t)(e - m->events.v)));
 	jsonw_key(w, "args");
 	jsonw_obj_begin(w);
 	out_json_event_args(w, m, e);

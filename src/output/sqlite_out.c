@@ -40,7 +40,8 @@ static const char DDL[] =
     " wait_on_stream INTEGER, wait_on_correlation INTEGER, input_dims_id INTEGER,"
     " input_type_id INTEGER, call_stack_id INTEGER, sequence_number INTEGER,"
     " python_id INTEGER, python_parent_id INTEGER, python_module_id INTEGER,"
-    " fwd_thread_id INTEGER, PRIMARY KEY(worker_id, id)) WITHOUT ROWID;"
+    " fwd_thread_id INTEGER, category TEXT, class TEXT, PRIMARY KEY(worker_id, id))"
+    " WITHOUT ROWID;"
     "CREATE TABLE counters(worker_id INTEGER NOT NULL, ts_ns INTEGER NOT NULL, name TEXT,"
     " value REAL, thread_id INTEGER);"
     "CREATE TABLE memory_events(worker_id INTEGER NOT NULL, ts_ns INTEGER NOT NULL,"
@@ -98,7 +99,8 @@ static const char VIEWS[] =
 					       "AS python_id,"
 					       " e.python_parent_id AS python_parent_id, "
 					       "e.python_module_id AS python_module_id,"
-					       " e.fwd_thread_id AS fwd_thread_id"
+					       " e.fwd_thread_id AS fwd_thread_id,"
+					       " e.category AS category, e.class AS class"
 					       " FROM events_raw e;"
 					       /* device time of the kernels each operator launched,
 						* as the kernel view's by_properties groups it (the

@@ -116,6 +116,8 @@ enum {
 	C_PYPARENT,
 	C_PYMOD,
 	C_FWDTID,
+	C_CAT,
+	C_CLASS,
 	C__N
 };
 
@@ -227,8 +229,20 @@ static int put_events(struct out_sqlite *s, int64_t wid, const struct an_profile
 				  SQLITE_STATIC);
 		if (e->thread < m->threads.n)
 			sqlite3_bind_int64(st, C_THREAD, e->thread);
-		if (e->device >= 0)
-			sqlite3_bind_int(st, C_DEVICE, e->device);
+		{
+			/* the model's index: args.device / args.stream, else
+			 * the pid and tid Kineto files device events under */
+			int dv = model_event_device(m, (uint32_t)i);
+			int64_t sm = model_event_stream(m, (uint32_t)i);
+			if (dv >= 0)
+				sqlite3_bind_int(st, C_DEVICE, dv);
+			if (sm >= 0)
+				sqlite3_bind_int64(st, C_STREAM, sm);
+		}
+		sqlite3_bind_text(st, C_CAT, model_event_cat(m, (uint32_t)i), -1, SQLITE_STATIC);
+		if (model_event_class(m, (uint32_t)i) != MC_NONE)
+			sqlite3_bind_text(st, C_CLASS, model_class_name(model_event_class(m, (uint32_t)i)),
+					  -1, SQLITE_STATIC);
 		if (e->corr != MODEL_NONE)
 			sqlite3_bind_int64(st, C_CORR, e->corr);
 		if (e->ext_id != MODEL_NONE)

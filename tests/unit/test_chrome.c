@@ -380,6 +380,52 @@ static void test_kineto_model(void **state)
 	model_release(&m);
 }
 
+/* Exports keep the source's categories (issue 18: mtia_runtime came out as
+ * cuda_runtime, every mtia_ccp_events record as kernel; hip_runtime too),
+ * while the analyses read them as launches and device work. */
+static void test_source_categories(void **state)
+{
+	struct model m;
+	struct out_chrome_stats st;
+	json_error_t je;
+	json_t *evs = json_loads(
+	    "[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::add\",\"pid\":7,\"tid\":7,"
+	    "\"ts\":100,\"dur\":10,\"args\":{}},"
+	    "{\"ph\":\"X\",\"cat\":\"mtia_runtime\",\"name\":\"launch\",\"pid\":7,\"tid\":7,"
+	    "\"ts\":101,\"dur\":2,\"args\":{\"correlation\":9}},"
+	    "{\"ph\":\"X\",\"cat\":\"MTIA_CCP_EVENTS\",\"name\":\"dma_request\",\"pid\":2,"
+	    "\"tid\":5,\"ts\":104,\"dur\":2,\"args\":{\"correlation\":9}},"
+	    "{\"ph\":\"X\",\"cat\":\"hip_runtime\",\"name\":\"hipLaunchKernel\",\"pid\":7,"
+	    "\"tid\":7,\"ts\":106,\"dur\":1,\"args\":{}}"
+	    "]",
+	    0, &je);
+	json_t *j, *arr;
+
+	(void)state;
+	assert_non_null(evs);
+	assert_int_equal(tu_model_from_events(evs, &m), 0);
+	json_decref(evs);
+	/* read as a launch and a device event (memory: the copy engine) */
+	assert_int_equal(m.events.v[1].kind, MK_RUNTIME);
+	assert_int_equal(m.launch_of[2], 1);
+	assert_int_equal(model_event_class(&m, 2), MC_MEMORY);
+	assert_int_equal(m.op_of[2], 0);
+	j = export(&m, 0, &st, NULL);
+	arr = json_object_get(j, "traceEvents");
+	assert_string_equal(json_string_value(json_object_get(find(arr, "X", "launch"), "cat")),
+			    "mtia_runtime");
+	assert_string_equal(
+	    json_string_value(json_object_get(find(arr, "X", "dma_request"), "cat")),
+	    "mtia_ccp_events");
+	assert_string_equal(
+	    json_string_value(json_object_get(find(arr, "X", "hipLaunchKernel"), "cat")),
+	    "hip_runtime");
+	assert_string_equal(json_string_value(json_object_get(find(arr, "X", "aten::add"), "cat")),
+			    "cpu_op");
+	json_decref(j);
+	model_release(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -387,6 +433,7 @@ int main(void)
 	    cmocka_unit_test(test_limit),
 	    cmocka_unit_test(test_host_rows),
 	    cmocka_unit_test(test_kineto_model),
+	    cmocka_unit_test(test_source_categories),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
