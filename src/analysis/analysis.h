@@ -115,15 +115,15 @@ struct an_rt_link {
 /* How launches and device events found their operator (the model's rules,
  * model_attr; optree.c adds tb_plugin's thread root for external id 0). */
 struct an_attribution {
-	int64_t launches;	     /* runtime/driver events */
-	int64_t by_external_id;	     /* rule 1: the external id names an operator */
-	int64_t by_enclosing;	     /* rule 2: innermost enclosing operator */
-	int64_t by_thread_root;	     /* external id 0, no operator: the thread root */
-	int64_t unattributed;	     /* none of them */
-	int64_t device_events;	     /* kernels, copies, sets */
-	int64_t device_no_launch;    /* no launch by correlation id nor ac2g flow */
-	int64_t device_unattributed; /* launch found, but it belongs to no operator */
-	int64_t device_ns;	     /* summed duration of the device events */
+	int64_t launches;		/* runtime/driver events */
+	int64_t by_external_id;		/* rule 1: the external id names an operator */
+	int64_t by_enclosing;		/* rule 2: innermost enclosing operator */
+	int64_t by_thread_root;		/* external id 0, no operator: the thread root */
+	int64_t unattributed;		/* none of them */
+	int64_t device_events;		/* kernels, copies, sets */
+	int64_t device_no_launch;	/* no launch by correlation id nor ac2g flow */
+	int64_t device_unattributed;	/* launch found, but it belongs to no operator */
+	int64_t device_ns;		/* summed duration of the device events */
 	int64_t device_unattributed_ns; /* of those in no operator (no launch or none) */
 };
 

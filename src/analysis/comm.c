@@ -376,7 +376,8 @@ static int add_kernels(struct an_profile *p, const uint32_t *comm_of_ev, struct 
 			 * model's nesting: the launch's operator may be the
 			 * c10d:: op around the nccl: range) */
 			uint32_t a;
-			for (a = m->parent[l]; a != MODEL_NOIDX && c == MODEL_NOIDX; a = m->parent[a])
+			for (a = m->parent[l]; a != MODEL_NOIDX && c == MODEL_NOIDX;
+			     a = m->parent[a])
 				c = comm_of_ev[a];
 		}
 		if (c == MODEL_NOIDX && e->ext_id != MODEL_NONE && next) {

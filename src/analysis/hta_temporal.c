@@ -78,7 +78,8 @@ int hta_temporal_compute(const struct model *m, struct hta_temporal *out, struct
 			continue;
 		if (iv_add(&a->all, e->ts, end) != 0)
 			goto out;
-		if (model_event_class(m, (uint32_t)i) == MC_COMPUTE && iv_add(&a->compute, e->ts, end) != 0)
+		if (model_event_class(m, (uint32_t)i) == MC_COMPUTE &&
+		    iv_add(&a->compute, e->ts, end) != 0)
 			goto out;
 	}
 	for (i = 0; i < acc.n; i++) {

@@ -17,9 +17,9 @@ int an_is_optimizer_name(const char *name);
 
 /* Name classes, computed once per distinct name (an_name_flags). */
 enum {
-	AN_NAME_STEP = 1,	 /* ProfilerStep#N */
-	AN_NAME_DATALOADER = 2,	 /* an_is_dataloader_name */
-	AN_NAME_COMM = 4,	 /* nccl:* / gloo:* */
+	AN_NAME_STEP = 1,	/* ProfilerStep#N */
+	AN_NAME_DATALOADER = 2, /* an_is_dataloader_name */
+	AN_NAME_COMM = 4,	/* nccl:* / gloo:* */
 	/* 8: free (kernel classes are the model's, model_class_of) */
 	AN_NAME_OPTIMIZER = 16,	 /* Optimizer.* */
 	AN_NAME_DP = 32,	 /* DataParallel.forward */

@@ -220,7 +220,8 @@ static int attach_runtimes(struct an_profile *p, const uint32_t *thread_root)
 			continue;
 		if (op != MODEL_NOIDX && (node = t->owner[op]) == MODEL_NOIDX)
 			node = node_holding(m, t, op); /* its range was dropped (overlap) */
-		if (node == MODEL_NOIDX && e->ext_id == 0 && thread_root[e->thread] != MODEL_NOIDX) {
+		if (node == MODEL_NOIDX && e->ext_id == 0 &&
+		    thread_root[e->thread] != MODEL_NOIDX) {
 			node = thread_root[e->thread];
 			t->attr.by_thread_root++;
 			t->attr.unattributed--;

@@ -214,7 +214,8 @@ int an_steps_compute(struct an_profile *p, struct nns_err *err)
 			const struct model_event *e = &m->events.v[i];
 			uint32_t l = m->launch_of[i];
 			if (!model_kind_is_device(e->kind) || l == MODEL_NOIDX || matched[l] ||
-			    m->events.v[l].ts + m->events.v[l].dur > p->overview.steps.v[0].host_start)
+			    m->events.v[l].ts + m->events.v[l].dur >
+				p->overview.steps.v[0].host_start)
 				continue;
 			if (e->ts + e->dur < dev_lo[0] && e->ts + e->dur > prev_end)
 				prev_end = e->ts + e->dur;

@@ -77,11 +77,11 @@ struct analyse_ctx {
 	const char *out; /* output directory of the current run */
 	struct out_opts oo;
 	int quiet;
-	int timeline;		/* --timeline */
-	int64_t limit_bytes;	/* --timeline-limit-mb, 0 = none */
-	int critpath;		/* --critical-path */
-	const char *cp_step;	/* its STEP, NULL = the first */
-	struct out_sqlite *sql; /* --sqlite, NULL without */
+	int timeline;		   /* --timeline */
+	int64_t limit_bytes;	   /* --timeline-limit-mb, 0 = none */
+	int critpath;		   /* --critical-path */
+	const char *cp_step;	   /* its STEP, NULL = the first */
+	struct out_sqlite *sql;	   /* --sqlite, NULL without */
 	const struct cli_visit *v; /* v->groups: span groups of the current run */
 	int sql_failed;
 };
@@ -517,7 +517,8 @@ static int analyse_body(struct analyse_ctx *cx, struct cli_visit *v, const char 
 	if (visited == 0 && root)
 		status = CLI_EINPUT;
 	if (v->load_failed && visited && !mpi && root && !cx->quiet)
-		fprintf(stderr, "nnscope: %zu trace(s) analysed, %zu could not be read (see above)\n",
+		fprintf(stderr,
+			"nnscope: %zu trace(s) analysed, %zu could not be read (see above)\n",
 			visited, v->load_failed);
 	return status;
 }

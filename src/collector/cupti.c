@@ -116,10 +116,14 @@ static int on(void);
 static const struct {
 	uint32_t kind;
 	const char *name;
-} kinds[] = {{NNS_CK_CONCURRENT_KERNEL, "kernel"}, {NNS_CK_MEMCPY, "memcpy"},
-	     {NNS_CK_MEMSET, "memset"},		   {NNS_CK_RUNTIME, "runtime"},
-	     {NNS_CK_DRIVER, "driver"},		   {NNS_CK_SYNCHRONIZATION, "sync"},
-	     {NNS_CK_MEMORY2, "memory"},	   {NNS_CK_EXTERNAL_CORRELATION, "extcorr"}};
+} kinds[] = {{NNS_CK_CONCURRENT_KERNEL, "kernel"},
+	     {NNS_CK_MEMCPY, "memcpy"},
+	     {NNS_CK_MEMSET, "memset"},
+	     {NNS_CK_RUNTIME, "runtime"},
+	     {NNS_CK_DRIVER, "driver"},
+	     {NNS_CK_SYNCHRONIZATION, "sync"},
+	     {NNS_CK_MEMORY2, "memory"},
+	     {NNS_CK_EXTERNAL_CORRELATION, "extcorr"}};
 
 /* Whether NNSCOPE_CUPTI_KINDS (unset or empty: every kind) names kind i. */
 static int kind_wanted(const char *list, size_t i)
@@ -441,8 +445,10 @@ static int start_locked(char *why, size_t size)
 	 * low 32 bits of pthread_self(), which matches no thread, and no launch
 	 * would be found inside its operator (seen on an H200, docs/GPU.md).
 	 * As Kineto does; before any kind is enabled. */
-	if (cu.f.thread_id_type && cu.f.thread_id_type(NNS_CUPTI_THREAD_ID_SYSTEM) != NNS_CUPTI_SUCCESS)
-		snprintf(failed + strlen(failed), sizeof(failed) - strlen(failed), " thread-id-type");
+	if (cu.f.thread_id_type &&
+	    cu.f.thread_id_type(NNS_CUPTI_THREAD_ID_SYSTEM) != NNS_CUPTI_SUCCESS)
+		snprintf(failed + strlen(failed), sizeof(failed) - strlen(failed),
+			 " thread-id-type");
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(*kinds); i++)
 		if (kind_wanted(getenv("NNSCOPE_CUPTI_KINDS"), i) &&
 		    (rc = cu.f.enable(kinds[i].kind)) != NNS_CUPTI_SUCCESS)

@@ -163,7 +163,8 @@ static int found_cmp(const void *x, const void *y)
 		return c;
 	if (a->numeric && b->numeric) {
 		/* .nnst ordinals: <w>.nnst, <w>.2.nnst, ..., <w>.10.nnst */
-		size_t la = a->suffix ? strlen(a->suffix) : 0, lb = b->suffix ? strlen(b->suffix) : 0;
+		size_t la = a->suffix ? strlen(a->suffix) : 0,
+		       lb = b->suffix ? strlen(b->suffix) : 0;
 
 		if (la != lb)
 			return la < lb ? -1 : 1;
@@ -379,7 +380,8 @@ static int sniff_json(const char *path, char *why, size_t wsize)
 		else if (p < end && *p == '{' && memmem(p, (size_t)(end - p), "\"ph\"", 4))
 			rc = 1;
 		else if (p < end && *p == '{')
-			snprintf(why, wsize, "a JSON array of objects without \"ph\": not trace events");
+			snprintf(why, wsize,
+				 "a JSON array of objects without \"ph\": not trace events");
 		else
 			snprintf(why, wsize, "a JSON array of non-events: not a trace");
 		goto out;
@@ -417,9 +419,9 @@ out:
 struct dir_scan {
 	struct found *fv;
 	size_t fn, fcap;
-	VEC(char *) subdirs;	     /* names, walked after the scan */
+	VEC(char *) subdirs;	    /* names, walked after the scan */
 	VEC(struct run_skip) skips; /* files left out here */
-	int ms;			     /* holds MindSpore per-device files */
+	int ms;			    /* holds MindSpore per-device files */
 };
 
 static void dir_scan_release(struct dir_scan *ds)
@@ -548,9 +550,8 @@ static int scan_entries(struct walk *wk, const char *dir, DIR *dp, struct dir_sc
 			free(path);
 			continue;
 		}
-		if (!S_ISREG(st.st_mode) ||
-		    !classify(de->d_name, path, wbuf, sizeof(wbuf), sbuf, sizeof(sbuf), &f, why,
-			      sizeof(why))) {
+		if (!S_ISREG(st.st_mode) || !classify(de->d_name, path, wbuf, sizeof(wbuf), sbuf,
+						      sizeof(sbuf), &f, why, sizeof(why))) {
 			if (S_ISREG(st.st_mode) && why[0] && add_skip(ds, path, why))
 				rc = nns_err_set(wk->err, NNS_ENOMEM, "out of memory");
 			free(path);
@@ -858,10 +859,11 @@ int run_discover(struct run_set *rs, const char *path, const struct run_limits *
 		return nns_err_set(err, NNS_ENOMEM, "out of memory");
 	rc = walk_dir(&wk, root, 0);
 	if (rc == NNS_OK && rs->runs.n == 0)
-		rc = nns_err_set(err, NNS_ENOTFOUND,
-				 "%s: no traces found (*.json[.gz] holding traceEvents or an event "
-				 "array, *.nnst, MindSpore profiler files)%s",
-				 path, rs->skipped.n ? "; the files left out are listed above" : "");
+		rc =
+		    nns_err_set(err, NNS_ENOTFOUND,
+				"%s: no traces found (*.json[.gz] holding traceEvents or an event "
+				"array, *.nnst, MindSpore profiler files)%s",
+				path, rs->skipped.n ? "; the files left out are listed above" : "");
 	free(wk.root_name);
 	if (rc == NNS_ENOTFOUND)
 		return rc; /* no runs; rs->skipped says what was left out */

@@ -75,11 +75,11 @@ struct run_skip {
 };
 
 struct run_set {
-	VEC(struct run) runs;	     /* sorted by name */
+	VEC(struct run) runs;	      /* sorted by name */
 	VEC(struct run_skip) skipped; /* in walk order, at most 1000 */
-	size_t skipped_more;	     /* skipped files past those */
-	size_t files;	      /* trace files found */
-	int single_file;      /* the path given was a file */
+	size_t skipped_more;	      /* skipped files past those */
+	size_t files;		      /* trace files found */
+	int single_file;	      /* the path given was a file */
 };
 
 struct run_limits {

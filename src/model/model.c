@@ -257,12 +257,29 @@ const struct model_device *model_device_by_id(const struct model *m, int id)
 /* Accelerators' category names (libkineto's ActivityType and its vendor
  * forks) kept on their events; the code is the index + 1. */
 static const char *const src_cats[] = {
-    "mtia_runtime",	  "mtia_ccp_events",	 "glow_runtime",	"xpu_runtime",
-    "xpu_driver",	  "hpu_op",		 "privateuse1_runtime", "privateuse1_driver",
-    "hip_runtime",	  "hip_driver",		 "mlu_runtime",		"mlu_memcpy",
-    "mlu_memset",	  "mlu_user_annotation", "mlu_profiler_range",	"gcu_runtime",
-    "gcu_driver",	  "gcu_memcpy",		 "gcu_memset",		"gcu_user_annotation",
-    "gcu_profiler_range", "gcu_sync",		 "xpu_sync",
+    "mtia_runtime",
+    "mtia_ccp_events",
+    "glow_runtime",
+    "xpu_runtime",
+    "xpu_driver",
+    "hpu_op",
+    "privateuse1_runtime",
+    "privateuse1_driver",
+    "hip_runtime",
+    "hip_driver",
+    "mlu_runtime",
+    "mlu_memcpy",
+    "mlu_memset",
+    "mlu_user_annotation",
+    "mlu_profiler_range",
+    "gcu_runtime",
+    "gcu_driver",
+    "gcu_memcpy",
+    "gcu_memset",
+    "gcu_user_annotation",
+    "gcu_profiler_range",
+    "gcu_sync",
+    "xpu_sync",
 };
 _Static_assert(sizeof(src_cats) / sizeof(*src_cats) <= 31, "five bits of model_event.flags");
 

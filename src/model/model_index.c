@@ -145,11 +145,14 @@ static void nest(struct model *m, uint32_t *top)
 			while (t != MODEL_NOIDX && end > m->events.v[t].ts + m->events.v[t].dur)
 				t = m->parent[t];
 			m->parent[i] = t;
-			m->depth[i] = t == MODEL_NOIDX ? 0 : (uint16_t)(m->depth[t] + (m->depth[t] < UINT16_MAX));
+			m->depth[i] = t == MODEL_NOIDX
+					  ? 0
+					  : (uint16_t)(m->depth[t] + (m->depth[t] < UINT16_MAX));
 			continue;
 		}
 		m->parent[i] = t;
-		m->depth[i] = t == MODEL_NOIDX ? 0 : (uint16_t)(m->depth[t] + (m->depth[t] < UINT16_MAX));
+		m->depth[i] =
+		    t == MODEL_NOIDX ? 0 : (uint16_t)(m->depth[t] + (m->depth[t] < UINT16_MAX));
 		top[e->thread] = (uint32_t)i;
 	}
 }
@@ -176,7 +179,8 @@ static int attribute(struct model *m)
 	for (i = 0; i < n; i++) {
 		const struct model_event *e = &m->events.v[i];
 		m->op_of[i] = MODEL_NOIDX;
-		if (e->ext_id != MODEL_NONE && e->ext_id != 0 && model_is_operator(m, (uint32_t)i) &&
+		if (e->ext_id != MODEL_NONE && e->ext_id != 0 &&
+		    model_is_operator(m, (uint32_t)i) &&
 		    !hmap_put(&first, (uint64_t)e->ext_id, (uint32_t)i, NULL))
 			goto out;
 	}
@@ -228,6 +232,7 @@ int model_index_build(struct model *m)
 {
 	size_t n = m->events.n, nthr = m->threads.n, i;
 	uint32_t *top = NULL;
+	uint8_t *memo = NULL;
 	int rc = NNS_ENOMEM;
 
 	model_index_release(m);
@@ -244,15 +249,31 @@ int model_index_build(struct model *m)
 		m->thread_tid[i] = id_number(model_str(m, m->threads.v[i].tid));
 		top[i] = MODEL_NOIDX;
 	}
+	/* a kernel's class depends on its name only: classified once per
+	 * distinct name (memo: class + 1, 0 = not yet) */
+	memo = calloc(m->strings.count + 1, 1);
+	if (!memo)
+		goto out;
 	for (i = 0; i < n; i++) {
 		struct model_event *e = &m->events.v[i];
-		e->flags = (uint8_t)((e->flags & MODEL_EF_SRCCAT) |
-				     (model_class_of(e->kind, model_str(m, e->name)) & MODEL_EF_CLASS));
+		int c = MC_NONE;
+		if (e->kind == MK_MEMCPY || e->kind == MK_MEMSET) {
+			c = MC_MEMORY;
+		} else if (model_kind_is_device(e->kind) && e->name < m->strings.count) {
+			if (!memo[e->name])
+				memo[e->name] =
+				    (uint8_t)(model_class_of(e->kind, model_str(m, e->name)) + 1);
+			c = memo[e->name] - 1;
+		} else if (model_kind_is_device(e->kind)) {
+			c = model_class_of(e->kind, NULL);
+		}
+		e->flags = (uint8_t)((e->flags & MODEL_EF_SRCCAT) | (c & MODEL_EF_CLASS));
 	}
 	nest(m, top);
 	rc = attribute(m);
 out:
 	free(top);
+	free(memo);
 	if (rc)
 		model_index_release(m);
 	return rc;

@@ -299,7 +299,8 @@ static void unattributed_warning(FILE *f, const struct an_attribution *a)
 	if (n == 0 || a->device_ns <= 0)
 		return;
 	fprintf(f,
-		"  warning: %" PRId64 " of %" PRId64 " device events (%.0f µs, %.1f%% of device time) "
+		"  warning: %" PRId64 " of %" PRId64
+		" device events (%.0f µs, %.1f%% of device time) "
 		"belong to no operator (%" PRId64 " without a launch, %" PRId64
 		" launched outside any operator); the device columns leave them out\n",
 		n, a->device_events, a->device_unattributed_ns / 1e3,

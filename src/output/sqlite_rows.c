@@ -241,8 +241,9 @@ static int put_events(struct out_sqlite *s, int64_t wid, const struct an_profile
 		}
 		sqlite3_bind_text(st, C_CAT, model_event_cat(m, (uint32_t)i), -1, SQLITE_STATIC);
 		if (model_event_class(m, (uint32_t)i) != MC_NONE)
-			sqlite3_bind_text(st, C_CLASS, model_class_name(model_event_class(m, (uint32_t)i)),
-					  -1, SQLITE_STATIC);
+			sqlite3_bind_text(st, C_CLASS,
+					  model_class_name(model_event_class(m, (uint32_t)i)), -1,
+					  SQLITE_STATIC);
 		if (e->corr != MODEL_NONE)
 			sqlite3_bind_int64(st, C_CORR, e->corr);
 		if (e->ext_id != MODEL_NONE)

@@ -327,7 +327,8 @@ static void api_record(uint8_t *r, uint32_t cbid, uint32_t corr, uint64_t t0, ui
 	put64(r, 8, t0);
 	put64(r, 16, t1);
 	put32(r, 24, (uint32_t)getpid());
-	put32(r, 28, F.system_tid ? (uint32_t)syscall(SYS_gettid) : (uint32_t)(uintptr_t)pthread_self());
+	put32(r, 28,
+	      F.system_tid ? (uint32_t)syscall(SYS_gettid) : (uint32_t)(uintptr_t)pthread_self());
 	put32(r, 32, corr);
 }
 

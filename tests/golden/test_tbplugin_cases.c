@@ -36,19 +36,19 @@ static int close_to(double a, double b)
 	return fabs(a - b) <= 1e-7 * (fabs(b) > 1 ? fabs(b) : 1);
 }
 
-#define CHECK_NUM(what, got, exp)                                                              \
-	do {                                                                                   \
-		double g_ = (got), e_ = (exp);                                                 \
-		if (!close_to(g_, e_)) {                                                       \
-			print_error("%s: got %.10g expected %.10g\n", (what), g_, e_);        \
-			fail();                                                                \
-		}                                                                              \
+#define CHECK_NUM(what, got, exp)                                                                  \
+	do {                                                                                       \
+		double g_ = (got), e_ = (exp);                                                     \
+		if (!close_to(g_, e_)) {                                                           \
+			print_error("%s: got %.10g expected %.10g\n", (what), g_, e_);             \
+			fail();                                                                    \
+		}                                                                                  \
 	} while (0)
 
 static int role_index(const char *name)
 {
-	static const char *const names[] = { "Kernel",  "Memcpy",     "Memset", "Communication",
-					     "Runtime", "DataLoader", "CpuOp",  "Other" };
+	static const char *const names[] = {"Kernel",  "Memcpy",     "Memset", "Communication",
+					    "Runtime", "DataLoader", "CpuOp",  "Other"};
 	int i;
 
 	for (i = 0; i < AN_NROLES; i++)
@@ -68,7 +68,8 @@ static void check_step(const struct an_profile *p, size_t i, json_t *exp)
 	json_t *v;
 
 	assert_true(i < p->overview.steps.n);
-	json_object_foreach(exp, k, v) {
+	json_object_foreach(exp, k, v)
+	{
 		int r = role_index(k);
 		char what[128];
 		assert_true(r >= 0);
@@ -79,8 +80,7 @@ static void check_step(const struct an_profile *p, size_t i, json_t *exp)
 
 static void check_op(const struct an_profile *p, const char *name, json_t *exp, int need_shape)
 {
-	const struct an_op_row *r =
-		tu_find_op(p, p->ops.by_name.v, p->ops.by_name.n, name);
+	const struct an_op_row *r = tu_find_op(p, p->ops.by_name.v, p->ops.by_name.n, name);
 	const char *k;
 	json_t *v;
 	char what[256];
@@ -89,14 +89,16 @@ static void check_op(const struct an_profile *p, const char *name, json_t *exp, 
 		print_error("operator %s missing\n", name);
 		fail();
 	}
-	json_object_foreach(exp, k, v) {
+	json_object_foreach(exp, k, v)
+	{
 		snprintf(what, sizeof(what), "%s.%s", name, k);
 		if (strcmp(k, "input_shape") == 0) {
-			const struct an_op_row *s = tu_find_op(p, p->ops.by_name_shape.v,
-							       p->ops.by_name_shape.n, name);
+			const struct an_op_row *s =
+			    tu_find_op(p, p->ops.by_name_shape.v, p->ops.by_name_shape.n, name);
 			assert_non_null(s);
 			if (need_shape)
-				assert_string_equal(model_str(p->m, s->input_shape), json_string_value(v));
+				assert_string_equal(model_str(p->m, s->input_shape),
+						    json_string_value(v));
 		} else if (strcmp(k, "calls") == 0) {
 			CHECK_NUM(what, (double)r->calls, json_number_value(v));
 		} else if (strcmp(k, "host_duration") == 0) {
@@ -113,7 +115,8 @@ static void check_op(const struct an_profile *p, const char *name, json_t *exp, 
 			CHECK_NUM(what, r->dev_self ? (double)r->tc_self / (double)r->dev_self : 0,
 				  json_number_value(v));
 		} else if (strcmp(k, "tc_total_ratio") == 0) {
-			CHECK_NUM(what, r->dev_total ? (double)r->tc_total / (double)r->dev_total : 0,
+			CHECK_NUM(what,
+				  r->dev_total ? (double)r->tc_total / (double)r->dev_total : 0,
 				  json_number_value(v));
 		} else {
 			print_error("unknown operator key %s\n", k);
@@ -123,7 +126,7 @@ static void check_op(const struct an_profile *p, const char *name, json_t *exp, 
 	/* the same numbers must hold in the name+shape grouping (one shape each) */
 	if (need_shape) {
 		const struct an_op_row *s =
-			tu_find_op(p, p->ops.by_name_shape.v, p->ops.by_name_shape.n, name);
+		    tu_find_op(p, p->ops.by_name_shape.v, p->ops.by_name_shape.n, name);
 		assert_non_null(s);
 		assert_int_equal(s->calls, r->calls);
 		assert_int_equal(s->host_self, r->host_self);
@@ -131,13 +134,15 @@ static void check_op(const struct an_profile *p, const char *name, json_t *exp, 
 	}
 }
 
-static void check_kernel_prop(const struct an_profile *p, const struct an_kernel_row *r, json_t *exp)
+static void check_kernel_prop(const struct an_profile *p, const struct an_kernel_row *r,
+			      json_t *exp)
 {
 	const char *k;
 	json_t *v;
 	char what[256];
 
-	json_object_foreach(exp, k, v) {
+	json_object_foreach(exp, k, v)
+	{
 		snprintf(what, sizeof(what), "kernel %s.%s", model_str(p->m, r->name), k);
 		if (strcmp(k, "name") == 0)
 			assert_string_equal(model_str(p->m, r->name), json_string_value(v));
@@ -179,7 +184,8 @@ static void check_kernel_list(const struct an_profile *p, json_t *list, int orde
 	json_t *v;
 
 	assert_int_equal(json_array_size(list), p->kernels.by_properties.n);
-	json_array_foreach(list, i, v) {
+	json_array_foreach(list, i, v)
+	{
 		const struct an_kernel_row *r = &p->kernels.by_properties.v[i];
 		if (!ordered) {
 			/* find by (name, op_name) */
@@ -204,7 +210,8 @@ static void check_kernel_stat_row(const struct an_profile *p, const struct an_ke
 	const char *k;
 	json_t *v;
 
-	json_object_foreach(exp, k, v) {
+	json_object_foreach(exp, k, v)
+	{
 		double e = json_number_value(v);
 		if (strcmp(k, "count") == 0)
 			CHECK_NUM("count", (double)r->calls, e);
@@ -255,7 +262,8 @@ static void check_memory(const struct an_profile *p, const char *dev, json_t *ro
 			d = &p->memory.devices.v[i];
 	assert_non_null(d);
 	assert_int_equal(d->ops.n, json_object_size(rows));
-	json_object_foreach(rows, name, v) {
+	json_object_foreach(rows, name, v)
+	{
 		const struct an_mem_op_row *r = NULL;
 		for (i = 0; i < d->ops.n; i++)
 			if (strcmp(model_str(p->m, d->ops.v[i].name), name) == 0)
@@ -282,7 +290,8 @@ static void check_case_expected(const struct an_profile *p, json_t *exp)
 	const char *k;
 	json_t *v;
 
-	json_object_foreach(exp, k, v) {
+	json_object_foreach(exp, k, v)
+	{
 		if (strcmp(k, "has_runtime") == 0)
 			assert_int_equal(p->overview.has_runtime, json_is_true(v));
 		else if (strcmp(k, "has_kernel") == 0)
@@ -296,9 +305,11 @@ static void check_case_expected(const struct an_profile *p, json_t *exp)
 		else if (strncmp(k, "steps_costs[", 12) == 0 && strstr(k, "(ProfileRole order)")) {
 			size_t i;
 			json_t *x;
-			json_array_foreach(v, i, x) {
-				double got = i < AN_NROLES ? US(p->overview.steps.v[0].cost[i])
-							   : step_cost(&p->overview.steps.v[0], AN_NROLES);
+			json_array_foreach(v, i, x)
+			{
+				double got = i < AN_NROLES
+						 ? US(p->overview.steps.v[0].cost[i])
+						 : step_cost(&p->overview.steps.v[0], AN_NROLES);
 				CHECK_NUM("step cost", got, json_number_value(x));
 			}
 		} else if (strncmp(k, "steps_costs[0].costs[", 21) == 0) {
@@ -317,8 +328,7 @@ static void check_case_expected(const struct an_profile *p, json_t *exp)
 		else if (strncmp(k, "op_agg", 6) == 0) {
 			const char *name;
 			json_t *o;
-			json_object_foreach(v, name, o)
-				check_op(p, name, o, 1);
+			json_object_foreach(v, name, o) check_op(p, name, o, 1);
 		} else if (strcmp(k, "len(kernel_list_groupby_name_op)") == 0)
 			assert_int_equal(p->kernels.by_properties.n, json_integer_value(v));
 		else if (strcmp(k, "kernel_list_groupby_name_op[0]") == 0) {
@@ -336,29 +346,33 @@ static void check_case_expected(const struct an_profile *p, json_t *exp)
 		} else if (strncmp(k, "kernel_stat (", 13) == 0) {
 			const char *name;
 			json_t *o;
-			json_object_foreach(v, name, o) {
-				const struct an_kernel_row *r =
-					tu_find_kernel(p, p->kernels.by_name.v, p->kernels.by_name.n, name);
+			json_object_foreach(v, name, o)
+			{
+				const struct an_kernel_row *r = tu_find_kernel(
+				    p, p->kernels.by_name.v, p->kernels.by_name.n, name);
 				assert_non_null(r);
 				check_kernel_stat_row(p, r, o);
 			}
 		} else if (strcmp(k, "kernels_by_name") == 0) {
 			const char *name;
 			json_t *o;
-			json_object_foreach(v, name, o) {
-				const struct an_kernel_row *r = tu_find_kernel(
-					p, p->kernels.by_properties.v, p->kernels.by_properties.n, name);
+			json_object_foreach(v, name, o)
+			{
+				const struct an_kernel_row *r =
+				    tu_find_kernel(p, p->kernels.by_properties.v,
+						   p->kernels.by_properties.n, name);
 				const struct an_op_row *op;
 				assert_non_null(r);
-				assert_string_equal(model_str(p->m, r->op_name),
-						    json_string_value(json_object_get(o, "op_name")));
+				assert_string_equal(
+				    model_str(p->m, r->op_name),
+				    json_string_value(json_object_get(o, "op_name")));
 				assert_int_equal(r->tensor_core,
 						 json_is_true(json_object_get(o, "tc_used")));
 				op = tu_find_op(p, p->ops.by_name.v, p->ops.by_name.n,
 						model_str(p->m, r->op_name));
 				assert_non_null(op);
-				assert_int_equal(!!op->tc_eligible,
-						 json_is_true(json_object_get(o, "op_tc_eligible")));
+				assert_int_equal(!!op->tc_eligible, json_is_true(json_object_get(
+									o, "op_tc_eligible")));
 			}
 		} else if (strncmp(k, "tc_ratio[", 9) == 0) {
 			const struct an_gpu *g = gpu_by_id(p, gpu_index_of(k));
@@ -386,7 +400,8 @@ static void check_case_expected(const struct an_profile *p, json_t *exp)
 			json_t *x;
 			assert_non_null(g);
 			assert_int_equal(g->util_buckets.n, json_array_size(v));
-			json_array_foreach(v, i, x) {
+			json_array_foreach(v, i, x)
+			{
 				CHECK_NUM("bucket ts", US(g->util_buckets.v[i].ts),
 					  json_number_value(json_array_get(x, 0)));
 				CHECK_NUM("bucket util", g->util_buckets.v[i].value,
@@ -400,7 +415,8 @@ static void check_case_expected(const struct an_profile *p, json_t *exp)
 			size_t i, j = 0;
 			json_t *x;
 			assert_non_null(g);
-			json_array_foreach(v, i, x) {
+			json_array_foreach(v, i, x)
+			{
 				double val = json_number_value(json_array_get(x, 2));
 				if (fabs(val) < 1e-9)
 					continue;
@@ -420,15 +436,18 @@ static void check_case_expected(const struct an_profile *p, json_t *exp)
 		else if (strcmp(k, "devices") == 0) {
 			size_t i;
 			json_t *x;
-			json_array_foreach(v, i, x) {
+			json_array_foreach(v, i, x)
+			{
 				size_t d, found = 0;
 				for (d = 0; d < p->memory.devices.n; d++)
-					found |= strcmp(p->memory.devices.v[d].name, json_string_value(x)) == 0;
+					found |= strcmp(p->memory.devices.v[d].name,
+							json_string_value(x)) == 0;
 				assert_true(found);
 			}
 		} else if (strcmp(k, "columns") == 0) {
 			/* the column order used by check_memory */
-			assert_string_equal(json_string_value(json_array_get(v, 0)), "SelfIncreaseSize");
+			assert_string_equal(json_string_value(json_array_get(v, 0)),
+					    "SelfIncreaseSize");
 			assert_string_equal(json_string_value(json_array_get(v, 6)), "Calls");
 		} else if (strcmp(k, "CPU") == 0 || strncmp(k, "GPU", 3) == 0)
 			check_memory(p, k, v);
@@ -458,8 +477,10 @@ static int load_case(struct ctx *c, const char *file)
 	} else {
 		json_t *ins = json_object_get(c->doc, "inputs");
 		c->nworkers = 2;
-		assert_int_equal(tu_model_from_events(json_object_get(ins, "json_content0"), &c->m[0]), 0);
-		assert_int_equal(tu_model_from_events(json_object_get(ins, "json_content1"), &c->m[1]), 0);
+		assert_int_equal(
+		    tu_model_from_events(json_object_get(ins, "json_content0"), &c->m[0]), 0);
+		assert_int_equal(
+		    tu_model_from_events(json_object_get(ins, "json_content1"), &c->m[1]), 0);
 	}
 	for (int w = 0; w < c->nworkers; w++) {
 		struct nns_err err;
@@ -522,16 +543,56 @@ static void run_single(const char *file)
 	free_case(&c);
 }
 
-static void t01(void **s) { (void)s; run_single("01_all_categories.json"); }
-static void t02(void **s) { (void)s; run_single("02_self_time.json"); }
-static void t03(void **s) { (void)s; run_single("03_external_id.json"); }
-static void t04(void **s) { (void)s; run_single("04_no_profilerstep.json"); }
-static void t05(void **s) { (void)s; run_single("05_steps_no_overlap.json"); }
-static void t06(void **s) { (void)s; run_single("06_steps_with_overlap.json"); }
-static void t07(void **s) { (void)s; run_single("07_gpu_utilization.json"); }
-static void t08(void **s) { (void)s; run_single("08_memory_view.json"); }
-static void t09(void **s) { (void)s; run_single("09_tensor_core.json"); }
-static void t11(void **s) { (void)s; run_single("11_group_by_kernel_columns.json"); }
+static void t01(void **s)
+{
+	(void)s;
+	run_single("01_all_categories.json");
+}
+static void t02(void **s)
+{
+	(void)s;
+	run_single("02_self_time.json");
+}
+static void t03(void **s)
+{
+	(void)s;
+	run_single("03_external_id.json");
+}
+static void t04(void **s)
+{
+	(void)s;
+	run_single("04_no_profilerstep.json");
+}
+static void t05(void **s)
+{
+	(void)s;
+	run_single("05_steps_no_overlap.json");
+}
+static void t06(void **s)
+{
+	(void)s;
+	run_single("06_steps_with_overlap.json");
+}
+static void t07(void **s)
+{
+	(void)s;
+	run_single("07_gpu_utilization.json");
+}
+static void t08(void **s)
+{
+	(void)s;
+	run_single("08_memory_view.json");
+}
+static void t09(void **s)
+{
+	(void)s;
+	run_single("09_tensor_core.json");
+}
+static void t11(void **s)
+{
+	(void)s;
+	run_single("11_group_by_kernel_columns.json");
+}
 
 /* 10: two workers, then the distributed pass */
 static void t10(void **s)
@@ -540,7 +601,7 @@ static void t10(void **s)
 	struct an_dist d;
 	struct nns_err err;
 	const struct an_profile *ps[2];
-	const char *names[2] = { "worker0", "worker1" };
+	const char *names[2] = {"worker0", "worker1"};
 	json_t *exp, *dist, *v;
 	const char *k;
 
@@ -556,28 +617,38 @@ static void t10(void **s)
 	ps[1] = &c.p[1];
 	memset(&d, 0, sizeof(d));
 	assert_int_equal(an_dist_compute(&d, ps, names, 2, &err), 0);
-	dist = json_object_get(exp, "distributed (RunLoader._process_distributed_profiles([w0, w1], span=0))");
+	dist = json_object_get(
+	    exp, "distributed (RunLoader._process_distributed_profiles([w0, w1], span=0))");
 	assert_non_null(dist);
-	json_object_foreach(dist, k, v) {
+	json_object_foreach(dist, k, v)
+	{
 		const char *w;
 		json_t *x;
-		json_object_foreach(v, w, x) {
+		json_object_foreach(v, w, x)
+		{
 			int wi = strcmp(w, "worker0") == 0 ? 0 : 1;
 			const struct an_dist_worker *dw = &d.workers.v[wi];
 			assert_string_equal(dw->name, w);
 			if (strstr(k, "steps_to_overlap")) {
 				/* tb_plugin truncates the per-step averages with int() */
-				assert_int_equal((int64_t)(dw->computation / 1000), json_integer_value(json_array_get(x, 0)));
-				assert_int_equal((int64_t)(dw->overlap / 1000), json_integer_value(json_array_get(x, 1)));
-				assert_int_equal((int64_t)(dw->communication / 1000), json_integer_value(json_array_get(x, 2)));
-				assert_int_equal((int64_t)(dw->other / 1000), json_integer_value(json_array_get(x, 3)));
+				assert_int_equal((int64_t)(dw->computation / 1000),
+						 json_integer_value(json_array_get(x, 0)));
+				assert_int_equal((int64_t)(dw->overlap / 1000),
+						 json_integer_value(json_array_get(x, 1)));
+				assert_int_equal((int64_t)(dw->communication / 1000),
+						 json_integer_value(json_array_get(x, 2)));
+				assert_int_equal((int64_t)(dw->other / 1000),
+						 json_integer_value(json_array_get(x, 3)));
 			} else if (strstr(k, "steps_to_wait")) {
-				assert_int_equal((int64_t)(dw->transfer / 1000), json_integer_value(json_array_get(x, 0)));
-				assert_int_equal((int64_t)(dw->synchronizing / 1000), json_integer_value(json_array_get(x, 1)));
+				assert_int_equal((int64_t)(dw->transfer / 1000),
+						 json_integer_value(json_array_get(x, 0)));
+				assert_int_equal((int64_t)(dw->synchronizing / 1000),
+						 json_integer_value(json_array_get(x, 1)));
 			} else if (strstr(k, "comm_ops")) {
 				size_t i, j;
 				json_t *row;
-				json_array_foreach(x, i, row) {
+				json_array_foreach(x, i, row)
+				{
 					const struct an_dist_comm_row *r = NULL;
 					const char *opn = json_string_value(json_array_get(row, 0));
 					for (j = 0; j < d.comm_ops.n; j++)
@@ -587,13 +658,26 @@ static void t10(void **s)
 					assert_non_null(r);
 					/* name, calls, total bytes, avg bytes, total latency,
 					 * avg latency, transfer, avg transfer */
-					assert_int_equal(r->calls, json_integer_value(json_array_get(row, 1)));
-					assert_int_equal(r->total_bytes, json_integer_value(json_array_get(row, 2)));
-					assert_int_equal(r->total_bytes / r->calls, json_integer_value(json_array_get(row, 3)));
-					assert_int_equal(r->total_latency / 1000, json_integer_value(json_array_get(row, 4)));
-					assert_int_equal(r->total_latency / 1000 / r->calls, json_integer_value(json_array_get(row, 5)));
-					assert_int_equal(r->transfer / 1000, json_integer_value(json_array_get(row, 6)));
-					assert_int_equal(r->transfer / 1000 / r->calls, json_integer_value(json_array_get(row, 7)));
+					assert_int_equal(
+					    r->calls, json_integer_value(json_array_get(row, 1)));
+					assert_int_equal(
+					    r->total_bytes,
+					    json_integer_value(json_array_get(row, 2)));
+					assert_int_equal(
+					    r->total_bytes / r->calls,
+					    json_integer_value(json_array_get(row, 3)));
+					assert_int_equal(
+					    r->total_latency / 1000,
+					    json_integer_value(json_array_get(row, 4)));
+					assert_int_equal(
+					    r->total_latency / 1000 / r->calls,
+					    json_integer_value(json_array_get(row, 5)));
+					assert_int_equal(
+					    r->transfer / 1000,
+					    json_integer_value(json_array_get(row, 6)));
+					assert_int_equal(
+					    r->transfer / 1000 / r->calls,
+					    json_integer_value(json_array_get(row, 7)));
 				}
 			} else {
 				print_error("unknown distributed key %s\n", k);
@@ -608,10 +692,10 @@ static void t10(void **s)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(t01), cmocka_unit_test(t02), cmocka_unit_test(t03),
-		cmocka_unit_test(t04), cmocka_unit_test(t05), cmocka_unit_test(t06),
-		cmocka_unit_test(t07), cmocka_unit_test(t08), cmocka_unit_test(t09),
-		cmocka_unit_test(t10), cmocka_unit_test(t11),
+	    cmocka_unit_test(t01), cmocka_unit_test(t02), cmocka_unit_test(t03),
+	    cmocka_unit_test(t04), cmocka_unit_test(t05), cmocka_unit_test(t06),
+	    cmocka_unit_test(t07), cmocka_unit_test(t08), cmocka_unit_test(t09),
+	    cmocka_unit_test(t10), cmocka_unit_test(t11),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -98,8 +98,8 @@ static void test_first_step_unlaunched_work(void **st)
 	   MODEL_NONE);
 	for (int i = 0; i < 2; i++) {
 		int64_t o = i * 100000000LL;
-		ev(&m, MK_USER_ANNOTATION, i ? "ProfilerStep#2" : "ProfilerStep#1", "1", o, 100000000,
-		   MODEL_NONE, MODEL_NONE);
+		ev(&m, MK_USER_ANNOTATION, i ? "ProfilerStep#2" : "ProfilerStep#1", "1", o,
+		   100000000, MODEL_NONE, MODEL_NONE);
 		ev(&m, MK_CPU_OP, "aten::mm", "1", o + 99400000, 500000, 10 + i, MODEL_NONE);
 		ev(&m, MK_RUNTIME, "cudaLaunchKernel", "1", o + 99500000, 100000, 10 + i, 500 + i);
 		ev(&m, MK_KERNEL, "gemm", "stream 7", o + 99865000, 135000, 10 + i, 500 + i);

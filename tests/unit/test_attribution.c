@@ -139,18 +139,18 @@ static void test_ext_equals_corr_enclosing(void **st)
  * left unattributed. */
 static void test_collective_under_annotation(void **st)
 {
-	static const char *json =
-	    HEAD "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"c10d::allreduce_\",\"pid\":1,"
-		 "\"tid\":1,\"ts\":0,\"dur\":100,\"args\":{\"External id\":1}},"
-		 "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"record_param_comms\",\"pid\":1,"
-		 "\"tid\":1,\"ts\":5,\"dur\":90,\"args\":{\"External id\":2}},"
-		 "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"nccl:all_reduce\",\"pid\":1,"
-		 "\"tid\":1,\"ts\":10,\"dur\":80,\"args\":{\"External id\":3}},"
-		 "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
-		 "\"tid\":1,\"ts\":20,\"dur\":10,\"args\":{\"External id\":3,\"correlation\":900}},"
-		 "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_AllReduce_Sum_f32_RING_LL\","
-		 "\"pid\":0,\"tid\":7,\"ts\":200,\"dur\":500,\"args\":{\"correlation\":900,"
-		 "\"device\":0,\"stream\":7}}" TAIL;
+	static const char *json = HEAD
+	    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"c10d::allreduce_\",\"pid\":1,"
+	    "\"tid\":1,\"ts\":0,\"dur\":100,\"args\":{\"External id\":1}},"
+	    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"record_param_comms\",\"pid\":1,"
+	    "\"tid\":1,\"ts\":5,\"dur\":90,\"args\":{\"External id\":2}},"
+	    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"nccl:all_reduce\",\"pid\":1,"
+	    "\"tid\":1,\"ts\":10,\"dur\":80,\"args\":{\"External id\":3}},"
+	    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
+	    "\"tid\":1,\"ts\":20,\"dur\":10,\"args\":{\"External id\":3,\"correlation\":900}},"
+	    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_AllReduce_Sum_f32_RING_LL\","
+	    "\"pid\":0,\"tid\":7,\"ts\":200,\"dur\":500,\"args\":{\"correlation\":900,"
+	    "\"device\":0,\"stream\":7}}" TAIL;
 	struct tu_fx *f = load(json);
 	(void)st;
 
@@ -214,11 +214,13 @@ static void check_invariants(const char *path, const struct an_profile *p)
 	assert_int_equal(t->negative_self, 0);
 	for (i = 0; i < t->nodes.n; i++) {
 		if (t->nodes.v[i].type != AN_NODE_ROOT && t->nodes.v[i].host_self < 0)
-			fail_msg("%s: node %zu host self %lld", path, i, (long long)t->nodes.v[i].host_self);
+			fail_msg("%s: node %zu host self %lld", path, i,
+				 (long long)t->nodes.v[i].host_self);
 		on_nodes += t->nodes.v[i].dev_self;
 	}
 	for (i = 0; i < p->ops.by_name.n; i++)
-		assert_true(p->ops.by_name.v[i].host_self >= 0 && p->ops.by_name.v[i].dev_self >= 0);
+		assert_true(p->ops.by_name.v[i].host_self >= 0 &&
+			    p->ops.by_name.v[i].dev_self >= 0);
 	if (on_nodes + t->attr.device_unattributed_ns != t->attr.device_ns)
 		fail_msg("%s: device time on nodes %lld + unattributed %lld != %lld", path,
 			 (long long)on_nodes, (long long)t->attr.device_unattributed_ns,
@@ -232,7 +234,8 @@ static void check_invariants(const char *path, const struct an_profile *p)
 				     *z = &p->overview.steps.v[p->overview.steps.n - 1];
 		if (z->end - a->start < z->host_end - a->host_start)
 			fail_msg("%s: steps last %lld ns, their host ranges %lld ns", path,
-				 (long long)(z->end - a->start), (long long)(z->host_end - a->host_start));
+				 (long long)(z->end - a->start),
+				 (long long)(z->host_end - a->host_start));
 	}
 }
 

@@ -429,10 +429,8 @@ static void test_source_categories(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_all_rows),
-	    cmocka_unit_test(test_limit),
-	    cmocka_unit_test(test_host_rows),
-	    cmocka_unit_test(test_kineto_model),
+	    cmocka_unit_test(test_all_rows),	      cmocka_unit_test(test_limit),
+	    cmocka_unit_test(test_host_rows),	      cmocka_unit_test(test_kineto_model),
 	    cmocka_unit_test(test_source_categories),
 	};
 

@@ -514,8 +514,9 @@ static void test_kernel_type(void **st)
 	(void)st;
 	assert_int_equal(model_class_of(MK_KERNEL, "ncclDevKernel_AllReduce_Sum_f32"), MC_COMM);
 	assert_int_equal(model_class_of(MK_KERNEL, "ncclKernel_AllGather"), MC_COMM);
-	assert_int_equal(model_class_of(MK_KERNEL, "void ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*)"),
-			 MC_COMM);
+	assert_int_equal(
+	    model_class_of(MK_KERNEL, "void ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*)"),
+	    MC_COMM);
 	assert_int_equal(model_class_of(MK_KERNEL, "gloo:all_reduce"), MC_COMM);
 	assert_int_equal(model_class_of(MK_KERNEL, "rcclKernel_AllReduce"), MC_COMM);
 	assert_int_equal(model_class_of(MK_KERNEL, "Memcpy HtoD (Pageable -> Device)"), MC_MEMORY);

@@ -140,11 +140,11 @@ static void test_temporal_names(void **state)
  * 0 % non-compute where HTA gives non-compute).
  *   pid 2 tid 5: fused_op [0,100) compute, dma_request [100,150) memory
  * device 2 (not -1): total 150, compute 100, non-compute 50, idle 0. */
-static const char TEMPORAL_MTIA[] = DOC(
-    "{\"ph\":\"X\",\"cat\":\"mtia_ccp_events\",\"name\":\"fused_op\",\"pid\":2,\"tid\":5,"
-    "\"ts\":0,\"dur\":100,\"args\":{}},"
-    "{\"ph\":\"X\",\"cat\":\"mtia_ccp_events\",\"name\":\"dma_request\",\"pid\":2,"
-    "\"tid\":5,\"ts\":100,\"dur\":50,\"args\":{}}");
+static const char TEMPORAL_MTIA[] =
+    DOC("{\"ph\":\"X\",\"cat\":\"mtia_ccp_events\",\"name\":\"fused_op\",\"pid\":2,\"tid\":5,"
+	"\"ts\":0,\"dur\":100,\"args\":{}},"
+	"{\"ph\":\"X\",\"cat\":\"mtia_ccp_events\",\"name\":\"dma_request\",\"pid\":2,"
+	"\"tid\":5,\"ts\":100,\"dur\":50,\"args\":{}}");
 
 static void test_temporal_mtia(void **state)
 {
@@ -887,13 +887,21 @@ static void test_real_vs_hta(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_temporal),	   cmocka_unit_test(test_temporal_names),
-	    cmocka_unit_test(test_idle),	   cmocka_unit_test(test_membw_kineto_arg),
-	    cmocka_unit_test(test_queue),	   cmocka_unit_test(test_membw),
-	    cmocka_unit_test(test_membw_kind_cap), cmocka_unit_test(test_no_gpu),
-	    cmocka_unit_test(test_temporal_mtia),  cmocka_unit_test(test_percentile),	   cmocka_unit_test(test_quantile_selection),
-	    cmocka_unit_test(test_downsample),	   cmocka_unit_test(test_json),
-	    cmocka_unit_test(test_real_traces),	   cmocka_unit_test(test_real_vs_hta),
+	    cmocka_unit_test(test_temporal),
+	    cmocka_unit_test(test_temporal_names),
+	    cmocka_unit_test(test_idle),
+	    cmocka_unit_test(test_membw_kineto_arg),
+	    cmocka_unit_test(test_queue),
+	    cmocka_unit_test(test_membw),
+	    cmocka_unit_test(test_membw_kind_cap),
+	    cmocka_unit_test(test_no_gpu),
+	    cmocka_unit_test(test_temporal_mtia),
+	    cmocka_unit_test(test_percentile),
+	    cmocka_unit_test(test_quantile_selection),
+	    cmocka_unit_test(test_downsample),
+	    cmocka_unit_test(test_json),
+	    cmocka_unit_test(test_real_traces),
+	    cmocka_unit_test(test_real_vs_hta),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
