@@ -7,7 +7,7 @@
 # traceEvents are errors naming the file; worker names keep their dots
 # ("....1074" is not split into "...." and span "1") and the output
 # directory is not hidden; --worker / --span that match nothing list what
-# exists (exit 2); `nnscope help --help` prints help; one span group writes
+# exists (exit 2, report, export and diff alike); `nnscope help --help` prints help; one span group writes
 # distributed.json / cluster.json once, not a .1 copy.
 #
 #   NNSCOPE=build/nnscope bash tests/e2e/input_discovery.sh
@@ -91,6 +91,10 @@ run_rc 2 "report --span 3" "$NNSCOPE" report "$TMP/two" --span 3
 check "...lists the spans" grep -q "the spans are: a: 1 2; b: 1 2" "$TMP/err.txt"
 run_rc 2 "export --worker nope" "$NNSCOPE" export "$TMP/two" --worker nope --out "$TMP/x.json"
 check "...lists the workers" grep -q "the workers are: a, b" "$TMP/err.txt"
+run_rc 2 "diff --worker nope (one run directory)" "$NNSCOPE" diff "$TMP/two" --worker nope
+check "...lists the workers" grep -q "the workers are: a, b" "$TMP/err.txt"
+run_rc 2 "diff --worker nope (two traces)" "$NNSCOPE" diff "$TMP/two/a.1.pt.trace.json" "$TMP/two/a.2.pt.trace.json" --worker nope
+check "...lists the worker" grep -q "the workers are: a" "$TMP/err.txt"
 run_rc 0 "report --worker a --span 2" "$NNSCOPE" report "$TMP/two" --worker a --span 2
 run_rc 0 "nnscope help --help" "$NNSCOPE" help --help
 check "...prints the help" grep -q "^Usage: nnscope <command>" "$TMP/out.txt"
