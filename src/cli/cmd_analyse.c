@@ -526,7 +526,7 @@ static int analyse_body(struct analyse_ctx *cx, struct cli_visit *v, const char 
 	 * whether anything at all could be analysed */
 	if (visited == 0 && root)
 		status = CLI_EINPUT;
-	if (v->load_failed && visited && !mpi && root && !cx->quiet)
+	if (v->load_failed && visited && root && !cx->quiet)
 		fprintf(stderr, "nnscope: %zu trace(s) analysed, %zu could not be read (see above)\n",
 			visited, v->load_failed);
 	return status;
