@@ -3,6 +3,8 @@
  * rules (reference §1.13), in its emission order, then the data-pipeline
  * and CPU recommendations that datapipe.c and cpuutil.c prepared. Texts are plain text
  * (tb_plugin embedded HTML links; the links are given in parentheses).
+ * Tensor-core / AMP advice only where the devices can have NVIDIA tensor
+ * cores (an_tc_support): never on AMD, MTIA or pre-Volta traces.
  */
 #include "analysis.h"
 #include "names.h"
@@ -160,7 +162,9 @@ int an_advice_compute(struct an_profile *p, struct nns_err *err)
 			    "size to improve. Note: Increasing batch size may affect the speed and "
 			    "stability of model convergence.",
 			    p->gpus.v[i].id, 100.0 * p->gpus.v[i].utilization);
-	if (m->devices.n && m->devices.v[0].major >= 7 && p->kernels.tc_used_ratio == 0.0 &&
+	/* tensor cores only where they can exist: an NVIDIA device of
+	 * compute capability >= 7.0 (not AMD, MTIA, pre-Volta: an_tc_support) */
+	if (p->tc_support == AN_TC_NVIDIA && p->kernels.tc_used_ratio == 0.0 &&
 	    p->tc_eligible_ops_kernel_ratio > 0)
 		rc |= add(
 		    p, "amp",
@@ -181,9 +185,10 @@ int an_advice_compute(struct an_profile *p, struct nns_err *err)
 		    add(p, "memory",
 			"Device memory usage is at the limit of device memory capacity (%.1f%% of "
 			"%.1f GB on GPU%d). To get better value of huge batch size, you could try "
-			"gradient checkpointing or automatic mixed precision to save memory.",
+			"gradient checkpointing%s to save memory.",
 			100.0 * (double)d->peak_allocated / (double)dev->total_mem,
-			(double)dev->total_mem / (1024.0 * 1024 * 1024), d->device_id);
+			(double)dev->total_mem / (1024.0 * 1024 * 1024), d->device_id,
+			p->tc_support == AN_TC_NONE ? "" : " or automatic mixed precision");
 		break;
 	}
 	/* data pipeline and CPU (datapipe.c, cpuutil.c: texts with evidence) */

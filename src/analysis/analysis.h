@@ -67,7 +67,8 @@ struct an_gpu {
 	double utilization;		      /* 0..1 */
 	double sm_efficiency;		      /* 0..1, <0 if no kernel has blocks per SM */
 	double achieved_occupancy;	      /* percent, <0 if no kernel reports it */
-	double tensor_core_ratio;	      /* 0..1, of kernels launched by operators */
+	double tensor_core_ratio;	      /* 0..1, of kernels launched by operators;
+					       * -1 unknown (AN_TC_NONE) */
 	int64_t kernel_time;		      /* merged kernel busy time in the window */
 	VEC(struct an_point) util_buckets;    /* (bucket start, util), then (end, 0) */
 	VEC(struct an_range_value) sm_ranges; /* est. SM efficiency per interval */
@@ -181,12 +182,29 @@ struct an_kernel_row {
 struct an_kernels {
 	VEC(struct an_kernel_row) by_name;	 /* all kernels, sorted by total desc */
 	VEC(struct an_kernel_row) by_properties; /* kernels reachable from ops */
-	double tc_used_ratio;			 /* TC kernel time / all kernel time */
+	double tc_used_ratio;			 /* TC kernel time / all kernel time;
+						  * -1 unknown (AN_TC_NONE) */
 	int64_t total_time;
 };
 
 /* Returns 1 if the kernel name looks like a tensor-core kernel. */
 int an_tc_kernel(const char *name);
+
+/* Whether the devices of a trace can have NVIDIA tensor cores
+ * (tensorcore.c), which decides the tensor-core ratios and the AMP advice:
+ *   AN_TC_NONE    AMD (device names with "AMD"/"Instinct"/"Radeon", HIP
+ *                 launches hip*), other accelerators (launches but none
+ *                 from CUDA: MTIA, XPU ...), deviceProperties without a
+ *                 CUDA compute capability, or NVIDIA before Volta (< 7.0):
+ *                 ratios unknown (-1, written as null), no TC/AMP advice;
+ *   AN_TC_NVIDIA  a device of compute capability >= 7.0 named by NVIDIA, or
+ *                 unnamed / named otherwise in a trace with CUDA launches;
+ *   AN_TC_UNKNOWN neither (no deviceProperties: old Kineto, hand-written
+ *                 traces): ratios from kernel names, no advice. */
+enum an_tc_support { AN_TC_UNKNOWN = 0, AN_TC_NONE, AN_TC_NVIDIA };
+/* The trace as a whole (device < 0), or the device with that id: NONE when
+ * the trace is, else from that device's properties when it has any. */
+int an_tc_support(const struct model *m, int device);
 /* Returns 1 if the operator name is tensor-core eligible (allow-list). */
 int an_tc_op_eligible(const char *name);
 
@@ -455,6 +473,7 @@ struct an_profile {
 	VEC(struct an_comm_node) comm_nodes;
 	VEC(struct iv) comm_ranges;
 	double tc_eligible_ops_kernel_ratio;
+	int tc_support; /* an_tc_support(m, -1), set by an_kernels_compute */
 	int use_dp, use_ddp, use_nccl, use_gloo;
 	int devices_used;     /* distinct device pids with device events */
 	uint8_t *tc_cache;    /* per string id: 0 unknown, 1 no TC, 2 TC kernel */

@@ -215,7 +215,12 @@ int an_gpu_compute(struct an_profile *p, struct nns_err *err)
 		g.kernel_time = iv_total_in(&busy, w0, w1);
 		g.utilization = w1 > w0 ? (double)g.kernel_time / (double)(w1 - w0) : 0;
 		g.achieved_occupancy = occ_d > 0 ? occ_w / occ_d : -1;
-		g.tensor_core_ratio = all > 0 ? (double)tc / (double)all : 0;
+		/* no NVIDIA tensor cores possible (AMD, MTIA, pre-Volta): unknown,
+		 * not a measured 0 */
+		if (p->tc_support == AN_TC_NONE || an_tc_support(m, g.id) == AN_TC_NONE)
+			g.tensor_core_ratio = -1;
+		else
+			g.tensor_core_ratio = all > 0 ? (double)tc / (double)all : 0;
 		if (has_bps) {
 			if (sm_efficiency(&g, edges, ne, w0, w1))
 				goto out_gpu;

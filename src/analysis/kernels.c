@@ -6,7 +6,8 @@
  * counting as 0 (numpy.average with None -> 0); a group in which no call
  * reports the property (AMD, MTIA, CPU-side records, devices without SM
  * counts) gets -1, unknown, which the outputs write as null / "-" instead
- * of a 0 that reads as measured.
+ * of a 0 that reads as measured. The tensor-core share is unknown (-1) too
+ * where the devices cannot have NVIDIA tensor cores (an_tc_support).
  */
 #include "analysis.h"
 #include "common/hmap.h"
@@ -146,6 +147,7 @@ int an_kernels_compute(struct an_profile *p, struct nns_err *err)
 	hmap_init(&by_name);
 	hmap_init(&by_prop);
 	hmap_init(&pairs);
+	p->tc_support = an_tc_support(m, -1);
 	for (i = 0; i < m->events.n; i++) {
 		const struct model_event *e = &m->events.v[i];
 		const struct model_dev_args *a = NULL;
@@ -199,7 +201,11 @@ int an_kernels_compute(struct an_profile *p, struct nns_err *err)
 	if (k->by_properties.n > 1)
 		qsort_r(k->by_properties.v, k->by_properties.n, sizeof(struct an_kernel_row),
 			prop_cmp, (void *)m);
-	k->tc_used_ratio = k->total_time > 0 ? (double)tc_time / (double)k->total_time : 0;
+	if (p->tc_support == AN_TC_NONE) /* AMD, MTIA, pre-Volta: unknown */
+		k->tc_used_ratio = -1;
+	else
+		k->tc_used_ratio =
+		    k->total_time > 0 ? (double)tc_time / (double)k->total_time : 0;
 	rc = NNS_OK;
 out:
 	hmap_release(&by_name);

@@ -15,6 +15,12 @@
  * volta_sgemm, cutlass_80_simt_sgemm ... are CUDA-core kernels).
  * Operators: tb_plugin's allow-list (autocast_mode.cpp), plus the PyTorch 2.x
  * spellings of the same ops and the attention/scaled-mm ops.
+ *
+ * Which devices can have NVIDIA tensor cores at all (an_tc_support): the
+ * patterns above are NVIDIA's library names, so on AMD (HIP/ROCm: matrix
+ * cores under other names), MTIA and other accelerators, and NVIDIA before
+ * Volta, a ratio of 0 would read as measured and AMP advice as founded;
+ * there the ratios are unknown and the advice is left out.
  */
 #include "analysis.h"
 
@@ -93,4 +99,98 @@ int an_tc_op_eligible(const char *name)
 		if (strcmp(name, tc_ops[i]) == 0)
 			return 1;
 	return 0;
+}
+
+/* ---- which devices can have tensor cores ----------------------------------- */
+
+static int amd_device_name(const char *n)
+{
+	return strstr(n, "AMD") || strstr(n, "Instinct") || strstr(n, "Radeon");
+}
+
+static int nvidia_device_name(const char *n)
+{
+	static const char *const pats[] = {"NVIDIA", "Tesla", "GeForce", "Quadro", "TITAN", NULL};
+
+	return has_any(n, pats);
+}
+
+/* cudaLaunchKernel, cudaMemcpyAsync, cuLaunchKernel, cuModuleLoad ... */
+static int cuda_launch_name(const char *n)
+{
+	return strncmp(n, "cuda", 4) == 0 ||
+	       (n[0] == 'c' && n[1] == 'u' && n[2] >= 'A' && n[2] <= 'Z');
+}
+
+struct tc_evidence {
+	int amd;      /* an AMD device name or a HIP launch */
+	int launches; /* runtime/driver events */
+	int cuda;     /* ... of which one is a CUDA call */
+};
+
+static void scan(const struct model *m, struct tc_evidence *ev)
+{
+	uint32_t last = MODEL_NOIDX;
+
+	memset(ev, 0, sizeof(*ev));
+	for (size_t i = 0; i < m->devices.n; i++)
+		if (m->devices.v[i].name && amd_device_name(model_str(m, m->devices.v[i].name)))
+			ev->amd = 1;
+	for (size_t i = 0; i < m->events.n && !ev->amd; i++) {
+		const struct model_event *e = &m->events.v[i];
+		const char *n;
+
+		if (e->kind != MK_RUNTIME && e->kind != MK_DRIVER)
+			continue;
+		ev->launches = 1;
+		if (e->name == last) /* the same call as before: nothing new */
+			continue;
+		last = e->name;
+		n = model_str(m, e->name);
+		if (strncmp(n, "hip", 3) == 0)
+			ev->amd = 1;
+		else if (!ev->cuda && cuda_launch_name(n))
+			ev->cuda = 1;
+	}
+}
+
+/* One device's verdict from its properties (cc 0.0: none given). */
+static int device_support(const struct model *m, const struct model_device *d,
+			  const struct tc_evidence *ev)
+{
+	const char *name = d->name ? model_str(m, d->name) : "";
+
+	if (d->major < 7 || amd_device_name(name))
+		return AN_TC_NONE;
+	if (nvidia_device_name(name) || ev->cuda)
+		return AN_TC_NVIDIA;
+	return AN_TC_UNKNOWN;
+}
+
+int an_tc_support(const struct model *m, int device)
+{
+	struct tc_evidence ev;
+	int verdict = AN_TC_NONE;
+
+	scan(m, &ev);
+	if (ev.amd || (ev.launches && !ev.cuda))
+		return AN_TC_NONE;
+	if (device >= 0) {
+		const struct model_device *d = model_device_by_id(m, device);
+
+		if (d)
+			return device_support(m, d, &ev);
+	}
+	if (m->devices.n == 0)
+		return AN_TC_UNKNOWN;
+	/* the trace: NVIDIA when one of its devices is */
+	for (size_t i = 0; i < m->devices.n; i++) {
+		int v = device_support(m, &m->devices.v[i], &ev);
+
+		if (v == AN_TC_NVIDIA)
+			return v;
+		if (v == AN_TC_UNKNOWN)
+			verdict = v;
+	}
+	return verdict;
 }

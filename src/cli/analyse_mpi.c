@@ -3,9 +3,13 @@
  * (analyse_mpi.h): per span group, each process analyses its workers and
  * sends their cluster rows to process 0, which merges them in worker order
  * (the order a plain analyse adds them) and runs the cluster analysis.
+ * A trace that cannot be loaded is reported by the process that tried and
+ * counted, as in a plain analyse (cli_visit_run): it fails no process, and
+ * process 0 learns the total, so the exit code says only whether anything
+ * at all could be analysed.
  *
  * Message per group, process p -> 0 (tag = group):
- *   u64 spans loaded, u64 rows, then per row:
+ *   u64 spans loaded, u64 rows, u64 spans that failed to load, then per row:
  *   u64 worker index, i32 rank_size, i32 clock_aligned, u64 steps,
  *   struct cl_rank (steps emptied), steps x struct cl_step.
  */
@@ -96,16 +100,19 @@ static int cmp_row(const void *a, const void *b)
 	return (x->worker > y->worker) - (x->worker < y->worker);
 }
 
-/* Appends the rows of one message to rows; adds its span count. */
+/* Appends the rows of one message to rows; adds its counts of spans
+ * loaded and spans that failed to load. */
 static int read_rows(const void *msg, size_t n, struct row_in **rows, size_t *nrows, size_t nw,
-		     size_t *loaded, struct nns_err *err)
+		     size_t *loaded, size_t *failed, struct nns_err *err)
 {
 	struct rd r = {msg, n, 0};
-	uint64_t spans, cnt;
+	uint64_t spans, cnt, bad;
 
-	if (get(&r, &spans, sizeof(spans)) || get(&r, &cnt, sizeof(cnt)) || cnt > nw)
+	if (get(&r, &spans, sizeof(spans)) || get(&r, &cnt, sizeof(cnt)) ||
+	    get(&r, &bad, sizeof(bad)) || cnt > nw || spans > nw || bad > nw)
 		return nns_err_set(err, NNS_EFORMAT, "damaged MPI message (header)");
 	*loaded += spans;
+	*failed += bad;
 	for (uint64_t i = 0; i < cnt; i++) {
 		struct row_in x;
 		uint64_t ns;
@@ -243,9 +250,11 @@ static int assign(const struct run *r, const struct cli_visit *v, int nproc, siz
 	return NNS_OK;
 }
 
-/* This process's workers of group k: analysed, their rows into b. */
+/* This process's workers of group k: analysed, their rows into b; a
+ * trace that cannot be loaded is reported and counted in *failed, and
+ * fails nothing else. */
 static int visit_share(const struct run *r, struct cli_visit *v, struct mpi_dl *mpi, size_t k,
-		       struct buf *b, uint64_t *spans, uint64_t *rows)
+		       struct buf *b, uint64_t *spans, uint64_t *rows, uint64_t *failed)
 {
 	int status = CLI_OK, *owner = calloc(r->workers.n + 1, sizeof(*owner));
 
@@ -268,7 +277,7 @@ static int visit_share(const struct run *r, struct cli_visit *v, struct mpi_dl *
 		it.worker = wk;
 		it.span = s;
 		if (cli_load_steps(&it, s->path, &v->kopts, &v->steps)) {
-			status = CLI_EINPUT;
+			(*failed)++;
 			continue;
 		}
 		(*spans)++;
@@ -394,7 +403,7 @@ int cli_visit_run_mpi(const struct run *r, struct cli_visit *v, struct mpi_dl *m
 	for (size_t k = 0; k < groups; k++) {
 		struct buf b = {NULL, 0, 0};
 		struct nns_err err;
-		uint64_t hdr[2] = {0, 0};
+		uint64_t hdr[3] = {0, 0, 0};
 		int tag = (int)(k & 0x7fff);
 
 		nns_err_clear(&err);
@@ -402,7 +411,7 @@ int cli_visit_run_mpi(const struct run *r, struct cli_visit *v, struct mpi_dl *m
 			cli_error(r->dir, "out of memory");
 			return CLI_EINPUT;
 		}
-		if (visit_share(r, v, mpi, k, &b, &hdr[0], &hdr[1]))
+		if (visit_share(r, v, mpi, k, &b, &hdr[0], &hdr[1], &hdr[2]))
 			status = CLI_EINPUT;
 		memcpy(b.v, hdr, sizeof(hdr));
 		if (mpi->rank != 0) {
@@ -412,9 +421,10 @@ int cli_visit_run_mpi(const struct run *r, struct cli_visit *v, struct mpi_dl *m
 			}
 		} else {
 			struct row_in *rows = NULL;
-			size_t nrows = 0, loaded = 0;
+			size_t nrows = 0, loaded = 0, failed = 0;
 
-			if (read_rows(b.v, b.n, &rows, &nrows, r->workers.n, &loaded, &err))
+			if (read_rows(b.v, b.n, &rows, &nrows, r->workers.n, &loaded, &failed,
+				      &err))
 				status = CLI_EINPUT;
 			for (int p = 1; p < mpi->size; p++) {
 				void *msg;
@@ -423,7 +433,8 @@ int cli_visit_run_mpi(const struct run *r, struct cli_visit *v, struct mpi_dl *m
 				/* a failed receive leaves the job hung or aborted by
 				 * mpirun; a damaged one only loses that process's rows */
 				if (mpi_dl_recv(mpi, p, tag, &msg, &n, &err) ||
-				    read_rows(msg, n, &rows, &nrows, r->workers.n, &loaded, &err)) {
+				    read_rows(msg, n, &rows, &nrows, r->workers.n, &loaded, &failed,
+					      &err)) {
 					cli_error(r->dir, err.msg);
 					status = CLI_EINPUT;
 				}
@@ -431,6 +442,7 @@ int cli_visit_run_mpi(const struct run *r, struct cli_visit *v, struct mpi_dl *m
 			}
 			if (visited)
 				*visited += loaded;
+			v->load_failed += failed;
 			if (nrows > 1 && merge_group(r, v, k, rows, nrows))
 				status = CLI_EINPUT;
 			for (size_t i = 0; i < nrows; i++)

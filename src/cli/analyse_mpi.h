@@ -26,8 +26,10 @@ int cli_mpi_agree(struct mpi_dl *mpi, int go, const struct run_set *rs);
 
 /* cli_visit_run() over this process's share of r's workers. Every process
  * must call it for the same runs in the same order. On process 0,
- * *visited counts the spans loaded by all processes. Returns CLI_OK or
- * CLI_EINPUT (each failure printed). */
+ * *visited counts the spans loaded by all processes and v->load_failed
+ * the spans none could load (elsewhere both stay 0). A trace that cannot be
+ * loaded is printed by its process and is no failure here, as in
+ * cli_visit_run. Returns CLI_OK or CLI_EINPUT (each failure printed). */
 int cli_visit_run_mpi(const struct run *r, struct cli_visit *v, struct mpi_dl *mpi,
 		      size_t *visited);
 

@@ -2,7 +2,8 @@
  * cmd_analyse.c - `nnscope analyse <file-or-run-dir> --out <dir>`: loads
  * every worker/span found under the path, runs every analysis and writes
  * the JSON contract (and CSV tables) of SPEC §4, plus distributed.json for
- * runs with several workers, and timeline.json (Chrome trace, capped by
+ * runs with several workers, skipped.json listing the files discovery left
+ * out (only when there are any), and timeline.json (Chrome trace, capped by
  * --timeline-limit-mb) with --timeline, and with --sqlite F.db every
  * worker's events and results and the distributed view in one SQLite
  * database (output/sqlite_out.h).
@@ -38,7 +39,8 @@ static const char USAGE[] =
     "A directory is searched recursively; traces are recognised by content: *.json[.gz]\n"
     "holding traceEvents or an array of events (tb_plugin's <worker>[.<span>].pt.trace.json[.gz]\n"
     "names give worker and span) and <worker>[.<span>].nnst (with host_info/host_info_<rank>.csv\n"
-    "beside them); other *.json / *.nnst files are listed as skipped, with the reason;\n"
+    "beside them); other *.json / *.nnst files are listed as skipped, with the reason,\n"
+    "on stderr and in <dir>/skipped.json (written only when something was skipped);\n"
     "when it holds several runs, each goes to <dir>/<run>/.\n"
     "MindSpore profiler directories (step_trace_raw_<id>_detail_time.csv,\n"
     "*timeline_display_<id>.json, aicore_intermediate_<id>_*.csv ...) are runs too:\n"
@@ -470,6 +472,14 @@ static int analyse_body(struct analyse_ctx *cx, struct cli_visit *v, const char 
 				status = CLI_EINPUT;
 			}
 		}
+		/* what discovery left out, for tools as well as on stderr */
+		if (!stop && root) {
+			nns_err_clear(&err);
+			if (out_write_skipped(out, &rs, cx->oo.pretty_depth, &err)) {
+				cli_error(NULL, err.msg);
+				status = CLI_EINPUT;
+			}
+		}
 		/* every MPI process must see the same runs, or none goes on */
 		if (mpi) {
 			int go = cli_mpi_agree(mpi, !stop, &rs);
@@ -516,7 +526,7 @@ static int analyse_body(struct analyse_ctx *cx, struct cli_visit *v, const char 
 	 * whether anything at all could be analysed */
 	if (visited == 0 && root)
 		status = CLI_EINPUT;
-	if (v->load_failed && visited && !mpi && root && !cx->quiet)
+	if (v->load_failed && visited && root && !cx->quiet)
 		fprintf(stderr,
 			"nnscope: %zu trace(s) analysed, %zu could not be read (see above)\n",
 			visited, v->load_failed);

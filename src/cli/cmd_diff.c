@@ -27,12 +27,15 @@ static const char USAGE[] =
     "      --no-color     no ANSI colours\n"
     "  -h, --help         show this help\n";
 
-/* Picks the single run of rs, and a worker (by name, or the only one). */
+/* Picks the single run of rs, and a worker (by name, or the only one).
+ * On NULL, *rc is the exit code: CLI_EUSAGE when --worker names no worker
+ * (the workers are listed, as report and export do), else CLI_EINPUT. */
 static const struct run_worker *pick_worker(const struct run_set *rs, const char *path,
-					    const char *worker, int need_spans)
+					    const char *worker, int need_spans, int *rc)
 {
 	const struct run *r;
 
+	*rc = CLI_EINPUT;
 	if (rs->runs.n != 1) {
 		cli_error(path, "holds several runs; pass a trace file or one run directory");
 		return NULL;
@@ -42,7 +45,7 @@ static const struct run_worker *pick_worker(const struct run_set *rs, const char
 		const struct run_worker *w = run_find_worker(r, worker);
 
 		if (!w)
-			cli_check_selection(rs, "diff", NULL, worker, NULL);
+			*rc = cli_check_selection(rs, "diff", NULL, worker, NULL);
 		return w;
 	}
 	if (need_spans) {
@@ -59,12 +62,13 @@ static const struct run_worker *pick_worker(const struct run_set *rs, const char
 	return &r->workers.v[0];
 }
 
-/* Resolves a path to exactly one trace file. */
-static const char *one_trace(struct run_set *rs, const char *path, const char *worker)
+/* Resolves a path to exactly one trace file; on NULL, *rc is the exit code. */
+static const char *one_trace(struct run_set *rs, const char *path, const char *worker, int *rc)
 {
 	const struct run_worker *w;
 	struct nns_err err;
 
+	*rc = CLI_EINPUT;
 	nns_err_clear(&err);
 	if (run_discover(rs, path, NULL, &err)) {
 		cli_print_skipped(rs);
@@ -73,9 +77,10 @@ static const char *one_trace(struct run_set *rs, const char *path, const char *w
 		return NULL;
 	}
 	cli_print_skipped(rs);
-	w = pick_worker(rs, path, worker, 0);
+	w = pick_worker(rs, path, worker, 0, rc);
 	if (!w)
 		return NULL;
+	*rc = CLI_EINPUT;
 	if (w->spans.n != 1) {
 		cli_error(path, "holds several spans; pass a single trace file");
 		return NULL;
@@ -145,8 +150,8 @@ int cmd_diff(int argc, char **argv)
 		return cli_usage_error("diff", "at most two input paths, got %d", argc - optind);
 
 	if (argc - optind == 2) {
-		base = one_trace(&rs_a, argv[optind], worker);
-		exp = base ? one_trace(&rs_b, argv[optind + 1], worker) : NULL;
+		base = one_trace(&rs_a, argv[optind], worker, &status);
+		exp = base ? one_trace(&rs_b, argv[optind + 1], worker, &status) : NULL;
 	} else {
 		const struct run_worker *w;
 
@@ -155,7 +160,7 @@ int cmd_diff(int argc, char **argv)
 			cli_error(argv[optind], err.msg);
 			goto out;
 		}
-		w = pick_worker(&rs_a, argv[optind], worker, 1);
+		w = pick_worker(&rs_a, argv[optind], worker, 1, &status);
 		if (w && w->spans.n < 2)
 			cli_error(argv[optind],
 				  "the worker has a single span; give two trace files");

@@ -219,7 +219,10 @@ void out_json_kernels(struct jsonw *w, const struct an_profile *p)
 
 	jsonw_obj_begin(w);
 	jsonw_kdouble(w, "total_us", out_us(k->total_time));
-	jsonw_kdouble(w, "tc_used_ratio", k->tc_used_ratio);
+	if (k->tc_used_ratio < 0) /* no NVIDIA tensor cores possible: unknown */
+		jsonw_knull(w, "tc_used_ratio");
+	else
+		jsonw_kdouble(w, "tc_used_ratio", k->tc_used_ratio);
 	for (int g = 0; g < SC_KERNEL_GROUPS; g++) {
 		size_t n;
 		const struct an_kernel_row *rows = sc_kernel_group_rows(k, g, &n);

@@ -13,6 +13,7 @@
  *   <dir>/distributed.json              (runs with several workers)
  *   <dir>/distributed.<span>.json       (the same for each span, when
  *                                        workers have spans)
+ *   <dir>/skipped.json                  (files discovery left out, if any)
  * Worker and span names are sanitized (outfile.h) so that they cannot
  * leave <dir>. Every file is written atomically (temporary + rename).
  * Times are microseconds as doubles (model ns / 1000.0).
@@ -49,6 +50,13 @@ int out_write_profile(const char *dir, const struct out_source *src, const struc
 /* Writes dir/<file_name> (e.g. "distributed.json") from d; span may be NULL. */
 int out_write_dist(const char *dir, const char *file_name, const char *span,
 		   const struct an_dist *d, struct nns_err *err);
+
+/* Writes dir/skipped.json: {"skipped": [{"path", "reason"}], "more": N}
+ * from rs->skipped (skipped_json.c); writes nothing and returns NNS_OK when
+ * nothing was skipped. pretty_depth 0: the default layout. */
+struct run_set;
+int out_write_skipped(const char *dir, const struct run_set *rs, int pretty_depth,
+		      struct nns_err *err);
 
 /* Writes the diff of two profiles to path (a file name). */
 int out_write_diff(const char *path, const struct an_diff *d, const char *base_label,

@@ -338,11 +338,14 @@ static void kernels(FILE *f, const struct an_profile *p, const struct report_opt
 {
 	const struct sc_ctx x = {p->m, 0, NULL};
 	const struct an_kernels *kn = &p->kernels;
-	char b[48], title[160];
+	char b[48], tc[48], title[160];
 
-	snprintf(title, sizeof(title),
-		 "GPU kernels (top %d by total time; %s µs in all, %.2f%% on tensor cores)", o->top,
-		 tb_fmt_us(b, sizeof(b), (double)kn->total_time), kn->tc_used_ratio * 100.0);
+	if (kn->tc_used_ratio < 0) /* the devices cannot have NVIDIA tensor cores */
+		snprintf(tc, sizeof(tc), "tensor cores n/a");
+	else
+		snprintf(tc, sizeof(tc), "%.2f%% on tensor cores", kn->tc_used_ratio * 100.0);
+	snprintf(title, sizeof(title), "GPU kernels (top %d by total time; %s µs in all, %s)",
+		 o->top, tb_fmt_us(b, sizeof(b), (double)kn->total_time), tc);
 	rp_section(f, o, title);
 	if (kn->by_name.n == 0) {
 		fprintf(f, "  (no kernels)\n");

@@ -450,8 +450,10 @@ static const struct sc_col gpu_cols[] = {
     FCOL("achieved_occupancy", SC_REAL, SC_PERCENT, sc_dbl_or_null, struct an_gpu,
 	 achieved_occupancy, "Est. occupancy",
 	 "estimated achieved occupancy, percent, null when not reported"),
-    COL("tensor_core_ratio", SC_REAL, SC_RATIO, SC_F_DBL, struct an_gpu, tensor_core_ratio,
-	"Tensor cores", "tensor-core kernel share of operators' kernel time, 0..1"),
+    FCOL("tensor_core_ratio", SC_REAL, SC_RATIO, sc_dbl_or_null, struct an_gpu, tensor_core_ratio,
+	 "Tensor cores",
+	 "tensor-core kernel share of operators' kernel time, 0..1, null where the device "
+	 "cannot have NVIDIA tensor cores (AMD, MTIA, pre-Volta)"),
     COL("kernel_us", SC_REAL, SC_US, SC_F_NS, struct an_gpu, kernel_time, "Kernel µs",
 	"merged kernel busy time, µs"),
     FCOL("num_sms", SC_INT, SC_PLAIN, g_dev_i32, struct model_device, num_sms, "SMs",

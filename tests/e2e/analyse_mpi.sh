@@ -8,6 +8,8 @@
 #   - each worker's files equal, written by the process that analysed it;
 #   - with 6 processes for 4 ranks (2 idle) the same again;
 #   - the job really was split: each process printed its own workers;
+#   - a trace that cannot be loaded fails nothing (exit 0, process 0
+#     counts it) unless every trace fails, as in a plain analyse;
 # and --mpi without Open MPI (NNSCOPE_LIBMPI naming a missing library)
 # fails in one line with exit 1.
 # Skips when mpirun is absent.
@@ -125,6 +127,32 @@ if [ -d "$JOB" ]; then
 else
 	echo "SKIP MindSpore job under --mpi: $JOB absent (set NNS_SHARED)"
 fi
+
+# a trace that cannot be loaded among good ones: the same rule as a plain
+# analyse (reported, the rest analysed, exit 0); only traces that all fail
+# give a non-zero exit
+RUNC=$TMP/runc
+cp -r "$RUN" "$RUNC"
+printf '{"traceEvents": []}' >"$RUNC/bad.pt.trace.json"
+set +e
+timeout 120 mpirun --oversubscribe -np 2 "$NNSCOPE" analyse --mpi "$RUNC" --out "$TMP/mpic" \
+	>"$TMP/mpic.log" 2>&1
+rc=$?
+set -e
+check "one unloadable trace under --mpi: exit 0 (rc $rc)" test $rc -eq 0
+check "...the bad trace is named" grep -q 'bad.pt.trace.json: no events: traceEvents is empty' "$TMP/mpic.log"
+check "...process 0 counts it: 4 analysed, 1 could not be read" \
+	grep -q '4 trace(s) analysed, 1 could not be read' "$TMP/mpic.log"
+check "...the 4 good ranks still make cluster.json" jqt "$TMP/mpic/cluster.json" '(.ranks | length) == 4'
+mkdir -p "$TMP/allbad"
+printf '{"traceEvents": []}' >"$TMP/allbad/a.pt.trace.json"
+printf '{"traceEvents": []}' >"$TMP/allbad/b.pt.trace.json"
+set +e
+timeout 120 mpirun --oversubscribe -np 2 "$NNSCOPE" analyse --mpi "$TMP/allbad" --out "$TMP/mpid" \
+	>"$TMP/mpid.log" 2>&1
+rc=$?
+set -e
+check "every trace unloadable under --mpi: non-zero exit, no hang (rc $rc)" test $rc -ne 0 -a $rc -ne 124
 
 # processes that see different inputs (no shared file system): all stop,
 # process 0 says why, nothing hangs

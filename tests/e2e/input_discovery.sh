@@ -2,12 +2,13 @@
 # input_discovery.sh - what `nnscope analyse/report` take from a path, on
 # small traces written here: a directory is searched recursively and files
 # are recognised by content (hand-named *.json[.gz], Chrome's event array),
-# files that are not traces are listed with the reason and the exit code is
+# files that are not traces are listed with the reason (stderr and
+# <out>/skipped.json) and the exit code is
 # non-zero only when nothing could be analysed; [], [1,2,3] and an empty
 # traceEvents are errors naming the file; worker names keep their dots
 # ("....1074" is not split into "...." and span "1") and the output
 # directory is not hidden; --worker / --span that match nothing list what
-# exists (exit 2); `nnscope help --help` prints help; one span group writes
+# exists (exit 2, report, export and diff alike); `nnscope help --help` prints help; one span group writes
 # distributed.json / cluster.json once, not a .1 copy.
 #
 #   NNSCOPE=build/nnscope bash tests/e2e/input_discovery.sh
@@ -42,8 +43,16 @@ for f in list.json empty.json config.json; do
 done
 check "[] is skipped as an empty array" grep -q "empty.json: skipped: no events: the JSON array is empty" "$TMP/err.txt"
 check "notes.txt is not a candidate: not listed" test "$(grep -c notes.txt "$TMP/err.txt")" -eq 0
+check "skipped.json lists list.json, empty.json, config.json with reasons" jqt "$TMP/o/skipped.json" \
+	'(.skipped|length)==3 and .more==0 and (.skipped|all((.path|type)=="string" and (.reason|length)>0))
+	 and ([.skipped[].path|split("/")[-1]]|sort)==["config.json","empty.json","list.json"]
+	 and (.skipped[]|select(.path|endswith("empty.json"))|.reason)=="no events: the JSON array is empty"'
 run_rc 0 "analyse DIR/sub: traces one level down" "$NNSCOPE" analyse "$D/sub" --out "$TMP/o2"
 check "DIR/sub -> run deeper" test -s "$TMP/o2/w0.1/overview.json"
+check "nothing skipped: no skipped.json" test ! -e "$TMP/o2/skipped.json"
+cp "$TMP/o/skipped.json" "$TMP/o2/skipped.json"
+run_rc 0 "analyse DIR/sub again into the same directory" "$NNSCOPE" analyse -q "$D/sub" --out "$TMP/o2"
+check "...removes the stale skipped.json" test ! -e "$TMP/o2/skipped.json"
 
 # a bad trace among good ones: reported, the rest analysed, exit 0
 printf '{"traceEvents": []}' >"$D/sub/deeper/bad.json"
@@ -91,6 +100,10 @@ run_rc 2 "report --span 3" "$NNSCOPE" report "$TMP/two" --span 3
 check "...lists the spans" grep -q "the spans are: a: 1 2; b: 1 2" "$TMP/err.txt"
 run_rc 2 "export --worker nope" "$NNSCOPE" export "$TMP/two" --worker nope --out "$TMP/x.json"
 check "...lists the workers" grep -q "the workers are: a, b" "$TMP/err.txt"
+run_rc 2 "diff --worker nope (one run directory)" "$NNSCOPE" diff "$TMP/two" --worker nope
+check "...lists the workers" grep -q "the workers are: a, b" "$TMP/err.txt"
+run_rc 2 "diff --worker nope (two traces)" "$NNSCOPE" diff "$TMP/two/a.1.pt.trace.json" "$TMP/two/a.2.pt.trace.json" --worker nope
+check "...lists the worker" grep -q "the workers are: a" "$TMP/err.txt"
 run_rc 0 "report --worker a --span 2" "$NNSCOPE" report "$TMP/two" --worker a --span 2
 run_rc 0 "nnscope help --help" "$NNSCOPE" help --help
 check "...prints the help" grep -q "^Usage: nnscope <command>" "$TMP/out.txt"

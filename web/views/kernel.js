@@ -36,8 +36,11 @@ export default {
       makeChart(pieBox, pieOption(byName.map((r) => ({ name: r.name, value: r.total_us || 0 })), { topN: st.top }));
     }
     drawPie();
+    // null: the devices cannot have NVIDIA tensor cores (AMD, MTIA, pre-Volta)
+    const tcKnown = doc.tc_used_ratio != null;
     const tc = Math.max(0, Math.min(1, doc.tc_used_ratio || 0));
-    makeChart(tcBox, {
+    if (!tcKnown) tcBox.appendChild(h('div', { class: 'muted' }, 'Tensor cores: not applicable to these devices'));
+    else makeChart(tcBox, {
       color: ['#59a14f', '#bab0ac'],
       tooltip: { trigger: 'item', formatter: (p) => `${esc(p.name)}<br>${fmtUs(p.value)} (${p.percent.toFixed(1)}%)` },
       legend: { bottom: 0 },
