@@ -124,6 +124,7 @@ static int cuda_launch_name(const char *n)
 
 struct tc_evidence {
 	int amd;      /* an AMD device name or a HIP launch */
+	int accel;    /* a launch of another accelerator's category (mtia_runtime...) */
 	int launches; /* runtime/driver events */
 	int cuda;     /* ... of which one is a CUDA call */
 };
@@ -143,6 +144,15 @@ static void scan(const struct model *m, struct tc_evidence *ev)
 		if (e->kind != MK_RUNTIME && e->kind != MK_DRIVER)
 			continue;
 		ev->launches = 1;
+		/* the source's own category (model_event_cat): hip_runtime,
+		 * mtia_runtime, xpu_runtime... name the accelerator whatever
+		 * the call is named */
+		if (e->flags & MODEL_EF_SRCCAT) {
+			if (strncmp(model_event_cat(m, (uint32_t)i), "hip_", 4) == 0)
+				ev->amd = 1;
+			else
+				ev->accel = 1;
+		}
 		if (e->name == last) /* the same call as before: nothing new */
 			continue;
 		last = e->name;
@@ -173,7 +183,7 @@ int an_tc_support(const struct model *m, int device)
 	int verdict = AN_TC_NONE;
 
 	scan(m, &ev);
-	if (ev.amd || (ev.launches && !ev.cuda))
+	if (ev.amd || ev.accel || (ev.launches && !ev.cuda))
 		return AN_TC_NONE;
 	if (device >= 0) {
 		const struct model_device *d = model_device_by_id(m, device);

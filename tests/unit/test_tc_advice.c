@@ -33,7 +33,7 @@
  * a [memory] record allocating 950 of the device's 1000 bytes (the memory
  * advice fires; it names AMP only where tensor cores can exist). DEVPROPS is
  * the deviceProperties member (with its trailing comma) or "". */
-#define TRACE(DEVPROPS, RT_CAT, LAUNCH, KERNEL)                                                   \
+#define TRACE(DEVPROPS, RT_CAT, LAUNCH, KERNEL)                                                    \
 	"{" DEVPROPS "\"traceEvents\":["                                                           \
 	"{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":1,"         \
 	"\"tid\":1,\"ts\":0,\"dur\":1000},"                                                        \
@@ -44,11 +44,12 @@
 	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" KERNEL "\",\"pid\":0,\"tid\":7,"            \
 	"\"ts\":100,\"dur\":800,\"args\":{\"correlation\":3,\"device\":0,\"stream\":7}},"          \
 	"{\"ph\":\"i\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":15,"           \
-	"\"args\":{\"Device Type\":1,\"Device Id\":0,\"Addr\":4096,\"Bytes\":950,"                \
+	"\"args\":{\"Device Type\":1,\"Device Id\":0,\"Addr\":4096,\"Bytes\":950,"                 \
 	"\"Total Allocated\":950,\"Total Reserved\":1000}}"                                        \
 	"]}"
 
-#define DEV(NAME, CC) "\"deviceProperties\":[{\"id\":0,\"name\":\"" NAME "\"," CC "\"totalGlobalMem\":1000}],"
+#define DEV(NAME, CC)                                                                              \
+	"\"deviceProperties\":[{\"id\":0,\"name\":\"" NAME "\"," CC "\"totalGlobalMem\":1000}],"
 #define CC(MAJ, MIN) "\"computeMajor\":" #MAJ ",\"computeMinor\":" #MIN ","
 
 static const char *const AMD_MI250X =
@@ -57,8 +58,12 @@ static const char *const AMD_MI250X =
 static const char *const AMD_HIP_ONLY =
     TRACE(DEV("Device 740c", CC(9, 0)), "hip_runtime", "hipExtModuleLaunchKernel",
 	  "Cijk_Ailk_Bljk_SB_MT64x64x8_SN");
-static const char *const NO_CC_MTIA = TRACE(DEV("MTIA", ""), "mtia_runtime", "mtiaLaunchKernel",
-					    "fused_linear_fp32");
+static const char *const NO_CC_MTIA =
+    TRACE(DEV("MTIA", ""), "mtia_runtime", "mtiaLaunchKernel", "fused_linear_fp32");
+/* MTIA's category with a CUDA-like call name and no deviceProperties: the
+ * category decides (model_event_cat), not the name. */
+static const char *const MTIA_CAT_ONLY =
+    TRACE("", "mtia_runtime", "cudaLaunchKernel", "fused_linear_fp32");
 static const char *const P100 = TRACE(DEV("Tesla P100-PCIE-16GB", CC(6, 0)), "cuda_runtime",
 				      "cudaLaunchKernel", "maxwell_sgemm_128x64_nn");
 static const char *const A100 = TRACE(DEV("NVIDIA A100-SXM4-80GB", CC(8, 0)), "cuda_runtime",
@@ -150,6 +155,17 @@ static void test_no_compute_capability_mtia(void **st)
 	check_no_tc(NO_CC_MTIA);
 }
 
+static void test_mtia_category(void **st)
+{
+	struct tu_fx *f = load(MTIA_CAT_ONLY);
+	(void)st;
+
+	assert_int_equal(f->p.tc_support, AN_TC_NONE);
+	assert_null(advice(&f->p, "amp"));
+	assert_false(any_tc_words(&f->p));
+	tu_fx_free(f);
+}
+
 static void test_pre_volta(void **st)
 {
 	(void)st;
@@ -210,6 +226,7 @@ int main(void)
 	    cmocka_unit_test(test_amd_instinct),
 	    cmocka_unit_test(test_amd_hip_launches),
 	    cmocka_unit_test(test_no_compute_capability_mtia),
+	    cmocka_unit_test(test_mtia_category),
 	    cmocka_unit_test(test_pre_volta),
 	    cmocka_unit_test(test_nvidia_a100),
 	    cmocka_unit_test(test_nvidia_unbranded_name_cuda),
