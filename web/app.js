@@ -264,8 +264,15 @@ function makeCtx(root, controller) {
     /** the /api/view document `name` of the current run/worker/span */
     view: (name, extra) => api('/api/view', { run: state.run, worker: state.worker, span: state.span, view: name, ...(extra || {}) }, { signal }),
     navigate: (view, extra) => go(hashFor(view || state.view, state.run, state.worker, state.span, extra || {})),
-    /** change the global run/worker/span selection (keeps the view) */
-    select: (sel, extra) => go(hashFor(state.view, sel.run ?? state.run, sel.worker ?? state.worker, sel.span ?? state.span, extra ?? keepParams(state.params))),
+    /** change the global run/worker/span selection (keeps the view); a view
+     * that calls it while rendering is not marked loaded: the new selection's
+     * render is (ctx.redirected) */
+    select: (sel, extra) => {
+      const hash = hashFor(state.view, sel.run ?? state.run, sel.worker ?? state.worker, sel.span ?? state.span, extra ?? keepParams(state.params));
+      if (hash !== location.hash) ctx.redirected = true;
+      go(hash);
+    },
+    redirected: false,
     /** record view-internal state in the hash without re-rendering */
     setParams: (extra, replace = true) => {
       const p = { ...state.params, ...extra };
@@ -298,6 +305,7 @@ async function renderView(key) {
   current = { mod: null, root, controller, key };
   document.title = `${VIEWS.find((v) => v.id === id)?.title || id} · ${state.run || 'nnscope'} · nnscope`;
 
+  let ctx = null;
   try {
     if (!state.runs) {
       root.appendChild(h('div', { class: 'loading' }, 'Loading runs…'));
@@ -312,7 +320,7 @@ async function renderView(key) {
     // the view module, its main document and (except for the canvas-only
     // Trace view) the chart library all load in parallel: ctx.view() hands
     // the view the request already in flight
-    const ctx = makeCtx(root, controller);
+    ctx = makeCtx(root, controller);
     const doc = VIEW_DOC[id];
     if (doc) {
       const first = ctx.view(doc);
@@ -336,7 +344,7 @@ async function renderView(key) {
     console.error(e);
     root.appendChild(errorBox(e));
   } finally {
-    if (token === renderToken) {
+    if (token === renderToken && !ctx?.redirected) {
       root.dataset.loaded = '1';
       document.body.dataset.ready = '1';
     }

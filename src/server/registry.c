@@ -280,13 +280,30 @@ static void runs_doc(struct registry *r, const struct run_set *rs)
 	for (size_t i = 0; rs && i < rs->runs.n; i++) {
 		const struct run *run = &rs->runs.v[i];
 		int nnst = 0, kin = 0, any = 0;
+		int64_t mtime_ms = 0; /* of its newest trace file: the Diff view's default order */
 
-		for (size_t j = 0; j < run->workers.n; j++)
-			any |= run->workers.v[j].spans.n > 0;
+		for (size_t j = 0; j < run->workers.n; j++) {
+			const struct run_worker *wk = &run->workers.v[j];
+
+			any |= wk->spans.n > 0;
+			for (size_t k = 0; k < wk->spans.n; k++) {
+				struct stat st;
+
+				if (stat(wk->spans.v[k].path, &st) == 0) {
+					int64_t ms = (int64_t)st.st_mtim.tv_sec * 1000 +
+						     st.st_mtim.tv_nsec / 1000000;
+
+					if (ms > mtime_ms)
+						mtime_ms = ms;
+				}
+			}
+		}
 		if (!any)
 			continue; /* every file of it pointed out of the logdir */
 		jsonw_obj_begin(&w);
 		jsonw_kstr(&w, "name", run->name);
+		if (mtime_ms > 0)
+			jsonw_kint(&w, "mtime_ms", mtime_ms);
 		jsonw_key(&w, "workers");
 		jsonw_arr_begin(&w);
 		for (size_t j = 0; j < run->workers.n; j++) {

@@ -9,7 +9,17 @@
 //       each [memory] event given "Total Allocated"/"Total Reserved" (running
 //       sum per device in ts order / its maximum so far) so that the memory
 //       curve has data; the per-operator statistics do not use these totals;
-//   modules/w.pt.trace.json  a hand-written module trace (always written).
+//   modules/w.pt.trace.json  a hand-written module trace (always written);
+//   attr/w.pt.trace.json  a hand-written GPU trace (always written): 24
+//       operators with names of 90+ characters (legend truncation) and two
+//       kernels, one launched inside the first operator (100 us), one with no
+//       launch (300 us): 1 of 2 device events, 75 % of device time, belong to
+//       no operator (ATTR_EXPECT in ui.test.mjs);
+//   pair/before_fix.pt.trace.json, pair/after_fix.pt.trace.json  two workers
+//       of one run whose traces start 1 s apart (before_fix first; the names
+//       sort the other way), and the runs order/zz_baseline, order/aa_tuned
+//       (same trace, same file time, set here a day back): the Diff view's
+//       default pair (base = older trace / older run / "baseline" name).
 // A case file that is missing under CONF_DIR is skipped (the tests print SKIP).
 import fs from 'node:fs';
 import path from 'node:path';
@@ -77,4 +87,39 @@ if (mem) {
   mod('nn.Module: ReLU_0', 102, 5, 1, 2200, 100);
   op('aten::relu', 2210, 60);
   put('modules/w.pt.trace.json', wrap(evs));
+}
+
+// attr: long operator names and device time that belongs to no operator
+{
+  const P = 100;
+  const evs = [];
+  const x = (cat, name, pid, tid, ts, dur, args) => evs.push({ ph: 'X', cat, name, pid, tid, ts, dur, args: args || {} });
+  x('user_annotation', 'ProfilerStep#1', P, P, 1000, 20000);
+  let ts = 1010;
+  for (let i = 0; i < 24; i++) {
+    const name = `aten::a_very_long_operator_name_number_${String(i).padStart(2, '0')}_with_template_arguments<float, 4, true, at::native::Layout>`;
+    const dur = 100 + i * 10;
+    x('cpu_op', name, P, P, ts, dur, { 'External id': i + 1 });
+    if (i === 0) x('cuda_runtime', 'cudaLaunchKernel', P, P, ts + 10, 20, { correlation: 1, 'External id': 1 });
+    ts += dur + 20;
+  }
+  const kargs = (corr) => ({ device: 0, stream: 7, correlation: corr, grid: [1, 1, 1], block: [32, 1, 1] });
+  x('kernel', 'attributed_kernel', 0, 7, 1100, 100, kargs(1));
+  x('kernel', 'kernel_without_launch', 0, 7, 5000, 300, kargs(999));
+  put('attr/w.pt.trace.json', JSON.stringify({ schemaVersion: 1, deviceProperties: [{ id: 0, name: 'Test GPU' }], traceEvents: evs }));
+}
+
+// pair / order: the Diff view's default base and experiment
+{
+  const trace = (t0) => wrap([
+    { ph: 'X', cat: 'user_annotation', name: 'ProfilerStep#1', pid: 7, tid: 7, ts: t0, dur: 1000, args: {} },
+    { ph: 'X', cat: 'cpu_op', name: 'aten::mm', pid: 7, tid: 7, ts: t0 + 10, dur: 500, args: { 'External id': 1 } },
+  ]);
+  put('pair/after_fix.pt.trace.json', trace(2000000));
+  put('pair/before_fix.pt.trace.json', trace(1000000));
+  const day = new Date(Date.now() - 86400000);
+  for (const r of ['order/zz_baseline', 'order/aa_tuned']) {
+    put(`${r}/w.pt.trace.json`, trace(1000000));
+    fs.utimesSync(path.join(log, r, 'w.pt.trace.json'), day, day);
+  }
 }

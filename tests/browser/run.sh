@@ -11,6 +11,10 @@
 #     $NNS_SHARED/data/mindinsight (copied to mindspore/: the MindSpore tab,
 #     tests/browser/mindspore.test.mjs);
 #   - an empty logdir (the "no runs" state).
+# Test files: ui.test.mjs (every view), mindspore.test.mjs (the MindSpore
+# tab), defaults.test.mjs (what the views pick and show on their own: the
+# selected run's cluster, Diff's default pair, the Trace view's first
+# window, pie legends, the unattributed-device-time warning).
 # Prints one PASS/FAIL/SKIP line per check; exits non-zero on any FAIL.
 # Screenshots: $BUILD/screenshots/<view>-<run>.png.
 #
@@ -115,6 +119,8 @@ rc=$?
 NNS_URL=$URL_main NNS_SHOTS=$BUILD/screenshots NNS_CHROMIUM=$CHROMIUM NNS_ROOT=$ROOT \
 	NNS_MI_CONF=$NNS_SHARED/conformance/mindinsight/expected_values.json NNS_MS_RUN=mindspore/run_1 NNS_MI_DATA=$NNS_SHARED/data/mindinsight \
 	node tests/browser/mindspore.test.mjs || rc=1
+NNS_URL=$URL_main NNS_SHOTS=$BUILD/screenshots NNS_CHROMIUM=$CHROMIUM NNS_ROOT=$ROOT NNS_MSJOB=${NNS_MSJOB:-} \
+	node tests/browser/defaults.test.mjs || rc=1
 for n in main empty; do
 	if [ -s "$TMP/serve-$n.err" ]; then echo "--- server $n stderr:"; tail -20 "$TMP/serve-$n.err"; fi
 done

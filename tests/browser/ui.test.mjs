@@ -752,7 +752,7 @@ if (!mlpRun) {
   if (!process.env.NNS_MSJOB) skip('cluster msjob', 'MindInsight cluster_propose fixture not found');
   else {
     const job = process.env.NNS_MSJOB;
-    const o = await open('cluster', { run: 'dist' }, { extra: { job } });
+    const o = await open('cluster', { run: job });
     await check('cluster msjob: 4 ranks, the proposals of /api/cluster shown', async () => {
       const doc = await api('/api/cluster', { run: job });
       assert.equal(doc.ranks.length, 4, 'API ranks');

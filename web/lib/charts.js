@@ -51,17 +51,38 @@ export function chartBox(testid, height = 300, cls = '') {
   return h('div', { class: 'chart ' + cls, testid, style: { height: height + 'px' } });
 }
 
-/** Initialise a chart on a container (must be in the document) and register it for resize/dispose. */
+/** The width (px) of a legend's label text in a chart `chartW` px wide whose
+ * legend takes `frac` of it: the legend's share less the symbol, the gap and
+ * the scroll arrows; at least 60 px, at most `max`. */
+export function legendTextWidth(chartW, frac, max) {
+  return Math.round(Math.max(60, Math.min(max, chartW * frac - 44)));
+}
+
+/** Initialise a chart on a container (must be in the document) and register it for resize/dispose.
+ * An option with `legendFit: {frac, max}` (pieOption's) gets its legend labels truncated to the
+ * width that its share of the container leaves, again on every resize. */
 export function makeChart(el, option) {
   if (typeof echarts === 'undefined') {
     el.textContent = 'Chart library not loaded.';
     return null;
   }
+  const fit = option.legendFit;
+  if (fit) {
+    option = { ...option };
+    delete option.legendFit;
+    option.legend = { ...option.legend, textStyle: { ...option.legend?.textStyle, width: legendTextWidth(el.clientWidth, fit.frac, fit.max) } };
+  }
   const c = echarts.init(el, null, { renderer: 'canvas' });
   c.setOption(Object.assign({ animation: false, textStyle: { fontFamily: 'inherit' } }, option));
   live.add(c);
+  let lastW = el.clientWidth;
+  const refit = () => {
+    if (!fit || el.clientWidth === lastW) return;
+    lastW = el.clientWidth;
+    c.setOption({ legend: { textStyle: { width: legendTextWidth(lastW, fit.frac, fit.max) } } });
+  };
   if (typeof ResizeObserver !== 'undefined') {
-    const ro = new ResizeObserver(() => { if (!c.isDisposed()) c.resize(); });
+    const ro = new ResizeObserver(() => { if (!c.isDisposed()) { refit(); c.resize(); } });
     ro.observe(el);
     c.__ro = ro;
   }
@@ -95,7 +116,9 @@ export function usAxisTooltip(params) {
   return out;
 }
 
-/** Pie of [{name, value}] with µs values; top N plus "Other". */
+/** Pie of [{name, value}] with µs values; top N plus "Other". The legend (right 42 %) scrolls when
+ * its entries do not fit, truncates long names with an ellipsis to the width it has (at most
+ * legendWidth px; makeChart fits it to the container) and shows the full name as its tooltip. */
 export function pieOption(items, { title, topN = 10, fmt = fmtUs, colors, legendWidth = 220 } = {}) {
   const sorted = items.filter((x) => x.value > 0).sort((a, b) => b.value - a.value);
   const top = sorted.slice(0, topN);
@@ -110,9 +133,10 @@ export function pieOption(items, { title, topN = 10, fmt = fmtUs, colors, legend
     },
     legend: {
       type: 'scroll', orient: 'vertical', right: 0, top: title ? 24 : 4, bottom: 0, width: '42%', itemGap: 5, itemHeight: 10, itemWidth: 16,
-      textStyle: { fontSize: 11, width: legendWidth, overflow: 'truncate' },
-      tooltip: { show: true },
+      textStyle: { fontSize: 11, width: legendWidth, overflow: 'truncate', ellipsis: '…' },
+      tooltip: { show: true, confine: true, formatter: (p) => esc(p.name) },
     },
+    legendFit: { frac: 0.42, max: legendWidth },
     series: [{
       type: 'pie', radius: ['0%', '68%'], center: ['28%', title ? '56%' : '50%'],
       label: { show: false }, labelLine: { show: false },

@@ -1,8 +1,9 @@
 // MindSpore tab: FLOPs (MindInsight's FLOPs page): the device summary, the
 // per-operator table of flops_<id>.txt and the FLOPs per scope
 // (flops_scope_<id>.json) as a Sankey diagram when the full chart library
-// is loaded, with its links as a table either way. Reads ms_flops.
-import { h, fmtNum } from '../lib/util.js';
+// is loaded (node labels truncated to the space between columns, full names
+// in the tooltip), with its links as a table either way. Reads ms_flops.
+import { h, fmtNum, esc } from '../lib/util.js';
 import { createTable } from '../lib/table.js';
 import { chartBox, makeChart } from '../lib/charts.js';
 import { section, noData, docErrors, cards } from './common.js';
@@ -60,15 +61,32 @@ export async function render(el, ctx) {
     // the sankey series is only in the full ECharts build (the view loads it)
     const names = new Set();
     for (const l of scope.links) { names.add(l.source); names.add(l.target); }
+    // node labels sit right of their column: truncate them (ellipsis) to the
+    // space before the next column, the full name in the tooltip
+    const links = scope.links.filter((l) => l.mflops > 0 && l.source !== l.target);
+    const depth = new Map();
+    for (let pass = 0, changed = true; changed && pass < 64; pass++) {
+      changed = false;
+      for (const l of links) {
+        const d = (depth.get(l.source) || 0) + 1;
+        if (d > (depth.get(l.target) || 0)) { depth.set(l.target, d); changed = true; }
+      }
+    }
+    const cols = Math.max(1, ...depth.values()) + 1;
+    const labelW = Math.round(Math.max(50, Math.min(150, (box.clientWidth - 168) / Math.max(1, cols - 1) - 24)));
     try {
       const c = makeChart(box, {
-        tooltip: { trigger: 'item', confine: true },
+        tooltip: { trigger: 'item', confine: true,
+          formatter: (p) => (p.dataType === 'edge'
+            ? `${esc(p.data.source)} → ${esc(p.data.target)}<br>${num3(p.value)} MFLOPs`
+            : `${esc(p.name)}<br>${num3(p.value)} MFLOPs`) },
         series: [{
           type: 'sankey', left: 8, right: 160, top: 8, bottom: 8, nodeGap: 6, draggable: false,
           emphasis: { focus: 'adjacency' }, lineStyle: { color: 'gradient', opacity: 0.35 },
-          label: { fontSize: 10, overflow: 'truncate', width: 150 },
-          data: [...names].map((n) => ({ name: n })),
-          links: scope.links.filter((l) => l.mflops > 0 && l.source !== l.target).map((l) => ({ source: l.source, target: l.target, value: l.mflops })),
+          label: { fontSize: 10, overflow: 'truncate', ellipsis: '…', width: labelW },
+          // sinks sit in the last column (ECharts' justify alignment): their labels have the right margin
+          data: [...names].map((n) => (links.some((l) => l.source === n) ? { name: n } : { name: n, label: { width: 150 } })),
+          links: links.map((l) => ({ source: l.source, target: l.target, value: l.mflops })),
         }],
       });
       if (!c) box.remove();

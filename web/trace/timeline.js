@@ -153,9 +153,10 @@ export class Timeline {
 
   // ---- view -----------------------------------------------------------------
 
+  // The whole trace, exactly its extent: the ruler starts at 0 (the first
+  // event), never before it (a margin on the left showed negative times).
   fullView() {
-    const span = this.full.t1 - this.full.t0;
-    return { t0: this.full.t0 - span * 0.01, t1: this.full.t1 + span * 0.01 };
+    return { t0: this.full.t0, t1: this.full.t1 };
   }
 
   clampView() {

@@ -1,13 +1,16 @@
 // Cluster view (MindInsight's cluster step trace + parallel proposer, docs/CLUSTER.md): one row per
 // rank (iteration interval, FP+BP, tail, total; the average step or one step), a stacked bar per
 // rank, the proposals with the slow rank / host / link called out, and a click on a rank opens its
-// worker. Source: /api/cluster?run&span for a run with several workers, else a MindSpore cluster
-// job from /api/cluster_jobs (hash parameter `job`).
+// worker. It shows the cluster of the selected run and of no other: /api/cluster?run&span when the
+// run has several workers (one rank each), or the MindSpore cluster job that the run itself is (the
+// run's name is listed by /api/cluster_jobs). A run with one worker and no cluster files gets an
+// empty state saying so, with links that select the runs of the logdir that have cluster data. The
+// old hash parameter `job` selects that job as the run.
 //
-// testids: cluster-source, cluster-job-select, cluster-step-select, cluster-summary,
-// cluster-proposals, cluster-proposal-<id>, cluster-slow-rank, cluster-slow-host, cluster-slow-link,
-// chart-cluster, table-cluster-ranks (+ the table's th-/search-/pager- hooks), cluster-links
-// (table-cluster-links), cluster-clock.
+// testids: cluster-source, cluster-step-select, cluster-summary, cluster-proposals,
+// cluster-proposal-<id>, cluster-slow-rank, cluster-slow-host, cluster-slow-link, chart-cluster,
+// table-cluster-ranks (+ the table's th-/search-/pager- hooks), cluster-links (table-cluster-links),
+// cluster-clock, cluster-other-runs (links cluster-run-<name> in the empty state).
 import { h, emptyState, panel, banner, fmtUs, axisUs, select, labeled, statCards } from '../lib/util.js';
 import { createTable } from '../lib/table.js';
 import { chartBox, makeChart, usAxisTooltip } from '../lib/charts.js';
@@ -54,32 +57,41 @@ export default {
   id: 'cluster',
   title: 'Cluster',
   async render(el, ctx) {
-    const run = ctx.runs?.runs?.find((r) => r.name === ctx.run);
+    const runs = ctx.runs?.runs || [];
+    const run = runs.find((r) => r.name === ctx.run);
     const nworkers = run?.workers?.length || 0;
-    let job = ctx.params.job || '';
-    let jobs = [];
+    if (ctx.params.job && ctx.params.job !== ctx.run && runs.some((r) => r.name === ctx.params.job)) {
+      // an old link to a job: the job is a run, select it
+      ctx.select({ run: ctx.params.job, worker: '', span: '' }, {});
+      return;
+    }
+    const jobs = (await ctx.api('/api/cluster_jobs')).jobs || [];
+    if (!ctx.alive()) return;
+    const job = jobs.some((j) => j.name === ctx.run) ? ctx.run : '';
     if (!job && nworkers < 2) {
-      jobs = (await ctx.api('/api/cluster_jobs')).jobs || [];
-      if (!jobs.length) {
-        el.appendChild(emptyState('Cluster needs several ranks.',
-          `Run "${ctx.run}" has ${nworkers} worker${nworkers === 1 ? '' : 's'} and the logdir holds no MindSpore cluster job. ` +
-          'Profile every rank into one run directory (nnscope reads RANK/WORLD_SIZE, OMPI_COMM_WORLD_*, PMI_*, SLURM_PROCID), ' +
-          'or collect a MindSpore cluster job (every rank\'s step_trace_raw_<rank>_detail_time.csv in one profiler/ directory).'));
-        return;
+      el.appendChild(emptyState(`Run "${ctx.run}" has no cluster.`,
+        `It has ${nworkers} worker${nworkers === 1 ? '' : 's'} (one rank) and no MindSpore cluster files, so there is no other rank to compare it with. ` +
+        'Profile every rank into one run directory (nnscope reads RANK/WORLD_SIZE, OMPI_COMM_WORLD_*, PMI_*, SLURM_PROCID), ' +
+        'or collect a MindSpore cluster job (every rank\'s step_trace_raw_<rank>_detail_time.csv in one profiler/ directory).'));
+      const others = [...new Set([...runs.filter((r) => (r.workers?.length || 0) >= 2).map((r) => r.name),
+        ...jobs.map((j) => j.name)])].filter((n) => n !== ctx.run && runs.some((r) => r.name === n)).sort();
+      if (others.length) {
+        el.appendChild(h('div', { class: 'muted', testid: 'cluster-other-runs' }, 'Runs of this logdir with several ranks: ',
+          others.map((n, i) => [i ? ', ' : '', h('a', { href: '#', testid: `cluster-run-${n}`,
+            onclick: (e) => { e.preventDefault(); ctx.select({ run: n, worker: '', span: '' }, {}); } }, n)])));
       }
-      job = jobs[0].name;
-    } else if (job) {
-      jobs = (await ctx.api('/api/cluster_jobs')).jobs || [];
+      return;
     }
     const doc = await ctx.api('/api/cluster', job ? { run: job } : { run: ctx.run, span: ctx.span });
     if (!ctx.alive()) return;
+    if (!(doc.ranks || []).length) {
+      el.appendChild(emptyState(`Run "${ctx.run}" has no cluster data.`,
+        doc.note || 'None of its workers has steps that could be compared across ranks.'));
+      return;
+    }
 
     const tools = h('div', { class: 'row', testid: 'cluster-source' },
-      h('span', { class: 'muted' }, job ? `MindSpore cluster job ${job}` : `Run ${ctx.run} (${doc.ranks?.length || 0} ranks)`));
-    if (jobs.length) {
-      tools.appendChild(labeled('Job', select(jobs.map((j) => j.name), job,
-        (v) => ctx.navigate('cluster', { job: v }), { testid: 'cluster-job-select' })));
-    }
+      h('span', { class: 'muted' }, job ? `Run ${ctx.run}: MindSpore cluster job (${doc.ranks.length} ranks)` : `Run ${ctx.run} (${doc.ranks.length} ranks)`));
     const steps = stepNames(doc);
     let step = ctx.params.step && steps.includes(ctx.params.step) ? ctx.params.step : '';
     tools.appendChild(labeled('Step', select([{ value: '', label: 'Average' }, ...steps.map((s) => ({ value: s, label: `Step ${s}` }))],

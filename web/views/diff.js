@@ -1,5 +1,7 @@
 // Diff view: base vs experiment (run/worker/span each), step-time breakdown comparison
-// and the operator delta table (`nnscope diff`).
+// and the operator delta table (`nnscope diff`). The base is the global selection; the
+// experiment is the hash's run2/worker2/span2. Without run2 the view picks a default pair,
+// older -> newer (defaultPair, DEFAULT_RULE: shown as the Compare panel's tooltip and note).
 import { h, emptyState, panel, select, labeled, fmtUs, fmtPct, errorBox, esc , axisUs } from '../lib/util.js';
 import { createTable } from '../lib/table.js';
 import { ROLES, chartBox, makeChart, disposeCharts } from '../lib/charts.js';
@@ -13,12 +15,51 @@ function allTargets(runs) {
   return out;
 }
 
-function defaultExp(runs, base) {
+// The default comparison when the hash names no experiment (run2): the
+// selected target and its counterpart, ordered older -> newer.
+//  - counterpart: another span of the same worker, else another worker of
+//    the same run, else the run whose newest trace file (mtime_ms of
+//    /api/runs) is closest in time to the selected run's;
+//  - order: spans of one worker in span order (numbered in time order);
+//    otherwise the trace that starts first (trace_start_us of each one's
+//    overview.json) is the base; when the starts are equal or unknown, the
+//    older run by mtime_ms; when that is equal or unknown too, a name like
+//    "before" / "base" / "baseline" / "old" / "orig" / "ref" is the base;
+//    otherwise the selection stays the base.
+export const DEFAULT_RULE = 'Default when you have not picked an experiment: base = the older trace, experiment = the newer one. ' +
+  'Older: the trace that starts first; with equal or unknown starts, the run whose trace files were modified first; ' +
+  'with equal times, the one named before / base / baseline / old / orig / ref. Spans of one worker: the earlier span is the base.';
+const BASE_NAME = /(^|[^a-z])(before|baseline|base|orig(inal)?|old|ref(erence)?)([^a-z]|$)/i;
+
+/** The default {base, exp} for the selected target `base`; `start(t)`
+ * resolves to a target's trace start (µs) or null. */
+export async function defaultPair(runs, base, start) {
   const t = allTargets(runs);
-  const same = (a) => a.run === base.run && a.worker === base.worker && a.span === base.span;
-  return t.find((a) => a.run === base.run && a.worker === base.worker && !same(a))
-    || t.find((a) => a.run === base.run && !same(a))
-    || t.find((a) => !same(a)) || null;
+  const same = (a, b) => a.run === b.run && a.worker === b.worker && a.span === b.span;
+  const sameWorker = t.find((a) => a.run === base.run && a.worker === base.worker && !same(a, base));
+  if (sameWorker) {
+    return t.indexOf(sameWorker) < t.findIndex((a) => same(a, base)) ? { base: sameWorker, exp: base } : { base, exp: sameWorker };
+  }
+  const mtime = (name) => (runs?.runs || []).find((r) => r.name === name)?.mtime_ms ?? null;
+  let exp = t.find((a) => a.run === base.run && !same(a, base));
+  if (!exp) {
+    const others = t.filter((a) => a.run !== base.run);
+    if (!others.length) return { base, exp: null };
+    // the run nearest in time, else the first in list order; its first target
+    const m0 = mtime(base.run);
+    const dist = (a) => (m0 != null && mtime(a.run) != null ? Math.abs(mtime(a.run) - m0) : Infinity);
+    exp = others.reduce((best, a) => (dist(a) < dist(best) ? a : best), others[0]);
+  }
+  const [s0, s1] = await Promise.all([base, exp].map((x) => start(x).catch(() => null)));
+  const m0 = mtime(base.run), m1 = mtime(exp.run);
+  let swap;
+  if (typeof s0 === 'number' && typeof s1 === 'number' && s0 !== s1) swap = s1 < s0;
+  else if (m0 != null && m1 != null && m0 !== m1) swap = m1 < m0;
+  else {
+    const n0 = base.run === exp.run ? base.worker : base.run, n1 = base.run === exp.run ? exp.worker : exp.run;
+    swap = BASE_NAME.test(n1) && !BASE_NAME.test(n0);
+  }
+  return swap ? { base: exp, exp: base } : { base, exp };
 }
 
 /** three selects (run, worker, span) bound to a {run, worker, span} target */
@@ -59,17 +100,34 @@ export default {
         'Put two runs (or a run with two profiling spans, e.g. torch.profiler.schedule(..., repeat=2)) under the logdir; then pick a base and an experiment here.'));
       return;
     }
-    const base = { run: ctx.run, worker: ctx.worker, span: ctx.span || '' };
+    let base = { run: ctx.run, worker: ctx.worker, span: ctx.span || '' };
     const p = ctx.params;
-    let exp = p.run2 ? { run: p.run2, worker: p.worker2 || '', span: p.span2 || '' } : defaultExp(ctx.runs, base);
-    if (!targets.some((t) => t.run === exp.run && t.worker === exp.worker && t.span === exp.span)) exp = defaultExp(ctx.runs, base);
+    const known = (x) => x && targets.some((t) => t.run === x.run && t.worker === x.worker && t.span === x.span);
+    let exp = p.run2 ? { run: p.run2, worker: p.worker2 || '', span: p.span2 || '' } : null;
+    if (!known(exp)) {
+      // no (valid) experiment picked: the default pair, older -> newer;
+      // when that makes another target the base, select it (the global
+      // selection is the base) and record both in the hash
+      const start = (x) => ctx.api('/api/view', { run: x.run, worker: x.worker, span: x.span, view: 'overview' })
+        .then((d) => (typeof d.trace_start_us === 'number' ? d.trace_start_us : null));
+      const d = await defaultPair(ctx.runs, base, start);
+      if (!ctx.alive()) return;
+      exp = d.exp;
+      if (exp && (d.base.run !== base.run || d.base.worker !== base.worker || d.base.span !== base.span)) {
+        ctx.select(d.base, { run2: exp.run, worker2: exp.worker, span2: exp.span });
+        return;
+      }
+      base = d.base;
+    }
 
     const body = h('div', { class: 'view' });
-    el.appendChild(panel('Compare', h('div', { class: 'view', style: { gap: '6px' } },
+    el.appendChild(panel('Compare', h('div', { class: 'view', style: { gap: '6px' }, title: DEFAULT_RULE, testid: 'diff-compare' },
       h('div', { class: 'toolbar' }, h('b', { style: { width: '90px' } }, 'Base'),
         targetPicker('diff-base', ctx.runs, base, (t) => ctx.select(t, { run2: exp.run, worker2: exp.worker, span2: exp.span }))),
       h('div', { class: 'toolbar' }, h('b', { style: { width: '90px' } }, 'Experiment'),
-        targetPicker('diff-exp', ctx.runs, exp, (t) => { exp = t; ctx.setParams({ run2: t.run, worker2: t.worker, span2: t.span }); load(); })))));
+        targetPicker('diff-exp', ctx.runs, exp, (t) => { exp = t; ctx.setParams({ run2: t.run, worker2: t.worker, span2: t.span }); load(); })),
+      h('div', { class: 'muted', testid: 'diff-rule', title: DEFAULT_RULE },
+        'Default pair: base = the older run, experiment = the newer one (hover for the rule).'))));
     el.appendChild(body);
 
     let seq = 0;

@@ -1,6 +1,9 @@
 // Operator view: top-N pies (device/host self/total), grouped operator table with
-// input shapes and call stacks (tb_plugin's Operator page).
-import { h, emptyState, panel, select, labeled } from '../lib/util.js';
+// input shapes and call stacks (tb_plugin's Operator page); above the table, the
+// Overview's warning when device time belongs to no operator (overview.json's
+// diagnostics.attribution, fetched beside operators.json; testid unattributed-warning).
+import { h, emptyState, panel, select, labeled, banner } from '../lib/util.js';
+import { unattributedText } from '../lib/attribution.js';
 import { createTable } from '../lib/table.js';
 import { chartBox, makeChart, pieOption, disposeCharts } from '../lib/charts.js';
 
@@ -15,7 +18,12 @@ export default {
   id: 'operator',
   title: 'Operator',
   async render(el, ctx) {
+    // the attribution counts are in overview.json; a failure there only
+    // costs the warning
+    const ovP = ctx.view('overview').catch(() => null);
     const doc = await ctx.view('operators');
+    const ov = await ovP;
+    if (!ctx.alive()) return;
     const byName = doc.by_name || [];
     if (!byName.length) {
       el.appendChild(emptyState('No operators in this trace.',
@@ -41,6 +49,9 @@ export default {
     stackBox.addEventListener('change', () => { st.stack = stackBox.checked; ctx.setParams({ stack: st.stack ? '1' : '' }); drawTable(); });
     const topSel = select(['5', '10', '20', '30'], String(st.top), (v) => { st.top = +v; ctx.setParams({ top: v === '10' ? '' : v }); drawPies(); }, { testid: 'op-topn' });
 
+    // the device pies and columns are partial: say so first
+    const warn = unattributedText(ov?.diagnostics?.attribution);
+    if (warn) el.appendChild(banner('warn', h('strong', null, 'Partial device times: '), h('span', { testid: 'unattributed-warning' }, warn)));
     el.appendChild(h('div', { class: 'toolbar' },
       labeled('Group by', groupSel),
       h('label', { class: 'ctl', title: hasStacks ? 'Group rows by call stack as well' : 'No call stacks: profile with with_stack=True' }, stackBox, h('span', null, 'Group by call stack')),

@@ -2,6 +2,7 @@
 // advice and diagnostics (tb_plugin's Overview page).
 import { h, fmtUs, fmtPct, fmtPct100, fmtBytes, fmtInt, linkify, emptyState, banner, panel, statCards, esc , axisUs } from '../lib/util.js';
 import { createTable } from '../lib/table.js';
+import { unattributedText } from '../lib/attribution.js';
 import { ROLES, chartBox, makeChart, usAxisTooltip } from '../lib/charts.js';
 
 function diagnosticsBanner(doc) {
@@ -15,8 +16,8 @@ function diagnosticsBanner(doc) {
   if (d.unmatched_runtimes > 0) items.push(`${fmtInt(d.unmatched_runtimes)} runtime calls could not be matched to an operator.`);
   if (doc.steps_dropped > 0) items.push(`${fmtInt(doc.steps_dropped)} incomplete steps were left out.`);
   const a = d.attribution || {};
-  if (a.device_without_launch > 0) items.push(`${fmtInt(a.device_without_launch)} of ${fmtInt(a.device_events)} device events have no launch (no correlation id nor ac2g flow): their time belongs to no operator.`);
-  if (a.device_unattributed > 0) items.push(`${fmtInt(a.device_unattributed)} of ${fmtInt(a.device_events)} device events were launched outside every operator.`);
+  const unattributed = unattributedText(a);
+  if (unattributed) items.push(h('span', { testid: 'unattributed-warning' }, unattributed));
   const unk = d.unknown_categories || [];
   if (unk.length) items.push(`Events of unknown categories were kept but not analysed: ${unk.map((c) => `${c.name} (${fmtInt(c.count)})`).join(', ')}` +
     (d.unknown_categories_more > 0 ? ` and ${fmtInt(d.unknown_categories_more)} more events of further categories.` : '.'));
