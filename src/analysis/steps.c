@@ -6,7 +6,9 @@
  * "ProfilerStep#N") are not steps; tb_plugin counted them twice. Only
  * device work whose launch ended before the first step can move the first
  * step's start (tb_plugin also let device work with no launch in the trace
- * move it, which shrank a 100 ms step to 135 us).
+ * move it, which shrank a 100 ms step to 135 us), and the last step is
+ * kept even with fewer device events than the one before (tb_plugin
+ * dropped it below 0.8x).
  * A CPU step name seen twice (same name, overlapping) is kept once.
  */
 #include "analysis.h"
@@ -238,19 +240,18 @@ int an_steps_compute(struct an_profile *p, struct nns_err *err)
 		s->end = end;
 		prev_end = end;
 	}
-	/* tail removal: trailing steps without device work, and a last step with
-	 * less than 0.8x the previous step's device events */
+	/* tail removal: trailing steps without device work (torch.profiler's
+	 * schedule opens one more ProfilerStep after the last). tb_plugin also
+	 * dropped a last step with less than 0.8x the previous step's device
+	 * events; a real last step with fewer kernels (a shorter last batch,
+	 * an evaluation) vanished with it, so nnscope keeps it. */
 	if (ns > 1) {
 		size_t last = ns;
 		while (last > 0 && p->overview.steps.v[last - 1].device_nodes == 0)
 			last--;
 		if (last > 0) {
-			size_t keep = last;
-			if (last > 1 && p->overview.steps.v[last - 2].device_nodes * 8 >
-					    p->overview.steps.v[last - 1].device_nodes * 10)
-				keep = last - 1;
-			p->overview.steps_dropped = (int)(ns - keep);
-			p->overview.steps.n = keep;
+			p->overview.steps_dropped = (int)(ns - last);
+			p->overview.steps.n = last;
 		}
 	}
 	rc = NNS_OK;

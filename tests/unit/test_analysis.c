@@ -113,6 +113,44 @@ static void test_first_step_unlaunched_work(void **st)
 	model_release(&m);
 }
 
+/* The last step is kept with fewer device events than the one before
+ * (issue 18: tb_plugin's 0.8x rule dropped the trace's last step); a
+ * trailing step with no device work at all (torch.profiler's schedule
+ * opens one after the last) is still dropped.
+ *   steps 1, 2 [0,100), [100,200) us: two launches + kernels each
+ *   step 3 [200,300): one launch + kernel (1 < 0.8 x 2)
+ *   step 4 [300,310): no device work
+ * 3 steps analysed, 1 dropped. */
+static void test_last_step_kept(void **st)
+{
+	struct model m;
+	struct an_profile p;
+	(void)st;
+
+	model_init(&m);
+	for (int i = 0; i < 4; i++) {
+		char name[32];
+		int64_t o = i * 100000LL;
+		snprintf(name, sizeof(name), "ProfilerStep#%d", i + 1);
+		ev(&m, MK_USER_ANNOTATION, name, "1", o, i == 3 ? 10000 : 100000, MODEL_NONE,
+		   MODEL_NONE);
+		for (int k = 0; k < (i < 2 ? 2 : i == 2 ? 1 : 0); k++) {
+			ev(&m, MK_CPU_OP, "aten::mm", "1", o + 1000 + k * 20000, 10000,
+			   10 + i * 2 + k, MODEL_NONE);
+			ev(&m, MK_RUNTIME, "cudaLaunchKernel", "1", o + 2000 + k * 20000, 1000,
+			   10 + i * 2 + k, 500 + i * 2 + k);
+			ev(&m, MK_KERNEL, "gemm", "stream 7", o + 5000 + k * 20000, 10000,
+			   10 + i * 2 + k, 500 + i * 2 + k);
+		}
+	}
+	compute(&m, &p);
+	assert_int_equal(p.overview.steps.n, 3);
+	assert_string_equal(p.overview.steps.v[2].name, "3");
+	assert_int_equal(p.overview.steps_dropped, 1);
+	an_profile_release(&p);
+	model_release(&m);
+}
+
 /* Kernels launched through cuLaunchKernel (cuda_driver) reach their op. */
 static void test_driver_launch(void **st)
 {
@@ -240,6 +278,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_gpu_step_copies),
 	    cmocka_unit_test(test_first_step_unlaunched_work),
+	    cmocka_unit_test(test_last_step_kept),
 	    cmocka_unit_test(test_driver_launch),
 	    cmocka_unit_test(test_nccl_kernel_by_name),
 	    cmocka_unit_test(test_sub_microsecond),
