@@ -273,7 +273,8 @@ static int add_run(struct run_set *rs, char *name, char *dir, struct found *f, s
 	memset(&r, 0, sizeof(r));
 	r.name = name;
 	r.dir = dir;
-	qsort(f, n, sizeof(*f), found_cmp);
+	if (n > 1)
+		qsort(f, n, sizeof(*f), found_cmp);
 	while (i < n && rc == NNS_OK) {
 		struct run_worker w;
 		size_t j = i;
@@ -645,7 +646,8 @@ static int unique_workers(struct found *fv, size_t fn)
 {
 	size_t i = 0;
 
-	qsort(fv, fn, sizeof(*fv), found_worker_cmp);
+	if (fn > 1)
+		qsort(fv, fn, sizeof(*fv), found_worker_cmp);
 	while (i < fn) {
 		size_t j = i + 1;
 
@@ -871,7 +873,8 @@ int run_discover(struct run_set *rs, const char *path, const struct run_limits *
 		run_set_release(rs);
 		return rc;
 	}
-	qsort(rs->runs.v, rs->runs.n, sizeof(*rs->runs.v), run_cmp);
+	if (rs->runs.n > 1)
+		qsort(rs->runs.v, rs->runs.n, sizeof(*rs->runs.v), run_cmp);
 	return NNS_OK;
 }
 
