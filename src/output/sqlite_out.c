@@ -100,7 +100,8 @@ static const char VIEWS[] =
 					       " e.python_parent_id AS python_parent_id, "
 					       "e.python_module_id AS python_module_id,"
 					       " e.fwd_thread_id AS fwd_thread_id,"
-					       " e.category AS category, e.class AS class"
+					       " coalesce(e.category, e.kind) AS category,"
+					       " e.class AS class"
 					       " FROM events_raw e;"
 					       /* device time of the kernels each operator launched,
 						* as the kernel view's by_properties groups it (the

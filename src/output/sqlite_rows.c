@@ -126,7 +126,7 @@ static void bind_dev_args(sqlite3_stmt *st, const struct model *m, int64_t base,
 {
 	const struct model_dev_args *a = &m->dev_args.v[e->extra];
 
-	bind_opt(st, C_STREAM, a->stream, a->stream >= 0);
+	/* (the stream itself is bound from the model's index, put_events) */
 	if (e->kind == MK_SYNC) {
 		bind_opt(st, C_WSTREAM, a->wait_stream, a->wait_stream >= 0);
 		bind_opt(st, C_WCORR, a->wait_corr, a->wait_corr != MODEL_NONE);
@@ -239,7 +239,11 @@ static int put_events(struct out_sqlite *s, int64_t wid, const struct an_profile
 			if (sm >= 0)
 				sqlite3_bind_int64(st, C_STREAM, sm);
 		}
-		sqlite3_bind_text(st, C_CAT, model_event_cat(m, (uint32_t)i), -1, SQLITE_STATIC);
+		/* only where it is not the kind's name: the view gives
+		 * coalesce(category, kind), the table stays small */
+		if (e->flags & MODEL_EF_SRCCAT)
+			sqlite3_bind_text(st, C_CAT, model_event_cat(m, (uint32_t)i), -1,
+					  SQLITE_STATIC);
 		if (model_event_class(m, (uint32_t)i) != MC_NONE)
 			sqlite3_bind_text(st, C_CLASS,
 					  model_class_name(model_event_class(m, (uint32_t)i)), -1,

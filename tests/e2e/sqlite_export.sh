@@ -224,4 +224,16 @@ check "truncated: no temporary file" [ -z "$(ls "$TMP"/trunc.db.tmp.* 2>/dev/nul
 run_rc 1 "analyse --sqlite with a bad trace in the run" "$NNSCOPE" analyse "$TMP/bad" --out "$TMP/badout" --sqlite "$TMP/bad2.db"
 check "analyse --sqlite failure: no database, no temporary file" no_debris "$TMP/bad2.db"
 
+# ---- the source's categories, the kernel class, device and stream from the
+# model's index (issue 18: MTIA records were exported as cuda_runtime/kernel)
+cat >"$TMP/mtia.json" <<'EOF'
+{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"aten::add","pid":7,"tid":7,"ts":100,"dur":10,"args":{}},
+{"ph":"X","cat":"mtia_runtime","name":"launch","pid":7,"tid":7,"ts":101,"dur":2,"args":{"correlation":9}},
+{"ph":"X","cat":"mtia_ccp_events","name":"dma_request","pid":2,"tid":5,"ts":104,"dur":2,"args":{"correlation":9}}]}
+EOF
+run_rc 0 "export an MTIA trace" "$NNSCOPE" export "$TMP/mtia.json" --format sqlite --out "$TMP/mtia.db"
+got=$(q "$TMP/mtia.db" "SELECT group_concat(x, ' ') FROM (SELECT name || ':' || kind || ':' || category || ':' || coalesce(class, '-') || ':' || coalesce(device, '-') || ':' || coalesce(stream, '-') || ':' || coalesce(op_name, '-') AS x FROM events ORDER BY ts_ns)")
+check "MTIA: categories kept, dma_request is memory on device 2 stream 5, in aten::add ($got)" \
+	[ "$got" = "aten::add:cpu_op:cpu_op:-:-:-:- launch:cuda_runtime:mtia_runtime:-:-:-:aten::add dma_request:kernel:mtia_ccp_events:memory:2:5:aten::add" ]
+
 e2e_summary sqlite_export.sh
