@@ -202,9 +202,17 @@ int an_tc_kernel(const char *name);
  *   AN_TC_UNKNOWN neither (no deviceProperties: old Kineto, hand-written
  *                 traces): ratios from kernel names, no advice. */
 enum an_tc_support { AN_TC_UNKNOWN = 0, AN_TC_NONE, AN_TC_NVIDIA };
+/* What the trace's devices and launches say (an_tc_scan: one pass). */
+struct an_tc_evidence {
+	int amd;      /* an AMD device name or a HIP launch */
+	int accel;    /* a launch of another accelerator's category (mtia_runtime...) */
+	int launches; /* runtime/driver events */
+	int cuda;     /* ... of which one is a CUDA call */
+};
+void an_tc_scan(const struct model *m, struct an_tc_evidence *ev);
 /* The trace as a whole (device < 0), or the device with that id: NONE when
  * the trace is, else from that device's properties when it has any. */
-int an_tc_support(const struct model *m, int device);
+int an_tc_support(const struct model *m, const struct an_tc_evidence *ev, int device);
 /* Returns 1 if the operator name is tensor-core eligible (allow-list). */
 int an_tc_op_eligible(const char *name);
 
@@ -473,7 +481,8 @@ struct an_profile {
 	VEC(struct an_comm_node) comm_nodes;
 	VEC(struct iv) comm_ranges;
 	double tc_eligible_ops_kernel_ratio;
-	int tc_support; /* an_tc_support(m, -1), set by an_kernels_compute */
+	int tc_support;		     /* an_tc_support(m, -1), set by an_kernels_compute */
+	struct an_tc_evidence tc_ev; /* its evidence, scanned once there */
 	int use_dp, use_ddp, use_nccl, use_gloo;
 	int devices_used;     /* distinct device pids with device events */
 	uint8_t *tc_cache;    /* per string id: 0 unknown, 1 no TC, 2 TC kernel */

@@ -217,7 +217,7 @@ int an_gpu_compute(struct an_profile *p, struct nns_err *err)
 		g.achieved_occupancy = occ_d > 0 ? occ_w / occ_d : -1;
 		/* no NVIDIA tensor cores possible (AMD, MTIA, pre-Volta): unknown,
 		 * not a measured 0 */
-		if (p->tc_support == AN_TC_NONE || an_tc_support(m, g.id) == AN_TC_NONE)
+		if (p->tc_support == AN_TC_NONE || an_tc_support(m, &p->tc_ev, g.id) == AN_TC_NONE)
 			g.tensor_core_ratio = -1;
 		else
 			g.tensor_core_ratio = all > 0 ? (double)tc / (double)all : 0;

@@ -147,7 +147,8 @@ int an_kernels_compute(struct an_profile *p, struct nns_err *err)
 	hmap_init(&by_name);
 	hmap_init(&by_prop);
 	hmap_init(&pairs);
-	p->tc_support = an_tc_support(m, -1);
+	an_tc_scan(m, &p->tc_ev);
+	p->tc_support = an_tc_support(m, &p->tc_ev, -1);
 	for (i = 0; i < m->events.n; i++) {
 		const struct model_event *e = &m->events.v[i];
 		const struct model_dev_args *a = NULL;
@@ -204,8 +205,7 @@ int an_kernels_compute(struct an_profile *p, struct nns_err *err)
 	if (p->tc_support == AN_TC_NONE) /* AMD, MTIA, pre-Volta: unknown */
 		k->tc_used_ratio = -1;
 	else
-		k->tc_used_ratio =
-		    k->total_time > 0 ? (double)tc_time / (double)k->total_time : 0;
+		k->tc_used_ratio = k->total_time > 0 ? (double)tc_time / (double)k->total_time : 0;
 	rc = NNS_OK;
 out:
 	hmap_release(&by_name);

@@ -213,6 +213,9 @@ static int attach_runtimes(struct an_profile *p, const uint32_t *thread_root)
 	t->attr.by_enclosing = m->attr.by_enclosing;
 	t->attr.by_external_id = m->attr.by_external_id;
 	t->attr.unattributed = m->attr.unattributed;
+	t->attr.device_events = m->attr.device_events;
+	t->attr.device_no_launch = m->attr.device_no_launch;
+	t->attr.device_ns = m->attr.device_ns;
 	for (i = 0; i < m->events.n; i++) {
 		const struct model_event *e = &m->events.v[i];
 		uint32_t node = MODEL_NOIDX, op = m->op_of[i];
@@ -286,10 +289,7 @@ static int add_device_time(struct an_profile *p)
 		uint32_t l = m->launch_of[i], node;
 		if (!model_kind_is_device(e->kind))
 			continue;
-		t->attr.device_events++;
-		t->attr.device_ns += e->dur;
-		if (l == MODEL_NOIDX) {
-			t->attr.device_no_launch++;
+		if (l == MODEL_NOIDX) { /* counted by the model (device_no_launch) */
 			t->attr.device_unattributed_ns += e->dur;
 			continue;
 		}

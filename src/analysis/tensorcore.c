@@ -122,14 +122,7 @@ static int cuda_launch_name(const char *n)
 	       (n[0] == 'c' && n[1] == 'u' && n[2] >= 'A' && n[2] <= 'Z');
 }
 
-struct tc_evidence {
-	int amd;      /* an AMD device name or a HIP launch */
-	int accel;    /* a launch of another accelerator's category (mtia_runtime...) */
-	int launches; /* runtime/driver events */
-	int cuda;     /* ... of which one is a CUDA call */
-};
-
-static void scan(const struct model *m, struct tc_evidence *ev)
+void an_tc_scan(const struct model *m, struct an_tc_evidence *ev)
 {
 	uint32_t last = MODEL_NOIDX;
 
@@ -166,7 +159,7 @@ static void scan(const struct model *m, struct tc_evidence *ev)
 
 /* One device's verdict from its properties (cc 0.0: none given). */
 static int device_support(const struct model *m, const struct model_device *d,
-			  const struct tc_evidence *ev)
+			  const struct an_tc_evidence *ev)
 {
 	const char *name = d->name ? model_str(m, d->name) : "";
 
@@ -177,25 +170,23 @@ static int device_support(const struct model *m, const struct model_device *d,
 	return AN_TC_UNKNOWN;
 }
 
-int an_tc_support(const struct model *m, int device)
+int an_tc_support(const struct model *m, const struct an_tc_evidence *ev, int device)
 {
-	struct tc_evidence ev;
 	int verdict = AN_TC_NONE;
 
-	scan(m, &ev);
-	if (ev.amd || ev.accel || (ev.launches && !ev.cuda))
+	if (ev->amd || ev->accel || (ev->launches && !ev->cuda))
 		return AN_TC_NONE;
 	if (device >= 0) {
 		const struct model_device *d = model_device_by_id(m, device);
 
 		if (d)
-			return device_support(m, d, &ev);
+			return device_support(m, d, ev);
 	}
 	if (m->devices.n == 0)
 		return AN_TC_UNKNOWN;
 	/* the trace: NVIDIA when one of its devices is */
 	for (size_t i = 0; i < m->devices.n; i++) {
-		int v = device_support(m, &m->devices.v[i], &ev);
+		int v = device_support(m, &m->devices.v[i], ev);
 
 		if (v == AN_TC_NVIDIA)
 			return v;

@@ -282,6 +282,7 @@ static const char *const src_cats[] = {
     "xpu_sync",
 };
 _Static_assert(sizeof(src_cats) / sizeof(*src_cats) <= 31, "five bits of model_event.flags");
+_Static_assert(sizeof(struct model_event) == 48, "model.h promises 48-byte event rows");
 
 int model_src_cat_code(const char *lower, size_t n)
 {

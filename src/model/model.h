@@ -73,7 +73,7 @@ static inline int model_kind_is_launch(int k)
 	return k == MK_RUNTIME || k == MK_DRIVER;
 }
 
-/* One complete ("X") event. 56 bytes. */
+/* One complete ("X") event. 48 bytes. */
 struct model_event {
 	int64_t ts;	 /* start, ns */
 	int64_t dur;	 /* ns, >= 0 */

@@ -164,6 +164,13 @@ static void test_collective_under_annotation(void **st)
 	assert_int_equal(f->p.tree.attr.device_unattributed_ns, 0);
 	assert_int_equal(f->p.tree.attr.device_ns / 1000, 500);
 	/* the one classifier: a communication kernel */
+	{
+		const struct model *m = f->p.m;
+		const struct model_event *k =
+		    tu_find_event(m, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 0);
+		assert_non_null(k);
+		assert_int_equal(model_event_class(m, (uint32_t)(k - m->events.v)), MC_COMM);
+	}
 	assert_int_equal(f->p.m->attr.device_events, 1);
 	tu_fx_free(f);
 }
