@@ -17,25 +17,32 @@
 #include <unistd.h>
 
 /* Writes s with control characters replaced, keeping messages one line. */
-static void put_clean(const char *s)
+/* Appends s to b (cap 1024), control characters as '?'. */
+static void put_clean(char *b, size_t *n, const char *s)
 {
-	for (; *s; s++)
-		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, stderr);
+	for (; *s && *n < 1023; s++)
+		b[(*n)++] = (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s;
 }
 
+/* One line, written at once: stderr is unbuffered, and under `mpirun` a
+ * line written character by character interleaves with other processes'
+ * output. */
 static void print_msg(const char *kind, const char *path, const char *msg)
 {
-	size_t n = path ? strlen(path) : 0;
+	size_t n = path ? strlen(path) : 0, k = 0;
+	char b[1024];
 
 	if (!msg || !*msg)
 		msg = "unknown error";
-	fprintf(stderr, "nnscope: %s", kind);
+	put_clean(b, &k, "nnscope: ");
+	put_clean(b, &k, kind);
 	if (path && !(strncmp(msg, path, n) == 0 && msg[n] == ':')) {
-		put_clean(path);
-		fputs(": ", stderr);
+		put_clean(b, &k, path);
+		put_clean(b, &k, ": ");
 	}
-	put_clean(msg);
-	fputc('\n', stderr);
+	put_clean(b, &k, msg);
+	b[k++] = '\n';
+	fwrite(b, 1, k, stderr);
 }
 
 void cli_error(const char *path, const char *msg)
