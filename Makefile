@@ -1,6 +1,6 @@
 # nnscope - one non-recursive Makefile.
-#   make          build build/nnscope and the analyzer library
-#   make test     unit + golden + e2e tests, the ASan/UBSan build, a short fuzz run
+#   make          build build/nnscope, libnnscope.so, the Python package and the C example
+#   make test     unit + golden + e2e + browser tests, the ASan/UBSan build, a short fuzz run
 #   make bench    benchmarks (print tables)
 #   make lint     clang-format --dry-run and cppcheck
 # Sources are found by wildcard: add a .c file to a src/ directory and it is built.
@@ -14,23 +14,47 @@ WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototyp
 CPPFLAGS := -Iinclude -Isrc -D_GNU_SOURCE -MMD -MP
 ALL_CFLAGS := -std=c11 $(WARN) $(CFLAGS) -pthread
 LDLIBS  := -lsqlite3 -lz -lm -pthread
+# `make` builds everything (the rules above `all:` would otherwise be the default goal)
+.DEFAULT_GOAL := all
 
-LIB_DIRS := src/common src/format src/model src/importers src/analysis src/output
-LIB_SRC  := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
+# ---- layers ---------------------------------------------------------------
+# The analyzer's layers, bottom-up (docs/ARCHITECTURE.md). The importers build
+# the model (they include model/, the model includes nothing of theirs), so
+# model sits under importers. Each src/<layer>/ is one archive,
+# $(BUILD)/lib/libnns_<layer>.a, and every program links the archives
+# top-down (server first, common last) with no --start-group and no repeats.
+# A static archive is scanned once, left to right, so a lower layer cannot
+# call a higher one's function that no higher layer has pulled in already;
+# to refuse the rest too, each archive is linked once as it is made, whole,
+# against only the layers under it (and the system libraries): an upward call
+# is then an "undefined reference" naming the lower archive's member.
+# A layer without sources (src/trace before it exists) has no archive.
+LAYERS := common format model importers analysis output trace server
+LAYERS_HERE := $(foreach l,$(LAYERS),$(if $(wildcard src/$(l)/*.c),$(l)))
+layer_src = $(wildcard src/$(1)/*.c)
+layer_a   = $(BUILD)/lib/libnns_$(1).a
+# $(call layers_upto,LIST,L): the layers of LIST from its first up to L.
+layers_upto = $(if $(1),$(firstword $(1)) $(if $(filter $(2),$(firstword $(1))),,$(call layers_upto,$(wordlist 2,$(words $(1)),$(1)),$(2))))
+reverse = $(if $(1),$(call reverse,$(wordlist 2,$(words $(1)),$(1))) $(firstword $(1)))
+# $(call link_from,L): the archives of L and of every layer under it,
+# top-down: what a program that calls into L puts on its link line.
+link_from = $(foreach l,$(call reverse,$(call layers_upto,$(LAYERS),$(1))),$(if $(filter $(l),$(LAYERS_HERE)),$(call layer_a,$(l))))
+
+# the analyzer (common .. output): what the golden tests and the fuzzers take
+LIB_SRC    := $(foreach l,$(call layers_upto,$(LAYERS),output),$(call layer_src,$(l)))
+ANALYZER_A := $(call link_from,output)
+# every layer (server .. common): the nnscope program, the unit tests, bench/lod
+ALL_A      := $(call link_from,server)
+LAYER_SRC  := $(foreach l,$(LAYERS),$(call layer_src,$(l)))
+TRACE_SRC  := $(call layer_src,trace)
 CLI_SRC  := $(wildcard src/cli/*.c)
-LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
-LIB_A    := $(BUILD)/libnnscope_analyzer.a
 NNSCOPE  := $(BUILD)/nnscope
 
-# src/server (HTTP glue, run registry, trace level-of-detail index) is a
-# library of its own so that the fuzzers, which compile $(LIB_SRC), need no
-# libmicrohttpd. The UI under web/ (and the chart library from npm) is
-# embedded into the binary: build/tools/embed turns the files into
-# build/gen/assets.c (docs/SERVER.md).
-SERVER_SRC := $(wildcard src/server/*.c)
-SERVER_OBJ := $(SERVER_SRC:%.c=$(BUILD)/%.o)
-SERVER_A   := $(BUILD)/libnnscope_server.a
+# src/server (HTTP glue, routes, run registry) needs libmicrohttpd; the
+# fuzzers, which compile $(LIB_SRC), do not. The UI under web/ (and the chart
+# library from npm) is embedded into the server's archive: build/tools/embed
+# turns the files into build/gen/assets.c (docs/SERVER.md).
 SERVER_LIBS := -lmicrohttpd
 ECHARTS    := web/node_modules/echarts/dist/echarts.min.js
 ECHARTS_COMMON := web/node_modules/echarts/dist/echarts.common.min.js
@@ -38,6 +62,24 @@ WEB_FILES  := $(shell find web -path web/node_modules -prune -o -type f \( -name
 EMBED      := $(BUILD)/tools/embed
 ASSETS_C   := $(BUILD)/gen/assets.c
 ASSETS_OBJ := $(BUILD)/gen/assets.o
+
+# the members of each layer's archive: its objects (and the server's assets)
+layer_obj = $(patsubst %.c,$(BUILD)/%.o,$(call layer_src,$(1))) $(if $(filter server,$(1)),$(ASSETS_OBJ))
+LAYER_MAIN := $(BUILD)/lib/layer_main.o
+$(LAYER_MAIN):
+	@mkdir -p $(dir $@)
+	$(Q)echo 'int main(void) { return 0; }' | $(CC) $(ALL_CFLAGS) -x c -c -o $@ -
+
+define layer_archive
+$(call layer_a,$(1)): $(call layer_obj,$(1)) $(filter-out $(call layer_a,$(1)),$(call link_from,$(1))) $(LAYER_MAIN)
+	@mkdir -p $$(dir $$@)
+	$$(if $$(Q),@echo "  AR      $$@")
+	$$(Q)rm -f $$@ && ar rcs $$@ $(call layer_obj,$(1))
+	$$(Q)$$(CC) $$(ALL_CFLAGS) -o /dev/null $(LAYER_MAIN) -Wl,--whole-archive $$@ -Wl,--no-whole-archive \
+		$(filter-out $(call layer_a,$(1)),$(call link_from,$(1))) $$(SERVER_LIBS) $$(LDLIBS) || \
+		{ rm -f $$@; echo "$$@: src/$(1) calls a function of a layer above it (or one defined nowhere): see the undefined references above; layers, bottom-up: $(LAYERS)" >&2; exit 1; }
+endef
+$(foreach l,$(LAYERS_HERE),$(eval $(call layer_archive,$(l))))
 
 # libnnscope.so: the collector. It links only src/common and src/format
 # (never the analyzer), built position-independent with hidden visibility:
@@ -65,7 +107,7 @@ GOLDEN_BIN := $(GOLDEN_SRC:tests/golden/%.c=$(BUILD)/tests/%)
 TEST_LIBS  := -lcmocka -ljansson $(SERVER_LIBS)
 
 .PHONY: all test unit golden e2e browser asan fuzz bench bench-serve lint clean deps demo
-all: $(NNSCOPE) $(COLLECTOR_SO)
+all: $(NNSCOPE) $(COLLECTOR_SO) python examples
 
 # demo: see the "python and examples" section below.
 
@@ -80,17 +122,14 @@ $(BUILD)/%.o: %.c
 	$(if $(Q),@echo "  CC      $<")
 	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
 
-$(LIB_A): $(LIB_OBJ)
-	@mkdir -p $(dir $@)
-	$(Q)rm -f $@ && ar rcs $@ $^
-
-$(NNSCOPE): $(CLI_OBJ) $(SERVER_A) $(LIB_A) $(ASSETS_OBJ)
+$(NNSCOPE): $(CLI_OBJ) $(ALL_A)
 	$(if $(Q),@echo "  LINK    $@")
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(CLI_OBJ) $(ASSETS_OBJ) $(SERVER_A) $(LIB_A) $(SERVER_LIBS) $(LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(CLI_OBJ) $(ALL_A) $(SERVER_LIBS) $(LDLIBS)
 
-$(SERVER_A): $(SERVER_OBJ)
-	@mkdir -p $(dir $@)
-	$(Q)rm -f $@ && ar rcs $@ $^
+# the archives nnscope links, top-down (scripts/gpukit.sh relinks with them)
+.PHONY: print-link-archives
+print-link-archives:
+	@echo $(ALL_A)
 
 $(EMBED): tools/embed.c
 	@mkdir -p $(dir $@)
@@ -110,15 +149,15 @@ $(ASSETS_C): $(EMBED) $(WEB_FILES) $(ECHARTS)
 $(ASSETS_OBJ): $(ASSETS_C)
 	$(Q)$(CC) $(CPPFLAGS) -Isrc $(ALL_CFLAGS) -c $< -o $@
 
-$(BUILD)/tests/%: tests/unit/%.c $(SERVER_A) $(LIB_A) $(TEST_COMMON_OBJ)
+$(BUILD)/tests/%: tests/unit/%.c $(ALL_A) $(TEST_COMMON_OBJ)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  LINK    $@")
-	$(Q)$(CC) $(CPPFLAGS) -Itests/common $(ALL_CFLAGS) -o $@ $< $(TEST_COMMON_OBJ) $(SERVER_A) $(LIB_A) $(TEST_LIBS) $(LDLIBS)
+	$(Q)$(CC) $(CPPFLAGS) -Itests/common $(ALL_CFLAGS) -o $@ $< $(TEST_COMMON_OBJ) $(ALL_A) $(TEST_LIBS) $(LDLIBS)
 
-$(BUILD)/tests/%: tests/golden/%.c $(LIB_A) $(TEST_COMMON_OBJ)
+$(BUILD)/tests/%: tests/golden/%.c $(ANALYZER_A) $(TEST_COMMON_OBJ)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  LINK    $@")
-	$(Q)$(CC) $(CPPFLAGS) -Itests/common $(ALL_CFLAGS) -o $@ $< $(TEST_COMMON_OBJ) $(LIB_A) $(TEST_LIBS) $(LDLIBS)
+	$(Q)$(CC) $(CPPFLAGS) -Itests/common $(ALL_CFLAGS) -o $@ $< $(TEST_COMMON_OBJ) $(ANALYZER_A) $(TEST_LIBS) $(LDLIBS)
 
 # ---- python and examples ------------------------------------------------
 # The Python package build/python/nnscope/ (the C extension _nnscope*.so
@@ -137,8 +176,6 @@ MLP_SRC   := $(wildcard examples/mlp/*.c)
 MLP_BIN   := $(BUILD)/examples/mlp
 
 .PHONY: python examples demo bench-examples
-all: python examples
-e2e: python examples
 
 python: $(PY_SO) $(PY_FILES) $(PY_DIR)/.torch_shim
 
@@ -210,15 +247,13 @@ bench-examples: python examples
 	@PYTHON=$(PYTHON) BUILD=$(BUILD) bash bench/overhead_examples
 # ---- end of python and examples ------------------------------------------
 
-# ---- collector tests (owner: collector) ----------------------------------
-# `make` builds everything (the COLLECTOR_SO rule above would otherwise be
-# the default goal). The collector's unit tests (tests/unit/test_collector*.c,
+# ---- collector tests -----------------------------------------------------
+# The collector's unit tests (tests/unit/test_collector*.c,
 # test_format_write*.c) link the position-independent objects of
 # libnnscope.so ($(COLLECTOR_OBJ)) directly, so they can test internals;
 # the e2e helpers (tests/e2e/collector_*.c) link libnnscope.so itself, except
 # collector_check, a .nnst checker built from the format reader objects.
 # bench/overhead prints the hot-path cost table (part of `make bench`).
-.DEFAULT_GOAL := all
 COLL_TEST_SRC := $(wildcard tests/unit/test_collector*.c) $(wildcard tests/unit/test_format_write*.c)
 COLL_TEST_BIN := $(COLL_TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 COLL_E2E_SRC  := $(filter-out tests/e2e/collector_check.c,$(wildcard tests/e2e/collector_*.c))
@@ -265,7 +300,6 @@ $(CUPTI_CHECK): tests/e2e/cupti_check.c $(COLLECTOR_OBJ)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  LINK    $@")
 	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(COLLECTOR_OBJ) $(COLLECTOR_LIBS) $(LDLIBS)
-e2e: $(FAKE_CUPTI) $(CUDA_APP) $(CUPTI_CHECK)
 $(BUILD)/tests/test_collector_cupti: $(FAKE_CUPTI)
 
 $(COLL_E2E_BIN): $(BUILD)/tests/%: tests/e2e/%.c $(COLLECTOR_SO)
@@ -279,8 +313,6 @@ $(COLL_CHECK): tests/e2e/collector_check.c tests/unit/test_collector_util.h $(CO
 	$(if $(Q),@echo "  LINK    $@")
 	$(Q)$(CC) $(CPPFLAGS) -Itests/unit $(ALL_CFLAGS) -o $@ $< $(COLLECTOR_OBJ) $(COLLECTOR_LIBS) $(LDLIBS)
 
-e2e: $(COLLECTOR_SO) $(COLL_E2E_BIN) $(COLL_CHECK)
-
 $(BENCH_OVERHEAD): bench/overhead.c $(COLLECTOR_SO)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  LINK    $@")
@@ -290,7 +322,6 @@ $(BENCH_OVERHEAD): bench/overhead.c $(COLLECTOR_SO)
 .PHONY: bench-overhead
 bench-overhead: $(BENCH_OVERHEAD)
 	@BUILD=$(BUILD) bash bench/overhead
-bench: bench-overhead
 
 # bench/gpu_records: the CUPTI record path's host cost (part of `make bench`).
 $(BUILD)/bench/gpu_records: bench/gpu_records.c $(COLLECTOR_OBJ)
@@ -301,7 +332,6 @@ $(BUILD)/bench/gpu_records: bench/gpu_records.c $(COLLECTOR_OBJ)
 .PHONY: bench-gpu-records
 bench-gpu-records: $(BUILD)/bench/gpu_records $(NNSCOPE)
 	@BUILD=$(BUILD) NNSCOPE=$(NNSCOPE) bash bench/gpu_records
-bench: bench-gpu-records
 # ---- end of collector tests -----------------------------------------------
 
 # ---- tests -------------------------------------------------------------
@@ -313,7 +343,9 @@ unit: $(UNIT_BIN)
 golden: $(GOLDEN_BIN) $(NNSCOPE)
 	@set -e; for t in $(GOLDEN_BIN); do echo "== $$t"; $$t; done
 
-e2e: $(NNSCOPE)
+# the e2e scripts use the Python package, the C example, the CUPTI fakes and
+# the collector's helpers besides nnscope
+e2e: $(NNSCOPE) python examples $(FAKE_CUPTI) $(CUDA_APP) $(CUPTI_CHECK) $(COLLECTOR_SO) $(COLL_E2E_BIN) $(COLL_CHECK)
 	@set -e; for t in tests/e2e/*.sh; do echo "== $$t"; NNSCOPE=$(abspath $(NNSCOPE)) bash $$t; done
 
 # The same unit and golden tests under AddressSanitizer + UBSan.
@@ -325,9 +357,9 @@ asan:
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/%)
 FUZZ_SECONDS ?= 20
-# fuzz_trace also takes the server's trace index (src/server/trace_*.c:
-# no libmicrohttpd in them).
-TRACE_IX_SRC := $(wildcard src/server/trace_*.c)
+# fuzz_trace also takes the trace index (src/trace, or src/server/trace_*.c
+# before it moved there: no libmicrohttpd in them).
+TRACE_IX_SRC := $(TRACE_SRC) $(wildcard src/server/trace_*.c)
 build-fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(TRACE_IX_SRC)
 	@mkdir -p build-fuzz
 	clang $(CPPFLAGS) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -pthread -o $@ $< $(LIB_SRC) \
@@ -351,7 +383,7 @@ browser: $(NNSCOPE)
 test: all unit golden e2e browser asan fuzz
 	@echo "all tests passed"
 
-bench: $(NNSCOPE) bench-serve
+bench: $(NNSCOPE) bench-serve bench-overhead bench-gpu-records
 	@bash bench/ingest
 
 # bench/serve: LOD latency on >= 10M events, page load -> first timeline,
@@ -360,14 +392,14 @@ bench-serve: $(NNSCOPE) $(BUILD)/bench/lod
 	@NNSCOPE=$(abspath $(NNSCOPE)) BUILD=$(abspath $(BUILD)) bash bench/serve
 
 # bench/lod: level-of-detail query latency on a synthetic >= 10M-event trace.
-$(BUILD)/bench/lod: bench/lod.c $(SERVER_A) $(LIB_A)
+$(BUILD)/bench/lod: bench/lod.c $(ALL_A)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  LINK    $@")
-	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(SERVER_A) $(LIB_A) $(SERVER_LIBS) $(LDLIBS)
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(ALL_A) $(SERVER_LIBS) $(LDLIBS)
 
 lint:
-	clang-format --dry-run --Werror $(LIB_SRC) $(CLI_SRC) $(SERVER_SRC) $(wildcard src/*/*.h)
-	cppcheck --quiet --error-exitcode=1 --enable=warning,performance -Iinclude -Isrc $(LIB_DIRS) src/cli src/server
+	clang-format --dry-run --Werror $(LAYER_SRC) $(CLI_SRC) $(wildcard src/*/*.h)
+	cppcheck --quiet --error-exitcode=1 --enable=warning,performance -Iinclude -Isrc $(foreach l,$(LAYERS_HERE),src/$(l)) src/cli
 
 clean:
 	rm -rf build build-asan build-fuzz

@@ -19,10 +19,11 @@ cd "$ROOT"
 make -s "$BUILD/nnscope" "$BUILD/libnnscope.so"
 rm -rf "$KIT"
 mkdir -p "$KIT/lib"
-# the same link line as the Makefile's, with an rpath to the kit's lib/
+# the same link line as the Makefile's (its layer archives, top-down), with
+# an rpath to the kit's lib/
 CLI_OBJ=$(find "$BUILD/src/cli" -name '*.o' | LC_ALL=C sort)
-cc -std=c11 -pthread -o "$KIT/nnscope" $CLI_OBJ "$BUILD/gen/assets.o" \
-	"$BUILD/libnnscope_server.a" "$BUILD/libnnscope_analyzer.a" \
+ARCHIVES=$(make -s --no-print-directory BUILD="$BUILD" print-link-archives)
+cc -std=c11 -pthread -o "$KIT/nnscope" $CLI_OBJ $ARCHIVES \
 	-lmicrohttpd -lsqlite3 -lz -lm -pthread \
 	-Wl,--disable-new-dtags,-rpath,'$ORIGIN/lib'
 # every library but the C library's own (the GPU machine has a newer glibc)
