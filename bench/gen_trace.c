@@ -20,15 +20,24 @@ static char *slurp(const char *path, size_t *len)
 	char *buf = malloc(cap);
 	int r;
 
-	if (!f || !buf)
+	if (!f || !buf) {
+		if (f)
+			gzclose(f);
+		free(buf);
 		return NULL;
+	}
 	while ((r = gzread(f, buf + n, (unsigned)(cap - n - 1))) > 0) {
 		n += (size_t)r;
 		if (n + 1 >= cap) {
-			cap *= 2;
-			buf = realloc(buf, cap);
-			if (!buf)
+			char *grown = realloc(buf, cap * 2);
+
+			if (!grown) {
+				free(buf);
+				gzclose(f);
 				return NULL;
+			}
+			buf = grown;
+			cap *= 2;
 		}
 	}
 	gzclose(f);
@@ -37,8 +46,13 @@ static char *slurp(const char *path, size_t *len)
 	return buf;
 }
 
-static const char *const id_keys[] = { "\"External id\": ", "\"external id\": ", "\"correlation\": ",
-				       "\"id\": ", "\"Python id\": ", "\"Python parent id\": ", NULL };
+static const char *const id_keys[] = {"\"External id\": ",
+				      "\"external id\": ",
+				      "\"correlation\": ",
+				      "\"id\": ",
+				      "\"Python id\": ",
+				      "\"Python parent id\": ",
+				      NULL};
 
 /* Writes events[0..n) with ts shifted by dts and ids by did. */
 static void emit(FILE *out, const char *p, const char *end, int64_t dts, int64_t did)
@@ -122,7 +136,8 @@ int main(int argc, char **argv)
 		if (copies)
 			fputs(",", out);
 		/* 2 s of extra span per copy, ids shifted by 10M per copy */
-		emit(out, ev, evend, (int64_t)copies * (t1 - t0 + 2000000), (int64_t)copies * 10000000);
+		emit(out, ev, evend, (int64_t)copies * (t1 - t0 + 2000000),
+		     (int64_t)copies * 10000000);
 		copies++;
 	}
 	fputs("\n]}\n", out);

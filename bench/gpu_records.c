@@ -129,7 +129,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	conv.flags = NNST_GPUF_HOSTCLOCK;
-	t = nns_now(); /* the collector's raw clock, after the profiler started */
+	/* the collector's raw clock, after the profiler started */
+	t = nns_now();
 	while (done < pairs) { /* decoding alone */
 		size_t valid = fill(buf, &corr, &t, names), n;
 		int64_t t0 = now_ns();

@@ -4,6 +4,8 @@
 #   libopenblas-dev   the C example (examples/mlp)
 #   libclang-rt-14-dev libFuzzer and sanitizer runtimes for clang (make fuzz)
 #   libmicrohttpd-dev the HTTP server of `nnscope serve`
+#   clang-format cppcheck
+#                     `make lint` (run first by `make test`)
 #   nodejs npm        the UI's chart library (web/package.json, bundled into
 #                     the binary) and playwright-core for the browser tests
 #   chromium          the browser the UI tests drive (headless)
@@ -25,7 +27,7 @@
 #                     there already; NNS_NO_TORCH=1 skips it too.
 set -e
 PKGS="build-essential clang zlib1g-dev libcmocka-dev libjansson-dev libzstd-dev libsqlite3-dev jq"
-PKGS="$PKGS python3-dev libopenblas-dev libclang-rt-14-dev"
+PKGS="$PKGS python3-dev libopenblas-dev libclang-rt-14-dev clang-format cppcheck"
 PKGS="$PKGS libmicrohttpd-dev chromium wrk curl fonts-dejavu-core"
 PKGS="$PKGS openssh-server openssh-client rsync openmpi-bin libopenmpi-dev"
 # node and npm: Debian's packages unless a node (e.g. NodeSource's, which

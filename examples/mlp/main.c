@@ -231,7 +231,8 @@ int main(int argc, char **argv)
 
 		t0 = now_s();
 		if (a.delay_ms > 0) {
-			struct timespec d = {a.delay_ms / 1000, (long)(a.delay_ms % 1000) * 1000000L};
+			struct timespec d = {a.delay_ms / 1000,
+					     (long)(a.delay_ms % 1000) * 1000000L};
 
 			nns_push(n_delay);
 			while (nanosleep(&d, &d) != 0 && errno == EINTR)

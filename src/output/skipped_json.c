@@ -42,8 +42,8 @@ int out_write_skipped(const char *dir, const struct run_set *rs, int pretty_dept
 		if (rc)
 			return rc;
 		if (unlink(path) != 0 && errno != ENOENT)
-			return nns_err_set(err, NNS_EIO, "%s: cannot remove the stale file: %s", path,
-					   strerror(errno));
+			return nns_err_set(err, NNS_EIO, "%s: cannot remove the stale file: %s",
+					   path, strerror(errno));
 		return NNS_OK;
 	}
 	return out_json_file(dir, "skipped.json", pretty_depth ? pretty_depth : 2, skipped_fn, rs,

@@ -70,8 +70,16 @@ int main(int argc, char **argv)
 			size_t n = len / sizeof(struct nnst_gpu);
 
 			if (ng + n > cap) {
+				struct nnst_gpu *grown = realloc(g, (ng + n) * 2 * sizeof(*g));
+
+				if (!grown) {
+					fprintf(stderr, "nccl_check: out of memory\n");
+					free(g);
+					nnst_reader_close(r);
+					return 1;
+				}
+				g = grown;
 				cap = (ng + n) * 2;
-				g = realloc(g, cap * sizeof(*g));
 			}
 			memcpy(g + ng, p, n * sizeof(*g));
 			ng += n;

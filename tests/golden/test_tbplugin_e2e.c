@@ -27,8 +27,10 @@ struct sample {
 };
 
 static const struct sample samples[2] = {
-	{ "resnet50_num_workers_0", "data/kineto/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz" },
-	{ "resnet50_num_workers_4", "data/kineto/resnet50_num_workers_4/worker0.1623212756351.pt.trace.json.gz" },
+    {"resnet50_num_workers_0",
+     "data/kineto/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz"},
+    {"resnet50_num_workers_4",
+     "data/kineto/resnet50_num_workers_4/worker0.1623212756351.pt.trace.json.gz"},
 };
 
 struct loaded {
@@ -113,7 +115,8 @@ static void check_overview(struct loaded *l)
 	size_t i, c;
 
 	assert_int_equal(json_array_size(rows), o->steps.n);
-	json_array_foreach(rows, i, x) {
+	json_array_foreach(rows, i, x)
+	{
 		const struct an_step *s = &o->steps.v[i];
 		assert_string_equal(json_string_value(json_array_get(x, 0)), s->name);
 		for (c = 1; c < json_array_size(cols); c++) {
@@ -132,7 +135,8 @@ static void check_overview(struct loaded *l)
 	perf = json_array_get(json_object_get(l->overview, "performance"), 0);
 	assert_int_equal(json_integer_value(json_object_get(perf, "value")),
 			 (int64_t)rint(o->avg_total / 1000.0));
-	json_array_foreach(json_object_get(perf, "children"), i, x) {
+	json_array_foreach(json_object_get(perf, "children"), i, x)
+	{
 		int r = role_by_column(json_string_value(json_object_get(x, "name")));
 		assert_true(r >= 0);
 		assert_int_equal(json_integer_value(json_object_get(x, "value")),
@@ -143,7 +147,8 @@ static void check_overview(struct loaded *l)
 	/* GPU summary */
 	gm = json_object_get(json_object_get(l->overview, "gpu_metrics"), "data");
 	assert_int_equal(l->p.gpus.n, 1);
-	json_array_foreach(gm, i, x) {
+	json_array_foreach(gm, i, x)
+	{
 		const char *t = json_string_value(json_object_get(x, "title"));
 		const char *v = json_string_value(json_object_get(x, "value"));
 		const struct an_gpu *g = &l->p.gpus.v[0];
@@ -153,7 +158,8 @@ static void check_overview(struct loaded *l)
 		if (strcmp(t, "Name") == 0) {
 			assert_string_equal(v, model_str(&l->m, d->name));
 		} else if (strcmp(t, "Memory") == 0) {
-			snprintf(buf, sizeof(buf), "%.2f GB", (double)d->total_mem / (1024.0 * 1024 * 1024));
+			snprintf(buf, sizeof(buf), "%.2f GB",
+				 (double)d->total_mem / (1024.0 * 1024 * 1024));
 			assert_string_equal(v, buf);
 		} else if (strcmp(t, "Compute Capability") == 0) {
 			snprintf(buf, sizeof(buf), "%d.%d", d->major, d->minor);
@@ -216,10 +222,11 @@ static void check_operation_table(struct loaded *l)
 	size_t i;
 
 	assert_int_equal(json_array_size(data), l->p.ops.by_name.n);
-	json_array_foreach(data, i, x) {
+	json_array_foreach(data, i, x)
+	{
 		const char *name = json_string_value(json_object_get(x, "name"));
 		const struct an_op_row *r =
-			tu_find_op(&l->p, l->p.ops.by_name.v, l->p.ops.by_name.n, name);
+		    tu_find_op(&l->p, l->p.ops.by_name.v, l->p.ops.by_name.n, name);
 		double tcs, tct;
 		if (!r) {
 			print_error("operator %s missing\n", name);
@@ -238,33 +245,43 @@ static void check_operation_table(struct loaded *l)
 				    r->tc_eligible ? "Yes" : "No");
 		tcs = r->dev_self ? (double)r->tc_self / (double)r->dev_self : 0;
 		tct = r->dev_total ? (double)r->tc_total / (double)r->dev_total : 0;
-		assert_true(fabs(json_number_value(json_object_get(x, "tc_self_ratio")) - tcs) < 0.0051);
-		assert_true(fabs(json_number_value(json_object_get(x, "tc_total_ratio")) - tct) < 0.0051);
-		assert_int_equal(json_is_true(json_object_get(x, "has_call_stack")), r->has_call_stack);
+		assert_true(fabs(json_number_value(json_object_get(x, "tc_self_ratio")) - tcs) <
+			    0.0051);
+		assert_true(fabs(json_number_value(json_object_get(x, "tc_total_ratio")) - tct) <
+			    0.0051);
+		assert_int_equal(json_is_true(json_object_get(x, "has_call_stack")),
+				 r->has_call_stack);
 	}
 	/* the operator pies: every op with a positive value, by value */
 	{
-		static const char *const pies[4] = { "device_total_time", "device_self_time",
-						     "host_total_time", "host_self_time" };
+		static const char *const pies[4] = {"device_total_time", "device_self_time",
+						    "host_total_time", "host_self_time"};
 		for (int k = 0; k < 4; k++) {
-			json_t *rows = json_object_get(json_object_get(l->operation, pies[k]), "rows");
+			json_t *rows =
+			    json_object_get(json_object_get(l->operation, pies[k]), "rows");
 			size_t positive = 0, j;
 			for (j = 0; j < l->p.ops.by_name.n; j++) {
 				const struct an_op_row *r = &l->p.ops.by_name.v[j];
-				int64_t v = k == 0 ? r->dev_total : k == 1 ? r->dev_self
-							    : k == 2 ? r->host_total : r->host_self;
+				int64_t v = k == 0   ? r->dev_total
+					    : k == 1 ? r->dev_self
+					    : k == 2 ? r->host_total
+						     : r->host_self;
 				positive += k < 2 ? v > 0 : 1;
 			}
 			assert_int_equal(json_array_size(rows), positive);
-			json_array_foreach(rows, i, x) {
-				const struct an_op_row *r = tu_find_op(
-					&l->p, l->p.ops.by_name.v, l->p.ops.by_name.n,
-					json_string_value(json_array_get(x, 0)));
+			json_array_foreach(rows, i, x)
+			{
+				const struct an_op_row *r =
+				    tu_find_op(&l->p, l->p.ops.by_name.v, l->p.ops.by_name.n,
+					       json_string_value(json_array_get(x, 0)));
 				int64_t v;
 				assert_non_null(r);
-				v = k == 0 ? r->dev_total : k == 1 ? r->dev_self : k == 2 ? r->host_total
-											: r->host_self;
-				assert_int_equal(json_integer_value(json_array_get(x, 1)), llround(us(v)));
+				v = k == 0   ? r->dev_total
+				    : k == 1 ? r->dev_self
+				    : k == 2 ? r->host_total
+					     : r->host_self;
+				assert_int_equal(json_integer_value(json_array_get(x, 1)),
+						 llround(us(v)));
 			}
 		}
 	}
@@ -277,32 +294,37 @@ static void check_kernels(struct loaded *l)
 	size_t i;
 
 	assert_int_equal(json_array_size(rows), l->p.kernels.by_name.n);
-	json_array_foreach(rows, i, x) {
+	json_array_foreach(rows, i, x)
+	{
 		/* Name, TC used, Calls, Total, Mean, Max, Min, Blocks/SM, Occupancy.
 		 * Both tables are sorted by total, descending; rows with equal
 		 * totals may come in any order (pandas sorts unstably), so the
 		 * row is found by name and the totals compared by position. */
-		const struct an_kernel_row *r = tu_find_kernel(&l->p, l->p.kernels.by_name.v,
-							       l->p.kernels.by_name.n,
-							       json_string_value(json_array_get(x, 0)));
+		const struct an_kernel_row *r =
+		    tu_find_kernel(&l->p, l->p.kernels.by_name.v, l->p.kernels.by_name.n,
+				   json_string_value(json_array_get(x, 0)));
 		assert_non_null(r);
 		assert_int_equal(json_integer_value(json_array_get(x, 3)),
 				 llround(us(l->p.kernels.by_name.v[i].total)));
-		assert_string_equal(json_string_value(json_array_get(x, 1)), r->tensor_core ? "Yes" : "No");
+		assert_string_equal(json_string_value(json_array_get(x, 1)),
+				    r->tensor_core ? "Yes" : "No");
 		assert_int_equal(json_integer_value(json_array_get(x, 2)), r->calls);
 		assert_int_equal(json_integer_value(json_array_get(x, 3)), llround(us(r->total)));
 		assert_int_equal(json_integer_value(json_array_get(x, 4)),
 				 (int64_t)rint(us(r->total) / (double)r->calls));
 		assert_int_equal(json_integer_value(json_array_get(x, 5)), llround(us(r->max)));
 		assert_int_equal(json_integer_value(json_array_get(x, 6)), llround(us(r->min)));
-		assert_true(fabs(json_number_value(json_array_get(x, 7)) - r->mean_blocks_per_sm) < 0.0051);
-		assert_true(fabs(json_number_value(json_array_get(x, 8)) - r->mean_occupancy) < 0.0051);
+		assert_true(fabs(json_number_value(json_array_get(x, 7)) - r->mean_blocks_per_sm) <
+			    0.0051);
+		assert_true(fabs(json_number_value(json_array_get(x, 8)) - r->mean_occupancy) <
+			    0.0051);
 	}
 	assert_int_equal(json_array_size(pie), l->p.kernels.by_name.n);
-	json_array_foreach(pie, i, x) {
-		const struct an_kernel_row *r = tu_find_kernel(&l->p, l->p.kernels.by_name.v,
-							       l->p.kernels.by_name.n,
-							       json_string_value(json_array_get(x, 0)));
+	json_array_foreach(pie, i, x)
+	{
+		const struct an_kernel_row *r =
+		    tu_find_kernel(&l->p, l->p.kernels.by_name.v, l->p.kernels.by_name.n,
+				   json_string_value(json_array_get(x, 0)));
 		assert_non_null(r);
 		assert_int_equal(json_integer_value(json_array_get(x, 1)), llround(us(r->total)));
 	}
@@ -323,11 +345,19 @@ static void run_sample(int i)
 	unload(&l);
 }
 
-static void nw0(void **s) { (void)s; run_sample(0); }
-static void nw4(void **s) { (void)s; run_sample(1); }
+static void nw0(void **s)
+{
+	(void)s;
+	run_sample(0);
+}
+static void nw4(void **s)
+{
+	(void)s;
+	run_sample(1);
+}
 
 int main(void)
 {
-	const struct CMUnitTest tests[] = { cmocka_unit_test(nw0), cmocka_unit_test(nw4) };
+	const struct CMUnitTest tests[] = {cmocka_unit_test(nw0), cmocka_unit_test(nw4)};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -109,7 +109,8 @@ static void test_parallel_proposer(void **state)
 	assert_int_equal(json_array_size(v), 4);
 	json_array_foreach(v, i, x)
 	{
-		const struct cl_rank *r = cl_find_rank(&c, (int)json_integer_value(json_object_get(x, "rank_id")));
+		const struct cl_rank *r =
+		    cl_find_rank(&c, (int)json_integer_value(json_object_get(x, "rank_id")));
 
 		assert_non_null(r);
 		assert_near(cl_round(cl_ms(r->interval_us), 4),
@@ -120,7 +121,8 @@ static void test_parallel_proposer(void **state)
 	assert_non_null(v);
 	json_array_foreach(v, i, x)
 	{
-		const struct cl_rank *r = cl_find_rank(&c, (int)json_integer_value(json_object_get(x, "rank_id")));
+		const struct cl_rank *r =
+		    cl_find_rank(&c, (int)json_integer_value(json_object_get(x, "rank_id")));
 
 		assert_non_null(r);
 		assert_true(r->has_flops);
@@ -130,7 +132,8 @@ static void test_parallel_proposer(void **state)
 	assert_non_null(v);
 	json_array_foreach(v, i, x)
 	{
-		const struct cl_rank *r = cl_find_rank(&c, (int)json_integer_value(json_object_get(x, "rank_id")));
+		const struct cl_rank *r =
+		    cl_find_rank(&c, (int)json_integer_value(json_object_get(x, "rank_id")));
 
 		assert_non_null(r);
 		assert_near(r->flops_per_s, json_real_value(json_object_get(x, "FLOPS")), 1e-9);
@@ -160,7 +163,8 @@ static void test_parallel_proposer(void **state)
 	assert_int_equal(c.stages.n, json_array_size(v));
 	json_array_foreach(v, i, x)
 	{
-		assert_int_equal(c.stages.v[i].stage, json_integer_value(json_object_get(x, "stage_id")));
+		assert_int_equal(c.stages.v[i].stage,
+				 json_integer_value(json_object_get(x, "stage_id")));
 		assert_near(c.stages.v[i].within_comm_rate,
 			    json_real_value(json_object_get(x, "rate")), 1e-9);
 	}
@@ -181,11 +185,13 @@ static void test_parallel_proposer(void **state)
 	assert_string_equal(p->link_type, json_string_value(json_object_get(x, "link_type")));
 	assert_near(p->val, json_real_value(json_object_get(x, "val")), 1e-9);
 	assert_near(p->percent, json_real_value(json_object_get(x, "percent")), 1e-9);
-	x = json_object_get(json_object_get(v, "parallel_strategy"), "pipeline_parallel_between_stage");
+	x = json_object_get(json_object_get(v, "parallel_strategy"),
+			    "pipeline_parallel_between_stage");
 	assert_non_null(p = cl_find_proposal(&c, "pipeline_between_stage"));
 	assert_near(p->val, json_real_value(json_object_get(x, "val")), 1e-9);
 	assert_near(p->threshold, json_real_value(json_object_get(x, "threshold")), 1e-9);
-	x = json_object_get(json_object_get(v, "parallel_strategy"), "pipeline_parallel_within_stage");
+	x = json_object_get(json_object_get(v, "parallel_strategy"),
+			    "pipeline_parallel_within_stage");
 	assert_non_null(p = cl_find_proposal(&c, "pipeline_within_stage"));
 	assert_near(p->val, json_real_value(json_object_get(x, "val")), 1e-9);
 	assert_near(p->threshold, json_real_value(json_object_get(x, "threshold")), 1e-9);
@@ -207,7 +213,8 @@ static void test_parallel_proposer(void **state)
 static void one_cluster_row(json_t *root, const char *fn, const char *job, const char *mode,
 			    int bottleneck)
 {
-	json_t *v = expected(root, "st/func/profiler/test_cluster_analyser.py", fn, "expect_result");
+	json_t *v =
+	    expected(root, "st/func/profiler/test_cluster_analyser.py", fn, "expect_result");
 	json_t *info, *row;
 	const struct cl_rank *r;
 	struct msc_job j;
@@ -221,7 +228,8 @@ static void one_cluster_row(json_t *root, const char *fn, const char *job, const
 	assert_int_equal(c.stage_num, json_integer_value(json_object_get(v, "stage_num")));
 	assert_int_equal(json_integer_value(json_object_get(v, "size")), (json_int_t)c.ranks.n);
 	info = json_array_get(json_object_get(v, "info"), 0);
-	assert_non_null(r = cl_find_rank(&c, (int)json_integer_value(json_object_get(info, "rank_id"))));
+	assert_non_null(
+	    r = cl_find_rank(&c, (int)json_integer_value(json_object_get(info, "rank_id"))));
 	assert_true(r->steps.n >= 1);
 	if (!bottleneck) {
 		/* [iteration_interval, fp_and_bp, tail, total] ms, 4 places */
@@ -229,21 +237,28 @@ static void one_cluster_row(json_t *root, const char *fn, const char *job, const
 
 		row = json_object_get(info, "step_trace_info");
 		assert_int_equal(json_array_size(row), 4);
-		assert_near(cl_round(cl_ms(s->interval_us), 4), json_real_value(json_array_get(row, 0)), 1e-9);
-		assert_near(cl_round(cl_ms(s->fp_bp_us), 4), json_real_value(json_array_get(row, 1)), 1e-9);
-		assert_near(cl_round(cl_ms(s->tail_us), 4), json_real_value(json_array_get(row, 2)), 1e-9);
-		assert_near(cl_round(cl_ms(s->total_us), 4), json_real_value(json_array_get(row, 3)), 1e-9);
+		assert_near(cl_round(cl_ms(s->interval_us), 4),
+			    json_real_value(json_array_get(row, 0)), 1e-9);
+		assert_near(cl_round(cl_ms(s->fp_bp_us), 4),
+			    json_real_value(json_array_get(row, 1)), 1e-9);
+		assert_near(cl_round(cl_ms(s->tail_us), 4), json_real_value(json_array_get(row, 2)),
+			    1e-9);
+		assert_near(cl_round(cl_ms(s->total_us), 4),
+			    json_real_value(json_array_get(row, 3)), 1e-9);
 	} else {
 		/* [iteration_interval] + the cluster csv row of step 1, ms */
 		const struct cl_step *s = &r->steps.v[0];
 
 		row = json_object_get(info, "step_bottleneck_info");
-		assert_near(cl_round(cl_ms(s->interval_us), 4), json_real_value(json_array_get(row, 0)), 1e-9);
+		assert_near(cl_round(cl_ms(s->interval_us), 4),
+			    json_real_value(json_array_get(row, 0)), 1e-9);
 		assert_true(s->has_bottleneck || r->has_bottleneck);
 		for (size_t k = 1; k < json_array_size(row); k++) {
-			double got = s->has_bottleneck ? s->bottleneck[k - 1] : r->bottleneck[k - 1];
+			double got =
+			    s->has_bottleneck ? s->bottleneck[k - 1] : r->bottleneck[k - 1];
 
-			assert_near(cl_round(got / 1000, 4), json_real_value(json_array_get(row, k)), 1e-9);
+			assert_near(cl_round(got / 1000, 4),
+				    json_real_value(json_array_get(row, k)), 1e-9);
 		}
 		assert_int_equal(r->bottleneck_cols, (int)json_array_size(row) - 1);
 	}
@@ -258,8 +273,10 @@ static void test_cluster_step_trace(void **state)
 	(void)state;
 	if (!root)
 		return;
-	one_cluster_row(root, "test_query_cluster_step_trace", "run_2/normal_run", "data-parallel", 0);
-	one_cluster_row(root, "test_query_cluster_model_parallel", "run_3/normal_run", "model-parallel", 1);
+	one_cluster_row(root, "test_query_cluster_step_trace", "run_2/normal_run", "data-parallel",
+			0);
+	one_cluster_row(root, "test_query_cluster_model_parallel", "run_3/normal_run",
+			"model-parallel", 1);
 	one_cluster_row(root, "test_query_cluster_pipeline_parallel", "run_4/normal_run",
 			"pipeline-parallel", 1);
 	json_decref(root);
@@ -409,7 +426,7 @@ static void test_links_hand(void **state)
 		const char *type;
 		double bw;
 	} L[] = {{0, 0, 1, "SDMA", 100}, {0, 0, 0, "SDMA", 10}, {1, 1, 0, "SDMA", 100},
-		 {1, 1, 2, "SDMA", 50},	 {0, 0, 1, "RDMA", 10},	 {1, 1, 0, "RDMA", 9}};
+		 {1, 1, 2, "SDMA", 50},	 {0, 0, 1, "RDMA", 10}, {1, 1, 0, "RDMA", 9}};
 	const struct cl_proposal *p;
 	struct cl_result c;
 	struct nns_err err;
@@ -466,13 +483,16 @@ static void test_damaged_job(void **state)
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
-	snprintf(text, sizeof(text), "%s1,0,300000,300000,100000,250000,100000,150000,50000\n"
-				     "-,0,0,300000,0,0,100000,150000,50000\n", hdr);
+	snprintf(text, sizeof(text),
+		 "%s1,0,300000,300000,100000,250000,100000,150000,50000\n"
+		 "-,0,0,300000,0,0,100000,150000,50000\n",
+		 hdr);
 	write_file(dir, "step_trace_raw_0_detail_time.csv", text);
 	write_file(dir, "step_trace_raw_1_detail_time.csv", "step_num,start\n1,2\n");
 	write_file(dir, "step_trace_raw_2_detail_time.csv", text);
-	write_file(dir, "hccl_raw_2.csv", "step_num,communication_cost,wait_cost,link_info\n"
-					  "-,1,2,\"{\"\"0-1\"\": {\"\"SDMA\"\": [1, 2]}}\"\n");
+	write_file(dir, "hccl_raw_2.csv",
+		   "step_num,communication_cost,wait_cost,link_info\n"
+		   "-,1,2,\"{\"\"0-1\"\": {\"\"SDMA\"\": [1, 2]}}\"\n");
 	assert_true(msc_is_cluster(dir));
 	assert_int_equal(msc_load(&j, dir, 0, &err), NNS_OK);
 	assert_int_equal(j.ranks.n, 3);

@@ -83,26 +83,27 @@ static void expect_seg(const struct an_profile *p, const struct hcp_result *r, s
 	s = &r->path.v[i];
 	if (s->type != type || strcmp(seg_name(p, s), name) != 0 || s->from != from * US ||
 	    s->to != to * US || s->weight != w * US)
-		fail_msg("segment %zu: got type %d %s %lld..%lld w %lld, want type %d %s %lld..%lld "
-			 "w %lld",
-			 i, s->type, seg_name(p, s), (long long)s->from, (long long)s->to,
-			 (long long)s->weight, type, name, (long long)from * US, (long long)to * US,
-			 (long long)w * US);
+		fail_msg(
+		    "segment %zu: got type %d %s %lld..%lld w %lld, want type %d %s %lld..%lld "
+		    "w %lld",
+		    i, s->type, seg_name(p, s), (long long)s->from, (long long)s->to,
+		    (long long)s->weight, type, name, (long long)from * US, (long long)to * US,
+		    (long long)w * US);
 }
 
 #define HDR "{\"schemaVersion\":1,\"traceEvents\":["
 #define STEP(n, ts, dur)                                                                           \
-	"{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#" #n "\",\"pid\":1,"  \
+	"{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#" #n "\",\"pid\":1,"    \
 	"\"tid\":1,\"ts\":" #ts ",\"dur\":" #dur "}"
 #define CPU(name, ts, dur)                                                                         \
-	"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"" name "\",\"pid\":1,\"tid\":1,\"ts\":" #ts  \
+	"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"" name "\",\"pid\":1,\"tid\":1,\"ts\":" #ts   \
 	",\"dur\":" #dur "}"
 #define RT(name, ts, dur, corr)                                                                    \
-	"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"" name "\",\"pid\":1,\"tid\":1,"     \
+	"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"" name "\",\"pid\":1,\"tid\":1,"        \
 	"\"ts\":" #ts ",\"dur\":" #dur ",\"args\":{\"correlation\":" #corr "}}"
 #define KERNEL(name, stream, ts, dur, corr)                                                        \
-	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" name "\",\"pid\":0,\"tid\":" #stream       \
-	",\"ts\":" #ts ",\"dur\":" #dur ",\"args\":{\"correlation\":" #corr ",\"device\":0,"    \
+	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" name "\",\"pid\":0,\"tid\":" #stream        \
+	",\"ts\":" #ts ",\"dur\":" #dur ",\"args\":{\"correlation\":" #corr ",\"device\":0,"       \
 	"\"stream\":" #stream "}}"
 
 /* ---- CPU-bound ------------------------------------------------------------------
@@ -112,8 +113,14 @@ static void expect_seg(const struct an_profile *p, const struct hcp_result *r, s
  * Host chain: A.s -10-> launch.s -5-> launch.e -25-> A.e -dep-> B.s -50-> B.e
  * = 90; through the kernel: A.s -10-> launch.s -10-> k1.s -10-> k1.e = 30.
  * Path 90 us of host time; the 10 us gap A.e -> B.s is idle; span 100. */
-static const char cpu_bound[] = HDR STEP(1, 0, 100) "," CPU("A", 0, 40) "," RT(
-    "cudaLaunchKernel", 10, 5, 1) "," KERNEL("k1", 7, 20, 10, 1) "," CPU("B", 50, 50) "]}";
+/* clang-format off */
+static const char cpu_bound[] = HDR
+	STEP(1, 0, 100) ","
+	CPU("A", 0, 40) ","
+	RT("cudaLaunchKernel", 10, 5, 1) ","
+	KERNEL("k1", 7, 20, 10, 1) ","
+	CPU("B", 50, 50) "]}";
+/* clang-format on */
 
 static void test_cpu_bound(void **state)
 {
@@ -159,13 +166,17 @@ static void test_cpu_bound(void **state)
  *       -sync(gap 5)-> sync.e -dep(gap 1)-> C.s -4-> C.e
  * total 2+3+40+5+40+4 = 94 = cpu 6 + launch 3 + kernel 80 + kk 5;
  * sync 5, idle 1, span 100. The host chain alone: 20 + 0 + 4 = 24. */
-static const char gpu_bound[] =
-    HDR STEP(1, 0, 100) "," CPU("A", 0, 20) "," RT("cudaLaunchKernel", 2, 2, 1) "," RT(
-	"cudaLaunchKernel", 6, 2, 2) "," KERNEL("k1", 7, 5, 40, 1) "," KERNEL("k2", 7, 50, 40,
-									      2) "," RT("cudaDeviceSynchronize",
-											30, 65,
-											3) "," CPU("C", 96,
-												   4) "]}";
+/* clang-format off */
+static const char gpu_bound[] = HDR
+	STEP(1, 0, 100) ","
+	CPU("A", 0, 20) ","
+	RT("cudaLaunchKernel", 2, 2, 1) ","
+	RT("cudaLaunchKernel", 6, 2, 2) ","
+	KERNEL("k1", 7, 5, 40, 1) ","
+	KERNEL("k2", 7, 50, 40, 2) ","
+	RT("cudaDeviceSynchronize", 30, 65, 3) ","
+	CPU("C", 96, 4) "]}";
+/* clang-format on */
 
 static void test_gpu_bound_fallback_sync(void **state)
 {
@@ -210,20 +221,25 @@ static void test_gpu_bound_fallback_sync(void **state)
  * Path A.s -1-> launch1.s -4-> k1.s -40-> k1.e -sync 5-> sync.e -idle 5->
  * C.s -5-> C.e: total 50 (cpu 6, launch 4, kernel 40), span 60.
  * Via k2: 1+1+1+3+24 = 30; host alone: 10 + 5 = 15. */
+/* clang-format off */
 #define SYNC_REC(name, stream, ts, dur, corr, extra)                                               \
-	"{\"ph\":\"X\",\"cat\":\"cuda_sync\",\"name\":\"" name "\",\"pid\":0,\"tid\":" #stream    \
+	"{\"ph\":\"X\",\"cat\":\"cuda_sync\",\"name\":\"" name "\",\"pid\":0,\"tid\":" #stream     \
 	",\"ts\":" #ts ",\"dur\":" #dur ",\"args\":{\"cuda_sync_kind\":\"" name "\",\"device\":0," \
 	"\"stream\":" #stream ",\"correlation\":" #corr extra "}}"
-#define STREAM_SYNC_TRACE(rec)                                                                     \
-	HDR STEP(1, 0, 60) "," CPU("A", 0, 10) "," RT("cudaLaunchKernel", 1, 1, 1) "," RT(        \
-	    "cudaLaunchKernel", 3, 1, 2) "," KERNEL("k1", 7, 5, 40, 1) "," KERNEL("k2", 8, 6, 24,   \
-										     2) "," RT("cudaStreamSynchronize", \
-											       20, 30, 3) rec  \
-	    "," CPU("C", 55, 5) "]}"
+#define STREAM_SYNC_TRACE(rec) HDR                                                                 \
+	STEP(1, 0, 60) ","                                                                         \
+	CPU("A", 0, 10) ","                                                                        \
+	RT("cudaLaunchKernel", 1, 1, 1) ","                                                        \
+	RT("cudaLaunchKernel", 3, 1, 2) ","                                                        \
+	KERNEL("k1", 7, 5, 40, 1) ","                                                              \
+	KERNEL("k2", 8, 6, 24, 2) ","                                                              \
+	RT("cudaStreamSynchronize", 20, 30, 3) rec ","                                             \
+	CPU("C", 55, 5) "]}"
 
 static const char stream_sync[] =
-    STREAM_SYNC_TRACE("," SYNC_REC("Stream Sync", 7, 20, 30, 3, ""));
+	STREAM_SYNC_TRACE("," SYNC_REC("Stream Sync", 7, 20, 30, 3, ""));
 static const char stream_sync_norec[] = STREAM_SYNC_TRACE("");
+/* clang-format on */
 
 static void test_stream_sync_record(void **state)
 {
@@ -279,15 +295,20 @@ static void test_stream_sync_record(void **state)
  * edge for k2 (k1 ends after launch2). Path A.s -1-> launch1.s -4-> k1.s
  * -45-> k1.e -sync 2-> k2.s -18-> k2.e: total 68 (cpu 1, launch 4, kernel
  * 63), sync 2, span 70. Host alone: 20 + 5 = 25. */
-static const char event_wait[] =
-    HDR STEP(1, 0, 70) "," CPU("A", 0, 20) "," RT("cudaLaunchKernel", 1, 1, 1) "," RT(
-	"cudaEventRecord", 3, 1, 2) "," RT("cudaStreamWaitEvent", 5, 1,
-					   3) "," RT("cudaLaunchKernel", 7, 1,
-						     4) "," KERNEL("k1", 7, 5, 45,
-								   1) "," KERNEL("k2", 8, 52, 18, 4)
-	"," SYNC_REC("Stream Wait Event", 8, 5, 1, 3,
-		     ",\"wait_on_stream\":7,\"wait_on_cuda_event_record_corr_id\":2") "," CPU("B", 25,
-											   5) "]}";
+/* clang-format off */
+static const char event_wait[] = HDR
+	STEP(1, 0, 70) ","
+	CPU("A", 0, 20) ","
+	RT("cudaLaunchKernel", 1, 1, 1) ","
+	RT("cudaEventRecord", 3, 1, 2) ","
+	RT("cudaStreamWaitEvent", 5, 1, 3) ","
+	RT("cudaLaunchKernel", 7, 1, 4) ","
+	KERNEL("k1", 7, 5, 45, 1) ","
+	KERNEL("k2", 8, 52, 18, 4) ","
+	SYNC_REC("Stream Wait Event", 8, 5, 1, 3,
+		 ",\"wait_on_stream\":7,\"wait_on_cuda_event_record_corr_id\":2") ","
+	CPU("B", 25, 5) "]}";
+/* clang-format on */
 
 static void test_event_wait(void **state)
 {
@@ -320,8 +341,15 @@ static void test_event_wait(void **state)
  * 10 (the edge Y.e -> X.e would be -10: clamped to 0), Z [150, 150) has no
  * duration (left out). Path X.s -20-> Y.s -40-> Y.e -0-> X.e: 60.
  * Step 1 [0, 100): W [0, 30): 30. */
-static const char two_steps[] = HDR STEP(1, 0, 100) "," STEP(2, 100, 100) "," CPU(
-    "W", 0, 30) "," CPU("X", 100, 50) "," CPU("Y", 120, 40) "," CPU("Z", 150, 0) "]}";
+/* clang-format off */
+static const char two_steps[] = HDR
+	STEP(1, 0, 100) ","
+	STEP(2, 100, 100) ","
+	CPU("W", 0, 30) ","
+	CPU("X", 100, 50) ","
+	CPU("Y", 120, 40) ","
+	CPU("Z", 150, 0) "]}";
+/* clang-format on */
 
 static void test_steps_and_edges(void **state)
 {
@@ -372,7 +400,7 @@ static void test_no_steps(void **state)
 	run(&p, NULL, &r);
 	assert_true(r.ok);
 	assert_string_equal(r.step, "0");
-	assert_int_equal(r.total, 10 * US);	       /* A + B */
+	assert_int_equal(r.total, 10 * US);		  /* A + B */
 	assert_int_equal(r.by_class[HCP_C_IDLE], 5 * US); /* 15 -> 20 */
 	done(&m, &p, &r);
 }
@@ -501,8 +529,8 @@ static void test_real_traces(void **state)
 
 			run(&p, p.overview.steps.v[s].name, &r);
 			if (!r.ok) {
-				printf("%s step %s: %s\n", g.gl_pathv[i], p.overview.steps.v[s].name,
-				       r.reason);
+				printf("%s step %s: %s\n", g.gl_pathv[i],
+				       p.overview.steps.v[s].name, r.reason);
 				hcp_release(&r);
 				continue;
 			}
@@ -528,19 +556,34 @@ static void test_real_traces(void **state)
  * (-7), E added (+3); by |diff duration|: A, C, E, B.
  * Kernels: k1 1 -> 2 increased (10 -> 25, +15), k2 removed (-16), k3 added
  * (+4); order k2, k1, k3. */
-static const char diff_base[] = HDR STEP(1, 0, 100) "," CPU("A", 0, 10) "," CPU(
-    "A", 10, 20) "," CPU("B", 30, 5) "," CPU("C", 40, 7) "," RT("cudaLaunchKernel", 50, 1,
-								 1) "," RT("cudaLaunchKernel", 55,
-									   1, 2) "," RT("cudaLaunchKernel",
-											60, 1, 3)
-    "," KERNEL("k1", 7, 52, 10, 1) "," KERNEL("k2", 7, 70, 8, 2) "," KERNEL(
-	"k2", 7, 120, 8, 3) "," CPU("D", 150, 10) "," RT("cudaLaunchKernel", 150, 1,
-							  4) "," KERNEL("k1", 7, 155, 10, 4) "]}";
-static const char diff_exp[] = HDR STEP(1, 0, 100) "," CPU("A", 0, 40) "," CPU("B", 40, 5) "," CPU(
-    "E", 50, 3) "," RT("cudaLaunchKernel", 60, 1, 1) "," RT("cudaLaunchKernel", 61, 1,
-							      2) "," RT("cudaLaunchKernel", 62, 1, 3)
-    "," KERNEL("k1", 7, 63, 10, 1) "," KERNEL("k1", 7, 73, 15, 2) "," KERNEL("k3", 7, 88, 4,
-										   3) "]}";
+/* clang-format off */
+static const char diff_base[] = HDR
+	STEP(1, 0, 100) ","
+	CPU("A", 0, 10) ","
+	CPU("A", 10, 20) ","
+	CPU("B", 30, 5) ","
+	CPU("C", 40, 7) ","
+	RT("cudaLaunchKernel", 50, 1, 1) ","
+	RT("cudaLaunchKernel", 55, 1, 2) ","
+	RT("cudaLaunchKernel", 60, 1, 3) ","
+	KERNEL("k1", 7, 52, 10, 1) ","
+	KERNEL("k2", 7, 70, 8, 2) ","
+	KERNEL("k2", 7, 120, 8, 3) ","
+	CPU("D", 150, 10) ","
+	RT("cudaLaunchKernel", 150, 1, 4) ","
+	KERNEL("k1", 7, 155, 10, 4) "]}";
+static const char diff_exp[] = HDR
+	STEP(1, 0, 100) ","
+	CPU("A", 0, 40) ","
+	CPU("B", 40, 5) ","
+	CPU("E", 50, 3) ","
+	RT("cudaLaunchKernel", 60, 1, 1) ","
+	RT("cudaLaunchKernel", 61, 1, 2) ","
+	RT("cudaLaunchKernel", 62, 1, 3) ","
+	KERNEL("k1", 7, 63, 10, 1) ","
+	KERNEL("k1", 7, 73, 15, 2) ","
+	KERNEL("k3", 7, 88, 4, 3) "]}";
+/* clang-format on */
 
 static void expect_row(const struct hcp_tdiff_table *t, size_t i, const char *name, int change,
 		       int64_t bc, int64_t ec, int64_t bd, int64_t ed)
@@ -622,14 +665,14 @@ static void test_trace_diff_json(void **state)
 	assert_non_null(root);
 	td = json_object_get(root, "trace_diff");
 	ops = json_object_get(td, "operators");
-	assert_int_equal(json_integer_value(json_object_get(json_object_get(ops, "summary"),
-							    "changed")),
-			 1);
+	assert_int_equal(
+	    json_integer_value(json_object_get(json_object_get(ops, "summary"), "changed")), 1);
 	row = json_array_get(json_object_get(ops, "rows"), 0);
 	assert_string_equal(json_string_value(json_object_get(row, "change")), "decreased");
 	assert_int_equal(json_integer_value(json_object_get(row, "diff_count")), -1);
 	assert_true(fabs(json_number_value(json_object_get(row, "diff_duration_us")) - 10) < 1e-9);
-	assert_int_equal(json_array_size(json_object_get(json_object_get(td, "kernels"), "rows")), 3);
+	assert_int_equal(json_array_size(json_object_get(json_object_get(td, "kernels"), "rows")),
+			 3);
 	json_decref(root);
 	free(out);
 	an_diff_release(&d);

@@ -78,7 +78,8 @@ static void conformance_run1_summary(void **state)
 		skip();
 	}
 	snprintf(path, sizeof(path),
-		 "%s/data/mindinsight/run_1/normal_run/profiler/step_trace_raw_1_detail_time.csv", sh);
+		 "%s/data/mindinsight/run_1/normal_run/profiler/step_trace_raw_1_detail_time.csv",
+		 sh);
 	buf = slurp(path, &n);
 	if (!buf) {
 		printf("SKIP: %s absent\n", path);
@@ -99,15 +100,19 @@ static void conformance_run1_summary(void **state)
 	free(buf);
 }
 
+/* the header row of step_trace_raw_*_detail_time.csv */
+#define ST_HEADER                                                                                  \
+	"step_num,start_point,end_point,total,fp_point,bp_point,iteration_interval,fp_and_bp,"     \
+	"tail\n"
+
 /* Hand-computed: average row total 1 000 000 counts = 10 ms, interval
  * 250 000 = 2.5 ms (25%), fp+bp 500 000 = 5 ms (50%), tail 250 000 = 2.5 ms
  * (25%); two step rows -> 2 steps. */
 static void hand_computed(void **state)
 {
-	const char *csv = "step_num,start_point,end_point,total,fp_point,bp_point,iteration_interval,fp_and_bp,tail\n"
-			  "1,0,1000000,1000000,0,0,250000,500000,250000\n"
-			  "2,0,1000000,1000000,0,0,250000,500000,250000\n"
-			  "-,0,1000000,1000000,0,0,250000,500000,250000\n";
+	const char *csv = ST_HEADER "1,0,1000000,1000000,0,0,250000,500000,250000\n"
+				    "2,0,1000000,1000000,0,0,250000,500000,250000\n"
+				    "-,0,1000000,1000000,0,0,250000,500000,250000\n";
 	struct msc_rank r;
 	struct ms_st_summary s;
 	struct nns_err err;
@@ -129,8 +134,7 @@ static void hand_computed(void **state)
 /* A zero total gives 0 % parts, not a division by zero. */
 static void zero_total(void **state)
 {
-	const char *csv = "step_num,start_point,end_point,total,fp_point,bp_point,iteration_interval,fp_and_bp,tail\n"
-			  "-,0,0,0,0,0,0,0,0\n";
+	const char *csv = ST_HEADER "-,0,0,0,0,0,0,0,0\n";
 	struct msc_rank r;
 	struct ms_st_summary s;
 	struct nns_err err;
@@ -189,7 +193,8 @@ static void conformance_aicore_type(void **state)
 		printf("SKIP: %s absent\n", path);
 		skip();
 	}
-	entries = json_object_get(json_object_get(root, "st/func/profiler/test_op_analyser.py"), "entries");
+	entries = json_object_get(json_object_get(root, "st/func/profiler/test_op_analyser.py"),
+				  "entries");
 	json_array_foreach(entries, i, e)
 	{
 		if (!strcmp(jstr(e, "function"), "test_query_aicore_type_1") &&
@@ -197,7 +202,8 @@ static void conformance_aicore_type(void **state)
 			obj = json_object_get(json_object_get(e, "value"), "object");
 	}
 	assert_non_null(obj);
-	snprintf(path, sizeof(path), "%s/data/mindinsight/run_1/normal_run/profiler/aicore_intermediate_1_type.csv",
+	snprintf(path, sizeof(path),
+		 "%s/data/mindinsight/run_1/normal_run/profiler/aicore_intermediate_1_type.csv",
 		 sh);
 	buf = slurp(path, &n);
 	assert_non_null(buf);
@@ -209,9 +215,12 @@ static void conformance_aicore_type(void **state)
 		const struct ms_at_row *r = &t.rows.v[i];
 
 		assert_string_equal(r->kernel_type, json_string_value(json_array_get(row, 0)));
-		assert_float_equal(r->total_time_us, json_number_value(json_array_get(row, 1)), 1e-9);
-		assert_int_equal(r->execution_frequency, json_integer_value(json_array_get(row, 2)));
-		assert_float_equal(r->total_percent, json_number_value(json_array_get(row, 3)), 1e-9);
+		assert_float_equal(r->total_time_us, json_number_value(json_array_get(row, 1)),
+				   1e-9);
+		assert_int_equal(r->execution_frequency,
+				 json_integer_value(json_array_get(row, 2)));
+		assert_float_equal(r->total_percent, json_number_value(json_array_get(row, 3)),
+				   1e-9);
 		assert_float_equal(r->avg_time_us, json_number_value(json_array_get(row, 4)), 1e-9);
 	}
 	ms_at_release(&t);
@@ -292,9 +301,12 @@ static void ms_ops_json_doc(void **state)
 	assert_non_null(out);
 	doc = json_loads(out, 0, &jerr);
 	assert_non_null(doc);
-	assert_float_equal(json_number_value(json_object_get(json_object_get(doc, "step_summary"), "fp_bp_percent")),
+	assert_float_equal(json_number_value(json_object_get(json_object_get(doc, "step_summary"),
+							     "fp_bp_percent")),
 			   50.0, 1e-12);
-	assert_int_equal(json_integer_value(json_object_get(json_object_get(doc, "step_summary"), "total_steps")), 2);
+	assert_int_equal(json_integer_value(
+			     json_object_get(json_object_get(doc, "step_summary"), "total_steps")),
+			 2);
 	assert_int_equal(json_array_size(json_object_get(doc, "by_type")), 2);
 	row = json_array_get(json_object_get(doc, "by_type"), 1);
 	assert_string_equal(json_string_value(json_object_get(row, "kernel_type")), "A");
@@ -329,7 +341,8 @@ static void conformance_aicore_detail(void **state)
 		printf("SKIP: %s absent\n", path);
 		skip();
 	}
-	entries = json_object_get(json_object_get(root, "st/func/profiler/test_op_analyser.py"), "entries");
+	entries = json_object_get(json_object_get(root, "st/func/profiler/test_op_analyser.py"),
+				  "entries");
 	json_array_foreach(entries, i, e)
 	{
 		if (!strcmp(jstr(e, "name"), "OP_GATHER_V2_INFO"))
@@ -337,7 +350,8 @@ static void conformance_aicore_detail(void **state)
 	}
 	assert_non_null(obj);
 	assert_int_equal(json_array_size(obj), 2);
-	snprintf(path, sizeof(path), "%s/data/mindinsight/run_1/normal_run/profiler/aicore_intermediate_1_detail.csv",
+	snprintf(path, sizeof(path),
+		 "%s/data/mindinsight/run_1/normal_run/profiler/aicore_intermediate_1_detail.csv",
 		 sh);
 	buf = slurp(path, &n);
 	assert_non_null(buf);
@@ -352,8 +366,10 @@ static void conformance_aicore_detail(void **state)
 		assert_string_equal(r->op_name, json_string_value(json_array_get(want, 0)));
 		assert_string_equal(r->kernel_name, json_string_value(json_array_get(want, 1)));
 		assert_string_equal(r->kernel_type, json_string_value(json_array_get(want, 2)));
-		assert_float_equal(r->avg_execution_time_us, json_number_value(json_array_get(want, 3)), 1e-9);
-		assert_int_equal(r->execution_frequency, json_integer_value(json_array_get(want, 4)));
+		assert_float_equal(r->avg_execution_time_us,
+				   json_number_value(json_array_get(want, 3)), 1e-9);
+		assert_int_equal(r->execution_frequency,
+				 json_integer_value(json_array_get(want, 4)));
 	}
 	assert_int_equal(k, 2);
 	ms_ad_release(&t);
@@ -365,7 +381,8 @@ static void conformance_aicore_detail(void **state)
 
 static void aicore_detail_hand_and_bad(void **state)
 {
-	const char *ok = AD_HDR "Default/a/Conv2D-op1,0.002,2\nGrad/MatMul-op7,0.0125,4\nPlain,0.002,1\n";
+	const char *ok =
+	    AD_HDR "Default/a/Conv2D-op1,0.002,2\nGrad/MatMul-op7,0.0125,4\nPlain,0.002,1\n";
 	const char *trunc = AD_HDR "Default/Conv2D-op1,0.002,2\nX-op2,0.1";
 	const char *extra = AD_HDR "X-op2,0.1,1,9\n";
 	struct ms_ad t;
@@ -377,7 +394,8 @@ static void aicore_detail_hand_and_bad(void **state)
 	assert_string_equal(t.rows.v[0].kernel_name, "MatMul-op7");
 	assert_string_equal(t.rows.v[0].kernel_type, "MatMul");
 	assert_float_equal(t.rows.v[0].avg_execution_time_us, 12.5, 1e-9);
-	assert_string_equal(t.rows.v[1].op_name, "Default/a/Conv2D-op1"); /* tie at 2 us: file order */
+	assert_string_equal(t.rows.v[1].op_name,
+			    "Default/a/Conv2D-op1"); /* tie at 2 us: file order */
 	assert_string_equal(t.rows.v[1].kernel_type, "Conv2D");
 	assert_string_equal(t.rows.v[2].kernel_type, "Plain");
 	ms_ad_release(&t);
@@ -392,16 +410,16 @@ static void aicore_detail_hand_and_bad(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(conformance_run1_summary),
-		cmocka_unit_test(hand_computed),
-		cmocka_unit_test(zero_total),
-		cmocka_unit_test(empty_table),
-		cmocka_unit_test(conformance_aicore_type),
-		cmocka_unit_test(aicore_type_hand),
-		cmocka_unit_test(aicore_type_bad),
-		cmocka_unit_test(ms_ops_json_doc),
-		cmocka_unit_test(conformance_aicore_detail),
-		cmocka_unit_test(aicore_detail_hand_and_bad),
+	    cmocka_unit_test(conformance_run1_summary),
+	    cmocka_unit_test(hand_computed),
+	    cmocka_unit_test(zero_total),
+	    cmocka_unit_test(empty_table),
+	    cmocka_unit_test(conformance_aicore_type),
+	    cmocka_unit_test(aicore_type_hand),
+	    cmocka_unit_test(aicore_type_bad),
+	    cmocka_unit_test(ms_ops_json_doc),
+	    cmocka_unit_test(conformance_aicore_detail),
+	    cmocka_unit_test(aicore_detail_hand_and_bad),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -115,8 +115,8 @@ static void test_bad_args(void **st)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_window),
-		cmocka_unit_test(test_bad_args),
+	    cmocka_unit_test(test_window),
+	    cmocka_unit_test(test_bad_args),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -89,8 +89,8 @@ static void expect_row(const struct an_profile *p, size_t i, const char *name, i
 	"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"" name "\",\"pid\":1,\"tid\":" #tid           \
 	",\"ts\":" #ts ",\"dur\":" #dur ",\"args\":{\"External id\":" #ext "}}"
 #define LAUNCH(tid, ts, dur, ext, corr)                                                            \
-	"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"       \
-	"\"tid\":" #tid ",\"ts\":" #ts ",\"dur\":" #dur ",\"args\":{\"External id\":" #ext       \
+	"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"          \
+	"\"tid\":" #tid ",\"ts\":" #ts ",\"dur\":" #dur ",\"args\":{\"External id\":" #ext         \
 	",\"correlation\":" #corr "}}"
 #define KERNEL(name, ts, dur, corr)                                                                \
 	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" name "\",\"pid\":0,\"tid\":7,\"ts\":" #ts   \
@@ -105,7 +105,8 @@ static void expect_row(const struct an_profile *p, size_t i, const char *name, i
  *     > AddmmBackward0 > aten::mm       kernel [650, BWD_KERNEL_END)
  *   Optimizer.step#SGD.step             [850, 1000)
  * interval 320 - 100, fp_bp to the end of backward (800, or the kernel's
- * end when later), tail the rest. */
+ * end when later), tail the rest. One event a line: */
+/* clang-format off */
 #define STEP_TRACE(bwd_kernel_dur)                                                                 \
 	"{\"schemaVersion\":1,\"traceEvents\":["                                                   \
 	CPU("ProfilerStep#1", 1, 100, 1000, 1) ","                                                 \
@@ -122,6 +123,7 @@ static void expect_row(const struct an_profile *p, size_t i, const char *name, i
 	LAUNCH(2, 600, 10, 9, 2) ","                                                               \
 	KERNEL("gemm_bwd", 650, bwd_kernel_dur, 2) ","                                             \
 	CPU("Optimizer.step#SGD.step", 1, 850, 150, 10) "]}"
+/* clang-format on */
 
 static void test_full_step(void **state)
 {
@@ -162,6 +164,7 @@ static void test_backward_kernel_after_host_op(void **state)
 /* Step 1: no backward -> FP ends at Optimizer.step (zero_grad is not it,
  * and, being no data loading, it is the first operator). Step 2: no
  * backward, no optimizer -> FP ends with the last operator. */
+/* clang-format off */
 static const char NO_BACKWARD[] =
     "{\"schemaVersion\":1,\"traceEvents\":["
     CPU("ProfilerStep#1", 1, 0, 1000, 1) ","
@@ -173,6 +176,7 @@ static const char NO_BACKWARD[] =
     CPU("ProfilerStep#2", 1, 1000, 1000, 7) ","
     CPU("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 1, 1000, 100, 8) ","
     CPU("aten::linear", 1, 1100, 200, 9) "]}";
+/* clang-format on */
 
 static void test_no_backward(void **state)
 {
@@ -192,6 +196,7 @@ static void test_no_backward(void **state)
 /* No ProfilerStep: one step "0" over the CPU operators [0, 400). The main
  * thread is the one that loads data, not the pin-memory-like thread 2 whose
  * operator starts first. */
+/* clang-format off */
 static const char NO_STEPS[] = "{\"schemaVersion\":1,\"traceEvents\":["
     CPU("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 1, 0, 50, 1) ","
     CPU("aten::copy_", 2, 5, 15, 2) ","
@@ -199,6 +204,7 @@ static const char NO_STEPS[] = "{\"schemaVersion\":1,\"traceEvents\":["
     CPU("MmBackward0", 1, 210, 90, 4) ","
     CPU("aten::mm", 1, 220, 70, 5) ","
     CPU("Optimizer.step#SGD.step", 1, 310, 90, 6) "]}";
+/* clang-format on */
 
 static void test_no_steps(void **state)
 {
@@ -220,6 +226,7 @@ static void test_no_steps(void **state)
  *   aten::conv2d [330, 500), ConvolutionBackward0 [520, 700),
  *   Optimizer.step [720, 900), then a DataLoader prefetch [900, 950) after
  *   the optimizer step, which is not this step's wait. */
+/* clang-format off */
 static const char AHEAD_OF_DATA[] = "{\"schemaVersion\":1,\"traceEvents\":["
     CPU("ProfilerStep#4", 1, 0, 1000, 1) ","
     CPU("aten::zeros", 1, 5, 10, 2) ","
@@ -229,6 +236,7 @@ static const char AHEAD_OF_DATA[] = "{\"schemaVersion\":1,\"traceEvents\":["
     CPU("autograd::engine::evaluate_function: ConvolutionBackward0", 1, 520, 180, 6) ","
     CPU("Optimizer.step#SGD.step", 1, 720, 180, 7) ","
     CPU("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 1, 900, 50, 8) "]}";
+/* clang-format on */
 
 static void test_ops_ahead_of_data(void **state)
 {
@@ -243,10 +251,12 @@ static void test_ops_ahead_of_data(void **state)
 }
 
 /* Nothing but data loading: all of it is iteration interval. */
+/* clang-format off */
 static const char ONLY_DATA[] = "{\"schemaVersion\":1,\"traceEvents\":["
     CPU("ProfilerStep#3", 1, 0, 100, 1) ","
     CPU("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 1, 10, 50, 2) ","
     CPU("aten::stack", 1, 20, 30, 3) "]}";
+/* clang-format on */
 
 static void test_only_data(void **state)
 {
@@ -263,6 +273,7 @@ static void test_only_data(void **state)
 /* Step 1's kernel [150, 1060) runs into step 2 [1000, 2000): step 2 starts
  * at 1060 after device adjustment, past its first operator (1010) and its
  * own backward (host end 1050): interval clamps to 0, FP+BP to 0. */
+/* clang-format off */
 static const char SPILL[] = "{\"schemaVersion\":1,\"traceEvents\":["
     CPU("ProfilerStep#1", 1, 0, 1000, 1) ","
     CPU("aten::mm", 1, 100, 100, 2) ","
@@ -276,6 +287,7 @@ static const char SPILL[] = "{\"schemaVersion\":1,\"traceEvents\":["
     CPU("aten::mm", 1, 1500, 100, 6) ","
     LAUNCH(1, 1510, 5, 6, 3) ","
     KERNEL("k3", 1520, 100, 3) "]}";
+/* clang-format on */
 
 static void test_clamped(void **state)
 {
@@ -341,8 +353,8 @@ static void add(struct model *m, int kind, const char *name, const char *pid, co
 	model_event_init(&e);
 	e.kind = (uint8_t)kind;
 	e.name = model_intern(m, name, strlen(name));
-	e.thread = model_thread(m, model_intern(m, pid, strlen(pid)),
-				model_intern(m, tid, strlen(tid)));
+	e.thread =
+	    model_thread(m, model_intern(m, pid, strlen(pid)), model_intern(m, tid, strlen(tid)));
 	e.ts = ts;
 	e.dur = dur;
 	e.ext_id = ext;
@@ -355,9 +367,13 @@ static void add(struct model *m, int kind, const char *name, const char *pid, co
 static void test_random_invariants(void **state)
 {
 	static const char *const names[] = {
-	    "aten::mm", "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",
-	    "MmBackward0", "Optimizer.step#SGD.step", "Optimizer.zero_grad#SGD.zero_grad",
-	    "autograd::engine::evaluate_function: MmBackward0", "aten::to"};
+	    "aten::mm",
+	    "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",
+	    "MmBackward0",
+	    "Optimizer.step#SGD.step",
+	    "Optimizer.zero_grad#SGD.zero_grad",
+	    "autograd::engine::evaluate_function: MmBackward0",
+	    "aten::to"};
 	uint64_t seed = 12345;
 	(void)state;
 
