@@ -136,25 +136,30 @@ static int64_t op_bytes(const struct model *m, const struct model_event *e)
 								   : -1;
 }
 
-int hta_membw_compute(const struct model *m, struct hta_membw *out, struct nns_err *err)
+static int is_mem_op(const struct model_event *e)
 {
-	struct row *rows = NULL;
-	double *vals = NULL; /* one kind's series values > 0, for its summary */
-	size_t i, j, nr = 0, nops = 0, hit = 0;
-	int rc = NNS_ENOMEM, kineto;
+	return e->kind == MK_MEMCPY || e->kind == MK_MEMSET;
+}
 
-	memset(out, 0, sizeof(*out));
+/* Pass 1: the kinds, and per kind the count, time and bytes of its
+ * operations; *nops: how many operations have a bandwidth. */
+static int count_ops(const struct model *m, struct hta_membw *out, size_t *nops)
+{
+	size_t i, hit = 0;
+	int kineto;
+
+	*nops = 0;
 	for (i = 0; i < m->events.n; i++) {
 		const struct model_event *e = &m->events.v[i];
 		struct hta_membw_kind *k;
 		char name[16];
 		int64_t bytes;
 
-		if (e->kind != MK_MEMCPY && e->kind != MK_MEMSET)
+		if (!is_mem_op(e))
 			continue;
 		kind_name(m, e, name, sizeof(name));
 		if (find_kind(out, name, &hit) != 0)
-			goto out;
+			return NNS_ENOMEM;
 		k = &out->kinds.v[hit];
 		k->count++;
 		k->time = hta_sat_add(k->time, e->dur);
@@ -165,65 +170,75 @@ int hta_membw_compute(const struct model *m, struct hta_membw *out, struct nns_e
 			    (double)(e->dur > 0 ? e->dur : 1); /* the time, until the end */
 		}
 		if (op_bw(m, e, &kineto) >= 0)
-			nops++;
+			(*nops)++;
 	}
-	if (nops > 0 && (!(rows = malloc(2 * nops * sizeof(*rows))) ||
-			 !(vals = malloc(2 * nops * sizeof(*vals)))))
-		goto out;
-	/* second pass: per-operation bandwidths and the series rows */
-	hit = 0;
-	for (i = 0; i < m->events.n && nops > 0; i++) {
+	return 0;
+}
+
+/* Pass 2: per-operation bandwidths into the kinds (bw_mean a sum until
+ * finish_kinds), and each operation's start and end rows into rows;
+ * *nr: the rows written. */
+static int bw_rows(const struct model *m, struct hta_membw *out, struct row *rows, size_t *nr)
+{
+	size_t i, hit = 0;
+	int kineto;
+
+	*nr = 0;
+	for (i = 0; i < m->events.n; i++) {
 		const struct model_event *e = &m->events.v[i];
 		struct hta_membw_kind *k;
 		char name[16];
 		double bw;
 
-		if ((e->kind != MK_MEMCPY && e->kind != MK_MEMSET) ||
-		    (bw = op_bw(m, e, &kineto)) < 0)
+		if (!is_mem_op(e) || (bw = op_bw(m, e, &kineto)) < 0)
 			continue;
 		kind_name(m, e, name, sizeof(name));
 		if (find_kind(out, name, &hit) != 0) /* finds, never adds: pass 1 did */
-			goto out;
+			return NNS_ENOMEM;
 		k = &out->kinds.v[hit];
 		if (k->with_bw == 0 || bw < k->bw_min)
 			k->bw_min = bw;
 		if (k->with_bw == 0 || bw > k->bw_max)
 			k->bw_max = bw;
-		k->bw_mean += bw; /* a sum until the end */
+		k->bw_mean += bw;
 		k->with_bw++;
 		k->kineto_bw += kineto;
-		rows[nr++] = (struct row){e->ts, bw, (uint32_t)hit, 1};
-		rows[nr++] = (struct row){e->ts + (e->dur > 0 ? e->dur : 1), -bw, (uint32_t)hit, 0};
+		rows[(*nr)++] = (struct row){e->ts, bw, (uint32_t)hit, 1};
+		rows[(*nr)++] =
+		    (struct row){e->ts + (e->dur > 0 ? e->dur : 1), -bw, (uint32_t)hit, 0};
 	}
-	if (nr > 1)
-		qsort(rows, nr, sizeof(*rows), cmp_row);
-	for (i = 0; i < nr; i = j) {
-		struct hta_membw_kind *k = &out->kinds.v[rows[i].kind];
-		struct hta_ds ds;
-		double sum = 0;
-		int64_t active = 0;
-		size_t nv = 0;
+	return 0;
+}
 
-		for (j = i; j < nr && rows[j].kind == rows[i].kind; j++)
-			;
-		hta_ds_init(&ds, &k->series, rows[i].ts, rows[j - 1].ts, j - i,
-			    HTA_SERIES_MAX_POINTS);
-		for (size_t r = i; r < j; r++) {
-			active += rows[r].start ? 1 : -1;
-			sum = active > 0 ? sum + rows[r].delta : 0;
-			if (sum < 0)
-				sum = 0;
-			if (sum > k->peak)
-				k->peak = sum;
-			if (sum > 0)
-				vals[nv++] = sum;
-			hta_ds_add(&ds, rows[r].ts, sum);
-		}
-		hta_describe_of(vals, nv, &k->summary);
-		if (hta_ds_finish(&ds) != 0)
-			goto out;
+/* Kind k's series, peak and summary from its rows r[0 .. n) (by time);
+ * vals: room for n values. */
+static int kind_series(struct hta_membw_kind *k, const struct row *r, size_t n, double *vals)
+{
+	struct hta_ds ds;
+	double sum = 0;
+	int64_t active = 0;
+	size_t nv = 0;
+
+	hta_ds_init(&ds, &k->series, r[0].ts, r[n - 1].ts, n, HTA_SERIES_MAX_POINTS);
+	for (size_t i = 0; i < n; i++) {
+		active += r[i].start ? 1 : -1;
+		sum = active > 0 ? sum + r[i].delta : 0;
+		if (sum < 0)
+			sum = 0;
+		if (sum > k->peak)
+			k->peak = sum;
+		if (sum > 0)
+			vals[nv++] = sum;
+		hta_ds_add(&ds, r[i].ts, sum);
 	}
-	for (i = 0; i < out->kinds.n; i++) {
+	hta_describe_of(vals, nv, &k->summary);
+	return hta_ds_finish(&ds);
+}
+
+/* The means from the sums, and the kinds by name. */
+static void finish_kinds(struct hta_membw *out)
+{
+	for (size_t i = 0; i < out->kinds.n; i++) {
 		struct hta_membw_kind *k = &out->kinds.v[i];
 
 		if (k->with_bw > 0)
@@ -233,6 +248,32 @@ int hta_membw_compute(const struct model *m, struct hta_membw *out, struct nns_e
 	}
 	if (out->kinds.n > 1)
 		qsort(out->kinds.v, out->kinds.n, sizeof(*out->kinds.v), cmp_kind);
+}
+
+int hta_membw_compute(const struct model *m, struct hta_membw *out, struct nns_err *err)
+{
+	struct row *rows = NULL;
+	double *vals = NULL; /* one kind's series values > 0, for its summary */
+	size_t i, j, nr = 0, nops = 0;
+	int rc = NNS_ENOMEM;
+
+	memset(out, 0, sizeof(*out));
+	if (count_ops(m, out, &nops) != 0)
+		goto out;
+	if (nops > 0) {
+		if (!(rows = malloc(2 * nops * sizeof(*rows))) ||
+		    !(vals = malloc(2 * nops * sizeof(*vals))) || bw_rows(m, out, rows, &nr) != 0)
+			goto out;
+	}
+	if (nr > 1)
+		qsort(rows, nr, sizeof(*rows), cmp_row);
+	for (i = 0; i < nr; i = j) {
+		for (j = i; j < nr && rows[j].kind == rows[i].kind; j++)
+			;
+		if (kind_series(&out->kinds.v[rows[i].kind], rows + i, j - i, vals) != 0)
+			goto out;
+	}
+	finish_kinds(out);
 	rc = NNS_OK;
 out:
 	free(rows);
