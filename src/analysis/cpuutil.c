@@ -129,18 +129,13 @@ static int series(const struct model *m, uint8_t kind, size_t count, struct an_c
  * the first, -2 after the last step's end. */
 static long step_of(const struct an_overview *o, int64_t ts)
 {
-	size_t lo = 0, hi = o->steps.n;
+	size_t lo;
 
 	if (!o->steps.n || ts < o->steps.v[0].host_start)
 		return -1;
-	while (lo + 1 < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (o->steps.v[mid].host_start <= ts)
-			lo = mid;
-		else
-			hi = mid;
-	}
+	lo = iv_bound(o->steps.v, o->steps.n, sizeof(*o->steps.v),
+		      offsetof(struct an_step, host_start), ts, 1) -
+	     1;
 	if (lo == o->steps.n - 1 && ts >= o->steps.v[lo].host_end)
 		return -2;
 	return (long)lo;

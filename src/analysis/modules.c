@@ -250,31 +250,17 @@ static void sort_if_needed(void *base, size_t n, size_t size,
 /* First entry with time ts in a sorted array, or NULL. */
 static const struct ts_ent *ts_find(const struct ts_ent *v, size_t n, int64_t ts)
 {
-	size_t lo = 0, hi = n;
+	size_t k = iv_bound(v, n, sizeof(*v), offsetof(struct ts_ent, ts), ts, 0);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (v[mid].ts < ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && v[lo].ts == ts ? &v[lo] : NULL;
+	return k < n && v[k].ts == ts ? &v[k] : NULL;
 }
 
 /* The pair whose forward time is ts, or NULL. */
 static struct fb_pair *pair_find(struct fb_pair *v, size_t n, int64_t ts)
 {
-	size_t lo = 0, hi = n;
+	size_t k = iv_bound(v, n, sizeof(*v), offsetof(struct fb_pair, fwd), ts, 0);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (v[mid].fwd < ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && v[lo].fwd == ts ? &v[lo] : NULL;
+	return k < n && v[k].fwd == ts ? &v[k] : NULL;
 }
 
 /* tb_plugin create_association_events: per id the last 's' and the last

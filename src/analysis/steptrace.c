@@ -75,6 +75,12 @@ static int is_op_type(int t)
 	       t == AN_NODE_DATALOADER;
 }
 
+/* A ProfilerStep node of the tree. */
+struct step_node {
+	int64_t start, end;
+	uint32_t id;
+};
+
 /* An operator or data-loading range of one step. */
 struct span {
 	int64_t start, end;
@@ -92,7 +98,7 @@ struct st_ctx {
 	const char *fp_name, *bp_name; /* overrides (model metadata), NULL if none */
 	struct bwd_entry *bw;	       /* backward nodes of every thread, by start */
 	size_t nbw;
-	int64_t *sn; /* ProfilerStep nodes: {start, end, id} triples by (start, end) */
+	struct step_node *sn; /* ProfilerStep nodes, by (start, end, id) */
 	size_t nsn;
 	uint32_t mroot; /* main_root: the tree of steps without a ProfilerStep node */
 };
@@ -270,43 +276,24 @@ static uint32_t main_root(struct st_ctx *c)
 
 static int stepnode_cmp(const void *x, const void *y)
 {
-	const int64_t *a = x, *b = y; /* {start, end, id} triples */
-	if (a[0] != b[0])
-		return a[0] < b[0] ? -1 : 1;
-	if (a[1] != b[1])
-		return a[1] < b[1] ? -1 : 1;
-	return (a[2] > b[2]) - (a[2] < b[2]);
+	const struct step_node *a = x, *b = y;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	if (a->end != b->end)
+		return a->end < b->end ? -1 : 1;
+	return (a->id > b->id) - (a->id < b->id);
 }
 
-/* Index of the first entry with start >= ts. */
-static size_t bwd_lower(const struct bwd_entry *v, size_t n, int64_t ts)
+/* The ProfilerStep node of step s (the first with its host range), or
+ * MODEL_NOIDX. */
+static uint32_t find_step_node(const struct st_ctx *c, const struct an_step *s)
 {
-	size_t lo = 0, hi = n;
+	size_t k = iv_bound(c->sn, c->nsn, sizeof(*c->sn), offsetof(struct step_node, start),
+			    s->host_start, 0);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (v[mid].start < ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-static uint32_t find_step_node(const int64_t *sn, size_t nsn, const struct an_step *s)
-{
-	size_t lo = 0, hi = nsn;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (sn[3 * mid] < s->host_start)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (; lo < nsn && sn[3 * lo] == s->host_start; lo++)
-		if (sn[3 * lo + 1] == s->host_end)
-			return (uint32_t)sn[3 * lo + 2];
+	for (; k < c->nsn && c->sn[k].start == s->host_start; k++)
+		if (c->sn[k].end == s->host_end)
+			return c->sn[k].id;
 	return MODEL_NOIDX;
 }
 
@@ -361,7 +348,7 @@ static int collect_backward(struct st_ctx *c)
 	return 0;
 }
 
-/* c->sn: the ProfilerStep nodes as {start, end, id}, by (start, end). */
+/* c->sn: the ProfilerStep nodes, by (start, end, id). */
 static int collect_step_nodes(struct st_ctx *c)
 {
 	const struct an_optree *t = &c->p->tree;
@@ -369,20 +356,19 @@ static int collect_step_nodes(struct st_ctx *c)
 
 	for (i = 0; i < nn; i++)
 		n += t->nodes.v[i].type == AN_NODE_STEP;
-	c->sn = malloc((3 * n + 1) * sizeof(*c->sn));
+	c->sn = malloc((n + 1) * sizeof(*c->sn));
 	if (!c->sn)
 		return NNS_ENOMEM;
 	for (i = 0; i < nn; i++) {
 		const struct an_node *x = &t->nodes.v[i];
 		if (x->type != AN_NODE_STEP)
 			continue;
-		c->sn[3 * c->nsn] = x->start;
-		c->sn[3 * c->nsn + 1] = x->end;
-		c->sn[3 * c->nsn + 2] = (int64_t)i;
-		c->nsn++;
+		c->sn[c->nsn].start = x->start;
+		c->sn[c->nsn].end = x->end;
+		c->sn[c->nsn++].id = (uint32_t)i;
 	}
 	if (c->nsn > 1)
-		qsort(c->sn, c->nsn, 3 * sizeof(*c->sn), stepnode_cmp);
+		qsort(c->sn, c->nsn, sizeof(*c->sn), stepnode_cmp);
 	return 0;
 }
 
@@ -435,7 +421,7 @@ struct step_marks {
 /* Scans step s's operators into c->ops / c->dls and finds its marks. */
 static int step_marks(struct st_ctx *c, const struct an_step *s, struct step_marks *mk)
 {
-	uint32_t top = find_step_node(c->sn, c->nsn, s);
+	uint32_t top = find_step_node(c, s);
 	int64_t limit = INT64_MAX, dl_end = INT64_MIN, opt;
 	size_t k, k0;
 
@@ -452,7 +438,8 @@ static int step_marks(struct st_ctx *c, const struct an_step *s, struct step_mar
 		if (c->ops.v[k].end > mk->last_end)
 			mk->last_end = c->ops.v[k].end;
 	}
-	k0 = bwd_lower(c->bw, c->nbw, s->host_start);
+	k0 = iv_bound(c->bw, c->nbw, sizeof(*c->bw), offsetof(struct bwd_entry, start),
+		      s->host_start, 0);
 	for (k = k0; k < c->nbw && c->bw[k].start < s->host_end; k++)
 		if (c->bw[k].end > mk->bwd_end)
 			mk->bwd_end = c->bw[k].end;
