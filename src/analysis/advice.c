@@ -8,6 +8,7 @@
  */
 #include "analysis.h"
 #include "names.h"
+#include "text.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,14 +22,12 @@ static int add(struct an_profile *p, const char *id, const char *fmt, ...)
 {
 	struct an_advice_item it;
 	va_list ap;
-	char buf[1024];
 
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
 	memset(&it, 0, sizeof(it));
 	snprintf(it.id, sizeof(it.id), "%s", id);
-	it.text = strdup(buf);
+	va_start(ap, fmt);
+	it.text = an_vtextf(fmt, ap);
+	va_end(ap);
 	if (!it.text || vec_push(&p->advice.items, it)) {
 		free(it.text);
 		return NNS_ENOMEM;
