@@ -65,6 +65,17 @@ static void init(struct cl_proposal *p, const char *id)
 	p->val_us = p->mean_us = p->excess_us = NAN;
 }
 
+/* A proposal on a share of time (rate, 0..1) above threshold (0..1): both
+ * as percentages. */
+static void init_rate(struct cl_proposal *p, const char *id, double rate, double threshold)
+{
+	init(p, id);
+	p->has = CL_HAS_THRESHOLD;
+	p->val = cl_round(rate * 100, 2);
+	snprintf(p->unit, sizeof(p->unit), "%%");
+	p->threshold = threshold * 100;
+}
+
 /* The slow-rank rule on one per-rank average (interval or FP+BP, us). */
 static int slow_by(struct cl_result *c, const char *id, int fp_bp, double threshold,
 		   struct nns_err *err)
@@ -239,11 +250,7 @@ static int comm_rates(struct cl_result *c, struct nns_err *err)
 		return NNS_OK;
 	if (strcmp(c->mode, "data-parallel") == 0 &&
 	    c->comm_rate > CL_DATA_PARALLEL_COMM_THRESHOLD) {
-		init(&p, "data_parallel_comm");
-		p.has = CL_HAS_THRESHOLD;
-		p.val = cl_round(c->comm_rate * 100, 2);
-		snprintf(p.unit, sizeof(p.unit), "%%");
-		p.threshold = CL_DATA_PARALLEL_COMM_THRESHOLD * 100;
+		init_rate(&p, "data_parallel_comm", c->comm_rate, CL_DATA_PARALLEL_COMM_THRESHOLD);
 		if ((rc = add(
 			 c, &p, err,
 			 "In data parallel mode the communication takes %.2f%% of the step, more "
@@ -254,11 +261,8 @@ static int comm_rates(struct cl_result *c, struct nns_err *err)
 	}
 	if (strcmp(c->mode, "model-parallel") == 0 &&
 	    c->comm_rate > CL_MODEL_PARALLEL_COMM_THRESHOLD) {
-		init(&p, "model_parallel_comm");
-		p.has = CL_HAS_THRESHOLD;
-		p.val = cl_round(c->comm_rate * 100, 2);
-		snprintf(p.unit, sizeof(p.unit), "%%");
-		p.threshold = CL_MODEL_PARALLEL_COMM_THRESHOLD * 100;
+		init_rate(&p, "model_parallel_comm", c->comm_rate,
+			  CL_MODEL_PARALLEL_COMM_THRESHOLD);
 		if ((rc = add(c, &p, err,
 			      "In model parallel mode the communication takes %.2f%% of the step, "
 			      "more than %.0f%%. Review the operator sharding strategy.",
@@ -266,11 +270,8 @@ static int comm_rates(struct cl_result *c, struct nns_err *err)
 			return rc;
 	}
 	if (isfinite(c->between_stage_rate) && c->between_stage_rate > CL_BETWEEN_STAGE_THRESHOLD) {
-		init(&p, "pipeline_between_stage");
-		p.has = CL_HAS_THRESHOLD;
-		p.val = cl_round(c->between_stage_rate * 100, 2);
-		snprintf(p.unit, sizeof(p.unit), "%%");
-		p.threshold = CL_BETWEEN_STAGE_THRESHOLD * 100;
+		init_rate(&p, "pipeline_between_stage", c->between_stage_rate,
+			  CL_BETWEEN_STAGE_THRESHOLD);
 		if ((rc = add(c, &p, err,
 			      "In pipeline parallel mode the communication between stages (Receive "
 			      "not overlapped by computation) takes %.2f%% of the step, more than "
@@ -299,12 +300,9 @@ static int stages(struct cl_result *c, struct nns_err *err)
 	if (worst && best > CL_WITHIN_STAGE_THRESHOLD) {
 		struct cl_proposal p;
 
-		init(&p, "pipeline_within_stage");
-		p.has = CL_HAS_THRESHOLD | CL_HAS_STAGE;
+		init_rate(&p, "pipeline_within_stage", best, CL_WITHIN_STAGE_THRESHOLD);
+		p.has |= CL_HAS_STAGE;
 		p.stage = worst->stage;
-		p.val = cl_round(best * 100, 2);
-		snprintf(p.unit, sizeof(p.unit), "%%");
-		p.threshold = CL_WITHIN_STAGE_THRESHOLD * 100;
 		if ((rc = add(c, &p, err,
 			      "In pipeline parallel mode the collective communication within stage "
 			      "%d takes %.2f%% of its ranks' time, more than %.0f%%. Review the "
