@@ -32,6 +32,7 @@
  * per kind, as HTA does per rank.
  */
 #include "analysis/hta_time.h"
+#include "common/satmath.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,10 +163,10 @@ static int count_ops(const struct model *m, struct hta_membw *out, size_t *nops)
 			return NNS_ENOMEM;
 		k = &out->kinds.v[hit];
 		k->count++;
-		k->time = hta_sat_add(k->time, e->dur);
+		k->time = sat_add64(k->time, e->dur);
 		if ((bytes = op_bytes(m, e)) >= 0) {
 			k->with_bytes++;
-			k->bytes = hta_sat_add(k->bytes, bytes);
+			k->bytes = sat_add64(k->bytes, bytes);
 			k->bw_avg +=
 			    (double)(e->dur > 0 ? e->dur : 1); /* the time, until the end */
 		}

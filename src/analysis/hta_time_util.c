@@ -207,15 +207,6 @@ void hta_describe_of(double *v, size_t n, struct hta_describe *d)
 	d->p75 = hta_quantile(v, n, 0.75);
 }
 
-int64_t hta_sat_add(int64_t a, int64_t b)
-{
-	if (b > 0 && a > INT64_MAX - b)
-		return INT64_MAX;
-	if (b < 0 && a < INT64_MIN - b)
-		return INT64_MIN;
-	return a + b;
-}
-
 /* ---- down-sampler ---------------------------------------------------------- */
 
 void hta_ds_init(struct hta_ds *d, hta_series *out, int64_t t0, int64_t t1, size_t npoints,
