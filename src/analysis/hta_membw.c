@@ -142,6 +142,17 @@ static int is_mem_op(const struct model_event *e)
 	return e->kind == MK_MEMCPY || e->kind == MK_MEMSET;
 }
 
+/* The kind of memory operation e (find_kind: added if new, *hit its
+ * index); NULL when out of memory. */
+static struct hta_membw_kind *kind_of(const struct model *m, const struct model_event *e,
+				      struct hta_membw *out, size_t *hit)
+{
+	char name[16];
+
+	kind_name(m, e, name, sizeof(name));
+	return find_kind(out, name, hit) == 0 ? &out->kinds.v[*hit] : NULL;
+}
+
 /* Pass 1: the kinds, and per kind the count, time and bytes of its
  * operations; *nops: how many operations have a bandwidth. */
 static int count_ops(const struct model *m, struct hta_membw *out, size_t *nops)
@@ -153,15 +164,12 @@ static int count_ops(const struct model *m, struct hta_membw *out, size_t *nops)
 	for (i = 0; i < m->events.n; i++) {
 		const struct model_event *e = &m->events.v[i];
 		struct hta_membw_kind *k;
-		char name[16];
 		int64_t bytes;
 
 		if (!is_mem_op(e))
 			continue;
-		kind_name(m, e, name, sizeof(name));
-		if (find_kind(out, name, &hit) != 0)
+		if (!(k = kind_of(m, e, out, &hit)))
 			return NNS_ENOMEM;
-		k = &out->kinds.v[hit];
 		k->count++;
 		k->time = sat_add64(k->time, e->dur);
 		if ((bytes = op_bytes(m, e)) >= 0) {
@@ -188,15 +196,12 @@ static int bw_rows(const struct model *m, struct hta_membw *out, struct row *row
 	for (i = 0; i < m->events.n; i++) {
 		const struct model_event *e = &m->events.v[i];
 		struct hta_membw_kind *k;
-		char name[16];
 		double bw;
 
 		if (!is_mem_op(e) || (bw = op_bw(m, e, &kineto)) < 0)
 			continue;
-		kind_name(m, e, name, sizeof(name));
-		if (find_kind(out, name, &hit) != 0) /* finds, never adds: pass 1 did */
+		if (!(k = kind_of(m, e, out, &hit))) /* finds, never adds: pass 1 did */
 			return NNS_ENOMEM;
-		k = &out->kinds.v[hit];
 		if (k->with_bw == 0 || bw < k->bw_min)
 			k->bw_min = bw;
 		if (k->with_bw == 0 || bw > k->bw_max)
