@@ -153,65 +153,53 @@ static struct hta_membw_kind *kind_of(const struct model *m, const struct model_
 	return find_kind(out, name, hit) == 0 ? &out->kinds.v[*hit] : NULL;
 }
 
-/* Pass 1: the kinds, and per kind the count, time and bytes of its
- * operations; *nops: how many operations have a bandwidth. */
-static int count_ops(const struct model *m, struct hta_membw *out, size_t *nops)
+typedef VEC(struct row) row_vec;
+
+/* One memory operation e into its kind (k: count, time, bytes, and the
+ * bandwidth statistics when e has a bandwidth; bw_mean a sum until
+ * finish_kinds), and its start and end rows into rows when it has one. */
+static int add_op(const struct model *m, const struct model_event *e, struct hta_membw_kind *k,
+		  uint32_t kind, row_vec *rows)
 {
-	size_t i, hit = 0;
+	int64_t bytes;
+	double bw;
 	int kineto;
 
-	*nops = 0;
-	for (i = 0; i < m->events.n; i++) {
-		const struct model_event *e = &m->events.v[i];
-		struct hta_membw_kind *k;
-		int64_t bytes;
-
-		if (!is_mem_op(e))
-			continue;
-		if (!(k = kind_of(m, e, out, &hit)))
-			return NNS_ENOMEM;
-		k->count++;
-		k->time = sat_add64(k->time, e->dur);
-		if ((bytes = op_bytes(m, e)) >= 0) {
-			k->with_bytes++;
-			k->bytes = sat_add64(k->bytes, bytes);
-			k->bw_avg +=
-			    (double)(e->dur > 0 ? e->dur : 1); /* the time, until the end */
-		}
-		if (op_bw(m, e, &kineto) >= 0)
-			(*nops)++;
+	k->count++;
+	k->time = sat_add64(k->time, e->dur);
+	if ((bytes = op_bytes(m, e)) >= 0) {
+		k->with_bytes++;
+		k->bytes = sat_add64(k->bytes, bytes);
+		k->bw_avg += (double)(e->dur > 0 ? e->dur : 1); /* the time, until the end */
 	}
+	if ((bw = op_bw(m, e, &kineto)) < 0)
+		return 0;
+	if (k->with_bw == 0 || bw < k->bw_min)
+		k->bw_min = bw;
+	if (k->with_bw == 0 || bw > k->bw_max)
+		k->bw_max = bw;
+	k->bw_mean += bw;
+	k->with_bw++;
+	k->kineto_bw += kineto;
+	if (vec_push(rows, ((struct row){e->ts, bw, kind, 1})) ||
+	    vec_push(rows, ((struct row){e->ts + (e->dur > 0 ? e->dur : 1), -bw, kind, 0})))
+		return NNS_ENOMEM;
 	return 0;
 }
 
-/* Pass 2: per-operation bandwidths into the kinds (bw_mean a sum until
- * finish_kinds), and each operation's start and end rows into rows;
- * *nr: the rows written. */
-static int bw_rows(const struct model *m, struct hta_membw *out, struct row *rows, size_t *nr)
+/* Every memcpy/memset of the trace into its kind and the series rows. */
+static int scan_ops(const struct model *m, struct hta_membw *out, row_vec *rows)
 {
 	size_t i, hit = 0;
-	int kineto;
 
-	*nr = 0;
 	for (i = 0; i < m->events.n; i++) {
 		const struct model_event *e = &m->events.v[i];
 		struct hta_membw_kind *k;
-		double bw;
 
-		if (!is_mem_op(e) || (bw = op_bw(m, e, &kineto)) < 0)
+		if (!is_mem_op(e))
 			continue;
-		if (!(k = kind_of(m, e, out, &hit))) /* finds, never adds: pass 1 did */
+		if (!(k = kind_of(m, e, out, &hit)) || add_op(m, e, k, (uint32_t)hit, rows))
 			return NNS_ENOMEM;
-		if (k->with_bw == 0 || bw < k->bw_min)
-			k->bw_min = bw;
-		if (k->with_bw == 0 || bw > k->bw_max)
-			k->bw_max = bw;
-		k->bw_mean += bw;
-		k->with_bw++;
-		k->kineto_bw += kineto;
-		rows[(*nr)++] = (struct row){e->ts, bw, (uint32_t)hit, 1};
-		rows[(*nr)++] =
-		    (struct row){e->ts + (e->dur > 0 ? e->dur : 1), -bw, (uint32_t)hit, 0};
 	}
 	return 0;
 }
@@ -258,31 +246,29 @@ static void finish_kinds(struct hta_membw *out)
 
 int hta_membw_compute(const struct model *m, struct hta_membw *out, struct nns_err *err)
 {
-	struct row *rows = NULL;
+	row_vec rows = {0};
 	double *vals = NULL; /* one kind's series values > 0, for its summary */
-	size_t i, j, nr = 0, nops = 0;
+	size_t i, j, nr;
 	int rc = NNS_ENOMEM;
 
 	memset(out, 0, sizeof(*out));
-	if (count_ops(m, out, &nops) != 0)
+	if (scan_ops(m, out, &rows) != 0)
 		goto out;
-	if (nops > 0) {
-		if (!(rows = malloc(2 * nops * sizeof(*rows))) ||
-		    !(vals = malloc(2 * nops * sizeof(*vals))) || bw_rows(m, out, rows, &nr) != 0)
-			goto out;
-	}
+	nr = rows.n;
+	if (nr > 0 && !(vals = malloc(nr * sizeof(*vals))))
+		goto out;
 	if (nr > 1)
-		qsort(rows, nr, sizeof(*rows), cmp_row);
+		qsort(rows.v, nr, sizeof(*rows.v), cmp_row);
 	for (i = 0; i < nr; i = j) {
-		for (j = i; j < nr && rows[j].kind == rows[i].kind; j++)
+		for (j = i; j < nr && rows.v[j].kind == rows.v[i].kind; j++)
 			;
-		if (kind_series(&out->kinds.v[rows[i].kind], rows + i, j - i, vals) != 0)
+		if (kind_series(&out->kinds.v[rows.v[i].kind], rows.v + i, j - i, vals) != 0)
 			goto out;
 	}
 	finish_kinds(out);
 	rc = NNS_OK;
 out:
-	free(rows);
+	vec_free(&rows);
 	free(vals);
 	if (rc != NNS_OK)
 		return nns_err_set(err, rc, "memory bandwidth: out of memory");
