@@ -92,13 +92,14 @@ static int contains_ci(const char *s, const char *w)
 	return 0;
 }
 
-/* Groups samples by queue name; fills the statistics and the series. */
-static int per_queue(struct an_profile *p, uint32_t *qidx)
+/* The queues of the samples by name (in order of first sample), each
+ * sample's queue in qidx, and per queue the sample count and sums (avg_size
+ * a sum until queue_stats). */
+static int group_queues(struct an_profile *p, uint32_t *qidx)
 {
 	const struct model *m = p->m;
 	struct an_datapipe *d = &p->datapipe;
 	struct hmap by_name;
-	size_t *bucket_n = NULL, *filled = NULL;
 	int rc = NNS_ENOMEM;
 
 	hmap_init(&by_name);
@@ -129,10 +130,16 @@ static int per_queue(struct an_profile *p, uint32_t *qidx)
 		q->empty_count += s->size == 0;
 		q->full_count += s->capacity > 0 && s->size >= s->capacity;
 	}
-	bucket_n = calloc(d->queues.n + 1, sizeof(*bucket_n));
-	filled = calloc(d->queues.n + 1, sizeof(*filled));
-	if (!bucket_n || !filled)
-		goto out;
+	rc = 0;
+out:
+	hmap_release(&by_name);
+	return rc;
+}
+
+/* Each queue's averages and ratios, its series bucket (bucket_n[k]
+ * samples, at most AN_DP_SERIES_MAX points) and room for its series. */
+static int queue_stats(struct an_datapipe *d, size_t *bucket_n)
+{
 	for (size_t k = 0; k < d->queues.n; k++) {
 		struct an_queue *q = &d->queues.v[k];
 		size_t npts;
@@ -144,9 +151,19 @@ static int per_queue(struct an_profile *p, uint32_t *qidx)
 		bucket_n[k] = ((size_t)q->samples + AN_DP_SERIES_MAX - 1) / AN_DP_SERIES_MAX;
 		npts = ((size_t)q->samples + bucket_n[k] - 1) / bucket_n[k];
 		if (vec_reserve(&q->series, npts))
-			goto out;
+			return NNS_ENOMEM;
 	}
-	/* series: buckets of bucket_n[k] consecutive samples */
+	return 0;
+}
+
+/* The series: buckets of bucket_n[k] consecutive samples of queue k
+ * (filled: per queue, zeroed, the samples seen). */
+static void queue_series(struct an_profile *p, const uint32_t *qidx, const size_t *bucket_n,
+			 size_t *filled)
+{
+	const struct model *m = p->m;
+	struct an_datapipe *d = &p->datapipe;
+
 	for (size_t i = 0; i < m->queues.n; i++) {
 		const struct model_queue *s = &m->queues.v[i];
 		uint32_t k = qidx[i];
@@ -171,9 +188,24 @@ static int per_queue(struct an_profile *p, uint32_t *qidx)
 			pt->avg /= (double)in;
 		}
 	}
+}
+
+/* Groups samples by queue name; fills the statistics and the series. */
+static int per_queue(struct an_profile *p, uint32_t *qidx)
+{
+	struct an_datapipe *d = &p->datapipe;
+	size_t *bucket_n = NULL, *filled = NULL;
+	int rc = NNS_ENOMEM;
+
+	if (group_queues(p, qidx))
+		goto out;
+	bucket_n = calloc(d->queues.n + 1, sizeof(*bucket_n));
+	filled = calloc(d->queues.n + 1, sizeof(*filled));
+	if (!bucket_n || !filled || queue_stats(d, bucket_n))
+		goto out;
+	queue_series(p, qidx, bucket_n, filled);
 	rc = 0;
 out:
-	hmap_release(&by_name);
 	free(bucket_n);
 	free(filled);
 	return rc;
