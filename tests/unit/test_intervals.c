@@ -31,8 +31,8 @@ static void expect(const struct iv_set *s, const int64_t *v, size_t n)
 static void test_merge(void **st)
 {
 	/* tb_plugin test_merge_ranges: [(1,3),(2,6),(8,10),(15,18)] -> [(1,6),(8,10),(15,18)] */
-	struct iv_set s = { 0 };
-	const int64_t in[] = { 15, 18, 2, 6, 1, 3, 8, 10 }, out[] = { 1, 6, 8, 10, 15, 18 };
+	struct iv_set s = {0};
+	const int64_t in[] = {15, 18, 2, 6, 1, 3, 8, 10}, out[] = {1, 6, 8, 10, 15, 18};
 	(void)st;
 	set(&s, in, 8);
 	iv_merge(&s);
@@ -40,7 +40,7 @@ static void test_merge(void **st)
 	assert_int_equal(iv_total(&s), 5 + 2 + 3);
 	/* touching intervals merge, empty ones vanish */
 	{
-		const int64_t in2[] = { 0, 5, 5, 10, 20, 20 }, out2[] = { 0, 10 };
+		const int64_t in2[] = {0, 5, 5, 10, 20, 20}, out2[] = {0, 10};
 		set(&s, in2, 6);
 		iv_merge(&s);
 		expect(&s, out2, 2);
@@ -51,9 +51,9 @@ static void test_merge(void **st)
 static void test_subtract(void **st)
 {
 	/* tb_plugin test_subtract_ranges_lists */
-	struct iv_set a = { 0 }, b = { 0 }, o = { 0 };
-	const int64_t av[] = { 1, 10, 20, 30, 40, 50 }, bv[] = { 0, 2, 3, 4, 5, 6, 21, 22, 49, 50 };
-	const int64_t ov[] = { 2, 3, 4, 5, 6, 10, 20, 21, 22, 30, 40, 49 };
+	struct iv_set a = {0}, b = {0}, o = {0};
+	const int64_t av[] = {1, 10, 20, 30, 40, 50}, bv[] = {0, 2, 3, 4, 5, 6, 21, 22, 49, 50};
+	const int64_t ov[] = {2, 3, 4, 5, 6, 10, 20, 21, 22, 30, 40, 49};
 	(void)st;
 	set(&a, av, 6);
 	set(&b, bv, 10);
@@ -67,9 +67,9 @@ static void test_subtract(void **st)
 static void test_intersect(void **st)
 {
 	/* tb_plugin test_intersection_ranges_lists */
-	struct iv_set a = { 0 }, b = { 0 }, o = { 0 };
-	const int64_t av[] = { 1, 10, 20, 30, 40, 50 }, bv[] = { 0, 2, 3, 4, 5, 6, 21, 22, 49, 51 };
-	const int64_t ov[] = { 1, 2, 3, 4, 5, 6, 21, 22, 49, 50 };
+	struct iv_set a = {0}, b = {0}, o = {0};
+	const int64_t av[] = {1, 10, 20, 30, 40, 50}, bv[] = {0, 2, 3, 4, 5, 6, 21, 22, 49, 51};
+	const int64_t ov[] = {1, 2, 3, 4, 5, 6, 21, 22, 49, 50};
 	(void)st;
 	set(&a, av, 6);
 	set(&b, bv, 10);
@@ -83,8 +83,8 @@ static void test_intersect(void **st)
 
 static void test_total_in(void **st)
 {
-	struct iv_set a = { 0 }, c = { 0 };
-	const int64_t av[] = { 0, 10, 20, 30, 40, 50 };
+	struct iv_set a = {0}, c = {0};
+	const int64_t av[] = {0, 10, 20, 30, 40, 50};
 	(void)st;
 	set(&a, av, 6);
 	assert_int_equal(iv_total_in(&a, 5, 45), 5 + 10 + 5);
@@ -96,13 +96,35 @@ static void test_total_in(void **st)
 	iv_set_release(&c);
 }
 
+/* iv_bound over records with the key in the middle: first >= / first >,
+ * runs of equal keys, ends, and an empty array. */
+static void test_bound(void **st)
+{
+	struct rec {
+		uint32_t tag;
+		int64_t key;
+		uint32_t pad;
+	} v[] = {{0, 10, 0}, {1, 20, 0}, {2, 20, 0}, {3, 20, 0}, {4, 30, 0}};
+	size_t n = sizeof(v) / sizeof(v[0]), off = offsetof(struct rec, key);
+
+	(void)st;
+	assert_int_equal(iv_bound(v, n, sizeof(*v), off, 5, 0), 0);
+	assert_int_equal(iv_bound(v, n, sizeof(*v), off, 10, 0), 0);
+	assert_int_equal(iv_bound(v, n, sizeof(*v), off, 10, 1), 1);
+	assert_int_equal(iv_bound(v, n, sizeof(*v), off, 20, 0), 1);
+	assert_int_equal(iv_bound(v, n, sizeof(*v), off, 20, 1), 4);
+	assert_int_equal(iv_bound(v, n, sizeof(*v), off, 25, 0), 4);
+	assert_int_equal(iv_bound(v, n, sizeof(*v), off, 30, 1), n);
+	assert_int_equal(iv_bound(v, n, sizeof(*v), off, INT64_MAX, 0), n);
+	assert_int_equal(iv_bound(v, 0, sizeof(*v), off, 20, 0), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_merge),
-		cmocka_unit_test(test_subtract),
-		cmocka_unit_test(test_intersect),
-		cmocka_unit_test(test_total_in),
+	    cmocka_unit_test(test_merge),     cmocka_unit_test(test_subtract),
+	    cmocka_unit_test(test_intersect), cmocka_unit_test(test_total_in),
+	    cmocka_unit_test(test_bound),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
