@@ -8,6 +8,7 @@
  */
 #include "analysis.h"
 #include "names.h"
+#include "text.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,14 +22,12 @@ static int add(struct an_profile *p, const char *id, const char *fmt, ...)
 {
 	struct an_advice_item it;
 	va_list ap;
-	char buf[1024];
 
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
 	memset(&it, 0, sizeof(it));
 	snprintf(it.id, sizeof(it.id), "%s", id);
-	it.text = strdup(buf);
+	va_start(ap, fmt);
+	it.text = an_vtextf(fmt, ap);
+	va_end(ap);
 	if (!it.text || vec_push(&p->advice.items, it)) {
 		free(it.text);
 		return NNS_ENOMEM;
@@ -106,9 +105,51 @@ static void scan_usage(struct an_profile *p)
 	p->devices_used = npids;
 }
 
-int an_advice_compute(struct an_profile *p, struct nns_err *err)
+/* DDP without NCCL: NCCL advised where a device can run it (compute
+ * capability >= 3.5). */
+static int nccl_advice(struct an_profile *p)
 {
 	const struct model *m = p->m;
+	int cc35 = 0;
+
+	for (size_t i = 0; i < m->devices.n; i++)
+		if (m->devices.v[i].major * 10 + m->devices.v[i].minor >= 35)
+			cc35 = 1;
+	if (!cc35)
+		return 0;
+	return add(p, "nccl",
+		   "Nccl backend is currently the fastest and highly recommended backend "
+		   "when using DDP for training "
+		   "(https://pytorch.org/docs/stable/"
+		   "distributed.html#which-backend-to-use).");
+}
+
+/* The first GPU whose allocated memory peaked above 90% of its capacity. */
+static int memory_advice(struct an_profile *p)
+{
+	for (size_t i = 0; i < p->memory.devices.n; i++) {
+		const struct an_mem_device *d = &p->memory.devices.v[i];
+		const struct model_device *dev;
+		if (d->device_type != 1 || d->peak_allocated < 0)
+			continue;
+		dev = model_device_by_id(p->m, d->device_id);
+		if (!dev || dev->total_mem <= 0 ||
+		    (double)d->peak_allocated <= 0.9 * (double)dev->total_mem)
+			continue;
+		return add(
+		    p, "memory",
+		    "Device memory usage is at the limit of device memory capacity (%.1f%% of "
+		    "%.1f GB on GPU%d). To get better value of huge batch size, you could try "
+		    "gradient checkpointing%s to save memory.",
+		    100.0 * (double)d->peak_allocated / (double)dev->total_mem,
+		    (double)dev->total_mem / (1024.0 * 1024 * 1024), d->device_id,
+		    p->tc_support == AN_TC_NONE ? "" : " or automatic mixed precision");
+	}
+	return 0;
+}
+
+int an_advice_compute(struct an_profile *p, struct nns_err *err)
+{
 	const struct an_overview *o = &p->overview;
 	double total = o->avg_total;
 	size_t i;
@@ -132,19 +173,8 @@ int an_advice_compute(struct an_profile *p, struct nns_err *err)
 		    "do multi-GPU training (%d devices used). "
 		    "(https://pytorch.org/docs/stable/notes/cuda.html#cuda-nn-ddp-instead)",
 		    p->devices_used);
-	if (p->use_ddp && !p->use_nccl) {
-		int cc35 = 0;
-		for (i = 0; i < m->devices.n; i++)
-			if (m->devices.v[i].major * 10 + m->devices.v[i].minor >= 35)
-				cc35 = 1;
-		if (cc35)
-			rc |= add(
-			    p, "nccl",
-			    "Nccl backend is currently the fastest and highly recommended backend "
-			    "when using DDP for training "
-			    "(https://pytorch.org/docs/stable/"
-			    "distributed.html#which-backend-to-use).");
-	}
+	if (p->use_ddp && !p->use_nccl)
+		rc |= nccl_advice(p);
 	if (total > 0 && o->avg[AN_COMM] / total > 0.1)
 		rc |= add(
 		    p, "communication",
@@ -172,25 +202,7 @@ int an_advice_compute(struct an_profile *p, struct nns_err *err)
 		    "could enable Automatic Mixed Precision to speedup by using FP16 "
 		    "(https://pytorch.org/docs/stable/amp.html).",
 		    100.0 * p->tc_eligible_ops_kernel_ratio);
-	for (i = 0; i < p->memory.devices.n; i++) {
-		const struct an_mem_device *d = &p->memory.devices.v[i];
-		const struct model_device *dev;
-		if (d->device_type != 1 || d->peak_allocated < 0)
-			continue;
-		dev = model_device_by_id(m, d->device_id);
-		if (!dev || dev->total_mem <= 0 ||
-		    (double)d->peak_allocated <= 0.9 * (double)dev->total_mem)
-			continue;
-		rc |=
-		    add(p, "memory",
-			"Device memory usage is at the limit of device memory capacity (%.1f%% of "
-			"%.1f GB on GPU%d). To get better value of huge batch size, you could try "
-			"gradient checkpointing%s to save memory.",
-			100.0 * (double)d->peak_allocated / (double)dev->total_mem,
-			(double)dev->total_mem / (1024.0 * 1024 * 1024), d->device_id,
-			p->tc_support == AN_TC_NONE ? "" : " or automatic mixed precision");
-		break;
-	}
+	rc |= memory_advice(p);
 	/* data pipeline and CPU (datapipe.c, cpuutil.c: texts with evidence) */
 	if (p->datapipe.recommendation)
 		rc |= add(p, "data_pipeline", "%s", p->datapipe.recommendation);

@@ -32,15 +32,9 @@ static int i64_cmp(const void *x, const void *y)
 
 static int has_id(const int64_t *ids, size_t n, int64_t id)
 {
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (ids[mid] < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && ids[lo] == id;
+	size_t k = iv_bound(ids, n, sizeof(*ids), 0, id, 0);
+
+	return k < n && ids[k] == id;
 }
 
 static int role_of(struct an_profile *p, const struct model_event *e, const int64_t *comm_ids,
@@ -77,35 +71,37 @@ static int role_of(struct an_profile *p, const struct model_event *e, const int6
 	}
 }
 
-int an_breakdown_compute(struct an_profile *p, struct nns_err *err)
+/* The external ids of the CPU-side collectives (nccl:/gloo: ops), sorted,
+ * into ids (room for every event); returns how many. */
+static size_t comm_ext_ids(struct an_profile *p, int64_t *ids)
 {
 	const struct model *m = p->m;
-	struct an_overview *o = &p->overview;
-	struct iv_set slots = {0}, rest = {0}, steps = {0};
-	struct iv_set taken[AN_NROLES];
-	int64_t *comm_ids = NULL;
-	size_t ncomm = 0, i, r;
-	int rc = NNS_ENOMEM;
+	size_t n = 0;
 
-	memset(taken, 0, sizeof(taken));
-	comm_ids = malloc((m->events.n + 1) * sizeof(*comm_ids));
-	if (!comm_ids)
-		goto out;
-	for (i = 0; i < m->events.n; i++) {
+	for (size_t i = 0; i < m->events.n; i++) {
 		const struct model_event *e = &m->events.v[i];
 		if (an_kind_is_cpu_range(e->kind) && e->ext_id != MODEL_NONE &&
 		    (an_name_flags(p, e->name) & AN_NAME_COMM))
-			comm_ids[ncomm++] = e->ext_id;
+			ids[n++] = e->ext_id;
 	}
-	qsort(comm_ids, ncomm, sizeof(*comm_ids), i64_cmp);
+	qsort(ids, n, sizeof(*ids), i64_cmp);
+	return n;
+}
 
-	for (i = 0; i < m->events.n; i++) {
+/* o->role: every event's interval under its role, merged per role; and
+ * the has_* flags of the overview. */
+static int role_sets(struct an_profile *p, const int64_t *comm_ids, size_t ncomm)
+{
+	const struct model *m = p->m;
+	struct an_overview *o = &p->overview;
+
+	for (size_t i = 0; i < m->events.n; i++) {
 		const struct model_event *e = &m->events.v[i];
 		int role = role_of(p, e, comm_ids, ncomm);
 		if (role < 0)
 			continue;
 		if (iv_add(&o->role[role], e->ts, e->ts + e->dur))
-			goto out;
+			return NNS_ENOMEM;
 		if (e->kind == MK_RUNTIME || e->kind == MK_DRIVER)
 			o->has_runtime = 1;
 		else if (e->kind == MK_KERNEL)
@@ -113,17 +109,26 @@ int an_breakdown_compute(struct an_profile *p, struct nns_err *err)
 		else if (e->kind == MK_MEMCPY || e->kind == MK_MEMSET)
 			o->has_memcpy_or_memset = 1;
 	}
-	for (r = 0; r < AN_NROLES; r++)
+	for (size_t r = 0; r < AN_NROLES; r++)
 		iv_merge(&o->role[r]);
 	o->has_communication = o->role[AN_COMM].r.n > 0;
+	return 0;
+}
 
-	for (i = 0; i < o->steps.n; i++)
+/* taken[r]: the time of the steps that role r takes, in priority order
+ * (each role what the ones before left), Other the remainder. */
+static int take_slots(const struct an_overview *o, struct iv_set taken[AN_NROLES])
+{
+	struct iv_set slots = {0}, rest = {0}, steps = {0};
+	int rc = NNS_ENOMEM;
+
+	for (size_t i = 0; i < o->steps.n; i++)
 		if (iv_add(&steps, o->steps.v[i].start, o->steps.v[i].end))
 			goto out;
 	iv_merge(&steps);
 	if (iv_clip(&steps, INT64_MIN, INT64_MAX, &slots))
 		goto out;
-	for (r = 0; r < AN_OTHER; r++) {
+	for (size_t r = 0; r < AN_OTHER; r++) {
 		if (iv_intersect(&slots, &o->role[r], &taken[r]) ||
 		    iv_subtract(&slots, &taken[r], &rest))
 			goto out;
@@ -133,6 +138,18 @@ int an_breakdown_compute(struct an_profile *p, struct nns_err *err)
 	}
 	taken[AN_OTHER] = slots;
 	memset(&slots, 0, sizeof(slots));
+	rc = NNS_OK;
+out:
+	iv_set_release(&slots);
+	iv_set_release(&rest);
+	iv_set_release(&steps);
+	return rc;
+}
+
+/* Each step's cost per role, and the averages over the steps. */
+static void step_costs(struct an_overview *o, const struct iv_set taken[AN_NROLES])
+{
+	size_t i, r;
 
 	memset(o->avg, 0, sizeof(o->avg));
 	o->avg_total = 0;
@@ -149,13 +166,27 @@ int an_breakdown_compute(struct an_profile *p, struct nns_err *err)
 			o->avg[r] /= (double)o->steps.n;
 		o->avg_total /= (double)o->steps.n;
 	}
+}
+
+int an_breakdown_compute(struct an_profile *p, struct nns_err *err)
+{
+	struct iv_set taken[AN_NROLES];
+	int64_t *comm_ids = NULL;
+	size_t ncomm, r;
+	int rc = NNS_ENOMEM;
+
+	memset(taken, 0, sizeof(taken));
+	comm_ids = malloc((p->m->events.n + 1) * sizeof(*comm_ids));
+	if (!comm_ids)
+		goto out;
+	ncomm = comm_ext_ids(p, comm_ids);
+	if (role_sets(p, comm_ids, ncomm) || take_slots(&p->overview, taken))
+		goto out;
+	step_costs(&p->overview, taken);
 	rc = NNS_OK;
 out:
 	for (r = 0; r < AN_NROLES; r++)
 		iv_set_release(&taken[r]);
-	iv_set_release(&slots);
-	iv_set_release(&rest);
-	iv_set_release(&steps);
 	free(comm_ids);
 	if (rc)
 		nns_err_set(err, rc, "out of memory in the step breakdown");

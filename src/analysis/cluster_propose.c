@@ -65,6 +65,31 @@ static void init(struct cl_proposal *p, const char *id)
 	p->val_us = p->mean_us = p->excess_us = NAN;
 }
 
+/* A proposal on a value (val, 4 decimals, in unit) a share (0..1) away
+ * from the mean, above threshold (0..1): both as percentages. has: what
+ * else it names (CL_HAS_RANK ...). */
+static void init_off_mean(struct cl_proposal *p, const char *id, unsigned has, double val,
+			  const char *unit, double share, double threshold)
+{
+	init(p, id);
+	p->has = has | CL_HAS_PERCENT | CL_HAS_THRESHOLD;
+	p->val = cl_round(val, 4);
+	snprintf(p->unit, sizeof(p->unit), "%s", unit);
+	p->percent = cl_round(share * 100, 2);
+	p->threshold = threshold * 100;
+}
+
+/* A proposal on a share of time (rate, 0..1) above threshold (0..1): both
+ * as percentages. */
+static void init_rate(struct cl_proposal *p, const char *id, double rate, double threshold)
+{
+	init(p, id);
+	p->has = CL_HAS_THRESHOLD;
+	p->val = cl_round(rate * 100, 2);
+	snprintf(p->unit, sizeof(p->unit), "%%");
+	p->threshold = threshold * 100;
+}
+
 /* The slow-rank rule on one per-rank average (interval or FP+BP, us). */
 static int slow_by(struct cl_result *c, const char *id, int fp_bp, double threshold,
 		   struct nns_err *err)
@@ -93,13 +118,9 @@ static int slow_by(struct cl_result *c, const char *id, int fp_bp, double thresh
 	}
 	if (!worst || !(best > threshold))
 		return NNS_OK;
-	init(&p, id);
-	p.has = CL_HAS_RANK | CL_HAS_PERCENT | CL_HAS_THRESHOLD | CL_HAS_EXCESS;
+	init_off_mean(&p, id, CL_HAS_RANK | CL_HAS_EXCESS,
+		      cl_ms(fp_bp ? worst->fp_bp_us : worst->interval_us), "ms", best, threshold);
 	p.rank = worst->rank;
-	p.val = cl_round(cl_ms(fp_bp ? worst->fp_bp_us : worst->interval_us), 4);
-	snprintf(p.unit, sizeof(p.unit), "ms");
-	p.percent = cl_round(best * 100, 2);
-	p.threshold = threshold * 100;
 	p.val_us = fp_bp ? worst->fp_bp_us : worst->interval_us;
 	p.mean_us = 0;
 	others = 0;
@@ -155,13 +176,9 @@ static int slow_flops(struct cl_result *c, struct nns_err *err)
 	}
 	if (!worst || !(best > CL_FLOPS_PER_SECOND_THRESHOLD))
 		return NNS_OK;
-	init(&p, "slow_rank_flops");
-	p.has = CL_HAS_RANK | CL_HAS_PERCENT | CL_HAS_THRESHOLD;
+	init_off_mean(&p, "slow_rank_flops", CL_HAS_RANK, worst->flops_per_s, "GFLOPS", best,
+		      CL_FLOPS_PER_SECOND_THRESHOLD);
 	p.rank = worst->rank;
-	p.val = cl_round(worst->flops_per_s, 4);
-	snprintf(p.unit, sizeof(p.unit), "GFLOPS");
-	p.percent = cl_round(best * 100, 2);
-	p.threshold = CL_FLOPS_PER_SECOND_THRESHOLD * 100;
 	return add(c, &p, err,
 		   "The FLOPS value of the device %d is %.4f G/s, which is %.2f%% lower than the "
 		   "average value. Check the computing load and the hardware of this device.",
@@ -208,16 +225,12 @@ static int slow_link(struct cl_result *c, struct nns_err *err)
 		}
 		if (!worst || !(worst_d > CL_RANK_LINK_THRESHOLD))
 			continue;
-		init(&p, "slow_link");
-		p.has = CL_HAS_LINK | CL_HAS_PERCENT | CL_HAS_THRESHOLD;
+		init_off_mean(&p, "slow_link", CL_HAS_LINK, worst->bw_kbps, "KB/s", worst_d,
+			      CL_RANK_LINK_THRESHOLD);
 		p.src = worst->src;
 		p.dst = worst->dst;
 		p.reporter = worst->reporter;
 		snprintf(p.link_type, sizeof(p.link_type), "%s", worst->type);
-		p.val = cl_round(worst->bw_kbps, 4);
-		snprintf(p.unit, sizeof(p.unit), "KB/s");
-		p.percent = cl_round(worst_d * 100, 2);
-		p.threshold = CL_RANK_LINK_THRESHOLD * 100;
 		if (add(c, &p, err,
 			"The bandwidth of the communication link (%s) from device %d to device %d "
 			"(reported by rank %d) is %.4f KB/s, which is %.2f%% lower than the "
@@ -239,11 +252,7 @@ static int comm_rates(struct cl_result *c, struct nns_err *err)
 		return NNS_OK;
 	if (strcmp(c->mode, "data-parallel") == 0 &&
 	    c->comm_rate > CL_DATA_PARALLEL_COMM_THRESHOLD) {
-		init(&p, "data_parallel_comm");
-		p.has = CL_HAS_THRESHOLD;
-		p.val = cl_round(c->comm_rate * 100, 2);
-		snprintf(p.unit, sizeof(p.unit), "%%");
-		p.threshold = CL_DATA_PARALLEL_COMM_THRESHOLD * 100;
+		init_rate(&p, "data_parallel_comm", c->comm_rate, CL_DATA_PARALLEL_COMM_THRESHOLD);
 		if ((rc = add(
 			 c, &p, err,
 			 "In data parallel mode the communication takes %.2f%% of the step, more "
@@ -254,11 +263,8 @@ static int comm_rates(struct cl_result *c, struct nns_err *err)
 	}
 	if (strcmp(c->mode, "model-parallel") == 0 &&
 	    c->comm_rate > CL_MODEL_PARALLEL_COMM_THRESHOLD) {
-		init(&p, "model_parallel_comm");
-		p.has = CL_HAS_THRESHOLD;
-		p.val = cl_round(c->comm_rate * 100, 2);
-		snprintf(p.unit, sizeof(p.unit), "%%");
-		p.threshold = CL_MODEL_PARALLEL_COMM_THRESHOLD * 100;
+		init_rate(&p, "model_parallel_comm", c->comm_rate,
+			  CL_MODEL_PARALLEL_COMM_THRESHOLD);
 		if ((rc = add(c, &p, err,
 			      "In model parallel mode the communication takes %.2f%% of the step, "
 			      "more than %.0f%%. Review the operator sharding strategy.",
@@ -266,11 +272,8 @@ static int comm_rates(struct cl_result *c, struct nns_err *err)
 			return rc;
 	}
 	if (isfinite(c->between_stage_rate) && c->between_stage_rate > CL_BETWEEN_STAGE_THRESHOLD) {
-		init(&p, "pipeline_between_stage");
-		p.has = CL_HAS_THRESHOLD;
-		p.val = cl_round(c->between_stage_rate * 100, 2);
-		snprintf(p.unit, sizeof(p.unit), "%%");
-		p.threshold = CL_BETWEEN_STAGE_THRESHOLD * 100;
+		init_rate(&p, "pipeline_between_stage", c->between_stage_rate,
+			  CL_BETWEEN_STAGE_THRESHOLD);
 		if ((rc = add(c, &p, err,
 			      "In pipeline parallel mode the communication between stages (Receive "
 			      "not overlapped by computation) takes %.2f%% of the step, more than "
@@ -299,12 +302,9 @@ static int stages(struct cl_result *c, struct nns_err *err)
 	if (worst && best > CL_WITHIN_STAGE_THRESHOLD) {
 		struct cl_proposal p;
 
-		init(&p, "pipeline_within_stage");
-		p.has = CL_HAS_THRESHOLD | CL_HAS_STAGE;
+		init_rate(&p, "pipeline_within_stage", best, CL_WITHIN_STAGE_THRESHOLD);
+		p.has |= CL_HAS_STAGE;
 		p.stage = worst->stage;
-		p.val = cl_round(best * 100, 2);
-		snprintf(p.unit, sizeof(p.unit), "%%");
-		p.threshold = CL_WITHIN_STAGE_THRESHOLD * 100;
 		if ((rc = add(c, &p, err,
 			      "In pipeline parallel mode the collective communication within stage "
 			      "%d takes %.2f%% of its ranks' time, more than %.0f%%. Review the "
@@ -336,13 +336,9 @@ static int stages(struct cl_result *c, struct nns_err *err)
 	if (worst && best > CL_FLOPS_THRESHOLD) {
 		struct cl_proposal p;
 
-		init(&p, "pipeline_flops");
-		p.has = CL_HAS_STAGE | CL_HAS_PERCENT | CL_HAS_THRESHOLD;
+		init_off_mean(&p, "pipeline_flops", CL_HAS_STAGE, worst->flops_avg, "MFLOPs", best,
+			      CL_FLOPS_THRESHOLD);
 		p.stage = worst->stage;
-		p.val = cl_round(worst->flops_avg, 4);
-		snprintf(p.unit, sizeof(p.unit), "MFLOPs");
-		p.percent = cl_round(best * 100, 2);
-		p.threshold = CL_FLOPS_THRESHOLD * 100;
 		return add(
 		    c, &p, err,
 		    "In pipeline parallel mode stage %d computes %.4f MFLOPs per rank, %.2f%% "

@@ -242,16 +242,10 @@ static uint32_t enclosing_comm(const struct an_optree *t, const uint32_t *comm_o
 
 static int step_of(const struct an_overview *o, int64_t ts)
 {
-	size_t lo = 0, hi = o->steps.n;
-
 	/* first step whose start > ts, then look at the one before */
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (o->steps.v[mid].start <= ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = iv_bound(o->steps.v, o->steps.n, sizeof(*o->steps.v),
+			     offsetof(struct an_step, start), ts, 1);
+
 	while (lo > 0) {
 		const struct an_step *s = &o->steps.v[lo - 1];
 		if (ts < s->end)

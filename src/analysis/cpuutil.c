@@ -32,8 +32,8 @@
  */
 #include "analysis.h"
 #include "names.h"
+#include "text.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,19 +68,6 @@ static void mean(struct an_cpu_avg *a)
 	a->sys /= (double)a->samples;
 	a->idle /= (double)a->samples;
 	a->iowait /= (double)a->samples;
-}
-
-static char *fmt_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static char *fmt_text(const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	return strdup(buf);
 }
 
 /* Bucket-averaged series of the samples of one kind. */
@@ -129,18 +116,13 @@ static int series(const struct model *m, uint8_t kind, size_t count, struct an_c
  * the first, -2 after the last step's end. */
 static long step_of(const struct an_overview *o, int64_t ts)
 {
-	size_t lo = 0, hi = o->steps.n;
+	size_t lo;
 
 	if (!o->steps.n || ts < o->steps.v[0].host_start)
 		return -1;
-	while (lo + 1 < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (o->steps.v[mid].host_start <= ts)
-			lo = mid;
-		else
-			hi = mid;
-	}
+	lo = iv_bound(o->steps.v, o->steps.n, sizeof(*o->steps.v),
+		      offsetof(struct an_step, host_start), ts, 1) -
+	     1;
 	if (lo == o->steps.n - 1 && ts >= o->steps.v[lo].host_end)
 		return -2;
 	return (long)lo;
@@ -238,12 +220,12 @@ static int per_stage(struct an_profile *p)
 		if (!st->name || st->name == loop_name)
 			continue;
 		if (st->per_thread > 75)
-			st->advice = fmt_text("%s is using %.1f%% CPU per worker. Setting "
+			st->advice = an_textf("%s is using %.1f%% CPU per worker. Setting "
 					      "num_parallel_workers>%d might bring extra "
 					      "performance.",
 					      name, st->per_thread, st->threads);
 		else if (st->per_thread < 20 && st->threads > 1)
-			st->advice = fmt_text("%s is using %.1f%% CPU per worker. Using "
+			st->advice = an_textf("%s is using %.1f%% CPU per worker. Using "
 					      "num_parallel_workers=%d might not bring as much "
 					      "benefit due to low CPU usage per worker.",
 					      name, st->per_thread, st->threads);

@@ -43,9 +43,9 @@
 #include "analysis.h"
 #include "common/hmap.h"
 #include "names.h"
+#include "text.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,19 +63,6 @@ void an_datapipe_release(struct an_datapipe *d)
 	free(d->recommendation);
 	memset(d, 0, sizeof(*d));
 	d->consumer = -1;
-}
-
-static char *fmt_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static char *fmt_text(const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	return strdup(buf);
 }
 
 static int add_finding(struct an_datapipe *d, uint32_t queue, const char *kind, char *text)
@@ -105,13 +92,14 @@ static int contains_ci(const char *s, const char *w)
 	return 0;
 }
 
-/* Groups samples by queue name; fills the statistics and the series. */
-static int per_queue(struct an_profile *p, uint32_t *qidx)
+/* The queues of the samples by name (in order of first sample), each
+ * sample's queue in qidx, and per queue the sample count and sums (avg_size
+ * a sum until queue_stats). */
+static int group_queues(struct an_profile *p, uint32_t *qidx)
 {
 	const struct model *m = p->m;
 	struct an_datapipe *d = &p->datapipe;
 	struct hmap by_name;
-	size_t *bucket_n = NULL, *filled = NULL;
 	int rc = NNS_ENOMEM;
 
 	hmap_init(&by_name);
@@ -142,10 +130,16 @@ static int per_queue(struct an_profile *p, uint32_t *qidx)
 		q->empty_count += s->size == 0;
 		q->full_count += s->capacity > 0 && s->size >= s->capacity;
 	}
-	bucket_n = calloc(d->queues.n + 1, sizeof(*bucket_n));
-	filled = calloc(d->queues.n + 1, sizeof(*filled));
-	if (!bucket_n || !filled)
-		goto out;
+	rc = 0;
+out:
+	hmap_release(&by_name);
+	return rc;
+}
+
+/* Each queue's averages and ratios, its series bucket (bucket_n[k]
+ * samples, at most AN_DP_SERIES_MAX points) and room for its series. */
+static int queue_stats(struct an_datapipe *d, size_t *bucket_n)
+{
 	for (size_t k = 0; k < d->queues.n; k++) {
 		struct an_queue *q = &d->queues.v[k];
 		size_t npts;
@@ -157,9 +151,19 @@ static int per_queue(struct an_profile *p, uint32_t *qidx)
 		bucket_n[k] = ((size_t)q->samples + AN_DP_SERIES_MAX - 1) / AN_DP_SERIES_MAX;
 		npts = ((size_t)q->samples + bucket_n[k] - 1) / bucket_n[k];
 		if (vec_reserve(&q->series, npts))
-			goto out;
+			return NNS_ENOMEM;
 	}
-	/* series: buckets of bucket_n[k] consecutive samples */
+	return 0;
+}
+
+/* The series: buckets of bucket_n[k] consecutive samples of queue k
+ * (filled: per queue, zeroed, the samples seen). */
+static void queue_series(struct an_profile *p, const uint32_t *qidx, const size_t *bucket_n,
+			 size_t *filled)
+{
+	const struct model *m = p->m;
+	struct an_datapipe *d = &p->datapipe;
+
 	for (size_t i = 0; i < m->queues.n; i++) {
 		const struct model_queue *s = &m->queues.v[i];
 		uint32_t k = qidx[i];
@@ -184,9 +188,24 @@ static int per_queue(struct an_profile *p, uint32_t *qidx)
 			pt->avg /= (double)in;
 		}
 	}
+}
+
+/* Groups samples by queue name; fills the statistics and the series. */
+static int per_queue(struct an_profile *p, uint32_t *qidx)
+{
+	struct an_datapipe *d = &p->datapipe;
+	size_t *bucket_n = NULL, *filled = NULL;
+	int rc = NNS_ENOMEM;
+
+	if (group_queues(p, qidx))
+		goto out;
+	bucket_n = calloc(d->queues.n + 1, sizeof(*bucket_n));
+	filled = calloc(d->queues.n + 1, sizeof(*filled));
+	if (!bucket_n || !filled || queue_stats(d, bucket_n))
+		goto out;
+	queue_series(p, qidx, bucket_n, filled);
 	rc = 0;
 out:
-	hmap_release(&by_name);
 	free(bucket_n);
 	free(filled);
 	return rc;
@@ -309,7 +328,7 @@ static int findings(struct an_profile *p)
 
 		rc |= add_finding(
 		    d, c->name, "empty",
-		    fmt_text("%s's queue is empty %.1f%% of the time. This might indicate dataset "
+		    an_textf("%s's queue is empty %.1f%% of the time. This might indicate dataset "
 			     "bottlenecks. Hence host cannot keep up with the device %.1f%% of the "
 			     "time. Device waits whenever input queue is empty.",
 			     model_str(m, c->name), pct, pct));
@@ -323,7 +342,7 @@ static int findings(struct an_profile *p)
 		if (q->utilization < 0.5)
 			rc |= add_finding(
 			    d, q->name, "low_utilization",
-			    fmt_text(
+			    an_textf(
 				"Queue %s is using %.1f%% of its capacity on average: the stage "
 				"producing into it is slow. More parallel workers for that "
 				"stage (num_workers / num_parallel_workers) might speed up "
@@ -332,7 +351,7 @@ static int findings(struct an_profile *p)
 		if (c && c->utilization >= 0 && q->utilization - c->utilization > 0.5)
 			rc |= add_finding(
 			    d, q->name, "in_out_gap",
-			    fmt_text("Queue %s usage=%.1f%% is greater than the consumer queue %s "
+			    an_textf("Queue %s usage=%.1f%% is greater than the consumer queue %s "
 				     "usage=%.1f%%. The stage between them might be producing "
 				     "slower than %s delivers. If it has low CPU utilization, try "
 				     "increasing prefetch_size or the number of workers.",
@@ -341,7 +360,7 @@ static int findings(struct an_profile *p)
 	}
 	if (c && !d->warning && c->full_ratio > 0.9)
 		rc |= add_finding(d, c->name, "full",
-				  fmt_text("Queue %s is full %.1f%% of the time: batches are ready "
+				  an_textf("Queue %s is full %.1f%% of the time: batches are ready "
 					   "before the training loop asks for them; the input "
 					   "pipeline is not the bottleneck.",
 					   model_str(m, c->name), 100.0 * c->full_ratio));
@@ -361,7 +380,7 @@ static int recommendation(struct an_profile *p)
 		snprintf(waited, sizeof(waited),
 			 " On average the training loop waited for data %.1f%% of the step time.",
 			 100.0 * d->wait_ratio);
-	d->recommendation = fmt_text(
+	d->recommendation = an_textf(
 	    "The ratio of empty queues on a host is %.0f%%, and the threshold is %.0f%%: queue %s "
 	    "was empty in %lld of %lld samples.%s The data processing stage can be optimized: "
 	    "use more DataLoader workers (num_workers), pin_memory, a larger prefetch_factor, or "

@@ -124,32 +124,33 @@ static int sm_efficiency(struct an_gpu *g, struct edge *edges, size_t ne, int64_
 	return 0;
 }
 
-int an_gpu_compute(struct an_profile *p, struct nns_err *err)
+/* The counter timeline's span: the "PyTorch Profiler (0)" trace event if
+ * any, else the whole trace. */
+static void counter_span(const struct model *m, int64_t *t0, int64_t *t1)
 {
-	const struct model *m = p->m;
-	const struct an_overview *o = &p->overview;
-	int64_t w0 = 0, w1 = 0, t0 = m->min_ts, t1 = m->max_end;
-	int ids[AN_MAX_GPUS], nids = 0, d;
 	size_t i;
-	int rc = NNS_ENOMEM;
-	struct iv_set busy = {0};
-	struct edge *edges = NULL;
 
-	if (o->steps.n) {
-		w0 = o->steps.v[0].start;
-		w1 = o->steps.v[o->steps.n - 1].end;
-	}
-	/* counter timeline spans the "PyTorch Profiler (0)" trace event if any */
+	*t0 = m->min_ts;
+	*t1 = m->max_end;
 	for (i = 0; i < m->events.n; i++)
 		if (m->events.v[i].kind == MK_TRACE &&
 		    strncmp(model_str(m, m->events.v[i].name), "PyTorch Profiler", 16) == 0) {
-			t0 = m->events.v[i].ts;
-			t1 = m->events.v[i].ts + m->events.v[i].dur;
-			break;
+			*t0 = m->events.v[i].ts;
+			*t1 = m->events.v[i].ts + m->events.v[i].dur;
+			return;
 		}
+}
+
+/* The devices that ran kernels, ascending, at most AN_MAX_GPUS; returns
+ * how many. */
+static int kernel_devices(const struct model *m, int ids[AN_MAX_GPUS])
+{
+	int nids = 0;
+	size_t i;
+
 	for (i = 0; i < m->events.n; i++) {
 		const struct model_event *e = &m->events.v[i];
-		int k, found = 0;
+		int k, d, found = 0;
 		if (e->kind != MK_KERNEL)
 			continue;
 		d = device_of(m, e);
@@ -158,90 +159,132 @@ int an_gpu_compute(struct an_profile *p, struct nns_err *err)
 		if (!found && nids < AN_MAX_GPUS)
 			ids[nids++] = d;
 	}
-	/* ascending device ids */
 	for (int a = 1; a < nids; a++)
 		for (int b = a; b > 0 && ids[b - 1] > ids[b]; b--) {
 			int t = ids[b];
 			ids[b] = ids[b - 1];
 			ids[b - 1] = t;
 		}
-	edges = malloc((2 * m->events.n + 1) * sizeof(*edges));
-	if (!edges)
-		goto out;
-	for (int k = 0; k < nids; k++) {
-		struct an_gpu g;
-		size_t ne = 0;
-		double occ_w = 0, occ_d = 0;
-		int64_t tc = 0, all = 0;
-		int has_bps = 0;
+	return nids;
+}
 
-		memset(&g, 0, sizeof(g));
-		g.id = ids[k];
-		busy.r.n = 0;
-		for (i = 0; i < m->events.n; i++) {
-			const struct model_event *e = &m->events.v[i];
-			const struct model_dev_args *a;
-			uint32_t node;
-			if (e->kind != MK_KERNEL || device_of(m, e) != g.id)
-				continue;
-			if (iv_add(&busy, e->ts, e->ts + e->dur))
-				goto out;
-			a = e->extra != MODEL_NOIDX ? &m->dev_args.v[e->extra] : NULL;
-			if (a && a->blocks_per_sm > 0) {
-				edges[ne].ts = e->ts;
-				edges[ne].bps = a->blocks_per_sm;
-				edges[ne++].delta = 1;
-				edges[ne].ts = e->ts + e->dur;
-				edges[ne].bps = -a->blocks_per_sm;
-				edges[ne++].delta = -1;
-				has_bps = 1;
-			}
-			if (a && a->occupancy >= 0) {
-				int64_t s = e->ts > w0 ? e->ts : w0;
-				int64_t en = e->ts + e->dur < w1 ? e->ts + e->dur : w1;
-				if (en > s) {
-					occ_w += a->occupancy * (double)(en - s);
-					occ_d += (double)(en - s);
-				}
-			}
-			node = p->tree.owner ? p->tree.owner[i] : MODEL_NOIDX;
-			if (node != MODEL_NOIDX && p->tree.nodes.v[node].type == AN_NODE_OP) {
-				all += e->dur;
-				if (an_tc_kernel_id(p, e->name))
-					tc += e->dur;
+/* What one device's kernels add up to over the window [w0, w1). */
+struct gpu_sums {
+	struct iv_set busy; /* kernel time, merged */
+	struct edge *edges; /* blocks/SM edges of kernels that have them */
+	size_t ne;
+	double occ_w, occ_d; /* occupancy x time, and the time, in the window */
+	int64_t tc, all;     /* tensor-core kernel time, kernel time of operators */
+};
+
+/* Sums device id's kernels into x (x->busy and x->edges reused). */
+static int sum_kernels(struct an_profile *p, int id, int64_t w0, int64_t w1, struct gpu_sums *x)
+{
+	const struct model *m = p->m;
+	size_t i;
+
+	x->busy.r.n = 0;
+	x->ne = 0;
+	x->occ_w = x->occ_d = 0;
+	x->tc = x->all = 0;
+	for (i = 0; i < m->events.n; i++) {
+		const struct model_event *e = &m->events.v[i];
+		const struct model_dev_args *a;
+		uint32_t node;
+		if (e->kind != MK_KERNEL || device_of(m, e) != id)
+			continue;
+		if (iv_add(&x->busy, e->ts, e->ts + e->dur))
+			return NNS_ENOMEM;
+		a = e->extra != MODEL_NOIDX ? &m->dev_args.v[e->extra] : NULL;
+		if (a && a->blocks_per_sm > 0) {
+			x->edges[x->ne].ts = e->ts;
+			x->edges[x->ne].bps = a->blocks_per_sm;
+			x->edges[x->ne++].delta = 1;
+			x->edges[x->ne].ts = e->ts + e->dur;
+			x->edges[x->ne].bps = -a->blocks_per_sm;
+			x->edges[x->ne++].delta = -1;
+		}
+		if (a && a->occupancy >= 0) {
+			int64_t s = e->ts > w0 ? e->ts : w0;
+			int64_t en = e->ts + e->dur < w1 ? e->ts + e->dur : w1;
+			if (en > s) {
+				x->occ_w += a->occupancy * (double)(en - s);
+				x->occ_d += (double)(en - s);
 			}
 		}
-		iv_merge(&busy);
-		g.kernel_time = iv_total_in(&busy, w0, w1);
-		g.utilization = w1 > w0 ? (double)g.kernel_time / (double)(w1 - w0) : 0;
-		g.achieved_occupancy = occ_d > 0 ? occ_w / occ_d : -1;
-		/* no NVIDIA tensor cores possible (AMD, MTIA, pre-Volta): unknown,
-		 * not a measured 0 */
-		if (p->tc_support == AN_TC_NONE || an_tc_support(m, &p->tc_ev, g.id) == AN_TC_NONE)
-			g.tensor_core_ratio = -1;
-		else
-			g.tensor_core_ratio = all > 0 ? (double)tc / (double)all : 0;
-		if (has_bps) {
-			if (sm_efficiency(&g, edges, ne, w0, w1))
-				goto out_gpu;
-		} else {
-			g.sm_efficiency = -1;
+		node = p->tree.owner ? p->tree.owner[i] : MODEL_NOIDX;
+		if (node != MODEL_NOIDX && p->tree.nodes.v[node].type == AN_NODE_OP) {
+			x->all += e->dur;
+			if (an_tc_kernel_id(p, e->name))
+				x->tc += e->dur;
 		}
-		if (util_buckets(&g, &busy, t0, t1) || (has_bps && sm_buckets(&g)))
-			goto out_gpu;
-		if (vec_push(&p->gpus, g))
-			goto out_gpu;
-		continue;
-	out_gpu:
-		vec_free(&g.util_buckets);
-		vec_free(&g.sm_ranges);
-		vec_free(&g.sm_buckets);
-		goto out;
 	}
+	iv_merge(&x->busy);
+	return 0;
+}
+
+/* Device id's summary from its sums, appended to p->gpus. */
+static int add_gpu(struct an_profile *p, int id, struct gpu_sums *x, int64_t w0, int64_t w1,
+		   int64_t t0, int64_t t1)
+{
+	struct an_gpu g;
+	int has_bps = x->ne > 0;
+
+	memset(&g, 0, sizeof(g));
+	g.id = id;
+	g.kernel_time = iv_total_in(&x->busy, w0, w1);
+	g.utilization = w1 > w0 ? (double)g.kernel_time / (double)(w1 - w0) : 0;
+	g.achieved_occupancy = x->occ_d > 0 ? x->occ_w / x->occ_d : -1;
+	/* no NVIDIA tensor cores possible (AMD, MTIA, pre-Volta): unknown,
+	 * not a measured 0 */
+	if (p->tc_support == AN_TC_NONE || an_tc_support(p->m, &p->tc_ev, g.id) == AN_TC_NONE)
+		g.tensor_core_ratio = -1;
+	else
+		g.tensor_core_ratio = x->all > 0 ? (double)x->tc / (double)x->all : 0;
+	if (has_bps) {
+		if (sm_efficiency(&g, x->edges, x->ne, w0, w1))
+			goto fail;
+	} else {
+		g.sm_efficiency = -1;
+	}
+	if (util_buckets(&g, &x->busy, t0, t1) || (has_bps && sm_buckets(&g)))
+		goto fail;
+	if (vec_push(&p->gpus, g))
+		goto fail;
+	return 0;
+fail:
+	vec_free(&g.util_buckets);
+	vec_free(&g.sm_ranges);
+	vec_free(&g.sm_buckets);
+	return NNS_ENOMEM;
+}
+
+int an_gpu_compute(struct an_profile *p, struct nns_err *err)
+{
+	const struct model *m = p->m;
+	const struct an_overview *o = &p->overview;
+	int64_t w0 = 0, w1 = 0, t0, t1;
+	int ids[AN_MAX_GPUS], nids;
+	int rc = NNS_ENOMEM;
+	struct gpu_sums x;
+
+	memset(&x, 0, sizeof(x));
+	if (o->steps.n) {
+		w0 = o->steps.v[0].start;
+		w1 = o->steps.v[o->steps.n - 1].end;
+	}
+	counter_span(m, &t0, &t1);
+	nids = kernel_devices(m, ids);
+	x.edges = malloc((2 * m->events.n + 1) * sizeof(*x.edges));
+	if (!x.edges)
+		goto out;
+	for (int k = 0; k < nids; k++)
+		if (sum_kernels(p, ids[k], w0, w1, &x) || add_gpu(p, ids[k], &x, w0, w1, t0, t1))
+			goto out;
 	rc = NNS_OK;
 out:
-	free(edges);
-	iv_set_release(&busy);
+	free(x.edges);
+	iv_set_release(&x.busy);
 	if (rc)
 		nns_err_set(err, rc, "out of memory in the GPU summary");
 	return rc;

@@ -81,117 +81,162 @@ static int edge_class(const struct hcp_graph *g, const struct hcp_gedge *e)
 	return model_event_class(g->m, e->ev) == MC_COMM ? HCP_C_COMM : HCP_C_KERNEL;
 }
 
-/* Longest path; fills r->path. Returns 0, NNS_ENOMEM, or 1 for a cycle. */
-static int longest_path(struct hcp_result *r, const struct hcp_graph *g)
-{
-	size_t nn = g->evs.n * 2, ne = g->edges.n, i, head = 0, tail = 0;
-	uint32_t *first = NULL, *adj = NULL, *indeg = NULL, *queue = NULL, *pred = NULL;
-	int64_t *dist = NULL, best = -1;
-	uint32_t end = MODEL_NOIDX, v;
-	size_t plen = 0;
-	int rc = NNS_ENOMEM;
+/* The graph's successor lists (CSR) and the longest-path state over its
+ * nn = 2 x events nodes; every array owned, freed by lp_release. */
+struct lp_work {
+	size_t nn;
+	uint32_t *first; /* nn + 1: node u's edges are adj[first[u] .. first[u + 1]) */
+	uint32_t *adj;	 /* edge indices, a node's in insertion order */
+	uint32_t *indeg, *queue;
+	uint32_t *pred; /* per node: the edge into it on its longest path */
+	int64_t *dist;	/* per node: length of its longest path */
+};
 
-	first = calloc(nn + 1, sizeof(*first));
-	adj = malloc((ne ? ne : 1) * sizeof(*adj));
-	indeg = calloc(nn ? nn : 1, sizeof(*indeg));
-	queue = malloc((nn ? nn : 1) * sizeof(*queue));
-	pred = malloc((nn ? nn : 1) * sizeof(*pred)); /* edge index into v */
-	dist = malloc((nn ? nn : 1) * sizeof(*dist));
-	if (!first || !adj || !indeg || !queue || !pred || !dist)
-		goto out;
-	/* successor lists (CSR), edges of a node in insertion order */
+static void lp_release(struct lp_work *w)
+{
+	free(w->first);
+	free(w->adj);
+	free(w->indeg);
+	free(w->queue);
+	free(w->pred);
+	free(w->dist);
+}
+
+/* Allocates w and fills the successor lists and in-degrees. */
+static int lp_build(struct lp_work *w, const struct hcp_graph *g)
+{
+	size_t nn = g->evs.n * 2, ne = g->edges.n, i;
+
+	w->nn = nn;
+	w->first = calloc(nn + 1, sizeof(*w->first));
+	w->adj = malloc((ne ? ne : 1) * sizeof(*w->adj));
+	w->indeg = calloc(nn ? nn : 1, sizeof(*w->indeg));
+	w->queue = malloc((nn ? nn : 1) * sizeof(*w->queue));
+	w->pred = malloc((nn ? nn : 1) * sizeof(*w->pred)); /* edge index into v */
+	w->dist = malloc((nn ? nn : 1) * sizeof(*w->dist));
+	if (!w->first || !w->adj || !w->indeg || !w->queue || !w->pred || !w->dist)
+		return NNS_ENOMEM;
 	for (i = 0; i < ne; i++) {
-		first[g->edges.v[i].u + 1]++;
-		indeg[g->edges.v[i].v]++;
+		w->first[g->edges.v[i].u + 1]++;
+		w->indeg[g->edges.v[i].v]++;
 	}
 	for (i = 0; i < nn; i++)
-		first[i + 1] += first[i];
+		w->first[i + 1] += w->first[i];
 	for (i = 0; i < ne; i++)
-		adj[first[g->edges.v[i].u]++] = (uint32_t)i;
+		w->adj[w->first[g->edges.v[i].u]++] = (uint32_t)i;
 	for (i = nn; i > 0; i--)
-		first[i] = first[i - 1];
-	first[0] = 0;
-	for (i = 0; i < nn; i++) {
-		pred[i] = MODEL_NOIDX;
-		dist[i] = -1;
-		if (indeg[i] == 0)
-			queue[tail++] = (uint32_t)i;
-	}
-	/* Kahn's order; dist relaxed along it */
-	while (head < tail) {
-		uint32_t u = queue[head++];
-		int64_t du = dist[u] < 0 ? 0 : dist[u];
+		w->first[i] = w->first[i - 1];
+	w->first[0] = 0;
+	return 0;
+}
 
-		dist[u] = du;
+/* Kahn's order, dist relaxed along it. *end: the node with the longest
+ * path (the first reached with it), MODEL_NOIDX without nodes. Returns
+ * the number of nodes ordered: fewer than nn when there is a cycle. */
+static size_t lp_relax(struct lp_work *w, const struct hcp_graph *g, uint32_t *end)
+{
+	size_t head = 0, tail = 0, i;
+	int64_t best = -1;
+
+	*end = MODEL_NOIDX;
+	for (i = 0; i < w->nn; i++) {
+		w->pred[i] = MODEL_NOIDX;
+		w->dist[i] = -1;
+		if (w->indeg[i] == 0)
+			w->queue[tail++] = (uint32_t)i;
+	}
+	while (head < tail) {
+		uint32_t u = w->queue[head++];
+		int64_t du = w->dist[u] < 0 ? 0 : w->dist[u];
+
+		w->dist[u] = du;
 		if (du > best) {
 			best = du;
-			end = u;
+			*end = u;
 		}
-		for (i = first[u]; i < first[u + 1]; i++) {
-			const struct hcp_gedge *e = &g->edges.v[adj[i]];
-			if (du + e->w > dist[e->v]) {
-				dist[e->v] = du + e->w;
-				pred[e->v] = adj[i];
+		for (i = w->first[u]; i < w->first[u + 1]; i++) {
+			const struct hcp_gedge *e = &g->edges.v[w->adj[i]];
+			if (du + e->w > w->dist[e->v]) {
+				w->dist[e->v] = du + e->w;
+				w->pred[e->v] = w->adj[i];
 			}
-			if (--indeg[e->v] == 0)
-				queue[tail++] = e->v;
+			if (--w->indeg[e->v] == 0)
+				w->queue[tail++] = e->v;
 		}
 	}
-	if (tail < nn) {
-		rc = 1;
-		goto out;
-	}
-	rc = 0;
-	if (end == MODEL_NOIDX)
-		goto out;
-	/* walk back, then reverse into r->path */
-	for (v = end; pred[v] != MODEL_NOIDX; v = g->edges.v[pred[v]].u)
+	return tail;
+}
+
+/* Path segment s from edge e of class cls. */
+static void fill_seg(struct hcp_seg *s, const struct hcp_graph *g, const struct hcp_gedge *e,
+		     int cls)
+{
+	s->src_ev = g->evs.v[e->u >> 1];
+	s->dst_ev = g->evs.v[e->v >> 1];
+	s->ev = e->ev != MODEL_NOIDX ? e->ev : s->src_ev;
+	s->from = hcp_node_ts(g, e->u);
+	s->to = hcp_node_ts(g, e->v);
+	s->weight = e->w;
+	s->type = e->type;
+	s->cls = (uint8_t)cls;
+	s->src_is_start = !(e->u & 1);
+	s->dst_is_start = !(e->v & 1);
+}
+
+/* The path ending at `end`, walked back along pred: its span and time by
+ * class into r, and its first HCP_PATH_CAP segments into r->path. */
+static int lp_write_path(struct hcp_result *r, const struct hcp_graph *g, const struct lp_work *w,
+			 uint32_t end)
+{
+	size_t plen = 0, keep, k;
+	uint32_t v;
+
+	for (v = end; w->pred[v] != MODEL_NOIDX; v = g->edges.v[w->pred[v]].u)
 		plen++;
 	r->path_end = hcp_node_ts(g, end);
 	r->path_start = hcp_node_ts(g, v);
-	r->total = dist[end];
-	{
-		size_t keep = plen < HCP_PATH_CAP ? plen : HCP_PATH_CAP, k = plen;
+	r->total = w->dist[end];
+	keep = plen < HCP_PATH_CAP ? plen : HCP_PATH_CAP;
+	k = plen;
+	r->path_dropped = (int64_t)(plen - keep);
+	if (keep && vec_reserve(&r->path, keep))
+		return NNS_ENOMEM;
+	r->path.n = keep;
+	for (v = end; w->pred[v] != MODEL_NOIDX; v = g->edges.v[w->pred[v]].u) {
+		const struct hcp_gedge *e = &g->edges.v[w->pred[v]];
+		int64_t gap = hcp_node_ts(g, e->v) - hcp_node_ts(g, e->u);
+		int cls = edge_class(g, e);
 
-		r->path_dropped = (int64_t)(plen - keep);
-		if (keep && vec_reserve(&r->path, keep)) {
-			rc = NNS_ENOMEM;
-			goto out;
-		}
-		r->path.n = keep;
-		for (v = end; pred[v] != MODEL_NOIDX; v = g->edges.v[pred[v]].u) {
-			const struct hcp_gedge *e = &g->edges.v[pred[v]];
-			int64_t gap = hcp_node_ts(g, e->v) - hcp_node_ts(g, e->u);
-			int cls = edge_class(g, e);
-
-			k--;
-			if (cls == HCP_C_SYNC || cls == HCP_C_IDLE)
-				r->by_class[cls] += gap > 0 ? gap : 0;
-			else
-				r->by_class[cls] += e->w;
-			if (k < keep) {
-				struct hcp_seg *s = &r->path.v[k];
-				s->src_ev = g->evs.v[e->u >> 1];
-				s->dst_ev = g->evs.v[e->v >> 1];
-				s->ev = e->ev != MODEL_NOIDX ? e->ev : s->src_ev;
-				s->from = hcp_node_ts(g, e->u);
-				s->to = hcp_node_ts(g, e->v);
-				s->weight = e->w;
-				s->type = e->type;
-				s->cls = (uint8_t)cls;
-				s->src_is_start = !(e->u & 1);
-				s->dst_is_start = !(e->v & 1);
-			}
-		}
+		k--;
+		if (cls == HCP_C_SYNC || cls == HCP_C_IDLE)
+			r->by_class[cls] += gap > 0 ? gap : 0;
+		else
+			r->by_class[cls] += e->w;
+		if (k < keep)
+			fill_seg(&r->path.v[k], g, e, cls);
 	}
 	r->span = r->total + r->by_class[HCP_C_SYNC] + r->by_class[HCP_C_IDLE];
+	return 0;
+}
+
+/* Longest path; fills r->path. Returns 0, NNS_ENOMEM, or 1 for a cycle. */
+static int longest_path(struct hcp_result *r, const struct hcp_graph *g)
+{
+	struct lp_work w;
+	uint32_t end;
+	int rc = NNS_ENOMEM;
+
+	memset(&w, 0, sizeof(w));
+	if (lp_build(&w, g))
+		goto out;
+	if (lp_relax(&w, g, &end) < w.nn)
+		rc = 1;
+	else if (end == MODEL_NOIDX)
+		rc = 0;
+	else
+		rc = lp_write_path(r, g, &w, end);
 out:
-	free(first);
-	free(adj);
-	free(indeg);
-	free(queue);
-	free(pred);
-	free(dist);
+	lp_release(&w);
 	return rc;
 }
 

@@ -280,33 +280,20 @@ struct gpu_ctx {
 
 static uint32_t rt_of_corr(const struct gpu_ctx *c, int64_t corr)
 {
-	size_t lo = 0, hi = c->nrt;
+	size_t lo;
 
 	if (corr == MODEL_NONE)
 		return MODEL_NOIDX;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (c->rt_by_corr[mid].corr < corr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = iv_bound(c->rt_by_corr, c->nrt, sizeof(*c->rt_by_corr), offsetof(struct corr_ev, corr),
+		      corr, 0);
 	return lo < c->nrt && c->rt_by_corr[lo].corr == corr ? c->rt_by_corr[lo].ev : MODEL_NOIDX;
 }
 
 /* First launch with runtime ts > ts (ts inclusive when incl). */
 static size_t launch_after(const struct gpu_ctx *c, int64_t ts, int incl)
 {
-	size_t lo = 0, hi = c->nl;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (c->launches[mid].ts < ts || (!incl && c->launches[mid].ts == ts))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return iv_bound(c->launches, c->nl, sizeof(*c->launches), offsetof(struct launch, ts), ts,
+			!incl);
 }
 
 static int launch_on(const struct model *m, const struct launch *l, int device, int64_t stream)

@@ -98,20 +98,15 @@ int hta_worker_metrics(const struct an_profile *p, struct hta_worker_metrics *ou
 	/* events sorted by start: the last qualifying one of each step wins */
 	for (i = 0; i < m->events.n; i++) {
 		const struct model_event *e = &m->events.v[i];
-		size_t lo = 0, hi = o->steps.n;
+		size_t lo;
 
 		if (!model_kind_is_device(e->kind) ||
 		    (double)e->dur < HTA_STRAGGLER_MIN_NORM * mean ||
 		    model_event_class(m, (uint32_t)i) != MC_COMM)
 			continue;
 		/* the last step starting at or before e->ts (steps sorted, disjoint) */
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (o->steps.v[mid].start <= e->ts)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
+		lo = iv_bound(o->steps.v, o->steps.n, sizeof(*o->steps.v),
+			      offsetof(struct an_step, start), e->ts, 1);
 		if (lo && e->ts < o->steps.v[lo - 1].end)
 			last[lo - 1] = e->ts;
 	}

@@ -66,6 +66,19 @@ static void dist_of(double *v, size_t n, struct hta_dist *d)
 	d->p99 = hta_quantile(v, n, 0.99);
 }
 
+/* dist_of over the int64 column at byte offset off of l's rows; vals:
+ * room for one value per row. */
+static void column_dist(const struct hta_launches *l, size_t off, double *vals, struct hta_dist *d)
+{
+	for (size_t i = 0; i < l->rows.n; i++) {
+		int64_t x;
+
+		memcpy(&x, (const char *)&l->rows.v[i] + off, sizeof(x));
+		vals[i] = (double)x;
+	}
+	dist_of(vals, l->rows.n, d);
+}
+
 static int is_graph_launch(const struct model *m, uint32_t launch)
 {
 	return strstr(model_str(m, m->events.v[launch].name), "GraphLaunch") != NULL;
@@ -194,18 +207,10 @@ int hta_launches_compute(const struct an_profile *p, const struct hta_launch_opt
 		if (!tmp || !vals)
 			goto out;
 	}
-	for (i = 0; i < out->rows.n; i++)
-		vals[i] = (double)out->rows.v[i].cpu_dur;
-	dist_of(vals, out->rows.n, &out->cpu);
-	for (i = 0; i < out->rows.n; i++)
-		vals[i] = (double)out->rows.v[i].gpu_dur;
-	dist_of(vals, out->rows.n, &out->gpu);
-	for (i = 0; i < out->rows.n; i++)
-		vals[i] = (double)out->rows.v[i].delay;
-	dist_of(vals, out->rows.n, &out->delay);
-	for (i = 0; i < out->rows.n; i++)
-		vals[i] = (double)out->rows.v[i].start_delay;
-	dist_of(vals, out->rows.n, &out->start_delay);
+	column_dist(out, offsetof(struct hta_launch_row, cpu_dur), vals, &out->cpu);
+	column_dist(out, offsetof(struct hta_launch_row, gpu_dur), vals, &out->gpu);
+	column_dist(out, offsetof(struct hta_launch_row, delay), vals, &out->delay);
+	column_dist(out, offsetof(struct hta_launch_row, start_delay), vals, &out->start_delay);
 	if (top_list(out, 0, max, tmp) || top_list(out, 1, max, tmp) || top_list(out, 2, max, tmp))
 		goto out;
 	histogram(out);

@@ -32,6 +32,7 @@
  * per kind, as HTA does per rank.
  */
 #include "analysis/hta_time.h"
+#include "common/satmath.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,94 +137,102 @@ static int64_t op_bytes(const struct model *m, const struct model_event *e)
 								   : -1;
 }
 
-int hta_membw_compute(const struct model *m, struct hta_membw *out, struct nns_err *err)
+static int is_mem_op(const struct model_event *e)
 {
-	struct row *rows = NULL;
-	double *vals = NULL; /* one kind's series values > 0, for its summary */
-	size_t i, j, nr = 0, nops = 0, hit = 0;
-	int rc = NNS_ENOMEM, kineto;
+	return e->kind == MK_MEMCPY || e->kind == MK_MEMSET;
+}
 
-	memset(out, 0, sizeof(*out));
+/* The kind of memory operation e (find_kind: added if new, *hit its
+ * index); NULL when out of memory. */
+static struct hta_membw_kind *kind_of(const struct model *m, const struct model_event *e,
+				      struct hta_membw *out, size_t *hit)
+{
+	char name[16];
+
+	kind_name(m, e, name, sizeof(name));
+	return find_kind(out, name, hit) == 0 ? &out->kinds.v[*hit] : NULL;
+}
+
+typedef VEC(struct row) row_vec;
+
+/* One memory operation e into its kind (k: count, time, bytes, and the
+ * bandwidth statistics when e has a bandwidth; bw_mean a sum until
+ * finish_kinds), and its start and end rows into rows when it has one. */
+static int add_op(const struct model *m, const struct model_event *e, struct hta_membw_kind *k,
+		  uint32_t kind, row_vec *rows)
+{
+	int64_t bytes;
+	double bw;
+	int kineto;
+
+	k->count++;
+	k->time = sat_add64(k->time, e->dur);
+	if ((bytes = op_bytes(m, e)) >= 0) {
+		k->with_bytes++;
+		k->bytes = sat_add64(k->bytes, bytes);
+		k->bw_avg += (double)(e->dur > 0 ? e->dur : 1); /* the time, until the end */
+	}
+	if ((bw = op_bw(m, e, &kineto)) < 0)
+		return 0;
+	if (k->with_bw == 0 || bw < k->bw_min)
+		k->bw_min = bw;
+	if (k->with_bw == 0 || bw > k->bw_max)
+		k->bw_max = bw;
+	k->bw_mean += bw;
+	k->with_bw++;
+	k->kineto_bw += kineto;
+	if (vec_push(rows, ((struct row){e->ts, bw, kind, 1})) ||
+	    vec_push(rows, ((struct row){e->ts + (e->dur > 0 ? e->dur : 1), -bw, kind, 0})))
+		return NNS_ENOMEM;
+	return 0;
+}
+
+/* Every memcpy/memset of the trace into its kind and the series rows. */
+static int scan_ops(const struct model *m, struct hta_membw *out, row_vec *rows)
+{
+	size_t i, hit = 0;
+
 	for (i = 0; i < m->events.n; i++) {
 		const struct model_event *e = &m->events.v[i];
 		struct hta_membw_kind *k;
-		char name[16];
-		int64_t bytes;
 
-		if (e->kind != MK_MEMCPY && e->kind != MK_MEMSET)
+		if (!is_mem_op(e))
 			continue;
-		kind_name(m, e, name, sizeof(name));
-		if (find_kind(out, name, &hit) != 0)
-			goto out;
-		k = &out->kinds.v[hit];
-		k->count++;
-		k->time = hta_sat_add(k->time, e->dur);
-		if ((bytes = op_bytes(m, e)) >= 0) {
-			k->with_bytes++;
-			k->bytes = hta_sat_add(k->bytes, bytes);
-			k->bw_avg +=
-			    (double)(e->dur > 0 ? e->dur : 1); /* the time, until the end */
-		}
-		if (op_bw(m, e, &kineto) >= 0)
-			nops++;
+		if (!(k = kind_of(m, e, out, &hit)) || add_op(m, e, k, (uint32_t)hit, rows))
+			return NNS_ENOMEM;
 	}
-	if (nops > 0 && (!(rows = malloc(2 * nops * sizeof(*rows))) ||
-			 !(vals = malloc(2 * nops * sizeof(*vals)))))
-		goto out;
-	/* second pass: per-operation bandwidths and the series rows */
-	hit = 0;
-	for (i = 0; i < m->events.n && nops > 0; i++) {
-		const struct model_event *e = &m->events.v[i];
-		struct hta_membw_kind *k;
-		char name[16];
-		double bw;
+	return 0;
+}
 
-		if ((e->kind != MK_MEMCPY && e->kind != MK_MEMSET) ||
-		    (bw = op_bw(m, e, &kineto)) < 0)
-			continue;
-		kind_name(m, e, name, sizeof(name));
-		if (find_kind(out, name, &hit) != 0) /* finds, never adds: pass 1 did */
-			goto out;
-		k = &out->kinds.v[hit];
-		if (k->with_bw == 0 || bw < k->bw_min)
-			k->bw_min = bw;
-		if (k->with_bw == 0 || bw > k->bw_max)
-			k->bw_max = bw;
-		k->bw_mean += bw; /* a sum until the end */
-		k->with_bw++;
-		k->kineto_bw += kineto;
-		rows[nr++] = (struct row){e->ts, bw, (uint32_t)hit, 1};
-		rows[nr++] = (struct row){e->ts + (e->dur > 0 ? e->dur : 1), -bw, (uint32_t)hit, 0};
-	}
-	if (nr > 1)
-		qsort(rows, nr, sizeof(*rows), cmp_row);
-	for (i = 0; i < nr; i = j) {
-		struct hta_membw_kind *k = &out->kinds.v[rows[i].kind];
-		struct hta_ds ds;
-		double sum = 0;
-		int64_t active = 0;
-		size_t nv = 0;
+/* Kind k's series, peak and summary from its rows r[0 .. n) (by time);
+ * vals: room for n values. */
+static int kind_series(struct hta_membw_kind *k, const struct row *r, size_t n, double *vals)
+{
+	struct hta_ds ds;
+	double sum = 0;
+	int64_t active = 0;
+	size_t nv = 0;
 
-		for (j = i; j < nr && rows[j].kind == rows[i].kind; j++)
-			;
-		hta_ds_init(&ds, &k->series, rows[i].ts, rows[j - 1].ts, j - i,
-			    HTA_SERIES_MAX_POINTS);
-		for (size_t r = i; r < j; r++) {
-			active += rows[r].start ? 1 : -1;
-			sum = active > 0 ? sum + rows[r].delta : 0;
-			if (sum < 0)
-				sum = 0;
-			if (sum > k->peak)
-				k->peak = sum;
-			if (sum > 0)
-				vals[nv++] = sum;
-			hta_ds_add(&ds, rows[r].ts, sum);
-		}
-		hta_describe_of(vals, nv, &k->summary);
-		if (hta_ds_finish(&ds) != 0)
-			goto out;
+	hta_ds_init(&ds, &k->series, r[0].ts, r[n - 1].ts, n, HTA_SERIES_MAX_POINTS);
+	for (size_t i = 0; i < n; i++) {
+		active += r[i].start ? 1 : -1;
+		sum = active > 0 ? sum + r[i].delta : 0;
+		if (sum < 0)
+			sum = 0;
+		if (sum > k->peak)
+			k->peak = sum;
+		if (sum > 0)
+			vals[nv++] = sum;
+		hta_ds_add(&ds, r[i].ts, sum);
 	}
-	for (i = 0; i < out->kinds.n; i++) {
+	hta_describe_of(vals, nv, &k->summary);
+	return hta_ds_finish(&ds);
+}
+
+/* The means from the sums, and the kinds by name. */
+static void finish_kinds(struct hta_membw *out)
+{
+	for (size_t i = 0; i < out->kinds.n; i++) {
 		struct hta_membw_kind *k = &out->kinds.v[i];
 
 		if (k->with_bw > 0)
@@ -233,9 +242,33 @@ int hta_membw_compute(const struct model *m, struct hta_membw *out, struct nns_e
 	}
 	if (out->kinds.n > 1)
 		qsort(out->kinds.v, out->kinds.n, sizeof(*out->kinds.v), cmp_kind);
+}
+
+int hta_membw_compute(const struct model *m, struct hta_membw *out, struct nns_err *err)
+{
+	row_vec rows = {0};
+	double *vals = NULL; /* one kind's series values > 0, for its summary */
+	size_t i, j, nr;
+	int rc = NNS_ENOMEM;
+
+	memset(out, 0, sizeof(*out));
+	if (scan_ops(m, out, &rows) != 0)
+		goto out;
+	nr = rows.n;
+	if (nr > 0 && !(vals = malloc(nr * sizeof(*vals))))
+		goto out;
+	if (nr > 1)
+		qsort(rows.v, nr, sizeof(*rows.v), cmp_row);
+	for (i = 0; i < nr; i = j) {
+		for (j = i; j < nr && rows.v[j].kind == rows.v[i].kind; j++)
+			;
+		if (kind_series(&out->kinds.v[rows.v[i].kind], rows.v + i, j - i, vals) != 0)
+			goto out;
+	}
+	finish_kinds(out);
 	rc = NNS_OK;
 out:
-	free(rows);
+	vec_free(&rows);
 	free(vals);
 	if (rc != NNS_OK)
 		return nns_err_set(err, rc, "memory bandwidth: out of memory");

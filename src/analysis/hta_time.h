@@ -166,8 +166,6 @@ void hta_stats_of(double *v, size_t n, struct hta_stats *s);
 
 /* Reorders v[0..n) and fills d (pandas' describe()). */
 void hta_describe_of(double *v, size_t n, struct hta_describe *d);
-/* a + b saturated to [INT64_MIN, INT64_MAX]. */
-int64_t hta_sat_add(int64_t a, int64_t b);
 
 /* Streaming down-sampler of a time-ordered step series into at most
  * max_points points: [t0, t1] is cut into max_points/4 buckets and each

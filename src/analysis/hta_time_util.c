@@ -162,61 +162,49 @@ double hta_quantile(double *v, size_t n, double p)
 	return v[lo] + frac * (next - v[lo]);
 }
 
-void hta_stats_of(double *v, size_t n, struct hta_stats *s)
+/* min and max of v[0..n) (n > 0); returns the sum, added in order. */
+static double min_max_sum(const double *v, size_t n, double *min, double *max)
 {
 	double sum = 0;
-	size_t i;
 
+	*min = *max = v[0];
+	for (size_t i = 0; i < n; i++) {
+		sum += v[i];
+		if (v[i] < *min)
+			*min = v[i];
+		if (v[i] > *max)
+			*max = v[i];
+	}
+	return sum;
+}
+
+void hta_stats_of(double *v, size_t n, struct hta_stats *s)
+{
 	memset(s, 0, sizeof(*s));
 	if (n == 0)
 		return;
-	s->min = s->max = v[0];
-	for (i = 0; i < n; i++) {
-		sum += v[i];
-		if (v[i] < s->min)
-			s->min = v[i];
-		if (v[i] > s->max)
-			s->max = v[i];
-	}
 	s->count = (int64_t)n;
-	s->mean = sum / (double)n;
+	s->mean = min_max_sum(v, n, &s->min, &s->max) / (double)n;
 	s->p50 = hta_quantile(v, n, 0.5);
 	s->p95 = hta_quantile(v, n, 0.95);
 }
 
 void hta_describe_of(double *v, size_t n, struct hta_describe *d)
 {
-	double sum = 0, sq = 0;
+	double sq = 0;
 	size_t i;
 
 	memset(d, 0, sizeof(*d));
 	if (n == 0)
 		return;
-	d->min = d->max = v[0];
-	for (i = 0; i < n; i++) {
-		sum += v[i];
-		if (v[i] < d->min)
-			d->min = v[i];
-		if (v[i] > d->max)
-			d->max = v[i];
-	}
 	d->count = (int64_t)n;
-	d->mean = sum / (double)n;
+	d->mean = min_max_sum(v, n, &d->min, &d->max) / (double)n;
 	for (i = 0; i < n; i++)
 		sq += (v[i] - d->mean) * (v[i] - d->mean);
 	d->std = n > 1 ? sqrt(sq / (double)(n - 1)) : 0;
 	d->p25 = hta_quantile(v, n, 0.25);
 	d->p50 = hta_quantile(v, n, 0.50);
 	d->p75 = hta_quantile(v, n, 0.75);
-}
-
-int64_t hta_sat_add(int64_t a, int64_t b)
-{
-	if (b > 0 && a > INT64_MAX - b)
-		return INT64_MAX;
-	if (b < 0 && a < INT64_MIN - b)
-		return INT64_MIN;
-	return a + b;
 }
 
 /* ---- down-sampler ---------------------------------------------------------- */

@@ -10,7 +10,9 @@
 
 #include "common/vec.h"
 
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct iv {
 	int64_t start, end;
@@ -29,5 +31,27 @@ int iv_clip(const struct iv_set *a, int64_t start, int64_t end, struct iv_set *o
 int64_t iv_total(const struct iv_set *s);
 /* Total length of s inside [start, end) without allocating. */
 int64_t iv_total_in(const struct iv_set *s, int64_t start, int64_t end);
+
+/* In n records of `size` bytes at base, sorted by the int64 key at byte
+ * offset off of each: the index of the first record whose key is >= key
+ * (after = 0) or > key (after = 1); n when there is none. */
+static inline size_t iv_bound(const void *base, size_t n, size_t size, size_t off, int64_t key,
+			      int after)
+{
+	const char *b = base;
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int64_t k;
+
+		memcpy(&k, b + mid * size + off, sizeof(k));
+		if (k < key || (after && k == key))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
 
 #endif

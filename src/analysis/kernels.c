@@ -134,6 +134,33 @@ static uint32_t pair_id(struct hmap *h, uint32_t a, uint32_t b)
 	return v ? *v : MODEL_NOIDX;
 }
 
+/* The key of kernel e's row in the by-properties view (name, operator,
+ * grid, block, registers, shared memory, all interned as pairs) into *key,
+ * and those properties into proto. */
+static int prop_key(struct hmap *pairs, const struct model_event *e, const struct model_dev_args *a,
+		    uint32_t op_name, struct an_kernel_row *proto, uint64_t *key)
+{
+	uint32_t grid = a ? a->grid : 0, block = a ? a->block : 0;
+	int32_t regs = a && a->regs > 0 ? a->regs : 0;
+	int64_t smem = a && a->shared_mem > 0 ? a->shared_mem : 0;
+	uint32_t k1 = pair_id(pairs, e->name, op_name);
+	uint32_t k2 = pair_id(pairs, grid, block);
+	uint32_t k3 = pair_id(pairs, (uint32_t)regs, (uint32_t)smem);
+	uint32_t k4 = pair_id(pairs, (uint32_t)(smem >> 32) | 0x80000000u, k3);
+	uint32_t k5 = pair_id(pairs, k2 | 0x40000000u, k4);
+
+	if (k1 == MODEL_NOIDX || k2 == MODEL_NOIDX || k3 == MODEL_NOIDX || k4 == MODEL_NOIDX ||
+	    k5 == MODEL_NOIDX)
+		return NNS_ENOMEM;
+	proto->op_name = op_name;
+	proto->grid = grid;
+	proto->block = block;
+	proto->regs = regs;
+	proto->shared_mem = smem;
+	*key = hmap_pair(k1, k5);
+	return 0;
+}
+
 int an_kernels_compute(struct an_profile *p, struct nns_err *err)
 {
 	const struct model *m = p->m;
@@ -153,6 +180,7 @@ int an_kernels_compute(struct an_profile *p, struct nns_err *err)
 		const struct model_event *e = &m->events.v[i];
 		const struct model_dev_args *a = NULL;
 		struct an_kernel_row proto;
+		uint64_t key;
 		uint32_t node;
 		int tc;
 		if (e->kind != MK_KERNEL)
@@ -172,27 +200,10 @@ int an_kernels_compute(struct an_profile *p, struct nns_err *err)
 		node = p->tree.owner ? p->tree.owner[i] : MODEL_NOIDX;
 		if (node == MODEL_NOIDX || p->tree.nodes.v[node].type != AN_NODE_OP)
 			continue;
-		{
-			uint32_t grid = a ? a->grid : 0, block = a ? a->block : 0;
-			int32_t regs = a && a->regs > 0 ? a->regs : 0;
-			int64_t smem = a && a->shared_mem > 0 ? a->shared_mem : 0;
-			uint32_t k1 = pair_id(&pairs, e->name, p->tree.nodes.v[node].name);
-			uint32_t k2 = pair_id(&pairs, grid, block);
-			uint32_t k3 = pair_id(&pairs, (uint32_t)regs, (uint32_t)smem);
-			uint32_t k4 = pair_id(&pairs, (uint32_t)(smem >> 32) | 0x80000000u, k3);
-			uint32_t k5 = pair_id(&pairs, k2 | 0x40000000u, k4);
-			if (k1 == MODEL_NOIDX || k2 == MODEL_NOIDX || k3 == MODEL_NOIDX ||
-			    k4 == MODEL_NOIDX || k5 == MODEL_NOIDX)
-				goto out;
-			proto.op_name = p->tree.nodes.v[node].name;
-			proto.grid = grid;
-			proto.block = block;
-			proto.regs = regs;
-			proto.shared_mem = smem;
-			if (add_kernel((kernel_rows *)&k->by_properties, &acc_prop, &by_prop,
-				       hmap_pair(k1, k5), e, a, &proto))
-				goto out;
-		}
+		if (prop_key(&pairs, e, a, p->tree.nodes.v[node].name, &proto, &key) ||
+		    add_kernel((kernel_rows *)&k->by_properties, &acc_prop, &by_prop, key, e, a,
+			       &proto))
+			goto out;
 	}
 	finish((kernel_rows *)&k->by_name, &acc_name);
 	finish((kernel_rows *)&k->by_properties, &acc_prop);

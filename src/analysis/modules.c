@@ -250,31 +250,17 @@ static void sort_if_needed(void *base, size_t n, size_t size,
 /* First entry with time ts in a sorted array, or NULL. */
 static const struct ts_ent *ts_find(const struct ts_ent *v, size_t n, int64_t ts)
 {
-	size_t lo = 0, hi = n;
+	size_t k = iv_bound(v, n, sizeof(*v), offsetof(struct ts_ent, ts), ts, 0);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (v[mid].ts < ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && v[lo].ts == ts ? &v[lo] : NULL;
+	return k < n && v[k].ts == ts ? &v[k] : NULL;
 }
 
 /* The pair whose forward time is ts, or NULL. */
 static struct fb_pair *pair_find(struct fb_pair *v, size_t n, int64_t ts)
 {
-	size_t lo = 0, hi = n;
+	size_t k = iv_bound(v, n, sizeof(*v), offsetof(struct fb_pair, fwd), ts, 0);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (v[mid].fwd < ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && v[lo].fwd == ts ? &v[lo] : NULL;
+	return k < n && v[k].fwd == ts ? &v[k] : NULL;
 }
 
 /* tb_plugin create_association_events: per id the last 's' and the last
@@ -656,40 +642,34 @@ out:
 	return rc;
 }
 
-int an_modules_compute(struct an_profile *p, struct nns_err *err)
+/* keys: the module nodes that have an event, as (name, module id, node);
+ * row_of_node: MODEL_NOIDX for every node. Returns how many keys. */
+static size_t module_keys(const struct an_profile *p, struct mod_key *keys, uint32_t *row_of_node)
 {
-	const struct model *m = p->m;
 	const struct an_optree *t = &p->tree;
-	struct mod_key *keys = NULL;
-	struct first_ref *firsts = NULL;
-	uint32_t *row_of_node = NULL, *final_of = NULL;
-	size_t nk = 0, nrows = 0, i;
-	int rc = NNS_ENOMEM;
+	size_t nk = 0, i;
 
-	for (i = 0; i < t->nodes.n; i++)
-		if (t->nodes.v[i].type == AN_NODE_MODULE && t->nodes.v[i].ev != MODEL_NOIDX)
-			nk++;
-	if (!nk)
-		return NNS_OK;
-	keys = malloc(nk * sizeof(*keys));
-	firsts = malloc(nk * sizeof(*firsts));
-	row_of_node = malloc(t->nodes.n * sizeof(*row_of_node));
-	final_of = malloc(nk * sizeof(*final_of));
-	if (!keys || !firsts || !row_of_node || !final_of)
-		goto out;
-	nk = 0;
 	for (i = 0; i < t->nodes.n; i++) {
 		const struct an_node *n = &t->nodes.v[i];
 		row_of_node[i] = MODEL_NOIDX;
 		if (n->type != AN_NODE_MODULE || n->ev == MODEL_NOIDX)
 			continue;
 		keys[nk].name = n->name;
-		keys[nk].module_id = module_id_of(m, n);
+		keys[nk].module_id = module_id_of(p->m, n);
 		keys[nk].node = (uint32_t)i;
 		nk++;
 	}
-	/* group by (name, module id): provisional rows in key order, each
-	 * remembering its first (smallest) node */
+	return nk;
+}
+
+/* Groups the keys by (name, module id): provisional rows in key order,
+ * each remembering its first (smallest) node in firsts, and each module
+ * node's provisional row in row_of_node. Returns how many rows. */
+static size_t group_keys(struct mod_key *keys, size_t nk, struct first_ref *firsts,
+			 uint32_t *row_of_node)
+{
+	size_t nrows = 0, i;
+
 	qsort(keys, nk, sizeof(*keys), key_cmp);
 	for (i = 0; i < nk; i++) {
 		if (i == 0 || keys[i].name != keys[i - 1].name ||
@@ -700,17 +680,27 @@ int an_modules_compute(struct an_profile *p, struct nns_err *err)
 		}
 		row_of_node[keys[i].node] = (uint32_t)(nrows - 1);
 	}
-	/* final rows in order of first occurrence */
+	return nrows;
+}
+
+/* The rows of p->modules in order of first occurrence (firsts sorted so),
+ * and row_of_node renumbered to them; final_of: room for nrows. */
+static int order_rows(struct an_profile *p, struct first_ref *firsts, size_t nrows,
+		      uint32_t *final_of, uint32_t *row_of_node)
+{
+	const struct an_optree *t = &p->tree;
+	size_t i;
+
 	qsort(firsts, nrows, sizeof(*firsts), first_cmp);
 	for (i = 0; i < nrows; i++)
 		final_of[firsts[i].prow] = (uint32_t)i;
 	if (vec_reserve(&p->modules.rows, nrows))
-		goto out;
+		return NNS_ENOMEM;
 	for (i = 0; i < nrows; i++) {
 		struct an_module_row r;
 		memset(&r, 0, sizeof(r));
 		r.name = t->nodes.v[firsts[i].node].name;
-		r.module_id = module_id_of(m, &t->nodes.v[firsts[i].node]);
+		r.module_id = module_id_of(p->m, &t->nodes.v[firsts[i].node]);
 		r.parent = MODEL_NOIDX;
 		p->modules.rows.v[i] = r;
 	}
@@ -718,6 +708,15 @@ int an_modules_compute(struct an_profile *p, struct nns_err *err)
 	for (i = 0; i < t->nodes.n; i++)
 		if (row_of_node[i] != MODEL_NOIDX)
 			row_of_node[i] = final_of[row_of_node[i]];
+	return 0;
+}
+
+/* Each row's parent row, its nodes' totals and its average duration. */
+static void fill_rows(struct an_profile *p, const struct first_ref *firsts,
+		      const uint32_t *row_of_node)
+{
+	const struct an_optree *t = &p->tree;
+	size_t nrows = p->modules.rows.n, i;
 
 	for (i = 0; i < nrows; i++) {
 		/* parent: nearest enclosing module node of another row */
@@ -734,6 +733,33 @@ int an_modules_compute(struct an_profile *p, struct nns_err *err)
 		r->avg_duration = r->dev_total > 0 ? (double)r->dev_total / (double)r->occurrences
 						   : (double)r->host_total / (double)r->occurrences;
 	}
+}
+
+int an_modules_compute(struct an_profile *p, struct nns_err *err)
+{
+	const struct an_optree *t = &p->tree;
+	struct mod_key *keys = NULL;
+	struct first_ref *firsts = NULL;
+	uint32_t *row_of_node = NULL, *final_of = NULL;
+	size_t nk = 0, nrows, i;
+	int rc = NNS_ENOMEM;
+
+	for (i = 0; i < t->nodes.n; i++)
+		if (t->nodes.v[i].type == AN_NODE_MODULE && t->nodes.v[i].ev != MODEL_NOIDX)
+			nk++;
+	if (!nk)
+		return NNS_OK;
+	keys = malloc(nk * sizeof(*keys));
+	firsts = malloc(nk * sizeof(*firsts));
+	row_of_node = malloc(t->nodes.n * sizeof(*row_of_node));
+	final_of = malloc(nk * sizeof(*final_of));
+	if (!keys || !firsts || !row_of_node || !final_of)
+		goto out;
+	nk = module_keys(p, keys, row_of_node);
+	nrows = group_keys(keys, nk, firsts, row_of_node);
+	if (order_rows(p, firsts, nrows, final_of, row_of_node))
+		goto out;
+	fill_rows(p, firsts, row_of_node);
 	if (backward_rows(p, row_of_node, nrows))
 		goto out;
 	rc = NNS_OK;

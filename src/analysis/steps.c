@@ -105,45 +105,45 @@ static int collect_steps(struct an_profile *p)
 	return 0;
 }
 
-int an_steps_compute(struct an_profile *p, struct nns_err *err)
+/* Launch events and the device work each launched; every array is indexed
+ * by launch slot (the order of launches in the model) except slot and
+ * matched, which are per event. Owned by an_steps_compute. */
+struct steps_work {
+	size_t nrt;		  /* launches */
+	uint32_t *slot;		  /* per event: its launch slot, MODEL_NOIDX if not a launch */
+	uint32_t *rts;		  /* per slot: the launch event */
+	struct launch_info *li;	  /* per slot: span and count of its device work */
+	uint8_t *matched;	  /* per event: a launch inside some step */
+	int64_t *dev_lo, *dev_hi; /* per step: span of its launches' device work */
+};
+
+/* Fills w's per-launch arrays: each launch's slot and the span and count
+ * of the device events it launched. */
+static int launch_spans(const struct model *m, struct steps_work *w)
 {
-	const struct model *m = p->m;
-	size_t n = m->events.n, i, nrt = 0, ns;
-	struct launch_info *li = NULL;
-	uint32_t *slot = NULL, *rts = NULL;
-	int64_t *dev_lo = NULL, *dev_hi = NULL;
-	uint8_t *matched = NULL;
-	int64_t prev_end = 0;
-	int any_matched = 0, rc = NNS_ENOMEM;
+	size_t n = m->events.n, i;
 
-	if (collect_steps(p))
-		goto out;
-	/* no ProfilerStep: one step "0", device-adjusted like any other */
-	if (p->overview.steps.n == 0 && default_step(p))
-		goto out;
-	ns = p->overview.steps.n;
-
-	/* per launch (runtime/driver) event: span of the device work it launched */
-	slot = malloc((n + 1) * sizeof(*slot));
-	if (!slot)
-		goto out;
+	w->slot = malloc((n + 1) * sizeof(*w->slot));
+	if (!w->slot)
+		return NNS_ENOMEM;
 	for (i = 0; i < n; i++) {
-		slot[i] = MODEL_NOIDX;
+		w->slot[i] = MODEL_NOIDX;
 		if (model_kind_is_launch(m->events.v[i].kind))
-			slot[i] = (uint32_t)nrt++;
+			w->slot[i] = (uint32_t)w->nrt++;
 	}
-	li = malloc((nrt + 1) * sizeof(*li));
-	rts = malloc((nrt + 1) * sizeof(*rts));
-	matched = calloc(n + 1, 1);
-	if (!li || !rts || !matched)
-		goto out;
+	w->li = malloc((w->nrt + 1) * sizeof(*w->li));
+	w->rts = malloc((w->nrt + 1) * sizeof(*w->rts));
+	w->matched = calloc(n + 1, 1);
+	if (!w->li || !w->rts || !w->matched)
+		return NNS_ENOMEM;
 	for (i = 0; i < n; i++) {
-		if (slot[i] == MODEL_NOIDX)
+		uint32_t k = w->slot[i];
+		if (k == MODEL_NOIDX)
 			continue;
-		rts[slot[i]] = (uint32_t)i;
-		li[slot[i]].dmin = INT64_MAX;
-		li[slot[i]].dmax = INT64_MIN;
-		li[slot[i]].count = 0;
+		w->rts[k] = (uint32_t)i;
+		w->li[k].dmin = INT64_MAX;
+		w->li[k].dmax = INT64_MIN;
+		w->li[k].count = 0;
 	}
 	for (i = 0; i < n; i++) {
 		uint32_t l = m->launch_of[i];
@@ -151,88 +151,109 @@ int an_steps_compute(struct an_profile *p, struct nns_err *err)
 		struct launch_info *x;
 		if (l == MODEL_NOIDX)
 			continue;
-		x = &li[slot[l]];
+		x = &w->li[w->slot[l]];
 		if (e->ts < x->dmin)
 			x->dmin = e->ts;
 		if (e->ts + e->dur > x->dmax)
 			x->dmax = e->ts + e->dur;
 		x->count++;
 	}
+	return 0;
+}
 
-	/* two-pointer walk: runtimes fully inside a host step */
-	dev_lo = malloc(ns * sizeof(*dev_lo));
-	dev_hi = malloc(ns * sizeof(*dev_hi));
-	if (!dev_lo || !dev_hi)
-		goto out;
-	{
-		size_t is = 0, ir = 0;
-		int64_t lo = INT64_MAX, hi = INT64_MIN;
-		while (is < ns && ir < nrt) {
-			struct an_step *s = &p->overview.steps.v[is];
-			const struct model_event *r = &m->events.v[rts[ir]];
-			if (r->ts < s->host_start) {
-				ir++;
-			} else if (r->ts + r->dur <= s->host_end) {
-				struct launch_info *x = &li[ir];
-				if (x->count) {
-					if (x->dmin < lo)
-						lo = x->dmin;
-					if (x->dmax > hi)
-						hi = x->dmax;
-					s->device_nodes += x->count;
-					any_matched = 1;
-					matched[rts[ir]] = 1;
-				}
-				ir++;
-			} else if (r->ts < s->host_end) {
-				ir++;
-			} else {
-				dev_lo[is] = lo;
-				dev_hi[is] = hi;
-				is++;
-				lo = INT64_MAX;
-				hi = INT64_MIN;
+/* Two-pointer walk over steps and launches (both by start): the launches
+ * fully inside a step's host range give the step its device span
+ * (dev_lo/dev_hi, INT64_MAX/INT64_MIN without any) and device_nodes, and
+ * are marked matched. *any: whether some launch matched. */
+static int match_launches(struct an_profile *p, struct steps_work *w, int *any)
+{
+	const struct model *m = p->m;
+	size_t ns = p->overview.steps.n, is = 0, ir = 0;
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+
+	w->dev_lo = malloc(ns * sizeof(*w->dev_lo));
+	w->dev_hi = malloc(ns * sizeof(*w->dev_hi));
+	if (!w->dev_lo || !w->dev_hi)
+		return NNS_ENOMEM;
+	*any = 0;
+	while (is < ns && ir < w->nrt) {
+		struct an_step *s = &p->overview.steps.v[is];
+		const struct model_event *r = &m->events.v[w->rts[ir]];
+		if (r->ts < s->host_start) {
+			ir++;
+		} else if (r->ts + r->dur <= s->host_end) {
+			struct launch_info *x = &w->li[ir];
+			if (x->count) {
+				if (x->dmin < lo)
+					lo = x->dmin;
+				if (x->dmax > hi)
+					hi = x->dmax;
+				s->device_nodes += x->count;
+				*any = 1;
+				w->matched[w->rts[ir]] = 1;
 			}
-		}
-		for (; is < ns; is++) {
-			dev_lo[is] = lo;
-			dev_hi[is] = hi;
+			ir++;
+		} else if (r->ts < s->host_end) {
+			ir++;
+		} else {
+			w->dev_lo[is] = lo;
+			w->dev_hi[is] = hi;
+			is++;
 			lo = INT64_MAX;
 			hi = INT64_MIN;
 		}
 	}
-	if (!any_matched) {
-		rc = NNS_OK;
-		goto out;
+	for (; is < ns; is++) {
+		w->dev_lo[is] = lo;
+		w->dev_hi[is] = hi;
+		lo = INT64_MAX;
+		hi = INT64_MIN;
 	}
-	/* previous end before step 0: device work launched before step 0 (its
-	 * launch ended by step 0's host start) that ends before step 0's first
-	 * device event. Device work with no launch in the trace is not known to
-	 * come from before the first step; tb_plugin let it move step 0's
-	 * start, and a step of 100,298 us of host time came out as 135 us. */
-	prev_end = p->overview.steps.v[0].host_start;
-	if (dev_lo[0] != INT64_MAX) {
-		for (i = 0; i < n; i++) {
-			const struct model_event *e = &m->events.v[i];
-			uint32_t l = m->launch_of[i];
-			if (!model_kind_is_device(e->kind) || l == MODEL_NOIDX || matched[l] ||
-			    m->events.v[l].ts + m->events.v[l].dur >
-				p->overview.steps.v[0].host_start)
-				continue;
-			if (e->ts + e->dur < dev_lo[0] && e->ts + e->dur > prev_end)
-				prev_end = e->ts + e->dur;
-		}
+	return 0;
+}
+
+/* The previous end before step 0: device work launched before step 0 (its
+ * launch ended by step 0's host start) that ends before step 0's first
+ * device event. Device work with no launch in the trace is not known to
+ * come from before the first step; tb_plugin let it move step 0's start,
+ * and a step of 100,298 us of host time came out as 135 us. */
+static int64_t end_before_first(const struct an_profile *p, const struct steps_work *w)
+{
+	const struct model *m = p->m;
+	int64_t h0 = p->overview.steps.v[0].host_start, prev_end = h0;
+	size_t i;
+
+	if (w->dev_lo[0] == INT64_MAX)
+		return prev_end;
+	for (i = 0; i < m->events.n; i++) {
+		const struct model_event *e = &m->events.v[i];
+		uint32_t l = m->launch_of[i];
+		if (!model_kind_is_device(e->kind) || l == MODEL_NOIDX || w->matched[l] ||
+		    m->events.v[l].ts + m->events.v[l].dur > h0)
+			continue;
+		if (e->ts + e->dur < w->dev_lo[0] && e->ts + e->dur > prev_end)
+			prev_end = e->ts + e->dur;
 	}
-	for (i = 0; i < ns; i++) {
+	return prev_end;
+}
+
+/* Each step's device-adjusted [start, end): from the later of its host
+ * start and the previous step's end, to the later of its host end and its
+ * last device work. */
+static void adjust_steps(struct an_profile *p, const struct steps_work *w, int64_t prev_end)
+{
+	size_t i;
+
+	for (i = 0; i < p->overview.steps.n; i++) {
 		struct an_step *s = &p->overview.steps.v[i];
 		int64_t start = prev_end > s->host_start ? prev_end : s->host_start;
 		int64_t end = s->host_end;
-		if (dev_lo[i] == INT64_MAX) {
+		if (w->dev_lo[i] == INT64_MAX) {
 			if (start > end)
 				end = start;
 		} else {
-			if (dev_hi[i] > end)
-				end = dev_hi[i];
+			if (w->dev_hi[i] > end)
+				end = w->dev_hi[i];
 			if (end < start)
 				end = start;
 		}
@@ -240,28 +261,52 @@ int an_steps_compute(struct an_profile *p, struct nns_err *err)
 		s->end = end;
 		prev_end = end;
 	}
-	/* tail removal: trailing steps without device work (torch.profiler's
-	 * schedule opens one more ProfilerStep after the last). tb_plugin also
-	 * dropped a last step with less than 0.8x the previous step's device
-	 * events; a real last step with fewer kernels (a shorter last batch,
-	 * an evaluation) vanished with it, so nnscope keeps it. */
-	if (ns > 1) {
-		size_t last = ns;
-		while (last > 0 && p->overview.steps.v[last - 1].device_nodes == 0)
-			last--;
-		if (last > 0) {
-			p->overview.steps_dropped = (int)(ns - last);
-			p->overview.steps.n = last;
-		}
+}
+
+/* Tail removal: trailing steps without device work (torch.profiler's
+ * schedule opens one more ProfilerStep after the last). tb_plugin also
+ * dropped a last step with less than 0.8x the previous step's device
+ * events; a real last step with fewer kernels (a shorter last batch, an
+ * evaluation) vanished with it, so nnscope keeps it. */
+static void drop_idle_tail(struct an_profile *p)
+{
+	size_t ns = p->overview.steps.n, last = ns;
+
+	if (ns <= 1)
+		return;
+	while (last > 0 && p->overview.steps.v[last - 1].device_nodes == 0)
+		last--;
+	if (last > 0) {
+		p->overview.steps_dropped = (int)(ns - last);
+		p->overview.steps.n = last;
+	}
+}
+
+int an_steps_compute(struct an_profile *p, struct nns_err *err)
+{
+	struct steps_work w;
+	int any_matched = 0, rc = NNS_ENOMEM;
+
+	memset(&w, 0, sizeof(w));
+	if (collect_steps(p))
+		goto out;
+	/* no ProfilerStep: one step "0", device-adjusted like any other */
+	if (p->overview.steps.n == 0 && default_step(p))
+		goto out;
+	if (launch_spans(p->m, &w) || match_launches(p, &w, &any_matched))
+		goto out;
+	if (any_matched) {
+		adjust_steps(p, &w, end_before_first(p, &w));
+		drop_idle_tail(p);
 	}
 	rc = NNS_OK;
 out:
-	free(li);
-	free(slot);
-	free(rts);
-	free(dev_lo);
-	free(dev_hi);
-	free(matched);
+	free(w.li);
+	free(w.slot);
+	free(w.rts);
+	free(w.dev_lo);
+	free(w.dev_hi);
+	free(w.matched);
 	if (rc)
 		nns_err_set(err, rc, "out of memory while detecting steps");
 	return rc;

@@ -75,6 +75,12 @@ static int is_op_type(int t)
 	       t == AN_NODE_DATALOADER;
 }
 
+/* A ProfilerStep node of the tree. */
+struct step_node {
+	int64_t start, end;
+	uint32_t id;
+};
+
 /* An operator or data-loading range of one step. */
 struct span {
 	int64_t start, end;
@@ -90,6 +96,11 @@ struct st_ctx {
 	VEC(struct span) ops, dls; /* scan_ops' answer for the current step */
 	VEC(uint32_t) stack;
 	const char *fp_name, *bp_name; /* overrides (model metadata), NULL if none */
+	struct bwd_entry *bw;	       /* backward nodes of every thread, by start */
+	size_t nbw;
+	struct step_node *sn; /* ProfilerStep nodes, by (start, end, id) */
+	size_t nsn;
+	uint32_t mroot; /* main_root: the tree of steps without a ProfilerStep node */
 };
 
 static unsigned name_class(struct st_ctx *c, uint32_t name)
@@ -265,43 +276,24 @@ static uint32_t main_root(struct st_ctx *c)
 
 static int stepnode_cmp(const void *x, const void *y)
 {
-	const int64_t *a = x, *b = y; /* {start, end, id} triples */
-	if (a[0] != b[0])
-		return a[0] < b[0] ? -1 : 1;
-	if (a[1] != b[1])
-		return a[1] < b[1] ? -1 : 1;
-	return (a[2] > b[2]) - (a[2] < b[2]);
+	const struct step_node *a = x, *b = y;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	if (a->end != b->end)
+		return a->end < b->end ? -1 : 1;
+	return (a->id > b->id) - (a->id < b->id);
 }
 
-/* Index of the first entry with start >= ts. */
-static size_t bwd_lower(const struct bwd_entry *v, size_t n, int64_t ts)
+/* The ProfilerStep node of step s (the first with its host range), or
+ * MODEL_NOIDX. */
+static uint32_t find_step_node(const struct st_ctx *c, const struct an_step *s)
 {
-	size_t lo = 0, hi = n;
+	size_t k = iv_bound(c->sn, c->nsn, sizeof(*c->sn), offsetof(struct step_node, start),
+			    s->host_start, 0);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (v[mid].start < ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-static uint32_t find_step_node(const int64_t *sn, size_t nsn, const struct an_step *s)
-{
-	size_t lo = 0, hi = nsn;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (sn[3 * mid] < s->host_start)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (; lo < nsn && sn[3 * lo] == s->host_start; lo++)
-		if (sn[3 * lo + 1] == s->host_end)
-			return (uint32_t)sn[3 * lo + 2];
+	for (; k < c->nsn && c->sn[k].start == s->host_start; k++)
+		if (c->sn[k].end == s->host_end)
+			return c->sn[k].id;
 	return MODEL_NOIDX;
 }
 
@@ -310,152 +302,218 @@ static int64_t clamp64(int64_t v, int64_t lo, int64_t hi)
 	return v < lo ? lo : v > hi ? hi : v;
 }
 
-int an_steptrace_compute(struct an_profile *p, struct nns_err *err)
+/* End of the device work launched by each node (INT64_MIN for none). */
+static void fill_devend(struct st_ctx *c)
 {
-	const struct model *m = p->m;
-	const struct an_optree *t = &p->tree;
-	struct an_steptrace *st = &p->steptrace;
-	struct st_ctx c;
-	struct bwd_entry *bw = NULL;
-	int64_t *sn = NULL; /* step nodes: {start, end, id} */
-	size_t nn = t->nodes.n, nbw = 0, nsn = 0, i;
-	uint32_t mroot;
-	double sum[4] = {0, 0, 0, 0};
-	int rc = NNS_ENOMEM;
+	const struct model *m = c->p->m;
+	const struct an_optree *t = &c->p->tree;
+	size_t nn = t->nodes.n, i;
 
-	memset(&c, 0, sizeof(c));
-	c.p = p;
-	c.fp_name = model_meta_get(m, "fp_start");
-	c.bp_name = model_meta_get(m, "bp_end");
-	if (c.fp_name && !*c.fp_name)
-		c.fp_name = NULL;
-	if (c.bp_name && !*c.bp_name)
-		c.bp_name = NULL;
-	c.flags = calloc(nn + 1, 1);
-	c.namecls = calloc(m->strings.count + 1, 1);
-	c.devend = malloc((nn + 1) * sizeof(*c.devend));
-	if (!c.flags || !c.namecls || !c.devend)
-		goto out;
-	if (fill_flags(&c))
-		goto out;
-
-	/* device work per launching node */
 	for (i = 0; i < nn; i++)
-		c.devend[i] = INT64_MIN;
-	if (t->owner)
-		for (i = 0; i < m->events.n; i++) {
-			const struct model_event *e = &m->events.v[i];
-			uint32_t o = t->owner[i];
-			if (o == MODEL_NOIDX || o >= nn || !model_kind_is_device(e->kind))
-				continue;
-			if (e->ts + e->dur > c.devend[o])
-				c.devend[o] = e->ts + e->dur;
-		}
+		c->devend[i] = INT64_MIN;
+	if (!t->owner)
+		return;
+	for (i = 0; i < m->events.n; i++) {
+		const struct model_event *e = &m->events.v[i];
+		uint32_t o = t->owner[i];
+		if (o == MODEL_NOIDX || o >= nn || !model_kind_is_device(e->kind))
+			continue;
+		if (e->ts + e->dur > c->devend[o])
+			c->devend[o] = e->ts + e->dur;
+	}
+}
 
-	/* backward nodes of every thread, by start */
+/* c->bw: the backward nodes of every thread, by start, each ending at the
+ * later of its own end and its device work's. */
+static int collect_backward(struct st_ctx *c)
+{
+	const struct an_optree *t = &c->p->tree;
+	size_t nn = t->nodes.n, n = 0, i;
+
 	for (i = 0; i < nn; i++)
-		nbw += (c.flags[i] & F_BWD) != 0;
-	bw = malloc((nbw + 1) * sizeof(*bw));
-	if (!bw)
-		goto out;
-	nbw = 0;
+		n += (c->flags[i] & F_BWD) != 0;
+	c->bw = malloc((n + 1) * sizeof(*c->bw));
+	if (!c->bw)
+		return NNS_ENOMEM;
 	for (i = 0; i < nn; i++) {
 		const struct an_node *x = &t->nodes.v[i];
-		if (!(c.flags[i] & F_BWD) || x->type == AN_NODE_ROOT)
+		if (!(c->flags[i] & F_BWD) || x->type == AN_NODE_ROOT)
 			continue;
-		bw[nbw].start = x->start;
-		bw[nbw].end = c.devend[i] > x->end ? c.devend[i] : x->end;
-		nbw++;
+		c->bw[c->nbw].start = x->start;
+		c->bw[c->nbw].end = c->devend[i] > x->end ? c->devend[i] : x->end;
+		c->nbw++;
 	}
-	if (nbw > 1)
-		qsort(bw, nbw, sizeof(*bw), bwd_cmp);
+	if (c->nbw > 1)
+		qsort(c->bw, c->nbw, sizeof(*c->bw), bwd_cmp);
+	return 0;
+}
 
-	/* ProfilerStep nodes, by (start, end) */
+/* c->sn: the ProfilerStep nodes, by (start, end, id). */
+static int collect_step_nodes(struct st_ctx *c)
+{
+	const struct an_optree *t = &c->p->tree;
+	size_t nn = t->nodes.n, n = 0, i;
+
 	for (i = 0; i < nn; i++)
-		nsn += t->nodes.v[i].type == AN_NODE_STEP;
-	sn = malloc((3 * nsn + 1) * sizeof(*sn));
-	if (!sn)
-		goto out;
-	nsn = 0;
+		n += t->nodes.v[i].type == AN_NODE_STEP;
+	c->sn = malloc((n + 1) * sizeof(*c->sn));
+	if (!c->sn)
+		return NNS_ENOMEM;
 	for (i = 0; i < nn; i++) {
 		const struct an_node *x = &t->nodes.v[i];
 		if (x->type != AN_NODE_STEP)
 			continue;
-		sn[3 * nsn] = x->start;
-		sn[3 * nsn + 1] = x->end;
-		sn[3 * nsn + 2] = (int64_t)i;
-		nsn++;
+		c->sn[c->nsn].start = x->start;
+		c->sn[c->nsn].end = x->end;
+		c->sn[c->nsn++].id = (uint32_t)i;
 	}
-	if (nsn > 1)
-		qsort(sn, nsn, 3 * sizeof(*sn), stepnode_cmp);
-	mroot = main_root(&c);
+	if (c->nsn > 1)
+		qsort(c->sn, c->nsn, sizeof(*c->sn), stepnode_cmp);
+	return 0;
+}
 
+/* Sets up c for p: the overrides, per-node flags and device ends, the
+ * backward and ProfilerStep nodes and the main root. */
+static int st_ctx_init(struct st_ctx *c, struct an_profile *p)
+{
+	const struct model *m = p->m;
+	size_t nn = p->tree.nodes.n;
+
+	memset(c, 0, sizeof(*c));
+	c->p = p;
+	c->fp_name = model_meta_get(m, "fp_start");
+	c->bp_name = model_meta_get(m, "bp_end");
+	if (c->fp_name && !*c->fp_name)
+		c->fp_name = NULL;
+	if (c->bp_name && !*c->bp_name)
+		c->bp_name = NULL;
+	c->flags = calloc(nn + 1, 1);
+	c->namecls = calloc(m->strings.count + 1, 1);
+	c->devend = malloc((nn + 1) * sizeof(*c->devend));
+	if (!c->flags || !c->namecls || !c->devend || fill_flags(c))
+		return NNS_ENOMEM;
+	fill_devend(c);
+	if (collect_backward(c) || collect_step_nodes(c))
+		return NNS_ENOMEM;
+	c->mroot = main_root(c);
+	return 0;
+}
+
+static void st_ctx_release(struct st_ctx *c)
+{
+	free(c->flags);
+	free(c->namecls);
+	free(c->devend);
+	vec_free(&c->ops);
+	vec_free(&c->dls);
+	vec_free(&c->stack);
+	free(c->bw);
+	free(c->sn);
+}
+
+/* What a step's operators give (see the top of the file): the start of
+ * its first operator after its data, the end of its last operator and
+ * of its last backward work (INT64_MAX / INT64_MIN when none). */
+struct step_marks {
+	int64_t first, last_end, bwd_end;
+};
+
+/* Scans step s's operators into c->ops / c->dls and finds its marks. */
+static int step_marks(struct st_ctx *c, const struct an_step *s, struct step_marks *mk)
+{
+	uint32_t top = find_step_node(c, s);
+	int64_t limit = INT64_MAX, dl_end = INT64_MIN, opt;
+	size_t k, k0;
+
+	mk->first = INT64_MAX;
+	mk->last_end = mk->bwd_end = INT64_MIN;
+	if (top == MODEL_NOIDX)
+		top = c->mroot;
+	c->ops.n = c->dls.n = 0;
+	if (top != MODEL_NOIDX && scan_ops(c, top, s->host_start, s->host_end))
+		return NNS_ENOMEM;
+	for (k = 0; k < c->ops.n; k++) {
+		if (c->ops.v[k].start < mk->first)
+			mk->first = c->ops.v[k].start;
+		if (c->ops.v[k].end > mk->last_end)
+			mk->last_end = c->ops.v[k].end;
+	}
+	k0 = iv_bound(c->bw, c->nbw, sizeof(*c->bw), offsetof(struct bwd_entry, start),
+		      s->host_start, 0);
+	for (k = k0; k < c->nbw && c->bw[k].start < s->host_end; k++)
+		if (c->bw[k].end > mk->bwd_end)
+			mk->bwd_end = c->bw[k].end;
+	/* the data for this step: loading that starts before the backward
+	 * and the optimizer step; FP starts after the last of it */
+	if (k0 < c->nbw && c->bw[k0].start < s->host_end)
+		limit = c->bw[k0].start;
+	opt = first_op_from(c, INT64_MIN, 1);
+	if (opt < limit)
+		limit = opt;
+	for (k = 0; k < c->dls.n; k++)
+		if (c->dls.v[k].start < limit && c->dls.v[k].end > dl_end)
+			dl_end = c->dls.v[k].end;
+	if (dl_end != INT64_MIN && first_op_from(c, dl_end, 0) != INT64_MAX)
+		mk->first = first_op_from(c, dl_end, 0);
+	apply_overrides(c, &mk->first, &mk->bwd_end);
+	return 0;
+}
+
+/* Step s's row from its marks (c->ops still holding its operators). */
+static void step_row(const struct st_ctx *c, const struct an_step *s, const struct step_marks *mk,
+		     struct an_steptrace_row *row)
+{
+	int64_t total = s->end > s->start ? s->end - s->start : 0;
+	int64_t fp_start, fp_end, opt;
+
+	memset(row, 0, sizeof(*row));
+	memcpy(row->name, s->name, sizeof(row->name));
+	row->name[sizeof(row->name) - 1] = '\0';
+	row->start = s->start;
+	row->end = s->start + total;
+	if (mk->first == INT64_MAX) {
+		/* nothing but data loading (or nothing at all) */
+		row->iteration_interval = total;
+		return;
+	}
+	fp_start = clamp64(mk->first, s->start, row->end);
+	if (mk->bwd_end != INT64_MIN)
+		fp_end = mk->bwd_end;
+	else if ((opt = first_op_from(c, mk->first, 1)) != INT64_MAX)
+		fp_end = opt;
+	else
+		fp_end = mk->last_end;
+	fp_end = clamp64(fp_end, fp_start, row->end);
+	row->iteration_interval = fp_start - s->start;
+	row->fp_bp = fp_end - fp_start;
+	row->tail = row->end - fp_end;
+}
+
+int an_steptrace_compute(struct an_profile *p, struct nns_err *err)
+{
+	struct an_steptrace *st = &p->steptrace;
+	struct st_ctx c;
+	double sum[4] = {0, 0, 0, 0};
+	size_t i;
+	int rc = NNS_ENOMEM;
+
+	if (st_ctx_init(&c, p))
+		goto out;
 	if (vec_reserve(&st->steps, p->overview.steps.n + 1))
 		goto out;
 	for (i = 0; i < p->overview.steps.n; i++) {
 		const struct an_step *s = &p->overview.steps.v[i];
 		struct an_steptrace_row row;
-		uint32_t top = find_step_node(sn, nsn, s);
-		int64_t total = s->end > s->start ? s->end - s->start : 0;
-		int64_t first = INT64_MAX, last_end = INT64_MIN, limit = INT64_MAX;
-		int64_t dl_end = INT64_MIN, bwd_end = INT64_MIN, fp_start, fp_end, opt;
-		size_t k, k0;
+		struct step_marks mk;
 
-		if (top == MODEL_NOIDX)
-			top = mroot;
-		c.ops.n = c.dls.n = 0;
-		if (top != MODEL_NOIDX && scan_ops(&c, top, s->host_start, s->host_end))
+		if (step_marks(&c, s, &mk))
 			goto out;
-		for (k = 0; k < c.ops.n; k++) {
-			if (c.ops.v[k].start < first)
-				first = c.ops.v[k].start;
-			if (c.ops.v[k].end > last_end)
-				last_end = c.ops.v[k].end;
-		}
-		k0 = bwd_lower(bw, nbw, s->host_start);
-		for (k = k0; k < nbw && bw[k].start < s->host_end; k++)
-			if (bw[k].end > bwd_end)
-				bwd_end = bw[k].end;
-		/* the data for this step: loading that starts before the backward
-		 * and the optimizer step; FP starts after the last of it */
-		if (k0 < nbw && bw[k0].start < s->host_end)
-			limit = bw[k0].start;
-		opt = first_op_from(&c, INT64_MIN, 1);
-		if (opt < limit)
-			limit = opt;
-		for (k = 0; k < c.dls.n; k++)
-			if (c.dls.v[k].start < limit && c.dls.v[k].end > dl_end)
-				dl_end = c.dls.v[k].end;
-		if (dl_end != INT64_MIN && first_op_from(&c, dl_end, 0) != INT64_MAX)
-			first = first_op_from(&c, dl_end, 0);
-		apply_overrides(&c, &first, &bwd_end);
-
-		memset(&row, 0, sizeof(row));
-		memcpy(row.name, s->name, sizeof(row.name));
-		row.name[sizeof(row.name) - 1] = '\0';
-		row.start = s->start;
-		row.end = s->start + total;
-		if (first == INT64_MAX) {
-			/* nothing but data loading (or nothing at all) */
-			row.iteration_interval = total;
-		} else {
-			fp_start = clamp64(first, s->start, row.end);
-			if (bwd_end != INT64_MIN)
-				fp_end = bwd_end;
-			else if ((opt = first_op_from(&c, first, 1)) != INT64_MAX)
-				fp_end = opt;
-			else
-				fp_end = last_end;
-			fp_end = clamp64(fp_end, fp_start, row.end);
-			row.iteration_interval = fp_start - s->start;
-			row.fp_bp = fp_end - fp_start;
-			row.tail = row.end - fp_end;
-		}
+		step_row(&c, s, &mk, &row);
 		st->steps.v[st->steps.n++] = row;
 		sum[0] += (double)row.iteration_interval;
 		sum[1] += (double)row.fp_bp;
 		sum[2] += (double)row.tail;
-		sum[3] += (double)total;
+		sum[3] += (double)(row.end - row.start);
 	}
 	if (st->steps.n) {
 		double n = (double)st->steps.n;
@@ -466,14 +524,7 @@ int an_steptrace_compute(struct an_profile *p, struct nns_err *err)
 	}
 	rc = NNS_OK;
 out:
-	free(c.flags);
-	free(c.namecls);
-	free(c.devend);
-	vec_free(&c.ops);
-	vec_free(&c.dls);
-	vec_free(&c.stack);
-	free(bw);
-	free(sn);
+	st_ctx_release(&c);
 	if (rc)
 		nns_err_set(err, rc, "out of memory while computing the step trace");
 	return rc;

@@ -28,6 +28,7 @@
 
 #include "analysis/analysis.h"
 #include "analysis/hta_time.h"
+#include "common/satmath.h"
 #include "importers/kineto.h"
 #include "output/output.h"
 #include "testutil.h"
@@ -607,8 +608,8 @@ static void test_percentile(void **state)
 	}
 	hta_describe_of(v, 0, &d);
 	assert_int_equal(d.count, 0);
-	assert_true(hta_sat_add(INT64_MAX - 1, 5) == INT64_MAX);
-	assert_true(hta_sat_add(INT64_MIN + 1, -5) == INT64_MIN);
+	assert_true(sat_add64(INT64_MAX - 1, 5) == INT64_MAX);
+	assert_true(sat_add64(INT64_MIN + 1, -5) == INT64_MIN);
 }
 
 /* 10000 points of a saw: at most HTA_SERIES_MAX_POINTS come out, in time

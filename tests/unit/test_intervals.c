@@ -96,13 +96,35 @@ static void test_total_in(void **st)
 	iv_set_release(&c);
 }
 
+/* iv_bound over records with the key in the middle: first >= / first >,
+ * runs of equal keys, ends, and an empty array. */
+static void test_bound(void **st)
+{
+	struct rec {
+		uint32_t tag;
+		int64_t key;
+		uint32_t pad;
+	} v[] = {{0, 10, 0}, {1, 20, 0}, {2, 20, 0}, {3, 20, 0}, {4, 30, 0}};
+	size_t n = sizeof(v) / sizeof(v[0]), off = offsetof(struct rec, key);
+
+	(void)st;
+	assert_int_equal(iv_bound(v, n, sizeof(*v), off, 5, 0), 0);
+	assert_int_equal(iv_bound(v, n, sizeof(*v), off, 10, 0), 0);
+	assert_int_equal(iv_bound(v, n, sizeof(*v), off, 10, 1), 1);
+	assert_int_equal(iv_bound(v, n, sizeof(*v), off, 20, 0), 1);
+	assert_int_equal(iv_bound(v, n, sizeof(*v), off, 20, 1), 4);
+	assert_int_equal(iv_bound(v, n, sizeof(*v), off, 25, 0), 4);
+	assert_int_equal(iv_bound(v, n, sizeof(*v), off, 30, 1), n);
+	assert_int_equal(iv_bound(v, n, sizeof(*v), off, INT64_MAX, 0), n);
+	assert_int_equal(iv_bound(v, 0, sizeof(*v), off, 20, 0), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_merge),
-	    cmocka_unit_test(test_subtract),
-	    cmocka_unit_test(test_intersect),
-	    cmocka_unit_test(test_total_in),
+	    cmocka_unit_test(test_merge),     cmocka_unit_test(test_subtract),
+	    cmocka_unit_test(test_intersect), cmocka_unit_test(test_total_in),
+	    cmocka_unit_test(test_bound),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
