@@ -385,11 +385,7 @@ void out_json_ms_minddata_data(struct jsonw *w, const struct ms_md *m)
 	jsonw_obj_end(w);
 }
 
-void out_json_ms_minddata(struct jsonw *w, const struct ms_src *s)
+void out_json_ms_minddata(struct jsonw *w, const struct ms_profile *mp)
 {
-	struct ms_md m;
-
-	ms_md_load(&m, s);
-	out_json_ms_minddata_data(w, &m);
-	ms_md_release(&m);
+	out_json_ms_minddata_data(w, &mp->md);
 }

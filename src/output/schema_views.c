@@ -8,8 +8,7 @@
 #include "output/schema_int.h"
 
 #include "analysis/hta_time.h"
-#include "importers/ms_aicore_detail.h"
-#include "importers/ms_aicore_type.h"
+#include "analysis/an_ms.h"
 
 #include <stdio.h>
 

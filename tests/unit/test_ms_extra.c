@@ -92,12 +92,13 @@ static void tmp_free(struct tmpdir *t)
 	rmdir(t->dir);
 }
 
-typedef void (*writer_fn)(struct jsonw *, const struct ms_src *);
+typedef void (*writer_fn)(struct jsonw *, const struct ms_profile *);
 
 /* Runs a writer and parses its output back. */
 static json_t *render(writer_fn fn, const char *dir, int dev)
 {
 	struct ms_src s = {dir, dev};
+	struct ms_profile mp;
 	struct jsonw w;
 	struct nns_err err;
 	json_error_t jerr;
@@ -105,8 +106,10 @@ static json_t *render(writer_fn fn, const char *dir, int dev)
 	size_t len;
 	char *out;
 
+	assert_int_equal(ms_profile_load(&mp, &s, &err), NNS_OK);
 	assert_int_equal(jsonw_init_mem(&w, 0, 0), NNS_OK);
-	fn(&w, &s);
+	fn(&w, &mp);
+	ms_profile_release(&mp);
 	assert_int_equal(jsonw_finish(&w, &err), NNS_OK);
 	out = jsonw_take(&w, &len);
 	assert_non_null(out);
