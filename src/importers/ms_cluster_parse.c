@@ -32,6 +32,19 @@ static int fail(struct nns_err *err, int code, const char *what, size_t line, co
 	return nns_err_set(err, code, "%s line %zu: %s", what, line, why);
 }
 
+/* Moves c to the next line that is not blank, counting lines in *line;
+ * 0 at the end of the buffer. */
+static int next_row(struct ms_csv *c, size_t *line)
+{
+	while (c->p < c->end) {
+		++*line;
+		if (*c->p != '\n' && *c->p != '\r')
+			return 1;
+		ms_csv_skip_line(c);
+	}
+	return 0;
+}
+
 int msc_parse_step_trace(struct msc_rank *r, const char *buf, size_t n, struct nns_err *err)
 {
 	/* columns: step_num,start_point,end_point,total,fp_point,bp_point,
@@ -43,16 +56,11 @@ int msc_parse_step_trace(struct msc_rank *r, const char *buf, size_t n, struct n
 	ms_csv_init(&c, buf, n);
 	r->st.n = 0;
 	ms_csv_skip_line(&c); /* header */
-	while (c.p < c.end) {
+	while (next_row(&c, &line)) {
 		struct msc_st_row row;
 		double v[9];
 		int col = 0;
 
-		line++;
-		if (*c.p == '\n' || *c.p == '\r') {
-			ms_csv_skip_line(&c);
-			continue;
-		}
 		memset(&row, 0, sizeof(row));
 		do {
 			int k = ms_csv_field(&c, &eol);
@@ -119,15 +127,10 @@ int msc_parse_cluster_csv(struct msc_rank *r, const char *buf, size_t n, struct 
 		goto out;
 	}
 	r->cl_cols = cols;
-	while (c.p < c.end) {
+	while (next_row(&c, &line)) {
 		double v[MSC_MAX_COLS];
 		int col = 0;
 
-		line++;
-		if (*c.p == '\n' || *c.p == '\r') {
-			ms_csv_skip_line(&c);
-			continue;
-		}
 		do {
 			int k = ms_csv_field(&c, &eol);
 
@@ -223,14 +226,9 @@ int msc_parse_hccl(struct msc_rank *r, const char *buf, size_t n, struct nns_err
 	ms_csv_init(&c, buf, n);
 	r->links.n = r->ops.n = 0;
 	ms_csv_skip_line(&c);
-	while (c.p < c.end && !found) {
+	while (!found && next_row(&c, &line)) {
 		int col = 0, avg = 0;
 
-		line++;
-		if (*c.p == '\n' || *c.p == '\r') {
-			ms_csv_skip_line(&c);
-			continue;
-		}
 		do {
 			int k = ms_csv_field(&c, &eol);
 			struct msj j;

@@ -17,14 +17,7 @@
 
 static int add_str(struct ms_fw *fw, const char *s, size_t *off)
 {
-	size_t n = strlen(s);
-
-	if (vec_reserve(&fw->s, fw->s.n + n + 1))
-		return NNS_ENOMEM;
-	*off = fw->s.n;
-	memcpy(fw->s.v + fw->s.n, s, n + 1);
-	fw->s.n += n + 1;
-	return 0;
+	return ms_strs_add(&fw->s, s, strlen(s), off);
 }
 
 void ms_fw_release(struct ms_fw *fw)
