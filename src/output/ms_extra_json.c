@@ -4,6 +4,7 @@
  * ms_profile.
  */
 #include "output/ms_extra_json.h"
+#include "output/schema.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -40,25 +41,8 @@ void out_json_ms_flops(struct jsonw *w, const struct ms_profile *mp)
 	} else {
 		jsonw_knull(w, "summary");
 	}
-	jsonw_key(w, "ops");
-	jsonw_arr_begin(w);
-	for (i = 0; i < f->ops.n; i++) {
-		const struct ms_flops_op *o = &f->ops.v[i];
-
-		jsonw_obj_begin(w);
-		jsonw_kstr(w, "op_full_name", ms_flops_str(f, o->name));
-		jsonw_kdouble(w, "mflops", o->mflops);
-		jsonw_kdouble(w, "gflops_per_s", o->gflops);
-		jsonw_kdouble(w, "utilization_percent", o->util_pct);
-		jsonw_kdouble(w, "cube_mflops", o->mflops_cube);
-		jsonw_kdouble(w, "cube_gflops_per_s", o->gflops_cube);
-		jsonw_kdouble(w, "cube_utilization_percent", o->util_cube_pct);
-		jsonw_kdouble(w, "vector_mflops", o->mflops_vec);
-		jsonw_kdouble(w, "vector_gflops_per_s", o->gflops_vec);
-		jsonw_kdouble(w, "vector_utilization_percent", o->util_vec_pct);
-		jsonw_obj_end(w);
-	}
-	jsonw_arr_end(w);
+	sc_json_rows(w, "ops", &sc_ms_flops_ops, f->ops.v, f->ops.n, &(struct sc_ctx){.aux = f},
+		     NULL);
 	if (f->has_scope) {
 		jsonw_key(w, "scope");
 		jsonw_obj_begin(w);
@@ -160,6 +144,7 @@ void out_json_ms_op_detail(struct jsonw *w, const struct ms_profile *mp)
 void out_json_ms_aicpu(struct jsonw *w, const struct ms_profile *mp)
 {
 	const struct ms_aicpu *a = &mp->aicpu;
+	struct sc_ctx x = {.aux = a};
 	double total = 0;
 	size_t i;
 
@@ -175,33 +160,8 @@ void out_json_ms_aicpu(struct jsonw *w, const struct ms_profile *mp)
 	/* a float sum: rounded to the ns the file can hold (9.694, not 9.693999999999999) */
 	jsonw_kdouble(w, "total_time_ms", a->source ? round(total * 1e6) / 1e6 : NAN);
 	jsonw_kint(w, "calls", (int64_t)a->calls.n);
-	jsonw_key(w, "by_type");
-	jsonw_arr_begin(w);
-	for (i = 0; i < a->types.n; i++) {
-		const struct ms_aicpu_type *t = &a->types.v[i];
-
-		jsonw_obj_begin(w);
-		jsonw_kstr(w, "kernel_type", ms_aicpu_str(a, t->type));
-		jsonw_kdouble(w, "total_time_us", t->total_time_us);
-		jsonw_kint(w, "execution_frequency", t->execution_frequency);
-		jsonw_kdouble(w, "percent", t->percent);
-		jsonw_obj_end(w);
-	}
-	jsonw_arr_end(w);
-	jsonw_key(w, "by_op");
-	jsonw_arr_begin(w);
-	for (i = 0; i < a->ops.n; i++) {
-		const struct ms_aicpu_op *o = &a->ops.v[i];
-
-		jsonw_obj_begin(w);
-		jsonw_kstr(w, "kernel_name", ms_aicpu_str(a, o->name));
-		jsonw_kstr(w, "kernel_type", ms_aicpu_str(a, o->type));
-		jsonw_kdouble(w, "avg_execution_time_us", o->avg_execution_time_us);
-		jsonw_kdouble(w, "avg_dispatch_time_us", o->avg_dispatch_time_us);
-		jsonw_kint(w, "execution_frequency", o->execution_frequency);
-		jsonw_obj_end(w);
-	}
-	jsonw_arr_end(w);
+	sc_json_rows(w, "by_type", &sc_ms_aicpu_types, a->types.v, a->types.n, &x, NULL);
+	sc_json_rows(w, "by_op", &sc_ms_aicpu_ops, a->ops.v, a->ops.n, &x, NULL);
 	errors(w, mp->aicpu_rc, &mp->aicpu_err);
 	jsonw_obj_end(w);
 }
@@ -331,22 +291,8 @@ void out_json_ms_dynshape(struct jsonw *w, const struct ms_profile *mp)
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
-	jsonw_key(w, "kernels");
-	jsonw_arr_begin(w);
-	for (i = 0; i < d->kernels.n; i++) {
-		const struct ms_ds_kernel *x = &d->kernels.v[i];
-
-		jsonw_obj_begin(w);
-		jsonw_kint(w, "step", x->step);
-		jsonw_kstr(w, "op_type", ms_ds_str(d, x->type));
-		jsonw_kstr(w, "op_name", ms_ds_str(d, x->name));
-		jsonw_kstr(w, "op_full_name", ms_ds_str(d, x->full_name));
-		jsonw_kdouble(w, "duration_us", x->dur_us);
-		jsonw_kstr(w, "block_dim", ms_ds_str(d, x->block_dim));
-		jsonw_kstr(w, "grid_dim", ms_ds_str(d, x->grid_dim));
-		jsonw_obj_end(w);
-	}
-	jsonw_arr_end(w);
+	sc_json_rows(w, "kernels", &sc_ms_ds_kernels, d->kernels.v, d->kernels.n,
+		     &(struct sc_ctx){.aux = d}, NULL);
 	series(w, "operator_types", d, &d->op_types, 0);
 	series(w, "kernel_types", d, &d->kernel_types, 1);
 	errors(w, mp->ds_rc, &mp->ds_err);

@@ -4,16 +4,12 @@
  */
 #include "analysis/an_ms.h"
 #include "output/ms_ops_json.h"
+#include "output/schema.h"
 
 #include <stdio.h>
 
-static void times(struct jsonw *w, const struct ms_step_row *r)
-{
-	jsonw_kdouble(w, "iteration_interval_us", r->interval_us);
-	jsonw_kdouble(w, "fp_bp_us", r->fp_bp_us);
-	jsonw_kdouble(w, "tail_us", r->tail_us);
-	jsonw_kdouble(w, "total_us", r->total_us);
-}
+static const char *const times[] = {"iteration_interval_us", "fp_bp_us", "tail_us", "total_us",
+				    NULL};
 
 static void graph(struct jsonw *w, const struct ms_profile *mp)
 {
@@ -76,23 +72,12 @@ int out_json_ms_steptrace(struct jsonw *w, const struct ms_profile *mp)
 		return -1;
 	jsonw_obj_begin(w);
 	jsonw_kstr(w, "source", "mindspore");
-	jsonw_key(w, "steps");
-	jsonw_arr_begin(w);
-	for (size_t i = 0; !rc && i + 1 < mp->steps.n; i++) {
-		const struct ms_step_row *r = &mp->steps.v[i];
-
-		jsonw_obj_begin(w);
-		jsonw_kstr(w, "name", r->name);
-		jsonw_kdouble(w, "start_us", r->start_us);
-		jsonw_kdouble(w, "end_us", r->end_us);
-		times(w, r);
-		jsonw_obj_end(w);
-	}
-	jsonw_arr_end(w);
+	/* the data rows, then MindSpore's average row as "average" */
+	sc_json_rows(w, "steps", &sc_ms_steps, mp->steps.v, rc ? 0 : mp->steps.n - 1, NULL, NULL);
 	jsonw_key(w, "average");
 	jsonw_obj_begin(w);
 	if (!rc)
-		times(w, &mp->steps.v[mp->steps.n - 1]);
+		sc_json_fields(w, &sc_ms_steps, &mp->steps.v[mp->steps.n - 1], NULL, times);
 	jsonw_obj_end(w);
 	if (rc) {
 		jsonw_kstr(w, "error", mp->st_part.err.msg);
