@@ -83,7 +83,8 @@ struct ms_profile {
 	struct ms_aicpu aicpu;
 	struct ms_ds ds;
 
-	struct ms_md md; /* MindData: the files; md's own errors list */
+	struct ms_md md;	       /* MindData: the files; md's own errors list */
+	struct ms_md_result md_result; /* and their analyses (ms_md_compute) */
 };
 
 /* Reads every file of the device s into *mp (caller storage, initialised

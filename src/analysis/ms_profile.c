@@ -124,6 +124,7 @@ int ms_profile_load(struct ms_profile *mp, const struct ms_src *s, struct nns_er
 	nns_err_clear(&mp->ds_err);
 	mp->ds_rc = ms_ds_load(&mp->ds, s, &mp->ds_err);
 	ms_md_load(&mp->md, s);
+	ms_md_compute(&mp->md, &mp->md_result);
 	return NNS_OK;
 fail:
 	ms_profile_release(mp);
@@ -141,6 +142,7 @@ void ms_profile_release(struct ms_profile *mp)
 	ms_opd_release(&mp->opd);
 	ms_aicpu_release(&mp->aicpu);
 	ms_ds_release(&mp->ds);
+	ms_md_result_release(&mp->md_result);
 	ms_md_release(&mp->md);
 	memset(mp, 0, sizeof(*mp));
 }
