@@ -29,15 +29,7 @@ void out_json_ms_flops(struct jsonw *w, const struct ms_profile *mp)
 	jsonw_obj_begin(w);
 	if (f->has_summary) {
 		jsonw_key(w, "summary");
-		jsonw_obj_begin(w);
-		jsonw_kdouble(w, "mflops", f->sum.mflops);
-		jsonw_kdouble(w, "gflops_per_s", f->sum.gflops);
-		jsonw_kdouble(w, "utilization_percent", f->sum.util_pct);
-		jsonw_kdouble(w, "cube_mflops", f->sum.mflops_cube);
-		jsonw_kdouble(w, "vector_mflops", f->sum.mflops_vec);
-		jsonw_kdouble(w, "cube_gflops_per_s", f->sum.gflops_cube);
-		jsonw_kdouble(w, "vector_gflops_per_s", f->sum.gflops_vec);
-		jsonw_obj_end(w);
+		sc_json_row(w, &sc_ms_flops_summary, &f->sum, NULL, NULL);
 	} else {
 		jsonw_knull(w, "summary");
 	}
@@ -268,6 +260,7 @@ out:
 void out_json_ms_dynshape(struct jsonw *w, const struct ms_profile *mp)
 {
 	const struct ms_ds *d = &mp->ds;
+	const struct sc_ctx x = {.aux = d};
 	size_t i;
 	uint32_t k;
 
@@ -278,11 +271,7 @@ void out_json_ms_dynshape(struct jsonw *w, const struct ms_profile *mp)
 		const struct ms_ds_op *o = &d->ops.v[i];
 
 		jsonw_obj_begin(w);
-		jsonw_kint(w, "step", o->step);
-		jsonw_kstr(w, "op_side", ms_ds_str(d, o->side));
-		jsonw_kstr(w, "op_type", ms_ds_str(d, o->type));
-		jsonw_kstr(w, "op_name", ms_ds_str(d, o->name));
-		jsonw_kdouble(w, "duration_us", o->dur_us);
+		sc_json_fields(w, &sc_ms_ds_ops, o, &x, NULL);
 		jsonw_key(w, "shapes");
 		jsonw_arr_begin(w);
 		for (k = 0; k < o->nshape; k++)
@@ -291,8 +280,7 @@ void out_json_ms_dynshape(struct jsonw *w, const struct ms_profile *mp)
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
-	sc_json_rows(w, "kernels", &sc_ms_ds_kernels, d->kernels.v, d->kernels.n,
-		     &(struct sc_ctx){.aux = d}, NULL);
+	sc_json_rows(w, "kernels", &sc_ms_ds_kernels, d->kernels.v, d->kernels.n, &x, NULL);
 	series(w, "operator_types", d, &d->op_types, 0);
 	series(w, "kernel_types", d, &d->kernel_types, 1);
 	errors(w, mp->ds_rc, &mp->ds_err);

@@ -155,7 +155,29 @@ const struct sc_table sc_ms_step_summary = {
     "ms_step_summary", "MindInsight's step-trace summary of a device", mssum_cols,
     NCOLS(mssum_cols), sizeof(struct ms_st_summary)};
 
-/* ---- FLOPs per operator (ms_flops.json), aux = struct ms_flops ------------ */
+/* ---- FLOPs (ms_flops.json): the summary, and per operator with aux =
+ * struct ms_flops ----------------------------------------------------------- */
+
+static const struct sc_col msfs_cols[] = {
+    COL("mflops", SC_REAL, SC_PLAIN, SC_F_DBL, struct ms_flops_summary, mflops, "MFLOPs",
+	"FLOPs, in millions"),
+    COL("gflops_per_s", SC_REAL, SC_PLAIN, SC_F_DBL, struct ms_flops_summary, gflops, "GFLOPS",
+	"GFLOP/s"),
+    COL("utilization_percent", SC_REAL, SC_PERCENT, SC_F_DBL, struct ms_flops_summary, util_pct,
+	"Util %", "FLOPS utilization"),
+    COL("cube_mflops", SC_REAL, SC_PLAIN, SC_F_DBL, struct ms_flops_summary, mflops_cube,
+	"Cube MFLOPs", "cube unit MFLOPs"),
+    COL("vector_mflops", SC_REAL, SC_PLAIN, SC_F_DBL, struct ms_flops_summary, mflops_vec,
+	"Vector MFLOPs", "vector unit MFLOPs"),
+    COL("cube_gflops_per_s", SC_REAL, SC_PLAIN, SC_F_DBL, struct ms_flops_summary, gflops_cube,
+	"Cube GFLOPS", "cube unit GFLOP/s"),
+    COL("vector_gflops_per_s", SC_REAL, SC_PLAIN, SC_F_DBL, struct ms_flops_summary, gflops_vec,
+	"Vector GFLOPS", "vector unit GFLOP/s"),
+};
+
+const struct sc_table sc_ms_flops_summary = {"ms_flops_summary", "MindSpore FLOPs of a device",
+					     msfs_cols, NCOLS(msfs_cols),
+					     sizeof(struct ms_flops_summary)};
 
 static const struct sc_col msfl_cols[] = {
     FCOL("op_full_name", SC_TEXT, SC_PLAIN, flops_str, struct ms_flops_op, name, "Operator",
@@ -215,7 +237,19 @@ static const struct sc_col msco_cols[] = {
 const struct sc_table sc_ms_aicpu_ops = {"ms_aicpu_ops", "MindSpore AI CPU time by operator",
 					 msco_cols, NCOLS(msco_cols), sizeof(struct ms_aicpu_op)};
 
-/* ---- dynamic-shape kernels (ms_dynshape.json), aux = struct ms_ds ---------- */
+/* ---- dynamic shape (ms_dynshape.json), aux = struct ms_ds ----------------- */
+
+/* the operators' scalar columns (their "shapes" list is written beside) */
+static const struct sc_col msdo_cols[] = {
+    FCOL("step", SC_INT, SC_COUNT, long_at, struct ms_ds_op, step, "Step", "step"),
+    FCOL("op_side", SC_TEXT, SC_PLAIN, ds_str, struct ms_ds_op, side, "Side", "host or device"),
+    FCOL("op_type", SC_TEXT, SC_PLAIN, ds_str, struct ms_ds_op, type, "Type", "operator type"),
+    FCOL("op_name", SC_TEXT, SC_PLAIN, ds_str, struct ms_ds_op, name, "Operator", "operator name"),
+    COL("duration_us", SC_REAL, SC_US, SC_F_DBL, struct ms_ds_op, dur_us, "µs", "duration, µs"),
+};
+
+const struct sc_table sc_ms_ds_ops = {"ms_ds_ops", "MindSpore dynamic-shape operators", msdo_cols,
+				      NCOLS(msdo_cols), sizeof(struct ms_ds_op)};
 
 static const struct sc_col msdk_cols[] = {
     FCOL("step", SC_INT, SC_COUNT, long_at, struct ms_ds_kernel, step, "Step", "step"),
