@@ -468,6 +468,7 @@ struct an_steptrace {
 
 /* ---- the whole profile of one worker/span --------------------------------- */
 
+struct ms_profile;
 struct an_profile {
 	const struct model *m;
 	struct an_overview overview;
@@ -491,6 +492,7 @@ struct an_profile {
 	struct an_cpu cpu;
 	struct an_hostinfo hostinfo;
 	struct an_steptrace steptrace;
+	struct ms_profile *ms; /* a MindSpore device's results (an_ms.h), else NULL */
 };
 
 /* an_tc_kernel() on a kernel name id, memoised in p->tc_cache. */

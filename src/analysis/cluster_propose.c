@@ -243,46 +243,47 @@ static int slow_link(struct cl_result *c, struct nns_err *err)
 	return NNS_OK;
 }
 
-static int comm_rates(struct cl_result *c, struct nns_err *err)
+/* Proposal id when rate (a fraction) is above threshold; the text is fmt
+ * with the rate and the threshold in percent. */
+static int rate_over(struct cl_result *c, const char *id, double rate, double threshold,
+		     const char *fmt, struct nns_err *err)
 {
 	struct cl_proposal p;
-	int rc;
+
+	if (!isfinite(rate) || !(rate > threshold))
+		return NNS_OK;
+	init_rate(&p, id, rate, threshold);
+	return add(c, &p, err, fmt, p.val, p.threshold);
+}
+
+static int comm_rates(struct cl_result *c, struct nns_err *err)
+{
+	int rc = NNS_OK;
 
 	if (!isfinite(c->comm_rate))
 		return NNS_OK;
-	if (strcmp(c->mode, "data-parallel") == 0 &&
-	    c->comm_rate > CL_DATA_PARALLEL_COMM_THRESHOLD) {
-		init_rate(&p, "data_parallel_comm", c->comm_rate, CL_DATA_PARALLEL_COMM_THRESHOLD);
-		if ((rc = add(
-			 c, &p, err,
-			 "In data parallel mode the communication takes %.2f%% of the step, more "
-			 "than %.0f%%. Fuse the gradients' AllReduce (all_reduce_fusion_config) "
-			 "so that communication overlaps computation.",
-			 p.val, p.threshold)))
-			return rc;
-	}
-	if (strcmp(c->mode, "model-parallel") == 0 &&
-	    c->comm_rate > CL_MODEL_PARALLEL_COMM_THRESHOLD) {
-		init_rate(&p, "model_parallel_comm", c->comm_rate,
-			  CL_MODEL_PARALLEL_COMM_THRESHOLD);
-		if ((rc = add(c, &p, err,
-			      "In model parallel mode the communication takes %.2f%% of the step, "
-			      "more than %.0f%%. Review the operator sharding strategy.",
-			      p.val, p.threshold)))
-			return rc;
-	}
-	if (isfinite(c->between_stage_rate) && c->between_stage_rate > CL_BETWEEN_STAGE_THRESHOLD) {
-		init_rate(&p, "pipeline_between_stage", c->between_stage_rate,
-			  CL_BETWEEN_STAGE_THRESHOLD);
-		if ((rc = add(c, &p, err,
-			      "In pipeline parallel mode the communication between stages (Receive "
-			      "not overlapped by computation) takes %.2f%% of the step, more than "
-			      "%.0f%%. The stages are unbalanced: rebalance the layers between "
-			      "stages or raise the micro-batch count.",
-			      p.val, p.threshold)))
-			return rc;
-	}
-	return NNS_OK;
+	if (strcmp(c->mode, "data-parallel") == 0)
+		rc = rate_over(
+		    c, "data_parallel_comm", c->comm_rate, CL_DATA_PARALLEL_COMM_THRESHOLD,
+		    "In data parallel mode the communication takes %.2f%% of the step, more "
+		    "than %.0f%%. Fuse the gradients' AllReduce (all_reduce_fusion_config) "
+		    "so that communication overlaps computation.",
+		    err);
+	if (!rc && strcmp(c->mode, "model-parallel") == 0)
+		rc = rate_over(c, "model_parallel_comm", c->comm_rate,
+			       CL_MODEL_PARALLEL_COMM_THRESHOLD,
+			       "In model parallel mode the communication takes %.2f%% of the step, "
+			       "more than %.0f%%. Review the operator sharding strategy.",
+			       err);
+	if (!rc)
+		rc = rate_over(
+		    c, "pipeline_between_stage", c->between_stage_rate, CL_BETWEEN_STAGE_THRESHOLD,
+		    "In pipeline parallel mode the communication between stages (Receive "
+		    "not overlapped by computation) takes %.2f%% of the step, more than "
+		    "%.0f%%. The stages are unbalanced: rebalance the layers between "
+		    "stages or raise the micro-batch count.",
+		    err);
+	return rc;
 }
 
 static int stages(struct cl_result *c, struct nns_err *err)

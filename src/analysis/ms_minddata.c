@@ -185,26 +185,18 @@ void ms_md_queue_summary(const struct ms_md_dq *q, const struct ms_md_gn *g,
 
 /* ---- pipeline -------------------------------------------------------- */
 
-static const char *const col_names[MS_MD_NCOLS] = {"op_id",
-						   "op_type",
-						   "num_workers",
-						   "output_queue_size",
-						   "output_queue_average_size",
-						   "output_queue_length",
-						   "output_queue_usage_rate",
-						   "sample_interval",
-						   "parent_id",
-						   "children_id"};
+/* the columns are the file's, in its order */
+_Static_assert(MS_MD_NCOLS == MS_MD_PIPELINE_NCOLS, "ms_md_col follows the pipeline file");
 
 const char *ms_md_col_name(int col)
 {
-	return col >= 0 && col < MS_MD_NCOLS ? col_names[col] : NULL;
+	return col >= 0 && col < MS_MD_NCOLS ? ms_md_pipeline_cols[col] : NULL;
 }
 
 int ms_md_col_from_name(const char *name)
 {
 	for (int i = 0; name && i < MS_MD_NCOLS; i++)
-		if (strcmp(name, col_names[i]) == 0)
+		if (strcmp(name, ms_md_pipeline_cols[i]) == 0)
 			return i;
 	return -1;
 }

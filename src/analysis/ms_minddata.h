@@ -177,4 +177,35 @@ void ms_md_proposals_release(struct ms_md_proposals *x);
 /* The proposal with this id, or NULL. */
 const struct ms_md_proposal *ms_md_proposal_find(const struct ms_md_proposals *x, const char *id);
 
+/* ---- all of them, once ------------------------------------------------ */
+
+/* Every analysis of one device's MindData files that its document shows
+ * (ms_md_compute). Each part's rc is NNS_OK when it was computed or its
+ * file is absent (the file's present flag says which), else the status;
+ * a part that failed is empty. */
+struct ms_md_result {
+	int dq_rc, gn_rc, pl_rc, cpu_rc, prop_rc;
+	struct ms_md_dq_info dq;
+	struct ms_md_gn_info gn;
+	struct ms_md_queue_summary sum;
+	VEC(size_t) bottleneck; /* ms_md_pipeline_outside_threshold ([high, low]) */
+	struct ms_md_cpu_info cpu;
+	/* ms_md_cpu_avg of every series over cpu's [first, end): the device's
+	 * and the process's, and op k's metric i at [k * MS_MD_MAX_METRICS + i] */
+	double dev_avg[MS_MD_MAX_METRICS], proc_avg[MS_MD_MAX_METRICS];
+	VEC(double) op_avg;
+	/* total_op_avg: user_utilization, sys_utilization, then the other
+	 * metrics in order of appearance, each the sum of the pipeline ops'
+	 * averages (ops with op_id -1 left out) */
+	size_t ntot;
+	char tot_name[MS_MD_MAX_METRICS][MS_MD_NAME_MAX];
+	double tot[MS_MD_MAX_METRICS];
+	struct ms_md_proposals props;
+};
+
+/* Computes *r (caller storage, initialised here) from the files read into
+ * m. Always returns NNS_OK: each part keeps its own status. */
+int ms_md_compute(const struct ms_md *m, struct ms_md_result *r);
+void ms_md_result_release(struct ms_md_result *r);
+
 #endif

@@ -3,6 +3,7 @@
  * the results (an_profile_compute / an_profile_release).
  */
 #include "analysis.h"
+#include "analysis/an_ms.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,7 @@ void an_profile_release(struct an_profile *p)
 	size_t i;
 	int r;
 
+	an_ms_detach(p);
 	vec_free(&p->overview.steps);
 	for (r = 0; r < AN_NROLES; r++)
 		iv_set_release(&p->overview.role[r]);

@@ -3,6 +3,7 @@
  * option parsing, terminal detection, and loading the spans of a run.
  */
 #include "cli/cli.h"
+#include "analysis/an_ms.h"
 #include "analysis/cluster.h"
 #include "importers/hostinfo.h"
 #include "importers/load.h"
@@ -320,6 +321,8 @@ int cli_load_steps(struct cli_item *it, const char *path, const struct kineto_op
 	}
 	nns_err_clear(&err);
 	rc = an_profile_compute(&it->p, &it->m, &err);
+	if (!rc)
+		rc = an_ms_attach(&it->p, &err);
 	if (rc) {
 		cli_error(path, err.msg[0] ? err.msg : nns_strerror(rc));
 		an_profile_release(&it->p);

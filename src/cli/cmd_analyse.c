@@ -295,6 +295,22 @@ static int on_ms_job(void *vctx, const char *path, const char *rel)
 	return 0;
 }
 
+/* skipped.json from what discovery left out (out_write_skipped). */
+static int write_skipped(const char *out, const struct run_set *rs, int pretty_depth,
+			 struct nns_err *err)
+{
+	struct out_skip *v = NULL;
+	int rc;
+
+	if (rs->skipped.n && !(v = malloc(rs->skipped.n * sizeof(*v))))
+		return nns_err_set(err, NNS_ENOMEM, "out of memory");
+	for (size_t i = 0; i < rs->skipped.n; i++)
+		v[i] = (struct out_skip){rs->skipped.v[i].path, rs->skipped.v[i].reason};
+	rc = out_write_skipped(out, v, rs->skipped.n, rs->skipped_more, pretty_depth, err);
+	free(v);
+	return rc;
+}
+
 static int analyse_body(struct analyse_ctx *cx, struct cli_visit *v, const char *in,
 			const char *out, long threads, long limit_mb, struct mpi_dl *mpi);
 
@@ -475,7 +491,7 @@ static int analyse_body(struct analyse_ctx *cx, struct cli_visit *v, const char 
 		/* what discovery left out, for tools as well as on stderr */
 		if (!stop && root) {
 			nns_err_clear(&err);
-			if (out_write_skipped(out, &rs, cx->oo.pretty_depth, &err)) {
+			if (write_skipped(out, &rs, cx->oo.pretty_depth, &err)) {
 				cli_error(NULL, err.msg);
 				status = CLI_EINPUT;
 			}

@@ -32,13 +32,7 @@ static void blank(struct ms_aicpu *a)
 
 static int add_strn(struct ms_aicpu *a, const char *s, size_t n, size_t *off)
 {
-	if (vec_reserve(&a->s, a->s.n + n + 1))
-		return NNS_ENOMEM;
-	*off = a->s.n;
-	memcpy(a->s.v + a->s.n, s, n);
-	a->s.v[a->s.n + n] = 0;
-	a->s.n += n + 1;
-	return 0;
+	return ms_strs_add(&a->s, s, n, off);
 }
 
 static double round_to(double x, double scale)

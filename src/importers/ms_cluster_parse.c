@@ -1,231 +1,28 @@
 /*
  * ms_cluster_parse.c - parsers for the per-rank files of a MindSpore
- * cluster job (ms_cluster.h), with the CSV reader of ms_csv.h, and a tiny JSON parser
- * into a flat node array for the small JSON cells (link_info,
- * communication_operator_cost) and flops_summary. Nesting is capped at
- * MJ_DEPTH, nodes at MJ_NODES_MAX.
+ * cluster job (ms_cluster.h), with the CSV reader of ms_csv.h and the JSON
+ * reader of ms_json.h for the small JSON cells (link_info,
+ * communication_operator_cost) and flops_summary.
  */
 #include "importers/ms_cluster.h"
 #include "importers/ms_csv.h"
+#include "importers/ms_json.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- a tiny JSON parser ------------------------------------------------- */
-
-#define MJ_DEPTH 16
-#define MJ_NODES_MAX 4000000
-
-enum { MJ_NULL, MJ_BOOL, MJ_NUM, MJ_STR, MJ_ARR, MJ_OBJ };
-
-struct mj_node {
-	int type;
-	double num;
-	const char *s; /* strings and keys point into the input (escapes kept raw) */
-	size_t slen;
-	const char *key; /* member key, NULL in arrays */
-	size_t klen;
-	uint32_t first, next; /* first child, next sibling; 0 = none (0 is the root) */
-};
-
-struct mj {
-	const char *p, *end;
-	VEC(struct mj_node) n;
-	int bad;
-};
-
-static void mj_ws(struct mj *j)
+/* The idx-th element of array a as a number (MSJ_NUM only). */
+static int arr_num(const struct msj *j, const struct msj_node *a, int idx, double *out)
 {
-	while (j->p < j->end && isspace((unsigned char)*j->p))
-		j->p++;
-}
-
-static int mj_string(struct mj *j, const char **s, size_t *len)
-{
-	const char *q;
-
-	if (j->p >= j->end || *j->p != '"')
-		return -1;
-	q = ++j->p;
-	while (j->p < j->end && *j->p != '"') {
-		if (*j->p == '\\')
-			j->p++;
-		j->p++;
-	}
-	if (j->p >= j->end)
-		return -1;
-	*s = q;
-	*len = (size_t)(j->p - q);
-	j->p++;
-	return 0;
-}
-
-static int64_t mj_value(struct mj *j, int depth);
-
-static int64_t mj_new(struct mj *j, int type)
-{
-	struct mj_node z;
-
-	if (j->n.n >= MJ_NODES_MAX)
-		return -1;
-	memset(&z, 0, sizeof(z));
-	z.type = type;
-	if (vec_push(&j->n, z))
-		return -1;
-	return (int64_t)j->n.n - 1;
-}
-
-static int64_t mj_container(struct mj *j, int depth, int obj)
-{
-	int64_t me = mj_new(j, obj ? MJ_OBJ : MJ_ARR), prev = -1;
-	char close = obj ? '}' : ']';
-
-	if (me < 0 || depth >= MJ_DEPTH)
-		return -1;
-	j->p++;
-	mj_ws(j);
-	if (j->p < j->end && *j->p == close) {
-		j->p++;
-		return me;
-	}
-	for (;;) {
-		const char *k = NULL;
-		size_t kl = 0;
-		int64_t child;
-
-		mj_ws(j);
-		if (obj) {
-			if (mj_string(j, &k, &kl))
-				return -1;
-			mj_ws(j);
-			if (j->p >= j->end || *j->p != ':')
-				return -1;
-			j->p++;
-		}
-		child = mj_value(j, depth + 1);
-		if (child < 0)
-			return -1;
-		j->n.v[child].key = k;
-		j->n.v[child].klen = kl;
-		if (prev < 0)
-			j->n.v[me].first = (uint32_t)child;
-		else
-			j->n.v[prev].next = (uint32_t)child;
-		prev = child;
-		mj_ws(j);
-		if (j->p < j->end && *j->p == ',') {
-			j->p++;
-			continue;
-		}
-		if (j->p < j->end && *j->p == close) {
-			j->p++;
-			return me;
-		}
-		return -1;
-	}
-}
-
-static int64_t mj_value(struct mj *j, int depth)
-{
-	int64_t me;
-
-	mj_ws(j);
-	if (j->p >= j->end)
-		return -1;
-	switch (*j->p) {
-	case '{':
-		return mj_container(j, depth, 1);
-	case '[':
-		return mj_container(j, depth, 0);
-	case '"': {
-		const char *s;
-		size_t l;
-
-		if ((me = mj_new(j, MJ_STR)) < 0 || mj_string(j, &s, &l))
-			return -1;
-		j->n.v[me].s = s;
-		j->n.v[me].slen = l;
-		return me;
-	}
-	case 't':
-	case 'f':
-	case 'n': {
-		static const char *const words[] = {"true", "false", "null"};
-
-		for (int i = 0; i < 3; i++) {
-			size_t l = strlen(words[i]);
-
-			if ((size_t)(j->end - j->p) >= l && memcmp(j->p, words[i], l) == 0) {
-				j->p += l;
-				if ((me = mj_new(j, i == 2 ? MJ_NULL : MJ_BOOL)) < 0)
-					return -1;
-				j->n.v[me].num = i == 0;
-				return me;
-			}
-		}
-		return -1;
-	}
-	default: {
-		char tmp[64];
-		size_t l = 0;
-		char *e;
-
-		while (j->p + l < j->end && l < sizeof(tmp) - 1 &&
-		       strchr("+-0123456789.eE", j->p[l]))
-			l++;
-		if (l == 0)
-			return -1;
-		memcpy(tmp, j->p, l);
-		tmp[l] = '\0';
-		if ((me = mj_new(j, MJ_NUM)) < 0)
-			return -1;
-		j->n.v[me].num = strtod(tmp, &e);
-		if (*e)
-			return -1;
-		j->p += l;
-		return me;
-	}
-	}
-}
-
-/* Parses buf[0..n) as one JSON value (node 0). 0 or -1. */
-static int mj_parse(struct mj *j, const char *buf, size_t n)
-{
-	memset(j, 0, sizeof(*j));
-	j->p = buf;
-	j->end = buf + n;
-	if (mj_value(j, 0) != 0)
-		return -1;
-	mj_ws(j);
-	return j->p == j->end ? 0 : -1;
-}
-
-static void mj_free(struct mj *j)
-{
-	vec_free(&j->n);
-}
-
-static int key_is(const struct mj_node *x, const char *k)
-{
-	return x->key && x->klen == strlen(k) && memcmp(x->key, k, x->klen) == 0;
-}
-
-/* The n-th numeric element of array node a (strings holding numbers count). */
-static int mj_arr_num(const struct mj *j, const struct mj_node *a, int idx, double *out)
-{
-	uint32_t c = a->type == MJ_ARR ? a->first : 0;
+	const struct msj_node *c = a->type == MSJ_ARR ? msj_first(j, a) : NULL;
 
 	for (int i = 0; c && i < idx; i++)
-		c = j->n.v[c].next;
-	if (!c)
+		c = msj_next(j, c);
+	if (!c || c->type != MSJ_NUM)
 		return -1;
-	if (j->n.v[c].type == MJ_NUM) {
-		*out = j->n.v[c].num;
-		return 0;
-	}
-	return -1;
+	*out = c->num;
+	return 0;
 }
 
 /* ---- step_trace_raw ----------------------------------------------------- */
@@ -233,6 +30,19 @@ static int mj_arr_num(const struct mj *j, const struct mj_node *a, int idx, doub
 static int fail(struct nns_err *err, int code, const char *what, size_t line, const char *why)
 {
 	return nns_err_set(err, code, "%s line %zu: %s", what, line, why);
+}
+
+/* Moves c to the next line that is not blank, counting lines in *line;
+ * 0 at the end of the buffer. */
+static int next_row(struct ms_csv *c, size_t *line)
+{
+	while (c->p < c->end) {
+		++*line;
+		if (*c->p != '\n' && *c->p != '\r')
+			return 1;
+		ms_csv_skip_line(c);
+	}
+	return 0;
 }
 
 int msc_parse_step_trace(struct msc_rank *r, const char *buf, size_t n, struct nns_err *err)
@@ -246,16 +56,11 @@ int msc_parse_step_trace(struct msc_rank *r, const char *buf, size_t n, struct n
 	ms_csv_init(&c, buf, n);
 	r->st.n = 0;
 	ms_csv_skip_line(&c); /* header */
-	while (c.p < c.end) {
+	while (next_row(&c, &line)) {
 		struct msc_st_row row;
 		double v[9];
 		int col = 0;
 
-		line++;
-		if (*c.p == '\n' || *c.p == '\r') {
-			ms_csv_skip_line(&c);
-			continue;
-		}
 		memset(&row, 0, sizeof(row));
 		do {
 			int k = ms_csv_field(&c, &eol);
@@ -322,15 +127,10 @@ int msc_parse_cluster_csv(struct msc_rank *r, const char *buf, size_t n, struct 
 		goto out;
 	}
 	r->cl_cols = cols;
-	while (c.p < c.end) {
+	while (next_row(&c, &line)) {
 		double v[MSC_MAX_COLS];
 		int col = 0;
 
-		line++;
-		if (*c.p == '\n' || *c.p == '\r') {
-			ms_csv_skip_line(&c);
-			continue;
-		}
 		do {
 			int k = ms_csv_field(&c, &eol);
 
@@ -367,35 +167,26 @@ out:
 /* ---- hccl_raw ------------------------------------------------------------ */
 
 /* Appends the links of a link_info object ({"src-dst": {"TYPE": [...]}}). */
-static int add_links(struct msc_rank *r, const struct mj *j, uint32_t obj)
+static int add_links(struct msc_rank *r, const struct msj *j, const struct msj_node *o)
 {
-	const struct mj_node *o = &j->n.v[obj];
-
-	if (o->type != MJ_OBJ)
+	if (o->type != MSJ_OBJ)
 		return -1;
-	for (uint32_t c = o->first; c; c = j->n.v[c].next) {
-		const struct mj_node *pair = &j->n.v[c];
-		char key[32];
+	for (const struct msj_node *pair = msj_first(j, o); pair; pair = msj_next(j, pair)) {
 		int src, dst;
 
-		if (!pair->key || pair->klen >= sizeof(key) || pair->type != MJ_OBJ)
+		if (pair->klen >= 32 || pair->type != MSJ_OBJ ||
+		    sscanf(msj_key(j, pair), "%d-%d", &src, &dst) != 2)
 			return -1;
-		memcpy(key, pair->key, pair->klen);
-		key[pair->klen] = '\0';
-		if (sscanf(key, "%d-%d", &src, &dst) != 2)
-			return -1;
-		for (uint32_t t = pair->first; t; t = j->n.v[t].next) {
-			const struct mj_node *tn = &j->n.v[t];
+		for (const struct msj_node *tn = msj_first(j, pair); tn; tn = msj_next(j, tn)) {
 			struct msc_link l;
 
 			memset(&l, 0, sizeof(l));
 			l.src = src;
 			l.dst = dst;
-			if (!tn->key || tn->klen >= sizeof(l.type) ||
-			    mj_arr_num(j, tn, 0, &l.time_ms) || mj_arr_num(j, tn, 1, &l.size_kb) ||
-			    mj_arr_num(j, tn, 2, &l.bw_kbps))
+			if (tn->klen >= sizeof(l.type) || arr_num(j, tn, 0, &l.time_ms) ||
+			    arr_num(j, tn, 1, &l.size_kb) || arr_num(j, tn, 2, &l.bw_kbps))
 				return -1;
-			memcpy(l.type, tn->key, tn->klen);
+			memcpy(l.type, msj_key(j, tn), tn->klen);
 			if (r->links.n >= MSC_MAX_ROWS || vec_push(&r->links, l))
 				return -1;
 		}
@@ -405,23 +196,19 @@ static int add_links(struct msc_rank *r, const struct mj *j, uint32_t obj)
 
 /* Appends the operators of communication_operator_cost
  * ({"name": ["1", cost, wait, {links}]}). */
-static int add_ops(struct msc_rank *r, const struct mj *j, uint32_t obj)
+static int add_ops(struct msc_rank *r, const struct msj *j, const struct msj_node *o)
 {
-	const struct mj_node *o = &j->n.v[obj];
-
-	if (o->type != MJ_OBJ)
+	if (o->type != MSJ_OBJ)
 		return -1;
-	for (uint32_t c = o->first; c; c = j->n.v[c].next) {
-		const struct mj_node *op = &j->n.v[c];
+	for (const struct msj_node *op = msj_first(j, o); op; op = msj_next(j, op)) {
 		struct msc_op x;
 		size_t l;
 
 		memset(&x, 0, sizeof(x));
-		if (!op->key || mj_arr_num(j, op, 1, &x.cost_ms) ||
-		    mj_arr_num(j, op, 2, &x.wait_ms))
+		if (arr_num(j, op, 1, &x.cost_ms) || arr_num(j, op, 2, &x.wait_ms))
 			return -1;
 		l = op->klen < sizeof(x.name) - 1 ? op->klen : sizeof(x.name) - 1;
-		memcpy(x.name, op->key, l);
+		memcpy(x.name, msj_key(j, op), l);
 		if (r->ops.n >= MSC_MAX_ROWS || vec_push(&r->ops, x))
 			return -1;
 	}
@@ -439,17 +226,12 @@ int msc_parse_hccl(struct msc_rank *r, const char *buf, size_t n, struct nns_err
 	ms_csv_init(&c, buf, n);
 	r->links.n = r->ops.n = 0;
 	ms_csv_skip_line(&c);
-	while (c.p < c.end && !found) {
+	while (!found && next_row(&c, &line)) {
 		int col = 0, avg = 0;
 
-		line++;
-		if (*c.p == '\n' || *c.p == '\r') {
-			ms_csv_skip_line(&c);
-			continue;
-		}
 		do {
 			int k = ms_csv_field(&c, &eol);
-			struct mj j;
+			struct msj j;
 
 			if (k == -1)
 				break;
@@ -468,14 +250,17 @@ int msc_parse_hccl(struct msc_rank *r, const char *buf, size_t n, struct nns_err
 			else if (col == 2 && ms_csv_num(ms_csv_str(&c), &r->wait_cost_ms))
 				rc = fail(err, NNS_EFORMAT, "hccl_raw", line, "wait_cost");
 			else if (col == 3 || col == 4) {
-				if (mj_parse(&j, ms_csv_str(&c), c.flen) ||
-				    (col == 3 ? add_links(r, &j, 0) : add_ops(r, &j, 0)))
+				struct nns_err ignore;
+
+				if (msj_parse(&j, ms_csv_str(&c), c.flen, "hccl_raw", &ignore) ||
+				    (col == 3 ? add_links(r, &j, msj_root(&j))
+					      : add_ops(r, &j, msj_root(&j))))
 					rc = fail(err, NNS_EFORMAT, "hccl_raw", line,
 						  col == 3
 						      ? "link_info is not {\"s-d\": {type: [ms, "
 							"KB, KB/s]}}"
 						      : "bad communication_operator_cost");
-				mj_free(&j);
+				msj_release(&j);
 			}
 			if (rc)
 				goto out;
@@ -502,32 +287,33 @@ out:
 
 int msc_parse_flops(struct msc_rank *r, const char *buf, size_t n, struct nns_err *err)
 {
-	struct mj j;
+	struct msj j;
+	struct nns_err ignore;
 	double flops = -1, flops_s = -1, util = 0, cube = -1, vec = -1, cube_s = -1, vec_s = -1;
 	int rc = NNS_OK;
 
-	if (mj_parse(&j, buf, n) || j.n.v[0].type != MJ_OBJ) {
+	if (msj_parse(&j, buf, n, "flops_summary", &ignore) || j.n.v[0].type != MSJ_OBJ) {
 		rc = nns_err_set(err, NNS_EFORMAT, "flops_summary: not a JSON object");
 		goto out;
 	}
-	for (uint32_t c = j.n.v[0].first; c; c = j.n.v[c].next) {
-		const struct mj_node *x = &j.n.v[c];
+	for (const struct msj_node *x = msj_first(&j, msj_root(&j)); x; x = msj_next(&j, x)) {
+		const char *k = msj_key(&j, x);
 
-		if (x->type != MJ_NUM)
+		if (x->type != MSJ_NUM)
 			continue;
-		if (key_is(x, "FLOPs"))
+		if (!strcmp(k, "FLOPs"))
 			flops = x->num;
-		else if (key_is(x, "FLOPS"))
+		else if (!strcmp(k, "FLOPS"))
 			flops_s = x->num;
-		else if (key_is(x, "FLOPS_Utilization"))
+		else if (!strcmp(k, "FLOPS_Utilization"))
 			util = x->num;
-		else if (key_is(x, "cube_FLOPs"))
+		else if (!strcmp(k, "cube_FLOPs"))
 			cube = x->num;
-		else if (key_is(x, "vec_FLOPs"))
+		else if (!strcmp(k, "vec_FLOPs"))
 			vec = x->num;
-		else if (key_is(x, "cube_FLOPS"))
+		else if (!strcmp(k, "cube_FLOPS"))
 			cube_s = x->num;
-		else if (key_is(x, "vec_FLOPS"))
+		else if (!strcmp(k, "vec_FLOPS"))
 			vec_s = x->num;
 	}
 	/* MindInsight: FLOPs, else cube_FLOPs + vec_FLOPs (same for FLOPS) */
@@ -543,7 +329,7 @@ int msc_parse_flops(struct msc_rank *r, const char *buf, size_t n, struct nns_er
 	r->flops_per_s = flops_s;
 	r->flops_util = util;
 out:
-	mj_free(&j);
+	msj_release(&j);
 	r->has_flops = rc == NNS_OK;
 	return rc;
 }

@@ -44,14 +44,8 @@ static int nomem(struct ctx *c)
 
 static int add_str(struct ctx *c, const char *s, size_t *off)
 {
-	size_t n = strlen(s);
-	struct ms_ds *d = c->d;
-
-	if (vec_reserve(&d->s, d->s.n + n + 1))
+	if (ms_strs_add(&c->d->s, s, strlen(s), off))
 		return nomem(c);
-	*off = d->s.n;
-	memcpy(d->s.v + d->s.n, s, n + 1);
-	d->s.n += n + 1;
 	return 0;
 }
 

@@ -39,13 +39,7 @@ const char *ms_flops_str(const struct ms_flops *f, size_t off)
 /* Appends s[0..n) + NUL to names; *off gets its offset. */
 static int add_name(struct ms_flops *f, const char *s, size_t n, size_t *off)
 {
-	if (vec_reserve(&f->names, f->names.n + n + 1))
-		return NNS_ENOMEM;
-	*off = f->names.n;
-	memcpy(f->names.v + f->names.n, s, n);
-	f->names.v[f->names.n + n] = 0;
-	f->names.n += n + 1;
-	return 0;
+	return ms_strs_add(&f->names, s, n, off);
 }
 
 /* ---- flops_<dev>.txt ------------------------------------------------- */

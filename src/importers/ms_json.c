@@ -1,6 +1,16 @@
 /*
  * ms_json.c - the small bounded JSON reader of MindSpore's profiler files
- * (ms_json.h): recursive descent, depth-capped, line-numbered errors.
+ * (ms_json.h): recursive descent, depth-capped, line-numbered errors. Every
+ * JSON file and cell of a MindSpore directory (flops, dynamic shape,
+ * op_info, point info, MindData, the cluster job's hccl cells and
+ * flops_summary) is read with it.
+ *
+ * The Kineto reader (kineto_json.c) stays a separate tokenizer on purpose:
+ * it streams traces of gigabytes straight into the model, chunk-parallel,
+ * without building a node per value or copying strings, which is what the
+ * ingest targets need; this reader builds the whole tree and unescapes
+ * every string, which suits files of kilobytes to a few megabytes whose
+ * values are looked up by key.
  */
 #include "importers/ms_json.h"
 
@@ -92,27 +102,19 @@ static int put_utf8(struct pst *s, uint32_t cp)
 	return 0;
 }
 
+/* The four hex digits of a \u escape at s->p. */
 static int hex4(struct pst *s, uint32_t *out)
 {
-	uint32_t v = 0;
-	int i;
+	char h[5];
 
 	if (s->end - s->p < 4)
 		return fail(s, "truncated \\u escape");
-	for (i = 0; i < 4; i++) {
-		char c = *s->p++;
-
-		v <<= 4;
-		if (c >= '0' && c <= '9')
-			v |= (uint32_t)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			v |= (uint32_t)(c - 'a' + 10);
-		else if (c >= 'A' && c <= 'F')
-			v |= (uint32_t)(c - 'A' + 10);
-		else
-			return fail(s, "bad \\u escape");
-	}
-	*out = v;
+	memcpy(h, s->p, 4);
+	h[4] = '\0';
+	if (strspn(h, "0123456789abcdefABCDEF") != 4)
+		return fail(s, "bad \\u escape");
+	*out = (uint32_t)strtoul(h, NULL, 16);
+	s->p += 4;
 	return 0;
 }
 

@@ -68,6 +68,21 @@ static int split(const char *p, const char *eol, struct tok *t)
 	return k;
 }
 
+/* Splits the line at *p into t (split()), moves *p past it and counts it
+ * in *line; returns the number of fields. */
+static int next_line(const char **p, const char *end, size_t *line, struct tok *t)
+{
+	const char *eol = memchr(*p, '\n', (size_t)(end - *p));
+	int k;
+
+	if (!eol)
+		eol = end;
+	++*line;
+	k = split(*p, eol, t);
+	*p = eol < end ? eol + 1 : end;
+	return k;
+}
+
 static int tok_i64(const struct tok *t, int64_t *out)
 {
 	char tmp[32], *e;
@@ -126,16 +141,10 @@ int ms_md_parse_device_queue(const char *buf, size_t n, const char *name, struct
 	vec_free(&out->push);
 	vec_free(&out->total);
 	while (p < end && rc == NNS_OK) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p));
 		struct tok t[MAX_TOK];
 		int64_t type, extra;
-		int k;
+		int k = next_line(&p, end, &line, t);
 
-		if (!eol)
-			eol = end;
-		line++;
-		k = split(p, eol, t);
-		p = eol < end ? eol + 1 : end;
 		if (k == 0)
 			continue;
 		if (tok_i64(&t[0], &type))
@@ -185,6 +194,20 @@ int ms_md_parse_device_queue(const char *buf, size_t n, const char *name, struct
 	return NNS_OK;
 }
 
+/* ms_md_slurp of <first><dev>.txt, else of <second><dev>.txt (*used_second
+ * set to 1 then); 1 when neither is there. */
+static int slurp_either(const struct ms_src *s, const char *first, const char *second, char *path,
+			char **buf, size_t *n, int *used_second, struct nns_err *err)
+{
+	int rc = ms_md_slurp(s, first, ".txt", path, buf, n, err);
+
+	if (rc == 1) {
+		*used_second = 1;
+		rc = ms_md_slurp(s, second, ".txt", path, buf, n, err);
+	}
+	return rc;
+}
+
 int ms_md_read_device_queue(const struct ms_src *s, struct ms_md_dq *out, struct nns_err *err)
 {
 	char *buf;
@@ -192,12 +215,8 @@ int ms_md_read_device_queue(const struct ms_src *s, struct ms_md_dq *out, struct
 	int rc;
 
 	ms_md_dq_release(out);
-	rc = ms_md_slurp(s, "device_queue_profiling_", ".txt", out->path, &buf, &n, err);
-	if (rc == 1) {
-		out->from_dataset_iterator = 1;
-		rc =
-		    ms_md_slurp(s, "dataset_iterator_profiling_", ".txt", out->path, &buf, &n, err);
-	}
+	rc = slurp_either(s, "device_queue_profiling_", "dataset_iterator_profiling_", out->path,
+			  &buf, &n, &out->from_dataset_iterator, err);
 	if (rc == 1) {
 		ms_md_dq_release(out);
 		return NNS_OK;
@@ -227,17 +246,11 @@ int ms_md_parse_get_next(const char *buf, size_t n, const char *name, int gpu, s
 	vec_free(&out->rec);
 	out->gpu = gpu;
 	while (p < end && rc == NNS_OK) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p));
 		struct tok t[MAX_TOK];
 		struct ms_md_gnrec r;
 		double a, b;
-		int k;
+		int k = next_line(&p, end, &line, t);
 
-		if (!eol)
-			eol = end;
-		line++;
-		k = split(p, eol, t);
-		p = eol < end ? eol + 1 : end;
 		if (k == 0 || t[0].n < 7 || memcmp(t[0].s, "GetNext", 7) != 0)
 			continue;
 		memset(&r, 0, sizeof(r));
@@ -276,12 +289,8 @@ int ms_md_read_get_next(const struct ms_src *s, struct ms_md_gn *out, struct nns
 	int rc, gpu = 0;
 
 	ms_md_gn_release(out);
-	rc = ms_md_slurp(s, "minddata_aicpu_", ".txt", out->path, &buf, &n, err);
-	if (rc == 1) {
-		gpu = 1;
-		rc =
-		    ms_md_slurp(s, "minddata_getnext_profiling_", ".txt", out->path, &buf, &n, err);
-	}
+	rc = slurp_either(s, "minddata_aicpu_", "minddata_getnext_profiling_", out->path, &buf, &n,
+			  &gpu, err);
 	if (rc == 1) {
 		ms_md_gn_release(out);
 		return NNS_OK;

@@ -133,6 +133,12 @@ struct ms_md_pipeline {
 	VEC(struct ms_md_op) ops; /* file order (BFS from the root) */
 };
 
+/* The file's header, in its order: op_id, op_type, num_workers,
+ * output_queue_size, output_queue_average_size, output_queue_length,
+ * output_queue_usage_rate, sample_interval, parent_id, children_id. */
+#define MS_MD_PIPELINE_NCOLS 10
+extern const char *const ms_md_pipeline_cols[MS_MD_PIPELINE_NCOLS];
+
 int ms_md_read_pipeline(const struct ms_src *s, struct ms_md_pipeline *out, struct nns_err *err);
 int ms_md_parse_pipeline(const char *buf, size_t n, const char *name, struct ms_md_pipeline *out,
 			 struct nns_err *err);

@@ -16,16 +16,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const cols[10] = {"op_id",
-				     "op_type",
-				     "num_workers",
-				     "output_queue_size",
-				     "output_queue_average_size",
-				     "output_queue_length",
-				     "output_queue_usage_rate",
-				     "sample_interval",
-				     "parent_id",
-				     "children_id"};
+const char *const ms_md_pipeline_cols[MS_MD_PIPELINE_NCOLS] = {"op_id",
+							       "op_type",
+							       "num_workers",
+							       "output_queue_size",
+							       "output_queue_average_size",
+							       "output_queue_length",
+							       "output_queue_usage_rate",
+							       "sample_interval",
+							       "parent_id",
+							       "children_id"};
 
 static void op_free(struct ms_md_op *o)
 {
@@ -192,11 +192,13 @@ int ms_md_parse_pipeline(const char *buf, size_t n, const char *name, struct ms_
 			rc = nns_err_set(err, NNS_EFORMAT, "%s:1: empty file (no header)", name);
 			goto out;
 		}
-		if (k || col >= 10 || strcmp(ms_csv_str(&c), cols[col]) != 0) {
+		if (k || col >= MS_MD_PIPELINE_NCOLS ||
+		    strcmp(ms_csv_str(&c), ms_md_pipeline_cols[col]) != 0) {
 			rc = nns_err_set(
 			    err, NNS_EFORMAT,
 			    "%s:1: not a minddata_pipeline_raw header (column %d should be %s)",
-			    name, col + 1, col < 10 ? cols[col] : "absent");
+			    name, col + 1,
+			    col < MS_MD_PIPELINE_NCOLS ? ms_md_pipeline_cols[col] : "absent");
 			goto out;
 		}
 	}

@@ -17,14 +17,7 @@
 
 static int add_str(struct ms_fw *fw, const char *s, size_t *off)
 {
-	size_t n = strlen(s);
-
-	if (vec_reserve(&fw->s, fw->s.n + n + 1))
-		return NNS_ENOMEM;
-	*off = fw->s.n;
-	memcpy(fw->s.v + fw->s.n, s, n + 1);
-	fw->s.n += n + 1;
-	return 0;
+	return ms_strs_add(&fw->s, s, strlen(s), off);
 }
 
 void ms_fw_release(struct ms_fw *fw)
@@ -171,66 +164,109 @@ static void sort_idx(const struct ms_fw *fw, uint32_t *v, uint32_t *tmp, size_t 
 	memcpy(v, tmp, n * sizeof(*v));
 }
 
+/* The columns of framework_raw the reader uses: the full name and op_info. */
+struct fw_cols {
+	int key, info;
+};
+
+/* Reads the fields of one line: line 1 is the header (its columns into
+ * *fc), another line a row (its name and op_info into *op). *ncol receives
+ * the number of fields and *have_key whether the name was there. */
+static int fw_line(struct ms_fw *fw, struct ms_csv *c, size_t line, struct fw_cols *fc,
+		   struct ms_opinfo *op, int *ncol, int *have_key, const char *name,
+		   struct nns_err *err)
+{
+	char where[600];
+	int eol = 0, col = 0, k, rc;
+
+	*have_key = 0;
+	while (!eol) {
+		k = ms_csv_field(c, &eol);
+		if (k == -1)
+			break;
+		if (k == -2)
+			return nns_err_set(err, NNS_EFORMAT, "%s:%zu: bad quoting or a huge field",
+					   name, line);
+		if (line == 1) {
+			const char *h = ms_csv_str(c);
+
+			if (!strcmp(h, "full_kernel_name") || !strcmp(h, "full_op_name"))
+				fc->key = col;
+			else if (!strcmp(h, "op_info"))
+				fc->info = col;
+		} else if (col == fc->key) {
+			if (add_str(fw, ms_csv_str(c), &op->name))
+				return nns_err_set(err, NNS_ENOMEM, "%s: out of memory", name);
+			*have_key = 1;
+		} else if (col == fc->info && ms_csv_str(c)[0]) {
+			snprintf(where, sizeof(where), "%s:%zu", name, line);
+			if (!*have_key)
+				return nns_err_set(err, NNS_EFORMAT,
+						   "%s: op_info before the name column", where);
+			if ((rc = parse_opinfo(fw, op, ms_csv_str(c), where, err)))
+				return rc;
+		}
+		col++;
+	}
+	*ncol = col;
+	return NNS_OK;
+}
+
+/* Adds the row op of line (col fields) unless it is blank. */
+static int fw_add(struct ms_fw *fw, const struct ms_opinfo *op, size_t line, int col, int have_key,
+		  const struct fw_cols *fc, const char *name, struct nns_err *err)
+{
+	if (col == 1 && !have_key)
+		return NNS_OK; /* blank line */
+	if (!have_key || col <= fc->info)
+		return nns_err_set(err, NNS_EFORMAT, "%s:%zu: %d fields, need at least %d", name,
+				   line, col, (fc->key > fc->info ? fc->key : fc->info) + 1);
+	if (fw->ops.n >= MS_FW_MAX_ROWS)
+		return nns_err_set(err, NNS_EFORMAT, "%s: more than %d rows", name, MS_FW_MAX_ROWS);
+	if (vec_push(&fw->ops, *op))
+		return nns_err_set(err, NNS_ENOMEM, "%s: out of memory", name);
+	return NNS_OK;
+}
+
+/* fw->by_name: the ops sorted by name, for ms_fw_find. */
+static int fw_index(struct ms_fw *fw, const char *name, struct nns_err *err)
+{
+	uint32_t *tmp;
+
+	if (vec_reserve(&fw->by_name, fw->ops.n + 1))
+		return nns_err_set(err, NNS_ENOMEM, "%s: out of memory", name);
+	for (size_t i = 0; i < fw->ops.n; i++)
+		fw->by_name.v[i] = (uint32_t)i;
+	fw->by_name.n = fw->ops.n;
+	if (!(tmp = malloc((fw->ops.n + 1) * sizeof(*tmp))))
+		return nns_err_set(err, NNS_ENOMEM, "%s: out of memory", name);
+	sort_idx(fw, fw->by_name.v, tmp, fw->by_name.n);
+	free(tmp);
+	return NNS_OK;
+}
+
 int ms_fw_parse(struct ms_fw *fw, const char *buf, size_t n, const char *name, struct nns_err *err)
 {
+	struct fw_cols fc = {3, -1};
 	struct ms_csv c;
-	size_t line = 0, i;
-	int key_col = 3, info_col = -1, rc = NNS_OK;
-	char where[600];
+	size_t line = 0;
+	int rc = NNS_OK;
 
 	memset(fw, 0, sizeof(*fw));
 	if (!name)
 		name = "framework_raw";
 	ms_csv_init(&c, buf, n);
-	for (;;) {
-		int eol = 0, col = 0, k;
+	while (c.p < c.end) {
 		struct ms_opinfo op;
-		int have_key = 0;
+		int col = 0, have_key = 0;
 
-		if (c.p >= c.end)
-			break;
 		line++;
 		memset(&op, 0, sizeof(op));
 		op.line = line;
-		while (!eol) {
-			k = ms_csv_field(&c, &eol);
-			if (k == -1)
-				break;
-			if (k == -2) {
-				rc = nns_err_set(err, NNS_EFORMAT,
-						 "%s:%zu: bad quoting or a huge field", name, line);
-				goto out;
-			}
-			if (line == 1) {
-				const char *h = ms_csv_str(&c);
-
-				if (!strcmp(h, "full_kernel_name") || !strcmp(h, "full_op_name"))
-					key_col = col;
-				else if (!strcmp(h, "op_info"))
-					info_col = col;
-			} else if (col == key_col) {
-				if (add_str(fw, ms_csv_str(&c), &op.name)) {
-					rc =
-					    nns_err_set(err, NNS_ENOMEM, "%s: out of memory", name);
-					goto out;
-				}
-				have_key = 1;
-			} else if (col == info_col && ms_csv_str(&c)[0]) {
-				snprintf(where, sizeof(where), "%s:%zu", name, line);
-				if (!have_key) {
-					rc = nns_err_set(err, NNS_EFORMAT,
-							 "%s: op_info before the name column",
-							 where);
-					goto out;
-				}
-				rc = parse_opinfo(fw, &op, ms_csv_str(&c), where, err);
-				if (rc)
-					goto out;
-			}
-			col++;
-		}
+		if ((rc = fw_line(fw, &c, line, &fc, &op, &col, &have_key, name, err)))
+			goto out;
 		if (line == 1) {
-			if (col < 4 || info_col < 0) {
+			if (col < 4 || fc.info < 0) {
 				rc = nns_err_set(
 				    err, NNS_EFORMAT,
 				    "%s:1: not a framework_raw header (no op_info column)", name);
@@ -238,45 +274,15 @@ int ms_fw_parse(struct ms_fw *fw, const char *buf, size_t n, const char *name, s
 			}
 			continue;
 		}
-		if (col == 1 && !have_key)
-			continue; /* blank line */
-		if (!have_key || col <= info_col) {
-			rc = nns_err_set(err, NNS_EFORMAT, "%s:%zu: %d fields, need at least %d",
-					 name, line, col,
-					 (key_col > info_col ? key_col : info_col) + 1);
+		if ((rc = fw_add(fw, &op, line, col, have_key, &fc, name, err)))
 			goto out;
-		}
-		if (fw->ops.n >= MS_FW_MAX_ROWS) {
-			rc = nns_err_set(err, NNS_EFORMAT, "%s: more than %d rows", name,
-					 MS_FW_MAX_ROWS);
-			goto out;
-		}
-		if (vec_push(&fw->ops, op)) {
-			rc = nns_err_set(err, NNS_ENOMEM, "%s: out of memory", name);
-			goto out;
-		}
 	}
 	if (line == 0) {
 		rc = nns_err_set(err, NNS_EFORMAT, "%s:1: empty file", name);
 		goto out;
 	}
-	if (vec_reserve(&fw->by_name, fw->ops.n + 1)) {
-		rc = nns_err_set(err, NNS_ENOMEM, "%s: out of memory", name);
+	if ((rc = fw_index(fw, name, err)))
 		goto out;
-	}
-	for (i = 0; i < fw->ops.n; i++)
-		fw->by_name.v[i] = (uint32_t)i;
-	fw->by_name.n = fw->ops.n;
-	{
-		uint32_t *tmp = malloc((fw->ops.n + 1) * sizeof(*tmp));
-
-		if (!tmp) {
-			rc = nns_err_set(err, NNS_ENOMEM, "%s: out of memory", name);
-			goto out;
-		}
-		sort_idx(fw, fw->by_name.v, tmp, fw->by_name.n);
-		free(tmp);
-	}
 	fw->has = 1;
 out:
 	ms_csv_release(&c);

@@ -1,6 +1,7 @@
 /* ms_read.c - whole-file reads of MindSpore profiler files (ms_read.h), on
- * ms_src_read(). */
+ * ms_src_read(), and the readers' string lists. */
 #include "importers/ms_read.h"
+#include "common/vec.h"
 
 #include <string.h>
 
@@ -24,4 +25,15 @@ const char *ms_read_base(const char *path)
 	const char *b = strrchr(path, '/');
 
 	return b ? b + 1 : path;
+}
+
+int ms_strs_add_raw(char **v, size_t *len, size_t *cap, const char *s, size_t n, size_t *off)
+{
+	if (vec_reserve_raw((void **)v, cap, *len + n + 1, 1))
+		return NNS_ENOMEM;
+	*off = *len;
+	memcpy(*v + *len, s, n);
+	(*v)[*len + n] = 0;
+	*len += n + 1;
+	return 0;
 }

@@ -1,8 +1,9 @@
 /*
  * ms_read.h - reads one whole file of a MindSpore profiler directory
  * ("<dir>/<pre><dev><post>", see ms_src.h) into memory, for the readers of
- * ms_flops.c, ms_aicpu.c, ms_dynshape.c and ms_opinfo.c. A file that is not
- * there is not an error: those readers report "no data" for it.
+ * ms_flops.c, ms_aicpu.c, ms_dynshape.c and ms_opdetail.c, and keeps their
+ * strings. A file that is not there is not an error: those readers report
+ * "no data" for it.
  *
  * Ownership: *buf is malloc'ed (NUL-terminated, n bytes before the NUL),
  * the caller frees it.
@@ -25,5 +26,12 @@ int ms_read(const struct ms_src *s, const char *pre, const char *post, char *pat
 
 /* The file name after the last '/' (for short messages). */
 const char *ms_read_base(const char *path);
+
+/* Appends s[0..n) and a NUL to a VEC(char) of NUL-separated strings (the
+ * readers keep their names so, by offset); *off receives where it starts.
+ * 0 or NNS_ENOMEM (the strings unchanged). */
+#define ms_strs_add(a, str, len, off)                                                              \
+	ms_strs_add_raw(&(a)->v, &(a)->n, &(a)->cap, (str), (len), (off))
+int ms_strs_add_raw(char **v, size_t *len, size_t *cap, const char *s, size_t n, size_t *off);
 
 #endif

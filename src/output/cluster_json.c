@@ -7,6 +7,7 @@
  */
 #include "output/cluster_out.h"
 #include "output/outfile.h"
+#include "output/schema.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -142,36 +143,8 @@ void out_json_cluster(struct jsonw *w, const struct cl_result *c)
 	for (size_t i = 0; i < c->ranks.n; i++)
 		json_rank(w, &c->ranks.v[i]);
 	jsonw_arr_end(w);
-	jsonw_key(w, "links");
-	jsonw_arr_begin(w);
-	for (size_t i = 0; i < c->links.n; i++) {
-		const struct cl_link *l = &c->links.v[i];
-
-		jsonw_obj_begin(w);
-		jsonw_kint(w, "reported_by", l->reporter);
-		jsonw_kint(w, "src_rank", l->src);
-		jsonw_kint(w, "dst_rank", l->dst);
-		jsonw_kstr(w, "link_type", l->type);
-		jsonw_kdouble(w, "time_us", l->time_us);
-		jsonw_kdouble(w, "size_kb", l->size_kb);
-		jsonw_kdouble(w, "bandwidth_kbps", l->bw_kbps);
-		jsonw_obj_end(w);
-	}
-	jsonw_arr_end(w);
-	jsonw_key(w, "stages");
-	jsonw_arr_begin(w);
-	for (size_t i = 0; i < c->stages.n; i++) {
-		const struct cl_stage *s = &c->stages.v[i];
-
-		jsonw_obj_begin(w);
-		jsonw_kint(w, "stage", s->stage);
-		jsonw_kint(w, "ranks", s->ranks);
-		jsonw_kdouble(w, "iteration_interval_us", s->interval_avg_us);
-		jsonw_kdouble(w, "flops_mflops", s->flops_avg);
-		kdouble_finite(w, "within_stage_rate", s->within_comm_rate);
-		jsonw_obj_end(w);
-	}
-	jsonw_arr_end(w);
+	sc_json_rows(w, "links", &sc_cluster_links, c->links.v, c->links.n, NULL, NULL);
+	sc_json_rows(w, "stages", &sc_cluster_stages, c->stages.v, c->stages.n, NULL, NULL);
 	jsonw_key(w, "proposals");
 	jsonw_arr_begin(w);
 	for (size_t i = 0; i < c->proposals.n; i++)

@@ -14,7 +14,7 @@
 #include "output/outfile.h"
 #include "output/schema.h"
 #include "output/output.h"
-#include "importers/ms_load.h"
+#include "analysis/an_ms.h"
 #include "output/ms_ops_json.h"
 
 #include <inttypes.h>
@@ -224,10 +224,9 @@ void out_json_hostinfo(struct jsonw *w, const struct an_profile *p)
 void out_json_steptrace(struct jsonw *w, const struct an_profile *p)
 {
 	const struct an_steptrace *st = &p->steptrace;
-	struct ms_src src;
 
 	/* a MindSpore device: MindSpore's own step trace (ms_ops_json.h) */
-	if (ms_model_src(p->m, &src) && out_json_ms_steptrace(w, &src) == 0)
+	if (p->ms && out_json_ms_steptrace(w, p->ms) == 0)
 		return;
 
 	jsonw_obj_begin(w);

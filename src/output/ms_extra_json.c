@@ -1,12 +1,10 @@
 /*
  * ms_extra_json.c - writes the MindSpore FLOPs, by-op detail, AICPU and
- * dynamic-shape documents (shapes in ms_extra_json.h).
+ * dynamic-shape documents (shapes in ms_extra_json.h) from a device's
+ * ms_profile.
  */
 #include "output/ms_extra_json.h"
-#include "importers/ms_aicpu.h"
-#include "importers/ms_dynshape.h"
-#include "importers/ms_flops.h"
-#include "importers/ms_opdetail.h"
+#include "output/schema.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -23,68 +21,39 @@ static void errors(struct jsonw *w, int rc, const struct nns_err *err)
 
 /* ---- FLOPs ------------------------------------------------------------- */
 
-void out_json_ms_flops(struct jsonw *w, const struct ms_src *s)
+void out_json_ms_flops(struct jsonw *w, const struct ms_profile *mp)
 {
-	struct ms_flops f;
-	struct nns_err err;
-	int rc;
+	const struct ms_flops *f = &mp->flops;
 	size_t i;
 
-	nns_err_clear(&err);
-	rc = ms_flops_load(&f, s, &err);
 	jsonw_obj_begin(w);
-	if (f.has_summary) {
+	if (f->has_summary) {
 		jsonw_key(w, "summary");
-		jsonw_obj_begin(w);
-		jsonw_kdouble(w, "mflops", f.sum.mflops);
-		jsonw_kdouble(w, "gflops_per_s", f.sum.gflops);
-		jsonw_kdouble(w, "utilization_percent", f.sum.util_pct);
-		jsonw_kdouble(w, "cube_mflops", f.sum.mflops_cube);
-		jsonw_kdouble(w, "vector_mflops", f.sum.mflops_vec);
-		jsonw_kdouble(w, "cube_gflops_per_s", f.sum.gflops_cube);
-		jsonw_kdouble(w, "vector_gflops_per_s", f.sum.gflops_vec);
-		jsonw_obj_end(w);
+		sc_json_row(w, &sc_ms_flops_summary, &f->sum, NULL, NULL);
 	} else {
 		jsonw_knull(w, "summary");
 	}
-	jsonw_key(w, "ops");
-	jsonw_arr_begin(w);
-	for (i = 0; i < f.ops.n; i++) {
-		const struct ms_flops_op *o = &f.ops.v[i];
-
-		jsonw_obj_begin(w);
-		jsonw_kstr(w, "op_full_name", ms_flops_str(&f, o->name));
-		jsonw_kdouble(w, "mflops", o->mflops);
-		jsonw_kdouble(w, "gflops_per_s", o->gflops);
-		jsonw_kdouble(w, "utilization_percent", o->util_pct);
-		jsonw_kdouble(w, "cube_mflops", o->mflops_cube);
-		jsonw_kdouble(w, "cube_gflops_per_s", o->gflops_cube);
-		jsonw_kdouble(w, "cube_utilization_percent", o->util_cube_pct);
-		jsonw_kdouble(w, "vector_mflops", o->mflops_vec);
-		jsonw_kdouble(w, "vector_gflops_per_s", o->gflops_vec);
-		jsonw_kdouble(w, "vector_utilization_percent", o->util_vec_pct);
-		jsonw_obj_end(w);
-	}
-	jsonw_arr_end(w);
-	if (f.has_scope) {
+	sc_json_rows(w, "ops", &sc_ms_flops_ops, f->ops.v, f->ops.n, &(struct sc_ctx){.aux = f},
+		     NULL);
+	if (f->has_scope) {
 		jsonw_key(w, "scope");
 		jsonw_obj_begin(w);
-		if (f.max_scope_num >= 0)
-			jsonw_kint(w, "max_scope_num", f.max_scope_num);
+		if (f->max_scope_num >= 0)
+			jsonw_kint(w, "max_scope_num", f->max_scope_num);
 		else
 			jsonw_knull(w, "max_scope_num");
 		jsonw_key(w, "nodes");
 		jsonw_arr_begin(w);
-		for (i = 0; i < f.scope_nodes.n; i++)
-			jsonw_str(w, ms_flops_str(&f, f.scope_nodes.v[i]));
+		for (i = 0; i < f->scope_nodes.n; i++)
+			jsonw_str(w, ms_flops_str(f, f->scope_nodes.v[i]));
 		jsonw_arr_end(w);
 		jsonw_key(w, "links");
 		jsonw_arr_begin(w);
-		for (i = 0; i < f.links.n; i++) {
+		for (i = 0; i < f->links.n; i++) {
 			jsonw_obj_begin(w);
-			jsonw_kstr(w, "source", ms_flops_str(&f, f.links.v[i].source));
-			jsonw_kstr(w, "target", ms_flops_str(&f, f.links.v[i].target));
-			jsonw_kdouble(w, "mflops", f.links.v[i].mflops);
+			jsonw_kstr(w, "source", ms_flops_str(f, f->links.v[i].source));
+			jsonw_kstr(w, "target", ms_flops_str(f, f->links.v[i].target));
+			jsonw_kdouble(w, "mflops", f->links.v[i].mflops);
 			jsonw_obj_end(w);
 		}
 		jsonw_arr_end(w);
@@ -92,9 +61,8 @@ void out_json_ms_flops(struct jsonw *w, const struct ms_src *s)
 	} else {
 		jsonw_knull(w, "scope");
 	}
-	errors(w, rc, &err);
+	errors(w, mp->flops_rc, &mp->flops_err);
 	jsonw_obj_end(w);
-	ms_flops_release(&f);
 }
 
 /* ---- by-op detail ------------------------------------------------------ */
@@ -133,21 +101,17 @@ static void op_info(struct jsonw *w, const struct ms_fw *fw, int64_t idx)
 	jsonw_obj_end(w);
 }
 
-void out_json_ms_op_detail(struct jsonw *w, const struct ms_src *s)
+void out_json_ms_op_detail(struct jsonw *w, const struct ms_profile *mp)
 {
-	struct ms_opd d;
-	struct nns_err err;
-	int rc;
+	const struct ms_opd *d = &mp->opd;
 	size_t i;
 
-	nns_err_clear(&err);
-	rc = ms_opd_load(&d, s, &err);
 	jsonw_obj_begin(w);
 	jsonw_key(w, "by_op");
 	jsonw_arr_begin(w);
-	for (i = 0; d.has && i < d.rows.n; i++) {
-		const struct ms_opd_row *r = &d.rows.v[i];
-		const struct ms_ad_row *a = &d.ad.rows.v[r->ad];
+	for (i = 0; d->has && i < d->rows.n; i++) {
+		const struct ms_opd_row *r = &d->rows.v[i];
+		const struct ms_ad_row *a = &d->ad.rows.v[r->ad];
 
 		jsonw_obj_begin(w);
 		jsonw_kstr(w, "op_name", a->op_name);
@@ -159,69 +123,39 @@ void out_json_ms_op_detail(struct jsonw *w, const struct ms_src *s)
 		jsonw_kdouble(w, "cube_gflops_per_s", r->gflops_cube);
 		jsonw_kdouble(w, "vector_mflops", r->mflops_vec);
 		jsonw_kdouble(w, "vector_gflops_per_s", r->gflops_vec);
-		op_info(w, &d.fw, r->info);
+		op_info(w, &d->fw, r->info);
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
-	errors(w, rc, &err);
+	errors(w, mp->opd_rc, &mp->opd_err);
 	jsonw_obj_end(w);
-	ms_opd_release(&d);
 }
 
 /* ---- AICPU ------------------------------------------------------------- */
 
-void out_json_ms_aicpu(struct jsonw *w, const struct ms_src *s)
+void out_json_ms_aicpu(struct jsonw *w, const struct ms_profile *mp)
 {
-	struct ms_aicpu a;
-	struct nns_err err;
+	const struct ms_aicpu *a = &mp->aicpu;
+	struct sc_ctx x = {.aux = a};
 	double total = 0;
-	int rc;
 	size_t i;
 
-	nns_err_clear(&err);
-	rc = ms_aicpu_load(&a, s, &err);
 	jsonw_obj_begin(w);
-	if (a.source == MS_AICPU_CSV)
+	if (a->source == MS_AICPU_CSV)
 		jsonw_kstr(w, "source", "aicpu_intermediate");
-	else if (a.source == MS_AICPU_TXT)
+	else if (a->source == MS_AICPU_TXT)
 		jsonw_kstr(w, "source", "output_data_preprocess_aicpu");
 	else
 		jsonw_knull(w, "source");
-	for (i = 0; i < a.calls.n; i++)
-		total += a.calls.v[i].total_ms;
+	for (i = 0; i < a->calls.n; i++)
+		total += a->calls.v[i].total_ms;
 	/* a float sum: rounded to the ns the file can hold (9.694, not 9.693999999999999) */
-	jsonw_kdouble(w, "total_time_ms", a.source ? round(total * 1e6) / 1e6 : NAN);
-	jsonw_kint(w, "calls", (int64_t)a.calls.n);
-	jsonw_key(w, "by_type");
-	jsonw_arr_begin(w);
-	for (i = 0; i < a.types.n; i++) {
-		const struct ms_aicpu_type *t = &a.types.v[i];
-
-		jsonw_obj_begin(w);
-		jsonw_kstr(w, "kernel_type", ms_aicpu_str(&a, t->type));
-		jsonw_kdouble(w, "total_time_us", t->total_time_us);
-		jsonw_kint(w, "execution_frequency", t->execution_frequency);
-		jsonw_kdouble(w, "percent", t->percent);
-		jsonw_obj_end(w);
-	}
-	jsonw_arr_end(w);
-	jsonw_key(w, "by_op");
-	jsonw_arr_begin(w);
-	for (i = 0; i < a.ops.n; i++) {
-		const struct ms_aicpu_op *o = &a.ops.v[i];
-
-		jsonw_obj_begin(w);
-		jsonw_kstr(w, "kernel_name", ms_aicpu_str(&a, o->name));
-		jsonw_kstr(w, "kernel_type", ms_aicpu_str(&a, o->type));
-		jsonw_kdouble(w, "avg_execution_time_us", o->avg_execution_time_us);
-		jsonw_kdouble(w, "avg_dispatch_time_us", o->avg_dispatch_time_us);
-		jsonw_kint(w, "execution_frequency", o->execution_frequency);
-		jsonw_obj_end(w);
-	}
-	jsonw_arr_end(w);
-	errors(w, rc, &err);
+	jsonw_kdouble(w, "total_time_ms", a->source ? round(total * 1e6) / 1e6 : NAN);
+	jsonw_kint(w, "calls", (int64_t)a->calls.n);
+	sc_json_rows(w, "by_type", &sc_ms_aicpu_types, a->types.v, a->types.n, &x, NULL);
+	sc_json_rows(w, "by_op", &sc_ms_aicpu_ops, a->ops.v, a->ops.n, &x, NULL);
+	errors(w, mp->aicpu_rc, &mp->aicpu_err);
 	jsonw_obj_end(w);
-	ms_aicpu_release(&a);
 }
 
 /* ---- dynamic shape ------------------------------------------------------ */
@@ -323,55 +257,32 @@ out:
 	free(calls);
 }
 
-void out_json_ms_dynshape(struct jsonw *w, const struct ms_src *s)
+void out_json_ms_dynshape(struct jsonw *w, const struct ms_profile *mp)
 {
-	struct ms_ds d;
-	struct nns_err err;
-	int rc;
+	const struct ms_ds *d = &mp->ds;
+	const struct sc_ctx x = {.aux = d};
 	size_t i;
 	uint32_t k;
 
-	nns_err_clear(&err);
-	rc = ms_ds_load(&d, s, &err);
 	jsonw_obj_begin(w);
 	jsonw_key(w, "operators");
 	jsonw_arr_begin(w);
-	for (i = 0; i < d.ops.n; i++) {
-		const struct ms_ds_op *o = &d.ops.v[i];
+	for (i = 0; i < d->ops.n; i++) {
+		const struct ms_ds_op *o = &d->ops.v[i];
 
 		jsonw_obj_begin(w);
-		jsonw_kint(w, "step", o->step);
-		jsonw_kstr(w, "op_side", ms_ds_str(&d, o->side));
-		jsonw_kstr(w, "op_type", ms_ds_str(&d, o->type));
-		jsonw_kstr(w, "op_name", ms_ds_str(&d, o->name));
-		jsonw_kdouble(w, "duration_us", o->dur_us);
+		sc_json_fields(w, &sc_ms_ds_ops, o, &x, NULL);
 		jsonw_key(w, "shapes");
 		jsonw_arr_begin(w);
 		for (k = 0; k < o->nshape; k++)
-			jsonw_str(w, ms_ds_str(&d, d.shapes.v[o->shape0 + k]));
+			jsonw_str(w, ms_ds_str(d, d->shapes.v[o->shape0 + k]));
 		jsonw_arr_end(w);
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
-	jsonw_key(w, "kernels");
-	jsonw_arr_begin(w);
-	for (i = 0; i < d.kernels.n; i++) {
-		const struct ms_ds_kernel *x = &d.kernels.v[i];
-
-		jsonw_obj_begin(w);
-		jsonw_kint(w, "step", x->step);
-		jsonw_kstr(w, "op_type", ms_ds_str(&d, x->type));
-		jsonw_kstr(w, "op_name", ms_ds_str(&d, x->name));
-		jsonw_kstr(w, "op_full_name", ms_ds_str(&d, x->full_name));
-		jsonw_kdouble(w, "duration_us", x->dur_us);
-		jsonw_kstr(w, "block_dim", ms_ds_str(&d, x->block_dim));
-		jsonw_kstr(w, "grid_dim", ms_ds_str(&d, x->grid_dim));
-		jsonw_obj_end(w);
-	}
-	jsonw_arr_end(w);
-	series(w, "operator_types", &d, &d.op_types, 0);
-	series(w, "kernel_types", &d, &d.kernel_types, 1);
-	errors(w, rc, &err);
+	sc_json_rows(w, "kernels", &sc_ms_ds_kernels, d->kernels.v, d->kernels.n, &x, NULL);
+	series(w, "operator_types", d, &d->op_types, 0);
+	series(w, "kernel_types", d, &d->kernel_types, 1);
+	errors(w, mp->ds_rc, &mp->ds_err);
 	jsonw_obj_end(w);
-	ms_ds_release(&d);
 }

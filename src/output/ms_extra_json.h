@@ -1,12 +1,12 @@
 /*
  * ms_extra_json.h - JSON documents for more of a MindSpore device's profiler
- * files (readers in src/importers/ms_flops.h, ms_opdetail.h, ms_aicpu.h,
- * ms_dynshape.h; definitions there and in docs/MINDSPORE.md). Each function
- * reads the files of one device (struct ms_src), writes ONE JSON object and
- * keeps no pointer. Absent files give null / empty arrays; a malformed file
- * gives its message ("path:line: why") in "errors" and no data for it.
- * Absent numbers (a "-" in the file, a missing column) are null.
- *
+ * files, read once into its ms_profile (an_ms.h; the importers' readers
+ * ms_flops.h, ms_opdetail.h, ms_aicpu.h, ms_dynshape.h hold the
+ * definitions, as docs/MINDSPORE.md does). Each function writes ONE
+ * JSON object and keeps no pointer. Absent files give null / empty arrays;
+ * a malformed file gives its message ("path:line: why") in "errors" and no
+ * data for it. Absent numbers (a "-" in the file, a missing column) are
+ * null. *
  * out_json_ms_flops:
  *   {"summary": {"mflops", "gflops_per_s", "utilization_percent",
  *                "cube_mflops", "vector_mflops", "cube_gflops_per_s",
@@ -51,12 +51,12 @@
 #ifndef NNS_OUTPUT_MS_EXTRA_JSON_H
 #define NNS_OUTPUT_MS_EXTRA_JSON_H
 
-#include "importers/ms_src.h"
+#include "analysis/an_ms.h"
 #include "output/jsonw.h"
 
-void out_json_ms_flops(struct jsonw *w, const struct ms_src *s);
-void out_json_ms_op_detail(struct jsonw *w, const struct ms_src *s);
-void out_json_ms_aicpu(struct jsonw *w, const struct ms_src *s);
-void out_json_ms_dynshape(struct jsonw *w, const struct ms_src *s);
+void out_json_ms_flops(struct jsonw *w, const struct ms_profile *mp);
+void out_json_ms_op_detail(struct jsonw *w, const struct ms_profile *mp);
+void out_json_ms_aicpu(struct jsonw *w, const struct ms_profile *mp);
+void out_json_ms_dynshape(struct jsonw *w, const struct ms_profile *mp);
 
 #endif

@@ -65,57 +65,46 @@ static void err_line(struct jsonw *w, const char *what, int rc)
 }
 
 /* Writes the device queue; returns 0 or the analysis status. */
-static int write_dq(struct jsonw *w, const struct ms_md_dq *q)
+static int write_dq(struct jsonw *w, const struct ms_md_dq *q, const struct ms_md_result *r)
 {
-	struct ms_md_dq_info x;
-	int rc;
+	const struct ms_md_dq_info *x = &r->dq;
 
-	if (!q->present) {
+	if (!q->present || r->dq_rc) {
 		jsonw_knull(w, "device_queue");
-		return 0;
-	}
-	if ((rc = ms_md_dq_analyse(q, &x))) {
-		jsonw_knull(w, "device_queue");
-		return rc;
+		return r->dq_rc;
 	}
 	jsonw_key(w, "device_queue");
 	jsonw_obj_begin(w);
 	jsonw_kstr(w, "file", base(q->path));
 	jsonw_key(w, "queue");
 	jsonw_obj_begin(w);
-	jsonw_kint(w, "size", (int64_t)x.queue_n);
-	jsonw_kint(w, "empty_batches", (int64_t)x.empty);
-	jsonw_kint(w, "full_batches", (int64_t)x.full);
-	ints(w, "queue_size", x.queue_size.v, x.queue_size.n);
-	ints(w, "capacity", x.capacity.v, x.capacity.n);
+	jsonw_kint(w, "size", (int64_t)x->queue_n);
+	jsonw_kint(w, "empty_batches", (int64_t)x->empty);
+	jsonw_kint(w, "full_batches", (int64_t)x->full);
+	ints(w, "queue_size", x->queue_size.v, x->queue_size.n);
+	ints(w, "capacity", x->capacity.v, x->capacity.n);
 	jsonw_obj_end(w);
 	jsonw_key(w, "time");
 	jsonw_obj_begin(w);
-	jsonw_kint(w, "size", (int64_t)x.time_n);
-	kdouble_or_null(w, "avg_cost_ms", x.time_n > 0, x.avg_cost_ms);
-	kdouble_or_null(w, "avg_get_cost_ms", x.time_n > 0, x.get_cost_ms);
-	kdouble_or_null(w, "avg_push_cost_ms", x.time_n > 0, x.push_cost_ms);
-	dbls(w, "total_cost_ms", x.total_cost_ms.v, x.total_cost_ms.n);
-	dbls(w, "push_cost_ms", x.push_cost_ms_v.v, x.push_cost_ms_v.n);
-	dbls(w, "get_cost_ms", x.get_cost_ms_v.v, x.get_cost_ms_v.n);
+	jsonw_kint(w, "size", (int64_t)x->time_n);
+	kdouble_or_null(w, "avg_cost_ms", x->time_n > 0, x->avg_cost_ms);
+	kdouble_or_null(w, "avg_get_cost_ms", x->time_n > 0, x->get_cost_ms);
+	kdouble_or_null(w, "avg_push_cost_ms", x->time_n > 0, x->push_cost_ms);
+	dbls(w, "total_cost_ms", x->total_cost_ms.v, x->total_cost_ms.n);
+	dbls(w, "push_cost_ms", x->push_cost_ms_v.v, x->push_cost_ms_v.n);
+	dbls(w, "get_cost_ms", x->get_cost_ms_v.v, x->get_cost_ms_v.n);
 	jsonw_obj_end(w);
 	jsonw_obj_end(w);
-	ms_md_dq_info_release(&x);
 	return 0;
 }
 
-static int write_gn(struct jsonw *w, const struct ms_md_gn *g)
+static int write_gn(struct jsonw *w, const struct ms_md_gn *g, const struct ms_md_result *r)
 {
-	struct ms_md_gn_info x;
-	int rc;
+	const struct ms_md_gn_info *x = &r->gn;
 
-	if (!g->present) {
+	if (!g->present || r->gn_rc) {
 		jsonw_knull(w, "get_next");
-		return 0;
-	}
-	if ((rc = ms_md_gn_analyse(g, &x))) {
-		jsonw_knull(w, "get_next");
-		return rc;
+		return r->gn_rc;
 	}
 	jsonw_key(w, "get_next");
 	jsonw_obj_begin(w);
@@ -123,27 +112,25 @@ static int write_gn(struct jsonw *w, const struct ms_md_gn *g)
 	jsonw_kstr(w, "time_unit_in_file", g->gpu ? "ns" : "us");
 	jsonw_key(w, "queue");
 	jsonw_obj_begin(w);
-	jsonw_kint(w, "size", (int64_t)x.queue_n);
-	jsonw_kint(w, "empty_batches", (int64_t)x.empty);
-	ints(w, "queue_size", x.queue.v, x.queue.n);
+	jsonw_kint(w, "size", (int64_t)x->queue_n);
+	jsonw_kint(w, "empty_batches", (int64_t)x->empty);
+	ints(w, "queue_size", x->queue.v, x->queue.n);
 	jsonw_obj_end(w);
 	jsonw_key(w, "time");
 	jsonw_obj_begin(w);
-	jsonw_kint(w, "size", (int64_t)x.time_n);
-	kdouble_or_null(w, "avg_cost_ms", x.time_n > 0, x.avg_cost_ms);
-	dbls(w, "cost_ms", x.cost_ms.v, x.cost_ms.n);
+	jsonw_kint(w, "size", (int64_t)x->time_n);
+	kdouble_or_null(w, "avg_cost_ms", x->time_n > 0, x->avg_cost_ms);
+	dbls(w, "cost_ms", x->cost_ms.v, x->cost_ms.n);
 	jsonw_obj_end(w);
 	jsonw_obj_end(w);
-	ms_md_gn_info_release(&x);
 	return 0;
 }
 
-static void write_summary(struct jsonw *w, const struct ms_md *m)
+static void write_summary(struct jsonw *w, const struct ms_md_result *r)
 {
-	struct ms_md_queue_summary s;
+	const struct ms_md_queue_summary *s = &r->sum;
 
-	ms_md_queue_summary(&m->dq, &m->gn, &s);
-	if (!s.present) {
+	if (!s->present) {
 		jsonw_knull(w, "queue_summary");
 		return;
 	}
@@ -151,40 +138,33 @@ static void write_summary(struct jsonw *w, const struct ms_md *m)
 	jsonw_obj_begin(w);
 	jsonw_key(w, "device_queue");
 	jsonw_obj_begin(w);
-	jsonw_kint(w, "empty_batch_count", (int64_t)s.dq_empty);
-	jsonw_kint(w, "full_batch_count", (int64_t)s.dq_full);
-	jsonw_kint(w, "total_batch", (int64_t)s.dq_total);
+	jsonw_kint(w, "empty_batch_count", (int64_t)s->dq_empty);
+	jsonw_kint(w, "full_batch_count", (int64_t)s->dq_full);
+	jsonw_kint(w, "total_batch", (int64_t)s->dq_total);
 	jsonw_obj_end(w);
-	if (s.has_get_next) {
+	if (s->has_get_next) {
 		jsonw_key(w, "get_next_queue");
 		jsonw_obj_begin(w);
-		jsonw_kint(w, "empty_batch_count", (int64_t)s.gn_empty);
-		jsonw_kint(w, "total_batch", (int64_t)s.gn_total);
+		jsonw_kint(w, "empty_batch_count", (int64_t)s->gn_empty);
+		jsonw_kint(w, "total_batch", (int64_t)s->gn_total);
 		jsonw_obj_end(w);
 	} else {
 		jsonw_knull(w, "get_next_queue");
 	}
-	kstatus(w, "data_process", s.data_process);
-	kstatus(w, "data_transmission", s.data_transmission);
-	kstatus(w, "device_queue_warning", s.device_queue_warning);
-	kstatus(w, "get_next", s.get_next);
+	kstatus(w, "data_process", s->data_process);
+	kstatus(w, "data_transmission", s->data_transmission);
+	kstatus(w, "device_queue_warning", s->device_queue_warning);
+	kstatus(w, "get_next", s->get_next);
 	jsonw_obj_end(w);
 }
 
-static int write_pipeline(struct jsonw *w, const struct ms_md_pipeline *p)
+static int write_pipeline(struct jsonw *w, const struct ms_md_pipeline *p,
+			  const struct ms_md_result *r)
 {
-	size_t *idx, n = 0;
-
-	if (!p->present) {
+	if (!p->present || r->pl_rc) {
 		jsonw_knull(w, "pipeline");
-		return 0;
+		return r->pl_rc;
 	}
-	idx = malloc((p->ops.n ? p->ops.n : 1) * sizeof(*idx));
-	if (!idx) {
-		jsonw_knull(w, "pipeline");
-		return NNS_ENOMEM;
-	}
-	ms_md_pipeline_outside_threshold(p, MS_MD_PIPE_HIGH, MS_MD_PIPE_LOW, idx, &n);
 	jsonw_key(w, "pipeline");
 	jsonw_obj_begin(w);
 	jsonw_kstr(w, "file", base(p->path));
@@ -220,67 +200,53 @@ static int write_pipeline(struct jsonw *w, const struct ms_md_pipeline *p)
 	jsonw_arr_end(w);
 	jsonw_key(w, "bottleneck_op_ids");
 	jsonw_arr_begin(w);
-	for (size_t i = 0; i < n; i++)
-		jsonw_int(w, p->ops.v[idx[i]].op_id);
+	for (size_t i = 0; i < r->bottleneck.n; i++)
+		jsonw_int(w, p->ops.v[r->bottleneck.v[i]].op_id);
 	jsonw_arr_end(w);
 	jsonw_obj_end(w);
-	free(idx);
 	return 0;
 }
 
-static void series(struct jsonw *w, const struct ms_md_series *g, size_t n,
-		   const struct ms_md_cpu_info *ci)
+static void series(struct jsonw *w, const struct ms_md_series *g, size_t n, const double *avg)
 {
 	jsonw_arr_begin(w);
 	for (size_t i = 0; i < n; i++) {
 		jsonw_obj_begin(w);
 		jsonw_kstr(w, "metric", g[i].name);
-		jsonw_kdouble(w, "avg", ms_md_cpu_avg(&g[i], ci->first, ci->end));
+		jsonw_kdouble(w, "avg", avg[i]);
 		dbls(w, "values", g[i].v.v, g[i].v.n);
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
 }
 
-static int write_cpu(struct jsonw *w, const struct ms_md *m)
+static int write_cpu(struct jsonw *w, const struct ms_md *m, const struct ms_md_result *r)
 {
 	const struct ms_md_cpu *c = &m->cpu;
-	struct ms_md_cpu_info ci;
-	struct ms_md_series tot[MS_MD_MAX_METRICS]; /* names only */
-	double totv[MS_MD_MAX_METRICS];
-	size_t ntot = 2;
-	int rc;
+	const struct ms_md_cpu_info *ci = &r->cpu;
 
-	if (!c->present) {
+	if (!c->present || r->cpu_rc) {
 		jsonw_knull(w, "cpu_utilization");
-		return 0;
-	}
-	if ((rc = ms_md_cpu_analyse(c, &m->dq, &ci))) {
-		jsonw_knull(w, "cpu_utilization");
-		return rc;
+		return r->cpu_rc;
 	}
 	jsonw_key(w, "cpu_utilization");
 	jsonw_obj_begin(w);
 	jsonw_kstr(w, "file", base(c->path));
 	kdouble_or_null(w, "sampling_interval_ms", c->has_sampling_interval, c->sampling_interval);
 	kint_or_null(w, "cpu_processor_num", c->has_cpu_num, c->cpu_processor_num);
-	jsonw_kint(w, "samples", (int64_t)ci.nsamples);
-	jsonw_kint(w, "step_total_num", (int64_t)ci.step_total_num);
-	if (ci.mapped)
-		ints(w, "sample_steps", ci.sample_step.v, ci.sample_step.n);
+	jsonw_kint(w, "samples", (int64_t)ci->nsamples);
+	jsonw_kint(w, "step_total_num", (int64_t)ci->step_total_num);
+	if (ci->mapped)
+		ints(w, "sample_steps", ci->sample_step.v, ci->sample_step.n);
 	else
 		jsonw_knull(w, "sample_steps");
-	jsonw_kint(w, "first_sample", (int64_t)ci.first);
-	jsonw_kint(w, "end_sample", (int64_t)ci.end);
+	jsonw_kint(w, "first_sample", (int64_t)ci->first);
+	jsonw_kint(w, "end_sample", (int64_t)ci->end);
 	dbls(w, "time_stamp_ms", c->time_stamp.v, c->time_stamp.n);
 	jsonw_key(w, "device");
-	series(w, c->device, c->ndevice, &ci);
+	series(w, c->device, c->ndevice, r->dev_avg);
 	jsonw_key(w, "process");
-	series(w, c->process, c->nprocess, &ci);
-	memset(tot, 0, sizeof(tot));
-	snprintf(tot[0].name, sizeof(tot[0].name), "user_utilization");
-	snprintf(tot[1].name, sizeof(tot[1].name), "sys_utilization");
-	totv[0] = totv[1] = 0;
+	series(w, c->process, c->nprocess, r->proc_avg);
 	jsonw_key(w, "ops");
 	jsonw_arr_begin(w);
 	for (size_t k = 0; k < c->ops.n; k++) {
@@ -292,43 +258,29 @@ static int write_cpu(struct jsonw *w, const struct ms_md *m)
 		jsonw_kint(w, "op_id", o->op_id);
 		kint_or_null(w, "num_workers", o->num_workers >= 0, o->num_workers);
 		jsonw_key(w, "metrics");
-		series(w, o->metrics, o->nmetrics, &ci);
+		series(w, o->metrics, o->nmetrics, &r->op_avg.v[k * MS_MD_MAX_METRICS]);
 		jsonw_obj_end(w);
-		for (size_t i = 0; i < o->nmetrics; i++) {
-			size_t t = 0;
-
-			while (t < ntot && strcmp(tot[t].name, o->metrics[i].name) != 0)
-				t++;
-			if (t == ntot && ntot < MS_MD_MAX_METRICS) {
-				memcpy(tot[t].name, o->metrics[i].name, sizeof(tot[t].name));
-				totv[t] = 0;
-				ntot++;
-			}
-			if (t < ntot)
-				totv[t] += ms_md_cpu_avg(&o->metrics[i], ci.first, ci.end);
-		}
 	}
 	jsonw_arr_end(w);
 	jsonw_key(w, "total_op_avg");
 	jsonw_obj_begin(w);
-	for (size_t t = 0; t < ntot; t++)
-		jsonw_kdouble(w, tot[t].name, totv[t]);
+	for (size_t t = 0; t < r->ntot; t++)
+		jsonw_kdouble(w, r->tot_name[t], r->tot[t]);
 	jsonw_obj_end(w);
-	kdouble_or_null(w, "active_percent", ci.has_idle, ci.active_avg);
+	kdouble_or_null(w, "active_percent", ci->has_idle, ci->active_avg);
 	jsonw_obj_end(w);
-	ms_md_cpu_info_release(&ci);
 	return 0;
 }
 
-static int write_proposals(struct jsonw *w, const struct ms_md *m)
+static int write_proposals(struct jsonw *w, const struct ms_md_result *r)
 {
-	struct ms_md_proposals ps;
-	int rc = ms_md_propose(&m->dq, &m->gn, &m->pl, &m->cpu, &ps);
+	const struct ms_md_proposals *ps = &r->props;
+	int rc = r->prop_rc;
 
 	jsonw_key(w, "proposals");
 	jsonw_arr_begin(w);
-	for (size_t i = 0; !rc && i < ps.v.n; i++) {
-		const struct ms_md_proposal *p = &ps.v.v[i];
+	for (size_t i = 0; !rc && i < ps->v.n; i++) {
+		const struct ms_md_proposal *p = &ps->v.v[i];
 
 		jsonw_obj_begin(w);
 		jsonw_kstr(w, "id", p->id);
@@ -351,22 +303,20 @@ static int write_proposals(struct jsonw *w, const struct ms_md *m)
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
-	if (!rc)
-		ms_md_proposals_release(&ps);
 	return rc;
 }
 
-void out_json_ms_minddata_data(struct jsonw *w, const struct ms_md *m)
+void out_json_ms_minddata_data(struct jsonw *w, const struct ms_md *m, const struct ms_md_result *r)
 {
 	int rc[5];
 
 	jsonw_obj_begin(w);
-	rc[0] = write_dq(w, &m->dq);
-	rc[1] = write_gn(w, &m->gn);
-	write_summary(w, m);
-	rc[2] = write_pipeline(w, &m->pl);
-	rc[3] = write_cpu(w, m);
-	rc[4] = write_proposals(w, m);
+	rc[0] = write_dq(w, &m->dq, r);
+	rc[1] = write_gn(w, &m->gn, r);
+	write_summary(w, r);
+	rc[2] = write_pipeline(w, &m->pl, r);
+	rc[3] = write_cpu(w, m, r);
+	rc[4] = write_proposals(w, r);
 	jsonw_key(w, "errors");
 	jsonw_arr_begin(w);
 	for (int i = 0; i < m->nerr; i++)
@@ -385,11 +335,7 @@ void out_json_ms_minddata_data(struct jsonw *w, const struct ms_md *m)
 	jsonw_obj_end(w);
 }
 
-void out_json_ms_minddata(struct jsonw *w, const struct ms_src *s)
+void out_json_ms_minddata(struct jsonw *w, const struct ms_profile *mp)
 {
-	struct ms_md m;
-
-	ms_md_load(&m, s);
-	out_json_ms_minddata_data(w, &m);
-	ms_md_release(&m);
+	out_json_ms_minddata_data(w, &mp->md, &mp->md_result);
 }

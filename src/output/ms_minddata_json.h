@@ -1,7 +1,8 @@
 /*
  * ms_minddata_json.h - the MindData (data preparation) document of one
- * MindSpore device: reads the files (src/importers/ms_minddata.h), runs the
- * analyses (src/analysis/ms_minddata.h) and writes ONE JSON object:
+ * MindSpore device: from the files read into its ms_profile (an_ms.h;
+ * read by the importers' ms_minddata.h) and their analyses computed there
+ * (analysis/ms_minddata.h, ms_md_compute), writes ONE JSON object:
  *
  * {"device_queue": null | {            host queue, device_queue_profiling_<dev>.txt
  *      "file": "device_queue_profiling_0.txt",   (or dataset_iterator_profiling_<dev>.txt)
@@ -47,13 +48,14 @@
 #ifndef NNS_OUTPUT_MS_MINDDATA_JSON_H
 #define NNS_OUTPUT_MS_MINDDATA_JSON_H
 
-#include "importers/ms_minddata.h"
-#include "importers/ms_src.h"
+#include "analysis/an_ms.h"
 #include "output/jsonw.h"
 
-/* Reads every MindData file of s and writes the document. */
-void out_json_ms_minddata(struct jsonw *w, const struct ms_src *s);
-/* Writes the document of data already read. */
-void out_json_ms_minddata_data(struct jsonw *w, const struct ms_md *m);
+/* Writes the document of the MindData files read into mp. */
+void out_json_ms_minddata(struct jsonw *w, const struct ms_profile *mp);
+/* Writes the document of the files read into m and their analyses r
+ * (ms_md_compute). */
+void out_json_ms_minddata_data(struct jsonw *w, const struct ms_md *m,
+			       const struct ms_md_result *r);
 
 #endif

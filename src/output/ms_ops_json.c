@@ -7,16 +7,7 @@
 
 void out_json_ms_summary(struct jsonw *w, const struct ms_st_summary *s)
 {
-	jsonw_obj_begin(w);
-	jsonw_kdouble(w, "total_ms", s->total_ms);
-	jsonw_kdouble(w, "iteration_interval_ms", s->interval_ms);
-	jsonw_kdouble(w, "iteration_interval_percent", s->interval_pct);
-	jsonw_kdouble(w, "fp_bp_ms", s->fp_bp_ms);
-	jsonw_kdouble(w, "fp_bp_percent", s->fp_bp_pct);
-	jsonw_kdouble(w, "tail_ms", s->tail_ms);
-	jsonw_kdouble(w, "tail_percent", s->tail_pct);
-	jsonw_kint(w, "total_steps", (int64_t)s->total_steps);
-	jsonw_obj_end(w);
+	sc_json_row(w, &sc_ms_step_summary, s, NULL, NULL);
 }
 
 void out_json_ms_ops(struct jsonw *w, const struct ms_st_summary *s, const struct ms_at *t,

@@ -14,9 +14,7 @@
 #ifndef NNS_OUTPUT_MS_OPS_JSON_H
 #define NNS_OUTPUT_MS_OPS_JSON_H
 
-#include "analysis/ms_steptrace.h"
-#include "importers/ms_aicore_detail.h"
-#include "importers/ms_aicore_type.h"
+#include "analysis/an_ms.h"
 #include "output/jsonw.h"
 
 void out_json_ms_ops(struct jsonw *w, const struct ms_st_summary *s, const struct ms_at *t,
@@ -25,8 +23,8 @@ void out_json_ms_ops(struct jsonw *w, const struct ms_st_summary *s, const struc
 /* The step summary object alone ({"total_ms", ... "total_steps"}). */
 void out_json_ms_summary(struct jsonw *w, const struct ms_st_summary *s);
 
-/* steptrace.json of a MindSpore device (ms_steptrace_json.c), from its
- * step_trace_raw CSV and point info:
+/* steptrace.json of a MindSpore device (ms_steptrace_json.c), from the
+ * step_trace_raw CSV and point info read into its ms_profile:
  *   {"source":"mindspore",
  *    "steps":[{"name","start_us","end_us","iteration_interval_us","fp_bp_us","tail_us","total_us"}],
  *    "average":{"iteration_interval_us","fp_bp_us","tail_us","total_us"},
@@ -40,7 +38,6 @@ void out_json_ms_summary(struct jsonw *w, const struct ms_st_summary *s);
  * average row. Returns 0 when written, -1 (nothing written) when the device
  * has no step-trace CSV; a damaged CSV is written as empty steps with
  * "error". */
-struct ms_src;
-int out_json_ms_steptrace(struct jsonw *w, const struct ms_src *s);
+int out_json_ms_steptrace(struct jsonw *w, const struct ms_profile *mp);
 
 #endif

@@ -1,99 +1,52 @@
 /*
  * ms_steptrace_json.c - steptrace.json of a MindSpore device (shape in
- * ms_ops_json.h).
+ * ms_ops_json.h), from the step trace read into its ms_profile (an_ms.h).
  */
-#include "analysis/ms_steptrace.h"
-#include "importers/ms_st_table.h"
+#include "analysis/an_ms.h"
 #include "output/ms_ops_json.h"
+#include "output/schema.h"
 
-#include <math.h>
 #include <stdio.h>
 
-static double us(double counts)
-{
-	return isnan(counts) ? 0 : counts / 100.0;
-}
+static const char *const times[] = {"iteration_interval_us", "fp_bp_us", "tail_us", "total_us",
+				    NULL};
 
-static void times(struct jsonw *w, const struct ms_st_table *t, size_t row)
+static void graph(struct jsonw *w, const struct ms_profile *mp)
 {
-	jsonw_kdouble(w, "iteration_interval_us", us(ms_st_cell(t, row, "iteration_interval")));
-	jsonw_kdouble(w, "fp_bp_us", us(ms_st_cell(t, row, "fp_and_bp")));
-	jsonw_kdouble(w, "tail_us", us(ms_st_cell(t, row, "tail")));
-	jsonw_kdouble(w, "total_us", us(ms_st_cell(t, row, "total")));
-}
-
-static void graph(struct jsonw *w, const struct ms_st_table *t)
-{
-	struct ms_st_graph g;
-	struct nns_err err;
+	const struct ms_st_graph *g = &mp->graph;
 	size_t p = 0;
 
 	jsonw_key(w, "graph");
-	if (ms_st_graph_build(t, 0, &g, &err)) {
+	if (mp->graph_rc) {
 		jsonw_null(w);
 		return;
 	}
 	jsonw_arr_begin(w);
-	for (size_t l = 0; l < g.nlines; l++) {
+	for (size_t l = 0; l < g->nlines; l++) {
 		jsonw_arr_begin(w);
-		for (; p < g.line_end[l]; p++) {
-			if (!g.pts[p].valid) {
+		for (; p < g->line_end[l]; p++) {
+			if (!g->pts[p].valid) {
 				jsonw_null(w);
 				continue;
 			}
 			jsonw_obj_begin(w);
-			jsonw_kstr(w, "name", g.pts[p].name);
-			jsonw_kdouble(w, "start_ms", g.pts[p].start_ms);
-			jsonw_kdouble(w, "duration_ms", g.pts[p].dur_ms);
+			jsonw_kstr(w, "name", g->pts[p].name);
+			jsonw_kdouble(w, "start_ms", g->pts[p].start_ms);
+			jsonw_kdouble(w, "duration_ms", g->pts[p].dur_ms);
 			jsonw_obj_end(w);
 		}
 		jsonw_arr_end(w);
 	}
 	jsonw_arr_end(w);
-	ms_st_graph_release(&g);
 }
 
-int out_json_ms_steptrace(struct jsonw *w, const struct ms_src *s)
+/* MindInsight's step_trace proposer: the average step's iteration interval
+ * above 0.5 ms. */
+static void proposals(struct jsonw *w, const struct ms_st_summary *sum, int have_sum)
 {
-	struct ms_st_table t;
-	struct ms_st_summary sum;
-	struct nns_err err;
-	char fp[512], bp[512];
-	int rc, have_sum;
-
-	nns_err_clear(&err);
-	rc = ms_st_table_load(&t, s, &err);
-	if (rc == NNS_ENOTFOUND)
-		return -1;
-	jsonw_obj_begin(w);
-	jsonw_kstr(w, "source", "mindspore");
-	jsonw_key(w, "steps");
-	jsonw_arr_begin(w);
-	for (size_t i = 0; !rc && i + 1 < t.nrows; i++) {
-		jsonw_obj_begin(w);
-		jsonw_kstr(w, "name", t.step[i]);
-		jsonw_kdouble(w, "start_us", us(ms_st_cell(&t, i, "start_point")));
-		jsonw_kdouble(w, "end_us", us(ms_st_cell(&t, i, "end_point")));
-		times(w, &t, i);
-		jsonw_obj_end(w);
-	}
-	jsonw_arr_end(w);
-	jsonw_key(w, "average");
-	jsonw_obj_begin(w);
-	if (!rc)
-		times(w, &t, t.nrows - 1);
-	jsonw_obj_end(w);
-	if (rc) {
-		jsonw_kstr(w, "error", err.msg);
-		jsonw_obj_end(w);
-		return 0;
-	}
-	have_sum = ms_st_summarise_table(&t, &sum, &err) == NNS_OK;
 	jsonw_key(w, "proposals");
 	jsonw_arr_begin(w);
-	if (have_sum && sum.interval_ms > 0.5) {
-		/* MindInsight's step_trace proposer: the average step's iteration
-		 * interval above 0.5 ms */
+	if (have_sum && sum->interval_ms > 0.5) {
 		char text[512];
 
 		snprintf(
@@ -101,29 +54,52 @@ int out_json_ms_steptrace(struct jsonw *w, const struct ms_src *s)
 		    "The average iteration interval is %.4f ms (%.2f%% of the step), above 0.5 "
 		    "ms: the path from data processing to the computational graph can be "
 		    "optimized (graph mode and dataset sink mode; see the data pipeline).",
-		    sum.interval_ms, sum.interval_pct);
+		    sum->interval_ms, sum->interval_pct);
 		jsonw_obj_begin(w);
 		jsonw_kstr(w, "id", "step_trace-iter_interval");
 		jsonw_kstr(w, "text", text);
-		jsonw_kdouble(w, "iteration_interval_ms", sum.interval_ms);
+		jsonw_kdouble(w, "iteration_interval_ms", sum->interval_ms);
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
+}
+
+int out_json_ms_steptrace(struct jsonw *w, const struct ms_profile *mp)
+{
+	int rc = mp->st_part.rc, have_sum;
+
+	if (rc == NNS_ENOTFOUND)
+		return -1;
+	jsonw_obj_begin(w);
+	jsonw_kstr(w, "source", "mindspore");
+	/* the data rows, then MindSpore's average row as "average" */
+	sc_json_rows(w, "steps", &sc_ms_steps, mp->steps.v, rc ? 0 : mp->steps.n - 1, NULL, NULL);
+	jsonw_key(w, "average");
+	jsonw_obj_begin(w);
+	if (!rc)
+		sc_json_fields(w, &sc_ms_steps, &mp->steps.v[mp->steps.n - 1], NULL, times);
+	jsonw_obj_end(w);
+	if (rc) {
+		jsonw_kstr(w, "error", mp->st_part.err.msg);
+		jsonw_obj_end(w);
+		return 0;
+	}
+	have_sum = mp->sum_rc == NNS_OK;
+	proposals(w, &mp->sum, have_sum);
 	if (have_sum) {
 		jsonw_key(w, "summary");
-		out_json_ms_summary(w, &sum);
+		out_json_ms_summary(w, &mp->sum);
 	}
 	jsonw_key(w, "point_info");
-	if (ms_point_info_load(s, fp, bp, sizeof(fp), &err) == NNS_OK) {
+	if (mp->point_rc == NNS_OK) {
 		jsonw_obj_begin(w);
-		jsonw_kstr(w, "fp_start", fp);
-		jsonw_kstr(w, "bp_end", bp);
+		jsonw_kstr(w, "fp_start", mp->fp_start);
+		jsonw_kstr(w, "bp_end", mp->bp_end);
 		jsonw_obj_end(w);
 	} else {
 		jsonw_null(w);
 	}
-	graph(w, &t);
+	graph(w, mp);
 	jsonw_obj_end(w);
-	ms_st_table_release(&t);
 	return 0;
 }

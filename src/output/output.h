@@ -51,12 +51,16 @@ int out_write_profile(const char *dir, const struct out_source *src, const struc
 int out_write_dist(const char *dir, const char *file_name, const char *span,
 		   const struct an_dist *d, struct nns_err *err);
 
+/* A file run discovery left out and why (strings borrowed). */
+struct out_skip {
+	const char *path, *reason;
+};
 /* Writes dir/skipped.json: {"skipped": [{"path", "reason"}], "more": N}
- * from rs->skipped (skipped_json.c); writes nothing and returns NNS_OK when
- * nothing was skipped. pretty_depth 0: the default layout. */
-struct run_set;
-int out_write_skipped(const char *dir, const struct run_set *rs, int pretty_depth,
-		      struct nns_err *err);
+ * from the n files of v and more left unlisted (skipped_json.c); writes
+ * nothing and returns NNS_OK when nothing was skipped. pretty_depth 0: the
+ * default layout. */
+int out_write_skipped(const char *dir, const struct out_skip *v, size_t n, size_t more,
+		      int pretty_depth, struct nns_err *err);
 
 /* Writes the diff of two profiles to path (a file name). */
 int out_write_diff(const char *path, const struct an_diff *d, const char *base_label,
@@ -134,13 +138,6 @@ void out_json_ms_dynshape_view(struct jsonw *w, const struct an_profile *p);
  * ms_step_trace.csv (per step and the average, us), ms_op_type.csv,
  * ms_op_detail.csv, each when its source file is there. */
 int out_write_ms_csv(const char *dir, const struct an_profile *p, struct nns_err *err);
-/* The AI Core op tables of a MindSpore device into *at / *ad (zeroed by
- * the caller, released with ms_at_release / ms_ad_release): bit 0 set when
- * the by-type table was read, bit 1 the by-op table; 0 for other workers
- * or damaged files (the documents name those). */
-struct ms_at;
-struct ms_ad;
-int out_ms_op_tables(const struct an_profile *p, struct ms_at *at, struct ms_ad *ad);
 
 /* HTA critical path (hta_critpath_json.c, docs/HTA.md):
  * critical_path.json of the first step, or of step (its name, "5" or

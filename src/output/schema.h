@@ -122,7 +122,19 @@ extern const struct sc_table sc_temporal;     /* struct hta_temporal_dev (HTA) *
 extern const struct sc_table sc_idle;	      /* struct hta_idle_stream (HTA) */
 extern const struct sc_table sc_ms_op_types;  /* struct ms_at_row (MindSpore AI Core by type) */
 extern const struct sc_table sc_ms_ops;	      /* struct ms_ad_row (MindSpore AI Core by op) */
-extern const struct sc_table sc_gpus;	      /* struct an_gpu */
+/* The other MindSpore and cluster tables (schema_ms.c); aux: where the
+ * rows' names are kept. */
+extern const struct sc_table sc_ms_steps;	  /* struct ms_step_row */
+extern const struct sc_table sc_ms_step_summary;  /* struct ms_st_summary */
+extern const struct sc_table sc_ms_flops_summary; /* struct ms_flops_summary */
+extern const struct sc_table sc_ms_flops_ops;	  /* struct ms_flops_op, aux = ms_flops */
+extern const struct sc_table sc_ms_aicpu_types;	  /* struct ms_aicpu_type, aux = ms_aicpu */
+extern const struct sc_table sc_ms_aicpu_ops;	  /* struct ms_aicpu_op, aux = ms_aicpu */
+extern const struct sc_table sc_ms_ds_ops;	  /* struct ms_ds_op, aux = ms_ds */
+extern const struct sc_table sc_ms_ds_kernels;	  /* struct ms_ds_kernel, aux = ms_ds */
+extern const struct sc_table sc_cluster_links;	  /* struct cl_link */
+extern const struct sc_table sc_cluster_stages;	  /* struct cl_stage */
+extern const struct sc_table sc_gpus;		  /* struct an_gpu */
 
 /* The operator and kernel tables come in groupings: one schema, several
  * row sets, each with its JSON key, SQL table and columns. */

@@ -6,8 +6,7 @@
  */
 #include "output/schema_sql.h"
 #include "analysis/hta_time.h"
-#include "importers/ms_aicore_detail.h"
-#include "importers/ms_aicore_type.h"
+#include "analysis/an_ms.h"
 #include "output/output.h"
 
 #include <stdio.h>
@@ -308,21 +307,10 @@ int sc_sql_results(sqlite3 *db, int64_t worker_id, const struct an_profile *p, s
 			rc = INS("idle", t.streams.v, t.streams.n, &x);
 		hta_idle_release(&t);
 	}
-	if (!rc) {
-		struct ms_at at;
-		struct ms_ad ad;
-		int got;
-
-		memset(&at, 0, sizeof(at));
-		memset(&ad, 0, sizeof(ad));
-		got = out_ms_op_tables(p, &at, &ad);
-		if (got & 1)
-			rc = INS("ms_op_types", at.rows.v, at.rows.n, &x);
-		if (!rc && (got & 2))
-			rc = INS("ms_ops", ad.rows.v, ad.rows.n, &x);
-		ms_at_release(&at);
-		ms_ad_release(&ad);
-	}
+	if (!rc && p->ms && p->ms->at_part.rc == NNS_OK)
+		rc = INS("ms_op_types", p->ms->at.rows.v, p->ms->at.rows.n, &x);
+	if (!rc && p->ms && p->ms->ad_part.rc == NNS_OK)
+		rc = INS("ms_ops", p->ms->ad.rows.v, p->ms->ad.rows.n, &x);
 #undef INS
 	return rc;
 }

@@ -1,15 +1,13 @@
 /*
  * schema_views.c - the result tables of the per-worker views beyond the
  * SPEC §4 contract, column by column (schema.h): step trace, data
- * pipeline, CPU, host_info, HTA temporal breakdown and idle time, and
- * MindSpore's AI Core operator tables. Same conventions as
+ * pipeline, CPU, host_info, HTA temporal breakdown and idle time (the
+ * MindSpore ones are in schema_ms.c). Same conventions as
  * schema_tables.c.
  */
 #include "output/schema_int.h"
 
 #include "analysis/hta_time.h"
-#include "importers/ms_aicore_detail.h"
-#include "importers/ms_aicore_type.h"
 
 #include <stdio.h>
 
@@ -348,47 +346,3 @@ static const struct sc_col idle_cols[] = {
 
 const struct sc_table sc_idle = {"idle", "HTA idle time per stream", idle_cols, NCOLS(idle_cols),
 				 sizeof(struct hta_idle_stream)};
-
-/* ---- MindSpore AI Core operators (ms_ops.json, ms_op_type.csv, ms_op_detail.csv) */
-
-/* a C long at c->off (MindSpore's execution counts) */
-static void long_at(const struct sc_col *c, const void *row, const struct sc_ctx *x,
-		    struct sc_val *v)
-{
-	long l;
-
-	memcpy(&l, (const char *)row + c->off, sizeof(l));
-	v->i = l;
-}
-
-static const struct sc_col msat_cols[] = {
-    COL("kernel_type", SC_TEXT, SC_PLAIN, SC_F_CHARS, struct ms_at_row, kernel_type, "Op type",
-	"AI Core operator type"),
-    COL("total_time_us", SC_REAL, SC_US, SC_F_DBL, struct ms_at_row, total_time_us, "Total µs",
-	"time of the type's operators, µs"),
-    FCOL("execution_frequency", SC_INT, SC_COUNT, long_at, struct ms_at_row, execution_frequency,
-	 "Calls", "executions"),
-    COL("avg_time_us", SC_REAL, SC_US, SC_F_DBL, struct ms_at_row, avg_time_us, "Avg µs",
-	"mean time of one execution, µs"),
-    COL("total_percent", SC_REAL, SC_PLAIN, SC_F_DBL, struct ms_at_row, total_percent, "Share",
-	"MindSpore's share of all AI Core time, as its file gives it"),
-};
-
-const struct sc_table sc_ms_op_types = {"ms_op_types", "MindSpore AI Core operator time by type",
-					msat_cols, NCOLS(msat_cols), sizeof(struct ms_at_row)};
-
-static const struct sc_col msad_cols[] = {
-    COL("op_name", SC_TEXT, SC_PLAIN, SC_F_CHARS, struct ms_ad_row, op_name, "Operator",
-	"full operator name (scope)"),
-    COL("kernel_name", SC_TEXT, SC_PLAIN, SC_F_CHARS, struct ms_ad_row, kernel_name, "Kernel",
-	"kernel name"),
-    COL("kernel_type", SC_TEXT, SC_PLAIN, SC_F_CHARS, struct ms_ad_row, kernel_type, "Type",
-	"operator type"),
-    COL("avg_execution_time_us", SC_REAL, SC_US, SC_F_DBL, struct ms_ad_row, avg_execution_time_us,
-	"Avg µs", "mean time of one execution, µs"),
-    FCOL("execution_frequency", SC_INT, SC_COUNT, long_at, struct ms_ad_row, execution_frequency,
-	 "Calls", "executions"),
-};
-
-const struct sc_table sc_ms_ops = {"ms_ops", "MindSpore AI Core operator time by operator",
-				   msad_cols, NCOLS(msad_cols), sizeof(struct ms_ad_row)};

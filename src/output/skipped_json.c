@@ -8,34 +8,40 @@
  */
 #include "output/outfile.h"
 #include "output/output.h"
-#include "importers/run.h"
 
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
+struct skipped {
+	const struct out_skip *v;
+	size_t n, more;
+};
+
 static void skipped_fn(struct jsonw *w, const void *arg)
 {
-	const struct run_set *rs = arg;
+	const struct skipped *sk = arg;
 
 	jsonw_obj_begin(w);
 	jsonw_key(w, "skipped");
 	jsonw_arr_begin(w);
-	for (size_t i = 0; i < rs->skipped.n; i++) {
+	for (size_t i = 0; i < sk->n; i++) {
 		jsonw_obj_begin(w);
-		jsonw_kstr(w, "path", rs->skipped.v[i].path);
-		jsonw_kstr(w, "reason", rs->skipped.v[i].reason);
+		jsonw_kstr(w, "path", sk->v[i].path);
+		jsonw_kstr(w, "reason", sk->v[i].reason);
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
-	jsonw_kint(w, "more", (int64_t)rs->skipped_more);
+	jsonw_kint(w, "more", (int64_t)sk->more);
 	jsonw_obj_end(w);
 }
 
-int out_write_skipped(const char *dir, const struct run_set *rs, int pretty_depth,
-		      struct nns_err *err)
+int out_write_skipped(const char *dir, const struct out_skip *v, size_t n, size_t more,
+		      int pretty_depth, struct nns_err *err)
 {
-	if (rs->skipped.n == 0 && rs->skipped_more == 0) {
+	struct skipped sk = {v, n, more};
+
+	if (n == 0 && more == 0) {
 		char path[OUT_PATH_MAX];
 		int rc = out_join(path, sizeof(path), dir, "skipped.json", err);
 
@@ -46,6 +52,6 @@ int out_write_skipped(const char *dir, const struct run_set *rs, int pretty_dept
 					   path, strerror(errno));
 		return NNS_OK;
 	}
-	return out_json_file(dir, "skipped.json", pretty_depth ? pretty_depth : 2, skipped_fn, rs,
+	return out_json_file(dir, "skipped.json", pretty_depth ? pretty_depth : 2, skipped_fn, &sk,
 			     err);
 }

@@ -13,7 +13,6 @@
  * Writers of analyses that are not part of an_profile_compute (HTA's,
  * src/analysis/hta_*.c) run them on the profile when called.
  */
-#include "importers/ms_load.h"
 #include "output/output.h"
 
 #include <string.h>
@@ -53,7 +52,5 @@ const struct out_view *out_view_find(const char *name)
 
 int out_view_applies(const struct out_view *v, const struct an_profile *p)
 {
-	struct ms_src s;
-
-	return !v->mindspore || ms_model_src(p->m, &s);
+	return !v->mindspore || p->ms;
 }

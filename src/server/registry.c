@@ -3,6 +3,7 @@
  * background workers that load them (registry.h).
  */
 #include "server/registry.h"
+#include "analysis/an_ms.h"
 #include "importers/load.h"
 #include "nnscope.h"
 #include "output/jsonw.h"
@@ -678,7 +679,7 @@ static int load_entry(struct registry *r, struct reg_entry *e, struct model **mo
 	e->phase = PH_ANALYSING;
 	pthread_mutex_unlock(&r->mu);
 	nns_err_clear(err);
-	if ((rc = an_profile_compute(p, m, err)) != NNS_OK)
+	if ((rc = an_profile_compute(p, m, err)) != NNS_OK || (rc = an_ms_attach(p, err)) != NNS_OK)
 		goto fail;
 
 	pthread_mutex_lock(&r->mu);

@@ -42,6 +42,7 @@ static int ok(int rc)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct ms_md m;
+	struct ms_md_result r;
 	struct nns_err err;
 	struct jsonw w;
 	const char *buf;
@@ -72,12 +73,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ok(ms_md_parse_cpu(cpu_ok, strlen(cpu_ok), "f", &m.cpu, &err));
 	if (mode == 5 && m.cpu.present)
 		ok(ms_md_parse_pipeline_workers(buf, n, "f", &m.cpu, &err));
+	ms_md_compute(&m, &r);
 	if (jsonw_init_mem(&w, 0, 0) == NNS_OK) {
-		out_json_ms_minddata_data(&w, &m);
+		out_json_ms_minddata_data(&w, &m, &r);
 		if (jsonw_finish(&w, &err) != NNS_OK && err.code != NNS_ENOMEM)
 			abort();
 		jsonw_release(&w);
 	}
+	ms_md_result_release(&r);
 	ms_md_release(&m);
 	return 0;
 }

@@ -30,6 +30,8 @@
 
 #include <jansson.h>
 
+#include "analysis/an_ms.h"
+#include "analysis/analysis.h"
 #include "analysis/ms_steptrace.h"
 #include "importers/ms_load.h"
 #include "importers/ms_st_table.h"
@@ -358,6 +360,19 @@ static void test_load_timeline(void **state)
 	}
 	assert_int_equal(kernels, 2817);
 	assert_int_equal(comm, 3542);
+	/* the profile of a MindSpore device carries its results (p->ms) */
+	{
+		struct an_profile p;
+
+		assert_int_equal(an_profile_compute(&p, &m, &err), NNS_OK);
+		assert_null(p.ms);
+		assert_int_equal(an_ms_attach(&p, &err), NNS_OK);
+		assert_non_null(p.ms);
+		assert_int_equal(p.ms->src.dev, 1);
+		assert_int_equal(p.ms->st_part.rc, NNS_OK);
+		assert_int_equal(p.ms->sum.total_steps, p.ms->steps.n - 1);
+		an_profile_release(&p);
+	}
 	model_release(&m);
 }
 

@@ -92,12 +92,13 @@ static void tmp_free(struct tmpdir *t)
 	rmdir(t->dir);
 }
 
-typedef void (*writer_fn)(struct jsonw *, const struct ms_src *);
+typedef void (*writer_fn)(struct jsonw *, const struct ms_profile *);
 
 /* Runs a writer and parses its output back. */
 static json_t *render(writer_fn fn, const char *dir, int dev)
 {
 	struct ms_src s = {dir, dev};
+	struct ms_profile mp;
 	struct jsonw w;
 	struct nns_err err;
 	json_error_t jerr;
@@ -105,8 +106,10 @@ static json_t *render(writer_fn fn, const char *dir, int dev)
 	size_t len;
 	char *out;
 
+	assert_int_equal(ms_profile_load(&mp, &s, &err), NNS_OK);
 	assert_int_equal(jsonw_init_mem(&w, 0, 0), NNS_OK);
-	fn(&w, &s);
+	fn(&w, &mp);
+	ms_profile_release(&mp);
 	assert_int_equal(jsonw_finish(&w, &err), NNS_OK);
 	out = jsonw_take(&w, &len);
 	assert_non_null(out);
@@ -877,6 +880,49 @@ static void writers_absent_and_malformed(void **state)
 	tmp_free(&t);
 }
 
+/* The ms_profile keeps how each file's read went: a damaged AI Core type
+ * table is named with its path, absent files are NNS_ENOTFOUND, and the
+ * step trace gives rows in us, the summary and the average's graph. */
+static void profile_parts(void **state)
+{
+	struct tmpdir t;
+	struct ms_src s;
+	struct ms_profile mp;
+	struct nns_err err;
+	char want[160];
+
+	(void)state;
+	tmp_init(&t);
+	tmp_file(&t, "aicore_intermediate_2_type.csv", "not,the,header\n");
+	tmp_file(&t, "step_trace_raw_2_detail_time.csv",
+		 "step_num,start_point,end_point,total,fp_point,bp_point,iteration_interval,"
+		 "fp_and_bp,tail\n"
+		 "1,100,1100,1000,300,900,200,600,200\n"
+		 "-,-,-,1000,-,-,200,600,200\n");
+	s.dir = t.dir;
+	s.dev = 2;
+	assert_int_equal(ms_profile_load(&mp, &s, &err), NNS_OK);
+	assert_int_equal(mp.at_part.rc, NNS_EFORMAT);
+	snprintf(want, sizeof(want), "%s/aicore_intermediate_2_type.csv: ", t.dir);
+	assert_memory_equal(mp.at_part.named, want, strlen(want));
+	assert_int_equal(mp.at.rows.n, 0);
+	assert_int_equal(mp.ad_part.rc, NNS_ENOTFOUND);
+	assert_int_equal(mp.st_part.rc, NNS_OK);
+	assert_int_equal(mp.steps.n, 2);
+	assert_string_equal(mp.steps.v[0].name, "1");
+	assert_float_equal(mp.steps.v[0].start_us, 1.0, 1e-12);
+	assert_float_equal(mp.steps.v[0].fp_bp_us, 6.0, 1e-12);
+	assert_float_equal(mp.steps.v[1].start_us, 0.0, 1e-12); /* "-" */
+	assert_int_equal(mp.sum_rc, NNS_OK);
+	assert_int_equal(mp.sum.total_steps, 1);
+	assert_int_equal(mp.graph_rc, NNS_OK);
+	assert_int_equal(mp.point_rc, NNS_ENOTFOUND);
+	assert_int_equal(mp.flops_rc, NNS_OK);
+	assert_false(mp.flops.has_summary);
+	ms_profile_release(&mp);
+	tmp_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -894,6 +940,7 @@ int main(void)
 	    cmocka_unit_test(dynshape_fixture),
 	    cmocka_unit_test(dynshape_bad),
 	    cmocka_unit_test(writers_absent_and_malformed),
+	    cmocka_unit_test(profile_parts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

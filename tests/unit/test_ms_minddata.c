@@ -150,6 +150,7 @@ static void del(const char *name)
 /* Writes the document of s and parses it back. */
 static json_t *doc_of(const struct ms_src *s)
 {
+	struct ms_profile mp;
 	struct jsonw w;
 	struct nns_err err;
 	json_error_t je;
@@ -157,8 +158,10 @@ static json_t *doc_of(const struct ms_src *s)
 	char *text;
 	size_t len;
 
+	assert_int_equal(ms_profile_load(&mp, s, &err), NNS_OK);
 	assert_int_equal(jsonw_init_mem(&w, 0, 0), NNS_OK);
-	out_json_ms_minddata(&w, s);
+	out_json_ms_minddata(&w, &mp);
+	ms_profile_release(&mp);
 	assert_int_equal(jsonw_finish(&w, &err), NNS_OK);
 	text = jsonw_take(&w, &len);
 	assert_non_null(text);
