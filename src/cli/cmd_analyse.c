@@ -83,6 +83,7 @@ struct analyse_ctx {
 	const char *cp_step;	   /* its STEP, NULL = the first */
 	struct cli_sql sql;	   /* --sqlite (sql.db NULL without) */
 	const struct cli_visit *v; /* v->groups: span groups of the current run */
+	struct cli_visit visit;	   /* what v points to */
 };
 
 static int write_critpath(struct analyse_ctx *c, const struct cli_item *it, const char *sub)
@@ -458,7 +459,7 @@ static int analyse_discover(struct analyse_ctx *cx, const struct analyse_args *a
 /* The analysis proper; with mpi, this process's share (analyse_mpi.h). */
 static int analyse_body(struct analyse_ctx *cx, const struct analyse_args *a, struct mpi_dl *mpi)
 {
-	struct cli_visit v;
+	struct cli_visit *v = &cx->visit;
 	struct run_set rs;
 	struct nns_err err;
 	size_t visited = 0;
@@ -467,16 +468,16 @@ static int analyse_body(struct analyse_ctx *cx, const struct analyse_args *a, st
 
 	if (!analyse_discover(cx, a, &rs, mpi, &status))
 		return status;
-	memset(&v, 0, sizeof(v));
-	v.steps = a->steps;
-	cli_kineto_opts(&v.kopts, a->threads);
-	v.kopts.progress = root && v.kopts.progress;
-	v.want_dist = 1;
-	v.ctx = cx;
-	v.on_profile = on_profile;
-	v.on_dist = on_dist;
-	v.on_cluster = on_cluster;
-	cx->v = &v;
+	memset(v, 0, sizeof(*v));
+	v->steps = a->steps;
+	cli_kineto_opts(&v->kopts, a->threads);
+	v->kopts.progress = root && v->kopts.progress;
+	v->want_dist = 1;
+	v->ctx = cx;
+	v->on_profile = on_profile;
+	v->on_dist = on_dist;
+	v->on_cluster = on_cluster;
+	cx->v = v;
 	for (size_t i = 0; i < rs.runs.n; i++) {
 		const struct run *r = &rs.runs.v[i];
 		char rel[1024], dir[OUT_PATH_MAX];
@@ -493,7 +494,7 @@ static int analyse_body(struct analyse_ctx *cx, const struct analyse_args *a, st
 			snprintf(dir, sizeof(dir), "%s", a->out);
 		}
 		cx->out = dir;
-		if (mpi ? cli_visit_run_mpi(r, &v, mpi, &visited) : cli_visit_run(r, &v, &visited))
+		if (mpi ? cli_visit_run_mpi(r, v, mpi, &visited) : cli_visit_run(r, v, &visited))
 			status = CLI_EINPUT;
 	}
 	run_set_release(&rs);
@@ -501,9 +502,9 @@ static int analyse_body(struct analyse_ctx *cx, const struct analyse_args *a, st
 	 * whether anything at all could be analysed */
 	if (visited == 0 && root)
 		status = CLI_EINPUT;
-	if (v.load_failed && visited && root && !cx->quiet)
+	if (v->load_failed && visited && root && !cx->quiet)
 		fprintf(stderr,
 			"nnscope: %zu trace(s) analysed, %zu could not be read (see above)\n",
-			visited, v.load_failed);
+			visited, v->load_failed);
 	return status;
 }
