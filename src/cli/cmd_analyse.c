@@ -153,12 +153,28 @@ static int on_profile(void *vctx, const struct cli_item *it)
 	return CLI_OK;
 }
 
+/* The stem "<prefix>.<span>" of a span group's own file, when the run
+ * has several span groups (with one it would copy the run's file, which
+ * the caller writes for group 0): 1, else 0. */
+static int group_stem(char *dst, size_t size, const struct analyse_ctx *c, const char *prefix,
+		      const char *span_name)
+{
+	char s[OUT_NAME_MAX + 8];
+
+	if (!span_name || c->v->groups <= 1)
+		return 0;
+	out_sanitize(s, sizeof(s), span_name);
+	snprintf(dst, size, "%s.%s", prefix, s);
+	return 1;
+}
+
 static int on_dist(void *vctx, const struct run *r, const char *span_name, size_t group,
 		   const struct an_dist *d)
 {
 	struct analyse_ctx *c = vctx;
 	struct nns_err err;
-	char name[256];
+	char name[256], stem[OUT_NAME_MAX + 24];
+	int own;
 
 	(void)r;
 	if (cli_sql_add_dist(&c->sql, span_name, d))
@@ -168,13 +184,9 @@ static int on_dist(void *vctx, const struct run *r, const char *span_name, size_
 		cli_error(NULL, err.msg);
 		return CLI_EINPUT;
 	}
-	/* distributed.<span>.json only tells span groups apart: with one
-	 * group it would be a copy of distributed.json */
-	if (span_name && c->v->groups > 1) {
-		char s[OUT_NAME_MAX + 8];
-
-		out_sanitize(s, sizeof(s), span_name);
-		snprintf(name, sizeof(name), "distributed.%s.json", s);
+	own = group_stem(stem, sizeof(stem), c, "distributed", span_name);
+	if (own) {
+		snprintf(name, sizeof(name), "%s.json", stem);
 		if (out_write_dist(c->out, name, span_name, d, &err)) {
 			cli_error(NULL, err.msg);
 			return CLI_EINPUT;
@@ -182,7 +194,7 @@ static int on_dist(void *vctx, const struct run *r, const char *span_name, size_
 	}
 	if (!c->quiet && group == 0)
 		printf("%s/distributed.json: %zu workers\n", c->out, d->workers.n);
-	if (!c->quiet && span_name && c->v->groups > 1)
+	if (!c->quiet && own)
 		printf("%s/%s: %zu workers\n", c->out, name, d->workers.n);
 	return CLI_OK;
 }
@@ -200,15 +212,10 @@ static int on_cluster(void *vctx, const struct run *r, const char *span_name, si
 		cli_error(NULL, err.msg);
 		return CLI_EINPUT;
 	}
-	if (span_name && c->v->groups > 1) {
-		char s[OUT_NAME_MAX + 8];
-
-		out_sanitize(s, sizeof(s), span_name);
-		snprintf(stem, sizeof(stem), "cluster.%s", s);
-		if (out_write_cluster(c->out, stem, cr, 0, &err)) {
-			cli_error(NULL, err.msg);
-			return CLI_EINPUT;
-		}
+	if (group_stem(stem, sizeof(stem), c, "cluster", span_name) &&
+	    out_write_cluster(c->out, stem, cr, 0, &err)) {
+		cli_error(NULL, err.msg);
+		return CLI_EINPUT;
 	}
 	if (!c->quiet && group == 0)
 		printf("%s/cluster.json: %zu ranks, %zu proposals\n", c->out, cr->ranks.n,
