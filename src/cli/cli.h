@@ -1,9 +1,10 @@
 /*
  * cli.h - what the nnscope subcommands share: exit codes, one-line error
- * printing, option parsing helpers, terminal detection, and the loop that
+ * printing, the option parser (each command describes its options in a
+ * table), opening the runs under a path, terminal detection, the loop that
  * loads every span of a run (trace -> model -> profile) and hands each to
  * a subcommand, keeping models alive only while a distributed view of the
- * span group needs them.
+ * span group needs them, and the SQLite database those spans go into.
  *
  * This is the only part of nnscope that prints to the user and exits.
  */
