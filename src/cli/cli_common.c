@@ -3,10 +3,10 @@
  * option parsing, terminal detection, and loading the spans of a run.
  */
 #include "cli/cli.h"
-#include "output/report.h"
 #include "analysis/cluster.h"
 #include "importers/hostinfo.h"
 #include "importers/load.h"
+#include "output/report.h"
 #include "importers/nnst.h"
 
 #include <errno.h>
