@@ -1,9 +1,10 @@
 /*
  * cli.h - what the nnscope subcommands share: exit codes, one-line error
- * printing, option parsing helpers, terminal detection, and the loop that
+ * printing, the option parser (each command describes its options in a
+ * table), opening the runs under a path, terminal detection, the loop that
  * loads every span of a run (trace -> model -> profile) and hands each to
  * a subcommand, keeping models alive only while a distributed view of the
- * span group needs them.
+ * span group needs them, and the SQLite database those spans go into.
  *
  * This is the only part of nnscope that prints to the user and exits.
  */
@@ -46,6 +47,84 @@ int cli_check_selection(const struct run_set *rs, const char *cmd, const char *o
 
 /* Parses a decimal integer in [min, max]; 0 on success. */
 int cli_parse_int(const char *s, long min, long max, long *out);
+
+/* ---- options: each subcommand describes its options in a table ---- */
+
+/* What a parsing step returns when the command goes on; any other value
+ * is the exit code to return (CLI_OK after --help). */
+#define CLI_CONTINUE (-1)
+/* key | CLI_LONG_ONLY: the option has no one-letter form. */
+#define CLI_LONG_ONLY 0x100
+
+enum cli_opt_type {
+	CLI_OPT_FLAG, /* *(int *)dst = lo */
+	CLI_OPT_STR,  /* *(const char **)dst = the argument (argv's, not copied) */
+	CLI_OPT_LONG, /* *(long *)dst = the argument in [lo, hi], else the usage
+		       * error "--NAME wants WANTS, not 'ARG'" */
+	CLI_OPT_CALL, /* call(dst, argument): CLI_CONTINUE or an exit code */
+};
+
+struct cli_opt {
+	const char *name; /* long name, without "--"; NULL ends a table */
+	int key;	  /* getopt's value, and the one-letter option unless
+			   * | CLI_LONG_ONLY; unique within a table, not 'h' */
+	int arg;	  /* no_argument, required_argument, optional_argument */
+	enum cli_opt_type type;
+	void *dst;
+	long lo, hi;
+	const char *wants;
+	int (*call)(void *dst, const char *arg);
+};
+
+/* Table entries (compound literals: the tables are built where the
+ * variables they fill live). */
+#define CLI_OPT_FLAG(name, key, dst, value)                                                        \
+	((struct cli_opt){(name), (key), 0, CLI_OPT_FLAG, (dst), (value), 0, NULL, NULL})
+#define CLI_OPT_STR(name, key, dst)                                                                \
+	((struct cli_opt){(name), (key), 1, CLI_OPT_STR, (dst), 0, 0, NULL, NULL})
+#define CLI_OPT_LONG(name, key, dst, lo, hi, wants)                                                \
+	((struct cli_opt){(name), (key), 1, CLI_OPT_LONG, (dst), (lo), (hi), (wants), NULL})
+#define CLI_OPT_CALL(name, key, arg, fn, dst)                                                      \
+	((struct cli_opt){(name), (key), (arg), CLI_OPT_CALL, (dst), 0, 0, NULL, (fn)})
+#define CLI_OPT_END ((struct cli_opt){NULL, 0, 0, CLI_OPT_FLAG, NULL, 0, 0, NULL, NULL})
+/* The options several subcommands share, spelled once. */
+#define CLI_OPT_THREADS(dst) CLI_OPT_LONG("threads", 'j', (dst), 0, 256, "0..256")
+#define CLI_OPT_TOP(dst) CLI_OPT_LONG("top", 'n', (dst), 1, 1000000, "a positive number")
+#define CLI_OPT_WORKER(dst) CLI_OPT_STR("worker", 'w', (dst))
+#define CLI_OPT_SPAN(dst) CLI_OPT_STR("span", 's', (dst))
+#define CLI_OPT_QUIET(dst) CLI_OPT_FLAG("quiet", 'q', (dst), 1)
+#define CLI_OPT_NO_COLOR(dst) CLI_OPT_FLAG("no-color", 'C' | CLI_LONG_ONLY, (dst), 1)
+
+struct cli_cmd {
+	const char *name;    /* "report": messages say "nnscope report: ..." */
+	const char *usage;   /* printed on stdout by -h / --help */
+	int stop_at_operand; /* options end at the first operand (run's CMD) */
+};
+
+/* Parses argv's options by the table opts (every command also takes
+ * -h/--help), in order: each value is checked as it comes, the first
+ * problem is a usage error. CLI_CONTINUE with *first the index of the
+ * first operand, or the exit code to return (CLI_OK after --help). */
+int cli_parse_options(const struct cli_cmd *cmd, const struct cli_opt *opts, int argc, char **argv,
+		      int *first);
+/* The operands of a command that takes one input path: CLI_CONTINUE, or
+ * CLI_EUSAGE after saying `missing` (none) or how many there were. */
+int cli_one_input(const char *cmd, int argc, int first, const char *missing);
+
+/* Discovers the runs under path into rs, prints what discovery skipped,
+ * and checks --run / --worker / --span (NULL: not given) against them
+ * (cli_check_selection). CLI_OK with rs to run_set_release, or the exit
+ * code after the message (rs released). */
+int cli_open_runs(struct run_set *rs, const char *cmd, const char *path, const char *only_run,
+		  const char *worker, const char *span);
+/* The importer options of the CLI: `threads` parser threads, progress on
+ * stderr when it is a terminal. */
+void cli_kineto_opts(struct kineto_opts *ko, long threads);
+
+struct report_opts; /* output/report.h */
+/* Terminal tables: colour unless no_color (or NO_COLOR, or not a tty),
+ * the terminal's width, top rows per table. */
+void cli_report_opts(struct report_opts *ro, int no_color, long top);
 
 int cli_stdout_color(void); /* stdout is a tty and NO_COLOR is unset/empty */
 int cli_stdout_width(void); /* terminal columns, COLUMNS, else 160 */
@@ -124,6 +203,28 @@ int cli_load_model(struct model *m, const char *path, const struct kineto_opts *
  * children from every CSV; else every CSV when the run has one worker, or
  * the CSV named after m's rank. Problems are printed as warnings. */
 void cli_load_host_info(struct model *m, const struct run *r);
+
+/* The SQLite database of `analyse --sqlite` and `export --format sqlite`
+ * (cli_sql.c). */
+struct out_sqlite; /* output/sqlite_out.h */
+struct cli_sql {
+	struct out_sqlite *db; /* NULL: no database (the adds do nothing) */
+	int failed;	       /* an add failed (reported); later adds are skipped */
+	size_t workers;	       /* spans added */
+};
+
+/* Opens the database at path before any trace is read, so that an
+ * unwritable path fails first. CLI_OK, or CLI_EINPUT after the message. */
+int cli_sql_open(struct cli_sql *s, const char *path);
+/* Adds one span / the distributed view of a span group. CLI_OK (also
+ * when skipped after an earlier failure), or CLI_EINPUT after the
+ * message. */
+int cli_sql_add(struct cli_sql *s, const struct cli_item *it);
+int cli_sql_add_dist(struct cli_sql *s, const char *span_name, const struct an_dist *d);
+/* Ends the export: when status is CLI_OK and no add failed, commits
+ * (*rows, may be NULL: the rows written) and returns CLI_OK; otherwise
+ * leaves no file, says "<path>: not written", and returns CLI_EINPUT. */
+int cli_sql_finish(struct cli_sql *s, const char *path, int status, int64_t *rows);
 
 /* "run/worker.span" style label for messages and headings. */
 void cli_item_label(char *dst, size_t size, const struct cli_item *it, int with_run);

@@ -7,9 +7,11 @@
 #include "analysis/cluster.h"
 #include "importers/hostinfo.h"
 #include "importers/load.h"
+#include "output/report.h"
 #include "importers/nnst.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -17,7 +19,6 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-/* Writes s with control characters replaced, keeping messages one line. */
 /* Appends s to b (cap 1024), control characters as '?'. */
 static void put_clean(char *b, size_t *n, const char *s)
 {
@@ -113,6 +114,124 @@ int cli_stdout_width(void)
 	return 160;
 }
 
+/* The table's entry for getopt's value c, NULL when there is none. */
+static const struct cli_opt *opt_for(const struct cli_opt *opts, int c)
+{
+	for (; opts->name; opts++)
+		if ((opts->key & 0xff) == c)
+			return opts;
+	return NULL;
+}
+
+static int opt_apply(const char *cmd, const struct cli_opt *o, const char *arg)
+{
+	switch (o->type) {
+	case CLI_OPT_FLAG:
+		*(int *)o->dst = (int)o->lo;
+		return CLI_CONTINUE;
+	case CLI_OPT_STR:
+		*(const char **)o->dst = arg;
+		return CLI_CONTINUE;
+	case CLI_OPT_LONG:
+		if (cli_parse_int(arg, o->lo, o->hi, o->dst))
+			return cli_usage_error(cmd, "--%s wants %s, not '%s'", o->name, o->wants,
+					       arg ? arg : "");
+		return CLI_CONTINUE;
+	case CLI_OPT_CALL:
+		return o->call(o->dst, arg);
+	}
+	return CLI_CONTINUE;
+}
+
+#define CLI_MAX_OPTS 32
+
+int cli_parse_options(const struct cli_cmd *cmd, const struct cli_opt *opts, int argc, char **argv,
+		      int *first)
+{
+	struct option lo[CLI_MAX_OPTS + 2];
+	char shorts[3 * CLI_MAX_OPTS + 8];
+	size_t n = 0, k = 0;
+	int c;
+
+	if (cmd->stop_at_operand)
+		shorts[k++] = '+';
+	shorts[k++] = ':';
+	for (; opts[n].name && n < CLI_MAX_OPTS; n++) {
+		const struct cli_opt *o = &opts[n];
+
+		lo[n] = (struct option){o->name, o->arg, NULL, o->key & 0xff};
+		if (o->key & CLI_LONG_ONLY)
+			continue;
+		shorts[k++] = (char)o->key;
+		for (int i = 0; i < o->arg; i++) /* ':' required, "::" optional */
+			shorts[k++] = ':';
+	}
+	lo[n++] = (struct option){"help", no_argument, NULL, 'h'};
+	lo[n] = (struct option){NULL, 0, NULL, 0};
+	shorts[k++] = 'h';
+	shorts[k] = '\0';
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
+		const struct cli_opt *o = c == ':' || c == '?' ? NULL : opt_for(opts, c);
+		int rc;
+
+		if (!o && c == 'h') {
+			fputs(cmd->usage, stdout);
+			return CLI_OK;
+		}
+		if (!o)
+			return cli_bad_option(cmd->name, c, optopt, argv[optind - 1]);
+		if ((rc = opt_apply(cmd->name, o, optarg)) != CLI_CONTINUE)
+			return rc;
+	}
+	*first = optind;
+	return CLI_CONTINUE;
+}
+
+int cli_one_input(const char *cmd, int argc, int first, const char *missing)
+{
+	if (first >= argc)
+		return cli_usage_error(cmd, "%s", missing);
+	if (first + 1 < argc)
+		return cli_usage_error(cmd, "one input path expected, got %d", argc - first);
+	return CLI_CONTINUE;
+}
+
+int cli_open_runs(struct run_set *rs, const char *cmd, const char *path, const char *only_run,
+		  const char *worker, const char *span)
+{
+	struct nns_err err;
+	int rc;
+
+	nns_err_clear(&err);
+	rc = run_discover(rs, path, NULL, &err);
+	cli_print_skipped(rs);
+	if (rc) {
+		cli_error(path, err.msg);
+		run_set_release(rs);
+		return CLI_EINPUT;
+	}
+	rc = cli_check_selection(rs, cmd, only_run, worker, span);
+	if (rc)
+		run_set_release(rs);
+	return rc;
+}
+
+void cli_kineto_opts(struct kineto_opts *ko, long threads)
+{
+	memset(ko, 0, sizeof(*ko));
+	ko->threads = (int)threads;
+	ko->progress = isatty(STDERR_FILENO);
+}
+
+void cli_report_opts(struct report_opts *ro, int no_color, long top)
+{
+	ro->color = no_color ? 0 : cli_stdout_color();
+	ro->width = cli_stdout_width();
+	ro->top = (int)top;
+}
+
 void cli_item_label(char *dst, size_t size, const struct cli_item *it, int with_run)
 {
 	const char *span = it->span && it->span->name ? it->span->name : NULL;
@@ -143,9 +262,6 @@ static int step_number(const struct an_step *s, long *out)
 	return cli_parse_int(s->name, 0, 2147483647L, out);
 }
 
-/* Cuts it->m to the host range of the steps st selects. The steps come
- * from the steps pass alone, so the full analysis runs once, on the cut.
- * Prints the error; it->m is left for the caller to release. */
 /* NNSCOPE_FP_START / NNSCOPE_BP_END (or MindSpore's PROFILING_FP_START /
  * PROFILING_BP_END) name the operators that start forward and end backward
  * (src/analysis/steptrace.c); set at analysis time they override what the
@@ -163,6 +279,9 @@ int cli_step_points(struct model *m)
 	return 0;
 }
 
+/* Cuts it->m to the host range of the steps st selects. The steps come
+ * from the steps pass alone, so the full analysis runs once, on the cut.
+ * Prints the error; it->m is left for the caller to release. */
 static int cut_to_steps(struct cli_item *it, const char *path, const struct cli_steps *st)
 {
 	struct an_profile steps;

@@ -15,9 +15,7 @@
 #include "output/cluster_out.h"
 #include "output/outfile.h"
 #include "output/output.h"
-#include "output/sqlite_out.h"
 
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -83,29 +81,10 @@ struct analyse_ctx {
 	int64_t limit_bytes;	   /* --timeline-limit-mb, 0 = none */
 	int critpath;		   /* --critical-path */
 	const char *cp_step;	   /* its STEP, NULL = the first */
-	struct out_sqlite *sql;	   /* --sqlite, NULL without */
+	struct cli_sql sql;	   /* --sqlite (sql.db NULL without) */
 	const struct cli_visit *v; /* v->groups: span groups of the current run */
-	int sql_failed;
+	struct cli_visit visit;	   /* what v points to */
 };
-
-/* --sqlite: one worker/span into the database; after a failure the
- * database is only aborted at the end. */
-static int sql_add(struct analyse_ctx *c, const struct cli_item *it)
-{
-	struct out_sqlite_item item = {it->run->name, it->worker->name, it->span->name,
-				       it->span->path, &it->p};
-	struct nns_err err;
-
-	if (!c->sql || c->sql_failed)
-		return CLI_OK;
-	nns_err_clear(&err);
-	if (out_sqlite_add(c->sql, &item, NULL, &err)) {
-		cli_error(NULL, err.msg);
-		c->sql_failed = 1;
-		return CLI_EINPUT;
-	}
-	return CLI_OK;
-}
 
 static int write_critpath(struct analyse_ctx *c, const struct cli_item *it, const char *sub)
 {
@@ -158,7 +137,7 @@ static int on_profile(void *vctx, const struct cli_item *it)
 		cli_error(NULL, err.msg);
 		return CLI_EINPUT;
 	}
-	if (sql_add(c, it))
+	if (cli_sql_add(&c->sql, it))
 		return CLI_EINPUT;
 	out_profile_dirname(sub, sizeof(sub), it->worker->name, it->span->name);
 	if (c->timeline && write_timeline(c, it, sub))
@@ -174,32 +153,40 @@ static int on_profile(void *vctx, const struct cli_item *it)
 	return CLI_OK;
 }
 
+/* The stem "<prefix>.<span>" of a span group's own file, when the run
+ * has several span groups (with one it would copy the run's file, which
+ * the caller writes for group 0): 1, else 0. */
+static int group_stem(char *dst, size_t size, const struct analyse_ctx *c, const char *prefix,
+		      const char *span_name)
+{
+	char s[OUT_NAME_MAX + 8];
+
+	if (!span_name || c->v->groups <= 1)
+		return 0;
+	out_sanitize(s, sizeof(s), span_name);
+	snprintf(dst, size, "%s.%s", prefix, s);
+	return 1;
+}
+
 static int on_dist(void *vctx, const struct run *r, const char *span_name, size_t group,
 		   const struct an_dist *d)
 {
 	struct analyse_ctx *c = vctx;
 	struct nns_err err;
-	char name[256];
+	char name[256], stem[OUT_NAME_MAX + 24];
+	int own;
 
 	(void)r;
-	nns_err_clear(&err);
-	if (c->sql && !c->sql_failed && out_sqlite_add_dist(c->sql, span_name, d, &err)) {
-		cli_error(NULL, err.msg);
-		c->sql_failed = 1;
+	if (cli_sql_add_dist(&c->sql, span_name, d))
 		return CLI_EINPUT;
-	}
 	nns_err_clear(&err);
 	if (group == 0 && out_write_dist(c->out, "distributed.json", span_name, d, &err)) {
 		cli_error(NULL, err.msg);
 		return CLI_EINPUT;
 	}
-	/* distributed.<span>.json only tells span groups apart: with one
-	 * group it would be a copy of distributed.json */
-	if (span_name && c->v->groups > 1) {
-		char s[OUT_NAME_MAX + 8];
-
-		out_sanitize(s, sizeof(s), span_name);
-		snprintf(name, sizeof(name), "distributed.%s.json", s);
+	own = group_stem(stem, sizeof(stem), c, "distributed", span_name);
+	if (own) {
+		snprintf(name, sizeof(name), "%s.json", stem);
 		if (out_write_dist(c->out, name, span_name, d, &err)) {
 			cli_error(NULL, err.msg);
 			return CLI_EINPUT;
@@ -207,7 +194,7 @@ static int on_dist(void *vctx, const struct run *r, const char *span_name, size_
 	}
 	if (!c->quiet && group == 0)
 		printf("%s/distributed.json: %zu workers\n", c->out, d->workers.n);
-	if (!c->quiet && span_name && c->v->groups > 1)
+	if (!c->quiet && own)
 		printf("%s/%s: %zu workers\n", c->out, name, d->workers.n);
 	return CLI_OK;
 }
@@ -225,15 +212,10 @@ static int on_cluster(void *vctx, const struct run *r, const char *span_name, si
 		cli_error(NULL, err.msg);
 		return CLI_EINPUT;
 	}
-	if (span_name && c->v->groups > 1) {
-		char s[OUT_NAME_MAX + 8];
-
-		out_sanitize(s, sizeof(s), span_name);
-		snprintf(stem, sizeof(stem), "cluster.%s", s);
-		if (out_write_cluster(c->out, stem, cr, 0, &err)) {
-			cli_error(NULL, err.msg);
-			return CLI_EINPUT;
-		}
+	if (group_stem(stem, sizeof(stem), c, "cluster", span_name) &&
+	    out_write_cluster(c->out, stem, cr, 0, &err)) {
+		cli_error(NULL, err.msg);
+		return CLI_EINPUT;
 	}
 	if (!c->quiet && group == 0)
 		printf("%s/cluster.json: %zu ranks, %zu proposals\n", c->out, cr->ranks.n,
@@ -311,208 +293,208 @@ static int write_skipped(const char *out, const struct run_set *rs, int pretty_d
 	return rc;
 }
 
-static int analyse_body(struct analyse_ctx *cx, struct cli_visit *v, const char *in,
-			const char *out, long threads, long limit_mb, struct mpi_dl *mpi);
+/* What the command line asks for. */
+struct analyse_args {
+	const char *in, *out, *sqlite;
+	long threads, limit_mb;
+	int mpi, no_csv, pretty, quiet, timeline;
+	int critpath;	     /* --critical-path */
+	const char *cp_step; /* its STEP, NULL = the first */
+	struct cli_steps steps;
+};
 
-int cmd_analyse(int argc, char **argv)
+static int parse_steps(void *steps, const char *arg)
 {
-	static const struct option opts[] = {
-	    {"out", required_argument, NULL, 'o'},
-	    {"threads", required_argument, NULL, 'j'},
-	    {"no-csv", no_argument, NULL, 'C'},
-	    {"quiet", no_argument, NULL, 'q'},
-	    {"help", no_argument, NULL, 'h'},
-	    {"timeline", no_argument, NULL, 'T'},
-	    {"timeline-limit-mb", required_argument, NULL, 'L'},
-	    {"steps", required_argument, NULL, 'S'},
-	    {"pretty", no_argument, NULL, 'P'},
-	    {"critical-path", optional_argument, NULL, 'K'},
-	    {"mpi", no_argument, NULL, 'M'},
-	    {"sqlite", required_argument, NULL, 'Q'},
-	    {NULL, 0, NULL, 0},
-	};
-	struct analyse_ctx ctx;
-	struct cli_visit v;
-	struct nns_err err;
-	const char *out = NULL, *sqlite_path = NULL;
-	int c, status, use_mpi = 0;
-	long threads = 0, limit_mb = 500;
-	struct mpi_dl mpi;
+	char msg[200];
 
-	memset(&ctx, 0, sizeof(ctx));
-	memset(&v, 0, sizeof(v));
-	ctx.oo.csv = 1;
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:j:qh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			out = optarg;
-			break;
-		case 'j':
-			if (cli_parse_int(optarg, 0, 256, &threads))
-				return cli_usage_error("analyse",
-						       "--threads wants 0..256, not '%s'", optarg);
-			break;
-		case 'C':
-			ctx.oo.csv = 0;
-			break;
-		case 'q':
-			ctx.quiet = 1;
-			break;
-		case 'T':
-			ctx.timeline = 1;
-			break;
-		case 'L':
-			if (cli_parse_int(optarg, 0, 1 << 20, &limit_mb))
-				return cli_usage_error("analyse",
-						       "--timeline-limit-mb wants 0..1048576 (MB), "
-						       "not '%s'",
-						       optarg);
-			break;
-		case 'S': {
-			char msg[200];
-			if (cli_parse_steps(optarg, &v.steps, msg, sizeof(msg)))
-				return cli_usage_error("analyse", "%s", msg);
-			break;
-		}
-		case 'P':
-			ctx.oo.pretty_depth = 64;
-			break;
-		case 'K':
-			ctx.critpath = 1;
-			ctx.cp_step = optarg;
-			break;
-		case 'M':
-			use_mpi = 1;
-			break;
-		case 'Q':
-			sqlite_path = optarg;
-			break;
-		case 'h':
-			fputs(USAGE, stdout);
-			return CLI_OK;
-		default:
-			return cli_bad_option("analyse", c, optopt, argv[optind - 1]);
-		}
-	}
-	if (optind >= argc)
-		return cli_usage_error("analyse", "missing the trace file or run directory");
-	if (optind + 1 < argc)
-		return cli_usage_error("analyse", "one input path expected, got %d", argc - optind);
-	if (!out)
+	if (cli_parse_steps(arg, steps, msg, sizeof(msg)))
+		return cli_usage_error("analyse", "%s", msg);
+	return CLI_CONTINUE;
+}
+
+static int parse_critpath(void *args, const char *arg)
+{
+	struct analyse_args *a = args;
+
+	a->critpath = 1;
+	a->cp_step = arg;
+	return CLI_CONTINUE;
+}
+
+static int analyse_parse_args(int argc, char **argv, struct analyse_args *a)
+{
+	static const struct cli_cmd cmd = {"analyse", USAGE, 0};
+	const struct cli_opt opts[] = {
+	    CLI_OPT_STR("out", 'o', &a->out),
+	    CLI_OPT_THREADS(&a->threads),
+	    CLI_OPT_FLAG("no-csv", 'C' | CLI_LONG_ONLY, &a->no_csv, 1),
+	    CLI_OPT_QUIET(&a->quiet),
+	    CLI_OPT_FLAG("timeline", 'T' | CLI_LONG_ONLY, &a->timeline, 1),
+	    CLI_OPT_LONG("timeline-limit-mb", 'L' | CLI_LONG_ONLY, &a->limit_mb, 0, 1 << 20,
+			 "0..1048576 (MB)"),
+	    CLI_OPT_CALL("steps", 'S' | CLI_LONG_ONLY, 1, parse_steps, &a->steps),
+	    CLI_OPT_FLAG("pretty", 'P' | CLI_LONG_ONLY, &a->pretty, 1),
+	    CLI_OPT_CALL("critical-path", 'K' | CLI_LONG_ONLY, 2, parse_critpath, a),
+	    CLI_OPT_FLAG("mpi", 'M' | CLI_LONG_ONLY, &a->mpi, 1),
+	    CLI_OPT_STR("sqlite", 'Q' | CLI_LONG_ONLY, &a->sqlite),
+	    CLI_OPT_END,
+	};
+	int first, rc;
+
+	memset(a, 0, sizeof(*a));
+	a->limit_mb = 500;
+	if ((rc = cli_parse_options(&cmd, opts, argc, argv, &first)) != CLI_CONTINUE)
+		return rc;
+	rc = cli_one_input("analyse", argc, first, "missing the trace file or run directory");
+	if (rc != CLI_CONTINUE)
+		return rc;
+	a->in = argv[first];
+	if (!a->out)
 		return cli_usage_error("analyse", "missing --out <dir>");
-	if (sqlite_path && use_mpi)
+	if (a->sqlite && a->mpi)
 		return cli_usage_error("analyse", "--sqlite does not work with --mpi (export the "
 						  "run afterwards with `nnscope export --format "
 						  "sqlite`)");
-	if (sqlite_path && (!*sqlite_path || strcmp(sqlite_path, "-") == 0))
+	if (a->sqlite && (!*a->sqlite || strcmp(a->sqlite, "-") == 0))
 		return cli_usage_error("analyse", "--sqlite wants a file name");
+	return CLI_CONTINUE;
+}
+
+static int analyse_body(struct analyse_ctx *cx, const struct analyse_args *a, struct mpi_dl *mpi);
+
+/* --mpi: this process's share of the workers (analyse_mpi.h). */
+static int analyse_mpi(struct analyse_ctx *cx, const struct analyse_args *a)
+{
+	struct mpi_dl mpi;
+	struct nns_err err;
+	int status;
 
 	nns_err_clear(&err);
-	if (use_mpi) {
-		if (mpi_dl_open(&mpi, NULL, NULL, &err)) {
-			cli_error(NULL, err.msg);
-			return CLI_EINPUT;
-		}
-		status = analyse_body(&ctx, &v, argv[optind], out, threads, limit_mb, &mpi);
-		mpi_dl_close(&mpi);
-		return status;
+	if (mpi_dl_open(&mpi, NULL, NULL, &err)) {
+		cli_error(NULL, err.msg);
+		return CLI_EINPUT;
 	}
-	if (sqlite_path) {
-		/* opened first: an unwritable database fails before any trace
-		 * is read */
-		if (out_sqlite_open(&ctx.sql, sqlite_path, &err)) {
-			cli_error(NULL, err.msg);
-			return CLI_EINPUT;
-		}
-	}
-	status = analyse_body(&ctx, &v, argv[optind], out, threads, limit_mb, NULL);
-	if (ctx.sql) {
-		nns_err_clear(&err);
-		if (status != CLI_OK || ctx.sql_failed) {
-			out_sqlite_abort(ctx.sql);
-			fprintf(stderr, "nnscope: %s: not written (see the errors above)\n",
-				sqlite_path);
-			status = CLI_EINPUT;
-		} else if (out_sqlite_commit(ctx.sql, &err)) {
-			cli_error(NULL, err.msg);
-			status = CLI_EINPUT;
-		} else if (!ctx.quiet) {
-			printf("%s: SQLite database\n", sqlite_path);
-		}
+	status = analyse_body(cx, a, &mpi);
+	mpi_dl_close(&mpi);
+	return status;
+}
+
+/* Every worker here, and with --sqlite the database, opened first: an
+ * unwritable database fails before any trace is read. */
+static int analyse_local(struct analyse_ctx *cx, const struct analyse_args *a)
+{
+	int status;
+
+	if (a->sqlite && cli_sql_open(&cx->sql, a->sqlite))
+		return CLI_EINPUT;
+	status = analyse_body(cx, a, NULL);
+	if (cx->sql.db) {
+		status = cli_sql_finish(&cx->sql, a->sqlite, status, NULL);
+		if (status == CLI_OK && !cx->quiet)
+			printf("%s: SQLite database\n", a->sqlite);
 	}
 	return status;
 }
 
-/* The analysis proper; with mpi, this process's share (analyse_mpi.h). */
-static int analyse_body(struct analyse_ctx *cx, struct cli_visit *v, const char *in,
-			const char *out, long threads, long limit_mb, struct mpi_dl *mpi)
+int cmd_analyse(int argc, char **argv)
 {
+	struct analyse_args a;
+	struct analyse_ctx ctx;
+	int rc;
+
+	if ((rc = analyse_parse_args(argc, argv, &a)) != CLI_CONTINUE)
+		return rc;
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.oo.csv = !a.no_csv;
+	ctx.oo.pretty_depth = a.pretty ? 64 : 0;
+	ctx.quiet = a.quiet;
+	ctx.timeline = a.timeline;
+	ctx.limit_bytes = (int64_t)a.limit_mb << 20;
+	ctx.critpath = a.critpath;
+	ctx.cp_step = a.cp_step;
+	return a.mpi ? analyse_mpi(&ctx, &a) : analyse_local(&ctx, &a);
+}
+
+/* Finds what there is to analyse under a->in: MindSpore cluster jobs
+ * first (their cluster.json written at once; in an MPI job process 0's
+ * alone; their devices are then analysed as workers like any other run,
+ * ms_load.h), then the runs into rs, `nnscope collect` hosts merged into
+ * one cluster, the output directory made and skipped.json written.
+ * Returns 1 to go on with rs, or 0 to return *status (rs released). */
+static int analyse_discover(struct analyse_ctx *cx, const struct analyse_args *a,
+			    struct run_set *rs, struct mpi_dl *mpi, int *status)
+{
+	struct ms_jobs_ctx mj = {a->out, cx, (int)a->threads, 0, CLI_OK, 0};
+	struct nns_err err;
+	int root = !mpi || mpi->rank == 0;
+	int drc, stop = 0;
+
+	nns_err_clear(&err);
+	memset(rs, 0, sizeof(*rs));
+	if (root)
+		msc_find_jobs(a->in, 8, on_ms_job, &mj, NULL);
+	if (mj.status)
+		*status = mj.status;
+	drc = run_discover(rs, a->in, NULL, &err);
+	if (root)
+		cli_print_skipped(rs);
+	if (drc == NNS_ENOTFOUND)
+		run_set_release(rs);
+	/* `nnscope collect` output: the hosts' runs are one cluster */
+	if (drc == NNS_OK && collect_merge_runs(rs, a->in, &err))
+		drc = err.code;
+	if (drc == NNS_OK && out_mkdirs(a->out, &err)) {
+		cli_error(NULL, err.msg);
+		run_set_release(rs);
+		*status = CLI_EINPUT;
+		stop = 1;
+	} else if (drc) {
+		stop = 1;
+		if (!((mj.written > 0 || !root) && drc == NNS_ENOTFOUND)) {
+			cli_error(a->in, err.msg);
+			*status = CLI_EINPUT;
+		}
+	}
+	/* what discovery left out, for tools as well as on stderr */
+	if (!stop && root) {
+		nns_err_clear(&err);
+		if (write_skipped(a->out, rs, cx->oo.pretty_depth, &err)) {
+			cli_error(NULL, err.msg);
+			*status = CLI_EINPUT;
+		}
+	}
+	/* every MPI process must see the same runs, or none goes on */
+	if (mpi) {
+		int go = cli_mpi_agree(mpi, !stop, rs);
+
+		if (go != 1 && !stop)
+			run_set_release(rs);
+		if (go < 0)
+			*status = CLI_EINPUT;
+		else if (go == 0 && !root)
+			*status = CLI_OK;
+		if (go != 1)
+			return 0;
+	}
+	return !stop;
+}
+
+/* The analysis proper; with mpi, this process's share (analyse_mpi.h). */
+static int analyse_body(struct analyse_ctx *cx, const struct analyse_args *a, struct mpi_dl *mpi)
+{
+	struct cli_visit *v = &cx->visit;
 	struct run_set rs;
 	struct nns_err err;
 	size_t visited = 0;
 	int status = CLI_OK;
 	int root = !mpi || mpi->rank == 0;
 
-	nns_err_clear(&err);
-	memset(&rs, 0, sizeof(rs));
-	{
-		struct ms_jobs_ctx mj = {out, cx, (int)threads, 0, CLI_OK, 0};
-		int drc, stop = 0;
-
-		/* MindSpore cluster jobs first (cluster.json); their devices are
-		 * then analysed as workers like any other run (ms_load.h). In an
-		 * MPI job the jobs are process 0's alone. */
-		if (root)
-			msc_find_jobs(in, 8, on_ms_job, &mj, NULL);
-		if (mj.status)
-			status = mj.status;
-		drc = run_discover(&rs, in, NULL, &err);
-		if (root)
-			cli_print_skipped(&rs);
-		if (drc == NNS_ENOTFOUND)
-			run_set_release(&rs);
-		/* `nnscope collect` output: the hosts' runs are one cluster */
-		if (drc == NNS_OK && collect_merge_runs(&rs, in, &err))
-			drc = err.code;
-		if (drc == NNS_OK && out_mkdirs(out, &err)) {
-			cli_error(NULL, err.msg);
-			run_set_release(&rs);
-			status = CLI_EINPUT;
-			stop = 1;
-		} else if (drc) {
-			stop = 1;
-			if (!((mj.written > 0 || !root) && drc == NNS_ENOTFOUND)) {
-				cli_error(in, err.msg);
-				status = CLI_EINPUT;
-			}
-		}
-		/* what discovery left out, for tools as well as on stderr */
-		if (!stop && root) {
-			nns_err_clear(&err);
-			if (write_skipped(out, &rs, cx->oo.pretty_depth, &err)) {
-				cli_error(NULL, err.msg);
-				status = CLI_EINPUT;
-			}
-		}
-		/* every MPI process must see the same runs, or none goes on */
-		if (mpi) {
-			int go = cli_mpi_agree(mpi, !stop, &rs);
-
-			if (go != 1 && !stop)
-				run_set_release(&rs);
-			if (go < 0)
-				return CLI_EINPUT;
-			if (go == 0)
-				return root ? status : CLI_OK;
-		}
-		if (stop)
-			return status;
-	}
-	cx->limit_bytes = (int64_t)limit_mb << 20;
-	v->kopts.threads = (int)threads;
-	v->kopts.progress = root && isatty(STDERR_FILENO);
+	if (!analyse_discover(cx, a, &rs, mpi, &status))
+		return status;
+	memset(v, 0, sizeof(*v));
+	v->steps = a->steps;
+	cli_kineto_opts(&v->kopts, a->threads);
+	v->kopts.progress = root && v->kopts.progress;
 	v->want_dist = 1;
 	v->ctx = cx;
 	v->on_profile = on_profile;
@@ -525,13 +507,14 @@ static int analyse_body(struct analyse_ctx *cx, struct cli_visit *v, const char 
 
 		if (rs.runs.n > 1) {
 			out_sanitize_rel(rel, sizeof(rel), r->name);
-			if (out_join(dir, sizeof(dir), out, rel, &err)) {
+			nns_err_clear(&err);
+			if (out_join(dir, sizeof(dir), a->out, rel, &err)) {
 				cli_error(NULL, err.msg);
 				status = CLI_EINPUT;
 				continue;
 			}
 		} else {
-			snprintf(dir, sizeof(dir), "%s", out);
+			snprintf(dir, sizeof(dir), "%s", a->out);
 		}
 		cx->out = dir;
 		if (mpi ? cli_visit_run_mpi(r, v, mpi, &visited) : cli_visit_run(r, v, &visited))

@@ -18,7 +18,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -641,92 +640,110 @@ static int write_mapping(const struct collect *c, const struct host *hv, size_t 
 	return CLI_OK;
 }
 
-int cmd_collect(int argc, char **argv)
+static const char *env_or(const char *name, const char *dflt)
 {
-	static const struct option opts[] = {
-	    {"hosts", required_argument, NULL, 'H'},
-	    {"remote-path", required_argument, NULL, 'R'},
-	    {"out", required_argument, NULL, 'o'},
-	    {"identity", required_argument, NULL, 'i'},
-	    {"port", required_argument, NULL, 'p'},
-	    {"ssh-opt", required_argument, NULL, 'O'},
-	    {"connect-timeout", required_argument, NULL, 'T'},
-	    {"quiet", no_argument, NULL, 'q'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	struct collect c;
-	struct host *hv = NULL;
-	struct nns_err err;
-	size_t n = 0, failed = 0;
-	int opt, status = CLI_OK, *ok;
+	const char *v = getenv(name);
 
-	memset(&c, 0, sizeof(c));
-	c.timeout = 10;
-	c.ssh = getenv("NNSCOPE_SSH") && *getenv("NNSCOPE_SSH") ? getenv("NNSCOPE_SSH") : "ssh";
-	c.rsync =
-	    getenv("NNSCOPE_RSYNC") && *getenv("NNSCOPE_RSYNC") ? getenv("NNSCOPE_RSYNC") : "rsync";
-	optind = 0;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":o:i:p:qh", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'H':
-			c.hosts_file = optarg;
-			break;
-		case 'R':
-			c.remote_path = optarg;
-			break;
-		case 'o':
-			c.out = optarg;
-			break;
-		case 'i':
-			c.identity = optarg;
-			break;
-		case 'p':
-			if (cli_parse_int(optarg, 1, 65535, &c.port))
-				return cli_usage_error("collect", "--port wants 1..65535, not '%s'",
-						       optarg);
-			break;
-		case 'O':
-			if (c.nssh_opts >= COLLECT_MAX_SSH_OPTS)
-				return cli_usage_error("collect", "more than %d --ssh-opt",
-						       COLLECT_MAX_SSH_OPTS);
-			if (strncasecmp(optarg, "BatchMode", 9) == 0)
-				return cli_usage_error("collect",
-						       "--ssh-opt %s: BatchMode stays yes (keys "
-						       "only, never a password)",
-						       optarg);
-			c.ssh_opts[c.nssh_opts++] = optarg;
-			break;
-		case 'T':
-			if (cli_parse_int(optarg, 1, 3600, &c.timeout))
-				return cli_usage_error(
-				    "collect", "--connect-timeout wants 1..3600 s, not '%s'",
-				    optarg);
-			break;
-		case 'q':
-			c.quiet = 1;
-			break;
-		case 'h':
-			fputs(USAGE, stdout);
-			return CLI_OK;
-		default:
-			return cli_bad_option("collect", opt, optopt, argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return cli_usage_error("collect", "unexpected argument '%s'", argv[optind]);
-	if (!c.hosts_file)
+	return v && *v ? v : dflt;
+}
+
+static int add_ssh_opt(void *collect, const char *arg)
+{
+	struct collect *c = collect;
+
+	if (c->nssh_opts >= COLLECT_MAX_SSH_OPTS)
+		return cli_usage_error("collect", "more than %d --ssh-opt", COLLECT_MAX_SSH_OPTS);
+	if (strncasecmp(arg, "BatchMode", 9) == 0)
+		return cli_usage_error("collect",
+				       "--ssh-opt %s: BatchMode stays yes (keys only, never a "
+				       "password)",
+				       arg);
+	c->ssh_opts[c->nssh_opts++] = arg;
+	return CLI_CONTINUE;
+}
+
+static int collect_parse_args(int argc, char **argv, struct collect *c)
+{
+	static const struct cli_cmd cmd = {"collect", USAGE, 0};
+	const struct cli_opt opts[] = {
+	    CLI_OPT_STR("hosts", 'H' | CLI_LONG_ONLY, &c->hosts_file),
+	    CLI_OPT_STR("remote-path", 'R' | CLI_LONG_ONLY, &c->remote_path),
+	    CLI_OPT_STR("out", 'o', &c->out),
+	    CLI_OPT_STR("identity", 'i', &c->identity),
+	    CLI_OPT_LONG("port", 'p', &c->port, 1, 65535, "1..65535"),
+	    CLI_OPT_CALL("ssh-opt", 'O' | CLI_LONG_ONLY, 1, add_ssh_opt, c),
+	    CLI_OPT_LONG("connect-timeout", 'T' | CLI_LONG_ONLY, &c->timeout, 1, 3600, "1..3600 s"),
+	    CLI_OPT_QUIET(&c->quiet),
+	    CLI_OPT_END,
+	};
+	int first, rc;
+
+	memset(c, 0, sizeof(*c));
+	c->timeout = 10;
+	c->ssh = env_or("NNSCOPE_SSH", "ssh");
+	c->rsync = env_or("NNSCOPE_RSYNC", "rsync");
+	if ((rc = cli_parse_options(&cmd, opts, argc, argv, &first)) != CLI_CONTINUE)
+		return rc;
+	if (first < argc)
+		return cli_usage_error("collect", "unexpected argument '%s'", argv[first]);
+	if (!c->hosts_file)
 		return cli_usage_error("collect", "missing --hosts FILE");
-	if (!c.out)
+	if (!c->out)
 		return cli_usage_error("collect", "missing --out RUN");
-	if (c.identity && access(c.identity, R_OK) != 0) {
+	if (c->identity && access(c->identity, R_OK) != 0) {
 		char msg[700];
 
-		snprintf(msg, sizeof(msg), "--identity %s: %s", c.identity, strerror(errno));
+		snprintf(msg, sizeof(msg), "--identity %s: %s", c->identity, strerror(errno));
 		cli_error(NULL, msg);
 		return CLI_EINPUT;
 	}
+	return CLI_CONTINUE;
+}
+
+/* Gathers every host (a failure is reported and the others go on) and
+ * writes the mapping file; CLI_OK, or CLI_EINPUT if anything failed. */
+static int collect_hosts(const struct collect *c, const struct host *hv, size_t n)
+{
+	size_t failed = 0;
+	int status = CLI_OK, *ok;
+
+	if (!(ok = calloc(n, sizeof(*ok)))) {
+		cli_error(NULL, "out of memory");
+		return CLI_EINPUT;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char alias[32];
+
+		snprintf(alias, sizeof(alias), "host%zu", i);
+		ok[i] = collect_host(c, &hv[i], alias) == CLI_OK;
+		failed += !ok[i];
+	}
+	if (write_mapping(c, hv, n, ok))
+		status = CLI_EINPUT;
+	free(ok);
+	if (failed) {
+		char msg[128];
+
+		snprintf(msg, sizeof(msg), "%zu of %zu hosts failed; the others were gathered",
+			 failed, n);
+		cli_error(NULL, msg);
+		status = CLI_EINPUT;
+	} else if (!c->quiet) {
+		printf("%s: %zu hosts gathered; nnscope analyse %s --out DIR\n", c->out, n, c->out);
+	}
+	return status;
+}
+
+int cmd_collect(int argc, char **argv)
+{
+	struct collect c;
+	struct host *hv = NULL;
+	struct nns_err err;
+	size_t n = 0;
+	int rc;
+
+	if ((rc = collect_parse_args(argc, argv, &c)) != CLI_CONTINUE)
+		return rc;
 	if (read_hosts(&c, &hv, &n))
 		return CLI_EINPUT;
 	nns_err_clear(&err);
@@ -735,31 +752,7 @@ int cmd_collect(int argc, char **argv)
 		free(hv);
 		return CLI_EINPUT;
 	}
-	if (!(ok = calloc(n, sizeof(*ok)))) {
-		cli_error(NULL, "out of memory");
-		free(hv);
-		return CLI_EINPUT;
-	}
-	for (size_t i = 0; i < n; i++) {
-		char alias[32];
-
-		snprintf(alias, sizeof(alias), "host%zu", i);
-		ok[i] = collect_host(&c, &hv[i], alias) == CLI_OK;
-		failed += !ok[i];
-	}
-	if (write_mapping(&c, hv, n, ok))
-		status = CLI_EINPUT;
-	if (failed) {
-		char msg[128];
-
-		snprintf(msg, sizeof(msg), "%zu of %zu hosts failed; the others were gathered",
-			 failed, n);
-		cli_error(NULL, msg);
-		status = CLI_EINPUT;
-	} else if (!c.quiet) {
-		printf("%s: %zu hosts gathered; nnscope analyse %s --out DIR\n", c.out, n, c.out);
-	}
-	free(ok);
+	rc = collect_hosts(&c, hv, n);
 	free(hv);
-	return status;
+	return rc;
 }

@@ -7,7 +7,6 @@
 #include "output/output.h"
 #include "output/report.h"
 
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -66,17 +65,9 @@ static const struct run_worker *pick_worker(const struct run_set *rs, const char
 static const char *one_trace(struct run_set *rs, const char *path, const char *worker, int *rc)
 {
 	const struct run_worker *w;
-	struct nns_err err;
 
-	*rc = CLI_EINPUT;
-	nns_err_clear(&err);
-	if (run_discover(rs, path, NULL, &err)) {
-		cli_print_skipped(rs);
-		cli_error(path, err.msg);
-		run_set_release(rs);
+	if ((*rc = cli_open_runs(rs, "diff", path, NULL, NULL, NULL)))
 		return NULL;
-	}
-	cli_print_skipped(rs);
 	w = pick_worker(rs, path, worker, 0, rc);
 	if (!w)
 		return NULL;
@@ -88,117 +79,120 @@ static const char *one_trace(struct run_set *rs, const char *path, const char *w
 	return w->spans.v[0].path;
 }
 
-int cmd_diff(int argc, char **argv)
+/* What the command line asks for. */
+struct diff_args {
+	const char *out, *worker;
+	const char *paths[2]; /* two traces, or a run directory and NULL */
+	long top, threads;
+	int no_color;
+};
+
+static int diff_parse_args(int argc, char **argv, struct diff_args *a)
 {
-	static const struct option opts[] = {
-	    {"out", required_argument, NULL, 'o'},
-	    {"worker", required_argument, NULL, 'w'},
-	    {"top", required_argument, NULL, 'n'},
-	    {"threads", required_argument, NULL, 'j'},
-	    {"no-color", no_argument, NULL, 'C'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	static const struct cli_cmd cmd = {"diff", USAGE, 0};
+	const struct cli_opt opts[] = {
+	    CLI_OPT_STR("out", 'o', &a->out), CLI_OPT_WORKER(&a->worker),     CLI_OPT_TOP(&a->top),
+	    CLI_OPT_THREADS(&a->threads),     CLI_OPT_NO_COLOR(&a->no_color), CLI_OPT_END,
 	};
-	const char *out = NULL, *worker = NULL, *base = NULL, *exp = NULL;
-	struct run_set rs_a, rs_b;
-	struct cli_item a, b;
+	int first, rc;
+
+	memset(a, 0, sizeof(*a));
+	a->top = 20;
+	if ((rc = cli_parse_options(&cmd, opts, argc, argv, &first)) != CLI_CONTINUE)
+		return rc;
+	if (first >= argc)
+		return cli_usage_error("diff", "missing the traces to compare");
+	if (argc - first > 2)
+		return cli_usage_error("diff", "at most two input paths, got %d", argc - first);
+	a->paths[0] = argv[first];
+	a->paths[1] = argc - first == 2 ? argv[first + 1] : NULL;
+	return CLI_CONTINUE;
+}
+
+/* The two trace files to compare: the two paths, or spans 1 and 2 of a
+ * worker of the run directory. CLI_OK, or the exit code after the
+ * message; rs_a, rs_b (zeroed by the caller) hold what the paths point
+ * into, to release either way. */
+static int diff_inputs(const struct diff_args *a, struct run_set *rs_a, struct run_set *rs_b,
+		       const char **base, const char **exp)
+{
+	const struct run_worker *w;
+	struct nns_err err;
+	int status = CLI_EINPUT;
+
+	if (a->paths[1]) {
+		*base = one_trace(rs_a, a->paths[0], a->worker, &status);
+		*exp = *base ? one_trace(rs_b, a->paths[1], a->worker, &status) : NULL;
+		return *base && *exp ? CLI_OK : status;
+	}
+	nns_err_clear(&err);
+	if (run_discover(rs_a, a->paths[0], NULL, &err)) {
+		cli_error(a->paths[0], err.msg);
+		return CLI_EINPUT;
+	}
+	w = pick_worker(rs_a, a->paths[0], a->worker, 1, &status);
+	if (!w)
+		return status;
+	if (w->spans.n < 2) {
+		cli_error(a->paths[0], "the worker has a single span; give two trace files");
+		return CLI_EINPUT;
+	}
+	*base = w->spans.v[0].path;
+	*exp = w->spans.v[1].path;
+	return CLI_OK;
+}
+
+/* Loads both traces, compares them, prints the tables and writes --out. */
+static int diff_traces(const struct diff_args *a, const char *base, const char *exp)
+{
+	struct cli_item ia, ib;
 	struct kineto_opts ko;
 	struct report_opts ro;
 	struct an_diff d;
 	struct nns_err err;
-	int c, status = CLI_EINPUT, color = -1, have_diff = 0;
-	long top = 20, threads = 0;
+	int status = CLI_EINPUT;
 
-	memset(&rs_a, 0, sizeof(rs_a));
-	memset(&rs_b, 0, sizeof(rs_b));
-	memset(&a, 0, sizeof(a));
-	memset(&b, 0, sizeof(b));
+	memset(&ia, 0, sizeof(ia));
+	memset(&ib, 0, sizeof(ib));
 	memset(&d, 0, sizeof(d));
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:w:n:j:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			out = optarg;
-			break;
-		case 'w':
-			worker = optarg;
-			break;
-		case 'n':
-			if (cli_parse_int(optarg, 1, 1000000, &top))
-				return cli_usage_error(
-				    "diff", "--top wants a positive number, not '%s'", optarg);
-			break;
-		case 'j':
-			if (cli_parse_int(optarg, 0, 256, &threads))
-				return cli_usage_error("diff", "--threads wants 0..256, not '%s'",
-						       optarg);
-			break;
-		case 'C':
-			color = 0;
-			break;
-		case 'h':
-			fputs(USAGE, stdout);
-			return CLI_OK;
-		default:
-			return cli_bad_option("diff", c, optopt, argv[optind - 1]);
-		}
-	}
-	if (optind >= argc)
-		return cli_usage_error("diff", "missing the traces to compare");
-	if (argc - optind > 2)
-		return cli_usage_error("diff", "at most two input paths, got %d", argc - optind);
-
-	if (argc - optind == 2) {
-		base = one_trace(&rs_a, argv[optind], worker, &status);
-		exp = base ? one_trace(&rs_b, argv[optind + 1], worker, &status) : NULL;
-	} else {
-		const struct run_worker *w;
-
-		nns_err_clear(&err);
-		if (run_discover(&rs_a, argv[optind], NULL, &err)) {
-			cli_error(argv[optind], err.msg);
-			goto out;
-		}
-		w = pick_worker(&rs_a, argv[optind], worker, 1, &status);
-		if (w && w->spans.n < 2)
-			cli_error(argv[optind],
-				  "the worker has a single span; give two trace files");
-		else if (w) {
-			base = w->spans.v[0].path;
-			exp = w->spans.v[1].path;
-		}
-	}
-	if (!base || !exp)
-		goto out;
-
-	memset(&ko, 0, sizeof(ko));
-	ko.threads = (int)threads;
-	ko.progress = isatty(STDERR_FILENO);
-	if (cli_load(&a, base, &ko) || cli_load(&b, exp, &ko))
+	cli_kineto_opts(&ko, a->threads);
+	if (cli_load(&ia, base, &ko) || cli_load(&ib, exp, &ko))
 		goto out;
 	nns_err_clear(&err);
-	if (an_diff_compute(&d, &a.p, &b.p, &err)) {
+	if (an_diff_compute(&d, &ia.p, &ib.p, &err)) {
 		cli_error(exp, err.msg[0] ? err.msg : "diff failed");
 		goto out;
 	}
-	have_diff = 1;
-	ro.color = color == 0 ? 0 : cli_stdout_color();
-	ro.width = cli_stdout_width();
-	ro.top = (int)top;
+	cli_report_opts(&ro, a->no_color, a->top);
 	report_diff(stdout, &d, base, exp, &ro);
 	fflush(stdout);
 	status = CLI_OK;
-	if (out && out_write_diff(out, &d, base, exp, &err)) {
+	if (a->out && out_write_diff(a->out, &d, base, exp, &err)) {
 		cli_error(NULL, err.msg);
 		status = CLI_EINPUT;
 	}
+	an_diff_release(&d);
 out:
-	if (have_diff)
-		an_diff_release(&d);
-	cli_item_release(&a);
-	cli_item_release(&b);
+	cli_item_release(&ia);
+	cli_item_release(&ib);
+	return status;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	struct diff_args a;
+	struct run_set rs_a, rs_b;
+	const char *base = NULL, *exp = NULL;
+	int rc;
+
+	if ((rc = diff_parse_args(argc, argv, &a)) != CLI_CONTINUE)
+		return rc;
+	memset(&rs_a, 0, sizeof(rs_a));
+	memset(&rs_b, 0, sizeof(rs_b));
+	rc = diff_inputs(&a, &rs_a, &rs_b, &base, &exp);
+	if (rc == CLI_OK)
+		rc = diff_traces(&a, base, exp);
 	run_set_release(&rs_a);
 	run_set_release(&rs_b);
-	return status;
+	return rc;
 }

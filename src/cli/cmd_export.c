@@ -5,16 +5,12 @@
  * `--format sqlite --out F.db`: every worker/span of a trace or run
  * directory, events and analysis results, in one SQLite database
  * (output/sqlite_out.h, docs/SQL.md).
- *
- * Owner: reader engineer (chrome), export engineer (sqlite).
  */
 #include "cli/cli.h"
 #include "output/outfile.h"
 #include "output/output.h"
 #include "output/schema_sql.h"
-#include "output/sqlite_out.h"
 
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -105,213 +101,92 @@ static int write_out(const char *out, const struct model *m, int64_t limit,
 	return out_chrome_file(dir, slash + 1, m, limit, st, err);
 }
 
-struct sql_ctx {
-	struct out_sqlite *db;
-	int status;
-	size_t workers;
-};
-
-static int sql_on_profile(void *vctx, const struct cli_item *it)
+static int sql_on_profile(void *ctx, const struct cli_item *it)
 {
-	struct sql_ctx *c = vctx;
-	struct out_sqlite_item item = {it->run->name, it->worker->name, it->span->name,
-				       it->span->path, &it->p};
-	struct nns_err err;
-
-	if (c->status)
-		return CLI_EINPUT;
-	nns_err_clear(&err);
-	if (out_sqlite_add(c->db, &item, NULL, &err)) {
-		cli_error(NULL, err.msg);
-		c->status = CLI_EINPUT;
-		return CLI_EINPUT;
-	}
-	c->workers++;
-	return CLI_OK;
+	return cli_sql_add(ctx, it);
 }
 
-static int sql_on_dist(void *vctx, const struct run *r, const char *span_name, size_t group,
+static int sql_on_dist(void *ctx, const struct run *r, const char *span_name, size_t group,
 		       const struct an_dist *d)
 {
-	struct sql_ctx *c = vctx;
-	struct nns_err err;
-
 	(void)r;
 	(void)group;
-	if (c->status)
-		return CLI_EINPUT;
-	nns_err_clear(&err);
-	if (out_sqlite_add_dist(c->db, span_name, d, &err)) {
-		cli_error(NULL, err.msg);
-		c->status = CLI_EINPUT;
-		return CLI_EINPUT;
-	}
-	return CLI_OK;
+	return cli_sql_add_dist(ctx, span_name, d);
 }
 
-/* --format sqlite: every selected worker/span of every run under in. The
- * database is opened first, so an unwritable --out fails before any
- * trace is read; any failure leaves no file. */
-static int export_sqlite(const char *in, const char *out, const char *worker, const char *span,
-			 int threads, int quiet)
+/* What the command line asks for. */
+struct export_args {
+	const char *in, *out, *format, *worker, *span;
+	long limit_mb, threads;
+	int quiet;
+};
+
+/* --format sqlite: every selected worker/span of every run under the
+ * input. The database is opened first, so an unwritable --out fails
+ * before any trace is read; any failure leaves no file. */
+static int export_sqlite(const struct export_args *a)
 {
-	struct sql_ctx c = {NULL, CLI_OK, 0};
+	struct cli_sql sql;
 	struct cli_visit v;
 	struct run_set rs;
-	struct nns_err err;
 	size_t visited = 0;
-	int rc;
+	int64_t rows = 0;
+	int status = CLI_OK;
 
-	nns_err_clear(&err);
-	rc = run_discover(&rs, in, NULL, &err);
-	cli_print_skipped(&rs);
-	if (rc) {
-		cli_error(in, err.msg);
-		run_set_release(&rs);
-		return CLI_EINPUT;
-	}
-	if ((rc = cli_check_selection(&rs, "export", NULL, worker, span))) {
-		run_set_release(&rs);
-		return rc;
-	}
-	if (out_sqlite_open(&c.db, out, &err)) {
-		cli_error(NULL, err.msg);
+	if ((status = cli_open_runs(&rs, "export", a->in, NULL, a->worker, a->span)))
+		return status;
+	if (cli_sql_open(&sql, a->out)) {
 		run_set_release(&rs);
 		return CLI_EINPUT;
 	}
 	memset(&v, 0, sizeof(v));
-	v.kopts.threads = threads;
-	v.kopts.progress = isatty(STDERR_FILENO);
-	v.only_worker = worker;
-	v.only_span = span;
+	cli_kineto_opts(&v.kopts, a->threads);
+	v.only_worker = a->worker;
+	v.only_span = a->span;
 	v.want_dist = 1;
-	v.ctx = &c;
+	v.ctx = &sql;
 	v.on_profile = sql_on_profile;
 	v.on_dist = sql_on_dist;
 	for (size_t i = 0; i < rs.runs.n; i++)
 		if (cli_visit_run(&rs.runs.v[i], &v, &visited))
-			c.status = CLI_EINPUT;
+			status = CLI_EINPUT;
 	if (v.load_failed) /* a database misses no worker silently */
-		c.status = CLI_EINPUT;
+		status = CLI_EINPUT;
 	run_set_release(&rs);
-	if (c.status == CLI_OK && visited == 0) {
-		cli_error(in, worker || span ? "no such worker or span" : "no trace found");
-		c.status = CLI_EINPUT;
+	if (status == CLI_OK && !sql.failed && visited == 0) {
+		cli_error(a->in,
+			  a->worker || a->span ? "no such worker or span" : "no trace found");
+		status = CLI_EINPUT;
 	}
-	if (c.status) {
-		out_sqlite_abort(c.db);
-		fprintf(stderr, "nnscope: %s: not written (see the errors above)\n", out);
-		return c.status;
-	}
-	{
-		int64_t rows = out_sqlite_rows(c.db);
-
-		nns_err_clear(&err);
-		if (out_sqlite_commit(c.db, &err)) {
-			cli_error(NULL, err.msg);
-			return CLI_EINPUT;
-		}
-		if (!quiet)
-			fprintf(stderr, "%s: %zu worker(s), %lld rows\n", out, c.workers,
-				(long long)rows);
-	}
+	if ((status = cli_sql_finish(&sql, a->out, status, &rows)))
+		return status;
+	if (!a->quiet)
+		fprintf(stderr, "%s: %zu worker(s), %lld rows\n", a->out, sql.workers,
+			(long long)rows);
 	return CLI_OK;
 }
 
-int cmd_export(int argc, char **argv)
+/* --format chrome: the one trace the input designates. */
+static int export_chrome(const struct export_args *a)
 {
-	static const struct option opts[] = {
-	    {"format", required_argument, NULL, 'f'},	{"out", required_argument, NULL, 'o'},
-	    {"limit-mb", required_argument, NULL, 'l'}, {"worker", required_argument, NULL, 'w'},
-	    {"span", required_argument, NULL, 's'},	{"threads", required_argument, NULL, 'j'},
-	    {"quiet", no_argument, NULL, 'q'},		{"help", no_argument, NULL, 'h'},
-	    {"schema", no_argument, NULL, 'S'},		{NULL, 0, NULL, 0},
-	};
-	const char *out = NULL, *format = "chrome", *worker = NULL, *span = NULL, *trace;
 	const struct run *run = NULL;
 	struct kineto_opts ko;
 	struct out_chrome_stats st;
 	struct run_set rs;
 	struct nns_err err;
 	struct model m;
-	long limit_mb = 500, threads = 0;
-	int c, quiet = 0, rc;
+	const char *trace;
+	int rc;
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:o:l:w:s:j:qh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			format = optarg;
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		case 'l':
-			if (cli_parse_int(optarg, 0, 1 << 20, &limit_mb))
-				return cli_usage_error(
-				    "export", "--limit-mb wants 0..1048576, not '%s'", optarg);
-			break;
-		case 'w':
-			worker = optarg;
-			break;
-		case 's':
-			span = optarg;
-			break;
-		case 'j':
-			if (cli_parse_int(optarg, 0, 256, &threads))
-				return cli_usage_error("export", "--threads wants 0..256, not '%s'",
-						       optarg);
-			break;
-		case 'q':
-			quiet = 1;
-			break;
-		case 'h':
-			fputs(USAGE, stdout);
-			return CLI_OK;
-		case 'S':
-			sc_sql_describe(stdout);
-			return fflush(stdout) == 0 ? CLI_OK : CLI_EINPUT;
-		default:
-			return cli_bad_option("export", c, optopt, argv[optind - 1]);
-		}
-	}
-	if (strcmp(format, "chrome") != 0 && strcmp(format, "sqlite") != 0)
-		return cli_usage_error("export", "unknown format '%s' (supported: chrome, sqlite)",
-				       format);
-	if (optind >= argc)
-		return cli_usage_error("export", "missing the trace file");
-	if (optind + 1 < argc)
-		return cli_usage_error("export", "one input path expected, got %d", argc - optind);
-	if (!out)
-		return cli_usage_error("export", "missing --out <file> ('-' for standard output)");
-
-	if (strcmp(format, "sqlite") == 0) {
-		if (strcmp(out, "-") == 0)
-			return cli_usage_error("export", "--format sqlite writes a file, not '-'");
-		return export_sqlite(argv[optind], out, worker, span, (int)threads, quiet);
-	}
-
-	nns_err_clear(&err);
-	rc = run_discover(&rs, argv[optind], NULL, &err);
-	cli_print_skipped(&rs);
-	if (rc) {
-		cli_error(argv[optind], err.msg);
-		run_set_release(&rs);
-		return CLI_EINPUT;
-	}
-	if ((rc = cli_check_selection(&rs, "export", NULL, worker, span))) {
-		run_set_release(&rs);
+	if ((rc = cli_open_runs(&rs, "export", a->in, NULL, a->worker, a->span)))
 		return rc;
-	}
-	trace = pick_trace(&rs, argv[optind], worker, span, &run);
+	trace = pick_trace(&rs, a->in, a->worker, a->span, &run);
 	if (!trace) {
 		run_set_release(&rs);
 		return CLI_EINPUT;
 	}
-	memset(&ko, 0, sizeof(ko));
-	ko.threads = (int)threads;
-	ko.progress = isatty(STDERR_FILENO);
+	cli_kineto_opts(&ko, a->threads);
+	nns_err_clear(&err);
 	rc = cli_load_model(&m, trace, &ko, &err);
 	if (rc == NNS_ETRUNC) {
 		cli_warn(trace, err.msg);
@@ -322,7 +197,7 @@ int cmd_export(int argc, char **argv)
 	}
 	cli_load_host_info(&m, run); /* MindSpore's host timeline beside the trace */
 	nns_err_clear(&err);
-	rc = write_out(out, &m, (int64_t)limit_mb << 20, &st, &err);
+	rc = write_out(a->out, &m, (int64_t)a->limit_mb << 20, &st, &err);
 	if (rc) {
 		cli_error(NULL, err.msg);
 	} else if (st.events_omitted) {
@@ -331,13 +206,65 @@ int cmd_export(int argc, char **argv)
 		snprintf(msg, sizeof(msg),
 			 "%s: cut at the %ld MB limit; %lld later events left out (--limit-mb "
 			 "raises it)",
-			 out, limit_mb, (long long)st.events_omitted);
+			 a->out, a->limit_mb, (long long)st.events_omitted);
 		cli_warn(NULL, msg);
 	}
-	if (!rc && !quiet && strcmp(out, "-") != 0)
-		fprintf(stderr, "%s: %lld events, %lld bytes\n", out, (long long)st.events_written,
-			(long long)st.bytes);
+	if (!rc && !a->quiet && strcmp(a->out, "-") != 0)
+		fprintf(stderr, "%s: %lld events, %lld bytes\n", a->out,
+			(long long)st.events_written, (long long)st.bytes);
 	model_release(&m);
 	run_set_release(&rs);
 	return rc ? CLI_EINPUT : CLI_OK;
+}
+
+static int print_schema(void *unused, const char *arg)
+{
+	(void)unused;
+	(void)arg;
+	sc_sql_describe(stdout);
+	return fflush(stdout) == 0 ? CLI_OK : CLI_EINPUT;
+}
+
+static int export_parse_args(int argc, char **argv, struct export_args *a)
+{
+	static const struct cli_cmd cmd = {"export", USAGE, 0};
+	const struct cli_opt opts[] = {
+	    CLI_OPT_STR("format", 'f', &a->format),
+	    CLI_OPT_STR("out", 'o', &a->out),
+	    CLI_OPT_LONG("limit-mb", 'l', &a->limit_mb, 0, 1 << 20, "0..1048576"),
+	    CLI_OPT_WORKER(&a->worker),
+	    CLI_OPT_SPAN(&a->span),
+	    CLI_OPT_THREADS(&a->threads),
+	    CLI_OPT_QUIET(&a->quiet),
+	    CLI_OPT_CALL("schema", 'S' | CLI_LONG_ONLY, 0, print_schema, NULL),
+	    CLI_OPT_END,
+	};
+	int first, rc;
+
+	memset(a, 0, sizeof(*a));
+	a->format = "chrome";
+	a->limit_mb = 500;
+	if ((rc = cli_parse_options(&cmd, opts, argc, argv, &first)) != CLI_CONTINUE)
+		return rc;
+	if (strcmp(a->format, "chrome") != 0 && strcmp(a->format, "sqlite") != 0)
+		return cli_usage_error("export", "unknown format '%s' (supported: chrome, sqlite)",
+				       a->format);
+	if ((rc = cli_one_input("export", argc, first, "missing the trace file")) != CLI_CONTINUE)
+		return rc;
+	a->in = argv[first];
+	if (!a->out)
+		return cli_usage_error("export", "missing --out <file> ('-' for standard output)");
+	if (strcmp(a->format, "sqlite") == 0 && strcmp(a->out, "-") == 0)
+		return cli_usage_error("export", "--format sqlite writes a file, not '-'");
+	return CLI_CONTINUE;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	struct export_args a;
+	int rc;
+
+	if ((rc = export_parse_args(argc, argv, &a)) != CLI_CONTINUE)
+		return rc;
+	return strcmp(a.format, "sqlite") == 0 ? export_sqlite(&a) : export_chrome(&a);
 }

@@ -6,7 +6,6 @@
 #include "cli/cli.h"
 #include "output/report.h"
 
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -64,120 +63,105 @@ static int on_dist(void *vctx, const struct run *r, const char *span_name, size_
 	return CLI_OK;
 }
 
-int cmd_report(int argc, char **argv)
+/* What the command line asks for. */
+struct report_args {
+	const char *in, *only_run, *worker, *span;
+	unsigned views;
+	long top, threads;
+	int no_color;
+};
+
+static int parse_views(void *views, const char *arg)
 {
-	static const struct option opts[] = {
-	    {"view", required_argument, NULL, 'v'},
-	    {"run", required_argument, NULL, 'r'},
-	    {"worker", required_argument, NULL, 'w'},
-	    {"span", required_argument, NULL, 's'},
-	    {"top", required_argument, NULL, 'n'},
-	    {"threads", required_argument, NULL, 'j'},
-	    {"no-color", no_argument, NULL, 'C'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	if (report_parse_views(arg, views))
+		return cli_usage_error("report", "unknown view '%s'", arg);
+	return CLI_CONTINUE;
+}
+
+static int report_parse_args(int argc, char **argv, struct report_args *a)
+{
+	static const struct cli_cmd cmd = {"report", USAGE, 0};
+	const struct cli_opt opts[] = {
+	    CLI_OPT_CALL("view", 'v', 1, parse_views, &a->views),
+	    CLI_OPT_STR("run", 'r', &a->only_run),
+	    CLI_OPT_WORKER(&a->worker),
+	    CLI_OPT_SPAN(&a->span),
+	    CLI_OPT_TOP(&a->top),
+	    CLI_OPT_THREADS(&a->threads),
+	    CLI_OPT_NO_COLOR(&a->no_color),
+	    CLI_OPT_END,
 	};
-	const char *only_run = NULL;
+	int first, rc;
+
+	memset(a, 0, sizeof(*a));
+	a->views = RV_OVERVIEW;
+	a->top = 20;
+	if ((rc = cli_parse_options(&cmd, opts, argc, argv, &first)) != CLI_CONTINUE)
+		return rc;
+	rc = cli_one_input("report", argc, first, "missing the trace file or run directory");
+	a->in = argv[first];
+	return rc;
+}
+
+/* Prints every selected span of every selected run; CLI_OK or
+ * CLI_EINPUT. */
+static int report_runs(const struct run_set *rs, const struct report_args *a)
+{
 	struct report_ctx ctx;
 	struct cli_visit v;
-	struct run_set rs;
-	struct nns_err err;
-	int rc;
 	size_t matched = 0;
-	int c, status = CLI_OK, color = -1;
-	long top = 20, threads = 0;
+	int status = CLI_OK;
 
 	memset(&ctx, 0, sizeof(ctx));
 	memset(&v, 0, sizeof(v));
-	ctx.views = RV_OVERVIEW;
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":v:r:w:s:n:j:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'v':
-			if (report_parse_views(optarg, &ctx.views))
-				return cli_usage_error("report", "unknown view '%s'", optarg);
-			break;
-		case 'r':
-			only_run = optarg;
-			break;
-		case 'w':
-			v.only_worker = optarg;
-			break;
-		case 's':
-			v.only_span = optarg;
-			break;
-		case 'n':
-			if (cli_parse_int(optarg, 1, 1000000, &top))
-				return cli_usage_error(
-				    "report", "--top wants a positive number, not '%s'", optarg);
-			break;
-		case 'j':
-			if (cli_parse_int(optarg, 0, 256, &threads))
-				return cli_usage_error("report", "--threads wants 0..256, not '%s'",
-						       optarg);
-			break;
-		case 'C':
-			color = 0;
-			break;
-		case 'h':
-			fputs(USAGE, stdout);
-			return CLI_OK;
-		default:
-			return cli_bad_option("report", c, optopt, argv[optind - 1]);
-		}
-	}
-	if (optind >= argc)
-		return cli_usage_error("report", "missing the trace file or run directory");
-	if (optind + 1 < argc)
-		return cli_usage_error("report", "one input path expected, got %d", argc - optind);
-
-	nns_err_clear(&err);
-	rc = run_discover(&rs, argv[optind], NULL, &err);
-	cli_print_skipped(&rs);
-	if (rc) {
-		cli_error(argv[optind], err.msg);
-		run_set_release(&rs);
-		return CLI_EINPUT;
-	}
-	rc = cli_check_selection(&rs, "report", only_run, v.only_worker, v.only_span);
-	if (rc) {
-		run_set_release(&rs);
-		return rc;
-	}
-	ctx.ro.color = color == 0 ? 0 : cli_stdout_color();
-	ctx.ro.width = cli_stdout_width();
-	ctx.ro.top = (int)top;
-	ctx.many_runs = rs.runs.n > 1;
-	v.kopts.threads = (int)threads;
-	v.kopts.progress = isatty(STDERR_FILENO);
+	ctx.views = a->views;
+	cli_report_opts(&ctx.ro, a->no_color, a->top);
+	ctx.many_runs = rs->runs.n > 1;
+	cli_kineto_opts(&v.kopts, a->threads);
+	v.only_worker = a->worker;
+	v.only_span = a->span;
 	v.want_dist = (ctx.views & RV_DISTRIBUTED) != 0;
 	v.ctx = &ctx;
 	v.on_profile = on_profile;
 	v.on_dist = on_dist;
-	for (size_t i = 0; i < rs.runs.n; i++) {
-		const struct run *r = &rs.runs.v[i];
+	for (size_t i = 0; i < rs->runs.n; i++) {
+		const struct run *r = &rs->runs.v[i];
 
-		if (only_run && strcmp(r->name, only_run) != 0)
+		if (a->only_run && strcmp(r->name, a->only_run) != 0)
 			continue;
-		if (v.only_worker && !run_find_worker(r, v.only_worker))
+		if (a->worker && !run_find_worker(r, a->worker))
 			continue;
 		matched++;
 		if (cli_visit_run(r, &v, NULL))
 			status = CLI_EINPUT;
-		if (ctx.views == RV_DISTRIBUTED && (r->workers.n < 2 || v.only_worker))
+		if (ctx.views == RV_DISTRIBUTED && (r->workers.n < 2 || a->worker))
 			printf("\n(distributed view of %s: needs a run with several workers)\n",
 			       r->name);
 	}
 	if (matched == 0) {
-		cli_error(argv[optind], only_run && v.only_worker ? "no such run or worker"
-					: only_run		  ? "no such run"
-								  : "no such worker");
+		cli_error(a->in, a->only_run && a->worker ? "no such run or worker"
+				 : a->only_run		  ? "no such run"
+							  : "no such worker");
 		status = CLI_EINPUT;
 	} else if (ctx.profiles == 0 && status == CLI_OK) {
-		cli_error(argv[optind], v.only_span ? "no such span" : "nothing to report");
+		cli_error(a->in, a->span ? "no such span" : "nothing to report");
 		status = CLI_EINPUT;
 	}
-	run_set_release(&rs);
 	return status;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_args a;
+	struct run_set rs;
+	int rc;
+
+	if ((rc = report_parse_args(argc, argv, &a)) != CLI_CONTINUE)
+		return rc;
+	rc = cli_open_runs(&rs, "report", a.in, a.only_run, a.worker, a.span);
+	if (rc)
+		return rc;
+	rc = report_runs(&rs, &a);
+	run_set_release(&rs);
+	return rc;
 }

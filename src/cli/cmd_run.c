@@ -1,7 +1,6 @@
 /*
  * cmd_run.c - `nnscope run [--output DIR] [--options JSON] -- CMD ARGS...`:
- * runs any program under the collector without changing it. Owner: the
- * collector.
+ * runs any program under the collector without changing it.
  *
  * It sets LD_PRELOAD=<libnnscope.so>[:<previous LD_PRELOAD>],
  * NNSCOPE_PRELOAD=1, NNSCOPE_OPTIONS (the given options, or the
@@ -23,7 +22,6 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
@@ -208,66 +206,60 @@ static void report(const char *dir, time_t since)
 			n, n > 1 ? "s" : "", dir, first, n > 1 ? ", ..." : "", dir, dir);
 }
 
-int cmd_run(int argc, char **argv)
-{
-	static const struct option opts[] = {
-	    {"output", required_argument, NULL, 'o'},
-	    {"options", required_argument, NULL, 'O'},
-	    {"quiet", no_argument, NULL, 'q'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	const char *output = NULL, *json = NULL, *old;
-	char lib[1024], path[1024], abs[4096], *opt_json = NULL, *preload = NULL;
-	struct sigaction sa, old_term, old_hup, old_int, old_quit;
-	time_t since = time(NULL);
-	int c, rc, status, quiet = 0;
-	pid_t pid;
+/* What the command line asks for. */
+struct run_args {
+	const char *output, *json;
+	char **cmd; /* CMD ARGS..., NULL-terminated (argv's) */
+	int quiet;
+};
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:o:qh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			output = optarg;
-			break;
-		case 'O':
-			json = optarg;
-			break;
-		case 'q':
-			quiet = 1;
-			break;
-		case 'h':
-			fputs(USAGE, stdout);
-			return CLI_OK;
-		default:
-			return cli_bad_option("run", c, optopt, argv[optind - 1]);
-		}
-	}
-	if (optind >= argc)
+static int run_parse_args(int argc, char **argv, struct run_args *a)
+{
+	static const struct cli_cmd cmd = {"run", USAGE, 1};
+	const struct cli_opt opts[] = {
+	    CLI_OPT_STR("output", 'o', &a->output),
+	    CLI_OPT_STR("options", 'O' | CLI_LONG_ONLY, &a->json),
+	    CLI_OPT_QUIET(&a->quiet),
+	    CLI_OPT_END,
+	};
+	int first, rc;
+
+	memset(a, 0, sizeof(*a));
+	if ((rc = cli_parse_options(&cmd, opts, argc, argv, &first)) != CLI_CONTINUE)
+		return rc;
+	if (first >= argc)
 		return cli_usage_error("run",
 				       "missing the command to run (nnscope run -- CMD ...)");
-	if (find_lib(lib, sizeof(lib))) {
-		cli_error(NULL, "libnnscope.so not found beside the nnscope program or in ../lib; "
-				"set NNSCOPE_LIB to its path");
-		return CLI_EINPUT;
-	}
-	if (!json)
-		json = getenv("NNSCOPE_OPTIONS");
-	if (!json || !*json)
-		json = getenv("MS_PROFILER_OPTIONS");
-	if (!json || !*json)
-		json = "{}";
-	if ((rc = check_options(lib, json, path, sizeof(path))))
+	a->cmd = argv + first;
+	return CLI_CONTINUE;
+}
+
+/* The collector options (--options, else $NNSCOPE_OPTIONS, else
+ * $MS_PROFILER_OPTIONS, else none) checked by the library, and the
+ * absolute trace directory they, or --output, name. */
+static int trace_dir(const struct run_args *a, const char *lib, const char **json, char *abs,
+		     size_t size)
+{
+	char path[1024];
+	int rc;
+
+	*json = a->json;
+	if (!*json)
+		*json = getenv("NNSCOPE_OPTIONS");
+	if (!*json || !**json)
+		*json = getenv("MS_PROFILER_OPTIONS");
+	if (!*json || !**json)
+		*json = "{}";
+	if ((rc = check_options(lib, *json, path, sizeof(path))))
 		return rc;
-	if (output)
-		snprintf(path, sizeof(path), "%s", output);
+	if (a->output)
+		snprintf(path, sizeof(path), "%s", a->output);
 	while (path[0] == '.' && path[1] == '/') /* "./data" -> "data" */
 		memmove(path, path + 2, strlen(path + 2) + 1);
 	if (!path[0])
 		snprintf(path, sizeof(path), ".");
 	if (path[0] == '/') {
-		snprintf(abs, sizeof(abs), "%s", path);
+		snprintf(abs, size, "%s", path);
 	} else {
 		char cwd[2048];
 
@@ -275,46 +267,57 @@ int cmd_run(int argc, char **argv)
 			cli_error(NULL, "cannot read the current directory");
 			return CLI_EINPUT;
 		}
-		snprintf(abs, sizeof(abs), "%s/%s", cwd, path);
+		snprintf(abs, size, "%s/%s", cwd, path);
 	}
-	opt_json = with_output(json, abs);
-	old = getenv("LD_PRELOAD");
-	preload = malloc(strlen(lib) + (old ? strlen(old) : 0) + 2);
+	return CLI_OK;
+}
+
+/* NNSCOPE_OPTIONS (json with output_path abs), NNSCOPE_PRELOAD and
+ * LD_PRELOAD=lib[:previous] for CMD. */
+static int set_preload(const char *lib, const char *json, const char *abs)
+{
+	const char *old = getenv("LD_PRELOAD");
+	char *opt_json = with_output(json, abs);
+	char *preload = malloc(strlen(lib) + (old ? strlen(old) : 0) + 2);
+	int rc = CLI_OK;
+
 	if (!opt_json || !preload) {
 		cli_error(NULL, "out of memory");
-		free(opt_json);
-		free(preload);
-		return CLI_EINPUT;
-	}
-	sprintf(preload, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");
-	if (setenv("NNSCOPE_OPTIONS", opt_json, 1) || setenv("NNSCOPE_PRELOAD", "1", 1) ||
-	    setenv("LD_PRELOAD", preload, 1)) {
-		cli_error(NULL, "cannot set the environment");
-		free(opt_json);
-		free(preload);
-		return CLI_EINPUT;
+		rc = CLI_EINPUT;
+	} else {
+		sprintf(preload, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");
+		if (setenv("NNSCOPE_OPTIONS", opt_json, 1) || setenv("NNSCOPE_PRELOAD", "1", 1) ||
+		    setenv("LD_PRELOAD", preload, 1)) {
+			cli_error(NULL, "cannot set the environment");
+			rc = CLI_EINPUT;
+		}
 	}
 	free(opt_json);
 	free(preload);
+	return rc;
+}
+
+/* The injection paths that make NVTX, CUDA (CUPTI) and NCCL load the
+ * library, unless the user set their own, and NNSCOPE_BIN. */
+static void set_injection(const char *lib)
+{
 	/* NVTX v3 headers dlopen() this and call InitializeInjectionNvtx2
 	 * (src/collector/nvtx.c): the program's NVTX ranges are recorded. */
 	/* NCCL (2.23+) dlopen()s NCCL_PROFILER_PLUGIN and looks up
 	 * ncclProfiler_v5..v1 (src/collector/nccl_prof_abi.c): every
 	 * collective is recorded. A user's plugin is kept. */
-	{
-		char *real = realpath(lib, NULL);
+	char *real = realpath(lib, NULL);
 
-		if (!getenv("NVTX_INJECTION64_PATH"))
-			setenv("NVTX_INJECTION64_PATH", real ? real : lib, 1);
-		if (!getenv("NCCL_PROFILER_PLUGIN"))
-			setenv("NCCL_PROFILER_PLUGIN", real ? real : lib, 1);
-		/* libcuda dlopen()s this in cuInit and calls
-		 * InitializeInjection (src/collector/cupti.c): kernels, copies
-		 * and CUDA API calls are recorded through CUPTI. */
-		if (!getenv("CUDA_INJECTION64_PATH"))
-			setenv("CUDA_INJECTION64_PATH", real ? real : lib, 1);
-		free(real);
-	}
+	if (!getenv("NVTX_INJECTION64_PATH"))
+		setenv("NVTX_INJECTION64_PATH", real ? real : lib, 1);
+	if (!getenv("NCCL_PROFILER_PLUGIN"))
+		setenv("NCCL_PROFILER_PLUGIN", real ? real : lib, 1);
+	/* libcuda dlopen()s this in cuInit and calls
+	 * InitializeInjection (src/collector/cupti.c): kernels, copies
+	 * and CUDA API calls are recorded through CUPTI. */
+	if (!getenv("CUDA_INJECTION64_PATH"))
+		setenv("CUDA_INJECTION64_PATH", real ? real : lib, 1);
+	free(real);
 	if (!getenv("NNSCOPE_BIN")) {
 		char exe[1024];
 		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -324,46 +327,77 @@ int cmd_run(int argc, char **argv)
 			setenv("NNSCOPE_BIN", exe, 1);
 		}
 	}
+}
+
+/* Spawns cmd with SIGTERM/SIGHUP forwarded to it and SIGINT/SIGQUIT
+ * ignored here (the terminal sends them to CMD too; CMD gets their
+ * default), and waits. 0 with *status, -1 when the wait failed, or an
+ * exit code > 0 after saying why cmd could not be started. */
+static int spawn_wait(char **cmd, int *status)
+{
+	struct sigaction sa, old_term, old_hup, old_int, old_quit;
+	posix_spawnattr_t at;
+	sigset_t none, def;
+	pid_t pid;
+	int rc;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = forward;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, &old_term);
 	sigaction(SIGHUP, &sa, &old_hup);
-	sa.sa_handler = SIG_IGN; /* the terminal sends these to CMD too */
+	sa.sa_handler = SIG_IGN;
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGQUIT, &sa, &old_quit);
-	{
-		posix_spawnattr_t at;
-		sigset_t none;
-
-		sigset_t def;
-
-		posix_spawnattr_init(&at);
-		sigemptyset(&none);
-		sigemptyset(&def); /* CMD gets the default for what nnscope ignores */
-		sigaddset(&def, SIGINT);
-		sigaddset(&def, SIGQUIT);
-		posix_spawnattr_setsigdefault(&at, &def);
-		posix_spawnattr_setsigmask(&at, &none);
-		posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-		rc = posix_spawnp(&pid, argv[optind], NULL, &at, argv + optind, environ);
-		posix_spawnattr_destroy(&at);
-	}
+	posix_spawnattr_init(&at);
+	sigemptyset(&none);
+	sigemptyset(&def);
+	sigaddset(&def, SIGINT);
+	sigaddset(&def, SIGQUIT);
+	posix_spawnattr_setsigdefault(&at, &def);
+	posix_spawnattr_setsigmask(&at, &none);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+	rc = posix_spawnp(&pid, cmd[0], NULL, &at, cmd, environ);
+	posix_spawnattr_destroy(&at);
 	if (rc) {
-		fprintf(stderr, "nnscope: %s: %s\n", argv[optind],
+		fprintf(stderr, "nnscope: %s: %s\n", cmd[0],
 			rc == ENOENT ? "command not found" : strerror(rc));
 		return rc == ENOENT ? 127 : 126;
 	}
 	child_pid = pid;
-	while ((rc = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+	while ((rc = waitpid(pid, status, 0)) < 0 && errno == EINTR)
 		;
 	child_pid = 0;
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGHUP, &old_hup, NULL);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
-	if (!quiet)
+	return rc < 0 ? -1 : 0;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_args a;
+	const char *json;
+	char lib[1024], abs[4096];
+	time_t since = time(NULL);
+	int rc, status;
+
+	if ((rc = run_parse_args(argc, argv, &a)) != CLI_CONTINUE)
+		return rc;
+	if (find_lib(lib, sizeof(lib))) {
+		cli_error(NULL, "libnnscope.so not found beside the nnscope program or in ../lib; "
+				"set NNSCOPE_LIB to its path");
+		return CLI_EINPUT;
+	}
+	if ((rc = trace_dir(&a, lib, &json, abs, sizeof(abs))) ||
+	    (rc = set_preload(lib, json, abs)))
+		return rc;
+	set_injection(lib);
+	rc = spawn_wait(a.cmd, &status);
+	if (rc > 0)
+		return rc;
+	if (!a.quiet)
 		report(abs, since);
 	if (rc < 0) {
 		cli_error(NULL, "lost track of the command");

@@ -5,7 +5,6 @@
 #include "cli/cli.h"
 #include "server/server.h"
 
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -37,108 +36,89 @@ static int is_loopback(const char *host)
 	return strncmp(host, "127.", 4) == 0 || strcmp(host, "::1") == 0;
 }
 
+/* The server's options from the command line: CLI_CONTINUE, or the exit
+ * code after --help or a usage error. */
+static int serve_parse_args(int argc, char **argv, struct srv_opts *o, int *bind_all)
+{
+	static const struct cli_cmd cmd = {"serve", USAGE, 0};
+	long port = 8080, threads = 4, max_loaded = 8;
+	const struct cli_opt opts[] = {
+	    CLI_OPT_STR("logdir", 'l' | CLI_LONG_ONLY, &o->logdir),
+	    CLI_OPT_LONG("port", 'p', &port, 0, 65535, "0..65535"),
+	    CLI_OPT_STR("host", 'H' | CLI_LONG_ONLY, &o->host),
+	    CLI_OPT_FLAG("bind-all", 'A' | CLI_LONG_ONLY, bind_all, 1),
+	    CLI_OPT_LONG("threads", 't' | CLI_LONG_ONLY, &threads, 1, 64, "1..64"),
+	    CLI_OPT_QUIET(&o->quiet),
+	    CLI_OPT_STR("cache-dir", 'C' | CLI_LONG_ONLY, &o->cache_dir),
+	    CLI_OPT_LONG("max-loaded", 'M' | CLI_LONG_ONLY, &max_loaded, 1, 1024, "1..1024"),
+	    CLI_OPT_END,
+	};
+	int first, rc;
+
+	memset(o, 0, sizeof(*o));
+	o->host = "127.0.0.1";
+	*bind_all = 0;
+	if ((rc = cli_parse_options(&cmd, opts, argc, argv, &first)) != CLI_CONTINUE)
+		return rc;
+	if (first < argc && !o->logdir)
+		o->logdir = argv[first++];
+	if (first < argc)
+		return cli_usage_error("serve", "unexpected argument '%s'", argv[first]);
+	if (!o->logdir)
+		return cli_usage_error("serve", "missing --logdir <dir>");
+	if (*bind_all)
+		o->host = "0.0.0.0";
+	o->port = (int)port;
+	o->threads = (int)threads;
+	o->max_loaded = (int)max_loaded;
+	o->loopback = is_loopback(o->host);
+	return CLI_CONTINUE;
+}
+
+/* Blocks SIGINT and SIGTERM into set (the server's threads inherit the
+ * blocked set; the main thread waits for them) and ignores SIGPIPE. */
+static void block_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/* The address line (the bound port), and how to stop. */
+static void print_address(const struct srv_opts *o, const struct server *s, int bind_all)
+{
+	if (!o->loopback)
+		cli_warn(NULL, "serving on a non-loopback address: anyone who can reach this "
+			       "machine can read every trace under the logdir (there is no login)");
+	if (strchr(o->host, ':'))
+		printf("nnscope serve: %s at http://[%s]:%d/\n", o->logdir, o->host, s->port);
+	else
+		printf("nnscope serve: %s at http://%s:%d/\n", o->logdir,
+		       bind_all ? "127.0.0.1" : o->host, s->port);
+	if (!o->quiet)
+		printf("press Ctrl-C to stop\n");
+	fflush(stdout);
+}
+
 int cmd_serve(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"logdir", required_argument, NULL, 'l'},
-	    {"port", required_argument, NULL, 'p'},
-	    {"host", required_argument, NULL, 'H'},
-	    {"bind-all", no_argument, NULL, 'A'},
-	    {"threads", required_argument, NULL, 't'},
-	    {"quiet", no_argument, NULL, 'q'},
-	    {"help", no_argument, NULL, 'h'},
-	    {"cache-dir", required_argument, NULL, 'C'},
-	    {"max-loaded", required_argument, NULL, 'M'},
-	    {NULL, 0, NULL, 0},
-	};
 	struct srv_opts o;
 	struct server s;
 	struct nns_err err;
-	const char *logdir = NULL;
-	long port = 8080, threads = 4, max_loaded = 8;
-	int c, bind_all = 0, sig = 0;
+	int rc, bind_all, sig = 0;
 	sigset_t set;
 
-	memset(&o, 0, sizeof(o));
-	o.host = "127.0.0.1";
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":p:qh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'l':
-			logdir = optarg;
-			break;
-		case 'p':
-			if (cli_parse_int(optarg, 0, 65535, &port))
-				return cli_usage_error("serve", "--port wants 0..65535, not '%s'",
-						       optarg);
-			break;
-		case 'H':
-			o.host = optarg;
-			break;
-		case 'C':
-			o.cache_dir = optarg;
-			break;
-		case 'M':
-			if (cli_parse_int(optarg, 1, 1024, &max_loaded))
-				return cli_usage_error(
-				    "serve", "--max-loaded wants 1..1024, not '%s'", optarg);
-			break;
-		case 'A':
-			bind_all = 1;
-			break;
-		case 't':
-			if (cli_parse_int(optarg, 1, 64, &threads))
-				return cli_usage_error("serve", "--threads wants 1..64, not '%s'",
-						       optarg);
-			break;
-		case 'q':
-			o.quiet = 1;
-			break;
-		case 'h':
-			fputs(USAGE, stdout);
-			return CLI_OK;
-		default:
-			return cli_bad_option("serve", c, optopt, argv[optind - 1]);
-		}
-	}
-	if (optind < argc && !logdir)
-		logdir = argv[optind++];
-	if (optind < argc)
-		return cli_usage_error("serve", "unexpected argument '%s'", argv[optind]);
-	if (!logdir)
-		return cli_usage_error("serve", "missing --logdir <dir>");
-	if (bind_all)
-		o.host = "0.0.0.0";
-	o.port = (int)port;
-	o.threads = (int)threads;
-	o.max_loaded = (int)max_loaded;
-	o.logdir = logdir;
-	o.loopback = is_loopback(o.host);
-
-	/* the server's threads inherit the blocked set; this thread waits */
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	signal(SIGPIPE, SIG_IGN);
-
+	if ((rc = serve_parse_args(argc, argv, &o, &bind_all)) != CLI_CONTINUE)
+		return rc;
+	block_signals(&set);
 	nns_err_clear(&err);
 	if (srv_start(&s, &o, &err) != NNS_OK) {
-		cli_error(logdir, err.msg);
+		cli_error(o.logdir, err.msg);
 		return CLI_EINPUT;
 	}
-	if (!o.loopback)
-		cli_warn(NULL, "serving on a non-loopback address: anyone who can reach this "
-			       "machine can read every trace under the logdir (there is no login)");
-	if (strchr(o.host, ':'))
-		printf("nnscope serve: %s at http://[%s]:%d/\n", logdir, o.host, s.port);
-	else
-		printf("nnscope serve: %s at http://%s:%d/\n", logdir,
-		       bind_all ? "127.0.0.1" : o.host, s.port);
-	if (!o.quiet)
-		printf("press Ctrl-C to stop\n");
-	fflush(stdout);
+	print_address(&o, &s, bind_all);
 	sigwait(&set, &sig);
 	if (!o.quiet)
 		fprintf(stderr, "nnscope serve: stopping (signal %d)\n", sig);

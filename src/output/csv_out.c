@@ -31,6 +31,14 @@ void out_csv_field(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* One schema table: the header of the columns cols, then n rows. */
+static void csv_table(FILE *f, const struct sc_table *t, const char *const *cols, const void *rows,
+		      size_t n, const struct sc_ctx *x)
+{
+	sc_csv_header(f, t, cols);
+	sc_csv_rows(f, t, rows, n, x, cols);
+}
+
 static void step_trace(FILE *f, const struct an_profile *p)
 {
 	static const char *const cols[] = {
@@ -40,27 +48,23 @@ static void step_trace(FILE *f, const struct an_profile *p)
 	    NULL,
 	};
 
-	sc_csv_header(f, &sc_steps, cols);
-	sc_csv_rows(f, &sc_steps, p->overview.steps.v, p->overview.steps.n, NULL, cols);
+	csv_table(f, &sc_steps, cols, p->overview.steps.v, p->overview.steps.n, NULL);
 }
 
 /* op_statistics.csv and kernel_statistics.csv: the by-name tables */
 static void op_stats(FILE *f, const struct an_profile *p)
 {
-	const char *const *cols = sc_op_groups[0].cols;
 	const struct sc_ctx x = {p->m, 0, NULL};
 
-	sc_csv_header(f, &sc_operators, cols);
-	sc_csv_rows(f, &sc_operators, p->ops.by_name.v, p->ops.by_name.n, &x, cols);
+	csv_table(f, &sc_operators, sc_op_groups[0].cols, p->ops.by_name.v, p->ops.by_name.n, &x);
 }
 
 static void kernel_stats(FILE *f, const struct an_profile *p)
 {
-	const char *const *cols = sc_kernel_groups[0].cols;
 	const struct sc_ctx x = {p->m, 0, NULL};
 
-	sc_csv_header(f, &sc_kernels, cols);
-	sc_csv_rows(f, &sc_kernels, p->kernels.by_name.v, p->kernels.by_name.n, &x, cols);
+	csv_table(f, &sc_kernels, sc_kernel_groups[0].cols, p->kernels.by_name.v,
+		  p->kernels.by_name.n, &x);
 }
 
 static void memory_ops(FILE *f, const struct an_profile *p)

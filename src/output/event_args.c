@@ -17,43 +17,44 @@ static void kv_int(struct jsonw *w, const char *k, int64_t v)
 		jsonw_kint(w, k, v);
 }
 
+static void kv_nonneg(struct jsonw *w, const char *k, int64_t v)
+{
+	if (v >= 0)
+		jsonw_kint(w, k, v);
+}
+
+/* A device event's or a sync's device, stream and launch arguments. */
+static void device_args(struct jsonw *w, const struct model *m, const struct model_event *e)
+{
+	const struct model_dev_args *a;
+
+	kv_nonneg(w, "device", e->device);
+	if (e->extra == MODEL_NOIDX || e->extra >= m->dev_args.n)
+		return;
+	a = &m->dev_args.v[e->extra];
+	kv_nonneg(w, "stream", a->stream);
+	if (e->kind == MK_SYNC) {
+		kv_nonneg(w, "wait_on_stream", a->wait_stream);
+		kv_int(w, "wait_on_cuda_event_record_corr_id", a->wait_corr);
+		return;
+	}
+	kv_str(m, w, "grid", a->grid);
+	kv_str(m, w, "block", a->block);
+	kv_nonneg(w, "registers per thread", a->regs);
+	kv_nonneg(w, "shared memory", a->shared_mem);
+	if (a->blocks_per_sm >= 0)
+		jsonw_kdouble(w, "blocks per SM", a->blocks_per_sm);
+	if (a->occupancy >= 0)
+		jsonw_kdouble(w, "est. achieved occupancy %", a->occupancy);
+	kv_nonneg(w, "bytes", a->bytes);
+}
+
 void out_json_event_args(struct jsonw *w, const struct model *m, const struct model_event *e)
 {
 	kv_int(w, "External id", e->ext_id);
 	kv_int(w, "correlation", e->corr);
-	if (model_kind_is_device(e->kind)) {
-		if (e->device >= 0)
-			jsonw_kint(w, "device", e->device);
-		if (e->extra != MODEL_NOIDX && e->extra < m->dev_args.n) {
-			const struct model_dev_args *a = &m->dev_args.v[e->extra];
-
-			if (a->stream >= 0)
-				jsonw_kint(w, "stream", a->stream);
-			kv_str(m, w, "grid", a->grid);
-			kv_str(m, w, "block", a->block);
-			if (a->regs >= 0)
-				jsonw_kint(w, "registers per thread", a->regs);
-			if (a->shared_mem >= 0)
-				jsonw_kint(w, "shared memory", a->shared_mem);
-			if (a->blocks_per_sm >= 0)
-				jsonw_kdouble(w, "blocks per SM", a->blocks_per_sm);
-			if (a->occupancy >= 0)
-				jsonw_kdouble(w, "est. achieved occupancy %", a->occupancy);
-			if (a->bytes >= 0)
-				jsonw_kint(w, "bytes", a->bytes);
-		}
-	} else if (e->kind == MK_SYNC) {
-		if (e->device >= 0)
-			jsonw_kint(w, "device", e->device);
-		if (e->extra != MODEL_NOIDX && e->extra < m->dev_args.n) {
-			const struct model_dev_args *a = &m->dev_args.v[e->extra];
-
-			if (a->stream >= 0)
-				jsonw_kint(w, "stream", a->stream);
-			if (a->wait_stream >= 0)
-				jsonw_kint(w, "wait_on_stream", a->wait_stream);
-			kv_int(w, "wait_on_cuda_event_record_corr_id", a->wait_corr);
-		}
+	if (model_kind_has_dev_args(e->kind)) {
+		device_args(w, m, e);
 	} else if (e->extra != MODEL_NOIDX && e->extra < m->op_args.n) {
 		const struct model_op_args *a = &m->op_args.v[e->extra];
 

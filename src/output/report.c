@@ -188,6 +188,25 @@ static void overview_steps(FILE *f, const struct an_profile *p, const struct rep
 			ov->steps_dropped);
 }
 
+/* Rows of schema table t as a terminal table of the columns sel: n rows
+ * in the order of k (the first n of rows when k is NULL). */
+static void term_rows(FILE *f, const struct report_opts *o, const struct sc_table *t,
+		      const void *rows, const struct rp_key *k, size_t n, const struct sc_ctx *x,
+		      const char *const *sel, int trunc, int indent)
+{
+	struct sc_ctx rx = *x;
+	struct tb_col cols[16];
+	struct table tb;
+
+	tb_init(&tb, cols, sc_term_cols(cols, 16, t, sel, trunc));
+	for (size_t i = 0; i < n; i++) {
+		rx.index = k ? k[i].idx : i;
+		sc_term_row(&tb, t, sc_row(t, rows, rx.index), &rx, sel);
+	}
+	tb_print(&tb, f, o->width, indent, o->color);
+	tb_release(&tb);
+}
+
 static void overview_gpus(FILE *f, const struct an_profile *p, const struct report_opts *o)
 {
 	static const char *const sel[] = {
@@ -196,17 +215,11 @@ static void overview_gpus(FILE *f, const struct an_profile *p, const struct repo
 	    NULL,
 	};
 	const struct sc_ctx x = {p->m, 0, NULL};
-	struct tb_col cols[8];
-	struct table t;
 
 	if (p->gpus.n == 0)
 		return;
 	rp_section(f, o, "GPU summary");
-	tb_init(&t, cols, sc_term_cols(cols, 8, &sc_gpus, sel, TB_TRUNC_END));
-	for (size_t i = 0; i < p->gpus.n; i++)
-		sc_term_row(&t, &sc_gpus, &p->gpus.v[i], &x, sel);
-	tb_print(&t, f, o->width, 2, o->color);
-	tb_release(&t);
+	term_rows(f, o, &sc_gpus, p->gpus.v, NULL, p->gpus.n, &x, sel, TB_TRUNC_END, 2);
 }
 
 static void overview(FILE *f, const struct an_profile *p, const struct report_opts *o)
@@ -259,10 +272,8 @@ static void top_rows(FILE *f, const struct report_opts *o, const struct sc_table
 {
 	const struct sc_col *kc = sc_col_find(t, key);
 	struct sc_ctx rx = *x;
-	struct tb_col cols[16];
 	struct sc_val v;
 	struct rp_key *k;
-	struct table tb;
 	size_t shown = n < (size_t)o->top ? n : (size_t)o->top;
 
 	k = malloc(n * sizeof(*k));
@@ -278,13 +289,7 @@ static void top_rows(FILE *f, const struct report_opts *o, const struct sc_table
 		k[i].key = v.i;
 	}
 	rp_sort_desc(k, n);
-	tb_init(&tb, cols, sc_term_cols(cols, 16, t, sel, trunc));
-	for (size_t i = 0; i < shown; i++) {
-		rx.index = k[i].idx;
-		sc_term_row(&tb, t, sc_row(t, rows, k[i].idx), &rx, sel);
-	}
-	tb_print(&tb, f, o->width, indent, o->color);
-	tb_release(&tb);
+	term_rows(f, o, t, rows, k, shown, x, sel, trunc, indent);
 	free(k);
 	if (shown < n)
 		fprintf(f, "%*s… %zu more %s\n", indent, "", n - shown, what);

@@ -150,7 +150,7 @@ run_rc 0 "diff two files" "$NNSCOPE" diff "$src0" "$src1" --top 3
 run_rc 0 "--version" "$NNSCOPE" --version
 check "version printed" grep -q '^nnscope [0-9]' "$TMP/out.txt"
 run_rc 0 "--help" "$NNSCOPE" --help
-for c in analyse report diff; do
+for c in analyse report diff export serve run collect; do
 	run_rc 0 "$c --help" "$NNSCOPE" "$c" --help
 	check "$c --help prints usage" grep -q "^Usage: nnscope $c" "$TMP/out.txt"
 done
@@ -168,6 +168,26 @@ run_rc 2 "report unknown view" "$NNSCOPE" report "$src0" --view nope
 run_rc 2 "report --top 0" "$NNSCOPE" report "$src0" --top 0
 run_rc 2 "diff with three paths" "$NNSCOPE" diff a b c
 run_rc 2 "report unknown short option" "$NNSCOPE" report -Z "$src0"
+# the option table (cli_parse_options): one message shape for every command
+usage_err() { # the one usage line, then the hint
+	[ "$(head -n1 "$TMP/err.txt")" = "nnscope $1" ] && grep -q "^Try 'nnscope " "$TMP/err.txt"
+}
+run_rc 2 "report --top x" "$NNSCOPE" report "$src0" --top x
+check "a bad value names the option and the range" usage_err "report: --top wants a positive number, not 'x'"
+run_rc 2 "serve --port 70000" "$NNSCOPE" serve --port 70000 "$TMP"
+check "serve's range is its own" usage_err "serve: --port wants 0..65535, not '70000'"
+run_rc 2 "export --limit-mb without a value" "$NNSCOPE" export "$src0" --out "$TMP/x.json" --limit-mb
+check "a missing value names the option" usage_err "export: option '--limit-mb' needs a value"
+run_rc 2 "a long-only option as a letter" "$NNSCOPE" report -C "$src0"
+check "...is an unknown option" usage_err "report: unknown option '-C'"
+run_rc 2 "a flag given a value" "$NNSCOPE" analyse "$src0" --out "$TMP/x" --pretty=3
+check "...is an unknown option" usage_err "analyse: unknown option '-P'"
+run_rc 0 "--help before a bad option wins" "$NNSCOPE" collect --help --bogus
+run_rc 2 "a bad option before --help wins" "$NNSCOPE" collect --bogus --help
+run_rc 0 "an unambiguous abbreviation" "$NNSCOPE" report "$src0" --no-col --vi kernels
+check "...is the option" grep -q 'GPU kernels' "$TMP/out.txt"
+run_rc 2 "run: the command's own options are not nnscope's" "$NNSCOPE" run --bogus -- true
+run_rc 127 "run: options end at CMD" "$NNSCOPE" run -q -- "$TMP/no-such-cmd" --bogus
 
 # ---- input errors: exit 1, one line ---------------------------------------
 run_rc 1 "analyse a missing file" "$NNSCOPE" analyse "$TMP/missing.json" --out "$TMP/x"
