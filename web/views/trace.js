@@ -2,8 +2,9 @@
 // toolbar, an event details panel and a box-selection summary.
 // Data: /api/trace/meta, /api/trace/window, /api/trace/event,
 // /api/trace/summary (docs/SERVER.md, "Trace API").
-import { Timeline } from '../trace/timeline.js';
-import { fmtDur, fmtTime, fmtCount, colorFor } from '../trace/format.js';
+import { h, fmtInt } from '../lib/util.js';
+import { Timeline, EMPTY_PROBE } from '../trace/timeline.js';
+import { fmtDur, fmtTime, colorFor } from '../trace/format.js';
 import { attachCriticalPath } from '../trace/critpath.js';
 
 const CSS_HREF = new URL('../trace/trace.css', import.meta.url).href;
@@ -15,20 +16,6 @@ function ensureCss() {
   l.href = CSS_HREF;
   l.dataset.nnsTraceCss = '1';
   document.head.append(l);
-}
-
-function h(tag, attrs, ...kids) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (v == null || v === false) continue;
-    if (k === 'class') e.className = v;
-    else if (k === 'testid') e.dataset.testid = v;
-    else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
-    else if (k === 'text') e.textContent = v;
-    else e.setAttribute(k, v === true ? '' : v);
-  }
-  for (const c of kids.flat()) if (c != null) e.append(c.nodeType ? c : document.createTextNode(String(c)));
-  return e;
 }
 
 function sleep(ms, signal) {
@@ -131,12 +118,15 @@ class TraceView {
     this.root.replaceChildren(h('div', { class: 'nns-trace-empty', testid: 'empty-state' },
       h('h3', { text: title }), h('p', { text })));
     this.loaded();
-    const owner = {};
-    window.__nnsTrace = {
-      __owner: owner, drawn: 0, visible: null, lastQueryMs: 0, items: 0,
-      hit() { return null; }, firstItem() { return null; },
-    };
-    this.emptyOwner = owner;
+    this.publishProbe(EMPTY_PROBE);
+  }
+
+  // The browser tests read the timeline's probe (Timeline.probe()) as
+  // window.__nnsTrace; this is the one place that sets it, and dispose()
+  // takes it back.
+  publishProbe(probe) {
+    this.probe = probe;
+    window.__nnsTrace = probe;
   }
 
   buildUi() {
@@ -170,7 +160,7 @@ class TraceView {
       reset, this.selBtn,
       h('label', { title: 'Arrows op→kernel and forward→backward of the selected event' }, this.flowsShow, 'Flows'),
       h('label', { title: 'Show every flow arrow, not only those of the selected event' }, this.flowsAll, 'All flows'),
-      h('span', { class: 'nns-trace-info', text: `${fmtCount(meta.events || 0)} events · ${meta.tracks.length} tracks${stepCount ? ` · ${stepCount} steps` : ''} · ${fmtDur((meta.end || 0) - (meta.start || 0))}` }),
+      h('span', { class: 'nns-trace-info', text: `${fmtInt(meta.events || 0)} events · ${meta.tracks.length} tracks${stepCount ? ` · ${stepCount} steps` : ''} · ${fmtDur((meta.end || 0) - (meta.start || 0))}` }),
       this.info, help);
     this.errBox = h('div', { class: 'nns-trace-error', hidden: true });
     const main = h('div', { class: 'nns-trace-main' });
@@ -200,6 +190,7 @@ class TraceView {
       onLayout: () => this.fitHeight(),
       onEscape: () => { this.select(null); this.summary.hidden = true; },
     });
+    this.publishProbe(this.tl.probe());
     attachCriticalPath(this, bar);
     this.fitHeight();
     this.viewChanged(this.tl.v.t0, this.tl.v.t1);
@@ -394,13 +385,13 @@ class TraceView {
     const body = rows.map((r) => h('tr', {},
       h('td', { class: 'name', title: r.name }, h('span', { class: 'nns-trace-swatch', style: `background:${colorFor(r.name)}` }), r.name),
       h('td', { text: r.cat || '' }),
-      h('td', { class: 'num', text: fmtCount(r.count) }),
+      h('td', { class: 'num', text: fmtInt(r.count) }),
       h('td', { class: 'num', text: fmtDur(r.total) }),
       h('td', { class: 'num', text: fmtDur(r.min) }),
       h('td', { class: 'num', text: fmtDur(r.max) })));
     const table = h('table', { class: 'nns-trace-sum', testid: 'trace-summary' }, h('thead', {}, head), h('tbody', {}, body));
     const ntr = sel.tracks ? sel.tracks.length : this.meta.tracks.length;
-    const sub = `${fmtTime(sel.t0 - base)} – ${fmtTime(sel.t1 - base)} · ${fmtCount(ans.events || 0)} events · ${ntr} track${ntr === 1 ? '' : 's'}`;
+    const sub = `${fmtTime(sel.t0 - base)} – ${fmtTime(sel.t1 - base)} · ${fmtInt(ans.events || 0)} events · ${ntr} track${ntr === 1 ? '' : 's'}`;
     const kids = [this.panelHead(h('span', { class: 'nns-trace-title', text: `Selection ${fmtDur(sel.t1 - sel.t0)}` }),
       h('span', { class: 'nns-trace-sub', text: sub }), () => this.closeSummary()), table];
     if (!rows.length) kids.push(h('div', { class: 'nns-trace-sub', text: 'No events in the selection.' }));
@@ -419,7 +410,7 @@ class TraceView {
     if (this.panelRo) this.panelRo.disconnect();
     if (this.tl) this.tl.dispose();
     this.tl = null;
-    if (this.emptyOwner && window.__nnsTrace && window.__nnsTrace.__owner === this.emptyOwner) delete window.__nnsTrace;
+    if (this.probe && window.__nnsTrace === this.probe) delete window.__nnsTrace;
     if (this.root) this.root.remove();
   }
 }
