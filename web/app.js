@@ -2,6 +2,7 @@
 // the shared api() helper with 202-progress polling, lazy view loading.
 import { h, errorBox, emptyState } from './lib/util.js';
 import { disposeCharts, loadCharts } from './lib/charts.js';
+import { loadSchema } from './lib/schema.js';
 
 export const VIEWS = [
   { id: 'overview', title: 'Overview' },
@@ -333,7 +334,7 @@ async function renderView(key) {
       };
     }
     const [ns] = await Promise.all([import(`./views/${id}.js`),
-      id === 'trace' ? null : loadCharts(id === 'module')]);
+      id === 'trace' ? null : loadCharts(id === 'module'), loadSchema((p) => api(p))]);
     const mod = ns.default;
     if (token !== renderToken) return;
     current.mod = mod;

@@ -5,6 +5,7 @@
 import { h, panel, statCards, banner, emptyState, fmtUs, fmtNum, fmtPct100, esc } from '../lib/util.js';
 import { createTable } from '../lib/table.js';
 import { chartBox, makeChart, palette } from '../lib/charts.js';
+import { columns } from '../lib/schema.js';
 
 const TEMPORAL = [
   { key: 'compute', name: 'Compute', color: '#4e79a7' },
@@ -55,16 +56,13 @@ function renderTemporal(el, doc) {
     box,
     createTable({
       name: 'hta-temporal', rows, search: false,
-      columns: [
-        { key: 'device', title: 'GPU', fmt: 'int' },
-        { key: 'total_us', title: 'Window', fmt: 'us', tip: 'first device event start to last end' },
-        { key: 'compute_us', title: 'Compute', fmt: 'us' },
-        { key: 'compute_pct', title: 'Compute %', fmt: pct1, numeric: true },
-        { key: 'non_compute_us', title: 'Non-compute', fmt: 'us' },
-        { key: 'non_compute_pct', title: 'Non-compute %', fmt: pct1, numeric: true },
-        { key: 'idle_us', title: 'Idle', fmt: 'us' },
-        { key: 'idle_pct', title: 'Idle %', fmt: pct1, numeric: true },
-      ],
+      columns: columns('temporal', [
+        { key: 'device', fmt: 'int' },
+        { key: 'total_us', tip: 'first device event start to last end' },
+        'compute_us', { key: 'compute_pct', fmt: pct1, numeric: true },
+        'non_compute_us', { key: 'non_compute_pct', fmt: pct1, numeric: true },
+        'idle_us', { key: 'idle_pct', fmt: pct1, numeric: true },
+      ]),
     }).el)));
   stackedBars(box, rows, (r) => devName(r.device), TEMPORAL, (r, k) => r[`${k}_us`]);
 }

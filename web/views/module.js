@@ -3,6 +3,7 @@
 import { h, emptyState, panel, select, labeled, fmtUs, esc } from '../lib/util.js';
 import { createTable } from '../lib/table.js';
 import { chartBox, makeChart, palette } from '../lib/charts.js';
+import { columns } from '../lib/schema.js';
 
 function layout(mods, key) {
   const kids = mods.map(() => []);
@@ -71,18 +72,16 @@ export default {
     const rows = mods.map((m, i) => ({ ...m, _depth: lay0.depthOf[i], _idx: i }));
     const t = createTable({
       name: 'modules', rows, sortKey: null, searchPlaceholder: 'Search modules…',
-      columns: [
-        { key: 'name', title: 'Module', fmt: 'text', cls: 'name', render: (r) => h('span', { style: { paddingLeft: (r._depth * 12) + 'px' } }, r.name) },
-        { key: 'module_id', title: 'Module ID', fmt: 'text' },
-        { key: 'parent', title: 'Parent', fmt: 'text', value: (r) => (r.parent != null && mods[r.parent] ? mods[r.parent].name : ''), },
-        { key: 'occurrences', title: 'Occurrences', fmt: 'int' },
-        { key: 'operators', title: 'Operators', fmt: 'int' },
-        { key: 'host_self_us', title: 'Host Self', fmt: 'us' },
-        { key: 'host_total_us', title: 'Host Total', fmt: 'us' },
-        hasDevice ? { key: 'device_self_us', title: 'Device Self', fmt: 'us' } : null,
-        hasDevice ? { key: 'device_total_us', title: 'Device Total', fmt: 'us' } : null,
-        { key: 'avg_duration_us', title: 'Avg Duration', fmt: 'us' },
-      ],
+      columns: columns('modules', [
+        { key: 'name', cls: 'name', render: (r) => h('span', { style: { paddingLeft: (r._depth * 12) + 'px' } }, r.name) },
+        { key: 'module_id', fmt: 'text' },
+        // the parent's name, where the document has its index
+        { key: 'parent', fmt: 'text', value: (r) => (r.parent != null && mods[r.parent] ? mods[r.parent].name : '') },
+        'occurrences', 'operators', 'host_self_us', 'host_total_us',
+        hasDevice && 'device_self_us',
+        hasDevice && 'device_total_us',
+        'avg_duration_us',
+      ]),
     });
     el.appendChild(panel('Modules', t.el));
 
