@@ -261,7 +261,9 @@ function makeCtx(root, controller) {
     runs: state.runs,
     params: { ...state.params },
     signal,
-    api: (path, params) => api(path, params, { signal }),
+    /** GET path?params; own: a signal of the caller's (aborted by the caller, e.g. on dispose)
+     * instead of the view's */
+    api: (path, params, own) => api(path, params, { signal: own || signal }),
     /** the /api/view document `name` of the current run/worker/span */
     view: (name, extra) => api('/api/view', { run: state.run, worker: state.worker, span: state.span, view: name, ...(extra || {}) }, { signal }),
     navigate: (view, extra) => go(hashFor(view || state.view, state.run, state.worker, state.span, extra || {})),

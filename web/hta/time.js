@@ -76,20 +76,17 @@ function renderIdle(el, doc) {
     box,
     createTable({
       name: 'hta-idle', rows, sortKey: 'idle_us', sortDir: 'desc', searchPlaceholder: 'Filter streams…',
-      columns: [
-        { key: 'name', title: 'Stream', fmt: 'text', value: streamName },
-        { key: 'events', title: 'Ops', fmt: 'int' },
-        { key: 'idle_us', title: 'Idle', fmt: 'us' },
-        { key: 'host_wait_us', title: 'Host Wait', fmt: 'us' },
-        { key: 'kernel_wait_us', title: 'Kernel Wait', fmt: 'us' },
-        { key: 'other_us', title: 'Other', fmt: 'us' },
+      columns: columns('idle', [
+        { key: 'name', col: 'stream', fmt: 'text', value: streamName },
+        'events', 'idle_us', 'host_wait_us', 'kernel_wait_us', 'other_us',
+        // the gap statistics of idle.json's intervals: the page's own columns
         { key: 'hw_count', title: 'Host Wait Gaps', fmt: 'int', value: iv('host_wait', 'count') },
         { key: 'hw_p50', title: 'Host Wait p50', fmt: 'us', value: iv('host_wait', 'p50_us') },
         { key: 'hw_max', title: 'Host Wait Max', fmt: 'us', value: iv('host_wait', 'max_us') },
         { key: 'ot_count', title: 'Other Gaps', fmt: 'int', value: iv('other', 'count') },
         { key: 'ot_p50', title: 'Other p50', fmt: 'us', value: iv('other', 'p50_us') },
         { key: 'ot_max', title: 'Other Max', fmt: 'us', value: iv('other', 'max_us') },
-      ],
+      ]),
     }).el)));
   stackedBars(box, rows, streamName, IDLE, (r, k) => r[`${k}_us`]);
 }

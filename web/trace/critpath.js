@@ -11,13 +11,8 @@ import { LABEL_W, ROW_H } from './layout.js';
 
 const RED = '#d62728';
 
-async function fetchPath(view) {
-  const q = { ...view.params(), view: 'critical_path' };
-  if (view.ctx.api) return view.ctx.api('/api/view', q);
-  const r = await fetch(`/api/view?${new URLSearchParams(q)}`);
-  const body = await r.json().catch(() => null);
-  if (!r.ok) throw new Error((body && body.error) || `HTTP ${r.status}`);
-  return body;
+function fetchPath(view) {
+  return view.ctx.api('/api/view', { ...view.params(), view: 'critical_path' });
 }
 
 // Draws the overlay on tl's canvas (called from the frame renderer).

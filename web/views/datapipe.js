@@ -4,6 +4,7 @@ import { h, emptyState, panel, banner, statCards, fmtPct, fmtUs, fmtNum, fmtMs, 
 import { createTable } from '../lib/table.js';
 import { chartBox, makeChart, palette, usAxisTooltip } from '../lib/charts.js';
 import { columns } from '../lib/schema.js';
+import { docView } from '../lib/view.js';
 
 const VERDICT = {
   data_process: { cls: 'warn', text: 'Data processing is the bottleneck' },
@@ -11,11 +12,11 @@ const VERDICT = {
   no_data: { cls: 'none', text: 'No queue samples' },
 };
 
-export default {
+export default docView({
   id: 'datapipe',
   title: 'Data Pipeline',
-  async render(el, ctx) {
-    const doc = await ctx.view('datapipe');
+  doc: 'datapipe',
+  async render(el, ctx, doc) {
     const queues = doc.queues || [];
     const steps = doc.steps || [];
     const v = VERDICT[doc.verdict] || { cls: 'none', text: String(doc.verdict ?? 'unknown') };
@@ -93,5 +94,4 @@ export default {
       });
     }
   },
-  dispose() {},
-};
+});

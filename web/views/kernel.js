@@ -1,21 +1,19 @@
 // GPU Kernel view: time by kernel pie, tensor-core pie, kernel table grouped by name or
 // by launch properties (tb_plugin's Kernel page).
-import { h, emptyState, panel, select, labeled, fmtUs, fmtPct, esc } from '../lib/util.js';
+import { h, panel, select, labeled, fmtUs, fmtPct, esc } from '../lib/util.js';
 import { createTable } from '../lib/table.js';
 import { chartBox, makeChart, pieOption, disposeCharts } from '../lib/charts.js';
 import { columns } from '../lib/schema.js';
+import { docView } from '../lib/view.js';
 
-export default {
+export default docView({
   id: 'kernel',
   title: 'GPU Kernel',
-  async render(el, ctx) {
-    const doc = await ctx.view('kernels');
-    const byName = doc.by_name || [];
-    if (!byName.length) {
-      el.appendChild(emptyState('This trace has no GPU kernels.',
-        'Profile with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA] (torch.profiler) so CUPTI records the kernels; nnscope\'s own traces have kernels only when the CUDA collector is enabled.'));
-      return;
-    }
+  doc: 'kernels',
+  rows: (doc) => doc.by_name,
+  empty: ['This trace has no GPU kernels.',
+    'Profile with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA] (torch.profiler) so CUPTI records the kernels; nnscope\'s own traces have kernels only when the CUDA collector is enabled.'],
+  async render(el, ctx, doc, byName) {
     const st = { group: ctx.params.group === 'props' ? 'props' : 'name', top: +ctx.params.top || 10 };
 
     const pieBox = chartBox('chart-kernel-pie', 270);
@@ -75,5 +73,4 @@ export default {
     }
     drawTable();
   },
-  dispose() {},
-};
+});

@@ -1,10 +1,11 @@
 // Memory view: per-device allocated/reserved curve with zoom; the zoomed time range
 // filters the alloc/free events table and recomputes the per-operator statistics
 // (tb_plugin's Memory page).
-import { h, emptyState, panel, select, labeled, fmtBytes, fmtMs, statCards, banner, esc } from '../lib/util.js';
+import { h, panel, select, labeled, fmtBytes, fmtMs, statCards, banner, esc } from '../lib/util.js';
 import { createTable } from '../lib/table.js';
 import { chartBox, makeChart, disposeCharts } from '../lib/charts.js';
 import { columns } from '../lib/schema.js';
+import { docView } from '../lib/view.js';
 
 // the per-operator statistics of the whole trace (memory.json's ops)
 const fullStatsCols = () => columns('memory_ops', [
@@ -51,17 +52,14 @@ function statsInRange(events, t0, t1) {
 let chart = null;
 let timer = null;
 
-export default {
+export default docView({
   id: 'memory',
   title: 'Memory',
-  async render(el, ctx) {
-    const doc = await ctx.view('memory');
-    const devs = Object.keys(doc.devices || {});
-    if (!devs.length) {
-      el.appendChild(emptyState('No memory records in this trace.',
-        'Profile with profile_memory=True (torch.profiler.profile(..., profile_memory=True)) to record allocator events; nnscope.torch records them with profile_memory=True too.'));
-      return;
-    }
+  doc: 'memory',
+  rows: (doc) => Object.keys(doc.devices || {}),
+  empty: ['No memory records in this trace.',
+    'Profile with profile_memory=True (torch.profiler.profile(..., profile_memory=True)) to record allocator events; nnscope.torch records them with profile_memory=True too.'],
+  async render(el, ctx, doc, devs) {
     devs.sort((a, b) => (a === 'CPU') - (b === 'CPU') || a.localeCompare(b, undefined, { numeric: true }));
     let devName = devs.includes(ctx.params.device) ? ctx.params.device : devs[0];
 
@@ -167,4 +165,4 @@ export default {
     timer = null;
     chart = null;
   },
-};
+});

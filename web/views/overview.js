@@ -5,6 +5,7 @@ import { createTable } from '../lib/table.js';
 import { unattributedText } from '../lib/attribution.js';
 import { breakdownRoles, chartBox, makeChart, usAxisTooltip } from '../lib/charts.js';
 import { columns } from '../lib/schema.js';
+import { docView } from '../lib/view.js';
 
 function diagnosticsBanner(doc) {
   const d = doc.diagnostics || {};
@@ -44,11 +45,11 @@ function gpuCard(g) {
       g.kernel_us != null ? row('Kernel time', fmtUs(g.kernel_us)) : null));
 }
 
-export default {
+export default docView({
   id: 'overview',
   title: 'Overview',
-  async render(el, ctx) {
-    const doc = await ctx.view('overview');
+  doc: 'overview',
+  async render(el, ctx, doc) {
     const steps = doc.steps || [];
     const avg = doc.average || {};
     const gpus = doc.gpus || [];
@@ -160,5 +161,4 @@ export default {
       });
     }
   },
-  dispose() {},
-};
+});

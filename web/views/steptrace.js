@@ -2,11 +2,12 @@
 // A MindSpore device's document (source "mindspore") adds MindInsight's own
 // summary (ms, percents as MindInsight rounds them), the fp_start / bp_end
 // points and the training-trace graph of the average step.
-import { h, emptyState, panel, statCards, fmtUs, fmtPct, axisUs } from '../lib/util.js';
+import { h, panel, statCards, fmtUs, fmtPct, axisUs } from '../lib/util.js';
 import { createTable } from '../lib/table.js';
 import { chartBox, makeChart, usAxisTooltip } from '../lib/charts.js';
 import { summaryCards, pointInfo, traceGraph } from '../mindspore/common.js';
 import { columns, named } from '../lib/schema.js';
+import { docView } from '../lib/view.js';
 
 // the step's phases (names: the steptrace table's page titles)
 const PHASES = [
@@ -15,17 +16,14 @@ const PHASES = [
   { key: 'tail_us', color: '#f28e2b', tip: 'The rest of the step: optimizer, gradient all-reduce, device work draining' },
 ];
 
-export default {
+export default docView({
   id: 'steptrace',
   title: 'Step Trace',
-  async render(el, ctx) {
-    const doc = await ctx.view('steptrace');
-    const steps = doc.steps || [];
-    if (!steps.length) {
-      el.appendChild(emptyState('No steps to trace.',
-        'The step trace needs training steps: ProfilerStep#N ranges (call prof.step() each iteration) or nnscope step marks (nns_step()).'));
-      return;
-    }
+  doc: 'steptrace',
+  rows: (doc) => doc.steps,
+  empty: ['No steps to trace.',
+    'The step trace needs training steps: ProfilerStep#N ranges (call prof.step() each iteration) or nnscope step marks (nns_step()).'],
+  async render(el, ctx, doc, steps) {
     const avg = doc.average || {};
     const parts = named('steptrace', PHASES);
     el.appendChild(statCards([
@@ -63,5 +61,4 @@ export default {
     });
     if (graphBox) traceGraph(graphBox, doc.graph);
   },
-  dispose() {},
-};
+});

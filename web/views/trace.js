@@ -1,7 +1,8 @@
 // Trace view: nnscope's own canvas timeline (web/trace/timeline.js) with a
 // toolbar, an event details panel and a box-selection summary.
 // Data: /api/trace/meta, /api/trace/window, /api/trace/event,
-// /api/trace/summary (docs/SERVER.md, "Trace API").
+// /api/trace/summary (docs/SERVER.md, "Trace API"), fetched with the shell's
+// ctx.api (202 polling and the progress bar in one place, web/app.js).
 import { h, fmtInt } from '../lib/util.js';
 import { Timeline, EMPTY_PROBE } from '../trace/timeline.js';
 import { fmtDur, fmtTime, colorFor } from '../trace/format.js';
@@ -16,29 +17,6 @@ function ensureCss() {
   l.href = CSS_HREF;
   l.dataset.nnsTraceCss = '1';
   document.head.append(l);
-}
-
-function sleep(ms, signal) {
-  return new Promise((resolve, reject) => {
-    const t = setTimeout(resolve, ms);
-    if (signal) signal.addEventListener('abort', () => { clearTimeout(t); reject(new DOMException('aborted', 'AbortError')); }, { once: true });
-  });
-}
-
-// fetch JSON with abort support and 202 ("analysing") polling.
-async function getJSON(path, params, signal) {
-  const url = `${path}?${new URLSearchParams(params)}`;
-  for (;;) {
-    const r = await fetch(url, { signal });
-    if (r.status === 202) {
-      await sleep(300, signal);
-      continue;
-    }
-    let body = null;
-    try { body = await r.json(); } catch (e) { body = null; }
-    if (!r.ok) throw new Error((body && body.error) || `HTTP ${r.status} for ${path}`);
-    return body;
-  }
 }
 
 function argText(v) {
@@ -82,10 +60,7 @@ class TraceView {
     root.append(h('div', { class: 'nns-trace-loading', text: 'Loading the trace…' }));
     let meta;
     try {
-      const api = this.ctx.api
-        ? (p, q) => this.ctx.api(p, q)
-        : (p, q) => getJSON(p, q);
-      meta = await api('/api/trace/meta', this.params());
+      meta = await this.ctx.api('/api/trace/meta', this.params());
     } catch (err) {
       if (!this.alive) return;
       root.replaceChildren(h('div', { class: 'nns-trace-error', text: `Could not load the trace: ${err.message || err}` }));
@@ -181,7 +156,7 @@ class TraceView {
     this.tl = new Timeline(main, {
       meta,
       view: isFinite(t0) && isFinite(t1) && t1 > t0 ? { t0, t1 } : null,
-      fetchWindow: (q, signal) => getJSON('/api/trace/window', this.params(q), signal),
+      fetchWindow: (q, signal) => this.ctx.api('/api/trace/window', this.params(q), signal),
       onSelect: (id, item) => this.select(id, item, false),
       onRange: (sel) => this.loadSummary(sel),
       onView: (a, b) => this.viewChanged(a, b),
@@ -262,7 +237,7 @@ class TraceView {
     this.evCtrl = ctrl;
     let ev;
     try {
-      ev = await getJSON('/api/trace/event', this.params({ id }), ctrl.signal);
+      ev = await this.ctx.api('/api/trace/event', this.params({ id }), ctrl.signal);
     } catch (err) {
       if (!this.alive || ctrl.signal.aborted) return;
       d.replaceChildren(this.panelHead(nameEl, null, () => this.select(null)),
@@ -341,7 +316,7 @@ class TraceView {
     if (sel.tracks && sel.tracks.length && sel.tracks.length < this.meta.tracks.length) q.tracks = sel.tracks.join(',');
     let ans;
     try {
-      ans = await getJSON('/api/trace/summary', this.params(q), ctrl.signal);
+      ans = await this.ctx.api('/api/trace/summary', this.params(q), ctrl.signal);
     } catch (err) {
       if (!this.alive || ctrl.signal.aborted) return;
       s.append(h('div', { class: 'nns-trace-error', text: `Summary failed: ${err.message || err}` }));
