@@ -2,6 +2,7 @@
 // the shared api() helper with 202-progress polling, lazy view loading.
 import { h, errorBox, emptyState } from './lib/util.js';
 import { disposeCharts, loadCharts } from './lib/charts.js';
+import { loadSchema } from './lib/schema.js';
 
 export const VIEWS = [
   { id: 'overview', title: 'Overview' },
@@ -260,7 +261,9 @@ function makeCtx(root, controller) {
     runs: state.runs,
     params: { ...state.params },
     signal,
-    api: (path, params) => api(path, params, { signal }),
+    /** GET path?params; own: a signal of the caller's (aborted by the caller, e.g. on dispose)
+     * instead of the view's */
+    api: (path, params, own) => api(path, params, { signal: own || signal }),
     /** the /api/view document `name` of the current run/worker/span */
     view: (name, extra) => api('/api/view', { run: state.run, worker: state.worker, span: state.span, view: name, ...(extra || {}) }, { signal }),
     navigate: (view, extra) => go(hashFor(view || state.view, state.run, state.worker, state.span, extra || {})),
@@ -333,7 +336,7 @@ async function renderView(key) {
       };
     }
     const [ns] = await Promise.all([import(`./views/${id}.js`),
-      id === 'trace' ? null : loadCharts(id === 'module')]);
+      id === 'trace' ? null : loadCharts(id === 'module'), loadSchema((p) => api(p))]);
     const mod = ns.default;
     if (token !== renderToken) return;
     current.mod = mod;

@@ -9,6 +9,7 @@
 #include "server/server.h"
 #include "output/jsonw.h"
 #include "output/output.h"
+#include "output/schema_page.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -405,6 +406,18 @@ static void api_trace(struct server *s, struct srv_req *q, const char *what)
 	reply_json(q, &w);
 }
 
+/* The result tables' columns and the step-time roles for the page
+ * (src/output/schema_page.c); the same for every run. */
+static void api_schema(struct srv_req *q)
+{
+	struct jsonw w;
+
+	if (jsonw_init_mem(&w, 0, 0))
+		return srv_error(q, 503, "out of memory");
+	out_json_schema(&w);
+	reply_json(q, &w);
+}
+
 void routes_api(struct server *s, struct srv_req *q, const char *url)
 {
 	const char *p = url + 5;
@@ -417,6 +430,8 @@ void routes_api(struct server *s, struct srv_req *q, const char *url)
 		api_distributed(s, q);
 	else if (!strcmp(p, "diff"))
 		api_diff(s, q);
+	else if (!strcmp(p, "schema"))
+		api_schema(q);
 	else if (!strcmp(p, "cluster"))
 		api_cluster(s, q);
 	else if (!strcmp(p, "cluster_jobs"))

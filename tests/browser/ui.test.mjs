@@ -412,6 +412,16 @@ if (!HAVE_KINETO) {
       assert.ok(n > 0, 'no rows');
       assert.equal(n, Math.min(50, doc.by_name.length));
     });
+    await check(`operator ${L}: column titles are /api/schema's page titles`, async () => {
+      const schema = await api('/api/schema');
+      const page = Object.fromEntries(schema.tables.operators.columns.map((c) => [c.name, c.page]));
+      const heads = await o.page.$$eval('[data-testid="table-operators"] thead th',
+        (ths) => ths.map((t) => [t.dataset.testid.replace('th-operators-', ''), t.querySelector('.th-label').textContent]));
+      assert.ok(heads.length >= 5, `${heads.length} columns`);
+      for (const [col, text] of heads) assert.equal(text, page[col], `column ${col}`);
+      // the titles the page has always shown
+      for (const t of ['Name', 'Calls', 'Host Self', 'Host Total']) assert.ok(heads.some((x) => x[1] === t), `no column "${t}"`);
+    });
     await check(`operator ${L}: sort by a numeric column (desc, then asc)`, async () => {
       await o.page.click('[data-testid="th-operators-host_total_us"]');
       let v = await colValues(o.page, 'operators', 'host_total_us');

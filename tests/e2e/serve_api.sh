@@ -158,6 +158,9 @@ check_q "no traversal answer holds /etc/passwd or the trace outside the logdir" 
 check_q "unknown view is 404" [ "$(code "$B/api/view?run=runA&worker=w0&view=nope")" = 404 ]
 check_q "missing parameter is 400" [ "$(code "$B/api/view?run=runA&view=overview")" = 400 ]
 check_q "unknown API is 404" [ "$(code "$B/api/nope")" = 404 ]
+check_q "/api/schema: the role table and the page's column titles and formats" bash -c \
+	"curl -s '$B/api/schema' | jq -e '.roles[3].name == \"Communication\" and
+	 ([.tables.operators.columns[] | select(.name == \"calls\")][0] | .page == \"Calls\" and .fmt == \"int\")' >/dev/null"
 check_q "POST is 405" [ "$(code -X POST "$B/api/runs")" = 405 ]
 check_q "DELETE is 405" [ "$(code -X DELETE "$B/api/runs")" = 405 ]
 check_q "a request body is 413" [ "$(code -X GET --data-binary 'xxxx' "$B/api/runs")" = 413 ]

@@ -2,9 +2,12 @@
 // annotations and the kernels under each GPU annotation (annotations.json),
 // and frequent kernel sequences under the busiest operators
 // (sequences.json). Definitions: docs/HTA.md.
-import { h, emptyState, panel, statCards, fmtUs, fmtNum, fmtPct, esc, shorten } from '../lib/util.js';
+import { h, emptyState, panel, statCards, fmtUs, fmtNum, fmtPct, esc, shorten, shortText } from '../lib/util.js';
 import { createTable } from '../lib/table.js';
 import { chartBox, makeChart } from '../lib/charts.js';
+
+// a kernel name cell: shortened, in full as its tooltip
+const KERNEL_COL = { key: 'kernel', title: 'Kernel', fmt: 'text', cls: 'name', render: (r) => shortText(r.kernel, 80) };
 
 const TOP_ANNOTATIONS = 15;
 
@@ -71,7 +74,7 @@ function renderLaunches(el, d) {
     short: { rows: d.short_kernels || [], label: 'Short kernels (GPU < CPU launch)' },
   };
   const columns = [
-    { key: 'kernel', title: 'Kernel', fmt: 'text', cls: 'name', render: (r) => h('span', { title: r.kernel }, shorten(r.kernel, 80)) },
+    KERNEL_COL,
     { key: 'op', title: 'Operator', fmt: 'text' },
     { key: 'launch', title: 'Launch', fmt: 'text' },
     { key: 'rel_ms', title: 'At', fmt: 'us', value: (r) => r.ts_us - t0, tip: 'launch start since the trace start' },
@@ -127,7 +130,7 @@ function renderAnnotations(el, a) {
     name: 'hta-anno-kernels', rows, sortKey: 'sum_us', sortDir: 'desc', searchPlaceholder: 'Search annotations / kernels…',
     columns: [
       { key: 'annotation', title: 'Annotation', fmt: 'text' },
-      { key: 'kernel', title: 'Kernel', fmt: 'text', cls: 'name', render: (r) => h('span', { title: r.kernel }, shorten(r.kernel, 80)) },
+      KERNEL_COL,
       { key: 'count', title: 'Count', fmt: 'int' },
       { key: 'sum_us', title: 'Time', fmt: 'us' },
       { key: 'share', title: 'Of annotation kernels', fmt: (v) => fmtPct(v), numeric: true },
@@ -153,7 +156,7 @@ function renderSequences(el, s) {
     name: 'hta-sequences', rows, sortKey: 'count', sortDir: 'desc', searchPlaceholder: 'Search operators / kernels…',
     columns: [
       { key: 'operator', title: 'Operator', fmt: 'text' },
-      { key: 'pattern', title: 'Kernels', fmt: 'text', cls: 'wrap', render: (r) => h('span', { title: r.pattern }, shorten(r.pattern, 160)) },
+      { key: 'pattern', title: 'Kernels', fmt: 'text', cls: 'wrap', render: (r) => shortText(r.pattern, 160) },
       { key: 'length', title: 'Length', fmt: 'int' },
       { key: 'count', title: 'Count', fmt: 'int', tip: 'calls of the operator with exactly this sequence' },
       { key: 'of', title: 'Calls', fmt: 'int', tip: 'calls of the operator (shallowest depth)' },

@@ -5,6 +5,7 @@
 import { h, panel, statCards, banner, emptyState, fmtUs, fmtNum, fmtPct100, esc } from '../lib/util.js';
 import { createTable } from '../lib/table.js';
 import { chartBox, makeChart, palette } from '../lib/charts.js';
+import { columns } from '../lib/schema.js';
 
 const TEMPORAL = [
   { key: 'compute', name: 'Compute', color: '#4e79a7' },
@@ -55,16 +56,13 @@ function renderTemporal(el, doc) {
     box,
     createTable({
       name: 'hta-temporal', rows, search: false,
-      columns: [
-        { key: 'device', title: 'GPU', fmt: 'int' },
-        { key: 'total_us', title: 'Window', fmt: 'us', tip: 'first device event start to last end' },
-        { key: 'compute_us', title: 'Compute', fmt: 'us' },
-        { key: 'compute_pct', title: 'Compute %', fmt: pct1, numeric: true },
-        { key: 'non_compute_us', title: 'Non-compute', fmt: 'us' },
-        { key: 'non_compute_pct', title: 'Non-compute %', fmt: pct1, numeric: true },
-        { key: 'idle_us', title: 'Idle', fmt: 'us' },
-        { key: 'idle_pct', title: 'Idle %', fmt: pct1, numeric: true },
-      ],
+      columns: columns('temporal', [
+        { key: 'device', fmt: 'int' },
+        { key: 'total_us', tip: 'first device event start to last end' },
+        'compute_us', { key: 'compute_pct', fmt: pct1, numeric: true },
+        'non_compute_us', { key: 'non_compute_pct', fmt: pct1, numeric: true },
+        'idle_us', { key: 'idle_pct', fmt: pct1, numeric: true },
+      ]),
     }).el)));
   stackedBars(box, rows, (r) => devName(r.device), TEMPORAL, (r, k) => r[`${k}_us`]);
 }
@@ -78,20 +76,17 @@ function renderIdle(el, doc) {
     box,
     createTable({
       name: 'hta-idle', rows, sortKey: 'idle_us', sortDir: 'desc', searchPlaceholder: 'Filter streams…',
-      columns: [
-        { key: 'name', title: 'Stream', fmt: 'text', value: streamName },
-        { key: 'events', title: 'Ops', fmt: 'int' },
-        { key: 'idle_us', title: 'Idle', fmt: 'us' },
-        { key: 'host_wait_us', title: 'Host Wait', fmt: 'us' },
-        { key: 'kernel_wait_us', title: 'Kernel Wait', fmt: 'us' },
-        { key: 'other_us', title: 'Other', fmt: 'us' },
+      columns: columns('idle', [
+        { key: 'name', col: 'stream', fmt: 'text', value: streamName },
+        'events', 'idle_us', 'host_wait_us', 'kernel_wait_us', 'other_us',
+        // the gap statistics of idle.json's intervals: the page's own columns
         { key: 'hw_count', title: 'Host Wait Gaps', fmt: 'int', value: iv('host_wait', 'count') },
         { key: 'hw_p50', title: 'Host Wait p50', fmt: 'us', value: iv('host_wait', 'p50_us') },
         { key: 'hw_max', title: 'Host Wait Max', fmt: 'us', value: iv('host_wait', 'max_us') },
         { key: 'ot_count', title: 'Other Gaps', fmt: 'int', value: iv('other', 'count') },
         { key: 'ot_p50', title: 'Other p50', fmt: 'us', value: iv('other', 'p50_us') },
         { key: 'ot_max', title: 'Other Max', fmt: 'us', value: iv('other', 'max_us') },
-      ],
+      ]),
     }).el)));
   stackedBars(box, rows, streamName, IDLE, (r, k) => r[`${k}_us`]);
 }

@@ -1,22 +1,21 @@
 // ECharts helpers (the global `echarts` comes from /static/vendor/echarts.min.js,
 // loaded by loadCharts()).
 import { h, esc, fmtUs, shorten } from './util.js';
+import { roles } from './schema.js';
 
 const live = new Set();
 
 export const palette = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac', '#86bcb6', '#d37295'];
 
-/** The eight step-breakdown categories, in tb_plugin's priority order. */
-export const ROLES = [
-  { key: 'kernel_us', name: 'Kernel', color: '#4e79a7' },
-  { key: 'memcpy_us', name: 'Memcpy', color: '#f28e2b' },
-  { key: 'memset_us', name: 'Memset', color: '#edc948' },
-  { key: 'communication_us', name: 'Communication', color: '#e15759' },
-  { key: 'runtime_us', name: 'Runtime', color: '#76b7b2' },
-  { key: 'dataloader_us', name: 'DataLoader', color: '#b07aa1' },
-  { key: 'cpu_exec_us', name: 'CPU Exec', color: '#59a14f' },
-  { key: 'other_us', name: 'Other', color: '#bab0ac' },
-];
+/** The step-breakdown roles in tb_plugin's priority order, with their colours: the keys and
+ * names come from the server's role table (/api/schema, web/lib/schema.js). */
+const ROLE_COLORS = {
+  kernel_us: '#4e79a7', memcpy_us: '#f28e2b', memset_us: '#edc948', communication_us: '#e15759',
+  runtime_us: '#76b7b2', dataloader_us: '#b07aa1', cpu_exec_us: '#59a14f', other_us: '#bab0ac',
+};
+export function breakdownRoles() {
+  return roles().map((r) => ({ ...r, color: ROLE_COLORS[r.key] || '#bab0ac' }));
+}
 
 const loading = { common: null, full: null };
 

@@ -197,6 +197,11 @@ export function labeled(label, control) {
   return h('label', { class: 'ctl' }, h('span', null, label), control);
 }
 
+/** A long name shortened with a middle ellipsis (shorten), in full as its tooltip (table cells). */
+export function shortText(s, n) {
+  return h('span', { title: s }, shorten(s, n));
+}
+
 /** Middle-ellipsis for long names in chart legends. */
 export function shorten(s, n = 48) {
   s = String(s ?? '');

@@ -9,6 +9,7 @@ import { h, fmtUs, fmtPct, fmtNum, select, labeled, esc } from '../lib/util.js';
 import { createTable } from '../lib/table.js';
 import { chartBox, makeChart, pieOption, palette } from '../lib/charts.js';
 import { section, noData, docErrors } from './common.js';
+import { columns } from '../lib/schema.js';
 
 const TOP_BARS = 15;
 // ms_op_detail's FLOPs columns (shown when some operator has a value)
@@ -45,16 +46,14 @@ export async function render(el, ctx) {
   let typeFilter = typeNames.includes(ctx.params.ms_type) ? ctx.params.ms_type : '';
   const opTable = createTable({
     name: 'ms-by-op', rows: typeFilter ? ops.filter((o) => o.kernel_type === typeFilter) : ops, sortKey: 'avg_execution_time_us', sortDir: 'desc', searchPlaceholder: 'Filter operators…',
-    columns: [
-      { key: 'kernel_name', title: 'Kernel', fmt: 'text' },
-      { key: 'kernel_type', title: 'Type', fmt: 'text' },
-      { key: 'avg_execution_time_us', title: 'Avg time', fmt: 'us' },
-      { key: 'execution_frequency', title: 'Calls', fmt: 'int' },
+    columns: columns('ms_ops', [
+      'kernel_name', 'kernel_type', 'avg_execution_time_us', 'execution_frequency',
+      // the page's own columns: computed here, or only in ms_op_detail
       { key: 'total_us', title: 'Total time', fmt: 'us', value: (r) => (r.avg_execution_time_us ?? 0) * (r.execution_frequency ?? 0), tip: 'avg time x calls' },
       ...FLOPS_COLS.filter((c) => ops.some((o) => typeof o[c.key] === 'number')).map((c) => ({ ...c, fmt: num3, numeric: true })),
-      detailRows ? { key: 'op_info', title: 'Inputs / outputs', fmt: 'text', value: (r) => shapes(r.op_info), cls: 'ms-shapes', sortable: false } : null,
-      { key: 'op_name', title: 'Operator (full name)', fmt: 'text', cls: 'name' },
-    ],
+      detailRows && { key: 'op_info', title: 'Inputs / outputs', fmt: 'text', value: (r) => shapes(r.op_info), cls: 'ms-shapes', sortable: false },
+      { key: 'op_name', cls: 'name' },
+    ]),
   });
   const typeSel = select([{ value: '', label: 'all types' }, ...typeNames], typeFilter, (v) => setType(v), { testid: 'ms-op-type-select' });
   function setType(v) {
@@ -69,13 +68,10 @@ export async function render(el, ctx) {
     createTable({
       name: 'ms-by-type', rows: typeRows, sortKey: 'total_time_us', sortDir: 'desc', searchPlaceholder: 'Filter types…',
       onRowClick: (r) => setType(typeFilter === r.kernel_type ? '' : r.kernel_type),
-      columns: [
-        { key: 'kernel_type', title: 'Type', fmt: 'text' },
-        { key: 'total_time_us', title: 'Total time', fmt: 'us' },
-        { key: 'execution_frequency', title: 'Calls', fmt: 'int' },
-        { key: 'avg_time_us', title: 'Avg time', fmt: 'us' },
+      columns: columns('ms_op_types', [
+        'kernel_type', 'total_time_us', 'execution_frequency', 'avg_time_us',
         { key: 'share', title: 'Share', fmt: (v) => fmtPct(v, 2), numeric: true, tip: 'MindSpore\'s share of all AI Core time (its percent column)' },
-      ],
+      ]),
     }).el));
   el.appendChild(section('AI Core operators', 'ms-ops-detail',
     h('div', { class: 'toolbar' }, labeled('Type', typeSel), h('span', { class: 'muted' }, 'click a type row above to filter'),

@@ -6,17 +6,13 @@
 // Self-contained: attachCriticalPath(view, bar) adds the toggle to the trace
 // view's toolbar and installs timeline.critOverlay, which web/trace/draw.js
 // calls after drawing the tracks. The hash parameter cp=1 turns it on.
+import { h } from '../lib/util.js';
 import { LABEL_W, ROW_H } from './layout.js';
 
 const RED = '#d62728';
 
-async function fetchPath(view) {
-  const q = { ...view.params(), view: 'critical_path' };
-  if (view.ctx.api) return view.ctx.api('/api/view', q);
-  const r = await fetch(`/api/view?${new URLSearchParams(q)}`);
-  const body = await r.json().catch(() => null);
-  if (!r.ok) throw new Error((body && body.error) || `HTTP ${r.status}`);
-  return body;
+function fetchPath(view) {
+  return view.ctx.api('/api/view', { ...view.params(), view: 'critical_path' });
 }
 
 // Draws the overlay on tl's canvas (called from the frame renderer).
@@ -71,15 +67,9 @@ function draw(tl) {
 
 // Adds the toggle to bar (the trace view's toolbar) for view (TraceView).
 export function attachCriticalPath(view, bar) {
-  const box = document.createElement('input');
-  box.type = 'checkbox';
-  box.dataset.testid = 'trace-critpath-toggle';
-  const label = document.createElement('label');
-  label.title = 'Outline the critical path of the first step (HTA critical path analysis)';
-  label.append(box, 'Critical path');
-  const note = document.createElement('span');
-  note.className = 'nns-trace-info';
-  note.dataset.testid = 'trace-critpath-info';
+  const box = h('input', { type: 'checkbox', testid: 'trace-critpath-toggle' });
+  const label = h('label', { title: 'Outline the critical path of the first step (HTA critical path analysis)' }, box, 'Critical path');
+  const note = h('span', { class: 'nns-trace-info', testid: 'trace-critpath-info' });
   bar.append(label, note);
   let doc = null;
   const p = view.ctx.params || {};

@@ -3,19 +3,18 @@
 // hatched, names where they fit), counter areas, flow arrows, the selected
 // event, the box / range selection, the label column with group headers,
 // and the ruler with step labels on top. Reads the Timeline's state and
-// never changes the view or asks for data; written as methods that
-// web/trace/timeline.js mixes into Timeline.prototype (`this` is the
-// Timeline).
+// never changes the view or asks for data. TimelineDraw extends
+// TimelineLayout and is the base of Timeline (web/trace/timeline.js).
 import {
   fmtDur, fmtTime, fmtValue, tickStep, tickUnit, fmtTick,
 } from './format.js';
-import { LABEL_W, RULER_H, STEP_H, ROW_H, TRACK_PAD, clamp } from './layout.js';
+import { LABEL_W, RULER_H, STEP_H, ROW_H, TRACK_PAD, clamp, TimelineLayout } from './layout.js';
 
 const FONT = '11px system-ui, -apple-system, "Segoe UI", sans-serif';
 const FLOW_COLORS = ['rgba(214, 92, 0, 0.9)', 'rgba(110, 60, 190, 0.9)'];
 
-// Methods of Timeline (copied onto Timeline.prototype; never instantiated).
-export class TimelineDraw {
+// Frame rendering on the row geometry of TimelineLayout; the base class of Timeline.
+export class TimelineDraw extends TimelineLayout {
   makeHatch() {
     const c = document.createElement('canvas');
     c.width = 6;

@@ -1,5 +1,7 @@
 // Formatting and colour helpers for the Trace view. All times are integer
-// nanoseconds (the trace API's unit).
+// nanoseconds (the trace API's unit). Bytes print as everywhere else in the
+// UI (web/lib/util.js fmtBytes: 1024-based, "KB").
+import { fmtBytes } from '../lib/util.js';
 
 function trim(s) {
   return s.indexOf('.') >= 0 ? s.replace(/\.?0+$/, '') : s;
@@ -51,14 +53,6 @@ export function fmtTick(t, unit) {
   return `${trim((t / unit.u).toFixed(unit.dec))} ${unit.name}`;
 }
 
-export function fmtBytes(b) {
-  const a = Math.abs(b);
-  if (a < 1024) return `${Math.round(b)} B`;
-  if (a < 1048576) return `${(b / 1024).toFixed(1)} KiB`;
-  if (a < 1073741824) return `${(b / 1048576).toFixed(1)} MiB`;
-  return `${(b / 1073741824).toFixed(2)} GiB`;
-}
-
 export function fmtValue(v, unit) {
   if (v == null || !isFinite(v)) return '';
   if (unit === 'bytes') return fmtBytes(v);
@@ -67,10 +61,6 @@ export function fmtValue(v, unit) {
   if (unit === 'ns') return fmtDur(v);
   const s = Math.abs(v) >= 100 || Number.isInteger(v) ? String(Math.round(v)) : v.toPrecision(3);
   return unit && unit !== 'count' ? `${s} ${unit}` : s;
-}
-
-export function fmtCount(n) {
-  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
 // Stable colours by name: FNV-1a hash into a palette readable with dark text.

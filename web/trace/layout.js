@@ -4,9 +4,9 @@
 // (web/trace/draw.js), the rows (counter group, then one collapsible
 // header per process / GPU group with its tracks) and their content-y
 // positions, and the queries from css px back to rows, items and counter
-// samples (and from item ids to css px). Written as methods that
-// web/trace/timeline.js mixes into Timeline.prototype: `this` is the
-// Timeline.
+// samples (and from item ids to css px). TimelineLayout is the base of
+// the Timeline's class chain (TimelineLayout <- TimelineDraw <- Timeline):
+// these methods read the state that Timeline's constructor sets.
 
 export const LABEL_W = 200;   // label column (css px)
 export const RULER_H = 22;
@@ -21,7 +21,7 @@ export function clamp(x, lo, hi) {
   return x < lo ? lo : x > hi ? hi : x;
 }
 
-// Methods of Timeline (copied onto Timeline.prototype; never instantiated).
+// Row geometry and hit testing; the base class of TimelineDraw.
 export class TimelineLayout {
   buildLayout() {
     const rows = [];

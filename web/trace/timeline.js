@@ -8,22 +8,18 @@
 // with stale requests aborted and out-of-order answers ignored.
 //
 // This file holds the state, the view (zoom / pan / reveal), data fetching
-// and input (mouse, wheel, W/A/S/D keys) plus the public API and the
-// window.__nnsTrace test hooks; row layout and hit testing live in
-// web/trace/layout.js and frame rendering in web/trace/draw.js, whose
-// methods are mixed into Timeline.prototype below.
-import { fmtDur, fmtTime, fmtValue, fmtCount, colorFor } from './format.js';
-import { LABEL_W, RULER_H, STEP_H, ROW_H, clamp, TimelineLayout } from './layout.js';
+// and input (mouse, wheel, W/A/S/D keys) plus the public API, including
+// probe(): the read-only view of the state that the browser tests use (the
+// Trace view publishes it as window.__nnsTrace). Timeline extends
+// TimelineDraw (frame rendering, web/trace/draw.js), which extends
+// TimelineLayout (row layout and hit testing, web/trace/layout.js).
+import { h, fmtInt } from '../lib/util.js';
+import { fmtDur, fmtTime, fmtValue, colorFor } from './format.js';
+import { LABEL_W, RULER_H, STEP_H, ROW_H, clamp } from './layout.js';
 import { TimelineDraw } from './draw.js';
 
 const MIN_SPAN = 100;  // ns
 const MOVE_IDLE_MS = 120; // the view rests after this long without a move
-
-function el(tag, cls) {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  return e;
-}
 
 function isTyping(t) {
   if (!t || !t.tagName) return false;
@@ -31,11 +27,12 @@ function isTyping(t) {
   return n === 'INPUT' || n === 'TEXTAREA' || n === 'SELECT' || t.isContentEditable;
 }
 
-export class Timeline {
+export class Timeline extends TimelineDraw {
   // opts: { meta, fetchWindow(params, signal) -> Promise<answer>,
   //         view: {t0, t1} | null, onSelect(id, item|null), onRange(sel|null),
   //         onView(t0, t1), onFirstDraw(), onError(err) }
   constructor(host, opts) {
+    super();
     this.host = host;
     this.opts = opts;
     this.meta = opts.meta;
@@ -43,13 +40,10 @@ export class Timeline {
       t0: this.meta.start || 0,
       t1: Math.max((this.meta.end || 0), (this.meta.start || 0) + 1000),
     };
-    this.scroller = el('div', 'nns-tl-scroll');
-    this.canvas = el('canvas', 'nns-tl-canvas');
-    this.canvas.dataset.testid = 'trace-canvas';
-    this.canvas.tabIndex = 0;
-    this.spacer = el('div', 'nns-tl-spacer');
-    this.tip = el('div', 'nns-tl-tip');
-    this.tip.hidden = true;
+    this.scroller = h('div', { class: 'nns-tl-scroll' });
+    this.canvas = h('canvas', { class: 'nns-tl-canvas', testid: 'trace-canvas', tabIndex: 0 });
+    this.spacer = h('div', { class: 'nns-tl-spacer' });
+    this.tip = h('div', { class: 'nns-tl-tip', hidden: true });
     this.scroller.append(this.canvas, this.spacer);
     host.append(this.scroller, this.tip);
     this.g = this.canvas.getContext('2d');
@@ -108,7 +102,6 @@ export class Timeline {
     this.ro = new ResizeObserver(() => this.resize());
     this.ro.observe(this.scroller);
     this.resize();
-    this.installTestHooks();
   }
 
   dispose() {
@@ -124,7 +117,6 @@ export class Timeline {
     cancelAnimationFrame(this.drawRaf);
     if (this.inflight) this.inflight.abort();
     this.inflight = null;
-    if (window.__nnsTrace && window.__nnsTrace.__owner === this) delete window.__nnsTrace;
   }
 
   // ---- size (row layout: web/trace/layout.js) -----------------------------
@@ -514,7 +506,7 @@ export class Timeline {
     if (hit) {
       const it = hit.it;
       if (it[4] < 0) {
-        this.showTip(e, [[`${fmtCount(-it[4])} events`, true], [`first: ${hit.name}`], [`span ${fmtDur(it[1])} at ${fmtTime(it[0] - this.full.t0)}`], ['click to zoom in', false, true]]);
+        this.showTip(e, [[`${fmtInt(-it[4])} events`, true], [`first: ${hit.name}`], [`span ${fmtDur(it[1])} at ${fmtTime(it[0] - this.full.t0)}`], ['click to zoom in', false, true]]);
       } else {
         this.showTip(e, [[hit.name, true], [`duration ${fmtDur(it[1])}`], [`start ${fmtTime(it[0] - this.full.t0)}`]]);
       }
@@ -530,7 +522,7 @@ export class Timeline {
     const h = this.rowAt(p.y);
     if (h && p.x < LABEL_W && h.row.type === 'track') {
       const t = h.row.track;
-      this.showTip(e, [[t.name, true], [t.group || ''], [`${fmtCount(t.events || 0)} events, ${t.kind || 'track'}`]]);
+      this.showTip(e, [[t.name, true], [t.group || ''], [`${fmtInt(t.events || 0)} events, ${t.kind || 'track'}`]]);
       return;
     }
     if (h && h.row.type === 'group') {
@@ -545,9 +537,7 @@ export class Timeline {
     const tip = this.tip;
     tip.replaceChildren();
     for (const [text, bold, dim] of lines) {
-      const d = el('div', bold ? 'nns-tl-tip-b' : dim ? 'nns-tl-tip-d' : '');
-      d.textContent = text;
-      tip.append(d);
+      tip.append(h('div', { class: bold ? 'nns-tl-tip-b' : dim ? 'nns-tl-tip-d' : '' }, text));
     }
     tip.hidden = false;
     const hr = this.host.getBoundingClientRect();
@@ -612,9 +602,12 @@ export class Timeline {
     this.keyRaf = requestAnimationFrame((t) => this.keyTick(t));
   }
 
-  // ---- test hooks ------------------------------------------------------------
+  // ---- probe -------------------------------------------------------------------
 
-  installTestHooks() {
+  // A read-only view of the state for tests and tools: frames drawn, the
+  // visible range, the last query's time, items and flows drawn, the
+  // selected id, and the screen (client) point of an item to click.
+  probe() {
     const tl = this;
     const clientOf = (x, y) => {
       const r = tl.canvas.getBoundingClientRect();
@@ -627,8 +620,7 @@ export class Timeline {
       if (x1 <= x0 || y < tl.headerH || y > tl.cssH) return null;
       return clientOf((x0 + x1) / 2, y);
     };
-    window.__nnsTrace = {
-      __owner: tl,
+    return {
       get drawn() { return tl.stats.drawn; },
       get visible() { return { t0: tl.v.t0, t1: tl.v.t1 }; },
       get lastQueryMs() { return tl.stats.lastQueryMs; },
@@ -664,13 +656,10 @@ export class Timeline {
   }
 }
 
-// The layout and drawing methods, as if written in the class above (same
-// non-enumerable prototype properties).
-for (const part of [TimelineLayout, TimelineDraw]) {
-  for (const name of Object.getOwnPropertyNames(part.prototype)) {
-    if (name === 'constructor') continue;
-    Object.defineProperty(Timeline.prototype, name, Object.getOwnPropertyDescriptor(part.prototype, name));
-  }
-}
+// The probe of a Trace view with nothing to draw.
+export const EMPTY_PROBE = Object.freeze({
+  drawn: 0, visible: null, lastQueryMs: 0, items: 0, flows: 0, selected: null,
+  toggleGroup() {}, hit() { return null; }, firstItem() { return null; }, setView() {},
+});
 
 export { LABEL_W, ROW_H };

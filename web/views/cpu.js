@@ -5,8 +5,11 @@
 import { h, emptyState, panel, banner, statCards, fmtPct100, fmtNum, fmtMs, linkify, esc } from '../lib/util.js';
 import { createTable } from '../lib/table.js';
 import { chartBox, makeChart } from '../lib/charts.js';
+import { columns } from '../lib/schema.js';
 
 const pct = (v) => fmtPct100(v);
+// user + sys of a thread or stage: the page's own column
+const BUSY = { key: 'busy', title: 'User + Sys', fmt: 'pct100', value: (r) => (r.user || 0) + (r.sys || 0) };
 
 export default {
   id: 'cpu',
@@ -70,26 +73,11 @@ export default {
     el.appendChild(h('div', { class: 'row' },
       panel('Threads', createTable({
         name: 'cpu-threads', rows: doc.threads || [], sortKey: 'busy', sortDir: 'desc', searchPlaceholder: 'Search threads…',
-        columns: [
-          { key: 'tid', title: 'TID', fmt: 'text' },
-          { key: 'name', title: 'Name', fmt: 'text' },
-          { key: 'samples', title: 'Samples', fmt: 'int' },
-          { key: 'user', title: 'User', fmt: 'pct100' },
-          { key: 'sys', title: 'Sys', fmt: 'pct100' },
-          { key: 'busy', title: 'User + Sys', fmt: 'pct100', value: (r) => (r.user || 0) + (r.sys || 0) },
-        ],
+        columns: columns('cpu_threads', [{ key: 'tid', fmt: 'text' }, 'name', 'samples', 'user', 'sys', BUSY]),
       }).el),
       panel('Stages (threads grouped by name)', createTable({
         name: 'cpu-stages', rows: doc.stages || [], sortKey: 'busy', sortDir: 'desc', searchPlaceholder: 'Search stages…',
-        columns: [
-          { key: 'name', title: 'Stage', fmt: 'text' },
-          { key: 'threads', title: 'Threads', fmt: 'int' },
-          { key: 'user', title: 'User', fmt: 'pct100' },
-          { key: 'sys', title: 'Sys', fmt: 'pct100' },
-          { key: 'busy', title: 'User + Sys', fmt: 'pct100', value: (r) => (r.user || 0) + (r.sys || 0) },
-          { key: 'per_thread', title: 'Per Thread', fmt: 'pct100' },
-          { key: 'advice', title: 'Advice', fmt: 'text', cls: 'wrap' },
-        ],
+        columns: columns('cpu_stages', ['name', 'threads', 'user', 'sys', BUSY, 'per_thread', { key: 'advice', cls: 'wrap' }]),
       }).el)));
     if (host.available) renderHostInfo(el, host);
   },
@@ -110,17 +98,7 @@ function renderHostInfo(el, host) {
   ], 'hostinfo-cards'));
   el.appendChild(panel('Time per framework stage', createTable({
     name: 'hostinfo', rows, sortKey: 'total_us', sortDir: 'desc', searchPlaceholder: 'Search stages…',
-    columns: [
-      { key: 'module', title: 'Module', fmt: 'text' },
-      { key: 'event', title: 'Event', fmt: 'text' },
-      { key: 'stage', title: 'Stage', fmt: 'text' },
-      { key: 'level', title: 'Level', fmt: 'int' },
-      { key: 'count', title: 'Count', fmt: 'int' },
-      { key: 'total_us', title: 'Total', fmt: 'us' },
-      { key: 'avg_us', title: 'Avg', fmt: 'us' },
-      { key: 'min_us', title: 'Min', fmt: 'us' },
-      { key: 'max_us', title: 'Max', fmt: 'us' },
-    ],
+    columns: columns('host_events', ['module', 'event', 'stage', 'level', 'count', 'total_us', 'avg_us', 'min_us', 'max_us']),
   }).el));
   if (!pts.length) return;
   const box = chartBox('chart-hostinfo-memory', 220);

@@ -3,6 +3,8 @@
 import { h, emptyState, panel, banner, statCards, fmtPct, fmtUs, fmtNum, fmtMs, linkify, esc , axisUs } from '../lib/util.js';
 import { createTable } from '../lib/table.js';
 import { chartBox, makeChart, palette, usAxisTooltip } from '../lib/charts.js';
+import { columns } from '../lib/schema.js';
+import { docView } from '../lib/view.js';
 
 const VERDICT = {
   data_process: { cls: 'warn', text: 'Data processing is the bottleneck' },
@@ -10,11 +12,11 @@ const VERDICT = {
   no_data: { cls: 'none', text: 'No queue samples' },
 };
 
-export default {
+export default docView({
   id: 'datapipe',
   title: 'Data Pipeline',
-  async render(el, ctx) {
-    const doc = await ctx.view('datapipe');
+  doc: 'datapipe',
+  async render(el, ctx, doc) {
     const queues = doc.queues || [];
     const steps = doc.steps || [];
     const v = VERDICT[doc.verdict] || { cls: 'none', text: String(doc.verdict ?? 'unknown') };
@@ -44,18 +46,10 @@ export default {
       el.appendChild(panel('Queue usage over time', box, h('span', { class: 'muted' }, 'mean queue size per bucket (band: min..max)')));
       el.appendChild(panel('Queues', createTable({
         name: 'queues', rows: queues, sortKey: 'samples', sortDir: 'desc',
-        columns: [
-          { key: 'name', title: 'Queue', fmt: 'text', render: (r) => h('span', null, r.name, r.consumer ? h('span', { class: 'badge none', style: { marginLeft: '6px' } }, 'consumer') : null) },
-          { key: 'samples', title: 'Samples', fmt: 'int' },
-          { key: 'avg_size', title: 'Avg Size', fmt: 'num' },
-          { key: 'max_size', title: 'Max Size', fmt: 'num' },
-          { key: 'capacity', title: 'Capacity', fmt: 'num' },
-          { key: 'utilization', title: 'Utilization', fmt: 'pct' },
-          { key: 'empty_count', title: 'Empty', fmt: 'int' },
-          { key: 'empty_ratio', title: 'Empty %', fmt: 'pct' },
-          { key: 'full_count', title: 'Full', fmt: 'int' },
-          { key: 'full_ratio', title: 'Full %', fmt: 'pct' },
-        ],
+        columns: columns('datapipe_queues', [
+          { key: 'name', render: (r) => h('span', null, r.name, r.consumer ? h('span', { class: 'badge none', style: { marginLeft: '6px' } }, 'consumer') : null) },
+          'samples', 'avg_size', 'max_size', 'capacity', 'utilization', 'empty_count', 'empty_ratio', 'full_count', 'full_ratio',
+        ]),
       }).el));
       const series = [];
       queues.forEach((q, i) => {
@@ -84,16 +78,7 @@ export default {
       el.appendChild(panel('Waiting for data per step', box2));
       el.appendChild(panel('Steps', createTable({
         name: 'datapipe-steps', rows: steps, searchPlaceholder: 'Filter steps…',
-        columns: [
-          { key: 'name', title: 'Step', fmt: 'text' },
-          { key: 'duration_us', title: 'Duration', fmt: 'us' },
-          { key: 'dataloader_us', title: 'DataLoader', fmt: 'us' },
-          { key: 'queue_empty_us', title: 'Queue Empty', fmt: 'us' },
-          { key: 'wait_us', title: 'Wait', fmt: 'us' },
-          { key: 'wait_ratio', title: 'Wait %', fmt: 'pct' },
-          { key: 'samples', title: 'Samples', fmt: 'int' },
-          { key: 'empty_samples', title: 'Empty Samples', fmt: 'int' },
-        ],
+        columns: columns('datapipe_steps', ['name', 'duration_us', 'dataloader_us', 'queue_empty_us', 'wait_us', 'wait_ratio', 'samples', 'empty_samples']),
       }).el));
       makeChart(box2, {
         tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' }, formatter: usAxisTooltip, confine: true },
@@ -109,5 +94,4 @@ export default {
       });
     }
   },
-  dispose() {},
-};
+});

@@ -4,7 +4,7 @@
 // older -> newer (defaultPair, DEFAULT_RULE: shown as the Compare panel's tooltip and note).
 import { h, emptyState, panel, select, labeled, fmtUs, fmtPct, errorBox, esc , axisUs } from '../lib/util.js';
 import { createTable } from '../lib/table.js';
-import { ROLES, chartBox, makeChart, disposeCharts } from '../lib/charts.js';
+import { breakdownRoles, chartBox, makeChart, disposeCharts } from '../lib/charts.js';
 
 function allTargets(runs) {
   const out = [];
@@ -152,7 +152,7 @@ export default {
 
     function drawDiff(host, doc) {
       const sb = doc.steps?.base || {}, se = doc.steps?.exp || {}, sd = doc.steps?.delta || {};
-      const cats = [{ key: 'total_us', name: 'Step total' }, ...ROLES];
+      const cats = [{ key: 'total_us', name: 'Step total' }, ...breakdownRoles()];
       const stepRows = cats.map((c) => ({
         name: c.name, base: sb[c.key], exp: se[c.key], delta: sd[c.key] ?? ((se[c.key] || 0) - (sb[c.key] || 0)),
         rel: sb[c.key] ? ((se[c.key] || 0) - sb[c.key]) / sb[c.key] : null,
@@ -195,7 +195,7 @@ export default {
       host.appendChild(panel(`Operators: ${label(base)} → ${label(exp)}`, t.el));
       if (doc.trace_diff) drawTraceDiff(host, doc.trace_diff, sign);
 
-      const used = ROLES.filter((r) => (sb[r.key] || 0) > 0 || (se[r.key] || 0) > 0);
+      const used = breakdownRoles().filter((r) => (sb[r.key] || 0) > 0 || (se[r.key] || 0) > 0);
       makeChart(box, {
         tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' }, confine: true,
           formatter: (ps) => `<b>${esc(ps[0].name)}</b>` + ps.map((x) => `<br>${x.marker}${esc(x.seriesName)}: ${fmtUs(x.value)}`).join('') +

@@ -3,13 +3,32 @@
 import { h, emptyState, panel, banner, fmtUs , axisUs, fmtPct, fmtPct100 } from '../lib/util.js';
 import { createTable } from '../lib/table.js';
 import { chartBox, makeChart, usAxisTooltip } from '../lib/charts.js';
+import { columns, named } from '../lib/schema.js';
 
-const PARTS = [
-  { key: 'computation_us', name: 'Computation', color: '#4e79a7' },
-  { key: 'overlap_us', name: 'Overlapping', color: '#76b7b2' },
-  { key: 'communication_us', name: 'Communication', color: '#e15759' },
-  { key: 'other_us', name: 'Other', color: '#bab0ac' },
+// the parts of a step (names: the distributed table's page titles)
+const PART_COLORS = [
+  { key: 'computation_us', color: '#4e79a7' },
+  { key: 'overlap_us', color: '#76b7b2' },
+  { key: 'communication_us', color: '#e15759' },
+  { key: 'other_us', color: '#bab0ac' },
 ];
+const SYNC_COLORS = [
+  { key: 'transfer_us', color: '#f28e2b' },
+  { key: 'synchronizing_us', color: '#b07aa1' },
+];
+
+/* Bars per worker: one stack of parts ([{key, name, color}]) each. */
+function workerBars(box, workers, parts, stack) {
+  const names = workers.map((w) => w.worker);
+  makeChart(box, {
+    tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' }, formatter: usAxisTooltip, confine: true },
+    legend: { top: 0 },
+    grid: { left: 64, right: 12, top: 30, bottom: 40 },
+    xAxis: { type: 'category', data: names, axisLabel: { interval: 0, rotate: names.length > 8 ? 30 : 0 } },
+    yAxis: { type: 'value', axisLabel: { formatter: axisUs } },
+    series: parts.map((p) => ({ name: p.name, type: 'bar', stack, barMaxWidth: 48, itemStyle: { color: p.color }, data: workers.map((w) => w[p.key] || 0) })),
+  });
+}
 
 export default {
   id: 'distributed',
@@ -50,54 +69,24 @@ export default {
 
     el.appendChild(panel('Workers', createTable({
       name: 'distributed-workers', search: false, rows: workers, sortKey: 'worker', sortDir: 'asc',
-      columns: [
-        { key: 'worker', title: 'Worker', fmt: 'text' },
-        ...PARTS.map((p) => ({ key: p.key, title: p.name, fmt: 'us' })),
-        { key: 'transfer_us', title: 'Data Transfer', fmt: 'us' },
-        { key: 'synchronizing_us', title: 'Synchronizing', fmt: 'us' },
-        { key: 'overlap_pct', title: 'Comm overlap (HTA)', fmt: (v) => fmtPct100(v), numeric: true, tip: 'time NCCL/Gloo kernels overlap computation kernels / NCCL/Gloo kernel time' },
-        { key: 'late_start', title: 'Late start (HTA)', fmt: (v) => fmtPct(v), numeric: true, tip: 'when in a step the last significant collective kernel starts, fraction of the mean step' },
-      ],
+      columns: columns('distributed', [
+        'worker', ...PART_COLORS.map((p) => p.key), 'transfer_us', 'synchronizing_us',
+        { key: 'overlap_pct', fmt: (v) => fmtPct100(v), numeric: true, tip: 'time NCCL/Gloo kernels overlap computation kernels / NCCL/Gloo kernel time' },
+        { key: 'late_start', fmt: (v) => fmtPct(v), numeric: true, tip: 'when in a step the last significant collective kernel starts, fraction of the mean step' },
+      ]),
     }).el));
 
     const ops = doc.comm_ops || [];
     el.appendChild(panel('Communication operations', ops.length
       ? createTable({
         name: 'comm-ops', rows: ops, sortKey: 'total_latency_us', sortDir: 'desc', searchPlaceholder: 'Search collectives / workers…',
-        columns: [
-          { key: 'worker', title: 'Worker', fmt: 'text' },
-          { key: 'name', title: 'Name', fmt: 'text', cls: 'name' },
-          { key: 'calls', title: 'Calls', fmt: 'int' },
-          { key: 'total_bytes', title: 'Total Size', fmt: 'bytes' },
-          { key: 'avg_bytes', title: 'Avg Size', fmt: 'bytes' },
-          { key: 'total_latency_us', title: 'Total Latency', fmt: 'us' },
-          { key: 'avg_latency_us', title: 'Avg Latency', fmt: 'us' },
-          { key: 'transfer_us', title: 'Data Transfer Time', fmt: 'us' },
-          { key: 'avg_transfer_us', title: 'Avg Transfer', fmt: 'us' },
-        ],
+        columns: columns('comm_ops', ['worker', { key: 'name', cls: 'name' }, 'calls', 'total_bytes', 'avg_bytes',
+          'total_latency_us', 'avg_latency_us', 'transfer_us', 'avg_transfer_us']),
       }).el
       : h('div', { class: 'muted', testid: 'table-comm-ops' }, 'No collective operations.')));
 
-    const names = workers.map((w) => w.worker);
-    makeChart(bars, {
-      tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' }, formatter: usAxisTooltip, confine: true },
-      legend: { top: 0 },
-      grid: { left: 64, right: 12, top: 30, bottom: 40 },
-      xAxis: { type: 'category', data: names, axisLabel: { interval: 0, rotate: names.length > 8 ? 30 : 0 } },
-      yAxis: { type: 'value', axisLabel: { formatter: axisUs } },
-      series: PARTS.map((p) => ({ name: p.name, type: 'bar', stack: 'w', barMaxWidth: 48, itemStyle: { color: p.color }, data: workers.map((w) => w[p.key] || 0) })),
-    });
-    makeChart(sync, {
-      tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' }, formatter: usAxisTooltip, confine: true },
-      legend: { top: 0 },
-      grid: { left: 64, right: 12, top: 30, bottom: 40 },
-      xAxis: { type: 'category', data: names, axisLabel: { interval: 0, rotate: names.length > 8 ? 30 : 0 } },
-      yAxis: { type: 'value', axisLabel: { formatter: axisUs } },
-      series: [
-        { name: 'Data Transfer', type: 'bar', stack: 's', barMaxWidth: 48, itemStyle: { color: '#f28e2b' }, data: workers.map((w) => w.transfer_us || 0) },
-        { name: 'Synchronizing', type: 'bar', stack: 's', barMaxWidth: 48, itemStyle: { color: '#b07aa1' }, data: workers.map((w) => w.synchronizing_us || 0) },
-      ],
-    });
+    workerBars(bars, workers, named('distributed', PART_COLORS), 'w');
+    workerBars(sync, workers, named('distributed', SYNC_COLORS), 's');
   },
   dispose() {},
 };

@@ -1,20 +1,19 @@
 // GPU Kernel view: time by kernel pie, tensor-core pie, kernel table grouped by name or
 // by launch properties (tb_plugin's Kernel page).
-import { h, emptyState, panel, select, labeled, fmtUs, fmtPct, esc } from '../lib/util.js';
+import { h, panel, select, labeled, fmtUs, fmtPct, esc } from '../lib/util.js';
 import { createTable } from '../lib/table.js';
 import { chartBox, makeChart, pieOption, disposeCharts } from '../lib/charts.js';
+import { columns } from '../lib/schema.js';
+import { docView } from '../lib/view.js';
 
-export default {
+export default docView({
   id: 'kernel',
   title: 'GPU Kernel',
-  async render(el, ctx) {
-    const doc = await ctx.view('kernels');
-    const byName = doc.by_name || [];
-    if (!byName.length) {
-      el.appendChild(emptyState('This trace has no GPU kernels.',
-        'Profile with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA] (torch.profiler) so CUPTI records the kernels; nnscope\'s own traces have kernels only when the CUDA collector is enabled.'));
-      return;
-    }
+  doc: 'kernels',
+  rows: (doc) => doc.by_name,
+  empty: ['This trace has no GPU kernels.',
+    'Profile with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA] (torch.profiler) so CUPTI records the kernels; nnscope\'s own traces have kernels only when the CUDA collector is enabled.'],
+  async render(el, ctx, doc, byName) {
     const st = { group: ctx.params.group === 'props' ? 'props' : 'name', top: +ctx.params.top || 10 };
 
     const pieBox = chartBox('chart-kernel-pie', 270);
@@ -57,27 +56,21 @@ export default {
     function drawTable() {
       const props = st.group === 'props';
       const rows = props ? (doc.by_properties || []) : byName;
-      const cols = [
-        { key: 'name', title: 'Name', fmt: 'text', cls: 'name' },
-        props ? { key: 'op_name', title: 'Operator', fmt: 'text', cls: 'name' } : null,
-        props ? { key: 'grid', title: 'Grid', fmt: 'text', cls: 'mono' } : null,
-        props ? { key: 'block', title: 'Block', fmt: 'text', cls: 'mono' } : null,
-        props ? { key: 'registers_per_thread', title: 'Registers/Thread', fmt: 'int' } : null,
-        props ? { key: 'shared_memory', title: 'Shared Mem', fmt: 'bytes' } : null,
-        { key: 'tensor_core', title: 'Tensor Cores', fmt: 'bool' },
-        { key: 'calls', title: 'Calls', fmt: 'int' },
-        { key: 'total_us', title: 'Total', fmt: 'us' },
-        { key: 'mean_us', title: 'Mean', fmt: 'us' },
-        { key: 'max_us', title: 'Max', fmt: 'us' },
-        { key: 'min_us', title: 'Min', fmt: 'us' },
-        { key: 'mean_blocks_per_sm', title: 'Blocks/SM', fmt: 'num', tip: 'Mean blocks per SM (weighted by duration)' },
-        { key: 'mean_occupancy', title: 'Est. Occupancy', fmt: 'pct100', tip: 'Mean estimated achieved occupancy (%)' },
-      ];
+      const cols = columns('kernels', [
+        { key: 'name', cls: 'name' },
+        props && { key: 'op_name', cls: 'name' },
+        props && { key: 'grid', cls: 'mono' },
+        props && { key: 'block', cls: 'mono' },
+        props && 'registers_per_thread',
+        props && 'shared_memory',
+        'tensor_core', 'calls', 'total_us', 'mean_us', 'max_us', 'min_us',
+        { key: 'mean_blocks_per_sm', tip: 'Mean blocks per SM (weighted by duration)' },
+        { key: 'mean_occupancy', tip: 'Mean estimated achieved occupancy (%)' },
+      ]);
       const t = createTable({ name: 'kernels', columns: cols, rows, sortKey: 'total_us', sortDir: 'desc', searchPlaceholder: 'Search kernels / operators…' });
       tableHost.textContent = '';
       tableHost.appendChild(panel(`Kernels (${rows.length})`, t.el));
     }
     drawTable();
   },
-  dispose() {},
-};
+});

@@ -1,35 +1,36 @@
 // Memory view: per-device allocated/reserved curve with zoom; the zoomed time range
 // filters the alloc/free events table and recomputes the per-operator statistics
 // (tb_plugin's Memory page).
-import { h, emptyState, panel, select, labeled, fmtBytes, fmtMs, statCards, banner, esc } from '../lib/util.js';
+import { h, panel, select, labeled, fmtBytes, fmtMs, statCards, banner, esc } from '../lib/util.js';
 import { createTable } from '../lib/table.js';
 import { chartBox, makeChart, disposeCharts } from '../lib/charts.js';
+import { columns } from '../lib/schema.js';
+import { docView } from '../lib/view.js';
 
-const FULL_STATS_COLS = [
-  { key: 'name', title: 'Operator', fmt: 'text', cls: 'name' },
-  { key: 'calls', title: 'Calls', fmt: 'int' },
-  { key: 'size_increase', title: 'Size Increase', fmt: 'bytes', tip: 'Allocated minus freed bytes, including children' },
-  { key: 'self_size_increase', title: 'Self Size Increase', fmt: 'bytes' },
-  { key: 'alloc_count', title: 'Allocations', fmt: 'int' },
-  { key: 'self_alloc_count', title: 'Self Allocations', fmt: 'int' },
-  { key: 'alloc_size', title: 'Allocation Size', fmt: 'bytes' },
-  { key: 'self_alloc_size', title: 'Self Allocation Size', fmt: 'bytes' },
-];
-const RANGE_STATS_COLS = [
-  { key: 'name', title: 'Operator', fmt: 'text', cls: 'name' },
-  { key: 'alloc_count', title: 'Allocations', fmt: 'int' },
-  { key: 'alloc_size', title: 'Allocation Size', fmt: 'bytes' },
+// the per-operator statistics of the whole trace (memory.json's ops)
+const fullStatsCols = () => columns('memory_ops', [
+  { key: 'name', cls: 'name' },
+  'calls',
+  { key: 'size_increase', tip: 'Allocated minus freed bytes, including children' },
+  'self_size_increase', 'alloc_count', 'self_alloc_count', 'alloc_size', 'self_alloc_size',
+]);
+// the statistics of a zoomed range, computed here (statsInRange): the free
+// columns are the page's own
+const rangeStatsCols = () => columns('memory_ops', [
+  { key: 'name', cls: 'name' },
+  'alloc_count', 'alloc_size',
   { key: 'free_count', title: 'Frees', fmt: 'int' },
   { key: 'free_size', title: 'Freed Size', fmt: 'bytes' },
-  { key: 'size_increase', title: 'Size Increase', fmt: 'bytes', tip: 'Allocated minus freed bytes in the range' },
-];
-const EVENT_COLS = [
-  { key: 'op', title: 'Operator', fmt: (v) => v ?? '(unknown)', cls: 'name' },
-  { key: 'size', title: 'Size', fmt: 'bytes' },
-  { key: 'alloc_us', title: 'Allocation Time', fmt: (v) => fmtMs(v, 3), numeric: true },
-  { key: 'free_us', title: 'Release Time', fmt: (v) => fmtMs(v, 3), numeric: true },
-  { key: 'duration_us', title: 'Duration', fmt: (v) => fmtMs(v, 3), numeric: true },
-];
+  { key: 'size_increase', tip: 'Allocated minus freed bytes in the range' },
+]);
+const ms3 = (v) => fmtMs(v, 3);
+const eventCols = () => columns('memory_allocations', [
+  { key: 'op', fmt: (v) => v ?? '(unknown)', cls: 'name' },
+  'size',
+  { key: 'alloc_us', fmt: ms3, numeric: true },
+  { key: 'free_us', fmt: ms3, numeric: true },
+  { key: 'duration_us', fmt: ms3, numeric: true },
+]);
 
 /** per-operator stats from the events inside [t0, t1] */
 function statsInRange(events, t0, t1) {
@@ -51,17 +52,14 @@ function statsInRange(events, t0, t1) {
 let chart = null;
 let timer = null;
 
-export default {
+export default docView({
   id: 'memory',
   title: 'Memory',
-  async render(el, ctx) {
-    const doc = await ctx.view('memory');
-    const devs = Object.keys(doc.devices || {});
-    if (!devs.length) {
-      el.appendChild(emptyState('No memory records in this trace.',
-        'Profile with profile_memory=True (torch.profiler.profile(..., profile_memory=True)) to record allocator events; nnscope.torch records them with profile_memory=True too.'));
-      return;
-    }
+  doc: 'memory',
+  rows: (doc) => Object.keys(doc.devices || {}),
+  empty: ['No memory records in this trace.',
+    'Profile with profile_memory=True (torch.profiler.profile(..., profile_memory=True)) to record allocator events; nnscope.torch records them with profile_memory=True too.'],
+  async render(el, ctx, doc, devs) {
     devs.sort((a, b) => (a === 'CPU') - (b === 'CPU') || a.localeCompare(b, undefined, { numeric: true }));
     let devName = devs.includes(ctx.params.device) ? ctx.params.device : devs[0];
 
@@ -121,8 +119,8 @@ export default {
         body.appendChild(banner('info', 'No memory curve for this device: the trace has no allocator totals (Total Allocated / Total Reserved in the [memory] events). The statistics below are per operator.'));
       }
 
-      const evTable = createTable({ name: 'memory-events', columns: EVENT_COLS, rows: events, sortKey: 'size', sortDir: 'desc', searchPlaceholder: 'Search operators…', emptyText: events.length ? 'No events in the range.' : 'No paired allocation events for this device.' });
-      const stTable = createTable({ name: 'memory-stats', columns: FULL_STATS_COLS, rows: ops, sortKey: 'size_increase', sortDir: 'desc', searchPlaceholder: 'Search operators…' });
+      const evTable = createTable({ name: 'memory-events', columns: eventCols(), rows: events, sortKey: 'size', sortDir: 'desc', searchPlaceholder: 'Search operators…', emptyText: events.length ? 'No events in the range.' : 'No paired allocation events for this device.' });
+      const stTable = createTable({ name: 'memory-stats', columns: fullStatsCols(), rows: ops, sortKey: 'size_increase', sortDir: 'desc', searchPlaceholder: 'Search operators…' });
       const statsHost = h('div', null, panel('Memory statistics by operator', stTable.el));
       body.appendChild(panel('Memory events (allocation / release)', evTable.el));
       body.appendChild(statsHost);
@@ -135,8 +133,8 @@ export default {
         evTable.setRows(full ? events : events.filter((e) => inR(e.alloc_us) || inR(e.free_us)));
         // the full range uses the analysis' own statistics (self/total); a sub-range recomputes from events
         const t = full
-          ? createTable({ name: 'memory-stats', columns: FULL_STATS_COLS, rows: ops, sortKey: 'size_increase', sortDir: 'desc', searchPlaceholder: 'Search operators…' })
-          : createTable({ name: 'memory-stats', columns: RANGE_STATS_COLS, rows: statsInRange(events, t0, t1), sortKey: 'size_increase', sortDir: 'desc', searchPlaceholder: 'Search operators…' });
+          ? createTable({ name: 'memory-stats', columns: fullStatsCols(), rows: ops, sortKey: 'size_increase', sortDir: 'desc', searchPlaceholder: 'Search operators…' })
+          : createTable({ name: 'memory-stats', columns: rangeStatsCols(), rows: statsInRange(events, t0, t1), sortKey: 'size_increase', sortDir: 'desc', searchPlaceholder: 'Search operators…' });
         statsHost.textContent = '';
         statsHost.appendChild(panel(full ? 'Memory statistics by operator' : 'Memory statistics by operator (selected range, from events)', t.el));
       };
@@ -167,4 +165,4 @@ export default {
     timer = null;
     chart = null;
   },
-};
+});

@@ -1,8 +1,10 @@
 // Module view: flame graph (icicle) of the nn.Module hierarchy sized by host or device
 // total time, plus the module table (tb_plugin's Module view).
-import { h, emptyState, panel, select, labeled, fmtUs, esc } from '../lib/util.js';
+import { h, panel, select, labeled, fmtUs, esc } from '../lib/util.js';
 import { createTable } from '../lib/table.js';
 import { chartBox, makeChart, palette } from '../lib/charts.js';
+import { columns } from '../lib/schema.js';
+import { docView } from '../lib/view.js';
 
 function layout(mods, key) {
   const kids = mods.map(() => []);
@@ -47,17 +49,14 @@ function colorOf(name) {
   return /\.backward$/.test(name) ? echarts.color.modifyAlpha(c, 0.7) : c;
 }
 
-export default {
+export default docView({
   id: 'module',
   title: 'Module',
-  async render(el, ctx) {
-    const doc = await ctx.view('modules');
-    const mods = doc.modules || [];
-    if (!mods.length) {
-      el.appendChild(emptyState('No module hierarchy in this trace.',
-        'Module ranges come from torch.profiler with with_stack=True (nn.Module python_function events, PyTorch ≥ 1.10) or from nnscope.torch\'s module hooks (modules=True), which record "nn.Module: <Class>_<n>" ranges.'));
-      return;
-    }
+  doc: 'modules',
+  rows: (doc) => doc.modules,
+  empty: ['No module hierarchy in this trace.',
+    'Module ranges come from torch.profiler with with_stack=True (nn.Module python_function events, PyTorch ≥ 1.10) or from nnscope.torch\'s module hooks (modules=True), which record "nn.Module: <Class>_<n>" ranges.'],
+  async render(el, ctx, doc, mods) {
     const hasDevice = mods.some((m) => (m.device_total_us || 0) > 0);
     let key = ctx.params.size === 'host' || !hasDevice ? 'host_total_us' : (ctx.params.size === 'device' ? 'device_total_us' : (hasDevice ? 'device_total_us' : 'host_total_us'));
     const sizeSel = select([{ value: 'host_total_us', label: 'Host total time' }, { value: 'device_total_us', label: 'Device total time' }], key,
@@ -71,18 +70,16 @@ export default {
     const rows = mods.map((m, i) => ({ ...m, _depth: lay0.depthOf[i], _idx: i }));
     const t = createTable({
       name: 'modules', rows, sortKey: null, searchPlaceholder: 'Search modules…',
-      columns: [
-        { key: 'name', title: 'Module', fmt: 'text', cls: 'name', render: (r) => h('span', { style: { paddingLeft: (r._depth * 12) + 'px' } }, r.name) },
-        { key: 'module_id', title: 'Module ID', fmt: 'text' },
-        { key: 'parent', title: 'Parent', fmt: 'text', value: (r) => (r.parent != null && mods[r.parent] ? mods[r.parent].name : ''), },
-        { key: 'occurrences', title: 'Occurrences', fmt: 'int' },
-        { key: 'operators', title: 'Operators', fmt: 'int' },
-        { key: 'host_self_us', title: 'Host Self', fmt: 'us' },
-        { key: 'host_total_us', title: 'Host Total', fmt: 'us' },
-        hasDevice ? { key: 'device_self_us', title: 'Device Self', fmt: 'us' } : null,
-        hasDevice ? { key: 'device_total_us', title: 'Device Total', fmt: 'us' } : null,
-        { key: 'avg_duration_us', title: 'Avg Duration', fmt: 'us' },
-      ],
+      columns: columns('modules', [
+        { key: 'name', cls: 'name', render: (r) => h('span', { style: { paddingLeft: (r._depth * 12) + 'px' } }, r.name) },
+        { key: 'module_id', fmt: 'text' },
+        // the parent's name, where the document has its index
+        { key: 'parent', fmt: 'text', value: (r) => (r.parent != null && mods[r.parent] ? mods[r.parent].name : '') },
+        'occurrences', 'operators', 'host_self_us', 'host_total_us',
+        hasDevice && 'device_self_us',
+        hasDevice && 'device_total_us',
+        'avg_duration_us',
+      ]),
     });
     el.appendChild(panel('Modules', t.el));
 
@@ -139,5 +136,4 @@ export default {
     }
     drawFlame();
   },
-  dispose() {},
-};
+});

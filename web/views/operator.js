@@ -6,6 +6,7 @@ import { h, emptyState, panel, select, labeled, banner } from '../lib/util.js';
 import { unattributedText } from '../lib/attribution.js';
 import { createTable } from '../lib/table.js';
 import { chartBox, makeChart, pieOption, disposeCharts } from '../lib/charts.js';
+import { columns } from '../lib/schema.js';
 
 const PIES = [
   { key: 'device_self_us', id: 'device-self', title: 'Device self time', device: true },
@@ -77,19 +78,19 @@ export default {
     function drawTable() {
       const key = st.group === 'shape' ? (st.stack ? 'by_name_shape_stack' : 'by_name_shape') : (st.stack ? 'by_name_stack' : 'by_name');
       const rows = doc[key] || [];
-      const cols = [
-        { key: 'name', title: 'Name', fmt: 'text', cls: 'name' },
-        st.group === 'shape' ? { key: 'input_shape', title: 'Input Shape', fmt: 'text', cls: 'wrap mono' } : null,
-        { key: 'calls', title: 'Calls', fmt: 'int' },
-        hasDevice ? { key: 'device_self_us', title: 'Device Self', fmt: 'us', tip: 'Kernel time launched directly by the operator' } : null,
-        hasDevice ? { key: 'device_total_us', title: 'Device Total', fmt: 'us', tip: 'Kernel time of the operator and its children' } : null,
-        { key: 'host_self_us', title: 'Host Self', fmt: 'us' },
-        { key: 'host_total_us', title: 'Host Total', fmt: 'us' },
-        hasDevice ? { key: 'tc_eligible', title: 'TC Eligible', fmt: 'bool', tip: 'Operator can use Tensor Cores' } : null,
-        hasDevice ? { key: 'tc_self_ratio', title: 'TC Self %', fmt: 'pct', tip: 'Share of device self time in kernels using Tensor Cores' } : null,
-        hasDevice ? { key: 'tc_total_ratio', title: 'TC Total %', fmt: 'pct' } : null,
-        st.stack ? { key: 'call_stack', title: 'Call Stack', fmt: 'text', cls: 'stack' } : null,
-      ];
+      const cols = columns('operators', [
+        { key: 'name', cls: 'name' },
+        st.group === 'shape' && { key: 'input_shape', cls: 'wrap mono' },
+        'calls',
+        hasDevice && { key: 'device_self_us', tip: 'Kernel time launched directly by the operator' },
+        hasDevice && { key: 'device_total_us', tip: 'Kernel time of the operator and its children' },
+        'host_self_us',
+        'host_total_us',
+        hasDevice && { key: 'tc_eligible', tip: 'Operator can use Tensor Cores' },
+        hasDevice && { key: 'tc_self_ratio', tip: 'Share of device self time in kernels using Tensor Cores' },
+        hasDevice && 'tc_total_ratio',
+        st.stack && { key: 'call_stack', cls: 'stack' },
+      ]);
       const t = createTable({
         name: 'operators', columns: cols, rows,
         sortKey: doc.sort_by || (hasDevice ? 'device_self_us' : 'host_self_us'), sortDir: 'desc',

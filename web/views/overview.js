@@ -3,7 +3,9 @@
 import { h, fmtUs, fmtPct, fmtPct100, fmtBytes, fmtInt, linkify, emptyState, banner, panel, statCards, esc , axisUs } from '../lib/util.js';
 import { createTable } from '../lib/table.js';
 import { unattributedText } from '../lib/attribution.js';
-import { ROLES, chartBox, makeChart, usAxisTooltip } from '../lib/charts.js';
+import { breakdownRoles, chartBox, makeChart, usAxisTooltip } from '../lib/charts.js';
+import { columns } from '../lib/schema.js';
+import { docView } from '../lib/view.js';
 
 function diagnosticsBanner(doc) {
   const d = doc.diagnostics || {};
@@ -43,14 +45,15 @@ function gpuCard(g) {
       g.kernel_us != null ? row('Kernel time', fmtUs(g.kernel_us)) : null));
 }
 
-export default {
+export default docView({
   id: 'overview',
   title: 'Overview',
-  async render(el, ctx) {
-    const doc = await ctx.view('overview');
+  doc: 'overview',
+  async render(el, ctx, doc) {
     const steps = doc.steps || [];
     const avg = doc.average || {};
     const gpus = doc.gpus || [];
+    const roles = breakdownRoles();
 
     const diag = diagnosticsBanner(doc);
     if (diag) el.appendChild(diag);
@@ -69,7 +72,7 @@ export default {
       { label: 'Steps', value: fmtInt(avg.steps ?? steps.length) },
       { label: 'Avg step time', value: fmtUs(avg.total_us) },
     ];
-    const top = ROLES.map((r) => ({ ...r, v: avg[r.key] || 0 })).sort((a, b) => b.v - a.v)[0];
+    const top = roles.map((r) => ({ ...r, v: avg[r.key] || 0 })).sort((a, b) => b.v - a.v)[0];
     if (top && avg.total_us > 0) cards.push({ label: 'Largest part', value: top.name, sub: `${fmtPct(top.v / avg.total_us)} of the step` });
     if (gpus.length) cards.push({ label: 'GPU utilization', value: fmtPct(gpus.reduce((s, g) => s + (g.utilization || 0), 0) / gpus.length), sub: `${gpus.length} GPU${gpus.length > 1 ? 's' : ''}` });
     cards.push({ label: 'Events', value: fmtInt(doc.diagnostics?.events), sub: doc.source ? String(doc.source).split('/').slice(-1)[0] : '' });
@@ -101,11 +104,7 @@ export default {
 
     // step table
     if (steps.length) {
-      const cols = [
-        { key: 'name', title: 'Step', fmt: 'text' },
-        { key: 'total_us', title: 'Total', fmt: 'us' },
-        ...ROLES.map((r) => ({ key: r.key, title: r.name, fmt: 'us' })),
-      ];
+      const cols = columns('steps', ['name', 'total_us', ...roles.map((r) => r.key)]);
       const avgRow = { name: 'Average', ...avg };
       const t = createTable({ name: 'steps', columns: cols, rows: steps, footer: [avgRow], search: true, searchPlaceholder: 'Filter steps…' });
       el.appendChild(panel('Steps', t.el));
@@ -113,7 +112,7 @@ export default {
 
     // charts need to be in the document before init
     if (steps.length) {
-      const used = ROLES.filter((r) => steps.some((s) => (s[r.key] || 0) > 0));
+      const used = roles.filter((r) => steps.some((s) => (s[r.key] || 0) > 0));
       makeChart(bars, {
         tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' }, formatter: usAxisTooltip, confine: true },
         legend: { top: 0, type: 'scroll' },
@@ -133,7 +132,7 @@ export default {
           type: 'pie', radius: ['35%', '70%'], center: ['38%', '50%'],
           label: { show: true, position: 'inside', color: '#fff', formatter: (p) => (p.percent >= 5 ? `${p.percent.toFixed(0)}%` : ''), fontSize: 11 },
           labelLine: { show: false },
-          data: ROLES.filter((r) => (avg[r.key] || 0) > 0).map((r) => ({ name: r.name, value: avg[r.key], itemStyle: { color: r.color } })),
+          data: roles.filter((r) => (avg[r.key] || 0) > 0).map((r) => ({ name: r.name, value: avg[r.key], itemStyle: { color: r.color } })),
         }],
       });
     }
@@ -162,5 +161,4 @@ export default {
       });
     }
   },
-  dispose() {},
-};
+});

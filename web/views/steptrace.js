@@ -2,33 +2,34 @@
 // A MindSpore device's document (source "mindspore") adds MindInsight's own
 // summary (ms, percents as MindInsight rounds them), the fp_start / bp_end
 // points and the training-trace graph of the average step.
-import { h, emptyState, panel, statCards, fmtUs, fmtPct, axisUs } from '../lib/util.js';
+import { h, panel, statCards, fmtUs, fmtPct, axisUs } from '../lib/util.js';
 import { createTable } from '../lib/table.js';
 import { chartBox, makeChart, usAxisTooltip } from '../lib/charts.js';
 import { summaryCards, pointInfo, traceGraph } from '../mindspore/common.js';
+import { columns, named } from '../lib/schema.js';
+import { docView } from '../lib/view.js';
 
-const PARTS = [
-  { key: 'iteration_interval_us', name: 'Iteration interval', color: '#b07aa1', tip: 'From the step start to the first operator that is not data loading (waiting for data)' },
-  { key: 'fp_bp_us', name: 'Forward + backward', color: '#4e79a7', tip: 'From there to the end of the last backward operator' },
-  { key: 'tail_us', name: 'Tail', color: '#f28e2b', tip: 'The rest of the step: optimizer, gradient all-reduce, device work draining' },
+// the step's phases (names: the steptrace table's page titles)
+const PHASES = [
+  { key: 'iteration_interval_us', color: '#b07aa1', tip: 'From the step start to the first operator that is not data loading (waiting for data)' },
+  { key: 'fp_bp_us', color: '#4e79a7', tip: 'From there to the end of the last backward operator' },
+  { key: 'tail_us', color: '#f28e2b', tip: 'The rest of the step: optimizer, gradient all-reduce, device work draining' },
 ];
 
-export default {
+export default docView({
   id: 'steptrace',
   title: 'Step Trace',
-  async render(el, ctx) {
-    const doc = await ctx.view('steptrace');
-    const steps = doc.steps || [];
-    if (!steps.length) {
-      el.appendChild(emptyState('No steps to trace.',
-        'The step trace needs training steps: ProfilerStep#N ranges (call prof.step() each iteration) or nnscope step marks (nns_step()).'));
-      return;
-    }
+  doc: 'steptrace',
+  rows: (doc) => doc.steps,
+  empty: ['No steps to trace.',
+    'The step trace needs training steps: ProfilerStep#N ranges (call prof.step() each iteration) or nnscope step marks (nns_step()).'],
+  async render(el, ctx, doc, steps) {
     const avg = doc.average || {};
+    const parts = named('steptrace', PHASES);
     el.appendChild(statCards([
       { label: 'Steps', value: String(steps.length) },
       { label: 'Avg step', value: fmtUs(avg.total_us) },
-      ...PARTS.map((p) => ({ label: 'Avg ' + p.name.toLowerCase(), value: fmtUs(avg[p.key]), sub: avg.total_us ? fmtPct(avg[p.key] / avg.total_us) + ' of the step' : '', hint: p.tip })),
+      ...parts.map((p) => ({ label: 'Avg ' + p.name.toLowerCase(), value: fmtUs(avg[p.key]), sub: avg.total_us ? fmtPct(avg[p.key] / avg.total_us) + ' of the step' : '', hint: p.tip })),
     ], 'steptrace-cards'));
 
     let graphBox = null;
@@ -45,11 +46,7 @@ export default {
     el.appendChild(panel('Step trace', box, h('span', { class: 'muted' }, 'iteration interval = waiting for data · tail = optimizer, all-reduce, draining')));
     el.appendChild(panel('Steps', createTable({
       name: 'steptrace', rows: steps, searchPlaceholder: 'Filter steps…',
-      columns: [
-        { key: 'name', title: 'Step', fmt: 'text' },
-        ...PARTS.map((p) => ({ key: p.key, title: p.name, fmt: 'us', tip: p.tip })),
-        { key: 'total_us', title: 'Total', fmt: 'us' },
-      ],
+      columns: columns('steptrace', ['name', ...PHASES.map((p) => ({ key: p.key, tip: p.tip })), 'total_us']),
       footer: [{ name: 'Average', ...avg }],
     }).el));
 
@@ -60,9 +57,8 @@ export default {
       xAxis: { type: 'category', name: 'step', data: steps.map((s) => s.name) },
       yAxis: { type: 'value', axisLabel: { formatter: axisUs } },
       dataZoom: steps.length > 30 ? [{ type: 'slider', height: 16, bottom: 6 }, { type: 'inside' }] : undefined,
-      series: PARTS.map((p) => ({ name: p.name, type: 'bar', stack: 'st', barMaxWidth: 48, itemStyle: { color: p.color }, data: steps.map((s) => s[p.key] || 0) })),
+      series: parts.map((p) => ({ name: p.name, type: 'bar', stack: 'st', barMaxWidth: 48, itemStyle: { color: p.color }, data: steps.map((s) => s[p.key] || 0) })),
     });
     if (graphBox) traceGraph(graphBox, doc.graph);
   },
-  dispose() {},
-};
+});

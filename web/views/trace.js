@@ -1,9 +1,11 @@
 // Trace view: nnscope's own canvas timeline (web/trace/timeline.js) with a
 // toolbar, an event details panel and a box-selection summary.
 // Data: /api/trace/meta, /api/trace/window, /api/trace/event,
-// /api/trace/summary (docs/SERVER.md, "Trace API").
-import { Timeline } from '../trace/timeline.js';
-import { fmtDur, fmtTime, fmtCount, colorFor } from '../trace/format.js';
+// /api/trace/summary (docs/SERVER.md, "Trace API"), fetched with the shell's
+// ctx.api (202 polling and the progress bar in one place, web/app.js).
+import { h, fmtInt } from '../lib/util.js';
+import { Timeline, EMPTY_PROBE } from '../trace/timeline.js';
+import { fmtDur, fmtTime, colorFor } from '../trace/format.js';
 import { attachCriticalPath } from '../trace/critpath.js';
 
 const CSS_HREF = new URL('../trace/trace.css', import.meta.url).href;
@@ -15,43 +17,6 @@ function ensureCss() {
   l.href = CSS_HREF;
   l.dataset.nnsTraceCss = '1';
   document.head.append(l);
-}
-
-function h(tag, attrs, ...kids) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (v == null || v === false) continue;
-    if (k === 'class') e.className = v;
-    else if (k === 'testid') e.dataset.testid = v;
-    else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
-    else if (k === 'text') e.textContent = v;
-    else e.setAttribute(k, v === true ? '' : v);
-  }
-  for (const c of kids.flat()) if (c != null) e.append(c.nodeType ? c : document.createTextNode(String(c)));
-  return e;
-}
-
-function sleep(ms, signal) {
-  return new Promise((resolve, reject) => {
-    const t = setTimeout(resolve, ms);
-    if (signal) signal.addEventListener('abort', () => { clearTimeout(t); reject(new DOMException('aborted', 'AbortError')); }, { once: true });
-  });
-}
-
-// fetch JSON with abort support and 202 ("analysing") polling.
-async function getJSON(path, params, signal) {
-  const url = `${path}?${new URLSearchParams(params)}`;
-  for (;;) {
-    const r = await fetch(url, { signal });
-    if (r.status === 202) {
-      await sleep(300, signal);
-      continue;
-    }
-    let body = null;
-    try { body = await r.json(); } catch (e) { body = null; }
-    if (!r.ok) throw new Error((body && body.error) || `HTTP ${r.status} for ${path}`);
-    return body;
-  }
 }
 
 function argText(v) {
@@ -95,10 +60,7 @@ class TraceView {
     root.append(h('div', { class: 'nns-trace-loading', text: 'Loading the trace…' }));
     let meta;
     try {
-      const api = this.ctx.api
-        ? (p, q) => this.ctx.api(p, q)
-        : (p, q) => getJSON(p, q);
-      meta = await api('/api/trace/meta', this.params());
+      meta = await this.ctx.api('/api/trace/meta', this.params());
     } catch (err) {
       if (!this.alive) return;
       root.replaceChildren(h('div', { class: 'nns-trace-error', text: `Could not load the trace: ${err.message || err}` }));
@@ -131,12 +93,15 @@ class TraceView {
     this.root.replaceChildren(h('div', { class: 'nns-trace-empty', testid: 'empty-state' },
       h('h3', { text: title }), h('p', { text })));
     this.loaded();
-    const owner = {};
-    window.__nnsTrace = {
-      __owner: owner, drawn: 0, visible: null, lastQueryMs: 0, items: 0,
-      hit() { return null; }, firstItem() { return null; },
-    };
-    this.emptyOwner = owner;
+    this.publishProbe(EMPTY_PROBE);
+  }
+
+  // The browser tests read the timeline's probe (Timeline.probe()) as
+  // window.__nnsTrace; this is the one place that sets it, and dispose()
+  // takes it back.
+  publishProbe(probe) {
+    this.probe = probe;
+    window.__nnsTrace = probe;
   }
 
   buildUi() {
@@ -170,7 +135,7 @@ class TraceView {
       reset, this.selBtn,
       h('label', { title: 'Arrows op→kernel and forward→backward of the selected event' }, this.flowsShow, 'Flows'),
       h('label', { title: 'Show every flow arrow, not only those of the selected event' }, this.flowsAll, 'All flows'),
-      h('span', { class: 'nns-trace-info', text: `${fmtCount(meta.events || 0)} events · ${meta.tracks.length} tracks${stepCount ? ` · ${stepCount} steps` : ''} · ${fmtDur((meta.end || 0) - (meta.start || 0))}` }),
+      h('span', { class: 'nns-trace-info', text: `${fmtInt(meta.events || 0)} events · ${meta.tracks.length} tracks${stepCount ? ` · ${stepCount} steps` : ''} · ${fmtDur((meta.end || 0) - (meta.start || 0))}` }),
       this.info, help);
     this.errBox = h('div', { class: 'nns-trace-error', hidden: true });
     const main = h('div', { class: 'nns-trace-main' });
@@ -191,7 +156,7 @@ class TraceView {
     this.tl = new Timeline(main, {
       meta,
       view: isFinite(t0) && isFinite(t1) && t1 > t0 ? { t0, t1 } : null,
-      fetchWindow: (q, signal) => getJSON('/api/trace/window', this.params(q), signal),
+      fetchWindow: (q, signal) => this.ctx.api('/api/trace/window', this.params(q), signal),
       onSelect: (id, item) => this.select(id, item, false),
       onRange: (sel) => this.loadSummary(sel),
       onView: (a, b) => this.viewChanged(a, b),
@@ -200,6 +165,7 @@ class TraceView {
       onLayout: () => this.fitHeight(),
       onEscape: () => { this.select(null); this.summary.hidden = true; },
     });
+    this.publishProbe(this.tl.probe());
     attachCriticalPath(this, bar);
     this.fitHeight();
     this.viewChanged(this.tl.v.t0, this.tl.v.t1);
@@ -271,7 +237,7 @@ class TraceView {
     this.evCtrl = ctrl;
     let ev;
     try {
-      ev = await getJSON('/api/trace/event', this.params({ id }), ctrl.signal);
+      ev = await this.ctx.api('/api/trace/event', this.params({ id }), ctrl.signal);
     } catch (err) {
       if (!this.alive || ctrl.signal.aborted) return;
       d.replaceChildren(this.panelHead(nameEl, null, () => this.select(null)),
@@ -350,7 +316,7 @@ class TraceView {
     if (sel.tracks && sel.tracks.length && sel.tracks.length < this.meta.tracks.length) q.tracks = sel.tracks.join(',');
     let ans;
     try {
-      ans = await getJSON('/api/trace/summary', this.params(q), ctrl.signal);
+      ans = await this.ctx.api('/api/trace/summary', this.params(q), ctrl.signal);
     } catch (err) {
       if (!this.alive || ctrl.signal.aborted) return;
       s.append(h('div', { class: 'nns-trace-error', text: `Summary failed: ${err.message || err}` }));
@@ -394,13 +360,13 @@ class TraceView {
     const body = rows.map((r) => h('tr', {},
       h('td', { class: 'name', title: r.name }, h('span', { class: 'nns-trace-swatch', style: `background:${colorFor(r.name)}` }), r.name),
       h('td', { text: r.cat || '' }),
-      h('td', { class: 'num', text: fmtCount(r.count) }),
+      h('td', { class: 'num', text: fmtInt(r.count) }),
       h('td', { class: 'num', text: fmtDur(r.total) }),
       h('td', { class: 'num', text: fmtDur(r.min) }),
       h('td', { class: 'num', text: fmtDur(r.max) })));
     const table = h('table', { class: 'nns-trace-sum', testid: 'trace-summary' }, h('thead', {}, head), h('tbody', {}, body));
     const ntr = sel.tracks ? sel.tracks.length : this.meta.tracks.length;
-    const sub = `${fmtTime(sel.t0 - base)} – ${fmtTime(sel.t1 - base)} · ${fmtCount(ans.events || 0)} events · ${ntr} track${ntr === 1 ? '' : 's'}`;
+    const sub = `${fmtTime(sel.t0 - base)} – ${fmtTime(sel.t1 - base)} · ${fmtInt(ans.events || 0)} events · ${ntr} track${ntr === 1 ? '' : 's'}`;
     const kids = [this.panelHead(h('span', { class: 'nns-trace-title', text: `Selection ${fmtDur(sel.t1 - sel.t0)}` }),
       h('span', { class: 'nns-trace-sub', text: sub }), () => this.closeSummary()), table];
     if (!rows.length) kids.push(h('div', { class: 'nns-trace-sub', text: 'No events in the selection.' }));
@@ -419,7 +385,7 @@ class TraceView {
     if (this.panelRo) this.panelRo.disconnect();
     if (this.tl) this.tl.dispose();
     this.tl = null;
-    if (this.emptyOwner && window.__nnsTrace && window.__nnsTrace.__owner === this.emptyOwner) delete window.__nnsTrace;
+    if (this.probe && window.__nnsTrace === this.probe) delete window.__nnsTrace;
     if (this.root) this.root.remove();
   }
 }
