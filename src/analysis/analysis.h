@@ -16,6 +16,8 @@
 #include "analysis/intervals.h"
 #include "model/model.h"
 
+#include <pthread.h>
+
 /* Step-time roles, in tb_plugin's priority order. */
 enum an_role {
 	AN_KERNEL = 0,
@@ -466,7 +468,72 @@ struct an_steptrace {
 	double avg_interval, avg_fp_bp, avg_tail, avg_total; /* means, ns */
 };
 
+/* ---- the passes ----------------------------------------------------------- */
+
+/* Every per-worker analysis is a pass of profile.c's table, which names
+ * what each needs (the table is the order of truth: a pass comes after its
+ * needs). The first AN_PASS_NBASE are the profile proper, all run by
+ * an_profile_compute; the others (HTA's) run when a writer first needs
+ * them, and their results live in p->hta (analysis/an_hta.h). */
+enum an_pass {
+	AN_PASS_STEPS = 0,     /* overview.steps (steps.c) */
+	AN_PASS_OPTREE,	       /* tree (optree.c) */
+	AN_PASS_BREAKDOWN,     /* overview costs, roles (breakdown.c) */
+	AN_PASS_COMM,	       /* comm_nodes, comm_ranges (comm.c) */
+	AN_PASS_OPS,	       /* ops (operators.c) */
+	AN_PASS_KERNELS,       /* kernels, tc_support, tc_ev (kernels.c) */
+	AN_PASS_GPU,	       /* gpus (gpu.c) */
+	AN_PASS_MEMORY,	       /* memory (memory.c) */
+	AN_PASS_MODULES,       /* modules (modules.c) */
+	AN_PASS_DATAPIPE,      /* datapipe (datapipe.c) */
+	AN_PASS_CPU,	       /* cpu (cpuutil.c) */
+	AN_PASS_HOSTINFO,      /* hostinfo (hostinfo.c) */
+	AN_PASS_STEPTRACE,     /* steptrace (steptrace.c) */
+	AN_PASS_ADVICE,	       /* advice, usage flags (advice.c) */
+	AN_PASS_TEMPORAL,      /* hta->temporal (hta_temporal.c) */
+	AN_PASS_IDLE,	       /* hta->idle (hta_idle.c) */
+	AN_PASS_QUEUE,	       /* hta->queue (hta_queue.c) */
+	AN_PASS_MEMBW,	       /* hta->membw (hta_membw.c) */
+	AN_PASS_LAUNCHES,      /* hta->launches (hta_launches.c) */
+	AN_PASS_ANNOTATIONS,   /* hta->annotations (hta_annotations.c) */
+	AN_PASS_SEQUENCES,     /* hta->sequences (hta_sequences.c) */
+	AN_PASS_CRITPATH,      /* hta->critpath: of the first step (hta_critpath.c) */
+	AN_PASS_CRITPATH_STEP, /* hta->critpath_step: of opts.critpath_step */
+	AN_PASS__N
+};
+#define AN_PASS_NBASE (AN_PASS_ADVICE + 1)
+
+struct an_profile;
+
+/* A row of the pass table. */
+struct an_pass_def {
+	const char *name; /* "steps", "optree" ... */
+	int (*run)(struct an_profile *p, struct nns_err *err);
+	uint32_t needs; /* bit (1u << pass) per pass it reads */
+};
+extern const struct an_pass_def an_passes[AN_PASS__N];
+
+/* Options of the passes: set them before the pass's first need. */
+struct an_opts {
+	const char *critpath_step; /* AN_PASS_CRITPATH_STEP's step ("5" or
+				    * "ProfilerStep#5"); not owned, kept
+				    * alive by the caller */
+};
+
+/* The pass cache of a profile (profile.c): a pass runs once, ok or not,
+ * and a failed one answers its first error again. */
+struct an_pass_cache {
+	pthread_mutex_t lock;	   /* held while a pass runs (the server's threads
+				    * share a profile) */
+	uint32_t done;		   /* bit per pass that ran */
+	int rc[AN_PASS__N];	   /* its status */
+	char *msg[AN_PASS__N];	   /* owned: its error message, NULL if none */
+	unsigned runs[AN_PASS__N]; /* times it ran (tests: 0 or 1) */
+};
+
 /* ---- the whole profile of one worker/span --------------------------------- */
+
+struct an_hta; /* HTA's results, analysis/an_hta.h */
 
 struct an_profile {
 	const struct model *m;
@@ -491,17 +558,32 @@ struct an_profile {
 	struct an_cpu cpu;
 	struct an_hostinfo hostinfo;
 	struct an_steptrace steptrace;
+	struct an_hta *hta; /* owned; allocated by the first HTA pass */
+	struct an_opts opts;
+	struct an_pass_cache cache;
 };
 
 /* an_tc_kernel() on a kernel name id, memoised in p->tc_cache. */
 int an_tc_kernel_id(struct an_profile *p, uint32_t name);
 
-/* Runs every per-worker analysis. NNS_OK, or NNS_ENOMEM. */
+/* An empty profile of model m (finalized, outliving the profile): no pass
+ * has run. Release it with an_profile_release. */
+void an_profile_init(struct an_profile *p, const struct model *m);
+/* Runs pass `pass` on first use, its needs first, and remembers the
+ * outcome: NNS_OK, or the status (and message) it failed with, every time.
+ * Thread-safe on one profile. A profile is a cache of its model's
+ * analyses: a pass adds its own result and changes nothing a reader has
+ * seen, which is why writers holding the profile const may ask. */
+int an_profile_need(const struct an_profile *p, enum an_pass pass, struct nns_err *err);
+/* an_profile_init, then every base pass (the profile proper, not HTA's).
+ * NNS_OK, NNS_EINVAL (model not finalized) or NNS_ENOMEM. */
 int an_profile_compute(struct an_profile *p, const struct model *m, struct nns_err *err);
+/* Frees everything the passes made (also of a failed or zeroed profile). */
 void an_profile_release(struct an_profile *p);
 
-/* Individual passes, in the order an_profile_compute calls them. Each
- * fills its part of *p and may read parts filled earlier. */
+/* The base passes (an_passes[].run), in the pass table's order. Each
+ * fills its part of *p and reads the parts of the passes it needs; call
+ * them through an_profile_need (tests may call one after its needs). */
 int an_steps_compute(struct an_profile *p, struct nns_err *err);     /* steps.c */
 int an_breakdown_compute(struct an_profile *p, struct nns_err *err); /* breakdown.c */
 int an_optree_compute(struct an_profile *p, struct nns_err *err);    /* optree.c */

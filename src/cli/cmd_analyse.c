@@ -82,7 +82,6 @@ struct analyse_ctx {
 	int timeline;		   /* --timeline */
 	int64_t limit_bytes;	   /* --timeline-limit-mb, 0 = none */
 	int critpath;		   /* --critical-path */
-	const char *cp_step;	   /* its STEP, NULL = the first */
 	struct out_sqlite *sql;	   /* --sqlite, NULL without */
 	const struct cli_visit *v; /* v->groups: span groups of the current run */
 	int sql_failed;
@@ -115,7 +114,7 @@ static int write_critpath(struct analyse_ctx *c, const struct cli_item *it, cons
 	nns_err_clear(&err);
 	snprintf(name, sizeof(name), "%s.critical.json", sub);
 	if (out_join(dir, sizeof(dir), c->out, sub, &err) ||
-	    out_write_critical_path(dir, c->out, name, &it->p, c->cp_step, &err)) {
+	    out_write_critical_path(dir, c->out, name, &it->p, &err)) {
 		cli_error(NULL, err.msg);
 		return CLI_EINPUT;
 	}
@@ -365,7 +364,7 @@ int cmd_analyse(int argc, char **argv)
 			break;
 		case 'K':
 			ctx.critpath = 1;
-			ctx.cp_step = optarg;
+			v.aopts.critpath_step = optarg; /* the profiles' critical path */
 			break;
 		case 'M':
 			use_mpi = 1;

@@ -8,7 +8,7 @@
  * (model ns / 1000) like overview.json's steps; the trace view subtracts
  * /api/trace/meta's origin_ns.
  */
-#include "analysis/hta_critpath.h"
+#include "analysis/an_hta.h"
 #include "output/outfile.h"
 #include "output/output.h"
 
@@ -248,27 +248,37 @@ static void write_result(struct jsonw *w, const struct an_profile *p, const stru
 	jsonw_obj_end(w);
 }
 
-void out_json_critical_path_step(struct jsonw *w, const struct an_profile *p, const char *step)
+/* The path of the step p->opts.critpath_step names when the trace has it,
+ * else of the first step; NULL (err set) when its pass failed. */
+static const struct hcp_result *critpath(const struct an_profile *p, struct nns_err *err)
 {
-	struct hcp_opts o = {step};
-	struct hcp_result r;
+	const char *step = p->opts.critpath_step;
+	const struct an_hta *h;
+
+	if (step && *step) {
+		if (!(h = an_profile_hta(p, AN_PASS_CRITPATH_STEP, err)))
+			return NULL;
+		if (h->critpath_step.step[0])
+			return &h->critpath_step;
+	}
+	h = an_profile_hta(p, AN_PASS_CRITPATH, err);
+	return h ? &h->critpath : NULL;
+}
+
+void out_json_critical_path(struct jsonw *w, const struct an_profile *p)
+{
+	const struct hcp_result *r;
 	struct nns_err err;
 
 	nns_err_clear(&err);
-	if (hcp_compute(&r, p, &o, &err)) {
+	if (!(r = critpath(p, &err))) {
 		jsonw_obj_begin(w);
 		jsonw_kbool(w, "ok", 0);
 		jsonw_kstr(w, "reason", err.msg);
 		jsonw_obj_end(w);
 		return;
 	}
-	write_result(w, p, &r);
-	hcp_release(&r);
-}
-
-void out_json_critical_path(struct jsonw *w, const struct an_profile *p)
-{
-	out_json_critical_path_step(w, p, NULL);
+	write_result(w, p, r);
 }
 
 /* ---- the overlaid Chrome trace ------------------------------------------------ */
@@ -451,23 +461,27 @@ out:
 }
 
 int out_write_critical_path(const char *dir, const char *trace_dir, const char *trace_name,
-			    const struct an_profile *p, const char *step, struct nns_err *err)
+			    const struct an_profile *p, struct nns_err *err)
 {
-	struct hcp_opts o = {step};
-	struct hcp_result r;
+	const char *step = p->opts.critpath_step;
+	const struct hcp_result *r;
+	const struct an_hta *h;
 	int rc;
 
-	if ((rc = hcp_compute(&r, p, &o, err)))
-		return rc;
-	if (step && *step && !r.step[0]) { /* the step asked for is not there */
-		rc = nns_err_set(err, NNS_EINVAL, "--critical-path: %s", r.reason);
-		hcp_release(&r);
-		return rc;
+	if (step && *step) {
+		if (!(h = an_profile_hta(p, AN_PASS_CRITPATH_STEP, err)))
+			return err->code;
+		r = &h->critpath_step;
+		if (!r->step[0]) /* the step asked for is not there */
+			return nns_err_set(err, NNS_EINVAL, "--critical-path: %s", r->reason);
+	} else {
+		if (!(h = an_profile_hta(p, AN_PASS_CRITPATH, err)))
+			return err->code;
+		r = &h->critpath;
 	}
-	rc = write_doc(dir, "critical_path.json", p, &r, 0, err);
+	rc = write_doc(dir, "critical_path.json", p, r, 0, err);
 	if (!rc && trace_dir)
-		rc = write_doc(trace_dir, trace_name, p, &r, 1, err);
-	hcp_release(&r);
+		rc = write_doc(trace_dir, trace_name, p, r, 1, err);
 	return rc;
 }
 
