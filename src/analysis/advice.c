@@ -6,6 +6,8 @@
  * Tensor-core / AMP advice only where the devices can have NVIDIA tensor
  * cores (an_tc_support): never on AMD, MTIA or pre-Volta traces.
  */
+#include "an_advice.h"
+#include "an_tensorcore.h"
 #include "analysis.h"
 #include "names.h"
 

@@ -12,6 +12,7 @@
  * nccl:/gloo: op, since PyTorch 2.x writes external id == correlation on
  * them (kineto#782).
  */
+#include "an_steps.h"
 #include "analysis.h"
 #include "names.h"
 

@@ -8,6 +8,8 @@
  * nanoseconds instead of crashing; an elementary interval where no kernel
  * runs has SM efficiency exactly 0 (tb_plugin's float sums left 1e-16).
  */
+#include "an_gpu.h"
+#include "an_tensorcore.h"
 #include "analysis.h"
 
 #include <stdlib.h>

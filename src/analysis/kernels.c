@@ -9,6 +9,8 @@
  * of a 0 that reads as measured. The tensor-core share is unknown (-1) too
  * where the devices cannot have NVIDIA tensor cores (an_tc_support).
  */
+#include "an_kernels.h"
+#include "an_tensorcore.h"
 #include "analysis.h"
 #include "common/hmap.h"
 

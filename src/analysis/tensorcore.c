@@ -22,6 +22,7 @@
  * Volta, a ratio of 0 would read as measured and AMP advice as founded;
  * there the ratios are unknown and the advice is left out.
  */
+#include "an_tensorcore.h"
 #include "analysis.h"
 
 #include <string.h>
