@@ -33,12 +33,11 @@ void out_csv_field(FILE *f, const char *s)
 
 static void step_trace(FILE *f, const struct an_profile *p)
 {
+#define KEY(role, name, key, title, desc) key,
 	static const char *const cols[] = {
-	    "name:step",  "start_us",	   "end_us",	  "total_us",
-	    "kernel_us",  "memcpy_us",	   "memset_us",	  "communication_us",
-	    "runtime_us", "dataloader_us", "cpu_exec_us", "other_us",
-	    NULL,
+	    "name:step", "start_us", "end_us", "total_us", AN_ROLE_TABLE(KEY) NULL,
 	};
+#undef KEY
 
 	sc_csv_header(f, &sc_steps, cols);
 	sc_csv_rows(f, &sc_steps, p->overview.steps.v, p->overview.steps.n, NULL, cols);
