@@ -1,7 +1,8 @@
 /*
  * an_tensorcore.h - which kernels run on tensor cores and which devices
- * can have them (tensorcore.c): the evidence the kernel, GPU and advice
- * passes read.
+ * can have them, and the tensor-core shares of a worker's kernel time
+ * (AN_PASS_TENSORCORE, tensorcore.c), computed once in one scan for the
+ * kernel, GPU and advice passes to read.
  */
 #ifndef NNS_ANALYSIS_AN_TENSORCORE_H
 #define NNS_ANALYSIS_AN_TENSORCORE_H
@@ -43,5 +44,27 @@ int an_tc_op_eligible(const char *name);
 
 /* an_tc_kernel() on a kernel name id, memoised in p->tc_cache. */
 int an_tc_kernel_id(struct an_profile *p, uint32_t name);
+
+/* Kernel time of one device launched by operators (GPU view's ratio). */
+struct an_tc_device {
+	int device; /* the kernel's device (negative ids count as 0) */
+	int64_t kernel_time, tc_time;
+};
+
+struct an_tc {
+	int64_t kernel_time, tc_time;	  /* all kernels; on tensor cores */
+	double used_ratio;		  /* tc_time / kernel_time; -1 unknown (AN_TC_NONE) */
+	VEC(struct an_tc_device) devices; /* kernels launched by operators */
+	double eligible_ops_kernel_ratio; /* operators' kernel time in TC-eligible
+					   * operators (no eligible descendant)
+					   * over all operators' kernel time */
+};
+
+/* AN_PASS_TENSORCORE: fills p->tc, p->tc_support and p->tc_ev. */
+int an_tensorcore_compute(struct an_profile *p, struct nns_err *err);
+/* The share of tensor-core time in the kernels operators launched on
+ * device, 0 when none; -1 (unknown) when the trace or device cannot have
+ * NVIDIA tensor cores. */
+double an_tc_device_ratio(const struct an_profile *p, int device);
 
 #endif

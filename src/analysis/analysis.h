@@ -50,10 +50,11 @@
 enum an_pass {
 	AN_PASS_STEPS = 0,     /* overview.steps (steps.c) */
 	AN_PASS_OPTREE,	       /* tree (optree.c) */
+	AN_PASS_TENSORCORE,    /* tc, tc_support, tc_ev (tensorcore.c) */
 	AN_PASS_BREAKDOWN,     /* overview costs, roles (breakdown.c) */
 	AN_PASS_COMM,	       /* comm_nodes, comm_ranges (comm.c) */
 	AN_PASS_OPS,	       /* ops (operators.c) */
-	AN_PASS_KERNELS,       /* kernels, tc_support, tc_ev (kernels.c) */
+	AN_PASS_KERNELS,       /* kernels (kernels.c) */
 	AN_PASS_GPU,	       /* gpus (gpu.c) */
 	AN_PASS_MEMORY,	       /* memory (memory.c) */
 	AN_PASS_MODULES,       /* modules (modules.c) */
@@ -119,9 +120,10 @@ struct an_profile {
 	struct an_advice advice;
 	VEC(struct an_comm_node) comm_nodes;
 	VEC(struct iv) comm_ranges;
-	double tc_eligible_ops_kernel_ratio;
-	int tc_support;		     /* an_tc_support(m, -1), set by an_kernels_compute */
-	struct an_tc_evidence tc_ev; /* its evidence, scanned once there */
+	struct an_tc tc;		     /* tensor-core shares (AN_PASS_TENSORCORE) */
+	double tc_eligible_ops_kernel_ratio; /* tc.eligible_ops_kernel_ratio */
+	int tc_support;			     /* an_tc_support(m, -1), set by AN_PASS_TENSORCORE */
+	struct an_tc_evidence tc_ev;	     /* its evidence, scanned once there */
 	int use_dp, use_ddp, use_nccl, use_gloo;
 	int devices_used;     /* distinct device pids with device events */
 	uint8_t *tc_cache;    /* per string id: 0 unknown, 1 no TC, 2 TC kernel */

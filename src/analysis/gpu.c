@@ -174,7 +174,6 @@ int an_gpu_compute(struct an_profile *p, struct nns_err *err)
 		struct an_gpu g;
 		size_t ne = 0;
 		double occ_w = 0, occ_d = 0;
-		int64_t tc = 0, all = 0;
 		int has_bps = 0;
 
 		memset(&g, 0, sizeof(g));
@@ -183,7 +182,6 @@ int an_gpu_compute(struct an_profile *p, struct nns_err *err)
 		for (i = 0; i < m->events.n; i++) {
 			const struct model_event *e = &m->events.v[i];
 			const struct model_dev_args *a;
-			uint32_t node;
 			if (e->kind != MK_KERNEL || device_of(m, e) != g.id)
 				continue;
 			if (iv_add(&busy, e->ts, e->ts + e->dur))
@@ -206,23 +204,12 @@ int an_gpu_compute(struct an_profile *p, struct nns_err *err)
 					occ_d += (double)(en - s);
 				}
 			}
-			node = p->tree.owner ? p->tree.owner[i] : MODEL_NOIDX;
-			if (node != MODEL_NOIDX && p->tree.nodes.v[node].type == AN_NODE_OP) {
-				all += e->dur;
-				if (an_tc_kernel_id(p, e->name))
-					tc += e->dur;
-			}
 		}
 		iv_merge(&busy);
 		g.kernel_time = iv_total_in(&busy, w0, w1);
 		g.utilization = w1 > w0 ? (double)g.kernel_time / (double)(w1 - w0) : 0;
 		g.achieved_occupancy = occ_d > 0 ? occ_w / occ_d : -1;
-		/* no NVIDIA tensor cores possible (AMD, MTIA, pre-Volta): unknown,
-		 * not a measured 0 */
-		if (p->tc_support == AN_TC_NONE || an_tc_support(m, &p->tc_ev, g.id) == AN_TC_NONE)
-			g.tensor_core_ratio = -1;
-		else
-			g.tensor_core_ratio = all > 0 ? (double)tc / (double)all : 0;
+		g.tensor_core_ratio = an_tc_device_ratio(p, g.id);
 		if (has_bps) {
 			if (sm_efficiency(&g, edges, ne, w0, w1))
 				goto out_gpu;

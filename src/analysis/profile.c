@@ -89,11 +89,12 @@ static int run_critpath_step(struct an_profile *p, struct nns_err *err)
 const struct an_pass_def an_passes[AN_PASS__N] = {
     [AN_PASS_STEPS] = {"steps", an_steps_compute, 0},
     [AN_PASS_OPTREE] = {"optree", an_optree_compute, 0},
+    [AN_PASS_TENSORCORE] = {"tensorcore", an_tensorcore_compute, N(OPTREE)},
     [AN_PASS_BREAKDOWN] = {"breakdown", an_breakdown_compute, N(STEPS)},
     [AN_PASS_COMM] = {"comm", an_comm_compute, N(STEPS) | N(OPTREE)},
     [AN_PASS_OPS] = {"ops", an_ops_compute, N(OPTREE)},
-    [AN_PASS_KERNELS] = {"kernels", an_kernels_compute, N(OPTREE)},
-    [AN_PASS_GPU] = {"gpu", an_gpu_compute, N(STEPS) | N(OPTREE) | N(KERNELS)},
+    [AN_PASS_KERNELS] = {"kernels", an_kernels_compute, N(OPTREE) | N(TENSORCORE)},
+    [AN_PASS_GPU] = {"gpu", an_gpu_compute, N(STEPS) | N(OPTREE) | N(TENSORCORE)},
     [AN_PASS_MEMORY] = {"memory", an_memory_compute, N(OPTREE)},
     [AN_PASS_MODULES] = {"modules", an_modules_compute, N(OPTREE)},
     [AN_PASS_DATAPIPE] = {"datapipe", an_datapipe_compute, N(STEPS) | N(BREAKDOWN)},
@@ -101,8 +102,8 @@ const struct an_pass_def an_passes[AN_PASS__N] = {
     [AN_PASS_HOSTINFO] = {"hostinfo", an_hostinfo_compute, 0},
     [AN_PASS_STEPTRACE] = {"steptrace", an_steptrace_compute, N(STEPS) | N(OPTREE)},
     [AN_PASS_ADVICE] = {"advice", an_advice_compute,
-			N(STEPS) | N(OPTREE) | N(BREAKDOWN) | N(COMM) | N(KERNELS) | N(GPU) |
-			    N(MEMORY) | N(DATAPIPE) | N(CPU)},
+			N(STEPS) | N(OPTREE) | N(TENSORCORE) | N(BREAKDOWN) | N(COMM) | N(KERNELS) |
+			    N(GPU) | N(MEMORY) | N(DATAPIPE) | N(CPU)},
     [AN_PASS_TEMPORAL] = {"temporal", run_temporal, 0},
     [AN_PASS_IDLE] = {"idle", run_idle, 0},
     [AN_PASS_QUEUE] = {"queue", run_queue, 0},
@@ -237,6 +238,7 @@ void an_profile_release(struct an_profile *p)
 	vec_free(&p->ops.by_name_shape_stack);
 	vec_free(&p->kernels.by_name);
 	vec_free(&p->kernels.by_properties);
+	vec_free(&p->tc.devices);
 	for (i = 0; i < p->memory.devices.n; i++) {
 		vec_free(&p->memory.devices.v[i].ops);
 		vec_free(&p->memory.devices.v[i].curve);

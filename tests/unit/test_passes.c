@@ -116,9 +116,14 @@ static void test_need_runs_needs(void **state)
 	assert_int_equal(p.cache.done, (1u << AN_PASS_SEQUENCES) | (1u << AN_PASS_OPTREE));
 	assert_int_equal(an_profile_need(&p, AN_PASS_GPU, &err), NNS_OK);
 	assert_int_equal(p.cache.runs[AN_PASS_OPTREE], 1);
-	assert_int_equal(p.cache.runs[AN_PASS_KERNELS], 1);
+	assert_int_equal(p.cache.runs[AN_PASS_TENSORCORE], 1);
+	assert_int_equal(p.cache.runs[AN_PASS_KERNELS], 0); /* not a need of the GPU view */
 	assert_int_equal(p.cache.runs[AN_PASS_STEPS], 1);
 	assert_int_equal(p.gpus.n, 1);
+	/* the GPU view reads the tensor-core pass's share (k1, k2, k3: none
+	 * on tensor cores) */
+	assert_true(p.gpus.v[0].tensor_core_ratio == an_tc_device_ratio(&p, p.gpus.v[0].id));
+	assert_int_equal(p.tc.kernel_time, 90 * 1000);
 	an_profile_release(&p);
 	model_release(&m);
 }
