@@ -146,32 +146,11 @@ static uint32_t *path_ids(const struct hcp_result *r, size_t *n)
 	return v;
 }
 
-static void write_result(struct jsonw *w, const struct an_profile *p, const struct hcp_result *r)
+/* "breakdown" (path time by class) and "graph" (its size, edges by type) */
+static void write_graph(struct jsonw *w, const struct hcp_result *r)
 {
-	const struct model *m = p->m;
-	size_t i, nid = 0;
-	uint32_t *ids;
+	size_t i;
 
-	jsonw_obj_begin(w);
-	jsonw_kbool(w, "ok", r->ok);
-	if (r->ok)
-		jsonw_knull(w, "reason");
-	else
-		jsonw_kstr(w, "reason", r->reason);
-	jsonw_kstr(w, "step", r->step);
-	jsonw_kint(w, "step_index", (int64_t)r->step_index);
-	jsonw_key(w, "steps");
-	jsonw_arr_begin(w);
-	for (i = 0; i < p->overview.steps.n; i++)
-		jsonw_str(w, p->overview.steps.v[i].name);
-	jsonw_arr_end(w);
-	jsonw_kdouble(w, "step_start_us", out_us(r->step_start));
-	jsonw_kdouble(w, "step_end_us", out_us(r->step_end));
-	jsonw_kdouble(w, "step_us", out_us(r->step_end - r->step_start));
-	jsonw_kdouble(w, "total_us", out_us(r->total));
-	jsonw_kdouble(w, "span_us", out_us(r->span));
-	jsonw_kdouble(w, "path_start_us", out_us(r->path_start));
-	jsonw_kdouble(w, "path_end_us", out_us(r->path_end));
 	jsonw_key(w, "breakdown");
 	jsonw_obj_begin(w);
 	for (i = 0; i < HCP_C__N; i++)
@@ -190,7 +169,13 @@ static void write_result(struct jsonw *w, const struct an_profile *p, const stru
 	jsonw_kint(w, "sync_records", r->sync_events);
 	jsonw_kint(w, "sync_fallbacks", r->sync_fallbacks);
 	jsonw_obj_end(w);
-	write_top(w, m, r);
+}
+
+/* "segments": the path's edges, at most SEG_CAP */
+static void write_segments(struct jsonw *w, const struct model *m, const struct hcp_result *r)
+{
+	size_t i;
+
 	jsonw_kint(w, "segments_total", (int64_t)r->path.n + r->path_dropped);
 	jsonw_kbool(w, "segments_truncated", r->path.n + (size_t)r->path_dropped > SEG_CAP);
 	jsonw_key(w, "segments");
@@ -218,8 +203,16 @@ static void write_result(struct jsonw *w, const struct an_profile *p, const stru
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
-	/* every edge between two events (delays, waits, dependencies), for
-	 * the trace view's arrows: the segments above are capped */
+}
+
+/* "arrows": every edge between two events (delays, waits, dependencies),
+ * for the trace view's arrows (the segments are capped); then the
+ * "critical_ids" of the events on the path */
+static void write_arrows_ids(struct jsonw *w, const struct hcp_result *r)
+{
+	size_t i, nid = 0;
+	uint32_t *ids;
+
 	jsonw_key(w, "arrows");
 	jsonw_arr_begin(w);
 	for (i = 0; i < r->path.n && nid < ARROW_CAP; i++) {
@@ -245,6 +238,36 @@ static void write_result(struct jsonw *w, const struct an_profile *p, const stru
 		jsonw_int(w, ids[i]);
 	jsonw_arr_end(w);
 	free(ids);
+}
+
+static void write_result(struct jsonw *w, const struct an_profile *p, const struct hcp_result *r)
+{
+	size_t i;
+
+	jsonw_obj_begin(w);
+	jsonw_kbool(w, "ok", r->ok);
+	if (r->ok)
+		jsonw_knull(w, "reason");
+	else
+		jsonw_kstr(w, "reason", r->reason);
+	jsonw_kstr(w, "step", r->step);
+	jsonw_kint(w, "step_index", (int64_t)r->step_index);
+	jsonw_key(w, "steps");
+	jsonw_arr_begin(w);
+	for (i = 0; i < p->overview.steps.n; i++)
+		jsonw_str(w, p->overview.steps.v[i].name);
+	jsonw_arr_end(w);
+	jsonw_kdouble(w, "step_start_us", out_us(r->step_start));
+	jsonw_kdouble(w, "step_end_us", out_us(r->step_end));
+	jsonw_kdouble(w, "step_us", out_us(r->step_end - r->step_start));
+	jsonw_kdouble(w, "total_us", out_us(r->total));
+	jsonw_kdouble(w, "span_us", out_us(r->span));
+	jsonw_kdouble(w, "path_start_us", out_us(r->path_start));
+	jsonw_kdouble(w, "path_end_us", out_us(r->path_end));
+	write_graph(w, r);
+	write_top(w, p->m, r);
+	write_segments(w, p->m, r);
+	write_arrows_ids(w, r);
 	jsonw_obj_end(w);
 }
 
