@@ -12,11 +12,6 @@
 
 #include <stdio.h>
 
-static double pct(int64_t part, int64_t whole)
-{
-	return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
-}
-
 static void write_error(struct jsonw *w, const struct nns_err *err)
 {
 	jsonw_obj_begin(w);
@@ -118,6 +113,7 @@ void out_json_queue(struct jsonw *w, const struct an_profile *p)
 	struct nns_err err = {0};
 	const struct an_hta *h = an_profile_hta(p, AN_PASS_QUEUE, &err);
 	const struct hta_queue *t;
+	struct sc_ctx x = {0};
 	size_t i;
 
 	if (!h) {
@@ -125,6 +121,8 @@ void out_json_queue(struct jsonw *w, const struct an_profile *p)
 		return;
 	}
 	t = &h->queue;
+	x.m = p->m;
+	x.aux = t;
 	jsonw_obj_begin(w);
 	jsonw_kint(w, "max_queue_length", t->max_queue_length);
 	jsonw_kdouble(w, "trace_start_us", out_us(p->m->min_ts));
@@ -135,19 +133,8 @@ void out_json_queue(struct jsonw *w, const struct an_profile *p)
 		const struct hta_queue_stream *s = &t->streams.v[i];
 
 		jsonw_obj_begin(w);
-		jsonw_kint(w, "device", s->device);
-		jsonw_kint(w, "stream", s->stream);
-		jsonw_kint(w, "launches", s->launches);
-		jsonw_kint(w, "count", s->count);
-		jsonw_kdouble(w, "mean", s->mean);
-		jsonw_kdouble(w, "std", s->std);
-		jsonw_kdouble(w, "min", s->min);
-		jsonw_kdouble(w, "p25", s->p25);
-		jsonw_kdouble(w, "p50", s->p50);
-		jsonw_kdouble(w, "p75", s->p75);
-		jsonw_kdouble(w, "max", s->max);
-		jsonw_kdouble(w, "time_at_max_us", out_us(s->time_at_max));
-		jsonw_kdouble(w, "time_at_max_pct", pct(s->time_at_max, t->trace_dur));
+		x.index = i;
+		sc_json_fields(w, &sc_queue, s, &x, NULL);
 		write_series(w, "series", &s->series, p->m->min_ts);
 		jsonw_obj_end(w);
 	}
@@ -175,18 +162,7 @@ void out_json_membw(struct jsonw *w, const struct an_profile *p)
 		const struct hta_membw_kind *k = &t->kinds.v[i];
 
 		jsonw_obj_begin(w);
-		jsonw_kstr(w, "kind", k->name);
-		jsonw_kint(w, "count", k->count);
-		jsonw_kint(w, "with_bytes", k->with_bytes);
-		jsonw_kint(w, "with_bw", k->with_bw);
-		jsonw_kint(w, "kineto_bw", k->kineto_bw);
-		jsonw_kint(w, "bytes", k->bytes);
-		jsonw_kdouble(w, "time_us", out_us(k->time));
-		jsonw_kdouble(w, "bw_mean_gbps", k->bw_mean);
-		jsonw_kdouble(w, "bw_min_gbps", k->bw_min);
-		jsonw_kdouble(w, "bw_max_gbps", k->bw_max);
-		jsonw_kdouble(w, "bw_avg_gbps", k->bw_avg);
-		jsonw_kdouble(w, "peak_gbps", k->peak);
+		sc_json_fields(w, &sc_membw, k, NULL, NULL);
 		jsonw_key(w, "summary");
 		write_describe(w, &k->summary);
 		write_series(w, "series", &k->series, p->m->min_ts);
