@@ -144,7 +144,9 @@ void an_profile_init(struct an_profile *p, const struct model *m);
  * outcome: NNS_OK, or the status (and message) it failed with, every time.
  * Thread-safe on one profile. A profile is a cache of its model's
  * analyses: a pass adds its own result and changes nothing a reader has
- * seen, which is why writers holding the profile const may ask. */
+ * seen, which is why writers holding the profile const may ask. A pass's
+ * run must not call an_profile_need itself (the lock is held): its needs
+ * are in the table. */
 int an_profile_need(const struct an_profile *p, enum an_pass pass, struct nns_err *err);
 /* an_profile_init, then every base pass (the profile proper, not HTA's).
  * NNS_OK, NNS_EINVAL (model not finalized) or NNS_ENOMEM. */
