@@ -12,6 +12,7 @@
  */
 #include "analysis/an_hta.h"
 #include "output/output.h"
+#include "output/schema.h"
 
 #include <string.h>
 
@@ -50,33 +51,18 @@ static void dist_json(struct jsonw *w, const char *key, const struct hta_dist *d
 	jsonw_obj_end(w);
 }
 
-static void row_json(struct jsonw *w, const struct an_profile *p, const struct hta_launch_row *r)
-{
-	const struct model *m = p->m;
-	uint32_t op = hta_launch_op_name(p, r->launch);
-
-	jsonw_obj_begin(w);
-	jsonw_kstr(w, "kernel", out_str(m, m->events.v[r->dev].name));
-	jsonw_kstr(w, "op", op ? out_str(m, op) : NULL);
-	jsonw_kstr(w, "launch", out_str(m, m->events.v[r->launch].name));
-	jsonw_kdouble(w, "ts_us", out_us(m->events.v[r->launch].ts));
-	jsonw_kdouble(w, "kernel_ts_us", out_us(m->events.v[r->dev].ts));
-	jsonw_kdouble(w, "cpu_us", out_us(r->cpu_dur));
-	jsonw_kdouble(w, "gpu_us", out_us(r->gpu_dur));
-	jsonw_kdouble(w, "delay_us", out_us(r->delay));
-	jsonw_kdouble(w, "start_delay_us", out_us(r->start_delay));
-	jsonw_obj_end(w);
-}
-
 static void list_json(struct jsonw *w, const char *key, const struct an_profile *p,
 		      const struct hta_launches *l, const uint32_t *idx, size_t n)
 {
+	struct sc_ctx x = {p->m, 0, p};
 	size_t i;
 
 	jsonw_key(w, key);
 	jsonw_arr_begin(w);
-	for (i = 0; i < n; i++)
-		row_json(w, p, &l->rows.v[idx[i]]);
+	for (i = 0; i < n; i++) {
+		x.index = i;
+		sc_json_row(w, &sc_launches, &l->rows.v[idx[i]], &x, NULL);
+	}
 	jsonw_arr_end(w);
 }
 

@@ -7,6 +7,7 @@
  */
 #include "output/schema_int.h"
 
+#include "analysis/hta_launch.h"
 #include "analysis/hta_time.h"
 #include "importers/ms_aicore_detail.h"
 #include "importers/ms_aicore_type.h"
@@ -412,6 +413,65 @@ static const struct sc_col membw_cols[] = {
 
 const struct sc_table sc_membw = {"membw", "HTA memory bandwidth per copy kind", membw_cols,
 				  NCOLS(membw_cols), sizeof(struct hta_membw_kind)};
+
+/* ---- HTA kernel launches (launches.json's outlier lists; aux = profile) -- */
+
+/* a model string as the launch writers always wrote it: "" for none */
+static const char *launch_str(const struct model *m, uint32_t id)
+{
+	return m && id != STRPOOL_NONE ? model_str(m, id) : "";
+}
+
+static void ln_kernel(const struct sc_col *c, const void *row, const struct sc_ctx *x,
+		      struct sc_val *v)
+{
+	v->s = launch_str(x->m, x->m->events.v[((const struct hta_launch_row *)row)->dev].name);
+}
+
+static void ln_op(const struct sc_col *c, const void *row, const struct sc_ctx *x, struct sc_val *v)
+{
+	uint32_t op = hta_launch_op_name(x->aux, ((const struct hta_launch_row *)row)->launch);
+
+	v->s = op ? launch_str(x->m, op) : NULL;
+}
+
+static void ln_launch(const struct sc_col *c, const void *row, const struct sc_ctx *x,
+		      struct sc_val *v)
+{
+	v->s = launch_str(x->m, x->m->events.v[((const struct hta_launch_row *)row)->launch].name);
+}
+
+static void ln_ts(const struct sc_col *c, const void *row, const struct sc_ctx *x, struct sc_val *v)
+{
+	set_us(v, x->m->events.v[((const struct hta_launch_row *)row)->launch].ts);
+}
+
+static void ln_kernel_ts(const struct sc_col *c, const void *row, const struct sc_ctx *x,
+			 struct sc_val *v)
+{
+	set_us(v, x->m->events.v[((const struct hta_launch_row *)row)->dev].ts);
+}
+
+#define LN(n, field, title, doc)                                                                   \
+	COL(n, SC_REAL, SC_US, SC_F_NS, struct hta_launch_row, field, title, doc)
+
+static const struct sc_col launch_cols[] = {
+    FNC("kernel", SC_TEXT, SC_PLAIN, ln_kernel, "Kernel", "the device event's name"),
+    FNC("op", SC_TEXT, SC_PLAIN, ln_op, "Operator",
+	"the operator that issued the launch, null when none"),
+    FNC("launch", SC_TEXT, SC_PLAIN, ln_launch, "Launch", "the runtime/driver call"),
+    FNC("ts_us", SC_REAL, SC_US, ln_ts, "Launch µs", "launch start, µs on the trace clock"),
+    FNC("kernel_ts_us", SC_REAL, SC_US, ln_kernel_ts, "Kernel µs",
+	"device event start, µs on the trace clock"),
+    LN("cpu_us", cpu_dur, "CPU µs", "launch duration, µs"),
+    LN("gpu_us", gpu_dur, "GPU µs", "device event duration, µs"),
+    LN("delay_us", delay, "Delay µs",
+       "HTA launch delay: device start - launch end, clipped at 0, µs"),
+    LN("start_delay_us", start_delay, "Start delay µs", "device start - launch start, µs"),
+};
+
+const struct sc_table sc_launches = {"launches", "HTA kernel launches (outlier lists)", launch_cols,
+				     NCOLS(launch_cols), sizeof(struct hta_launch_row)};
 
 /* ---- MindSpore AI Core operators (ms_ops.json, ms_op_type.csv, ms_op_detail.csv) */
 
