@@ -6,6 +6,8 @@
  * Tensor-core / AMP advice only where the devices can have NVIDIA tensor
  * cores (an_tc_support): never on AMD, MTIA or pre-Volta traces.
  */
+#include "an_advice.h"
+#include "an_tensorcore.h"
 #include "analysis.h"
 #include "names.h"
 #include "text.h"
@@ -33,46 +35,6 @@ static int add(struct an_profile *p, const char *id, const char *fmt, ...)
 		return NNS_ENOMEM;
 	}
 	return 0;
-}
-
-/* Self kernel time of the "bottom" tensor-core-eligible operators (no
- * eligible descendant) over the self kernel time of all operators. */
-static double tc_eligible_ratio(struct an_profile *p)
-{
-	const struct model *m = p->m;
-	const struct an_optree *t = &p->tree;
-	int64_t *kself = calloc(t->nodes.n + 1, sizeof(int64_t));
-	uint8_t *desc = calloc(t->nodes.n + 1, 1);
-	int64_t all = 0, elig = 0;
-	size_t i;
-
-	if (!kself || !desc) {
-		free(kself);
-		free(desc);
-		return 0;
-	}
-	for (i = 0; i < m->events.n; i++) {
-		uint32_t node = t->owner[i];
-		if (m->events.v[i].kind == MK_KERNEL && node != MODEL_NOIDX &&
-		    m->launch_of[i] != MODEL_NOIDX)
-			kself[node] += m->events.v[i].dur;
-	}
-	for (i = t->nodes.n; i-- > 0;) {
-		const struct an_node *n = &t->nodes.v[i];
-		if (n->parent != MODEL_NOIDX && (n->tc_eligible || desc[i]))
-			desc[n->parent] = 1;
-	}
-	for (i = 0; i < t->nodes.n; i++) {
-		const struct an_node *n = &t->nodes.v[i];
-		if (n->type != AN_NODE_OP)
-			continue;
-		all += kself[i];
-		if (n->tc_eligible && !desc[i])
-			elig += kself[i];
-	}
-	free(kself);
-	free(desc);
-	return all > 0 ? (double)elig / (double)all : 0;
 }
 
 static void scan_usage(struct an_profile *p)
@@ -156,7 +118,6 @@ int an_advice_compute(struct an_profile *p, struct nns_err *err)
 	int rc = 0;
 
 	scan_usage(p);
-	p->tc_eligible_ops_kernel_ratio = tc_eligible_ratio(p);
 	if (total > 0 && o->avg[AN_DATALOADER] / total > 0.05)
 		rc |= add(
 		    p, "dataloader",

@@ -12,17 +12,19 @@
  * nccl:/gloo: op, since PyTorch 2.x writes external id == correlation on
  * them (kineto#782).
  */
+#include "an_steps.h"
 #include "analysis.h"
 #include "names.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-const char *const an_role_names[AN_NROLES] = {"Kernel",	 "Memcpy",     "Memset",   "Communication",
-					      "Runtime", "DataLoader", "CPU Exec", "Other"};
-const char *const an_role_keys[AN_NROLES] = {"kernel_us",	 "memcpy_us",  "memset_us",
-					     "communication_us", "runtime_us", "dataloader_us",
-					     "cpu_exec_us",	 "other_us"};
+#define NAME(role, name, key, title, desc) [role] = name,
+#define KEY(role, name, key, title, desc) [role] = key,
+const char *const an_role_names[AN_NROLES] = {AN_ROLE_TABLE(NAME)};
+const char *const an_role_keys[AN_NROLES] = {AN_ROLE_TABLE(KEY)};
+#undef NAME
+#undef KEY
 
 static int i64_cmp(const void *x, const void *y)
 {

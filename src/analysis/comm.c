@@ -25,6 +25,7 @@
  * nelems x dtype size, of the op itself, else summed over its collective
  * kernels.
  */
+#include "an_comm.h"
 #include "analysis.h"
 #include "common/satmath.h"
 #include "comm_bytes.h"

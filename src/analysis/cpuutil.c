@@ -30,6 +30,7 @@
  *
  * Owner: reader engineer.
  */
+#include "an_cpu.h"
 #include "analysis.h"
 #include "names.h"
 #include "text.h"

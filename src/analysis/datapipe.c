@@ -40,6 +40,7 @@
  *
  * Owner: reader engineer.
  */
+#include "an_datapipe.h"
 #include "analysis.h"
 #include "common/hmap.h"
 #include "names.h"

@@ -4,6 +4,7 @@
  * names, sorted by the size of the change (device total when either side
  * has GPU time, host total otherwise).
  */
+#include "an_diff.h"
 #include "analysis.h"
 #include "hta_critpath.h"
 

@@ -31,6 +31,7 @@
  * its comm ops were matched; workers without comm ops get overlap bars
  * only. d->note says what was degraded.
  */
+#include "an_dist.h"
 #include "analysis.h"
 #include "hta_launch.h"
 

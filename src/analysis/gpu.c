@@ -8,6 +8,8 @@
  * nanoseconds instead of crashing; an elementary interval where no kernel
  * runs has SM efficiency exactly 0 (tb_plugin's float sums left 1e-16).
  */
+#include "an_gpu.h"
+#include "an_tensorcore.h"
 #include "analysis.h"
 
 #include <stdlib.h>
@@ -174,7 +176,6 @@ struct gpu_sums {
 	struct edge *edges; /* blocks/SM edges of kernels that have them */
 	size_t ne;
 	double occ_w, occ_d; /* occupancy x time, and the time, in the window */
-	int64_t tc, all;     /* tensor-core kernel time, kernel time of operators */
 };
 
 /* Sums device id's kernels into x (x->busy and x->edges reused). */
@@ -186,11 +187,9 @@ static int sum_kernels(struct an_profile *p, int id, int64_t w0, int64_t w1, str
 	x->busy.r.n = 0;
 	x->ne = 0;
 	x->occ_w = x->occ_d = 0;
-	x->tc = x->all = 0;
 	for (i = 0; i < m->events.n; i++) {
 		const struct model_event *e = &m->events.v[i];
 		const struct model_dev_args *a;
-		uint32_t node;
 		if (e->kind != MK_KERNEL || device_of(m, e) != id)
 			continue;
 		if (iv_add(&x->busy, e->ts, e->ts + e->dur))
@@ -212,12 +211,6 @@ static int sum_kernels(struct an_profile *p, int id, int64_t w0, int64_t w1, str
 				x->occ_d += (double)(en - s);
 			}
 		}
-		node = p->tree.owner ? p->tree.owner[i] : MODEL_NOIDX;
-		if (node != MODEL_NOIDX && p->tree.nodes.v[node].type == AN_NODE_OP) {
-			x->all += e->dur;
-			if (an_tc_kernel_id(p, e->name))
-				x->tc += e->dur;
-		}
 	}
 	iv_merge(&x->busy);
 	return 0;
@@ -235,12 +228,7 @@ static int add_gpu(struct an_profile *p, int id, struct gpu_sums *x, int64_t w0,
 	g.kernel_time = iv_total_in(&x->busy, w0, w1);
 	g.utilization = w1 > w0 ? (double)g.kernel_time / (double)(w1 - w0) : 0;
 	g.achieved_occupancy = x->occ_d > 0 ? x->occ_w / x->occ_d : -1;
-	/* no NVIDIA tensor cores possible (AMD, MTIA, pre-Volta): unknown,
-	 * not a measured 0 */
-	if (p->tc_support == AN_TC_NONE || an_tc_support(p->m, &p->tc_ev, g.id) == AN_TC_NONE)
-		g.tensor_core_ratio = -1;
-	else
-		g.tensor_core_ratio = x->all > 0 ? (double)x->tc / (double)x->all : 0;
+	g.tensor_core_ratio = an_tc_device_ratio(p, g.id);
 	if (has_bps) {
 		if (sm_efficiency(&g, x->edges, x->ne, w0, w1))
 			goto fail;

@@ -18,6 +18,7 @@
  *
  * Owner: reader engineer.
  */
+#include "an_hostinfo.h"
 #include "analysis.h"
 
 #include <stdlib.h>

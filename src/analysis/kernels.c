@@ -9,6 +9,8 @@
  * of a 0 that reads as measured. The tensor-core share is unknown (-1) too
  * where the devices cannot have NVIDIA tensor cores (an_tc_support).
  */
+#include "an_kernels.h"
+#include "an_tensorcore.h"
 #include "analysis.h"
 #include "common/hmap.h"
 
@@ -167,15 +169,12 @@ int an_kernels_compute(struct an_profile *p, struct nns_err *err)
 	struct an_kernels *k = &p->kernels;
 	struct hmap by_name, by_prop, pairs;
 	acc_vec acc_name = {0}, acc_prop = {0};
-	int64_t tc_time = 0;
 	size_t i;
 	int rc = NNS_ENOMEM;
 
 	hmap_init(&by_name);
 	hmap_init(&by_prop);
 	hmap_init(&pairs);
-	an_tc_scan(m, &p->tc_ev);
-	p->tc_support = an_tc_support(m, &p->tc_ev, -1);
 	for (i = 0; i < m->events.n; i++) {
 		const struct model_event *e = &m->events.v[i];
 		const struct model_dev_args *a = NULL;
@@ -192,8 +191,6 @@ int an_kernels_compute(struct an_profile *p, struct nns_err *err)
 		proto.name = e->name;
 		proto.tensor_core = tc;
 		k->total_time += e->dur;
-		if (tc)
-			tc_time += e->dur;
 		if (add_kernel((kernel_rows *)&k->by_name, &acc_name, &by_name, e->name, e, a,
 			       &proto))
 			goto out;
@@ -213,10 +210,7 @@ int an_kernels_compute(struct an_profile *p, struct nns_err *err)
 	if (k->by_properties.n > 1)
 		qsort_r(k->by_properties.v, k->by_properties.n, sizeof(struct an_kernel_row),
 			prop_cmp, (void *)m);
-	if (p->tc_support == AN_TC_NONE) /* AMD, MTIA, pre-Volta: unknown */
-		k->tc_used_ratio = -1;
-	else
-		k->tc_used_ratio = k->total_time > 0 ? (double)tc_time / (double)k->total_time : 0;
+	k->tc_used_ratio = p->tc.used_ratio; /* -1 on AMD, MTIA, pre-Volta: unknown */
 	rc = NNS_OK;
 out:
 	hmap_release(&by_name);

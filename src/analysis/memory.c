@@ -35,6 +35,7 @@
  *   - an aten::empty* directly under the thread root is labelled alone
  *     (tb_plugin wrote "CallTreeRoot (aten::empty)").
  */
+#include "an_memory.h"
 #include "analysis.h"
 #include "common/satmath.h"
 #include "common/hmap.h"

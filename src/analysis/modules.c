@@ -58,6 +58,7 @@
  * raises (a group claimed twice, a time pointing into an AccumulateGrad or
  * a nested root, a leading AccumulateGrad) are skipped or start a group.
  */
+#include "an_modules.h"
 #include "analysis.h"
 
 #include <stdio.h>

@@ -5,6 +5,7 @@
  * nodes count: not ProfilerStep, DataLoader, Optimizer, Module, python or
  * user-annotation nodes, nor DataParallel/DistributedDataParallel.forward.
  */
+#include "an_ops.h"
 #include "analysis.h"
 #include "common/hmap.h"
 

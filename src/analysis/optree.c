@@ -14,6 +14,7 @@
  * memset) belong to their launch's node. A launch's host time is taken
  * from the node that holds it in time, once, so no self time is negative.
  */
+#include "an_optree.h"
 #include "analysis.h"
 #include "names.h"
 #include "common/hmap.h"

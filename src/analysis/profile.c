@@ -1,30 +1,218 @@
 /*
- * profile.c - runs every per-worker analysis in dependency order and frees
- * the results (an_profile_compute / an_profile_release).
+ * profile.c - the pass table of a worker's profile and its cache: which
+ * analyses exist, what each needs, and an_profile_need, which runs a pass
+ * (its needs first) once and remembers how it went. an_profile_compute
+ * runs the base passes; an_profile_release frees what every pass made.
+ *
+ * The table is the order of truth: a pass only needs passes above it, so
+ * running them top to bottom is always valid and cycles cannot be written
+ * (tests/unit/test_passes.c checks it).
  */
-#include "analysis.h"
+#include "analysis/an_hta.h"
 #include "analysis/an_ms.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-int an_profile_compute(struct an_profile *p, const struct model *m, struct nns_err *err)
-{
-	int rc;
+_Static_assert(AN_PASS__N <= 32, "the pass masks are 32 bits");
 
+/* ---- HTA's passes: their analyses with HTA's defaults ---------------------- */
+
+static int run_temporal(struct an_profile *p, struct nns_err *err)
+{
+	int rc = hta_temporal_compute(p->m, &p->hta->temporal, err);
+
+	if (rc)
+		hta_temporal_release(&p->hta->temporal);
+	return rc;
+}
+
+static int run_idle(struct an_profile *p, struct nns_err *err)
+{
+	int rc = hta_idle_compute(p->m, -1, &p->hta->idle, err);
+
+	if (rc)
+		hta_idle_release(&p->hta->idle);
+	return rc;
+}
+
+static int run_queue(struct an_profile *p, struct nns_err *err)
+{
+	int rc = hta_queue_compute(p->m, 0, &p->hta->queue, err);
+
+	if (rc)
+		hta_queue_release(&p->hta->queue);
+	return rc;
+}
+
+static int run_membw(struct an_profile *p, struct nns_err *err)
+{
+	int rc = hta_membw_compute(p->m, &p->hta->membw, err);
+
+	if (rc)
+		hta_membw_release(&p->hta->membw);
+	return rc;
+}
+
+static int run_launches(struct an_profile *p, struct nns_err *err)
+{
+	return hta_launches_compute(p, NULL, &p->hta->launches, err);
+}
+
+static int run_annotations(struct an_profile *p, struct nns_err *err)
+{
+	return hta_annotations_compute(p, &p->hta->annotations, err);
+}
+
+static int run_sequences(struct an_profile *p, struct nns_err *err)
+{
+	return hta_sequences_default(p, 0, &p->hta->sequences, err);
+}
+
+static int run_critpath(struct an_profile *p, struct nns_err *err)
+{
+	struct hcp_opts o = {NULL};
+
+	return hcp_compute(&p->hta->critpath, p, &o, err);
+}
+
+static int run_critpath_step(struct an_profile *p, struct nns_err *err)
+{
+	struct hcp_opts o = {p->opts.critpath_step};
+
+	return hcp_compute(&p->hta->critpath_step, p, &o, err);
+}
+
+/* ---- the table -------------------------------------------------------------- */
+
+#define N(x) (1u << AN_PASS_##x)
+
+const struct an_pass_def an_passes[AN_PASS__N] = {
+    [AN_PASS_STEPS] = {"steps", an_steps_compute, 0},
+    [AN_PASS_OPTREE] = {"optree", an_optree_compute, 0},
+    [AN_PASS_TENSORCORE] = {"tensorcore", an_tensorcore_compute, N(OPTREE)},
+    [AN_PASS_BREAKDOWN] = {"breakdown", an_breakdown_compute, N(STEPS)},
+    [AN_PASS_COMM] = {"comm", an_comm_compute, N(STEPS) | N(OPTREE)},
+    [AN_PASS_OPS] = {"ops", an_ops_compute, N(OPTREE)},
+    [AN_PASS_KERNELS] = {"kernels", an_kernels_compute, N(OPTREE) | N(TENSORCORE)},
+    [AN_PASS_GPU] = {"gpu", an_gpu_compute, N(STEPS) | N(OPTREE) | N(TENSORCORE)},
+    [AN_PASS_MEMORY] = {"memory", an_memory_compute, N(OPTREE)},
+    [AN_PASS_MODULES] = {"modules", an_modules_compute, N(OPTREE)},
+    [AN_PASS_DATAPIPE] = {"datapipe", an_datapipe_compute, N(STEPS) | N(BREAKDOWN)},
+    [AN_PASS_CPU] = {"cpu", an_cpu_compute, N(STEPS)},
+    [AN_PASS_HOSTINFO] = {"hostinfo", an_hostinfo_compute, 0},
+    [AN_PASS_STEPTRACE] = {"steptrace", an_steptrace_compute, N(STEPS) | N(OPTREE)},
+    [AN_PASS_ADVICE] = {"advice", an_advice_compute,
+			N(STEPS) | N(OPTREE) | N(TENSORCORE) | N(BREAKDOWN) | N(COMM) | N(KERNELS) |
+			    N(GPU) | N(MEMORY) | N(DATAPIPE) | N(CPU)},
+    [AN_PASS_TEMPORAL] = {"temporal", run_temporal, 0},
+    [AN_PASS_IDLE] = {"idle", run_idle, 0},
+    [AN_PASS_QUEUE] = {"queue", run_queue, 0},
+    [AN_PASS_MEMBW] = {"membw", run_membw, 0},
+    [AN_PASS_LAUNCHES] = {"launches", run_launches, N(OPTREE)},
+    [AN_PASS_ANNOTATIONS] = {"annotations", run_annotations, 0},
+    [AN_PASS_SEQUENCES] = {"sequences", run_sequences, N(OPTREE)},
+    [AN_PASS_CRITPATH] = {"critpath", run_critpath, N(STEPS)},
+    [AN_PASS_CRITPATH_STEP] = {"critpath_step", run_critpath_step, N(STEPS)},
+};
+
+#undef N
+
+/* ---- the cache -------------------------------------------------------------- */
+
+void an_profile_init(struct an_profile *p, const struct model *m)
+{
 	memset(p, 0, sizeof(*p));
 	p->m = m;
+	pthread_mutex_init(&p->cache.lock, NULL);
+}
+
+/* Runs pass (after its needs) unless it ran; the lock is held. */
+static int need_locked(struct an_profile *p, enum an_pass pass)
+{
+	struct an_pass_cache *c = &p->cache;
+	const struct an_pass_def *d = &an_passes[pass];
+	struct nns_err e;
+	int k, rc = NNS_OK;
+
+	if (c->done & (1u << pass))
+		return c->rc[pass];
+	nns_err_clear(&e);
+	for (k = 0; k < (int)pass && rc == NNS_OK; k++)
+		if (d->needs & (1u << k))
+			rc = need_locked(p, (enum an_pass)k);
+	if (rc == NNS_OK) {
+		if (pass >= AN_PASS_NBASE && !p->hta && !(p->hta = calloc(1, sizeof(*p->hta))))
+			rc = nns_err_set(&e, NNS_ENOMEM, "out of memory");
+		else {
+			rc = d->run(p, &e);
+			c->runs[pass]++;
+		}
+	} else {
+		/* a need failed: this pass fails the same way */
+		for (k = 0; k < (int)pass; k++)
+			if ((d->needs & (1u << k)) && c->rc[k]) {
+				nns_err_set(&e, c->rc[k], "%s", c->msg[k] ? c->msg[k] : "");
+				break;
+			}
+	}
+	c->done |= 1u << pass;
+	c->rc[pass] = rc;
+	if (rc)
+		c->msg[pass] = strdup(e.msg);
+	return rc;
+}
+
+int an_profile_need(const struct an_profile *cp, enum an_pass pass, struct nns_err *err)
+{
+	/* the one place a const profile is filled: see analysis.h */
+	struct an_profile *p = (struct an_profile *)cp;
+	int rc;
+
+	if ((unsigned)pass >= AN_PASS__N || !p->m)
+		return nns_err_set(err, NNS_EINVAL, "internal: no pass %d on this profile",
+				   (int)pass);
+	pthread_mutex_lock(&p->cache.lock);
+	rc = need_locked(p, pass);
+	if (rc)
+		nns_err_set(err, rc, "%s", p->cache.msg[pass] ? p->cache.msg[pass] : "");
+	pthread_mutex_unlock(&p->cache.lock);
+	return rc;
+}
+
+const struct an_hta *an_profile_hta(const struct an_profile *p, enum an_pass pass,
+				    struct nns_err *err)
+{
+	return an_profile_need(p, pass, err) ? NULL : p->hta;
+}
+
+int an_profile_compute(struct an_profile *p, const struct model *m, struct nns_err *err)
+{
+	int k, rc;
+
+	an_profile_init(p, m);
 	if (!m->finalized)
 		return nns_err_set(err, NNS_EINVAL, "internal: model not finalized");
-	if ((rc = an_steps_compute(p, err)) || (rc = an_optree_compute(p, err)) ||
-	    (rc = an_breakdown_compute(p, err)) || (rc = an_comm_compute(p, err)) ||
-	    (rc = an_ops_compute(p, err)) || (rc = an_kernels_compute(p, err)) ||
-	    (rc = an_gpu_compute(p, err)) || (rc = an_memory_compute(p, err)) ||
-	    (rc = an_modules_compute(p, err)) || (rc = an_datapipe_compute(p, err)) ||
-	    (rc = an_cpu_compute(p, err)) || (rc = an_hostinfo_compute(p, err)) ||
-	    (rc = an_steptrace_compute(p, err)) || (rc = an_advice_compute(p, err)))
-		return rc;
+	for (k = 0; k < AN_PASS_NBASE; k++)
+		if ((rc = an_profile_need(p, (enum an_pass)k, err)))
+			return rc;
 	return NNS_OK;
+}
+
+static void hta_free(struct an_hta *h)
+{
+	if (!h)
+		return;
+	hta_temporal_release(&h->temporal);
+	hta_idle_release(&h->idle);
+	hta_queue_release(&h->queue);
+	hta_membw_release(&h->membw);
+	hta_launches_release(&h->launches);
+	hta_annotations_release(&h->annotations);
+	hta_sequences_release(&h->sequences);
+	hcp_release(&h->critpath);
+	hcp_release(&h->critpath_step);
+	free(h);
 }
 
 void an_profile_release(struct an_profile *p)
@@ -52,6 +240,7 @@ void an_profile_release(struct an_profile *p)
 	vec_free(&p->ops.by_name_shape_stack);
 	vec_free(&p->kernels.by_name);
 	vec_free(&p->kernels.by_properties);
+	vec_free(&p->tc.devices);
 	for (i = 0; i < p->memory.devices.n; i++) {
 		vec_free(&p->memory.devices.v[i].ops);
 		vec_free(&p->memory.devices.v[i].curve);
@@ -70,5 +259,9 @@ void an_profile_release(struct an_profile *p)
 	an_cpu_release(&p->cpu);
 	an_hostinfo_release(&p->hostinfo);
 	an_steptrace_release(&p->steptrace);
+	hta_free(p->hta);
+	for (r = 0; r < AN_PASS__N; r++)
+		free(p->cache.msg[r]);
+	pthread_mutex_destroy(&p->cache.lock);
 	memset(p, 0, sizeof(*p));
 }

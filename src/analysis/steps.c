@@ -11,6 +11,7 @@
  * dropped it below 0.8x).
  * A CPU step name seen twice (same name, overlapping) is kept once.
  */
+#include "an_steps.h"
 #include "analysis.h"
 #include "names.h"
 

@@ -37,6 +37,7 @@
  *     loading is all iteration interval.
  * O(n log n) in the number of tree nodes and events.
  */
+#include "an_steptrace.h"
 #include "analysis.h"
 #include "names.h"
 

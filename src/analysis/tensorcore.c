@@ -22,8 +22,10 @@
  * Volta, a ratio of 0 would read as measured and AMP advice as founded;
  * there the ratios are unknown and the advice is left out.
  */
+#include "an_tensorcore.h"
 #include "analysis.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const tc_kernel_patterns[] = {
@@ -194,4 +196,116 @@ int an_tc_support(const struct model *m, const struct an_tc_evidence *ev, int de
 			verdict = v;
 	}
 	return verdict;
+}
+
+/* ---- AN_PASS_TENSORCORE: the shares of kernel time on tensor cores ---------- */
+
+/* Self kernel time of the "bottom" tensor-core-eligible operators (no
+ * eligible descendant) over the self kernel time of all operators. */
+static int eligible_ratio(struct an_profile *p, double *out)
+{
+	const struct model *m = p->m;
+	const struct an_optree *t = &p->tree;
+	int64_t *kself = calloc(t->nodes.n + 1, sizeof(int64_t));
+	uint8_t *desc = calloc(t->nodes.n + 1, 1);
+	int64_t all = 0, elig = 0;
+	size_t i;
+
+	if (!kself || !desc) {
+		free(kself);
+		free(desc);
+		return NNS_ENOMEM;
+	}
+	for (i = 0; i < m->events.n; i++) {
+		uint32_t node = t->owner[i];
+		if (m->events.v[i].kind == MK_KERNEL && node != MODEL_NOIDX &&
+		    m->launch_of[i] != MODEL_NOIDX)
+			kself[node] += m->events.v[i].dur;
+	}
+	for (i = t->nodes.n; i-- > 0;) {
+		const struct an_node *n = &t->nodes.v[i];
+		if (n->parent != MODEL_NOIDX && (n->tc_eligible || desc[i]))
+			desc[n->parent] = 1;
+	}
+	for (i = 0; i < t->nodes.n; i++) {
+		const struct an_node *n = &t->nodes.v[i];
+		if (n->type != AN_NODE_OP)
+			continue;
+		all += kself[i];
+		if (n->tc_eligible && !desc[i])
+			elig += kself[i];
+	}
+	free(kself);
+	free(desc);
+	*out = all > 0 ? (double)elig / (double)all : 0;
+	return NNS_OK;
+}
+
+/* The row of device in t->devices, t->devices.n if none. */
+static size_t find_device(const struct an_tc *t, int device)
+{
+	size_t i;
+
+	for (i = 0; i < t->devices.n && t->devices.v[i].device != device; i++)
+		;
+	return i;
+}
+
+int an_tensorcore_compute(struct an_profile *p, struct nns_err *err)
+{
+	const struct model *m = p->m;
+	struct an_tc *t = &p->tc;
+	size_t i, k;
+
+	an_tc_scan(m, &p->tc_ev);
+	p->tc_support = an_tc_support(m, &p->tc_ev, -1);
+	for (i = 0; i < m->events.n; i++) {
+		const struct model_event *e = &m->events.v[i];
+		struct an_tc_device *d;
+		uint32_t node;
+		int tc, dev;
+
+		if (e->kind != MK_KERNEL)
+			continue;
+		tc = an_tc_kernel_id(p, e->name);
+		t->kernel_time += e->dur;
+		if (tc)
+			t->tc_time += e->dur;
+		node = p->tree.owner ? p->tree.owner[i] : MODEL_NOIDX;
+		if (node == MODEL_NOIDX || p->tree.nodes.v[node].type != AN_NODE_OP)
+			continue;
+		dev = model_event_device(m, (uint32_t)i);
+		dev = dev >= 0 ? dev : 0; /* the GPU view's device */
+		k = find_device(t, dev);
+		if (k == t->devices.n) {
+			struct an_tc_device z = {dev, 0, 0};
+
+			if (vec_push(&t->devices, z))
+				return nns_err_set(err, NNS_ENOMEM, "out of memory");
+		}
+		d = &t->devices.v[k];
+		d->kernel_time += e->dur;
+		if (tc)
+			d->tc_time += e->dur;
+	}
+	/* AMD, MTIA, pre-Volta: unknown, not a measured 0 */
+	if (p->tc_support == AN_TC_NONE)
+		t->used_ratio = -1;
+	else
+		t->used_ratio =
+		    t->kernel_time > 0 ? (double)t->tc_time / (double)t->kernel_time : 0;
+	if (eligible_ratio(p, &t->eligible_ops_kernel_ratio))
+		return nns_err_set(err, NNS_ENOMEM, "out of memory");
+	p->tc_eligible_ops_kernel_ratio = t->eligible_ops_kernel_ratio;
+	return NNS_OK;
+}
+
+double an_tc_device_ratio(const struct an_profile *p, int device)
+{
+	size_t k = find_device(&p->tc, device);
+	const struct an_tc_device *d = k < p->tc.devices.n ? &p->tc.devices.v[k] : NULL;
+
+	if (p->tc_support == AN_TC_NONE || an_tc_support(p->m, &p->tc_ev, device) == AN_TC_NONE)
+		return -1;
+	return d && d->kernel_time > 0 ? (double)d->tc_time / (double)d->kernel_time : 0;
 }

@@ -280,6 +280,7 @@ static int visit_share(const struct run *r, struct cli_visit *v, struct mpi_dl *
 			(*failed)++;
 			continue;
 		}
+		it.p.opts = v->aopts;
 		(*spans)++;
 		rc = v->on_profile ? v->on_profile(v->ctx, &it) : CLI_OK;
 		if (rc)

@@ -158,6 +158,7 @@ struct cli_visit {
 	const char *only_worker; /* NULL = all */
 	const char *only_span;	 /* NULL = all; a span name or suffix */
 	int want_dist;		 /* compute an_dist for groups of > 1 worker */
+	struct an_opts aopts;	 /* options of the passes, given to every profile */
 	size_t groups;		 /* set by cli_visit_run: span groups of the run */
 	size_t load_failed;	 /* spans that could not be loaded (counted, reported) */
 	void *ctx;

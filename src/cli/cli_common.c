@@ -580,6 +580,7 @@ int cli_visit_run(const struct run *r, struct cli_visit *v, size_t *visited)
 				v->load_failed++;
 				continue;
 			}
+			it->p.opts = v->aopts;
 			loaded++;
 			if (visited)
 				(*visited)++;

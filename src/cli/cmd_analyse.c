@@ -80,7 +80,6 @@ struct analyse_ctx {
 	int timeline;		   /* --timeline */
 	int64_t limit_bytes;	   /* --timeline-limit-mb, 0 = none */
 	int critpath;		   /* --critical-path */
-	const char *cp_step;	   /* its STEP, NULL = the first */
 	struct cli_sql sql;	   /* --sqlite (sql.db NULL without) */
 	const struct cli_visit *v; /* v->groups: span groups of the current run */
 	struct cli_visit visit;	   /* what v points to */
@@ -94,7 +93,7 @@ static int write_critpath(struct analyse_ctx *c, const struct cli_item *it, cons
 	nns_err_clear(&err);
 	snprintf(name, sizeof(name), "%s.critical.json", sub);
 	if (out_join(dir, sizeof(dir), c->out, sub, &err) ||
-	    out_write_critical_path(dir, c->out, name, &it->p, c->cp_step, &err)) {
+	    out_write_critical_path(dir, c->out, name, &it->p, &err)) {
 		cli_error(NULL, err.msg);
 		return CLI_EINPUT;
 	}
@@ -411,7 +410,6 @@ int cmd_analyse(int argc, char **argv)
 	ctx.timeline = a.timeline;
 	ctx.limit_bytes = (int64_t)a.limit_mb << 20;
 	ctx.critpath = a.critpath;
-	ctx.cp_step = a.cp_step;
 	return a.mpi ? analyse_mpi(&ctx, &a) : analyse_local(&ctx, &a);
 }
 
@@ -493,6 +491,7 @@ static int analyse_body(struct analyse_ctx *cx, const struct analyse_args *a, st
 		return status;
 	memset(v, 0, sizeof(*v));
 	v->steps = a->steps;
+	v->aopts.critpath_step = a->cp_step; /* the profiles' critical path */
 	cli_kineto_opts(&v->kopts, a->threads);
 	v->kopts.progress = root && v->kopts.progress;
 	v->want_dist = 1;

@@ -41,12 +41,11 @@ static void csv_table(FILE *f, const struct sc_table *t, const char *const *cols
 
 static void step_trace(FILE *f, const struct an_profile *p)
 {
+#define KEY(role, name, key, title, desc) key,
 	static const char *const cols[] = {
-	    "name:step",  "start_us",	   "end_us",	  "total_us",
-	    "kernel_us",  "memcpy_us",	   "memset_us",	  "communication_us",
-	    "runtime_us", "dataloader_us", "cpu_exec_us", "other_us",
-	    NULL,
+	    "name:step", "start_us", "end_us", "total_us", AN_ROLE_TABLE(KEY) NULL,
 	};
+#undef KEY
 
 	csv_table(f, &sc_steps, cols, p->overview.steps.v, p->overview.steps.n, NULL);
 }

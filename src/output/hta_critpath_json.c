@@ -8,7 +8,7 @@
  * (model ns / 1000) like overview.json's steps; the trace view subtracts
  * /api/trace/meta's origin_ns.
  */
-#include "analysis/hta_critpath.h"
+#include "analysis/an_hta.h"
 #include "output/outfile.h"
 #include "output/output.h"
 
@@ -146,32 +146,11 @@ static uint32_t *path_ids(const struct hcp_result *r, size_t *n)
 	return v;
 }
 
-static void write_result(struct jsonw *w, const struct an_profile *p, const struct hcp_result *r)
+/* "breakdown" (path time by class) and "graph" (its size, edges by type) */
+static void write_graph(struct jsonw *w, const struct hcp_result *r)
 {
-	const struct model *m = p->m;
-	size_t i, nid = 0;
-	uint32_t *ids;
+	size_t i;
 
-	jsonw_obj_begin(w);
-	jsonw_kbool(w, "ok", r->ok);
-	if (r->ok)
-		jsonw_knull(w, "reason");
-	else
-		jsonw_kstr(w, "reason", r->reason);
-	jsonw_kstr(w, "step", r->step);
-	jsonw_kint(w, "step_index", (int64_t)r->step_index);
-	jsonw_key(w, "steps");
-	jsonw_arr_begin(w);
-	for (i = 0; i < p->overview.steps.n; i++)
-		jsonw_str(w, p->overview.steps.v[i].name);
-	jsonw_arr_end(w);
-	jsonw_kdouble(w, "step_start_us", out_us(r->step_start));
-	jsonw_kdouble(w, "step_end_us", out_us(r->step_end));
-	jsonw_kdouble(w, "step_us", out_us(r->step_end - r->step_start));
-	jsonw_kdouble(w, "total_us", out_us(r->total));
-	jsonw_kdouble(w, "span_us", out_us(r->span));
-	jsonw_kdouble(w, "path_start_us", out_us(r->path_start));
-	jsonw_kdouble(w, "path_end_us", out_us(r->path_end));
 	jsonw_key(w, "breakdown");
 	jsonw_obj_begin(w);
 	for (i = 0; i < HCP_C__N; i++)
@@ -190,7 +169,13 @@ static void write_result(struct jsonw *w, const struct an_profile *p, const stru
 	jsonw_kint(w, "sync_records", r->sync_events);
 	jsonw_kint(w, "sync_fallbacks", r->sync_fallbacks);
 	jsonw_obj_end(w);
-	write_top(w, m, r);
+}
+
+/* "segments": the path's edges, at most SEG_CAP */
+static void write_segments(struct jsonw *w, const struct model *m, const struct hcp_result *r)
+{
+	size_t i;
+
 	jsonw_kint(w, "segments_total", (int64_t)r->path.n + r->path_dropped);
 	jsonw_kbool(w, "segments_truncated", r->path.n + (size_t)r->path_dropped > SEG_CAP);
 	jsonw_key(w, "segments");
@@ -218,8 +203,16 @@ static void write_result(struct jsonw *w, const struct an_profile *p, const stru
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
-	/* every edge between two events (delays, waits, dependencies), for
-	 * the trace view's arrows: the segments above are capped */
+}
+
+/* "arrows": every edge between two events (delays, waits, dependencies),
+ * for the trace view's arrows (the segments are capped); then the
+ * "critical_ids" of the events on the path */
+static void write_arrows_ids(struct jsonw *w, const struct hcp_result *r)
+{
+	size_t i, nid = 0;
+	uint32_t *ids;
+
 	jsonw_key(w, "arrows");
 	jsonw_arr_begin(w);
 	for (i = 0; i < r->path.n && nid < ARROW_CAP; i++) {
@@ -245,30 +238,70 @@ static void write_result(struct jsonw *w, const struct an_profile *p, const stru
 		jsonw_int(w, ids[i]);
 	jsonw_arr_end(w);
 	free(ids);
+}
+
+static void write_result(struct jsonw *w, const struct an_profile *p, const struct hcp_result *r)
+{
+	size_t i;
+
+	jsonw_obj_begin(w);
+	jsonw_kbool(w, "ok", r->ok);
+	if (r->ok)
+		jsonw_knull(w, "reason");
+	else
+		jsonw_kstr(w, "reason", r->reason);
+	jsonw_kstr(w, "step", r->step);
+	jsonw_kint(w, "step_index", (int64_t)r->step_index);
+	jsonw_key(w, "steps");
+	jsonw_arr_begin(w);
+	for (i = 0; i < p->overview.steps.n; i++)
+		jsonw_str(w, p->overview.steps.v[i].name);
+	jsonw_arr_end(w);
+	jsonw_kdouble(w, "step_start_us", out_us(r->step_start));
+	jsonw_kdouble(w, "step_end_us", out_us(r->step_end));
+	jsonw_kdouble(w, "step_us", out_us(r->step_end - r->step_start));
+	jsonw_kdouble(w, "total_us", out_us(r->total));
+	jsonw_kdouble(w, "span_us", out_us(r->span));
+	jsonw_kdouble(w, "path_start_us", out_us(r->path_start));
+	jsonw_kdouble(w, "path_end_us", out_us(r->path_end));
+	write_graph(w, r);
+	write_top(w, p->m, r);
+	write_segments(w, p->m, r);
+	write_arrows_ids(w, r);
 	jsonw_obj_end(w);
 }
 
-void out_json_critical_path_step(struct jsonw *w, const struct an_profile *p, const char *step)
+/* The path of the step p->opts.critpath_step names when the trace has it,
+ * else of the first step; NULL (err set) when its pass failed. */
+static const struct hcp_result *critpath(const struct an_profile *p, struct nns_err *err)
 {
-	struct hcp_opts o = {step};
-	struct hcp_result r;
+	const char *step = p->opts.critpath_step;
+	const struct an_hta *h;
+
+	if (step && *step) {
+		if (!(h = an_profile_hta(p, AN_PASS_CRITPATH_STEP, err)))
+			return NULL;
+		if (h->critpath_step.step[0])
+			return &h->critpath_step;
+	}
+	h = an_profile_hta(p, AN_PASS_CRITPATH, err);
+	return h ? &h->critpath : NULL;
+}
+
+void out_json_critical_path(struct jsonw *w, const struct an_profile *p)
+{
+	const struct hcp_result *r;
 	struct nns_err err;
 
 	nns_err_clear(&err);
-	if (hcp_compute(&r, p, &o, &err)) {
+	if (!(r = critpath(p, &err))) {
 		jsonw_obj_begin(w);
 		jsonw_kbool(w, "ok", 0);
 		jsonw_kstr(w, "reason", err.msg);
 		jsonw_obj_end(w);
 		return;
 	}
-	write_result(w, p, &r);
-	hcp_release(&r);
-}
-
-void out_json_critical_path(struct jsonw *w, const struct an_profile *p)
-{
-	out_json_critical_path_step(w, p, NULL);
+	write_result(w, p, r);
 }
 
 /* ---- the overlaid Chrome trace ------------------------------------------------ */
@@ -451,23 +484,27 @@ out:
 }
 
 int out_write_critical_path(const char *dir, const char *trace_dir, const char *trace_name,
-			    const struct an_profile *p, const char *step, struct nns_err *err)
+			    const struct an_profile *p, struct nns_err *err)
 {
-	struct hcp_opts o = {step};
-	struct hcp_result r;
+	const char *step = p->opts.critpath_step;
+	const struct hcp_result *r;
+	const struct an_hta *h;
 	int rc;
 
-	if ((rc = hcp_compute(&r, p, &o, err)))
-		return rc;
-	if (step && *step && !r.step[0]) { /* the step asked for is not there */
-		rc = nns_err_set(err, NNS_EINVAL, "--critical-path: %s", r.reason);
-		hcp_release(&r);
-		return rc;
+	if (step && *step) {
+		if (!(h = an_profile_hta(p, AN_PASS_CRITPATH_STEP, err)))
+			return err->code;
+		r = &h->critpath_step;
+		if (!r->step[0]) /* the step asked for is not there */
+			return nns_err_set(err, NNS_EINVAL, "--critical-path: %s", r->reason);
+	} else {
+		if (!(h = an_profile_hta(p, AN_PASS_CRITPATH, err)))
+			return err->code;
+		r = &h->critpath;
 	}
-	rc = write_doc(dir, "critical_path.json", p, &r, 0, err);
+	rc = write_doc(dir, "critical_path.json", p, r, 0, err);
 	if (!rc && trace_dir)
-		rc = write_doc(trace_dir, trace_name, p, &r, 1, err);
-	hcp_release(&r);
+		rc = write_doc(trace_dir, trace_name, p, r, 1, err);
 	return rc;
 }
 

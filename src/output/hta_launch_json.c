@@ -5,12 +5,14 @@
  * distributed.json (overlap_pct, step_time_us, late_start per worker; the
  * "stragglers" list). Keys and units: docs/HTA.md.
  *
- * Each writer runs its analysis on the finished profile; when that fails
- * (out of memory) the document is {"error": "..."}. Times are microseconds (double); ts_us are
+ * Each writer needs its pass of the profile (run on first use,
+ * analysis/an_hta.h); when that failed (out of memory) the document is
+ * {"error": "..."}. Times are microseconds (double); ts_us are
  * absolute like overview.json's steps, with trace_start_us to make them relative.
  */
-#include "analysis/hta_launch.h"
+#include "analysis/an_hta.h"
 #include "output/output.h"
+#include "output/schema.h"
 
 #include <string.h>
 
@@ -49,55 +51,40 @@ static void dist_json(struct jsonw *w, const char *key, const struct hta_dist *d
 	jsonw_obj_end(w);
 }
 
-static void row_json(struct jsonw *w, const struct an_profile *p, const struct hta_launch_row *r)
-{
-	const struct model *m = p->m;
-	uint32_t op = hta_launch_op_name(p, r->launch);
-
-	jsonw_obj_begin(w);
-	jsonw_kstr(w, "kernel", out_str(m, m->events.v[r->dev].name));
-	jsonw_kstr(w, "op", op ? out_str(m, op) : NULL);
-	jsonw_kstr(w, "launch", out_str(m, m->events.v[r->launch].name));
-	jsonw_kdouble(w, "ts_us", out_us(m->events.v[r->launch].ts));
-	jsonw_kdouble(w, "kernel_ts_us", out_us(m->events.v[r->dev].ts));
-	jsonw_kdouble(w, "cpu_us", out_us(r->cpu_dur));
-	jsonw_kdouble(w, "gpu_us", out_us(r->gpu_dur));
-	jsonw_kdouble(w, "delay_us", out_us(r->delay));
-	jsonw_kdouble(w, "start_delay_us", out_us(r->start_delay));
-	jsonw_obj_end(w);
-}
-
 static void list_json(struct jsonw *w, const char *key, const struct an_profile *p,
 		      const struct hta_launches *l, const uint32_t *idx, size_t n)
 {
+	struct sc_ctx x = {p->m, 0, p};
 	size_t i;
 
 	jsonw_key(w, key);
 	jsonw_arr_begin(w);
-	for (i = 0; i < n; i++)
-		row_json(w, p, &l->rows.v[idx[i]]);
+	for (i = 0; i < n; i++) {
+		x.index = i;
+		sc_json_row(w, &sc_launches, &l->rows.v[idx[i]], &x, NULL);
+	}
 	jsonw_arr_end(w);
 }
 
 void out_json_hta_launches(struct jsonw *w, const struct an_profile *p)
 {
-	struct hta_launches l;
+	const struct hta_launches *l;
+	const struct an_hta *h;
 	size_t i, stride;
 	struct nns_err err;
-	int rc;
 
 	nns_err_clear(&err);
-	rc = hta_launches_compute(p, NULL, &l, &err);
-	if (rc) {
+	if (!(h = an_profile_hta(p, AN_PASS_LAUNCHES, &err))) {
 		write_error(w, &err);
 		return;
 	}
+	l = &h->launches;
 	jsonw_obj_begin(w);
 	jsonw_kdouble(w, "trace_start_us", out_us(p->m ? p->m->min_ts : 0));
 	jsonw_key(w, "cutoffs");
 	jsonw_obj_begin(w);
-	jsonw_kdouble(w, "runtime_us", out_us(l.runtime_cutoff));
-	jsonw_kdouble(w, "launch_delay_us", out_us(l.launch_delay_cutoff));
+	jsonw_kdouble(w, "runtime_us", out_us(l->runtime_cutoff));
+	jsonw_kdouble(w, "launch_delay_us", out_us(l->launch_delay_cutoff));
 	jsonw_obj_end(w);
 	/* the two delays, named (docs/HTA.md) */
 	jsonw_key(w, "definitions");
@@ -107,39 +94,39 @@ void out_json_hta_launches(struct jsonw *w, const struct an_profile *p)
 		   "clipped at 0");
 	jsonw_kstr(w, "start_delay", "nnscope: device start - launch ts");
 	jsonw_obj_end(w);
-	jsonw_kint(w, "launches", (int64_t)l.rows.n);
-	jsonw_kint(w, "started_before_return", l.n_before_return);
-	jsonw_kint(w, "device_unlinked", l.device_unlinked);
-	jsonw_kint(w, "graph_launches_skipped", l.graph_launches_skipped);
+	jsonw_kint(w, "launches", (int64_t)l->rows.n);
+	jsonw_kint(w, "started_before_return", l->n_before_return);
+	jsonw_kint(w, "device_unlinked", l->device_unlinked);
+	jsonw_kint(w, "graph_launches_skipped", l->graph_launches_skipped);
 	jsonw_key(w, "counts");
 	jsonw_obj_begin(w);
-	jsonw_kint(w, "short_kernels", l.n_short);
-	jsonw_kint(w, "runtime_outliers", l.n_runtime_outliers);
-	jsonw_kint(w, "launch_delay_outliers", l.n_delay_outliers);
+	jsonw_kint(w, "short_kernels", l->n_short);
+	jsonw_kint(w, "runtime_outliers", l->n_runtime_outliers);
+	jsonw_kint(w, "launch_delay_outliers", l->n_delay_outliers);
 	jsonw_obj_end(w);
 	jsonw_key(w, "summary_us");
 	jsonw_obj_begin(w);
-	dist_json(w, "cpu", &l.cpu);
-	dist_json(w, "gpu", &l.gpu);
-	dist_json(w, "delay", &l.delay);
-	dist_json(w, "start_delay", &l.start_delay);
+	dist_json(w, "cpu", &l->cpu);
+	dist_json(w, "gpu", &l->gpu);
+	dist_json(w, "delay", &l->delay);
+	dist_json(w, "start_delay", &l->start_delay);
 	jsonw_obj_end(w);
 	jsonw_key(w, "delay_histogram");
 	jsonw_obj_begin(w);
-	jsonw_kdouble(w, "lo_us", out_us(l.hist_lo));
-	jsonw_kdouble(w, "width_us", out_us(l.hist_width));
+	jsonw_kdouble(w, "lo_us", out_us(l->hist_lo));
+	jsonw_kdouble(w, "width_us", out_us(l->hist_width));
 	jsonw_key(w, "counts");
 	jsonw_arr_begin(w);
-	for (i = 0; l.rows.n && i < HTA_DELAY_BINS; i++)
-		jsonw_int(w, l.hist[i]);
+	for (i = 0; l->rows.n && i < HTA_DELAY_BINS; i++)
+		jsonw_int(w, l->hist[i]);
 	jsonw_arr_end(w);
 	jsonw_obj_end(w);
 	/* [launch ts_us, delay_us, cpu_us, gpu_us], evenly strided */
 	jsonw_key(w, "points");
 	jsonw_arr_begin(w);
-	stride = l.rows.n > HTA_POINTS_MAX ? (l.rows.n + HTA_POINTS_MAX - 1) / HTA_POINTS_MAX : 1;
-	for (i = 0; i < l.rows.n; i += stride) {
-		const struct hta_launch_row *r = &l.rows.v[i];
+	stride = l->rows.n > HTA_POINTS_MAX ? (l->rows.n + HTA_POINTS_MAX - 1) / HTA_POINTS_MAX : 1;
+	for (i = 0; i < l->rows.n; i += stride) {
+		const struct hta_launch_row *r = &l->rows.v[i];
 		jsonw_arr_begin(w);
 		jsonw_double(w, out_us(p->m->events.v[r->launch].ts));
 		jsonw_double(w, out_us(r->delay));
@@ -148,11 +135,10 @@ void out_json_hta_launches(struct jsonw *w, const struct an_profile *p)
 		jsonw_arr_end(w);
 	}
 	jsonw_arr_end(w);
-	list_json(w, "short_kernels", p, &l, l.top_short.v, l.top_short.n);
-	list_json(w, "runtime_outliers", p, &l, l.top_runtime.v, l.top_runtime.n);
-	list_json(w, "launch_delay_outliers", p, &l, l.top_delay.v, l.top_delay.n);
+	list_json(w, "short_kernels", p, l, l->top_short.v, l->top_short.n);
+	list_json(w, "runtime_outliers", p, l, l->top_runtime.v, l->top_runtime.n);
+	list_json(w, "launch_delay_outliers", p, l, l->top_delay.v, l->top_delay.n);
 	jsonw_obj_end(w);
-	hta_launches_release(&l);
 }
 
 /* ---- annotations.json --------------------------------------------------- */
@@ -195,25 +181,24 @@ static void anno_rows(struct jsonw *w, const char *key, const struct an_profile 
 
 void out_json_hta_annotations(struct jsonw *w, const struct an_profile *p)
 {
-	struct hta_annotations a;
+	const struct hta_annotations *a;
+	const struct an_hta *h;
 	struct nns_err err;
-	int rc;
 
 	nns_err_clear(&err);
-	rc = hta_annotations_compute(p, &a, &err);
-	if (rc) {
+	if (!(h = an_profile_hta(p, AN_PASS_ANNOTATIONS, &err))) {
 		write_error(w, &err);
 		return;
 	}
+	a = &h->annotations;
 	jsonw_obj_begin(w);
-	anno_rows(w, "cpu", p, &a, a.cpu.v, a.cpu.n, 0);
-	jsonw_kint(w, "cpu_more", a.cpu_more);
-	anno_rows(w, "gpu", p, &a, a.gpu.v, a.gpu.n, 1);
-	jsonw_kint(w, "gpu_more", a.gpu_more);
-	jsonw_kint(w, "device_events", a.device_events);
-	jsonw_kint(w, "device_covered", a.device_covered);
+	anno_rows(w, "cpu", p, a, a->cpu.v, a->cpu.n, 0);
+	jsonw_kint(w, "cpu_more", a->cpu_more);
+	anno_rows(w, "gpu", p, a, a->gpu.v, a->gpu.n, 1);
+	jsonw_kint(w, "gpu_more", a->gpu_more);
+	jsonw_kint(w, "device_events", a->device_events);
+	jsonw_kint(w, "device_covered", a->device_covered);
 	jsonw_obj_end(w);
-	hta_annotations_release(&a);
 }
 
 /* ---- sequences.json ----------------------------------------------------- */
@@ -239,24 +224,24 @@ static void pattern_json(struct jsonw *w, const struct an_profile *p, const stru
 
 void out_json_hta_sequences(struct jsonw *w, const struct an_profile *p)
 {
-	struct hta_sequences s;
+	const struct hta_sequences *s;
+	const struct an_hta *h;
 	size_t i, k;
 	struct nns_err err;
-	int rc;
 
 	nns_err_clear(&err);
-	rc = hta_sequences_default(p, 0, &s, &err);
-	if (rc) {
+	if (!(h = an_profile_hta(p, AN_PASS_SEQUENCES, &err))) {
 		write_error(w, &err);
 		return;
 	}
+	s = &h->sequences;
 	jsonw_obj_begin(w);
-	jsonw_kint(w, "min_pattern_len", (int64_t)s.min_len);
-	jsonw_kint(w, "top_k", (int64_t)s.top_k);
+	jsonw_kint(w, "min_pattern_len", (int64_t)s->min_len);
+	jsonw_kint(w, "top_k", (int64_t)s->top_k);
 	jsonw_key(w, "ops");
 	jsonw_arr_begin(w);
-	for (i = 0; i < s.ops.n; i++) {
-		const struct hta_seq_op *o = &s.ops.v[i];
+	for (i = 0; i < s->ops.n; i++) {
+		const struct hta_seq_op *o = &s->ops.v[i];
 
 		jsonw_obj_begin(w);
 		jsonw_kstr(w, "operator", o->query);
@@ -267,13 +252,12 @@ void out_json_hta_sequences(struct jsonw *w, const struct an_profile *p)
 		jsonw_key(w, "patterns");
 		jsonw_arr_begin(w);
 		for (k = o->first; k < o->first + o->n; k++)
-			pattern_json(w, p, &s, &s.patterns.v[k]);
+			pattern_json(w, p, s, &s->patterns.v[k]);
 		jsonw_arr_end(w);
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
 	jsonw_obj_end(w);
-	hta_sequences_release(&s);
 }
 
 /* ---- distributed.json fields -------------------------------------------- */

@@ -1,22 +1,16 @@
 /*
  * hta_time_json.c - temporal.json, idle.json, queue.json and membw.json:
  * the writers of nnscope's HTA time analyses (analysis/hta_time.h). Each
- * runs its analysis on the profile's model when called (they are not part
- * of an_profile_compute) and writes one complete object, or
- * {"error": "..."} when the analysis fails. Times in microseconds, series
- * times relative to the trace start (trace_start_us), bandwidths in GB/s;
- * docs/HTA.md describes every key.
+ * needs its pass of the profile (run on first use, analysis/an_hta.h) and
+ * writes one complete object, or {"error": "..."} when the pass failed. Times in microseconds,
+ * series times relative to the trace start (trace_start_us), bandwidths in GB/s; docs/HTA.md
+ * describes every key.
  */
-#include "analysis/hta_time.h"
+#include "analysis/an_hta.h"
 #include "output/output.h"
 #include "output/schema.h"
 
 #include <stdio.h>
-
-static double pct(int64_t part, int64_t whole)
-{
-	return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
-}
 
 static void write_error(struct jsonw *w, const struct nns_err *err)
 {
@@ -57,38 +51,38 @@ static void write_describe(struct jsonw *w, const struct hta_describe *d)
 
 void out_json_temporal(struct jsonw *w, const struct an_profile *p)
 {
-	struct hta_temporal t;
 	struct nns_err err = {0};
+	const struct an_hta *h = an_profile_hta(p, AN_PASS_TEMPORAL, &err);
 
-	if (hta_temporal_compute(p->m, &t, &err) != NNS_OK) {
+	if (!h) {
 		write_error(w, &err);
-		hta_temporal_release(&t);
 		return;
 	}
 	jsonw_obj_begin(w);
-	sc_json_rows(w, "devices", &sc_temporal, t.devs.v, t.devs.n, NULL, NULL);
+	sc_json_rows(w, "devices", &sc_temporal, h->temporal.devs.v, h->temporal.devs.n, NULL,
+		     NULL);
 	jsonw_obj_end(w);
-	hta_temporal_release(&t);
 }
 
 void out_json_idle(struct jsonw *w, const struct an_profile *p)
 {
-	struct hta_idle t;
 	struct nns_err err = {0};
+	const struct an_hta *h = an_profile_hta(p, AN_PASS_IDLE, &err);
+	const struct hta_idle *t;
 	size_t i;
 	int k;
 
-	if (hta_idle_compute(p->m, -1, &t, &err) != NNS_OK) {
+	if (!h) {
 		write_error(w, &err);
-		hta_idle_release(&t);
 		return;
 	}
+	t = &h->idle;
 	jsonw_obj_begin(w);
-	jsonw_kdouble(w, "consecutive_kernel_delay_us", out_us(t.consecutive_kernel_delay));
+	jsonw_kdouble(w, "consecutive_kernel_delay_us", out_us(t->consecutive_kernel_delay));
 	jsonw_key(w, "streams");
 	jsonw_arr_begin(w);
-	for (i = 0; i < t.streams.n; i++) {
-		const struct hta_idle_stream *s = &t.streams.v[i];
+	for (i = 0; i < t->streams.n; i++) {
+		const struct hta_idle_stream *s = &t->streams.v[i];
 
 		jsonw_obj_begin(w);
 		sc_json_fields(w, &sc_idle, s, NULL, NULL);
@@ -112,82 +106,63 @@ void out_json_idle(struct jsonw *w, const struct an_profile *p)
 	}
 	jsonw_arr_end(w);
 	jsonw_obj_end(w);
-	hta_idle_release(&t);
 }
 
 void out_json_queue(struct jsonw *w, const struct an_profile *p)
 {
-	struct hta_queue t;
 	struct nns_err err = {0};
+	const struct an_hta *h = an_profile_hta(p, AN_PASS_QUEUE, &err);
+	const struct hta_queue *t;
+	struct sc_ctx x = {0};
 	size_t i;
 
-	if (hta_queue_compute(p->m, 0, &t, &err) != NNS_OK) {
+	if (!h) {
 		write_error(w, &err);
-		hta_queue_release(&t);
 		return;
 	}
+	t = &h->queue;
+	x.m = p->m;
+	x.aux = t;
 	jsonw_obj_begin(w);
-	jsonw_kint(w, "max_queue_length", t.max_queue_length);
+	jsonw_kint(w, "max_queue_length", t->max_queue_length);
 	jsonw_kdouble(w, "trace_start_us", out_us(p->m->min_ts));
-	jsonw_kdouble(w, "trace_us", out_us(t.trace_dur));
+	jsonw_kdouble(w, "trace_us", out_us(t->trace_dur));
 	jsonw_key(w, "streams");
 	jsonw_arr_begin(w);
-	for (i = 0; i < t.streams.n; i++) {
-		const struct hta_queue_stream *s = &t.streams.v[i];
+	for (i = 0; i < t->streams.n; i++) {
+		const struct hta_queue_stream *s = &t->streams.v[i];
 
 		jsonw_obj_begin(w);
-		jsonw_kint(w, "device", s->device);
-		jsonw_kint(w, "stream", s->stream);
-		jsonw_kint(w, "launches", s->launches);
-		jsonw_kint(w, "count", s->count);
-		jsonw_kdouble(w, "mean", s->mean);
-		jsonw_kdouble(w, "std", s->std);
-		jsonw_kdouble(w, "min", s->min);
-		jsonw_kdouble(w, "p25", s->p25);
-		jsonw_kdouble(w, "p50", s->p50);
-		jsonw_kdouble(w, "p75", s->p75);
-		jsonw_kdouble(w, "max", s->max);
-		jsonw_kdouble(w, "time_at_max_us", out_us(s->time_at_max));
-		jsonw_kdouble(w, "time_at_max_pct", pct(s->time_at_max, t.trace_dur));
+		x.index = i;
+		sc_json_fields(w, &sc_queue, s, &x, NULL);
 		write_series(w, "series", &s->series, p->m->min_ts);
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
 	jsonw_obj_end(w);
-	hta_queue_release(&t);
 }
 
 void out_json_membw(struct jsonw *w, const struct an_profile *p)
 {
-	struct hta_membw t;
 	struct nns_err err = {0};
+	const struct an_hta *h = an_profile_hta(p, AN_PASS_MEMBW, &err);
+	const struct hta_membw *t;
 	size_t i;
 
-	if (hta_membw_compute(p->m, &t, &err) != NNS_OK) {
+	if (!h) {
 		write_error(w, &err);
-		hta_membw_release(&t);
 		return;
 	}
+	t = &h->membw;
 	jsonw_obj_begin(w);
 	jsonw_kdouble(w, "trace_start_us", out_us(p->m->min_ts));
 	jsonw_key(w, "kinds");
 	jsonw_arr_begin(w);
-	for (i = 0; i < t.kinds.n; i++) {
-		const struct hta_membw_kind *k = &t.kinds.v[i];
+	for (i = 0; i < t->kinds.n; i++) {
+		const struct hta_membw_kind *k = &t->kinds.v[i];
 
 		jsonw_obj_begin(w);
-		jsonw_kstr(w, "kind", k->name);
-		jsonw_kint(w, "count", k->count);
-		jsonw_kint(w, "with_bytes", k->with_bytes);
-		jsonw_kint(w, "with_bw", k->with_bw);
-		jsonw_kint(w, "kineto_bw", k->kineto_bw);
-		jsonw_kint(w, "bytes", k->bytes);
-		jsonw_kdouble(w, "time_us", out_us(k->time));
-		jsonw_kdouble(w, "bw_mean_gbps", k->bw_mean);
-		jsonw_kdouble(w, "bw_min_gbps", k->bw_min);
-		jsonw_kdouble(w, "bw_max_gbps", k->bw_max);
-		jsonw_kdouble(w, "bw_avg_gbps", k->bw_avg);
-		jsonw_kdouble(w, "peak_gbps", k->peak);
+		sc_json_fields(w, &sc_membw, k, NULL, NULL);
 		jsonw_key(w, "summary");
 		write_describe(w, &k->summary);
 		write_series(w, "series", &k->series, p->m->min_ts);
@@ -195,5 +170,4 @@ void out_json_membw(struct jsonw *w, const struct an_profile *p)
 	}
 	jsonw_arr_end(w);
 	jsonw_obj_end(w);
-	hta_membw_release(&t);
 }

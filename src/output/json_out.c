@@ -11,12 +11,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The overview keys of the step roles, in enum an_role order (SPEC §4). */
-static const char *const role_key[AN_NROLES] = {
-    "kernel_us",  "memcpy_us",	   "memset_us",	  "communication_us",
-    "runtime_us", "dataloader_us", "cpu_exec_us", "other_us",
-};
-
 /* ---- overview.json ----------------------------------------------------- */
 
 /* "key": [[time_us, value], ...] */
@@ -146,7 +140,7 @@ void out_json_overview(struct jsonw *w, const struct an_profile *p, const struct
 	jsonw_obj_begin(w);
 	jsonw_kdouble(w, "total_us", ov->avg_total / 1000.0);
 	for (int r = 0; r < AN_NROLES; r++)
-		jsonw_kdouble(w, role_key[r], ov->avg[r] / 1000.0);
+		jsonw_kdouble(w, an_role_keys[r], ov->avg[r] / 1000.0);
 	jsonw_kint(w, "steps", (int64_t)ov->steps.n);
 	jsonw_obj_end(w);
 
@@ -316,7 +310,7 @@ static void write_step_avg(struct jsonw *w, const char *key, const double *v)
 	jsonw_obj_begin(w);
 	jsonw_kdouble(w, "total_us", v[AN_NROLES] / 1000.0);
 	for (int r = 0; r < AN_NROLES; r++)
-		jsonw_kdouble(w, role_key[r], v[r] / 1000.0);
+		jsonw_kdouble(w, an_role_keys[r], v[r] / 1000.0);
 	jsonw_obj_end(w);
 }
 

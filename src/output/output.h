@@ -139,18 +139,18 @@ void out_json_ms_dynshape_view(struct jsonw *w, const struct an_profile *p);
  * ms_op_detail.csv, each when its source file is there. */
 int out_write_ms_csv(const char *dir, const struct an_profile *p, struct nns_err *err);
 
-/* HTA critical path (hta_critpath_json.c, docs/HTA.md):
- * critical_path.json of the first step, or of step (its name, "5" or
- * "ProfilerStep#5"; NULL = the first). */
+/* HTA critical path (hta_critpath_json.c, docs/HTA.md): critical_path.json
+ * of the step p->opts.critpath_step names ("5" or "ProfilerStep#5") when
+ * the trace has it, else of the first step. */
 void out_json_critical_path(struct jsonw *w, const struct an_profile *p);
-void out_json_critical_path_step(struct jsonw *w, const struct an_profile *p, const char *step);
-/* Writes dir/critical_path.json for step (NULL = the first) and the
- * overlaid Chrome trace of that step to trace_dir/trace_name: the step's
- * events, those on the path with args "critical": 1, and the path's
- * launch, dependency and sync edges as flow arrows (HTA's
- * overlay_critical_path_analysis). */
+/* Writes dir/critical_path.json for p->opts.critpath_step (NULL or "": the
+ * first step) and the overlaid Chrome trace of that step to
+ * trace_dir/trace_name: the step's events, those on the path with args
+ * "critical": 1, and the path's launch, dependency and sync edges as flow
+ * arrows (HTA's overlay_critical_path_analysis). NNS_EINVAL when the step
+ * asked for is not in the trace. */
 int out_write_critical_path(const char *dir, const char *trace_dir, const char *trace_name,
-			    const struct an_profile *p, const char *step, struct nns_err *err);
+			    const struct an_profile *p, struct nns_err *err);
 
 /* The members "trace_diff" (HTA's compare_traces / ops_diff of d->hta:
  * operators and kernels of the first step of each trace) of the diff

@@ -72,10 +72,6 @@ void report_dist(FILE *f, const struct an_dist *d, const char *title, const stru
 	tb_release(&t);
 }
 
-static const char *const role_title[AN_NROLES] = {
-    "Kernel", "Memcpy", "Memset", "Communication", "Runtime", "DataLoader", "CPU Exec", "Other",
-};
-
 static void delta_cells(struct table *t, double base, double exp)
 {
 	char b[48];
@@ -122,7 +118,7 @@ void report_diff(FILE *f, const struct an_diff *d, const char *base_label, const
 	for (int r = 0; r < AN_NROLES; r++) {
 		if (d->base_step[r] == 0 && d->exp_step[r] == 0)
 			continue;
-		tb_cell(&t, "%s", role_title[r]);
+		tb_cell(&t, "%s", an_role_names[r]);
 		delta_cells(&t, d->base_step[r], d->exp_step[r]);
 	}
 	tb_print(&t, f, o->width, 2, o->color);

@@ -120,6 +120,9 @@ extern const struct sc_table sc_cpu_series;   /* struct an_cpu_point, aux = "mac
 extern const struct sc_table sc_host_events;  /* struct an_host_row */
 extern const struct sc_table sc_temporal;     /* struct hta_temporal_dev (HTA) */
 extern const struct sc_table sc_idle;	      /* struct hta_idle_stream (HTA) */
+extern const struct sc_table sc_queue;	      /* struct hta_queue_stream, aux = hta_queue (HTA) */
+extern const struct sc_table sc_membw;	      /* struct hta_membw_kind (HTA) */
+extern const struct sc_table sc_launches;     /* struct hta_launch_row, aux = an_profile (HTA) */
 extern const struct sc_table sc_ms_op_types;  /* struct ms_at_row (MindSpore AI Core by type) */
 extern const struct sc_table sc_ms_ops;	      /* struct ms_ad_row (MindSpore AI Core by op) */
 /* The other MindSpore and cluster tables (schema_ms.c); aux: where the

@@ -5,7 +5,7 @@
  * writers use. One prepared statement per table and call.
  */
 #include "output/schema_sql.h"
-#include "analysis/hta_time.h"
+#include "analysis/an_hta.h"
 #include "analysis/an_ms.h"
 #include "output/output.h"
 
@@ -291,22 +291,10 @@ int sc_sql_results(sqlite3 *db, int64_t worker_id, const struct an_profile *p, s
 	}
 	if (!rc)
 		rc = INS("host_events", p->hostinfo.rows.v, p->hostinfo.rows.n, &x);
-	if (!rc && p->m) {
-		struct hta_temporal t;
-
-		rc = hta_temporal_compute(p->m, &t, err);
-		if (!rc)
-			rc = INS("temporal", t.devs.v, t.devs.n, &x);
-		hta_temporal_release(&t);
-	}
-	if (!rc && p->m) {
-		struct hta_idle t;
-
-		rc = hta_idle_compute(p->m, -1, &t, err);
-		if (!rc)
-			rc = INS("idle", t.streams.v, t.streams.n, &x);
-		hta_idle_release(&t);
-	}
+	if (!rc && p->m && !(rc = an_profile_need(p, AN_PASS_TEMPORAL, err)))
+		rc = INS("temporal", p->hta->temporal.devs.v, p->hta->temporal.devs.n, &x);
+	if (!rc && p->m && !(rc = an_profile_need(p, AN_PASS_IDLE, err)))
+		rc = INS("idle", p->hta->idle.streams.v, p->hta->idle.streams.n, &x);
 	if (!rc && p->ms && p->ms->at_part.rc == NNS_OK)
 		rc = INS("ms_op_types", p->ms->at.rows.v, p->ms->at.rows.n, &x);
 	if (!rc && p->ms && p->ms->ad_part.rc == NNS_OK)

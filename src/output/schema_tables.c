@@ -31,16 +31,11 @@ static const struct sc_col steps_cols[] = {
     COL("name", SC_TEXT, SC_PLAIN, SC_F_CHARS, struct an_step, name, "Step",
 	"the step number (ProfilerStep#N), \"0\" when the trace has no steps"),
     FNC("total_us", SC_REAL, SC_US, step_total, "Total µs", "end_us - start_us"),
-    ROLE("kernel_us", AN_KERNEL, "Kernel", "GPU kernels running (highest priority), µs"),
-    ROLE("memcpy_us", AN_MEMCPY, "Memcpy", "copies running and no kernel, µs"),
-    ROLE("memset_us", AN_MEMSET, "Memset", "memsets running and nothing above, µs"),
-    ROLE("communication_us", AN_COMM, "Comm", "communication (NCCL/Gloo) and nothing above, µs"),
-    ROLE("runtime_us", AN_RUNTIME, "Runtime",
-	 "CUDA runtime/driver calls on the CPU and nothing above, µs"),
-    ROLE("dataloader_us", AN_DATALOADER, "DataLoader",
-	 "data loading on the CPU and nothing above, µs"),
-    ROLE("cpu_exec_us", AN_CPUOP, "CPU Exec", "operators on the CPU and nothing above, µs"),
-    ROLE("other_us", AN_OTHER, "Other", "the rest of the step, µs"),
+/* clang-format off: a column per role, from the role table (an_roles.h) */
+#define ROLE_COL(role, name, key, title, desc) ROLE(key, role, title, desc),
+    AN_ROLE_TABLE(ROLE_COL)
+#undef ROLE_COL
+    /* clang-format on */
     COL("start_us", SC_REAL, SC_US, SC_F_NS, struct an_step, start, "Start µs",
 	"step start after device adjustment, µs on the trace clock"),
     COL("end_us", SC_REAL, SC_US, SC_F_NS, struct an_step, end, "End µs", "step end, µs"),

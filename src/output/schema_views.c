@@ -7,6 +7,7 @@
  */
 #include "output/schema_int.h"
 
+#include "analysis/hta_launch.h"
 #include "analysis/hta_time.h"
 
 #include <stdio.h>
@@ -346,3 +347,126 @@ static const struct sc_col idle_cols[] = {
 
 const struct sc_table sc_idle = {"idle", "HTA idle time per stream", idle_cols, NCOLS(idle_cols),
 				 sizeof(struct hta_idle_stream)};
+
+/* ---- HTA queue length per stream (queue.json "streams"; aux = hta_queue) -- */
+
+static void qs_at_max_pct(const struct sc_col *c, const void *row, const struct sc_ctx *x,
+			  struct sc_val *v)
+{
+	const struct hta_queue *q = x->aux;
+
+	v->d = pct(((const struct hta_queue_stream *)row)->time_at_max, q->trace_dur);
+}
+
+#define QS(n, ty, src, field, title, doc)                                                          \
+	COL(n, ty, SC_PLAIN, src, struct hta_queue_stream, field, title, doc)
+
+static const struct sc_col queue_cols[] = {
+    QS("device", SC_INT, SC_F_I32, device, "Device", "device id"),
+    QS("stream", SC_INT, SC_F_I64, stream, "Stream", "stream id"),
+    QS("launches", SC_INT, SC_F_I64, launches, "Launches",
+       "device events with a launch on the host"),
+    QS("count", SC_INT, SC_F_I64, count, "Rows", "series rows (2 per launch), HTA's count"),
+    QS("mean", SC_REAL, SC_F_DBL, mean, "Mean", "mean queue length over the rows"),
+    QS("std", SC_REAL, SC_F_DBL, std, "Std", "sample standard deviation"),
+    QS("min", SC_REAL, SC_F_DBL, min, "Min", "minimum"),
+    QS("p25", SC_REAL, SC_F_DBL, p25, "p25", "25th percentile"),
+    QS("p50", SC_REAL, SC_F_DBL, p50, "p50", "median"),
+    QS("p75", SC_REAL, SC_F_DBL, p75, "p75", "75th percentile"),
+    QS("max", SC_REAL, SC_F_DBL, max, "Max", "maximum"),
+    COL("time_at_max_us", SC_REAL, SC_US, SC_F_NS, struct hta_queue_stream, time_at_max,
+	"At max µs", "time with the queue at max_queue_length or more, µs"),
+    FNC("time_at_max_pct", SC_REAL, SC_PERCENT, qs_at_max_pct, "At max %",
+	"time_at_max_us over the trace's duration, percent"),
+};
+
+const struct sc_table sc_queue = {"queue", "HTA launch queue length per stream", queue_cols,
+				  NCOLS(queue_cols), sizeof(struct hta_queue_stream)};
+
+/* ---- HTA memory bandwidth per copy kind (membw.json "kinds") --------------- */
+
+#define MB(n, ty, un, src, field, title, doc)                                                      \
+	COL(n, ty, un, src, struct hta_membw_kind, field, title, doc)
+
+static const struct sc_col membw_cols[] = {
+    MB("kind", SC_TEXT, SC_PLAIN, SC_F_CHARS, name, "Kind", "\"Memcpy HtoD\", \"Memset\" ..."),
+    MB("count", SC_INT, SC_COUNT, SC_F_I64, count, "Ops", "operations"),
+    MB("with_bytes", SC_INT, SC_COUNT, SC_F_I64, with_bytes, "With bytes",
+       "operations that report bytes"),
+    MB("with_bw", SC_INT, SC_COUNT, SC_F_I64, with_bw, "With bw",
+       "operations whose bandwidth is known"),
+    MB("kineto_bw", SC_INT, SC_COUNT, SC_F_I64, kineto_bw, "Kineto bw",
+       "of those, taken from Kineto's memory bandwidth (GB/s)"),
+    MB("bytes", SC_INT, SC_BYTES, SC_F_I64, bytes, "Bytes", "bytes over with_bytes"),
+    MB("time_us", SC_REAL, SC_US, SC_F_NS, time, "Time µs", "summed durations, µs"),
+    MB("bw_mean_gbps", SC_REAL, SC_PLAIN, SC_F_DBL, bw_mean, "Mean GB/s",
+       "per-operation bandwidth: mean, GB/s"),
+    MB("bw_min_gbps", SC_REAL, SC_PLAIN, SC_F_DBL, bw_min, "Min GB/s", "... minimum, GB/s"),
+    MB("bw_max_gbps", SC_REAL, SC_PLAIN, SC_F_DBL, bw_max, "Max GB/s", "... maximum, GB/s"),
+    MB("bw_avg_gbps", SC_REAL, SC_PLAIN, SC_F_DBL, bw_avg, "Avg GB/s",
+       "bytes / time of the operations with bytes, GB/s"),
+    MB("peak_gbps", SC_REAL, SC_PLAIN, SC_F_DBL, peak, "Peak GB/s",
+       "peak of the summed series: concurrent GB/s"),
+};
+
+const struct sc_table sc_membw = {"membw", "HTA memory bandwidth per copy kind", membw_cols,
+				  NCOLS(membw_cols), sizeof(struct hta_membw_kind)};
+
+/* ---- HTA kernel launches (launches.json's outlier lists; aux = profile) -- */
+
+/* a model string as the launch writers always wrote it: "" for none */
+static const char *launch_str(const struct model *m, uint32_t id)
+{
+	return m && id != STRPOOL_NONE ? model_str(m, id) : "";
+}
+
+static void ln_kernel(const struct sc_col *c, const void *row, const struct sc_ctx *x,
+		      struct sc_val *v)
+{
+	v->s = launch_str(x->m, x->m->events.v[((const struct hta_launch_row *)row)->dev].name);
+}
+
+static void ln_op(const struct sc_col *c, const void *row, const struct sc_ctx *x, struct sc_val *v)
+{
+	uint32_t op = hta_launch_op_name(x->aux, ((const struct hta_launch_row *)row)->launch);
+
+	v->s = op ? launch_str(x->m, op) : NULL;
+}
+
+static void ln_launch(const struct sc_col *c, const void *row, const struct sc_ctx *x,
+		      struct sc_val *v)
+{
+	v->s = launch_str(x->m, x->m->events.v[((const struct hta_launch_row *)row)->launch].name);
+}
+
+static void ln_ts(const struct sc_col *c, const void *row, const struct sc_ctx *x, struct sc_val *v)
+{
+	set_us(v, x->m->events.v[((const struct hta_launch_row *)row)->launch].ts);
+}
+
+static void ln_kernel_ts(const struct sc_col *c, const void *row, const struct sc_ctx *x,
+			 struct sc_val *v)
+{
+	set_us(v, x->m->events.v[((const struct hta_launch_row *)row)->dev].ts);
+}
+
+#define LN(n, field, title, doc)                                                                   \
+	COL(n, SC_REAL, SC_US, SC_F_NS, struct hta_launch_row, field, title, doc)
+
+static const struct sc_col launch_cols[] = {
+    FNC("kernel", SC_TEXT, SC_PLAIN, ln_kernel, "Kernel", "the device event's name"),
+    FNC("op", SC_TEXT, SC_PLAIN, ln_op, "Operator",
+	"the operator that issued the launch, null when none"),
+    FNC("launch", SC_TEXT, SC_PLAIN, ln_launch, "Launch", "the runtime/driver call"),
+    FNC("ts_us", SC_REAL, SC_US, ln_ts, "Launch µs", "launch start, µs on the trace clock"),
+    FNC("kernel_ts_us", SC_REAL, SC_US, ln_kernel_ts, "Kernel µs",
+	"device event start, µs on the trace clock"),
+    LN("cpu_us", cpu_dur, "CPU µs", "launch duration, µs"),
+    LN("gpu_us", gpu_dur, "GPU µs", "device event duration, µs"),
+    LN("delay_us", delay, "Delay µs",
+       "HTA launch delay: device start - launch end, clipped at 0, µs"),
+    LN("start_delay_us", start_delay, "Start delay µs", "device start - launch start, µs"),
+};
+
+const struct sc_table sc_launches = {"launches", "HTA kernel launches (outlier lists)", launch_cols,
+				     NCOLS(launch_cols), sizeof(struct hta_launch_row)};

@@ -10,8 +10,8 @@
  * here and its writer; nothing else needs to change.
  *
  * A writer takes the finished profile and writes one complete JSON object.
- * Writers of analyses that are not part of an_profile_compute (HTA's,
- * src/analysis/hta_*.c) run them on the profile when called.
+ * Writers of analyses that are not part of an_profile_compute (HTA's) need
+ * their pass of the profile (an_profile_need: run once, on first use).
  */
 #include "output/output.h"
 

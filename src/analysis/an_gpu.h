@@ -1,0 +1,43 @@
+/*
+ * an_gpu.h - the GPU summary of a worker, one row per device (AN_PASS_GPU,
+ * gpu.c): utilization, SM efficiency, occupancy, tensor-core ratio and
+ * their series.
+ */
+#ifndef NNS_ANALYSIS_AN_GPU_H
+#define NNS_ANALYSIS_AN_GPU_H
+
+#include "common/err.h"
+#include "common/vec.h"
+#include "model/model.h"
+
+struct an_profile;
+
+struct an_point {
+	int64_t ts;
+	double value;
+};
+
+struct an_range_value {
+	int64_t start, end;
+	double value;
+};
+
+struct an_gpu {
+	int id;				      /* kernel args.device */
+	double utilization;		      /* 0..1 */
+	double sm_efficiency;		      /* 0..1, <0 if no kernel has blocks per SM */
+	double achieved_occupancy;	      /* percent, <0 if no kernel reports it */
+	double tensor_core_ratio;	      /* 0..1, of kernels launched by operators;
+					       * -1 unknown (AN_TC_NONE) */
+	int64_t kernel_time;		      /* merged kernel busy time in the window */
+	VEC(struct an_point) util_buckets;    /* (bucket start, util), then (end, 0) */
+	VEC(struct an_range_value) sm_ranges; /* est. SM efficiency per interval */
+	VEC(struct an_point)
+	sm_buckets; /* est. SM efficiency averaged over the
+		     * util_buckets' buckets (same starts) */
+};
+
+/* AN_PASS_GPU: fills p->gpus. */
+int an_gpu_compute(struct an_profile *p, struct nns_err *err);
+
+#endif

@@ -1,0 +1,82 @@
+/*
+ * an_optree.h - the operator tree of a worker (AN_PASS_OPTREE, optree.c):
+ * operators, steps, modules and launches per thread, with host, device and
+ * tensor-core times, and how launches and device events found their
+ * operator.
+ */
+#ifndef NNS_ANALYSIS_AN_OPTREE_H
+#define NNS_ANALYSIS_AN_OPTREE_H
+
+#include "common/err.h"
+#include "common/vec.h"
+#include "model/model.h"
+
+struct an_profile;
+
+enum an_node_type {
+	AN_NODE_ROOT = 0,
+	AN_NODE_OP,   /* operator: counted in the operator view */
+	AN_NODE_STEP, /* ProfilerStep#N */
+	AN_NODE_DATALOADER,
+	AN_NODE_OPTIMIZER,
+	AN_NODE_MODULE,	  /* python_function with Python module id */
+	AN_NODE_PYTHON,	  /* python / python_function without module id */
+	AN_NODE_COMM,	  /* nccl:* / gloo:* user annotation */
+	AN_NODE_BACKWARD, /* synthetic "<module>.backward" */
+	AN_NODE_OTHER	  /* DataParallel.forward etc.: in the tree, not in tables */
+};
+
+struct an_node {
+	uint32_t ev;	 /* event index, MODEL_NOIDX for roots/synthetic */
+	uint32_t parent; /* node index, MODEL_NOIDX for roots */
+	uint32_t first_child, next_sibling, last_child;
+	uint32_t first_rt; /* index into optree.rt_links, MODEL_NOIDX if none */
+	uint32_t thread;   /* thread index */
+	uint32_t name;	   /* string id (synthetic nodes have their own) */
+	int64_t start, end;
+	int64_t host_self, host_total;
+	int64_t dev_self, dev_total;
+	int64_t tc_self, tc_total; /* device time of tensor-core kernels */
+	uint8_t type;		   /* enum an_node_type */
+	uint8_t tc_eligible;
+};
+
+/* Runtime/driver launches owned by a node, as a linked list. */
+struct an_rt_link {
+	uint32_t ev;   /* runtime/driver event index */
+	uint32_t next; /* next link of the same node, MODEL_NOIDX at end */
+};
+
+/* How launches and device events found their operator (the model's rules,
+ * model_attr; optree.c adds tb_plugin's thread root for external id 0). */
+struct an_attribution {
+	int64_t launches;		/* runtime/driver events */
+	int64_t by_external_id;		/* rule 1: the external id names an operator */
+	int64_t by_enclosing;		/* rule 2: innermost enclosing operator */
+	int64_t by_thread_root;		/* external id 0, no operator: the thread root */
+	int64_t unattributed;		/* none of them */
+	int64_t device_events;		/* kernels, copies, sets */
+	int64_t device_no_launch;	/* no launch by correlation id nor ac2g flow */
+	int64_t device_unattributed;	/* launch found, but it belongs to no operator */
+	int64_t device_ns;		/* summed duration of the device events */
+	int64_t device_unattributed_ns; /* of those in no operator (no launch or none) */
+};
+
+struct an_optree {
+	VEC(struct an_node) nodes;
+	VEC(struct an_rt_link) rt_links;
+	VEC(uint32_t) roots;	  /* one root node per thread that has nodes */
+	uint32_t *owner;	  /* per event: the node that owns the event (ops:
+				   * their node; runtimes: the node they were
+				   * attached to; device events: their launcher's
+				   * node); MODEL_NOIDX if none */
+	int64_t dropped_overlaps; /* nodes dropped for partial overlap */
+	int64_t negative_self;	  /* host self times clamped at 0 (overlaps) */
+	int64_t unmatched_runtimes;
+	struct an_attribution attr;
+};
+
+/* AN_PASS_OPTREE: fills p->tree. */
+int an_optree_compute(struct an_profile *p, struct nns_err *err);
+
+#endif
