@@ -23,11 +23,18 @@ CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 LIB_A    := $(BUILD)/libnnscope_analyzer.a
 NNSCOPE  := $(BUILD)/nnscope
 
-# src/server (HTTP glue, run registry, trace level-of-detail index) is a
-# library of its own so that the fuzzers, which compile $(LIB_SRC), need no
-# libmicrohttpd. The UI under web/ (and the chart library from npm) is
-# embedded into the binary: build/tools/embed turns the files into
-# build/gen/assets.c (docs/SERVER.md).
+# src/trace (the Trace view's level-of-detail index) is a layer of its own
+# between analysis/output and the server: it needs no libmicrohttpd, so
+# fuzz_trace and bench/lod take it without the server.
+TRACE_SRC := $(wildcard src/trace/*.c)
+TRACE_OBJ := $(TRACE_SRC:%.c=$(BUILD)/%.o)
+TRACE_A   := $(BUILD)/libnnscope_trace.a
+
+# src/server (HTTP glue, run registry, disk cache) is a library of its own
+# so that the fuzzers, which compile $(LIB_SRC), need no libmicrohttpd. The
+# UI under web/ (and the chart library from npm) is embedded into the
+# binary: build/tools/embed turns the files into build/gen/assets.c
+# (docs/SERVER.md). It links $(TRACE_A) after it.
 SERVER_SRC := $(wildcard src/server/*.c)
 SERVER_OBJ := $(SERVER_SRC:%.c=$(BUILD)/%.o)
 SERVER_A   := $(BUILD)/libnnscope_server.a
@@ -84,11 +91,15 @@ $(LIB_A): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(NNSCOPE): $(CLI_OBJ) $(SERVER_A) $(LIB_A) $(ASSETS_OBJ)
+$(NNSCOPE): $(CLI_OBJ) $(SERVER_A) $(TRACE_A) $(LIB_A) $(ASSETS_OBJ)
 	$(if $(Q),@echo "  LINK    $@")
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(CLI_OBJ) $(ASSETS_OBJ) $(SERVER_A) $(LIB_A) $(SERVER_LIBS) $(LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(CLI_OBJ) $(ASSETS_OBJ) $(SERVER_A) $(TRACE_A) $(LIB_A) $(SERVER_LIBS) $(LDLIBS)
 
 $(SERVER_A): $(SERVER_OBJ)
+	@mkdir -p $(dir $@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(TRACE_A): $(TRACE_OBJ)
 	@mkdir -p $(dir $@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
@@ -110,10 +121,10 @@ $(ASSETS_C): $(EMBED) $(WEB_FILES) $(ECHARTS)
 $(ASSETS_OBJ): $(ASSETS_C)
 	$(Q)$(CC) $(CPPFLAGS) -Isrc $(ALL_CFLAGS) -c $< -o $@
 
-$(BUILD)/tests/%: tests/unit/%.c $(SERVER_A) $(LIB_A) $(TEST_COMMON_OBJ)
+$(BUILD)/tests/%: tests/unit/%.c $(SERVER_A) $(TRACE_A) $(LIB_A) $(TEST_COMMON_OBJ)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  LINK    $@")
-	$(Q)$(CC) $(CPPFLAGS) -Itests/common $(ALL_CFLAGS) -o $@ $< $(TEST_COMMON_OBJ) $(SERVER_A) $(LIB_A) $(TEST_LIBS) $(LDLIBS)
+	$(Q)$(CC) $(CPPFLAGS) -Itests/common $(ALL_CFLAGS) -o $@ $< $(TEST_COMMON_OBJ) $(SERVER_A) $(TRACE_A) $(LIB_A) $(TEST_LIBS) $(LDLIBS)
 
 $(BUILD)/tests/%: tests/golden/%.c $(LIB_A) $(TEST_COMMON_OBJ)
 	@mkdir -p $(dir $@)
@@ -325,13 +336,11 @@ asan:
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/%)
 FUZZ_SECONDS ?= 20
-# fuzz_trace also takes the server's trace index (src/server/trace_*.c:
-# no libmicrohttpd in them).
-TRACE_IX_SRC := $(wildcard src/server/trace_*.c)
-build-fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(TRACE_IX_SRC)
+# fuzz_trace also takes the trace index (src/trace: no libmicrohttpd).
+build-fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(TRACE_SRC)
 	@mkdir -p build-fuzz
 	clang $(CPPFLAGS) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -pthread -o $@ $< $(LIB_SRC) \
-		$(if $(filter build-fuzz/fuzz_trace,$@),$(TRACE_IX_SRC)) -lsqlite3 -lz -lm
+		$(if $(filter build-fuzz/fuzz_trace,$@),$(TRACE_SRC)) -lsqlite3 -lz -lm
 # A finding (crash, sanitizer report, leak, timeout) fails the run; the
 # input that triggered it is left in build-fuzz/ (crash-*, leak-*, ...).
 fuzz: $(FUZZ_BIN)
@@ -360,14 +369,14 @@ bench-serve: $(NNSCOPE) $(BUILD)/bench/lod
 	@NNSCOPE=$(abspath $(NNSCOPE)) BUILD=$(abspath $(BUILD)) bash bench/serve
 
 # bench/lod: level-of-detail query latency on a synthetic >= 10M-event trace.
-$(BUILD)/bench/lod: bench/lod.c $(SERVER_A) $(LIB_A)
+$(BUILD)/bench/lod: bench/lod.c $(TRACE_A) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  LINK    $@")
-	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(SERVER_A) $(LIB_A) $(SERVER_LIBS) $(LDLIBS)
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(TRACE_A) $(LIB_A) $(LDLIBS)
 
 lint:
-	clang-format --dry-run --Werror $(LIB_SRC) $(CLI_SRC) $(SERVER_SRC) $(wildcard src/*/*.h)
-	cppcheck --quiet --error-exitcode=1 --enable=warning,performance -Iinclude -Isrc $(LIB_DIRS) src/cli src/server
+	clang-format --dry-run --Werror $(LIB_SRC) $(CLI_SRC) $(TRACE_SRC) $(SERVER_SRC) $(wildcard src/*/*.h)
+	cppcheck --quiet --error-exitcode=1 --enable=warning,performance -Iinclude -Isrc $(LIB_DIRS) src/cli src/trace src/server
 
 clean:
 	rm -rf build build-asan build-fuzz

@@ -22,7 +22,7 @@ mkdir -p "$KIT/lib"
 # the same link line as the Makefile's, with an rpath to the kit's lib/
 CLI_OBJ=$(find "$BUILD/src/cli" -name '*.o' | LC_ALL=C sort)
 cc -std=c11 -pthread -o "$KIT/nnscope" $CLI_OBJ "$BUILD/gen/assets.o" \
-	"$BUILD/libnnscope_server.a" "$BUILD/libnnscope_analyzer.a" \
+	"$BUILD/libnnscope_server.a" "$BUILD/libnnscope_trace.a" "$BUILD/libnnscope_analyzer.a" \
 	-lmicrohttpd -lsqlite3 -lz -lm -pthread \
 	-Wl,--disable-new-dtags,-rpath,'$ORIGIN/lib'
 # every library but the C library's own (the GPU machine has a newer glibc)

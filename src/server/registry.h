@@ -27,7 +27,7 @@
 #include "common/vec.h"
 #include "importers/run.h"
 #include "output/outfile.h"
-#include "server/trace_index.h"
+#include "trace/trace_index.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

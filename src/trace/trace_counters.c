@@ -7,7 +7,7 @@
  *
  * Ownership: the series and points belong to the index (trace_index_free).
  */
-#include "server/trace_internal.h"
+#include "trace/trace_internal.h"
 
 #include <stdio.h>
 #include <string.h>

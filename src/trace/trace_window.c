@@ -18,7 +18,7 @@
  *
  * Ownership: all scratch is allocated per call and freed before return.
  */
-#include "server/trace_internal.h"
+#include "trace/trace_internal.h"
 
 #include <string.h>
 

@@ -6,7 +6,7 @@
  *
  * Ownership: nothing here keeps state; ti_map is caller storage.
  */
-#include "server/trace_internal.h"
+#include "trace/trace_internal.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -13,7 +13,7 @@
  * Ownership: scratch is per call; nothing is kept.
  */
 #include "output/output.h"
-#include "server/trace_internal.h"
+#include "trace/trace_internal.h"
 
 #include <string.h>
 

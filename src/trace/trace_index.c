@@ -22,7 +22,7 @@
  *
  * Ownership: the index owns its arrays; model and profile are borrowed.
  */
-#include "server/trace_internal.h"
+#include "trace/trace_internal.h"
 
 #include <inttypes.h>
 #include <stdio.h>

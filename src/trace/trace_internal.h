@@ -10,10 +10,10 @@
  * Ownership: everything reachable from struct trace_index is owned by it
  * (trace_index_free); the model and profile are borrowed.
  */
-#ifndef NNS_SERVER_TRACE_INTERNAL_H
-#define NNS_SERVER_TRACE_INTERNAL_H
+#ifndef NNS_TRACE_INTERNAL_H
+#define NNS_TRACE_INTERNAL_H
 
-#include "server/trace_index.h"
+#include "trace/trace_index.h"
 
 #include <stdint.h>
 #include <stdlib.h>
