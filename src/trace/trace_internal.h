@@ -13,6 +13,7 @@
 #ifndef NNS_TRACE_INTERNAL_H
 #define NNS_TRACE_INTERNAL_H
 
+#include "common/vec.h"
 #include "trace/trace_index.h"
 
 #include <stdint.h>

@@ -80,17 +80,9 @@ static int64_t pixel_start(const struct win *w, int64_t p)
 
 static int push(struct win *w, int64_t s, int64_t d, int64_t id, uint32_t depth, uint32_t name)
 {
-	if (w->n == w->cap) {
-		size_t c = w->cap ? w->cap * 2 : 4096;
-		struct item *v;
-		if (c > MAX_ITEMS)
-			return NNS_ENOMEM;
-		v = realloc(w->v, c * sizeof(*v));
-		if (!v)
-			return NNS_ENOMEM;
-		w->v = v;
-		w->cap = c;
-	}
+	if (w->n == w->cap && (w->n >= MAX_ITEMS || vec_reserve_raw((void **)&w->v, &w->cap,
+								    w->n + 1, sizeof(*w->v)) != 0))
+		return NNS_ENOMEM;
 	w->v[w->n++] = (struct item){s, d, id, depth, name};
 	return NNS_OK;
 }
@@ -127,6 +119,15 @@ static int do_lane(struct win *w, const struct ti_lane *ln)
 		i = k;
 	}
 	return NNS_OK;
+}
+
+/* Writes v[0..n) as one JSON array of integers. */
+static void int_row(struct jsonw *j, const int64_t *v, size_t n)
+{
+	jsonw_arr_begin(j);
+	for (size_t k = 0; k < n; k++)
+		jsonw_int(j, v[k]);
+	jsonw_arr_end(j);
 }
 
 /* Down-sampled points of one series: the value in effect at t0, then per
@@ -190,11 +191,8 @@ static int write_flows(const struct win *w, struct jsonw *j)
 		id = (uint32_t)w->v[i].id;
 		if (m->launch_of && model_kind_is_device(m->events.v[id].kind) &&
 		    m->launch_of[id] != MODEL_NOIDX && ti_map_get(&set, m->launch_of[id])) {
-			jsonw_arr_begin(j);
-			jsonw_int(j, m->launch_of[id]);
-			jsonw_int(j, id);
-			jsonw_int(j, 0);
-			jsonw_arr_end(j);
+			const int64_t row[3] = {m->launch_of[id], id, 0};
+			int_row(j, row, 3);
 			nflows++;
 		}
 		if (!ix->nfb)
@@ -211,11 +209,8 @@ static int write_flows(const struct win *w, struct jsonw *j)
 		for (; lo < ix->nfb && ix->fb[lo][0] == id && nflows < TI_MAX_FLOWS; lo++) {
 			if (!ti_map_get(&set, ix->fb[lo][1]))
 				continue;
-			jsonw_arr_begin(j);
-			jsonw_int(j, id);
-			jsonw_int(j, ix->fb[lo][1]);
-			jsonw_int(j, 1);
-			jsonw_arr_end(j);
+			const int64_t row[3] = {id, ix->fb[lo][1], 1};
+			int_row(j, row, 3);
 			nflows++;
 		}
 	}
@@ -310,13 +305,8 @@ int trace_window_json(const struct trace_index *ix, const struct trace_window_q 
 		jsonw_arr_begin(j);
 		for (i = tstart[t]; i < tstart[t + 1]; i++) {
 			const struct item *it = &w.v[i];
-			jsonw_arr_begin(j);
-			jsonw_int(j, it->s);
-			jsonw_int(j, it->d);
-			jsonw_int(j, it->depth);
-			jsonw_int(j, it->name);
-			jsonw_int(j, it->id);
-			jsonw_arr_end(j);
+			const int64_t row[5] = {it->s, it->d, it->depth, it->name, it->id};
+			int_row(j, row, 5);
 		}
 		jsonw_arr_end(j);
 		jsonw_obj_end(j);
