@@ -126,7 +126,7 @@ int trace_event_json(const struct trace_index *ix, int64_t id, struct jsonw *w, 
 	jsonw_obj_begin(w);
 	jsonw_kint(w, "id", id);
 	jsonw_kstr(w, "name", model_str(m, e->name));
-	jsonw_kstr(w, "cat", ti_cat(e->kind));
+	jsonw_kstr(w, "cat", model_kind_name(e->kind));
 	jsonw_kint(w, "track", ix->lanes[lane].track);
 	jsonw_kint(w, "depth", ix->lanes[lane].depth);
 	jsonw_kint(w, "start", e->ts - ix->origin);
@@ -296,7 +296,7 @@ int trace_summary_json(const struct trace_index *ix, int64_t t0, int64_t t1, con
 	for (i = 0; i < nrows && i < TI_MAX_SUMMARY_ROWS; i++) {
 		jsonw_obj_begin(w);
 		jsonw_kstr(w, "name", model_str(m, rows[i].name));
-		jsonw_kstr(w, "cat", ti_cat(rows[i].kind));
+		jsonw_kstr(w, "cat", model_kind_name(rows[i].kind));
 		jsonw_kint(w, "count", rows[i].count);
 		jsonw_kint(w, "total", rows[i].total);
 		jsonw_kint(w, "min", rows[i].min);
