@@ -129,15 +129,14 @@ static int dset_add(struct dset *s, int64_t dev, int64_t stream)
  * (stream -1: the device's annotation track). */
 static int find_tracks(const struct model *m, unsigned char *used, size_t *nhost, struct dset *ds)
 {
-	size_t i;
+	size_t n = m->events.n, nth = m->threads.n, i, nh = 0;
 
-	*nhost = 0;
-	for (i = 0; i < m->events.n; i++) {
+	for (i = 0; i < n; i++) {
 		const struct model_event *e = &m->events.v[i];
 		if (ti_is_host(e->kind)) {
-			if (e->thread < m->threads.n && !used[e->thread]) {
+			if (e->thread < nth && !used[e->thread]) {
 				used[e->thread] = 1;
-				(*nhost)++;
+				nh++;
 			}
 		} else {
 			int64_t dev, stream;
@@ -146,6 +145,7 @@ static int find_tracks(const struct model *m, unsigned char *used, size_t *nhost
 				return NNS_ENOMEM;
 		}
 	}
+	*nhost = nh;
 	return NNS_OK;
 }
 
@@ -272,21 +272,22 @@ out:
 
 struct sweep {
 	int64_t *stk; /* ends of the open nesting stack */
-	uint32_t nstk;
-	size_t capstk;
+	uint32_t nstk, capstk;
 	int64_t *ov; /* last end of each overflow / stream lane */
-	uint32_t nov;
-	size_t capov;
+	uint32_t nov, capov;
 	uint32_t maxdepth;
 };
 
-/* Room for one more end in v (n used, capacity cap), at most
- * TI_MAX_LANES_PER_TRACK. */
-static int grow64(int64_t **v, size_t n, size_t *cap)
+/* Room for one more end in v (n used, capacity *cap), at most
+ * TI_MAX_LANES_PER_TRACK (the 32-bit fields keep the sweep's rows small). */
+static int grow64(int64_t **v, uint32_t n, uint32_t *cap)
 {
+	size_t c = *cap;
+
 	if (n >= TI_MAX_LANES_PER_TRACK ||
-	    vec_reserve_raw((void **)v, cap, n + 1, sizeof(**v)) != 0)
+	    vec_reserve_raw((void **)v, &c, (size_t)n + 1, sizeof(**v)) != 0)
 		return NNS_ENOMEM;
+	*cap = (uint32_t)c;
 	return NNS_OK;
 }
 
