@@ -310,16 +310,16 @@ static int first_fit(struct sweep *s, int64_t ts, int64_t end, uint32_t *lane)
 	return NNS_OK;
 }
 
-static int assign_lanes(struct trace_index *ix, const uint32_t *ev_track, uint32_t *ev_lane,
-			struct nns_err *err)
+/* One sweep in event order: ev_lane[i] is event i's depth on its track,
+ * or OVERFLOW_BIT | its overflow lane; stream tracks use first-fit lanes.
+ * NNS_OK or NNS_ENOMEM (also past TI_MAX_LANES_PER_TRACK). */
+static int sweep_lanes(const struct trace_index *ix, const uint32_t *ev_track, uint32_t *ev_lane,
+		       struct sweep *sw)
 {
 	const struct model *m = ix->m;
-	struct sweep *sw = calloc(ix->ntracks + 1, sizeof(*sw));
-	size_t i, t;
+	size_t i;
 	int rc = NNS_OK;
 
-	if (!sw)
-		return nns_err_set(err, NNS_ENOMEM, "out of memory building the trace index");
 	for (i = 0; i < m->events.n && rc == NNS_OK; i++) {
 		const struct model_event *e = &m->events.v[i];
 		struct sweep *s = &sw[ev_track[i]];
@@ -346,12 +346,16 @@ static int assign_lanes(struct trace_index *ix, const uint32_t *ev_track, uint32
 		if (s->nstk > s->maxdepth)
 			s->maxdepth = s->nstk;
 	}
-	if (rc != NNS_OK) {
-		nns_err_set(err, NNS_ENOMEM,
-			    "trace index: out of memory or more than %d lanes on one track",
-			    TI_MAX_LANES_PER_TRACK);
-		goto out;
-	}
+	return rc;
+}
+
+/* Lays the swept events out in lane order (struct trace_index, lane_*). */
+static int layout_lanes(struct trace_index *ix, const uint32_t *ev_track, uint32_t *ev_lane,
+			const struct sweep *sw)
+{
+	const struct model *m = ix->m;
+	size_t i, t;
+
 	/* lanes of each track: regular depths, then overflow lanes */
 	ix->nlanes = 0;
 	for (t = 0; t < ix->ntracks; t++) {
@@ -362,10 +366,8 @@ static int assign_lanes(struct trace_index *ix, const uint32_t *ev_track, uint32
 		ix->nlanes += tr->nlanes;
 	}
 	ix->lanes = calloc(ix->nlanes + 1, sizeof(*ix->lanes));
-	if (!ix->lanes) {
-		rc = nns_err_set(err, NNS_ENOMEM, "out of memory building the trace index");
-		goto out;
-	}
+	if (!ix->lanes)
+		return NNS_ENOMEM;
 	for (t = 0; t < ix->ntracks; t++) {
 		const struct ti_track *tr = &ix->tracks[t];
 		uint32_t d;
@@ -400,7 +402,24 @@ static int assign_lanes(struct trace_index *ix, const uint32_t *ev_track, uint32
 		ix->lane_id[k] = (uint32_t)i;
 		ix->tracks[ln->track].events++;
 	}
-out:
+	return NNS_OK;
+}
+
+static int assign_lanes(struct trace_index *ix, const uint32_t *ev_track, uint32_t *ev_lane,
+			struct nns_err *err)
+{
+	struct sweep *sw = calloc(ix->ntracks + 1, sizeof(*sw));
+	size_t t;
+	int rc;
+
+	if (!sw)
+		return nns_err_set(err, NNS_ENOMEM, "out of memory building the trace index");
+	if ((rc = sweep_lanes(ix, ev_track, ev_lane, sw)) != NNS_OK)
+		nns_err_set(err, NNS_ENOMEM,
+			    "trace index: out of memory or more than %d lanes on one track",
+			    TI_MAX_LANES_PER_TRACK);
+	else if ((rc = layout_lanes(ix, ev_track, ev_lane, sw)) != NNS_OK)
+		nns_err_set(err, rc, "out of memory building the trace index");
 	for (t = 0; t < ix->ntracks; t++) {
 		free(sw[t].stk);
 		free(sw[t].ov);
