@@ -19,6 +19,11 @@
  *     (4 bytes each) for the event links;
  *  4. counter series (trace_counters.c) and forward->backward pairs are
  *     gathered.
+ * Lanes are not the model's depth (model_index.c): annotation tracks nest
+ * a device's annotations across its streams (the model nests per thread),
+ * host tracks leave device events of the same thread out, and a partial
+ * overlap goes to an overflow lane where the model hangs it under the
+ * range that holds it.
  *
  * Ownership: the index owns its arrays; model and profile are borrowed.
  */

@@ -189,7 +189,10 @@ int ti_is_host(int kind);
 /* The integer in s, after a non-digit prefix ("stream 7"); *ok = 0 if none. */
 int64_t ti_num_in(const char *s, int *ok);
 /* Device and stream of a device event or GPU annotation (from args, else
- * the thread's pid / tid numbers, else 0). */
+ * the thread's pid / tid numbers, else 0). Not model_event_device/_stream:
+ * those read only plain numbers (and "stream N") below 4096 and answer -1
+ * where this reads the first number in the text ("GPU 2") and answers 0,
+ * so the tracks of odd pids would move. */
 void ti_dev_stream(const struct model *m, const struct model_event *e, int64_t *dev,
 		   int64_t *stream);
 /* Gathers the counter series (trace_counters.c); NNS_OK / NNS_ENOMEM. */
