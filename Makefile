@@ -28,7 +28,7 @@ LDLIBS  := -lsqlite3 -lz -lm -pthread
 # to refuse the rest too, each archive is linked once as it is made, whole,
 # against only the layers under it (and the system libraries): an upward call
 # is then an "undefined reference" naming the lower archive's member.
-# A layer without sources (src/trace before it exists) has no archive.
+# A layer without sources has no archive.
 # scripts/check-layers.sh holds the include rules that go with this order.
 LAYERS := common format model importers analysis output trace server
 LAYERS_HERE := $(foreach l,$(LAYERS),$(if $(wildcard src/$(l)/*.c),$(l)))
@@ -357,13 +357,11 @@ asan:
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/%)
 FUZZ_SECONDS ?= 20
-# fuzz_trace also takes the trace index (src/trace, or src/server/trace_*.c
-# before it moved there: no libmicrohttpd in them).
-TRACE_IX_SRC := $(TRACE_SRC) $(wildcard src/server/trace_*.c)
-build-fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(TRACE_IX_SRC)
+# fuzz_trace also takes the trace index (src/trace: no libmicrohttpd in it).
+build-fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(TRACE_SRC)
 	@mkdir -p build-fuzz
 	clang $(CPPFLAGS) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -pthread -o $@ $< $(LIB_SRC) \
-		$(if $(filter build-fuzz/fuzz_trace,$@),$(TRACE_IX_SRC)) -lsqlite3 -lz -lm
+		$(if $(filter build-fuzz/fuzz_trace,$@),$(TRACE_SRC)) -lsqlite3 -lz -lm
 # A finding (crash, sanitizer report, leak, timeout) fails the run; the
 # input that triggered it is left in build-fuzz/ (crash-*, leak-*, ...).
 fuzz: $(FUZZ_BIN)
@@ -392,10 +390,10 @@ bench-serve: $(NNSCOPE) $(BUILD)/bench/lod
 	@NNSCOPE=$(abspath $(NNSCOPE)) BUILD=$(abspath $(BUILD)) bash bench/serve
 
 # bench/lod: level-of-detail query latency on a synthetic >= 10M-event trace.
-$(BUILD)/bench/lod: bench/lod.c $(ALL_A)
+$(BUILD)/bench/lod: bench/lod.c $(call link_from,trace)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  LINK    $@")
-	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(ALL_A) $(SERVER_LIBS) $(LDLIBS)
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(call link_from,trace) $(LDLIBS)
 
 # lint: every C and C++ file of the tree (src with the collector, include,
 # tests, bench, python, tools, examples) against .clang-format and through

@@ -1,6 +1,6 @@
 /*
  * lod.c - benchmark of the Trace view's level-of-detail index
- * (src/server/trace_index.h).
+ * (src/trace/trace_index.h).
  *
  * Builds a synthetic model in memory (8 host threads of nested operator
  * stacks with runtime launches, 4 GPU streams of kernels correlated to the
@@ -14,7 +14,7 @@
  */
 #include "importers/kineto.h"
 #include "importers/nnst.h"
-#include "server/trace_index.h"
+#include "trace/trace_index.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -97,6 +97,22 @@ void srv_error(struct srv_req *q, int status, const char *fmt, ...)
 	srv_reply(q, status, "application/json", body, n);
 }
 
+void srv_reply_json(struct srv_req *q, struct jsonw *w)
+{
+	struct nns_err err;
+	size_t len = 0;
+	char *doc;
+
+	nns_err_clear(&err);
+	if (jsonw_finish(w, &err) != NNS_OK || !(doc = jsonw_take(w, &len))) {
+		jsonw_release(w);
+		srv_error(q, 500, "cannot write the answer: %s", err.msg);
+		return;
+	}
+	jsonw_release(w);
+	srv_reply(q, 200, "application/json", doc, len);
+}
+
 void srv_progress(struct srv_req *q, const struct reg_progress *pr)
 {
 	char *body = malloc(160);

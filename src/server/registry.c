@@ -1,27 +1,25 @@
 /*
- * registry.c - runs under the logdir, one entry per trace file, and the
- * background workers that load them (registry.h).
+ * registry.c - the entries of `nnscope serve` (registry.h): one per trace
+ * file the scan finds (scan.c), merged on each rescan; the /api/runs
+ * document; the LRU of loaded entries; and the background workers that
+ * load, analyse, cache (cache.c) and index (src/trace) a trace.
  */
 #include "server/registry.h"
 #include "analysis/an_ms.h"
 #include "importers/load.h"
-#include "nnscope.h"
 #include "output/jsonw.h"
 #include "output/output.h"
+#include "server/cache.h"
+#include "server/scan.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #define RESCAN_NS 2000000000LL
-#define CACHE_KEY_FILE "cache-key"
-#define CACHE_DIR_NAME ".nnscope-cache"
-#define MAX_CACHED_DOC ((size_t)512 << 20)
 
 static int64_t now_ns(void)
 {
@@ -44,132 +42,20 @@ const char *reg_phase_name(int phase)
 	return phase >= 0 && phase <= PH_INDEXING ? names[phase] : "queued";
 }
 
-/* ---- disk cache ------------------------------------------------------------ */
-
-static uint64_t fnv1a(const char *s)
+/* What the disk cache of e is valid for. */
+static struct cache_key key_of(const struct reg_entry *e)
 {
-	uint64_t h = 1469598103934665603ULL;
+	struct cache_key k = {e->path, e->size, e->mtime_ns};
 
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
-/* The cache root of a run directory: <override>/<hash> with --cache-dir;
- * else <run_dir>/.nnscope-cache when the directory is writable (by its
- * mode bits too, so that root does not write into read-only data), else
- * $XDG_CACHE_HOME/nnscope/<hash> (or ~/.cache/nnscope/<hash>). */
-static int cache_root(char *dst, size_t size, const char *run_dir, const char *override)
-{
-	struct nns_err err;
-	struct stat st;
-	char real[PATH_MAX];
-	const char *base = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-	char tmp[OUT_PATH_MAX];
-
-	nns_err_clear(&err);
-	if (!override && stat(run_dir, &st) == 0 && (st.st_mode & 0222) &&
-	    access(run_dir, W_OK) == 0 &&
-	    snprintf(dst, size, "%s/%s", run_dir, CACHE_DIR_NAME) < (int)size &&
-	    out_mkdirs(dst, &err) == NNS_OK && access(dst, W_OK) == 0)
-		return 0;
-	if (!realpath(run_dir, real))
-		return -1;
-	if (override)
-		snprintf(tmp, sizeof(tmp), "%s", override);
-	else if (base && base[0] == '/')
-		snprintf(tmp, sizeof(tmp), "%s/nnscope", base);
-	else if (home && home[0] == '/')
-		snprintf(tmp, sizeof(tmp), "%s/.cache/nnscope", home);
-	else
-		return -1;
-	if (snprintf(dst, size, "%s/%016llx", tmp, (unsigned long long)fnv1a(real)) >= (int)size)
-		return -1;
-	return out_mkdirs(dst, &err) == NNS_OK && access(dst, W_OK) == 0 ? 0 : -1;
-}
-
-static void cache_key(char *dst, size_t size, const struct reg_entry *e)
-{
-	snprintf(dst, size, "nnscope-cache 1\nversion %s\nfile %s\nsize %lld\nmtime %lld\n",
-		 NNS_VERSION_STRING, e->path, (long long)e->size, (long long)e->mtime_ns);
-}
-
-static char *read_file(const char *path, size_t max, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	struct stat st;
-
-	if (!f)
-		return NULL;
-	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size <= max &&
-	    (buf = malloc((size_t)st.st_size + 1)) != NULL) {
-		if (fread(buf, 1, (size_t)st.st_size, f) == (size_t)st.st_size) {
-			buf[st.st_size] = 0;
-			*len = (size_t)st.st_size;
-		} else {
-			free(buf);
-			buf = NULL;
-		}
-	}
-	fclose(f);
-	return buf;
-}
-
-static int cache_valid(const struct reg_entry *e)
-{
-	char want[OUT_PATH_MAX + 256], path[OUT_PATH_MAX + 32];
-	size_t len = 0;
-	char *have;
-	int ok;
-
-	if (!e->cache_dir[0])
-		return 0;
-	snprintf(path, sizeof(path), "%s/%s", e->cache_dir, CACHE_KEY_FILE);
-	have = read_file(path, 4096, &len);
-	cache_key(want, sizeof(want), e);
-	ok = have && strcmp(have, want) == 0;
-	free(have);
-	return ok;
+	return k;
 }
 
 char *reg_cached_view(struct registry *r, struct reg_entry *e, const char *view, size_t *len)
 {
-	char path[OUT_PATH_MAX + 64];
+	struct cache_key k = key_of(e);
 
 	(void)r;
-	if (!cache_valid(e))
-		return NULL;
-	snprintf(path, sizeof(path), "%s/%s.json", e->cache_dir, view);
-	return read_file(path, MAX_CACHED_DOC, len);
-}
-
-/* Writes every view of a freshly analysed entry, then the key (last, so a
- * crash in between leaves an invalid cache, never a stale one). */
-static void cache_write(struct reg_entry *e, const struct an_profile *p)
-{
-	struct out_source src = {e->worker, e->span[0] ? e->span : NULL, e->path, e->run};
-	struct out_opts oo = {0, 0};
-	struct out_file of;
-	struct nns_err err;
-	char root[OUT_PATH_MAX], key[OUT_PATH_MAX + 256];
-	char *slash;
-
-	if (!e->cache_dir[0])
-		return;
-	snprintf(root, sizeof(root), "%s", e->cache_dir);
-	slash = strrchr(root, '/');
-	if (!slash)
-		return;
-	*slash = 0;
-	nns_err_clear(&err);
-	if (out_write_profile(root, &src, p, &oo, &err))
-		return;
-	cache_key(key, sizeof(key), e);
-	if (out_file_open(&of, e->cache_dir, CACHE_KEY_FILE, &err) == NNS_OK) {
-		fputs(key, of.f);
-		out_file_commit(&of, &err);
-	}
+	return cache_read_view(e->cache_dir, &k, view, len);
 }
 
 /* ---- entries ---------------------------------------------------------------- */
@@ -205,19 +91,6 @@ static void entry_free(struct reg_entry *e)
 	free(e);
 }
 
-/* Is path inside the logdir once symlinks are resolved? */
-static int inside_logdir(const struct registry *r, const char *path)
-{
-	char real[PATH_MAX];
-	size_t n = strlen(r->logdir_real);
-
-	if (!realpath(path, real))
-		return 0;
-	if (strcmp(r->logdir_real, "/") == 0)
-		return 1;
-	return strncmp(real, r->logdir_real, n) == 0 && (real[n] == '/' || real[n] == 0);
-}
-
 static struct reg_entry *entry_by_path(struct registry *r, const char *path)
 {
 	for (size_t i = 0; i < r->entries.n; i++)
@@ -228,10 +101,9 @@ static struct reg_entry *entry_by_path(struct registry *r, const char *path)
 
 static struct reg_entry *entry_new(const struct registry *r, const struct run *run,
 				   const struct run_worker *w, const struct run_span *s,
-				   const struct stat *st)
+				   int64_t size, int64_t mtime_ns)
 {
 	struct reg_entry *e = calloc(1, sizeof(*e));
-	char sub[OUT_NAME_MAX * 2 + 8], root[OUT_PATH_MAX];
 
 	if (!e)
 		return NULL;
@@ -240,8 +112,8 @@ static struct reg_entry *entry_new(const struct registry *r, const struct run *r
 	e->span = xstrdup(s->name);
 	e->path = xstrdup(s->path);
 	e->run_dir = xstrdup(run->dir);
-	e->size = st->st_size;
-	e->mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+	e->size = size;
+	e->mtime_ns = mtime_ns;
 	e->run_workers = (int)run->workers.n;
 	if (!e->run || !e->worker || !e->span || !e->path || !e->run_dir)
 		goto fail;
@@ -253,12 +125,7 @@ static struct reg_entry *entry_new(const struct registry *r, const struct run *r
 			goto fail;
 		}
 	}
-	if (cache_root(root, sizeof(root), run->dir, r->cache_dir) == 0) {
-		out_profile_dirname(sub, sizeof(sub), w->name, s->name);
-		if (snprintf(e->cache_dir, sizeof(e->cache_dir), "%s/%s", root, sub) >=
-		    (int)sizeof(e->cache_dir))
-			e->cache_dir[0] = 0;
-	}
+	cache_dir_of(e->cache_dir, sizeof(e->cache_dir), run->dir, r->cache_dir, w->name, s->name);
 	return e;
 fail:
 	entry_free(e);
@@ -281,26 +148,13 @@ static void runs_doc(struct registry *r, const struct run_set *rs)
 	for (size_t i = 0; rs && i < rs->runs.n; i++) {
 		const struct run *run = &rs->runs.v[i];
 		int nnst = 0, kin = 0, any = 0;
-		int64_t mtime_ms = 0; /* of its newest trace file: the Diff view's default order */
+		int64_t mtime_ms; /* of its newest trace file: the Diff view's default order */
 
-		for (size_t j = 0; j < run->workers.n; j++) {
-			const struct run_worker *wk = &run->workers.v[j];
-
-			any |= wk->spans.n > 0;
-			for (size_t k = 0; k < wk->spans.n; k++) {
-				struct stat st;
-
-				if (stat(wk->spans.v[k].path, &st) == 0) {
-					int64_t ms = (int64_t)st.st_mtim.tv_sec * 1000 +
-						     st.st_mtim.tv_nsec / 1000000;
-
-					if (ms > mtime_ms)
-						mtime_ms = ms;
-				}
-			}
-		}
+		for (size_t j = 0; j < run->workers.n; j++)
+			any |= run->workers.v[j].spans.n > 0;
 		if (!any)
 			continue; /* every file of it pointed out of the logdir */
+		mtime_ms = scan_run_mtime_ms(run);
 		jsonw_obj_begin(&w);
 		jsonw_kstr(&w, "name", run->name);
 		if (mtime_ms > 0)
@@ -348,34 +202,6 @@ static void runs_doc(struct registry *r, const struct run_set *rs)
 	jsonw_release(&w);
 }
 
-/* Drops the spans whose file lies outside the logdir (symlinks pointing
- * out) from rs, in place. */
-static void drop_outside(struct registry *r, struct run_set *rs)
-{
-	for (size_t i = 0; i < rs->runs.n; i++) {
-		struct run *run = &rs->runs.v[i];
-
-		for (size_t j = 0; j < run->workers.n; j++) {
-			struct run_worker *w = &run->workers.v[j];
-			size_t k = 0;
-
-			while (k < w->spans.n) {
-				struct run_span *s = &w->spans.v[k];
-
-				if (inside_logdir(r, s->path)) {
-					k++;
-					continue;
-				}
-				free(s->name);
-				free(s->suffix);
-				free(s->path);
-				memmove(s, s + 1, (w->spans.n - k - 1) * sizeof(*s));
-				w->spans.n--;
-			}
-		}
-	}
-}
-
 /* Merges a fresh discovery into the entries; caller holds mu. Entries
  * whose file changed are replaced (when nobody holds them) so that they
  * are analysed again. */
@@ -394,13 +220,11 @@ static void merge_locked(struct registry *r, const struct run_set *rs)
 			for (size_t k = 0; k < w->spans.n; k++) {
 				const struct run_span *s = &w->spans.v[k];
 				struct reg_entry *e = entry_by_path(r, s->path);
-				struct stat st;
-				int64_t mt;
+				int64_t size, mt;
 
-				if (stat(s->path, &st) != 0)
+				if (scan_stat(s->path, &size, &mt) != 0)
 					continue;
-				mt = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-				if (e && (e->size != st.st_size || e->mtime_ns != mt ||
+				if (e && (e->size != size || e->mtime_ns != mt ||
 					  strcmp(e->run, run->name) || strcmp(e->worker, w->name) ||
 					  strcmp(e->span, s->name ? s->name : ""))) {
 					if (e->refs || e->state == REG_WORKING ||
@@ -421,7 +245,7 @@ static void merge_locked(struct registry *r, const struct run_set *rs)
 					e = NULL;
 				}
 				if (!e) {
-					e = entry_new(r, run, w, s, &st);
+					e = entry_new(r, run, w, s, size, mt);
 					if (!e || vec_push(&r->entries, e)) {
 						if (e)
 							entry_free(e);
@@ -452,14 +276,8 @@ static void merge_locked(struct registry *r, const struct run_set *rs)
 static void rescan(struct registry *r)
 {
 	struct run_set rs;
-	struct nns_err err;
 
-	nns_err_clear(&err);
-	if (run_discover(&rs, r->logdir, NULL, &err)) {
-		run_set_release(&rs);
-		memset(&rs, 0, sizeof(rs));
-	}
-	drop_outside(r, &rs);
+	scan_logdir(&rs, r->logdir, r->logdir_real);
 	pthread_mutex_lock(&r->mu);
 	merge_locked(r, &rs);
 	pthread_mutex_unlock(&r->mu);
@@ -685,8 +503,13 @@ static int load_entry(struct registry *r, struct reg_entry *e, struct model **mo
 	pthread_mutex_lock(&r->mu);
 	e->phase = PH_CACHING;
 	pthread_mutex_unlock(&r->mu);
-	if (!cache_valid(e))
-		cache_write(e, p);
+	{
+		struct out_source src = {e->worker, e->span[0] ? e->span : NULL, e->path, e->run};
+		struct cache_key k = key_of(e);
+
+		if (!cache_valid(e->cache_dir, &k))
+			cache_write(e->cache_dir, &k, &src, p);
+	}
 
 	pthread_mutex_lock(&r->mu);
 	e->phase = PH_INDEXING;
@@ -762,24 +585,14 @@ int reg_init(struct registry *r, const char *logdir, const char *cache_dir, int 
 	     struct nns_err *err)
 {
 	char real[PATH_MAX];
-	struct stat st;
+	int rc;
 
 	memset(r, 0, sizeof(*r));
-	/* the logdir first: it is the argument people get wrong */
-	if (stat(logdir, &st) != 0 || !S_ISDIR(st.st_mode) || !realpath(logdir, real))
-		return nns_err_set(err, NNS_ENOTFOUND, "%s: %s", logdir,
-				   access(logdir, F_OK) == 0 ? "not a directory"
-							     : "no such directory");
-	if (access(logdir, R_OK | X_OK) != 0)
-		return nns_err_set(err, NNS_EIO, "%s: cannot read this directory (%s)", logdir,
-				   strerror(errno));
+	if ((rc = scan_check_logdir(logdir, real, err)) != NNS_OK)
+		return rc;
 	if (cache_dir) {
-		struct nns_err e2;
-
-		nns_err_clear(&e2);
-		if (out_mkdirs(cache_dir, &e2) != NNS_OK || access(cache_dir, W_OK) != 0)
-			return nns_err_set(err, NNS_EIO, "--cache-dir %s: cannot write there",
-					   cache_dir);
+		if ((rc = cache_check_root(cache_dir, err)) != NNS_OK)
+			return rc;
 		if (!(r->cache_dir = strdup(cache_dir)))
 			return nns_err_set(err, NNS_ENOMEM, "out of memory");
 	}

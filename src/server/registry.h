@@ -8,9 +8,9 @@
  * trace index in memory) or FAILED (err says why). READY entries are
  * evicted back to IDLE, least recently used first, when more than
  * max_loaded are in memory or they hold more than max_bytes, and nobody
- * holds them. Analysis results are
- * also written to a disk cache beside the run (docs/SERVER.md), so views
- * of an IDLE entry whose cache is valid are answered without parsing.
+ * holds them. Analysis results are also written to the disk cache
+ * (cache.h), so views of an IDLE entry whose cache is valid are answered
+ * without parsing; the logdir is walked by scan.h.
  *
  * Concurrency: every field marked (mu) is guarded by registry.mu. Entries
  * are never freed before reg_release(), so a pointer from reg_find() stays
@@ -27,7 +27,7 @@
 #include "common/vec.h"
 #include "importers/run.h"
 #include "output/outfile.h"
-#include "server/trace_index.h"
+#include "trace/trace_index.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -84,7 +84,7 @@ struct registry {
 };
 
 /* Scans logdir (which must be a directory), with analysis caches under
- * cache_dir (NULL: beside each run, see registry.c) and starts nworkers (1..4) background
+ * cache_dir (NULL: beside each run, see cache.h) and starts nworkers (1..4) background
  * workers. NNS_OK, NNS_ENOTFOUND, NNS_EIO or NNS_ENOMEM. */
 int reg_init(struct registry *r, const char *logdir, const char *cache_dir, int nworkers,
 	     struct nns_err *err);

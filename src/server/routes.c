@@ -31,23 +31,6 @@ static const struct {
 };
 /* ... and every row of out_views (src/output/views.c) */
 
-/* Finishes w and answers it (200), or 500 when writing failed. */
-static void reply_json(struct srv_req *q, struct jsonw *w)
-{
-	struct nns_err err;
-	size_t len = 0;
-	char *doc;
-
-	nns_err_clear(&err);
-	if (jsonw_finish(w, &err) != NNS_OK || !(doc = jsonw_take(w, &len))) {
-		jsonw_release(w);
-		srv_error(q, 500, "cannot write the answer: %s", err.msg);
-		return;
-	}
-	jsonw_release(w);
-	srv_reply(q, 200, "application/json", doc, len);
-}
-
 static int name_ok(struct srv_req *q, const char *key, const char *v, int required)
 {
 	if (!v) {
@@ -162,7 +145,7 @@ static void api_view(struct server *s, struct srv_req *q)
 		fn(&w, e->p);
 	}
 	reg_put(&s->reg, e);
-	reply_json(q, &w);
+	srv_reply_json(q, &w);
 }
 
 /* Acquires every entry of es[0..n); on success all are held. Otherwise
@@ -252,7 +235,7 @@ static void api_distributed(struct server *s, struct srv_req *q)
 	}
 	out_json_dist(&w, &d, span && span[0] ? span : NULL);
 	an_dist_release(&d);
-	reply_json(q, &w);
+	srv_reply_json(q, &w);
 }
 
 static void api_diff(struct server *s, struct srv_req *q)
@@ -287,7 +270,7 @@ static void api_diff(struct server *s, struct srv_req *q)
 	}
 	out_json_diff(&w, &d, base, exp);
 	an_diff_release(&d);
-	reply_json(q, &w);
+	srv_reply_json(q, &w);
 }
 
 /* ---- trace -------------------------------------------------------------------- */
@@ -403,7 +386,7 @@ static void api_trace(struct server *s, struct srv_req *q, const char *what)
 						     : 500,
 				 "%s", err.msg);
 	}
-	reply_json(q, &w);
+	srv_reply_json(q, &w);
 }
 
 /* The result tables' columns and the step-time roles for the page

@@ -21,22 +21,6 @@
 #define CLUSTER_GROUP_MAX 4096
 #define CLUSTER_NAME_MAX 4096
 
-static void reply(struct srv_req *q, struct jsonw *w)
-{
-	struct nns_err err;
-	size_t len = 0;
-	char *doc;
-
-	nns_err_clear(&err);
-	if (jsonw_finish(w, &err) != NNS_OK || !(doc = jsonw_take(w, &len))) {
-		jsonw_release(w);
-		srv_error(q, 500, "cannot write the answer: %s", err.msg);
-		return;
-	}
-	jsonw_release(w);
-	srv_reply(q, 200, "application/json", doc, len);
-}
-
 static void answer(struct srv_req *q, const struct cl_result *c)
 {
 	struct jsonw w;
@@ -44,7 +28,7 @@ static void answer(struct srv_req *q, const struct cl_result *c)
 	if (jsonw_init_mem(&w, 0, 0))
 		return srv_error(q, 503, "out of memory");
 	out_json_cluster(&w, c);
-	reply(q, &w);
+	srv_reply_json(q, &w);
 }
 
 /* 1 when logdir/rel is a MindSpore cluster job inside the logdir; its real
@@ -186,5 +170,5 @@ void api_cluster_jobs(struct server *s, struct srv_req *q)
 	msc_find_jobs(s->reg.logdir_real, 8, list_job, &x, NULL);
 	jsonw_arr_end(&w);
 	jsonw_obj_end(&w);
-	reply(q, &w);
+	srv_reply_json(q, &w);
 }

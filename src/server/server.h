@@ -10,6 +10,7 @@
 #define NNS_SERVER_SERVER_H
 
 #include "common/err.h"
+#include "output/jsonw.h"
 #include "server/registry.h"
 
 #include <stddef.h>
@@ -46,6 +47,8 @@ void srv_reply(struct srv_req *q, int status, const char *mime, char *body, size
 /* Answers {"error": msg} with status. */
 void srv_error(struct srv_req *q, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Finishes w, answers it (200) and releases w; 500 when writing failed. */
+void srv_reply_json(struct srv_req *q, struct jsonw *w);
 /* Answers 202 with a progress document. */
 void srv_progress(struct srv_req *q, const struct reg_progress *pr);
 

@@ -12,7 +12,7 @@
 #include "analysis/analysis.h"
 #include "importers/kineto.h"
 #include "output/jsonw.h"
-#include "server/trace_index.h"
+#include "trace/trace_index.h"
 
 #include <stdint.h>
 #include <string.h>

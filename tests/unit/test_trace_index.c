@@ -1,6 +1,6 @@
 /*
  * test_trace_index.c - the Trace view's level-of-detail index
- * (src/server/trace_index.h): track layout and nesting depths computed by
+ * (src/trace/trace_index.h): track layout and nesting depths computed by
  * hand on a small Kineto trace, zoomed-in and zoomed-out windows (exact
  * items, merged sub-pixel runs), flows only between drawn items, counters
  * down-sampled to the max per pixel, event details and links, clipped
@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "importers/kineto.h"
-#include "server/trace_index.h"
+#include "trace/trace_index.h"
 
 #include <jansson.h>
 #include <stdio.h>

@@ -1,21 +1,16 @@
 /*
- * trace_lookup.c - small helpers shared by the trace_*.c files: category
- * text, the per-query scratch hash map, track and device/stream of an
- * event, locating an event in its lane, the innermost event containing a
- * time, and validating a track filter.
+ * trace_lookup.c - small helpers shared by the trace_*.c files: the
+ * per-query scratch hash map, track and device/stream of an event,
+ * locating an event in its lane, the innermost event containing a time,
+ * and validating a track filter.
  *
  * Ownership: nothing here keeps state; ti_map is caller storage.
  */
-#include "server/trace_internal.h"
+#include "trace/trace_internal.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-
-const char *ti_cat(int kind)
-{
-	return model_kind_name(kind);
-}
 
 int ti_map_init(struct ti_map *h, size_t expect)
 {

@@ -24,8 +24,8 @@
  * which must outlive it. The query functions append one JSON value to the
  * caller's jsonw (which the caller inits, finishes and releases).
  */
-#ifndef NNS_SERVER_TRACE_INDEX_H
-#define NNS_SERVER_TRACE_INDEX_H
+#ifndef NNS_TRACE_INDEX_H
+#define NNS_TRACE_INDEX_H
 
 #include "analysis/analysis.h"
 #include "common/err.h"

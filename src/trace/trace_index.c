@@ -19,10 +19,15 @@
  *     (4 bytes each) for the event links;
  *  4. counter series (trace_counters.c) and forward->backward pairs are
  *     gathered.
+ * Lanes are not the model's depth (model_index.c): annotation tracks nest
+ * a device's annotations across its streams (the model nests per thread),
+ * host tracks leave device events of the same thread out, and a partial
+ * overlap goes to an overflow lane where the model hangs it under the
+ * range that holds it.
  *
  * Ownership: the index owns its arrays; model and profile are borrowed.
  */
-#include "server/trace_internal.h"
+#include "trace/trace_internal.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -71,11 +76,10 @@ static int cmp_dkey(const void *a, const void *b)
 	return x->stream < y->stream ? -1 : x->stream > y->stream;
 }
 
-/* Unique (dev, stream) keys while building: open addressing over dkeys. */
+/* Unique (dev, stream) keys while building: open addressing over keys. */
 struct dset {
-	struct dkey *v;
-	size_t n, cap;
-	uint32_t *slot; /* index+1 into v, 0 empty */
+	VEC(struct dkey) keys;
+	uint32_t *slot; /* index+1 into keys.v, 0 empty */
 	size_t mask;
 };
 
@@ -86,63 +90,53 @@ static size_t dhash(int64_t dev, int64_t stream)
 	return (size_t)(x ^ x >> 29);
 }
 
+static int dset_rehash(struct dset *s)
+{
+	size_t cap = s->mask ? (s->mask + 1) * 2 : 64, k;
+	uint32_t *slot;
+
+	if (s->keys.n >= ((size_t)1 << 24) || !(slot = calloc(cap, sizeof(*slot))))
+		return NNS_ENOMEM;
+	for (k = 0; k < s->keys.n; k++) {
+		size_t j = dhash(s->keys.v[k].dev, s->keys.v[k].stream) & (cap - 1);
+		while (slot[j])
+			j = (j + 1) & (cap - 1);
+		slot[j] = (uint32_t)k + 1;
+	}
+	free(s->slot);
+	s->slot = slot;
+	s->mask = cap - 1;
+	return NNS_OK;
+}
+
 static int dset_add(struct dset *s, int64_t dev, int64_t stream)
 {
+	struct dkey key = {dev, stream};
 	size_t i;
 
-	if ((s->n + 1) * 2 > s->mask + 1) {
-		size_t cap = s->mask ? (s->mask + 1) * 2 : 64, k;
-		uint32_t *slot = calloc(cap, sizeof(*slot));
-		if (!slot || s->n >= ((size_t)1 << 24)) {
-			free(slot);
-			return NNS_ENOMEM;
-		}
-		for (k = 0; k < s->n; k++) {
-			size_t j = dhash(s->v[k].dev, s->v[k].stream) & (cap - 1);
-			while (slot[j])
-				j = (j + 1) & (cap - 1);
-			slot[j] = (uint32_t)k + 1;
-		}
-		free(s->slot);
-		s->slot = slot;
-		s->mask = cap - 1;
-	}
+	if ((s->keys.n + 1) * 2 > s->mask + 1 && dset_rehash(s) != NNS_OK)
+		return NNS_ENOMEM;
 	i = dhash(dev, stream) & s->mask;
 	while (s->slot[i]) {
-		const struct dkey *k = &s->v[s->slot[i] - 1];
+		const struct dkey *k = &s->keys.v[s->slot[i] - 1];
 		if (k->dev == dev && k->stream == stream)
 			return NNS_OK;
 		i = (i + 1) & s->mask;
 	}
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 16;
-		struct dkey *v = realloc(s->v, cap * sizeof(*v));
-		if (!v)
-			return NNS_ENOMEM;
-		s->v = v;
-		s->cap = cap;
-	}
-	s->v[s->n].dev = dev;
-	s->v[s->n].stream = stream;
-	s->slot[i] = (uint32_t)++s->n;
+	if (vec_push(&s->keys, key) != 0)
+		return NNS_ENOMEM;
+	s->slot[i] = (uint32_t)s->keys.n;
 	return NNS_OK;
 }
 
-static int make_tracks(struct trace_index *ix, uint32_t *ev_track)
+/* Marks the threads that carry host events (used[], *nhost of them) and
+ * gathers the (device, stream) keys of device events and GPU annotations
+ * (stream -1: the device's annotation track). */
+static int find_tracks(const struct model *m, unsigned char *used, size_t *nhost, struct dset *ds)
 {
-	const struct model *m = ix->m;
-	size_t nth = m->threads.n, i, nh = 0, nt = 0;
-	unsigned char *used = calloc(nth ? nth : 1, 1);
-	struct hkey *hk = NULL;
-	struct dset ds = {0};
-	int rc = NNS_ENOMEM;
+	size_t n = m->events.n, nth = m->threads.n, i, nh = 0;
 
-	ix->thread_track = malloc((nth ? nth : 1) * sizeof(*ix->thread_track));
-	if (!used || !ix->thread_track)
-		goto out;
-	for (i = 0; i < nth; i++)
-		ix->thread_track[i] = UINT32_MAX;
-	for (i = 0; i < m->events.n; i++) {
+	for (i = 0; i < n; i++) {
 		const struct model_event *e = &m->events.v[i];
 		if (ti_is_host(e->kind)) {
 			if (e->thread < nth && !used[e->thread]) {
@@ -152,18 +146,20 @@ static int make_tracks(struct trace_index *ix, uint32_t *ev_track)
 		} else {
 			int64_t dev, stream;
 			ti_dev_stream(m, e, &dev, &stream);
-			if (dset_add(&ds, dev, e->kind == MK_GPU_ANNOTATION ? -1 : stream) !=
-			    NNS_OK)
-				goto out;
+			if (dset_add(ds, dev, e->kind == MK_GPU_ANNOTATION ? -1 : stream) != NNS_OK)
+				return NNS_ENOMEM;
 		}
 	}
-	hk = malloc((nh ? nh : 1) * sizeof(*hk));
-	ix->tracks = calloc(nh + ds.n + 1, sizeof(*ix->tracks));
-	ix->stream_tracks = malloc((ds.n + 1) * sizeof(*ix->stream_tracks));
-	ix->annot_tracks = malloc((ds.n + 1) * sizeof(*ix->annot_tracks));
-	if (!hk || !ix->tracks || !ix->stream_tracks || !ix->annot_tracks)
-		goto out;
-	for (i = 0, nh = 0; i < nth; i++) {
+	*nhost = nh;
+	return NNS_OK;
+}
+
+/* The sort keys of the used threads into hk; returns how many. */
+static size_t host_keys(const struct model *m, const unsigned char *used, struct hkey *hk)
+{
+	size_t i, nh = 0;
+
+	for (i = 0; i < m->threads.n; i++) {
 		if (used[i]) {
 			const struct model_thread *t = &m->threads.v[i];
 			hk[nh].pid = model_str(m, t->pid);
@@ -179,56 +175,98 @@ static int make_tracks(struct trace_index *ix, uint32_t *ev_track)
 			nh++;
 		}
 	}
-	if (nh)
-		qsort(hk, nh, sizeof(*hk), cmp_hkey);
-	for (i = 0; i < nh; i++) {
+	return nh;
+}
+
+/* Fills the group and name of thread track t for the thread of key k. */
+static void name_thread_track(const struct model *m, const struct hkey *k, struct ti_track *t)
+{
+	const struct model_thread *th = &m->threads.v[k->thread];
+	const char *tn = th->name ? model_str(m, th->name) : NULL;
+
+	snprintf(t->group, sizeof(t->group), "Process %s", k->pid);
+	if (tn && *tn) {
+		/* Kineto names threads "thread 25738 (python)": keep "python" */
+		char pre[80];
+		int np = snprintf(pre, sizeof(pre), "thread %s (", k->tid);
+		size_t tl = strlen(tn);
+		if (np > 0 && (size_t)np < sizeof(pre) && tl > (size_t)np &&
+		    !strncasecmp(tn, pre, (size_t)np) && tn[tl - 1] == ')')
+			snprintf(t->name, sizeof(t->name), "Thread %s (%.*s)", k->tid,
+				 (int)(tl - (size_t)np - 1), tn + np);
+		else
+			snprintf(t->name, sizeof(t->name), "Thread %s (%s)", k->tid, tn);
+	} else
+		snprintf(t->name, sizeof(t->name), "Thread %s", k->tid);
+}
+
+/* Appends the device tracks of ds (sorted by device, then stream, each
+ * device's annotation track first) from ix->tracks[ix->ntracks]. */
+static void add_device_tracks(struct trace_index *ix, struct dset *ds)
+{
+	size_t i;
+
+	if (ds->keys.n)
+		qsort(ds->keys.v, ds->keys.n, sizeof(*ds->keys.v), cmp_dkey);
+	for (i = 0; i < ds->keys.n; i++) {
+		uint32_t nt = (uint32_t)ix->ntracks++;
 		struct ti_track *t = &ix->tracks[nt];
-		const struct model_thread *th = &m->threads.v[hk[i].thread];
-		const char *tn = th->name ? model_str(m, th->name) : NULL;
-		t->kind = TI_THREAD;
-		t->thread = hk[i].thread;
-		snprintf(t->group, sizeof(t->group), "Process %s", hk[i].pid);
-		if (tn && *tn) {
-			/* Kineto names threads "thread 25738 (python)": keep "python" */
-			char pre[80];
-			int np = snprintf(pre, sizeof(pre), "thread %s (", hk[i].tid);
-			size_t tl = strlen(tn);
-			if (np > 0 && (size_t)np < sizeof(pre) && tl > (size_t)np &&
-			    !strncasecmp(tn, pre, (size_t)np) && tn[tl - 1] == ')')
-				snprintf(t->name, sizeof(t->name), "Thread %s (%.*s)", hk[i].tid,
-					 (int)(tl - (size_t)np - 1), tn + np);
-			else
-				snprintf(t->name, sizeof(t->name), "Thread %s (%s)", hk[i].tid, tn);
-		} else
-			snprintf(t->name, sizeof(t->name), "Thread %s", hk[i].tid);
-		ix->thread_track[hk[i].thread] = (uint32_t)nt++;
-	}
-	if (ds.n)
-		qsort(ds.v, ds.n, sizeof(*ds.v), cmp_dkey);
-	for (i = 0; i < ds.n; i++) {
-		struct ti_track *t = &ix->tracks[nt];
-		t->dev = ds.v[i].dev;
-		t->stream = ds.v[i].stream;
+		t->dev = ds->keys.v[i].dev;
+		t->stream = ds->keys.v[i].stream;
 		snprintf(t->group, sizeof(t->group), "GPU %" PRId64, t->dev);
 		if (t->stream < 0) {
 			t->kind = TI_ANNOT;
 			snprintf(t->name, sizeof(t->name), "Annotations");
-			ix->annot_tracks[ix->nannot++] = (uint32_t)nt;
+			ix->annot_tracks[ix->nannot++] = nt;
 		} else {
 			t->kind = TI_STREAM;
 			snprintf(t->name, sizeof(t->name), "Stream %" PRId64, t->stream);
-			ix->stream_tracks[ix->nstream++] = (uint32_t)nt;
+			ix->stream_tracks[ix->nstream++] = nt;
 		}
-		nt++;
 	}
-	ix->ntracks = nt;
+}
+
+/* The tracks: host threads sorted by (pid, tid), numbers as numbers, then
+ * the device tracks; ev_track[i] is event i's track. */
+static int make_tracks(struct trace_index *ix, uint32_t *ev_track)
+{
+	const struct model *m = ix->m;
+	size_t nth = m->threads.n, i, nh = 0;
+	unsigned char *used = calloc(nth ? nth : 1, 1);
+	struct hkey *hk = NULL;
+	struct dset ds = {0};
+	int rc = NNS_ENOMEM;
+
+	ix->thread_track = malloc((nth ? nth : 1) * sizeof(*ix->thread_track));
+	if (!used || !ix->thread_track || find_tracks(m, used, &nh, &ds) != NNS_OK)
+		goto out;
+	for (i = 0; i < nth; i++)
+		ix->thread_track[i] = UINT32_MAX;
+	hk = malloc((nh ? nh : 1) * sizeof(*hk));
+	ix->tracks = calloc(nh + ds.keys.n + 1, sizeof(*ix->tracks));
+	ix->stream_tracks = malloc((ds.keys.n + 1) * sizeof(*ix->stream_tracks));
+	ix->annot_tracks = malloc((ds.keys.n + 1) * sizeof(*ix->annot_tracks));
+	if (!hk || !ix->tracks || !ix->stream_tracks || !ix->annot_tracks)
+		goto out;
+	nh = host_keys(m, used, hk);
+	if (nh)
+		qsort(hk, nh, sizeof(*hk), cmp_hkey);
+	for (i = 0; i < nh; i++) {
+		struct ti_track *t = &ix->tracks[i];
+		t->kind = TI_THREAD;
+		t->thread = hk[i].thread;
+		name_thread_track(m, &hk[i], t);
+		ix->thread_track[hk[i].thread] = (uint32_t)i;
+	}
+	ix->ntracks = nh;
+	add_device_tracks(ix, &ds);
 	for (i = 0; i < m->events.n; i++)
 		ev_track[i] = ti_track_of(ix, (uint32_t)i);
 	rc = NNS_OK;
 out:
 	free(used);
 	free(hk);
-	free(ds.v);
+	vec_free(&ds.keys);
 	free(ds.slot);
 	return rc;
 }
@@ -245,18 +283,16 @@ struct sweep {
 	uint32_t maxdepth;
 };
 
-static int grow64(int64_t **v, uint32_t *cap)
+/* Room for one more end in v (n used, capacity *cap), at most
+ * TI_MAX_LANES_PER_TRACK (the 32-bit fields keep the sweep's rows small). */
+static int grow64(int64_t **v, uint32_t n, uint32_t *cap)
 {
-	uint32_t c = *cap ? *cap * 2 : 8;
-	int64_t *n;
+	size_t c = *cap;
 
-	if (c > TI_MAX_LANES_PER_TRACK)
+	if (n >= TI_MAX_LANES_PER_TRACK ||
+	    vec_reserve_raw((void **)v, &c, (size_t)n + 1, sizeof(**v)) != 0)
 		return NNS_ENOMEM;
-	n = realloc(*v, c * sizeof(*n));
-	if (!n)
-		return NNS_ENOMEM;
-	*v = n;
-	*cap = c;
+	*cap = (uint32_t)c;
 	return NNS_OK;
 }
 
@@ -272,23 +308,23 @@ static int first_fit(struct sweep *s, int64_t ts, int64_t end, uint32_t *lane)
 			return NNS_OK;
 		}
 	}
-	if (s->nov == s->capov && grow64(&s->ov, &s->capov) != NNS_OK)
+	if (s->nov == s->capov && grow64(&s->ov, s->nov, &s->capov) != NNS_OK)
 		return NNS_ENOMEM;
 	s->ov[s->nov] = end;
 	*lane = s->nov++;
 	return NNS_OK;
 }
 
-static int assign_lanes(struct trace_index *ix, const uint32_t *ev_track, uint32_t *ev_lane,
-			struct nns_err *err)
+/* One sweep in event order: ev_lane[i] is event i's depth on its track,
+ * or OVERFLOW_BIT | its overflow lane; stream tracks use first-fit lanes.
+ * NNS_OK or NNS_ENOMEM (also past TI_MAX_LANES_PER_TRACK). */
+static int sweep_lanes(const struct trace_index *ix, const uint32_t *ev_track, uint32_t *ev_lane,
+		       struct sweep *sw)
 {
 	const struct model *m = ix->m;
-	struct sweep *sw = calloc(ix->ntracks + 1, sizeof(*sw));
-	size_t i, t;
+	size_t i;
 	int rc = NNS_OK;
 
-	if (!sw)
-		return nns_err_set(err, NNS_ENOMEM, "out of memory building the trace index");
 	for (i = 0; i < m->events.n && rc == NNS_OK; i++) {
 		const struct model_event *e = &m->events.v[i];
 		struct sweep *s = &sw[ev_track[i]];
@@ -308,19 +344,23 @@ static int assign_lanes(struct trace_index *ix, const uint32_t *ev_track, uint32
 			ev_lane[i] = lane | OVERFLOW_BIT;
 			continue;
 		}
-		if (s->nstk == s->capstk && (rc = grow64(&s->stk, &s->capstk)) != NNS_OK)
+		if (s->nstk == s->capstk && (rc = grow64(&s->stk, s->nstk, &s->capstk)) != NNS_OK)
 			break;
 		ev_lane[i] = s->nstk;
 		s->stk[s->nstk++] = end;
 		if (s->nstk > s->maxdepth)
 			s->maxdepth = s->nstk;
 	}
-	if (rc != NNS_OK) {
-		nns_err_set(err, NNS_ENOMEM,
-			    "trace index: out of memory or more than %d lanes on one track",
-			    TI_MAX_LANES_PER_TRACK);
-		goto out;
-	}
+	return rc;
+}
+
+/* Lays the swept events out in lane order (struct trace_index, lane_*). */
+static int layout_lanes(struct trace_index *ix, const uint32_t *ev_track, uint32_t *ev_lane,
+			const struct sweep *sw)
+{
+	const struct model *m = ix->m;
+	size_t i, t;
+
 	/* lanes of each track: regular depths, then overflow lanes */
 	ix->nlanes = 0;
 	for (t = 0; t < ix->ntracks; t++) {
@@ -331,10 +371,8 @@ static int assign_lanes(struct trace_index *ix, const uint32_t *ev_track, uint32
 		ix->nlanes += tr->nlanes;
 	}
 	ix->lanes = calloc(ix->nlanes + 1, sizeof(*ix->lanes));
-	if (!ix->lanes) {
-		rc = nns_err_set(err, NNS_ENOMEM, "out of memory building the trace index");
-		goto out;
-	}
+	if (!ix->lanes)
+		return NNS_ENOMEM;
 	for (t = 0; t < ix->ntracks; t++) {
 		const struct ti_track *tr = &ix->tracks[t];
 		uint32_t d;
@@ -369,7 +407,24 @@ static int assign_lanes(struct trace_index *ix, const uint32_t *ev_track, uint32
 		ix->lane_id[k] = (uint32_t)i;
 		ix->tracks[ln->track].events++;
 	}
-out:
+	return NNS_OK;
+}
+
+static int assign_lanes(struct trace_index *ix, const uint32_t *ev_track, uint32_t *ev_lane,
+			struct nns_err *err)
+{
+	struct sweep *sw = calloc(ix->ntracks + 1, sizeof(*sw));
+	size_t t;
+	int rc;
+
+	if (!sw)
+		return nns_err_set(err, NNS_ENOMEM, "out of memory building the trace index");
+	if ((rc = sweep_lanes(ix, ev_track, ev_lane, sw)) != NNS_OK)
+		nns_err_set(err, NNS_ENOMEM,
+			    "trace index: out of memory or more than %d lanes on one track",
+			    TI_MAX_LANES_PER_TRACK);
+	else if ((rc = layout_lanes(ix, ev_track, ev_lane, sw)) != NNS_OK)
+		nns_err_set(err, rc, "out of memory building the trace index");
 	for (t = 0; t < ix->ntracks; t++) {
 		free(sw[t].stk);
 		free(sw[t].ov);

@@ -13,7 +13,7 @@
  * Ownership: scratch is per call; nothing is kept.
  */
 #include "output/output.h"
-#include "server/trace_internal.h"
+#include "trace/trace_internal.h"
 
 #include <string.h>
 
@@ -111,6 +111,61 @@ static void nested_kernels(const struct trace_index *ix, uint32_t id, uint32_t l
 	}
 }
 
+/* The operator of launch l on its track: the innermost enclosing cpu_op,
+ * else the innermost enclosing event; MODEL_NOIDX if none. */
+static uint32_t launcher_of(const struct trace_index *ix, uint32_t l)
+{
+	const struct model *m = ix->m;
+	uint32_t t = ti_track_of(ix, l), ll, d, first = MODEL_NOIDX;
+	size_t lp;
+	int64_t ts;
+
+	if (ti_locate(ix, l, &ll, &lp) != 0)
+		return MODEL_NOIDX;
+	d = ix->lanes[ll].depth < ix->tracks[t].nregular ? ix->lanes[ll].depth
+							 : ix->tracks[t].nregular;
+	ts = m->events.v[l].ts - ix->origin;
+	while (d > 0) {
+		uint32_t c = ti_innermost_at(ix, t, ts, d);
+		if (c == MODEL_NOIDX)
+			break;
+		if (first == MODEL_NOIDX)
+			first = c;
+		if (m->events.v[c].kind == MK_CPU_OP)
+			return c;
+		ti_locate(ix, c, &ll, &lp);
+		d = ix->lanes[ll].depth;
+	}
+	return first;
+}
+
+/* The fwdbwd partners of id: "backward" from a forward op, "forward" from
+ * a backward op. */
+static void fb_links(const struct trace_index *ix, uint32_t id, struct jsonw *w)
+{
+	size_t lo = 0, hi = ix->nfb;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ix->fb[mid][0] >= id)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	for (; lo < ix->nfb && ix->fb[lo][0] == id; lo++)
+		link(ix, w, "backward", ix->fb[lo][1]);
+	lo = 0;
+	hi = ix->nfb;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ix->fb[ix->fb_to[mid]][1] >= id)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	for (; lo < ix->nfb && ix->fb[ix->fb_to[lo]][1] == id; lo++)
+		link(ix, w, "forward", ix->fb[ix->fb_to[lo]][0]);
+}
+
 int trace_event_json(const struct trace_index *ix, int64_t id, struct jsonw *w, struct nns_err *err)
 {
 	const struct model *m = ix->m;
@@ -126,7 +181,7 @@ int trace_event_json(const struct trace_index *ix, int64_t id, struct jsonw *w, 
 	jsonw_obj_begin(w);
 	jsonw_kint(w, "id", id);
 	jsonw_kstr(w, "name", model_str(m, e->name));
-	jsonw_kstr(w, "cat", ti_cat(e->kind));
+	jsonw_kstr(w, "cat", model_kind_name(e->kind));
 	jsonw_kint(w, "track", ix->lanes[lane].track);
 	jsonw_kint(w, "depth", ix->lanes[lane].depth);
 	jsonw_kint(w, "start", e->ts - ix->origin);
@@ -142,35 +197,10 @@ int trace_event_json(const struct trace_index *ix, int64_t id, struct jsonw *w, 
 		for (; a < b; a++)
 			link(ix, w, "kernel", ix->launched[a]);
 	} else if (model_kind_is_device(e->kind)) {
-		uint32_t l = m->launch_of ? m->launch_of[id] : MODEL_NOIDX;
+		uint32_t l = m->launch_of ? m->launch_of[id] : MODEL_NOIDX, op;
 		if (l != MODEL_NOIDX && l < m->events.n) {
-			uint32_t t = ti_track_of(ix, l), op = MODEL_NOIDX, ll;
-			size_t lp;
 			link(ix, w, "launch", l);
-			if (ti_locate(ix, l, &ll, &lp) == 0) {
-				/* innermost enclosing cpu_op, else innermost enclosing event */
-				uint32_t d = ix->lanes[ll].depth < ix->tracks[t].nregular
-						 ? ix->lanes[ll].depth
-						 : ix->tracks[t].nregular;
-				int64_t ts = m->events.v[l].ts - ix->origin;
-				uint32_t first = MODEL_NOIDX;
-				while (d > 0) {
-					uint32_t c = ti_innermost_at(ix, t, ts, d);
-					if (c == MODEL_NOIDX)
-						break;
-					if (first == MODEL_NOIDX)
-						first = c;
-					if (m->events.v[c].kind == MK_CPU_OP) {
-						op = c;
-						break;
-					}
-					ti_locate(ix, c, &ll, &lp);
-					d = ix->lanes[ll].depth;
-				}
-				if (op == MODEL_NOIDX)
-					op = first;
-			}
-			if (op != MODEL_NOIDX)
+			if ((op = launcher_of(ix, l)) != MODEL_NOIDX)
 				link(ix, w, "launcher", op);
 		}
 	} else if (e->kind == MK_CPU_OP &&
@@ -179,30 +209,7 @@ int trace_event_json(const struct trace_index *ix, int64_t id, struct jsonw *w, 
 		 * kernel of the step */
 		nested_kernels(ix, (uint32_t)id, lane, w);
 	}
-	/* forward -> backward partners */
-	{
-		size_t lo = 0, hi = ix->nfb;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (ix->fb[mid][0] >= (uint32_t)id)
-				hi = mid;
-			else
-				lo = mid + 1;
-		}
-		for (; lo < ix->nfb && ix->fb[lo][0] == (uint32_t)id; lo++)
-			link(ix, w, "backward", ix->fb[lo][1]);
-		lo = 0;
-		hi = ix->nfb;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (ix->fb[ix->fb_to[mid]][1] >= (uint32_t)id)
-				hi = mid;
-			else
-				lo = mid + 1;
-		}
-		for (; lo < ix->nfb && ix->fb[ix->fb_to[lo]][1] == (uint32_t)id; lo++)
-			link(ix, w, "forward", ix->fb[ix->fb_to[lo]][0]);
-	}
+	fb_links(ix, (uint32_t)id, w);
 	jsonw_arr_end(w);
 	jsonw_obj_end(w);
 	return NNS_OK;
@@ -265,15 +272,11 @@ int trace_summary_json(const struct trace_index *ix, int64_t t0, int64_t t1, con
 					goto out;
 				}
 				if (isnew) {
-					if (nrows == caprows) {
-						size_t c = caprows ? caprows * 2 : 64;
-						struct row *v = realloc(rows, c * sizeof(*v));
-						if (!v) {
-							rc = NNS_ENOMEM;
-							goto out;
-						}
-						rows = v;
-						caprows = c;
+					if (nrows == caprows &&
+					    vec_reserve_raw((void **)&rows, &caprows, nrows + 1,
+							    sizeof(*rows)) != 0) {
+						rc = NNS_ENOMEM;
+						goto out;
 					}
 					rows[nrows++] =
 					    (struct row){e->name, e->kind, 0, 0, e->dur, e->dur};
@@ -300,7 +303,7 @@ int trace_summary_json(const struct trace_index *ix, int64_t t0, int64_t t1, con
 	for (i = 0; i < nrows && i < TI_MAX_SUMMARY_ROWS; i++) {
 		jsonw_obj_begin(w);
 		jsonw_kstr(w, "name", model_str(m, rows[i].name));
-		jsonw_kstr(w, "cat", ti_cat(rows[i].kind));
+		jsonw_kstr(w, "cat", model_kind_name(rows[i].kind));
 		jsonw_kint(w, "count", rows[i].count);
 		jsonw_kint(w, "total", rows[i].total);
 		jsonw_kint(w, "min", rows[i].min);

@@ -1,0 +1,55 @@
+/*
+ * cache.h - the on-disk analysis cache of one trace file: the JSON views
+ * `nnscope analyse` would write, in a directory per worker/span under a
+ * cache root (<run>/.nnscope-cache, or --cache-dir / $XDG_CACHE_HOME when
+ * the run is read-only; docs/SERVER.md), with a key file naming the trace
+ * file's path, size and mtime and nnscope's version. The views are valid
+ * while the key says the same as the file; the key is written last, so a
+ * crash while writing leaves an invalid cache, never a stale one.
+ *
+ * It knows trace files by path, size and mtime only (struct cache_key),
+ * nothing of the server's registry. Every open, read and write of a cache
+ * file happens in cache.c, behind one function each.
+ *
+ * Threads: no state; concurrent writers of one directory each rename whole
+ * files into place.
+ */
+#ifndef NNS_SERVER_CACHE_H
+#define NNS_SERVER_CACHE_H
+
+#include "analysis/analysis.h"
+#include "common/err.h"
+#include "output/output.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* What the cache of a trace file is valid for (borrowed strings). */
+struct cache_key {
+	const char *path; /* the trace file */
+	int64_t size, mtime_ns;
+};
+
+/* Makes sure --cache-dir `dir` exists and is writable. NNS_OK or NNS_EIO. */
+int cache_check_root(const char *dir, struct nns_err *err);
+
+/* The cache directory of one worker/span (span NULL or "" for none) of the
+ * run in run_dir, with caches under `override` (--cache-dir, NULL: beside
+ * the run) into dst (size bytes); creates its root. 0, or -1 with dst ""
+ * when no writable place was found (the views are then never cached). */
+int cache_dir_of(char *dst, size_t size, const char *run_dir, const char *override,
+		 const char *worker, const char *span);
+
+/* 1 when the views in dir (may be "") were written for the file k names. */
+int cache_valid(const char *dir, const struct cache_key *k);
+
+/* <view>.json from dir when the cache is valid for k: a malloc'd,
+ * NUL-terminated buffer (caller frees) of *len bytes, or NULL. */
+char *cache_read_view(const char *dir, const struct cache_key *k, const char *view, size_t *len);
+
+/* Writes every view of p (the analyses of src) into dir, then the key of k.
+ * Best effort: a failure leaves the cache invalid. */
+void cache_write(const char *dir, const struct cache_key *k, const struct out_source *src,
+		 const struct an_profile *p);
+
+#endif
