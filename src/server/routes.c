@@ -398,7 +398,7 @@ static void api_schema(struct srv_req *q)
 	if (jsonw_init_mem(&w, 0, 0))
 		return srv_error(q, 503, "out of memory");
 	out_json_schema(&w);
-	reply_json(q, &w);
+	srv_reply_json(q, &w);
 }
 
 void routes_api(struct server *s, struct srv_req *q, const char *url)
