@@ -87,6 +87,7 @@ grep -rnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' src \
 		for (key in allowed) if (!(key in used)) {
 			split(key, p, SUBSEP)
 			printf "check-layers: %s: \"%s %s\" matches no include any more: remove it\n", allowfile, p[1], p[2]
+			bad++
 		}
 		if (bad) { printf "check-layers: %d problem(s) with the layers\n", bad; exit 1 }
 	}'

@@ -290,10 +290,9 @@ static int cut_to_steps(struct cli_item *it, const char *path, const struct cli_
 	long lo = -1, hi = -1, num;
 	size_t i, found = 0;
 
-	memset(&steps, 0, sizeof(steps));
-	steps.m = &it->m;
+	an_profile_init(&steps, &it->m);
 	nns_err_clear(&err);
-	if (an_steps_compute(&steps, &err)) {
+	if (an_profile_need(&steps, AN_PASS_STEPS, &err)) {
 		cli_error(path, err.msg[0] ? err.msg : "finding the steps failed");
 		an_profile_release(&steps);
 		return CLI_EINPUT;

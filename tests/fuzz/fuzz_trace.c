@@ -1,6 +1,6 @@
 /*
- * fuzz_trace.c - libFuzzer target for the analyses and the server's
- * level-of-detail index on hostile traces: each input is imported as a
+ * fuzz_trace.c - libFuzzer target for the analyses and the Trace view's
+ * level-of-detail index (src/trace) on hostile traces: each input is imported as a
  * Kineto trace; when that keeps a model, every analysis runs, the trace
  * index is built, and meta / window / event / summary queries run with
  * windows, pixel widths, track filters and event ids taken from the
