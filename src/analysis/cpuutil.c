@@ -32,6 +32,7 @@
  */
 #include "analysis.h"
 #include "names.h"
+#include "common/buf.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -68,19 +69,6 @@ static void mean(struct an_cpu_avg *a)
 	a->sys /= (double)a->samples;
 	a->idle /= (double)a->samples;
 	a->iowait /= (double)a->samples;
-}
-
-static char *fmt_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static char *fmt_text(const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	return strdup(buf);
 }
 
 /* Bucket-averaged series of the samples of one kind. */
@@ -238,15 +226,15 @@ static int per_stage(struct an_profile *p)
 		if (!st->name || st->name == loop_name)
 			continue;
 		if (st->per_thread > 75)
-			st->advice = fmt_text("%s is using %.1f%% CPU per worker. Setting "
-					      "num_parallel_workers>%d might bring extra "
-					      "performance.",
-					      name, st->per_thread, st->threads);
+			st->advice = str_printf("%s is using %.1f%% CPU per worker. Setting "
+						"num_parallel_workers>%d might bring extra "
+						"performance.",
+						name, st->per_thread, st->threads);
 		else if (st->per_thread < 20 && st->threads > 1)
-			st->advice = fmt_text("%s is using %.1f%% CPU per worker. Using "
-					      "num_parallel_workers=%d might not bring as much "
-					      "benefit due to low CPU usage per worker.",
-					      name, st->per_thread, st->threads);
+			st->advice = str_printf("%s is using %.1f%% CPU per worker. Using "
+						"num_parallel_workers=%d might not bring as much "
+						"benefit due to low CPU usage per worker.",
+						name, st->per_thread, st->threads);
 		else
 			continue;
 		if (!st->advice)

@@ -16,6 +16,7 @@
 #include "output/outfile.h"
 #include "output/output.h"
 #include "output/sqlite_out.h"
+#include "common/fs.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -460,7 +461,7 @@ static int analyse_body(struct analyse_ctx *cx, struct cli_visit *v, const char 
 		/* `nnscope collect` output: the hosts' runs are one cluster */
 		if (drc == NNS_OK && collect_merge_runs(&rs, in, &err))
 			drc = err.code;
-		if (drc == NNS_OK && out_mkdirs(out, &err)) {
+		if (drc == NNS_OK && fs_mkdirs(out, &err)) {
 			cli_error(NULL, err.msg);
 			run_set_release(&rs);
 			status = CLI_EINPUT;

@@ -159,7 +159,7 @@ static void push(struct nns_profiler *p, const struct nnst_sample *x)
 /* One tick; emit = 0 only records the baseline. */
 static void sample(struct nns_profiler *p, struct sstate *s, int emit)
 {
-	int64_t now = nns_clock_ns(CLOCK_MONOTONIC);
+	int64_t now = clock_ns(CLOCK_MONOTONIC);
 	double secs = (double)(now - s->t_ns) / 1e9;
 	struct nnst_sample x;
 	struct machine m;
@@ -288,13 +288,7 @@ static void *sampler_main(void *arg)
 		long ms = p->o.cpu_sampling_interval_ms;
 		int quit, started;
 
-		clock_gettime(CLOCK_MONOTONIC, &until);
-		until.tv_sec += ms / 1000;
-		until.tv_nsec += (ms % 1000) * 1000000L;
-		if (until.tv_nsec >= 1000000000L) {
-			until.tv_sec++;
-			until.tv_nsec -= 1000000000L;
-		}
+		until = clock_deadline(CLOCK_MONOTONIC, ms);
 		pthread_mutex_lock(&p->mu);
 		while (!p->sampler_quit && pthread_cond_timedwait(&p->scv, &p->mu, &until) == 0)
 			;

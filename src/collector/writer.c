@@ -17,6 +17,8 @@
  */
 #include "collector/collector.h"
 #include "collector/tsc.h"
+#include "common/vec.h"
+#include "common/fs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -50,7 +52,7 @@ struct wstate {
 
 static int64_t mono(void)
 {
-	return nns_clock_ns(CLOCK_MONOTONIC);
+	return clock_ns(CLOCK_MONOTONIC);
 }
 
 static void io_failed(struct nns_profiler *p, const struct nns_err *e)
@@ -205,7 +207,7 @@ int nns_writer_open(struct nns_profiler *p, struct nns_err *err)
 	char host[256];
 	int fd = -1, rc;
 
-	if ((rc = nns_mkdirs(p->o.output_path, err)))
+	if ((rc = fs_mkdirs(p->o.output_path, err)))
 		return rc;
 	nns_hostname(host, sizeof(host));
 	for (int k = 0; k < 1000 && fd < 0; k++) {
@@ -253,22 +255,6 @@ int nns_writer_open(struct nns_profiler *p, struct nns_err *err)
 }
 
 /* ---- draining ------------------------------------------------------------------------ */
-
-static int grow(void **v, size_t *cap, size_t need, size_t elem)
-{
-	void *n;
-	size_t c = *cap ? *cap : 64;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need)
-		c *= 2;
-	if (!(n = realloc(*v, c * elem)))
-		return -1;
-	*v = n;
-	*cap = c;
-	return 0;
-}
 
 static struct nns_block *block_with_seq(struct nns_tbuf *t, uint64_t seq, uint32_t *state)
 {
@@ -357,7 +343,8 @@ static int drain(struct nns_profiler *p, struct wstate *ws, int partial)
 	}
 	ws->nsnap = 0;
 	for (struct nns_tbuf *t = nns_g.threads; t; t = t->next) {
-		if (grow((void **)&ws->snap, &ws->capsnap, ws->nsnap + 1, sizeof(*ws->snap)))
+		if (vec_reserve_raw((void **)&ws->snap, &ws->capsnap, ws->nsnap + 1,
+				    sizeof(*ws->snap)))
 			break;
 		ws->snap[ws->nsnap++] = t;
 	}
@@ -380,8 +367,8 @@ static int drain(struct nns_profiler *p, struct wstate *ws, int partial)
 
 			if (!full && (!partial || n <= b->done))
 				break;
-			if (grow((void **)&ws->spans, &ws->capspans, ws->nspans + 1,
-				 sizeof(*ws->spans)))
+			if (vec_reserve_raw((void **)&ws->spans, &ws->capspans, ws->nspans + 1,
+					    sizeof(*ws->spans)))
 				break;
 			ws->spans[ws->nspans++] = (struct span){t, b, b->done, n, full};
 			if (!full)
@@ -679,13 +666,7 @@ int nns_writer_detach(struct nns_profiler *p, int timeout_ms)
 		pthread_mutex_unlock(&nns_g.reg_mu);
 		return NNS_OK;
 	}
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += timeout_ms / 1000;
-	until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
+	until = clock_deadline(CLOCK_REALTIME, timeout_ms);
 	pthread_mutex_lock(&p->mu);
 	p->detach_req = 1;
 	p->detach_done = 0;

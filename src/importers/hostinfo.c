@@ -7,6 +7,7 @@
  * Owner: reader engineer.
  */
 #include "importers/hostinfo.h"
+#include "common/vec.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -72,15 +73,8 @@ static int put(struct hi *h, char c)
 		h->too_long = 1;
 		return 0;
 	}
-	if (h->len + 2 > h->cap) {
-		size_t ncap = h->cap ? h->cap * 2 : 1024;
-		char *p = realloc(h->buf, ncap);
-
-		if (!p)
-			return NNS_ENOMEM;
-		h->buf = p;
-		h->cap = ncap;
-	}
+	if (h->len + 2 > h->cap && vec_reserve_raw((void **)&h->buf, &h->cap, h->len + 2, 1))
+		return NNS_ENOMEM;
 	h->buf[h->len++] = c;
 	h->field_len++;
 	return 0;

@@ -324,7 +324,7 @@ static int set_repr(struct kparser *ps, const char **pp, uint32_t *dst)
 		return r;
 	if (ps->tmp_over)
 		return KP_OK;
-	id = model_intern(ps->m, ps->tmp ? ps->tmp : "", ps->tmp_len);
+	id = model_intern(ps->m, ps->tmp.p ? ps->tmp.p : "", ps->tmp.len);
 	if (id == STRPOOL_NONE)
 		return kp_nomem(ps, *pp);
 	*dst = id;
@@ -745,14 +745,14 @@ static int commit_counter(struct kparser *ps, struct kev *e, const char *at)
 		if (e->nseries == 1) {
 			c.name = model_intern(ps->m, e->name.p, e->name.n);
 		} else {
-			ps->tmp_len = 0;
+			buf_reset(&ps->tmp);
 			ps->tmp_over = 0;
 			kj_tmp_put(ps, e->name.p, e->name.n);
 			kj_tmp_put(ps, ".", 1);
 			kj_tmp_put(ps, e->skey[i].p, e->skey[i].n);
 			if (ps->tmp_over)
 				continue;
-			c.name = model_intern(ps->m, ps->tmp, ps->tmp_len);
+			c.name = model_intern(ps->m, ps->tmp.p, ps->tmp.len);
 		}
 		c.value = e->sval[i];
 		if (c.name == STRPOOL_NONE || model_add_counter(ps->m, &c))

@@ -26,6 +26,7 @@
 #ifndef NNS_IMPORTERS_KINETO_INTERNAL_H
 #define NNS_IMPORTERS_KINETO_INTERNAL_H
 
+#include "common/buf.h"
 #include "importers/kineto.h"
 
 #include <stdatomic.h>
@@ -201,8 +202,7 @@ struct kparser {
 	int64_t total_bytes; /* bytes pulled through the window */
 
 	struct karena arena;
-	char *tmp; /* repr builder */
-	size_t tmp_len, tmp_cap;
+	struct buf tmp; /* repr builder */
 	int tmp_over;
 
 	struct kthr tcache[KP_TCACHE];

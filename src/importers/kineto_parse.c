@@ -42,10 +42,10 @@ int kp_init(struct kparser *ps, struct model *m, struct ksrc *src, const char *n
 void kp_release(struct kparser *ps)
 {
 	free(ps->buf);
-	free(ps->tmp);
+	buf_free(&ps->tmp);
 	karena_free(&ps->arena);
 	kbe_release(ps);
-	ps->buf = ps->tmp = NULL;
+	ps->buf = NULL;
 }
 
 void kp_reset_at(struct kparser *ps, int64_t off, int stage)

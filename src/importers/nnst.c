@@ -10,6 +10,7 @@
  * Owner: reader engineer (analysis side of the format).
  */
 #include "nnst_internal.h"
+#include "common/le.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -17,16 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t le64(const uint8_t *p)
-{
-	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
-}
 
 void ni_problem(struct ni *x, const char *fmt, ...)
 {

@@ -7,6 +7,9 @@
 #include "nnscope.h"
 #include "output/jsonw.h"
 #include "output/output.h"
+#include "common/clock.h"
+#include "common/fs.h"
+#include "common/strhash.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -22,14 +25,6 @@
 #define CACHE_DIR_NAME ".nnscope-cache"
 #define MAX_CACHED_DOC ((size_t)512 << 20)
 
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static char *xstrdup(const char *s)
 {
 	return strdup(s ? s : "");
@@ -44,15 +39,6 @@ const char *reg_phase_name(int phase)
 }
 
 /* ---- disk cache ------------------------------------------------------------ */
-
-static uint64_t fnv1a(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
 
 /* The cache root of a run directory: <override>/<hash> with --cache-dir;
  * else <run_dir>/.nnscope-cache when the directory is writable (by its
@@ -70,7 +56,7 @@ static int cache_root(char *dst, size_t size, const char *run_dir, const char *o
 	if (!override && stat(run_dir, &st) == 0 && (st.st_mode & 0222) &&
 	    access(run_dir, W_OK) == 0 &&
 	    snprintf(dst, size, "%s/%s", run_dir, CACHE_DIR_NAME) < (int)size &&
-	    out_mkdirs(dst, &err) == NNS_OK && access(dst, W_OK) == 0)
+	    fs_mkdirs(dst, &err) == NNS_OK && access(dst, W_OK) == 0)
 		return 0;
 	if (!realpath(run_dir, real))
 		return -1;
@@ -82,9 +68,9 @@ static int cache_root(char *dst, size_t size, const char *run_dir, const char *o
 		snprintf(tmp, sizeof(tmp), "%s/.cache/nnscope", home);
 	else
 		return -1;
-	if (snprintf(dst, size, "%s/%016llx", tmp, (unsigned long long)fnv1a(real)) >= (int)size)
+	if (snprintf(dst, size, "%s/%016llx", tmp, (unsigned long long)strhash(real)) >= (int)size)
 		return -1;
-	return out_mkdirs(dst, &err) == NNS_OK && access(dst, W_OK) == 0 ? 0 : -1;
+	return fs_mkdirs(dst, &err) == NNS_OK && access(dst, W_OK) == 0 ? 0 : -1;
 }
 
 static void cache_key(char *dst, size_t size, const struct reg_entry *e)
@@ -472,10 +458,10 @@ char *reg_runs_json(struct registry *r, size_t *len)
 	int stale;
 
 	pthread_mutex_lock(&r->mu);
-	stale = !r->scanning && now_ns() - r->scanned_ns > RESCAN_NS;
+	stale = !r->scanning && clock_mono_ns() - r->scanned_ns > RESCAN_NS;
 	if (stale) {
 		r->scanning = 1; /* one walk at a time; others answer the last list */
-		r->scanned_ns = now_ns();
+		r->scanned_ns = clock_mono_ns();
 	}
 	pthread_mutex_unlock(&r->mu);
 	if (stale) {
@@ -776,7 +762,7 @@ int reg_init(struct registry *r, const char *logdir, const char *cache_dir, int 
 		struct nns_err e2;
 
 		nns_err_clear(&e2);
-		if (out_mkdirs(cache_dir, &e2) != NNS_OK || access(cache_dir, W_OK) != 0)
+		if (fs_mkdirs(cache_dir, &e2) != NNS_OK || access(cache_dir, W_OK) != 0)
 			return nns_err_set(err, NNS_EIO, "--cache-dir %s: cannot write there",
 					   cache_dir);
 		if (!(r->cache_dir = strdup(cache_dir)))
@@ -800,7 +786,7 @@ int reg_init(struct registry *r, const char *logdir, const char *cache_dir, int 
 	}
 	pthread_mutex_init(&r->mu, NULL);
 	pthread_cond_init(&r->cv, NULL);
-	r->scanned_ns = now_ns();
+	r->scanned_ns = clock_mono_ns();
 	rescan(r);
 	if (nworkers < 1)
 		nworkers = 1;
