@@ -501,6 +501,87 @@ static void write_gpu_dropped(struct nns_profiler *p)
 	}
 }
 
+/* nns_g.current no longer names p (new threads stop seeing it). */
+static void forget_current(struct nns_profiler *p)
+{
+	pthread_mutex_lock(&nns_g.reg_mu);
+	if (nns_g.current == p)
+		nns_g.current = NULL;
+	pthread_mutex_unlock(&nns_g.reg_mu);
+}
+
+/* What one round of the writer takes from the profiler under its lock. */
+struct wround {
+	uint64_t want; /* the flush request the round acknowledges */
+	int quit, detach;
+	struct nns_kv *kv;    /* metadata to write (the round owns it) */
+	size_t ns;	      /* samples copied into ws->samples */
+	struct nnst_gpu *gpu; /* GPU records (the round owns them) */
+	size_t ngpu, ngclk;
+	struct nnst_gpuclock gclk[NNS_GPUCLOCK_MAX];
+};
+
+static void take_round(struct nns_profiler *p, struct wstate *ws, struct wround *r)
+{
+	r->gpu = NULL;
+	r->ns = r->ngpu = r->ngclk = 0;
+	pthread_mutex_lock(&p->mu);
+	r->want = p->flush_req;
+	r->quit = p->quit;
+	r->detach = p->detach_req && !p->detach_done;
+	r->kv = p->meta;
+	p->meta = NULL;
+	if (ws->samples && p->nsamples) {
+		r->ns = p->nsamples;
+		memcpy(ws->samples, p->samples, r->ns * sizeof(*ws->samples));
+		p->nsamples = 0;
+	}
+	nns_gpu_take_locked(p, &r->gpu, &r->ngpu, r->gclk, &r->ngclk);
+	pthread_mutex_unlock(&p->mu);
+}
+
+/* The round is written: the flush (and detach) it took are done. */
+static void ack_round(struct nns_profiler *p, const struct wround *r)
+{
+	if (r->detach)
+		forget_current(p);
+	pthread_mutex_lock(&p->mu);
+	p->flush_done = r->want;
+	if (r->detach)
+		p->detach_done = 1;
+	pthread_cond_broadcast(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+}
+
+/* After SIGTERM/SIGINT: the file ends here when the signal is final. */
+static void ack_signal(struct nns_profiler *p, uint64_t sig)
+{
+	if (atomic_load(&nns_g.sig_final) && !p->ended && !p->w.failed) {
+		nnst_writer_end(&p->w, NULL);
+		p->ended = 1;
+	}
+	atomic_store(&nns_g.sig_done, sig);
+}
+
+/* The writer's last act: everything published, the last counts, END. */
+static void writer_close(struct nns_profiler *p, struct wstate *ws)
+{
+	forget_current(p);
+	if (!p->w.failed && !p->ended) {
+		struct nns_err e;
+
+		if (nnst_writer_end(&p->w, &e) == 0)
+			p->ended = 1;
+		else
+			io_failed(p, &e);
+	}
+	nnst_writer_close(&p->w);
+	free(ws->snap);
+	free(ws->spans);
+	free(ws->samples);
+	atomic_fetch_sub(&nns_g.writers_live, 1);
+}
+
 static void *writer_main(void *arg)
 {
 	struct nns_profiler *p = arg;
@@ -512,67 +593,36 @@ static void *writer_main(void *arg)
 	ws.samples = malloc(NNS_SAMPLES_MAX * sizeof(*ws.samples));
 	for (;;) {
 		uint32_t seen = atomic_load_explicit(&nns_g.wake_seq, memory_order_seq_cst);
-		uint64_t want, sig = atomic_load(&nns_g.sig_req);
-		struct nns_kv *kv;
-		struct nnst_gpu *gpu = NULL;
-		struct nnst_gpuclock gclk[NNS_GPUCLOCK_MAX];
-		size_t ns = 0, ngpu = 0, ngclk = 0;
-		int quit, detach, partial;
+		uint64_t sig = atomic_load(&nns_g.sig_req);
+		struct wround r;
+		int partial;
 
 		nns_cupti_tick(); /* queues a CUPTI clock point about every second */
 		if (sig !=
 		    sig_seen) /* SIGTERM/SIGINT: CUPTI's records first (atexit may not run) */
 			nns_cupti_flush();
-		pthread_mutex_lock(&p->mu);
-		want = p->flush_req;
-		quit = p->quit;
-		detach = p->detach_req && !p->detach_done;
-		kv = p->meta;
-		p->meta = NULL;
-		if (ws.samples && p->nsamples) {
-			ns = p->nsamples;
-			memcpy(ws.samples, p->samples, ns * sizeof(*ws.samples));
-			p->nsamples = 0;
-		}
-		nns_gpu_take_locked(p, &gpu, &ngpu, gclk, &ngclk);
-		pthread_mutex_unlock(&p->mu);
-
+		take_round(p, &ws, &r);
 		now = mono();
-		partial = want != p->flush_done || quit || detach || sig != sig_seen ||
+		partial = r.want != p->flush_done || r.quit || r.detach || sig != sig_seen ||
 			  now - last_partial >= PARTIAL_NS;
 		drain(p, &ws, partial);
 		if (partial)
 			last_partial = now;
-		write_pending(p, &ws, kv, ns);
-		write_gpu(p, gpu, ngpu, gclk, ngclk);
-		free(gpu);
-		if (quit)
+		write_pending(p, &ws, r.kv, r.ns);
+		write_gpu(p, r.gpu, r.ngpu, r.gclk, r.ngclk);
+		free(r.gpu);
+		if (r.quit)
 			write_gpu_dropped(p);
-		if (now - last_clock >= CLOCK_NS || quit) {
+		if (now - last_clock >= CLOCK_NS || r.quit) {
 			write_clock(p);
 			last_clock = now;
 		}
 		if (sig != sig_seen) {
-			if (atomic_load(&nns_g.sig_final) && !p->ended && !p->w.failed) {
-				nnst_writer_end(&p->w, NULL);
-				p->ended = 1;
-			}
+			ack_signal(p, sig);
 			sig_seen = sig;
-			atomic_store(&nns_g.sig_done, sig);
 		}
-		if (detach) {
-			pthread_mutex_lock(&nns_g.reg_mu);
-			if (nns_g.current == p)
-				nns_g.current = NULL;
-			pthread_mutex_unlock(&nns_g.reg_mu);
-		}
-		pthread_mutex_lock(&p->mu);
-		p->flush_done = want;
-		if (detach)
-			p->detach_done = 1;
-		pthread_cond_broadcast(&p->cv);
-		pthread_mutex_unlock(&p->mu);
-		if (quit)
+		ack_round(p, &r);
+		if (r.quit)
 			break;
 
 		/* Sleep until a block fills (its thread wakes us, once per block
@@ -582,24 +632,7 @@ static void *writer_main(void *arg)
 			nns_writer_sleep(seen, SLEEP_NS);
 		atomic_store_explicit(&nns_g.writer_idle, 0, memory_order_relaxed);
 	}
-	/* close: everything published, the last counts, END */
-	pthread_mutex_lock(&nns_g.reg_mu);
-	if (nns_g.current == p)
-		nns_g.current = NULL;
-	pthread_mutex_unlock(&nns_g.reg_mu);
-	if (!p->w.failed && !p->ended) {
-		struct nns_err e;
-
-		if (nnst_writer_end(&p->w, &e) == 0)
-			p->ended = 1;
-		else
-			io_failed(p, &e);
-	}
-	nnst_writer_close(&p->w);
-	free(ws.snap);
-	free(ws.spans);
-	free(ws.samples);
-	atomic_fetch_sub(&nns_g.writers_live, 1);
+	writer_close(p, &ws);
 	return NULL;
 }
 
@@ -660,10 +693,7 @@ int nns_writer_detach(struct nns_profiler *p, int timeout_ms)
 	int rc = 0;
 
 	if (!p->writer_up) {
-		pthread_mutex_lock(&nns_g.reg_mu);
-		if (nns_g.current == p)
-			nns_g.current = NULL;
-		pthread_mutex_unlock(&nns_g.reg_mu);
+		forget_current(p);
 		return NNS_OK;
 	}
 	until = clock_deadline(CLOCK_REALTIME, timeout_ms);
