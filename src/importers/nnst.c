@@ -11,6 +11,7 @@
  */
 #include "nnst_internal.h"
 #include "common/le.h"
+#include "common/num.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -212,15 +213,13 @@ static int clock_chunk(struct ni *x, const uint8_t *p, uint32_t len)
 static int thread_name_meta(struct ni *x, const char *k, const char *v)
 {
 	const char *dot;
-	char *end;
-	long long tid;
+	int64_t tid;
 	uint32_t t, tids, name;
 
 	if (strncmp(k, "thread.", 7) != 0 || !(dot = strchr(k + 7, '.')) ||
 	    strcmp(dot, ".name") != 0 || !*v)
 		return 0;
-	tid = strtoll(k + 7, &end, 10);
-	if (end != dot)
+	if (num_i64(k + 7, (size_t)(dot - (k + 7)), &tid, NULL))
 		return 0;
 	tids = intern_i64(x, "", tid);
 	name = model_intern(x->m, v, strlen(v));

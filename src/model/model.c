@@ -1,7 +1,7 @@
 /* model.c - building, merging and finalizing the in-memory trace (model.h). */
 #include "model.h"
+#include "common/num.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -171,21 +171,6 @@ int model_add_host(struct model *m, const struct model_host *h)
 	return vec_push(&m->host, *h) ? NNS_ENOMEM : 0;
 }
 
-static int parse_i64(const char *s, int64_t *out)
-{
-	char *end;
-	long long v;
-
-	if (!*s)
-		return -1;
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno || *end)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 int model_add_meta(struct model *m, const char *key, const char *value)
 {
 	struct model_meta kv;
@@ -195,9 +180,10 @@ int model_add_meta(struct model *m, const char *key, const char *value)
 	kv.value = model_intern(m, value, strlen(value));
 	if (kv.key == STRPOOL_NONE || kv.value == STRPOOL_NONE || vec_push(&m->meta, kv))
 		return NNS_ENOMEM;
-	if (strcmp(key, "rank") == 0 && parse_i64(value, &v) == 0 && v >= 0)
+	if (strcmp(key, "rank") == 0 && num_i64(value, strlen(value), &v, NULL) == 0 && v >= 0)
 		m->dist_rank = v;
-	else if (strcmp(key, "world_size") == 0 && parse_i64(value, &v) == 0 && v > 0)
+	else if (strcmp(key, "world_size") == 0 && num_i64(value, strlen(value), &v, NULL) == 0 &&
+		 v > 0)
 		m->dist_world_size = v;
 	return 0;
 }

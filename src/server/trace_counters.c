@@ -8,6 +8,7 @@
  * Ownership: the series and points belong to the index (trace_index_free).
  */
 #include "server/trace_internal.h"
+#include "common/vec.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -41,14 +42,8 @@ static int add_series(struct trace_index *ix, const char *name, const char *unit
 {
 	struct ti_series *s;
 
-	if (ix->nseries == *cap_series) {
-		size_t c = *cap_series ? *cap_series * 2 : 16;
-		s = realloc(ix->series, c * sizeof(*s));
-		if (!s)
-			return NNS_ENOMEM;
-		ix->series = s;
-		*cap_series = c;
-	}
+	if (vec_reserve_raw((void **)&ix->series, cap_series, ix->nseries + 1, sizeof(*s)))
+		return NNS_ENOMEM;
 	s = &ix->series[ix->nseries++];
 	snprintf(s->name, sizeof(s->name), "%s", name);
 	s->unit = unit;
@@ -80,17 +75,9 @@ static int add_runs(struct trace_index *ix, struct cpt *c, size_t n, const char 
 			snprintf(name, sizeof(name), "%s queue size", c[i].skey ? c[i].skey : "");
 		else
 			snprintf(name, sizeof(name), "%s", c[i].skey ? c[i].skey : "");
-		if (ix->npts + (j - i) > *cap_pts) {
-			size_t cp = *cap_pts ? *cap_pts : 256;
-			struct ti_point *p;
-			while (cp < ix->npts + (j - i))
-				cp *= 2;
-			p = realloc(ix->pts, cp * sizeof(*p));
-			if (!p)
-				return NNS_ENOMEM;
-			ix->pts = p;
-			*cap_pts = cp;
-		}
+		if (vec_reserve_raw((void **)&ix->pts, cap_pts, ix->npts + (j - i),
+				    sizeof(*ix->pts)))
+			return NNS_ENOMEM;
 		if (add_series(ix, name, unit, j - i, cap_series) != NNS_OK)
 			return NNS_ENOMEM;
 		for (k = i; k < j; k++) {
@@ -126,18 +113,10 @@ int ti_build_counters(struct trace_index *ix)
 			char name[64];
 			size_t k;
 			snprintf(name, sizeof(name), "GPU %d utilization", g->id);
-			if (ix->npts + g->util_buckets.n > cap_pts) {
-				size_t cp = cap_pts ? cap_pts : 256;
-				struct ti_point *p;
-				while (cp < ix->npts + g->util_buckets.n)
-					cp *= 2;
-				p = realloc(ix->pts, cp * sizeof(*p));
-				if (!p) {
-					rc = NNS_ENOMEM;
-					break;
-				}
-				ix->pts = p;
-				cap_pts = cp;
+			if (vec_reserve_raw((void **)&ix->pts, &cap_pts,
+					    ix->npts + g->util_buckets.n, sizeof(*ix->pts))) {
+				rc = NNS_ENOMEM;
+				break;
 			}
 			rc = add_series(ix, name, "ratio", g->util_buckets.n, &cap_series);
 			for (k = 0; rc == NNS_OK && k < g->util_buckets.n; k++) {

@@ -14,6 +14,7 @@
  */
 #include "output/output.h"
 #include "server/trace_internal.h"
+#include "common/vec.h"
 
 #include <string.h>
 
@@ -265,15 +266,10 @@ int trace_summary_json(const struct trace_index *ix, int64_t t0, int64_t t1, con
 					goto out;
 				}
 				if (isnew) {
-					if (nrows == caprows) {
-						size_t c = caprows ? caprows * 2 : 64;
-						struct row *v = realloc(rows, c * sizeof(*v));
-						if (!v) {
-							rc = NNS_ENOMEM;
-							goto out;
-						}
-						rows = v;
-						caprows = c;
+					if (vec_reserve_raw((void **)&rows, &caprows, nrows + 1,
+							    sizeof(*rows))) {
+						rc = NNS_ENOMEM;
+						goto out;
 					}
 					rows[nrows++] =
 					    (struct row){e->name, e->kind, 0, 0, e->dur, e->dur};

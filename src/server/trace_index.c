@@ -23,6 +23,7 @@
  * Ownership: the index owns its arrays; model and profile are borrowed.
  */
 #include "server/trace_internal.h"
+#include "common/vec.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -114,14 +115,8 @@ static int dset_add(struct dset *s, int64_t dev, int64_t stream)
 			return NNS_OK;
 		i = (i + 1) & s->mask;
 	}
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 16;
-		struct dkey *v = realloc(s->v, cap * sizeof(*v));
-		if (!v)
-			return NNS_ENOMEM;
-		s->v = v;
-		s->cap = cap;
-	}
+	if (vec_reserve_raw((void **)&s->v, &s->cap, s->n + 1, sizeof(*s->v)))
+		return NNS_ENOMEM;
 	s->v[s->n].dev = dev;
 	s->v[s->n].stream = stream;
 	s->slot[i] = (uint32_t)++s->n;

@@ -19,6 +19,7 @@
  * Ownership: all scratch is allocated per call and freed before return.
  */
 #include "server/trace_internal.h"
+#include "common/vec.h"
 
 #include <string.h>
 
@@ -80,17 +81,8 @@ static int64_t pixel_start(const struct win *w, int64_t p)
 
 static int push(struct win *w, int64_t s, int64_t d, int64_t id, uint32_t depth, uint32_t name)
 {
-	if (w->n == w->cap) {
-		size_t c = w->cap ? w->cap * 2 : 4096;
-		struct item *v;
-		if (c > MAX_ITEMS)
-			return NNS_ENOMEM;
-		v = realloc(w->v, c * sizeof(*v));
-		if (!v)
-			return NNS_ENOMEM;
-		w->v = v;
-		w->cap = c;
-	}
+	if (w->n >= MAX_ITEMS || vec_reserve_raw((void **)&w->v, &w->cap, w->n + 1, sizeof(*w->v)))
+		return NNS_ENOMEM;
 	w->v[w->n++] = (struct item){s, d, id, depth, name};
 	return NNS_OK;
 }
