@@ -23,7 +23,7 @@ int buf_reserve(struct buf *b, size_t n)
 	return vec_reserve_raw((void **)&b->p, &b->cap, b->len + n + 1, 1);
 }
 
-int buf_append(struct buf *b, const void *s, size_t n)
+int buf_append_slow(struct buf *b, const void *s, size_t n)
 {
 	if (buf_reserve(b, n))
 		return NNS_ENOMEM;

@@ -12,6 +12,7 @@
 #define NNS_COMMON_BUF_H
 
 #include <stddef.h>
+#include <string.h>
 
 struct buf {
 	char *p;
@@ -22,9 +23,20 @@ struct buf {
 void buf_init(struct buf *b, size_t max);
 /* Room for n more bytes (and the NUL). */
 int buf_reserve(struct buf *b, size_t n);
-int buf_append(struct buf *b, const void *s, size_t n);
+int buf_append_slow(struct buf *b, const void *s, size_t n);
 int buf_puts(struct buf *b, const char *s);
 int buf_putc(struct buf *b, char c);
+
+/* Inline: the tokenizer's repr builder appends a few bytes at a time. */
+static inline int buf_append(struct buf *b, const void *s, size_t n)
+{
+	if (n >= b->cap - b->len || (b->max && b->len + n >= b->max))
+		return buf_append_slow(b, s, n); /* also an empty buffer (cap 0) */
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+	return 0;
+}
 int buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Empties the buffer, keeping its memory. */
 void buf_reset(struct buf *b);

@@ -80,7 +80,8 @@ uint32_t model_thread(struct model *m, uint32_t pid, uint32_t tid)
 	uint32_t *ix;
 
 	/* room first, so that a key is never left without its row */
-	if (m->threads.n >= UINT32_MAX - 1 || vec_reserve(&m->threads, m->threads.n + 1))
+	if (m->threads.n >= UINT32_MAX - 1 ||
+	    (m->threads.n == m->threads.cap && vec_reserve(&m->threads, m->threads.n + 1)))
 		return MODEL_NOIDX;
 	ix = hmap_put(&m->thread_ix, hmap_pair(pid, tid), (uint32_t)m->threads.n, &is_new);
 	if (!ix)
