@@ -329,17 +329,14 @@ static void write_lost(struct nns_profiler *p, uint32_t thread, uint64_t lost)
 	chunk(p, NNST_CHUNK_LOST, &iov, 1);
 }
 
-/* Writes what the buffers hold: full blocks always, the published part of
- * current blocks when `partial`. Returns the number of full blocks. */
-static int drain(struct nns_profiler *p, struct wstate *ws, int partial)
+/* The registered threads into ws->snap, and the count of events lost by
+ * threads that were never registered; -1 when p is no longer current. */
+static int snapshot_threads(struct nns_profiler *p, struct wstate *ws, uint64_t *unreg)
 {
-	int nfull = 0;
-	uint64_t unreg;
-
 	pthread_mutex_lock(&nns_g.reg_mu);
 	if (nns_g.current != p) {
 		pthread_mutex_unlock(&nns_g.reg_mu);
-		return 0;
+		return -1;
 	}
 	ws->nsnap = 0;
 	for (struct nns_tbuf *t = nns_g.threads; t; t = t->next) {
@@ -348,12 +345,18 @@ static int drain(struct nns_profiler *p, struct wstate *ws, int partial)
 			break;
 		ws->snap[ws->nsnap++] = t;
 	}
-	unreg =
+	*unreg =
 	    atomic_load_explicit(&nns_g.lost_unreg, memory_order_relaxed) - nns_g.lost_unreg_base;
 	pthread_mutex_unlock(&nns_g.reg_mu);
+	return 0;
+}
 
-	/* 1. What to write, read before the names so that every name an event
-	 *    uses is in the STRINGS written below. */
+/* 1. What to write (ws->spans): the full blocks of each thread in order,
+ *    and with partial, the unwritten part of the block being filled. Read
+ *    before the names so that every name an event uses is in the STRINGS
+ *    written next. */
+static void collect_spans(struct wstate *ws, int partial)
+{
 	ws->nspans = 0;
 	for (size_t i = 0; i < ws->nsnap; i++) {
 		struct nns_tbuf *t = ws->snap[i];
@@ -376,7 +379,14 @@ static int drain(struct nns_profiler *p, struct wstate *ws, int partial)
 			seq++;
 		}
 	}
-	/* 2. Names, then events. */
+}
+
+/* 2. Names, then events; full blocks go back to their thread. Returns how
+ *    many blocks were freed. */
+static int write_spans(struct nns_profiler *p, struct wstate *ws)
+{
+	int nfull = 0;
+
 	if (!p->w.failed && !p->ended)
 		write_strings(p);
 	for (size_t i = 0; i < ws->nspans; i++) {
@@ -394,7 +404,12 @@ static int drain(struct nns_profiler *p, struct wstate *ws, int partial)
 			s->b->done = s->to;
 		}
 	}
-	/* 3. Lost counts, then reap the buffers of threads that ended. */
+	return nfull;
+}
+
+/* 3. Lost counts that changed, per thread and for unregistered threads. */
+static void write_lost_counts(struct nns_profiler *p, struct wstate *ws, uint64_t unreg)
+{
 	for (size_t i = 0; i < ws->nsnap; i++) {
 		struct nns_tbuf *t = ws->snap[i];
 		uint64_t lost = atomic_load_explicit(&t->lost, memory_order_relaxed) - t->lost_base;
@@ -413,6 +428,12 @@ static int drain(struct nns_profiler *p, struct wstate *ws, int partial)
 		write_lost(p, NNST_THREAD_PROCESS, unreg);
 		p->lost_unreg_written = unreg;
 	}
+}
+
+/* 4. The buffers of threads that ended and have nothing left to write go
+ *    back to the pool. */
+static void reap_threads(void)
+{
 	pthread_mutex_lock(&nns_g.reg_mu);
 	for (struct nns_tbuf **pp = &nns_g.threads; *pp;) {
 		struct nns_tbuf *t = *pp;
@@ -429,6 +450,21 @@ static int drain(struct nns_profiler *p, struct wstate *ws, int partial)
 		}
 	}
 	pthread_mutex_unlock(&nns_g.reg_mu);
+}
+
+/* Writes what the buffers hold: full blocks always, the published part of
+ * current blocks when `partial`. Returns the number of full blocks. */
+static int drain(struct nns_profiler *p, struct wstate *ws, int partial)
+{
+	uint64_t unreg;
+	int nfull;
+
+	if (snapshot_threads(p, ws, &unreg))
+		return 0;
+	collect_spans(ws, partial);
+	nfull = write_spans(p, ws);
+	write_lost_counts(p, ws, unreg);
+	reap_threads();
 	return nfull;
 }
 
