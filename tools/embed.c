@@ -7,7 +7,10 @@
  * A plain FILE is served as its path relative to ROOT; NAME=FILE serves
  * FILE as NAME (the chart library from node_modules). Runs at build time
  * only; exits non-zero with a message on any error.
+ * The ETag of an asset is the FNV-1a hash of its content (common/strhash.h).
  */
+#include "common/strhash.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,16 +59,6 @@ static unsigned char *gzip(const unsigned char *in, size_t n, size_t *out_len)
 	*out_len = z.total_out;
 	deflateEnd(&z);
 	return out;
-}
-
-/* FNV-1a 64 of the content: the asset's ETag. */
-static unsigned long long fnv(const unsigned char *p, size_t n)
-{
-	unsigned long long h = 1469598103934665603ULL;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ p[i]) * 1099511628211ULL;
-	return h;
 }
 
 static const char *mime_of(const char *name)
@@ -150,10 +143,12 @@ int main(int argc, char **argv)
 		}
 		if (g && gn < n)
 			fprintf(o, "\t{\"%s\", \"%s\", a%d, %zu, g%d, %zu, \"\\\"%016llx\\\"\"},\n",
-				name, mime_of(name), i, n, i, gn, fnv(p, n));
+				name, mime_of(name), i, n, i, gn,
+				(unsigned long long)strhash_add(STRHASH_INIT, p, n));
 		else
 			fprintf(o, "\t{\"%s\", \"%s\", a%d, %zu, 0, 0, \"\\\"%016llx\\\"\"},\n",
-				name, mime_of(name), i, n, fnv(p, n));
+				name, mime_of(name), i, n,
+				(unsigned long long)strhash_add(STRHASH_INIT, p, n));
 		free(p);
 		free(g);
 	}

@@ -10,7 +10,7 @@
 #include "an_tensorcore.h"
 #include "analysis.h"
 #include "names.h"
-#include "text.h"
+#include "common/buf.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -28,7 +28,7 @@ static int add(struct an_profile *p, const char *id, const char *fmt, ...)
 	memset(&it, 0, sizeof(it));
 	snprintf(it.id, sizeof(it.id), "%s", id);
 	va_start(ap, fmt);
-	it.text = an_vtextf(fmt, ap);
+	it.text = str_vprintf(fmt, ap);
 	va_end(ap);
 	if (!it.text || vec_push(&p->advice.items, it)) {
 		free(it.text);

@@ -33,7 +33,7 @@
 #include "an_cpu.h"
 #include "analysis.h"
 #include "names.h"
-#include "text.h"
+#include "common/buf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -221,15 +221,15 @@ static int per_stage(struct an_profile *p)
 		if (!st->name || st->name == loop_name)
 			continue;
 		if (st->per_thread > 75)
-			st->advice = an_textf("%s is using %.1f%% CPU per worker. Setting "
-					      "num_parallel_workers>%d might bring extra "
-					      "performance.",
-					      name, st->per_thread, st->threads);
+			st->advice = str_printf("%s is using %.1f%% CPU per worker. Setting "
+						"num_parallel_workers>%d might bring extra "
+						"performance.",
+						name, st->per_thread, st->threads);
 		else if (st->per_thread < 20 && st->threads > 1)
-			st->advice = an_textf("%s is using %.1f%% CPU per worker. Using "
-					      "num_parallel_workers=%d might not bring as much "
-					      "benefit due to low CPU usage per worker.",
-					      name, st->per_thread, st->threads);
+			st->advice = str_printf("%s is using %.1f%% CPU per worker. Using "
+						"num_parallel_workers=%d might not bring as much "
+						"benefit due to low CPU usage per worker.",
+						name, st->per_thread, st->threads);
 		else
 			continue;
 		if (!st->advice)

@@ -44,7 +44,7 @@
 #include "analysis.h"
 #include "common/hmap.h"
 #include "names.h"
-#include "text.h"
+#include "common/buf.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -329,10 +329,11 @@ static int findings(struct an_profile *p)
 
 		rc |= add_finding(
 		    d, c->name, "empty",
-		    an_textf("%s's queue is empty %.1f%% of the time. This might indicate dataset "
-			     "bottlenecks. Hence host cannot keep up with the device %.1f%% of the "
-			     "time. Device waits whenever input queue is empty.",
-			     model_str(m, c->name), pct, pct));
+		    str_printf(
+			"%s's queue is empty %.1f%% of the time. This might indicate dataset "
+			"bottlenecks. Hence host cannot keep up with the device %.1f%% of the "
+			"time. Device waits whenever input queue is empty.",
+			model_str(m, c->name), pct, pct));
 	}
 	for (size_t k = 0; k < d->queues.n; k++) {
 		const struct an_queue *q = &d->queues.v[k];
@@ -343,7 +344,7 @@ static int findings(struct an_profile *p)
 		if (q->utilization < 0.5)
 			rc |= add_finding(
 			    d, q->name, "low_utilization",
-			    an_textf(
+			    str_printf(
 				"Queue %s is using %.1f%% of its capacity on average: the stage "
 				"producing into it is slow. More parallel workers for that "
 				"stage (num_workers / num_parallel_workers) might speed up "
@@ -352,16 +353,18 @@ static int findings(struct an_profile *p)
 		if (c && c->utilization >= 0 && q->utilization - c->utilization > 0.5)
 			rc |= add_finding(
 			    d, q->name, "in_out_gap",
-			    an_textf("Queue %s usage=%.1f%% is greater than the consumer queue %s "
-				     "usage=%.1f%%. The stage between them might be producing "
-				     "slower than %s delivers. If it has low CPU utilization, try "
-				     "increasing prefetch_size or the number of workers.",
-				     name, 100.0 * q->utilization, model_str(m, c->name),
-				     100.0 * c->utilization, name));
+			    str_printf(
+				"Queue %s usage=%.1f%% is greater than the consumer queue %s "
+				"usage=%.1f%%. The stage between them might be producing "
+				"slower than %s delivers. If it has low CPU utilization, try "
+				"increasing prefetch_size or the number of workers.",
+				name, 100.0 * q->utilization, model_str(m, c->name),
+				100.0 * c->utilization, name));
 	}
 	if (c && !d->warning && c->full_ratio > 0.9)
-		rc |= add_finding(d, c->name, "full",
-				  an_textf("Queue %s is full %.1f%% of the time: batches are ready "
+		rc |=
+		    add_finding(d, c->name, "full",
+				str_printf("Queue %s is full %.1f%% of the time: batches are ready "
 					   "before the training loop asks for them; the input "
 					   "pipeline is not the bottleneck.",
 					   model_str(m, c->name), 100.0 * c->full_ratio));
@@ -381,7 +384,7 @@ static int recommendation(struct an_profile *p)
 		snprintf(waited, sizeof(waited),
 			 " On average the training loop waited for data %.1f%% of the step time.",
 			 100.0 * d->wait_ratio);
-	d->recommendation = an_textf(
+	d->recommendation = str_printf(
 	    "The ratio of empty queues on a host is %.0f%%, and the threshold is %.0f%%: queue %s "
 	    "was empty in %lld of %lld samples.%s The data processing stage can be optimized: "
 	    "use more DataLoader workers (num_workers), pin_memory, a larger prefetch_factor, or "

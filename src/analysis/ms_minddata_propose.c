@@ -5,6 +5,7 @@
  * after MindInsight's en-us "profiling.*" strings.
  */
 #include "analysis/ms_minddata.h"
+#include "common/vec.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -163,17 +164,10 @@ static char *join_names(const struct ms_md_pipeline *p, const size_t *idx, size_
 			continue;
 		w = snprintf(name, sizeof(name), "%s%s_%lld", len ? "/" : "", o->op_type,
 			     (long long)o->op_id);
-		if (len + (size_t)w + 1 > cap) {
-			size_t nc = (len + (size_t)w + 1) * 2;
-			char *ns = realloc(s, nc);
-
-			if (!ns) {
-				free(s);
-				*nomem = 1;
-				return NULL;
-			}
-			s = ns;
-			cap = nc;
+		if (vec_reserve_raw((void **)&s, &cap, len + (size_t)w + 1, 1)) {
+			free(s);
+			*nomem = 1;
+			return NULL;
 		}
 		memcpy(s + len, name, (size_t)w + 1);
 		len += (size_t)w;

@@ -4,6 +4,7 @@
  */
 #include "analysis/ms_steptrace.h"
 #include "importers/ms_st_table.h"
+#include "common/vec.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -29,15 +30,8 @@ static int point(struct gb *b, const char *name, double start, double dur)
 {
 	struct ms_st_point *p;
 
-	if (b->g->npts == b->cap) {
-		size_t nc = b->cap ? b->cap * 2 : 32;
-		struct ms_st_point *v = realloc(b->g->pts, nc * sizeof(*v));
-
-		if (!v)
-			return -1;
-		b->g->pts = v;
-		b->cap = nc;
-	}
+	if (vec_reserve_raw((void **)&b->g->pts, &b->cap, b->g->npts + 1, sizeof(*b->g->pts)))
+		return -1;
 	p = &b->g->pts[b->g->npts++];
 	snprintf(p->name, sizeof(p->name), "%s", name);
 	p->valid = start >= 0 && dur >= 0;
@@ -48,15 +42,9 @@ static int point(struct gb *b, const char *name, double start, double dur)
 
 static int end_line(struct gb *b)
 {
-	if (b->g->nlines == b->lcap) {
-		size_t nc = b->lcap ? b->lcap * 2 : 8;
-		size_t *v = realloc(b->g->line_end, nc * sizeof(*v));
-
-		if (!v)
-			return -1;
-		b->g->line_end = v;
-		b->lcap = nc;
-	}
+	if (vec_reserve_raw((void **)&b->g->line_end, &b->lcap, b->g->nlines + 1,
+			    sizeof(*b->g->line_end)))
+		return -1;
 	b->g->line_end[b->g->nlines++] = b->g->npts;
 	return 0;
 }

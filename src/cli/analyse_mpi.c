@@ -15,34 +15,13 @@
  */
 #include "cli/analyse_mpi.h"
 #include "analysis/cluster.h"
+#include "common/strhash.h"
+#include "common/buf.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-struct buf {
-	unsigned char *v;
-	size_t n, cap;
-};
-
-static int put(struct buf *b, const void *p, size_t n)
-{
-	if (b->n + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		unsigned char *nv;
-
-		while (cap < b->n + n)
-			cap *= 2;
-		if (!(nv = realloc(b->v, cap)))
-			return -1;
-		b->v = nv;
-		b->cap = cap;
-	}
-	memcpy(b->v + b->n, p, n);
-	b->n += n;
-	return 0;
-}
 
 struct rd {
 	const unsigned char *p;
@@ -76,9 +55,10 @@ static int put_row(struct buf *b, uint64_t w, const struct cli_item *it, struct 
 		memset(&row.steps, 0, sizeof(row.steps));
 		rs = c.rank_size;
 		ca = c.clock_aligned;
-		if (put(b, &w, sizeof(w)) || put(b, &rs, sizeof(rs)) || put(b, &ca, sizeof(ca)) ||
-		    put(b, &ns, sizeof(ns)) || put(b, &row, sizeof(row)) ||
-		    (ns && put(b, c.ranks.v[0].steps.v, ns * sizeof(struct cl_step))))
+		if (buf_append(b, &w, sizeof(w)) || buf_append(b, &rs, sizeof(rs)) ||
+		    buf_append(b, &ca, sizeof(ca)) || buf_append(b, &ns, sizeof(ns)) ||
+		    buf_append(b, &row, sizeof(row)) ||
+		    (ns && buf_append(b, c.ranks.v[0].steps.v, ns * sizeof(struct cl_step))))
 			rc = nns_err_set(err, NNS_ENOMEM, "out of memory");
 	} else if (rc == NNS_OK) {
 		rc = nns_err_set(err, NNS_EINVAL, "no cluster row for %s", it->worker->name);
@@ -308,11 +288,9 @@ static int visit_share(const struct run *r, struct cli_visit *v, struct mpi_dl *
 /* FNV-1a over the discovered runs: names, workers, span counts. */
 static uint64_t fingerprint(const struct run_set *rs)
 {
-	uint64_t h = 1469598103934665603ULL;
+	uint64_t h = STRHASH_INIT;
 
-#define MIX(p, n)                                                                                  \
-	for (size_t i_ = 0; i_ < (n); i_++)                                                        \
-		h = (h ^ ((const unsigned char *)(p))[i_]) * 1099511628211ULL;
+#define MIX(p, n) h = strhash_add(h, (p), (n))
 	for (size_t i = 0; i < rs->runs.n; i++) {
 		const struct run *r = &rs->runs.v[i];
 
@@ -402,21 +380,21 @@ int cli_visit_run_mpi(const struct run *r, struct cli_visit *v, struct mpi_dl *m
 	if (v->only_span)
 		groups = 1;
 	for (size_t k = 0; k < groups; k++) {
-		struct buf b = {NULL, 0, 0};
+		struct buf b = {0};
 		struct nns_err err;
 		uint64_t hdr[3] = {0, 0, 0};
 		int tag = (int)(k & 0x7fff);
 
 		nns_err_clear(&err);
-		if (put(&b, hdr, sizeof(hdr))) {
+		if (buf_append(&b, hdr, sizeof(hdr))) {
 			cli_error(r->dir, "out of memory");
 			return CLI_EINPUT;
 		}
 		if (visit_share(r, v, mpi, k, &b, &hdr[0], &hdr[1], &hdr[2]))
 			status = CLI_EINPUT;
-		memcpy(b.v, hdr, sizeof(hdr));
+		memcpy(b.p, hdr, sizeof(hdr));
 		if (mpi->rank != 0) {
-			if (mpi_dl_send(mpi, 0, tag, b.v, b.n, &err)) {
+			if (mpi_dl_send(mpi, 0, tag, b.p, b.len, &err)) {
 				cli_error(r->dir, err.msg);
 				status = CLI_EINPUT;
 			}
@@ -424,7 +402,7 @@ int cli_visit_run_mpi(const struct run *r, struct cli_visit *v, struct mpi_dl *m
 			struct row_in *rows = NULL;
 			size_t nrows = 0, loaded = 0, failed = 0;
 
-			if (read_rows(b.v, b.n, &rows, &nrows, r->workers.n, &loaded, &failed,
+			if (read_rows(b.p, b.len, &rows, &nrows, r->workers.n, &loaded, &failed,
 				      &err))
 				status = CLI_EINPUT;
 			for (int p = 1; p < mpi->size; p++) {
@@ -450,7 +428,7 @@ int cli_visit_run_mpi(const struct run *r, struct cli_visit *v, struct mpi_dl *m
 				vec_free(&rows[i].r.steps);
 			free(rows);
 		}
-		free(b.v);
+		free(b.p);
 	}
 	return status;
 }

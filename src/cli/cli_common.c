@@ -9,6 +9,7 @@
 #include "importers/load.h"
 #include "output/report.h"
 #include "importers/nnst.h"
+#include "common/num.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -81,16 +82,11 @@ int cli_bad_option(const char *cmd, int c, int optopt_value, const char *arg)
 
 int cli_parse_int(const char *s, long min, long max, long *out)
 {
-	char *end;
-	long v;
+	int64_t v;
 
-	if (!s || !*s)
+	if (!s || num_i64(s, strlen(s), &v, NULL) || v < min || v > max)
 		return -1;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return -1;
-	*out = v;
+	*out = (long)v;
 	return 0;
 }
 

@@ -15,6 +15,7 @@
 #include "output/cluster_out.h"
 #include "output/outfile.h"
 #include "output/output.h"
+#include "common/fs.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -441,7 +442,7 @@ static int analyse_discover(struct analyse_ctx *cx, const struct analyse_args *a
 	/* `nnscope collect` output: the hosts' runs are one cluster */
 	if (drc == NNS_OK && collect_merge_runs(rs, a->in, &err))
 		drc = err.code;
-	if (drc == NNS_OK && out_mkdirs(a->out, &err)) {
+	if (drc == NNS_OK && fs_mkdirs(a->out, &err)) {
 		cli_error(NULL, err.msg);
 		run_set_release(rs);
 		*status = CLI_EINPUT;

@@ -15,6 +15,7 @@
 #include "cli/cli.h"
 #include "cli/collect.h"
 #include "output/outfile.h"
+#include "common/fs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -555,7 +556,7 @@ static int collect_host(const struct collect *c, const struct host *h, const cha
 	}
 	nns_err_clear(&err);
 	snprintf(src, sizeof(src), "%s:%s/", h->dest, path);
-	if (out_join(dst, sizeof(dst), c->out, alias, &err) || out_mkdirs(dst, &err)) {
+	if (out_join(dst, sizeof(dst), c->out, alias, &err) || fs_mkdirs(dst, &err)) {
 		host_error(alias, h, "cannot create the output directory", err.msg);
 		return CLI_EINPUT;
 	}
@@ -747,7 +748,7 @@ int cmd_collect(int argc, char **argv)
 	if (read_hosts(&c, &hv, &n))
 		return CLI_EINPUT;
 	nns_err_clear(&err);
-	if (out_mkdirs(c.out, &err)) {
+	if (fs_mkdirs(c.out, &err)) {
 		cli_error(NULL, err.msg);
 		free(hv);
 		return CLI_EINPUT;

@@ -18,6 +18,7 @@
  * found for the command and calling its nns_options_from_json().
  */
 #include "cli/cli.h"
+#include "common/jsonesc.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -96,26 +97,6 @@ static int find_lib(char *dst, size_t size)
 	return exists(dst) ? 0 : -1;
 }
 
-/* JSON string body of s (no quotes). */
-static void json_escape(char *dst, size_t size, const char *s)
-{
-	size_t n = 0;
-
-	for (; *s && n + 8 < size; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\') {
-			dst[n++] = '\\';
-			dst[n++] = (char)c;
-		} else if (c < 0x20) {
-			n += (size_t)snprintf(dst + n, size - n, "\\u%04x", c);
-		} else {
-			dst[n++] = (char)c;
-		}
-	}
-	dst[n] = '\0';
-}
-
 typedef void (*init_fn)(struct nns_options *);
 typedef int (*json_fn)(struct nns_options *, const char *, char *, size_t);
 
@@ -155,7 +136,7 @@ static char *with_output(const char *json, const char *abs)
 	char *s;
 	int empty = 1;
 
-	json_escape(esc, sizeof(esc), abs);
+	json_escape_str(esc, sizeof(esc), abs, JSON_ESC_KEEP_BYTES);
 	while (n > 0 && json[n - 1] != '}')
 		n--;
 	if (n == 0)

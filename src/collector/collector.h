@@ -203,8 +203,6 @@ struct nns_rankinfo {
 };
 void nns_rank_from_env(struct nns_rankinfo *r);
 void nns_hostname(char *dst, size_t size);
-/* mkdir -p */
-int nns_mkdirs(const char *path, struct nns_err *err);
 
 /* ---- the profiler ---------------------------------------------------------------- */
 

@@ -50,6 +50,7 @@
 #include "collector/cupti_abi.h"
 #include "collector/collector.h"
 #include "collector/tsc.h"
+#include "common/fs.h"
 
 #include <dlfcn.h>
 #include <stdarg.h>
@@ -343,7 +344,7 @@ static void devices_once(void)
 
 static int64_t mono_ns(void)
 {
-	return nns_clock_ns(CLOCK_MONOTONIC);
+	return clock_ns(CLOCK_MONOTONIC);
 }
 
 void nns_cupti_tick(void)
@@ -458,7 +459,7 @@ static int start_locked(char *why, size_t size)
 		cu.f.flush_period(1000);
 	snprintf(cu.dump_dir, sizeof(cu.dump_dir), "%s", dump && *dump ? dump : "");
 	if (cu.dump_dir[0])
-		nns_mkdirs(cu.dump_dir, NULL);
+		fs_mkdirs(cu.dump_dir, NULL);
 	cu.pid = getpid();
 	atomic_store(&cu.state, ST_ON);
 	cu.last_tick_ns = mono_ns();

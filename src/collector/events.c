@@ -197,24 +197,27 @@ static __attribute__((noinline)) void mem_event(uint32_t st, uint8_t type, const
 	publish(t);
 }
 
-NNS_API void nns_mem_alloc(const void *ptr, uint64_t bytes, int device, int64_t total_allocated,
-			   int64_t total_reserved)
+/* The memory entry points: one load and a branch when memory is off. */
+static inline void mem_if_on(uint8_t type, const void *ptr, uint64_t bytes, int device,
+			     int64_t total_allocated, int64_t total_reserved)
 {
 	uint32_t st = state();
 
 	if (NNS_LIKELY(!(st & NNS_CAT_MEM)))
 		return;
-	mem_event(st, NNST_EV_ALLOC, ptr, bytes, device, total_allocated, total_reserved);
+	mem_event(st, type, ptr, bytes, device, total_allocated, total_reserved);
+}
+
+NNS_API void nns_mem_alloc(const void *ptr, uint64_t bytes, int device, int64_t total_allocated,
+			   int64_t total_reserved)
+{
+	mem_if_on(NNST_EV_ALLOC, ptr, bytes, device, total_allocated, total_reserved);
 }
 
 NNS_API void nns_mem_free(const void *ptr, uint64_t bytes, int device, int64_t total_allocated,
 			  int64_t total_reserved)
 {
-	uint32_t st = state();
-
-	if (NNS_LIKELY(!(st & NNS_CAT_MEM)))
-		return;
-	mem_event(st, NNST_EV_FREE, ptr, bytes, device, total_allocated, total_reserved);
+	mem_if_on(NNST_EV_FREE, ptr, bytes, device, total_allocated, total_reserved);
 }
 
 NNS_API void nns_queue(uint32_t queue_name, uint32_t size, uint32_t capacity)

@@ -19,6 +19,7 @@
  * (CUPTI completes buffers on the thread that flushes) never waits.
  */
 #include "collector.h"
+#include "common/vec.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -31,22 +32,9 @@ static size_t queue_locked(struct nns_profiler *p, const struct nnst_gpu *r, siz
 {
 	size_t room = NNS_GPU_PENDING_MAX - p->ngpu, k = n < room ? n : room;
 
-	if (p->ngpu + k > p->gpu_cap) {
-		size_t cap = p->gpu_cap ? p->gpu_cap : 4096;
-		void *v;
-
-		while (cap < p->ngpu + k)
-			cap *= 2;
-		if (cap > NNS_GPU_PENDING_MAX)
-			cap = NNS_GPU_PENDING_MAX;
-		v = realloc(p->gpu, cap * sizeof(*p->gpu));
-		if (!v) {
-			k = p->gpu_cap - p->ngpu;
-		} else {
-			p->gpu = v;
-			p->gpu_cap = cap;
-		}
-	}
+	/* k <= room keeps the queue under NNS_GPU_PENDING_MAX records */
+	if (vec_reserve_raw((void **)&p->gpu, &p->gpu_cap, p->ngpu + k, sizeof(*p->gpu)))
+		k = p->gpu_cap - p->ngpu;
 	if (k)
 		memcpy(p->gpu + p->ngpu, r, k * sizeof(*r));
 	p->ngpu += k;

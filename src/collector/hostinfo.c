@@ -18,6 +18,7 @@
  */
 #include "collector/collector.h"
 #include "collector/tsc.h"
+#include "common/fs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -35,7 +36,7 @@ int nns_hostinfo_open(struct nns_profiler *p, struct nns_err *err)
 	int fd, rc;
 
 	snprintf(dir, sizeof(dir), "%s/host_info", p->o.output_path);
-	if ((rc = nns_mkdirs(dir, err)))
+	if ((rc = fs_mkdirs(dir, err)))
 		return rc;
 	snprintf(path, sizeof(path), "%s/host_info_%ld.csv", dir, rank);
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
@@ -66,7 +67,7 @@ void nns_hostinfo_row(struct nns_profiler *p, const char *event, const char *sta
 		rss = nns_read_vmrss_kb();
 	n = snprintf(row, sizeof(row), "%ld,%ld,%ld,nnscope,%s,%s,1,%d,,%llu,%lld\n",
 		     (long)nns_gettid(), (long)getpid(), (long)getppid(), event, stage, start_end,
-		     (unsigned long long)rss, (long long)(nns_clock_ns(CLOCK_MONOTONIC) / 1000));
+		     (unsigned long long)rss, (long long)(clock_ns(CLOCK_MONOTONIC) / 1000));
 	if (n > 0 && (size_t)n < sizeof(row) && write(p->hi_fd, row, (size_t)n) != n)
 		nns_set_error(p, NNS_EIO, "writing host_info: %s", strerror(errno));
 }

@@ -10,8 +10,10 @@
  * MindSpore (RANK_ID, RANK_SIZE, DEVICE_ID).
  */
 #include "collector/collector.h"
+#include "common/num.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,16 +23,11 @@
 static long env_long(const char *name)
 {
 	const char *s = getenv(name);
-	char *end;
-	long v;
+	int64_t v;
 
-	if (!s || !*s)
+	if (!s || num_i64(s, strlen(s), &v, NULL) || v < 0 || v > LONG_MAX)
 		return -1;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || v < 0)
-		return -1;
-	return v;
+	return (long)v;
 }
 
 void nns_rank_from_env(struct nns_rankinfo *r)
@@ -70,23 +67,4 @@ void nns_hostname(char *dst, size_t size)
 	for (char *c = dst; *c; c++) /* keep the file name simple */
 		if (*c == '/' || *c == ' ')
 			*c = '-';
-}
-
-int nns_mkdirs(const char *path, struct nns_err *err)
-{
-	char buf[1200];
-	size_t n = strlen(path);
-
-	if (n == 0 || n >= sizeof(buf))
-		return nns_err_set(err, NNS_EINVAL, "bad output path '%s'", path);
-	memcpy(buf, path, n + 1);
-	for (size_t i = 1; i <= n; i++) {
-		if (buf[i] != '/' && buf[i] != '\0')
-			continue;
-		buf[i] = '\0';
-		if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-			return nns_err_set(err, NNS_EIO, "creating %s: %s", buf, strerror(errno));
-		buf[i] = path[i];
-	}
-	return NNS_OK;
 }

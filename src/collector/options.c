@@ -14,6 +14,7 @@
  * override earlier ones.
  */
 #include "collector/collector.h"
+#include "common/jsonesc.h"
 
 #include <limits.h>
 #include <math.h>
@@ -537,31 +538,12 @@ int nns_options_check(const struct nns_options *o, struct nns_err *err)
 	return NNS_OK;
 }
 
-static void json_str(char *dst, size_t size, const char *s)
-{
-	size_t n = 0;
-
-	for (; *s && n + 8 < size; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\') {
-			dst[n++] = '\\';
-			dst[n++] = (char)c;
-		} else if (c < 0x20) {
-			n += (size_t)snprintf(dst + n, size - n, "\\u%04x", c);
-		} else {
-			dst[n++] = (char)c;
-		}
-	}
-	dst[n] = '\0';
-}
-
 void nns_options_to_json(const struct nns_options *o, char *dst, size_t size)
 {
 	static const char *fw[] = {"null", "\"all\"", "\"time\"", "\"memory\""};
 	char path[2200];
 
-	json_str(path, sizeof(path), o->output_path);
+	json_escape_str(path, sizeof(path), o->output_path, JSON_ESC_KEEP_BYTES);
 	snprintf(
 	    dst, size,
 	    "{\"start\":%s,\"output_path\":\"%s\",\"op_time\":%s,\"profile_memory\":%s,"

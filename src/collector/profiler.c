@@ -15,6 +15,7 @@
  * warmup, the categories when active.
  */
 #include "collector/collector.h"
+#include "common/clock.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -208,13 +209,7 @@ int nns_sync_flush(struct nns_profiler *p, int timeout_ms)
 
 	if (!p->writer_up)
 		return NNS_OK;
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += timeout_ms / 1000;
-	until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
+	until = clock_deadline(CLOCK_REALTIME, timeout_ms);
 	pthread_mutex_lock(&p->mu);
 	req = ++p->flush_req;
 	pthread_mutex_unlock(&p->mu);

@@ -157,97 +157,124 @@ static void push(struct nns_profiler *p, const struct nnst_sample *x)
 }
 
 /* One tick; emit = 0 only records the baseline. */
-static void sample(struct nns_profiler *p, struct sstate *s, int emit)
+/* The machine's CPU split, running tasks, context switches and memory in
+ * use since the last tick (one sample when emit). */
+static void sample_machine(struct nns_profiler *p, struct sstate *s, int64_t now, int emit)
 {
-	int64_t now = nns_clock_ns(CLOCK_MONOTONIC);
-	double secs = (double)(now - s->t_ns) / 1e9;
 	struct nnst_sample x;
 	struct machine m;
+
+	if (read_machine(s, &m) != 0)
+		return;
+	if (emit && m.total > s->m.total) {
+		uint64_t dt = m.total - s->m.total;
+
+		memset(&x, 0, sizeof(x));
+		x.mono_ns = now;
+		x.kind = NNST_SAMPLE_MACHINE;
+		x.user = pct(m.user - s->m.user, dt);
+		x.sys = pct(m.sys - s->m.sys, dt);
+		x.idle = pct(m.idle - s->m.idle, dt);
+		x.iowait = pct(m.iowait - s->m.iowait, dt);
+		x.running = m.running;
+		x.ctx_switches = m.ctxt - s->m.ctxt;
+		if (read_file("/proc/meminfo", s->buf, PROCBUF) > 0)
+			x.rss_kb = status_field(s->buf, "MemTotal:") -
+				   status_field(s->buf, "\nMemAvailable:");
+		push(p, &x);
+	}
+	s->m = m;
+}
+
+/* This process's CPU, threads, context switches and RSS. */
+static void sample_process(struct nns_profiler *p, struct sstate *s, int64_t now, double secs,
+			   int emit)
+{
+	struct nnst_sample x;
 	struct tick pt;
+	char small[1024];
+	uint64_t ctx;
+
+	if (read_stat_times("/proc/self/stat", small, sizeof(small), &pt) != 0 ||
+	    read_file("/proc/self/status", s->buf, PROCBUF) <= 0)
+		return;
+	ctx = status_field(s->buf, "\nvoluntary_ctxt_switches:") +
+	      status_field(s->buf, "\nnonvoluntary_ctxt_switches:");
+	if (emit) {
+		memset(&x, 0, sizeof(x));
+		x.mono_ns = now;
+		x.kind = NNST_SAMPLE_PROCESS;
+		x.user = cpu_pct(pt.ut - s->proc.ut, secs, s->hz);
+		x.sys = cpu_pct(pt.st - s->proc.st, secs, s->hz);
+		x.running = (uint32_t)status_field(s->buf, "\nThreads:");
+		x.ctx_switches = ctx - s->proc_ctx;
+		x.rss_kb = status_field(s->buf, "\nVmRSS:");
+		push(p, &x);
+	}
+	s->proc = pt;
+	s->proc_ctx = ctx;
+}
+
+/* One thread of /proc/self/task: tracked from its first sight (its name
+ * becomes run metadata), sampled from the next tick on. */
+static void sample_thread(struct nns_profiler *p, struct sstate *s, pid_t tid, int64_t now,
+			  double secs, int emit)
+{
+	struct nnst_sample x;
+	struct tracked *t;
+	struct tick tt;
 	char path[64], small[1024];
+
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/stat", (long)tid);
+	if (read_stat_times(path, small, sizeof(small), &tt))
+		return;
+	t = find_thread(s, tid);
+	if (!t && s->nthr < MAX_TRACKED) {
+		char key[48];
+
+		t = &s->thr[s->nthr++];
+		t->tid = tid;
+		t->ut = tt.ut;
+		t->st = tt.st;
+		snprintf(path, sizeof(path), "/proc/self/task/%ld/comm", (long)tid);
+		if (read_file(path, small, sizeof(small)) > 0) {
+			small[strcspn(small, "\n")] = '\0';
+			snprintf(key, sizeof(key), "thread.%ld.name", (long)tid);
+			nns_set_metadata(p, key, small);
+		}
+	} else if (t && emit) {
+		memset(&x, 0, sizeof(x));
+		x.mono_ns = now;
+		x.tid = tid;
+		x.kind = NNST_SAMPLE_THREAD;
+		x.user = cpu_pct(tt.ut - t->ut, secs, s->hz);
+		x.sys = cpu_pct(tt.st - t->st, secs, s->hz);
+		push(p, &x);
+	}
+	if (t) {
+		t->ut = tt.ut;
+		t->st = tt.st;
+		t->seen = 1;
+	}
+}
+
+static void sample(struct nns_profiler *p, struct sstate *s, int emit)
+{
+	int64_t now = clock_ns(CLOCK_MONOTONIC);
+	double secs = (double)(now - s->t_ns) / 1e9;
 	DIR *d;
 	struct dirent *de;
 
-	if (read_machine(s, &m) == 0) {
-		if (emit && m.total > s->m.total) {
-			uint64_t dt = m.total - s->m.total;
-
-			memset(&x, 0, sizeof(x));
-			x.mono_ns = now;
-			x.kind = NNST_SAMPLE_MACHINE;
-			x.user = pct(m.user - s->m.user, dt);
-			x.sys = pct(m.sys - s->m.sys, dt);
-			x.idle = pct(m.idle - s->m.idle, dt);
-			x.iowait = pct(m.iowait - s->m.iowait, dt);
-			x.running = m.running;
-			x.ctx_switches = m.ctxt - s->m.ctxt;
-			if (read_file("/proc/meminfo", s->buf, PROCBUF) > 0)
-				x.rss_kb = status_field(s->buf, "MemTotal:") -
-					   status_field(s->buf, "\nMemAvailable:");
-			push(p, &x);
-		}
-		s->m = m;
-	}
-	if (read_stat_times("/proc/self/stat", small, sizeof(small), &pt) == 0 &&
-	    read_file("/proc/self/status", s->buf, PROCBUF) > 0) {
-		uint64_t ctx = status_field(s->buf, "\nvoluntary_ctxt_switches:") +
-			       status_field(s->buf, "\nnonvoluntary_ctxt_switches:");
-
-		if (emit) {
-			memset(&x, 0, sizeof(x));
-			x.mono_ns = now;
-			x.kind = NNST_SAMPLE_PROCESS;
-			x.user = cpu_pct(pt.ut - s->proc.ut, secs, s->hz);
-			x.sys = cpu_pct(pt.st - s->proc.st, secs, s->hz);
-			x.running = (uint32_t)status_field(s->buf, "\nThreads:");
-			x.ctx_switches = ctx - s->proc_ctx;
-			x.rss_kb = status_field(s->buf, "\nVmRSS:");
-			push(p, &x);
-		}
-		s->proc = pt;
-		s->proc_ctx = ctx;
-	}
+	sample_machine(p, s, now, emit);
+	sample_process(p, s, now, secs, emit);
 	for (size_t i = 0; i < s->nthr; i++)
 		s->thr[i].seen = 0;
 	if ((d = opendir("/proc/self/task"))) {
 		while ((de = readdir(d))) {
 			pid_t tid = (pid_t)atol(de->d_name);
-			struct tracked *t;
-			struct tick tt;
 
-			if (tid <= 0)
-				continue;
-			snprintf(path, sizeof(path), "/proc/self/task/%ld/stat", (long)tid);
-			if (read_stat_times(path, small, sizeof(small), &tt))
-				continue;
-			t = find_thread(s, tid);
-			if (!t && s->nthr < MAX_TRACKED) {
-				char key[48];
-
-				t = &s->thr[s->nthr++];
-				t->tid = tid;
-				t->ut = tt.ut;
-				t->st = tt.st;
-				snprintf(path, sizeof(path), "/proc/self/task/%ld/comm", (long)tid);
-				if (read_file(path, small, sizeof(small)) > 0) {
-					small[strcspn(small, "\n")] = '\0';
-					snprintf(key, sizeof(key), "thread.%ld.name", (long)tid);
-					nns_set_metadata(p, key, small);
-				}
-			} else if (t && emit) {
-				memset(&x, 0, sizeof(x));
-				x.mono_ns = now;
-				x.tid = tid;
-				x.kind = NNST_SAMPLE_THREAD;
-				x.user = cpu_pct(tt.ut - t->ut, secs, s->hz);
-				x.sys = cpu_pct(tt.st - t->st, secs, s->hz);
-				push(p, &x);
-			}
-			if (t) {
-				t->ut = tt.ut;
-				t->st = tt.st;
-				t->seen = 1;
-			}
+			if (tid > 0)
+				sample_thread(p, s, tid, now, secs, emit);
 		}
 		closedir(d);
 	}
@@ -288,13 +315,7 @@ static void *sampler_main(void *arg)
 		long ms = p->o.cpu_sampling_interval_ms;
 		int quit, started;
 
-		clock_gettime(CLOCK_MONOTONIC, &until);
-		until.tv_sec += ms / 1000;
-		until.tv_nsec += (ms % 1000) * 1000000L;
-		if (until.tv_nsec >= 1000000000L) {
-			until.tv_sec++;
-			until.tv_nsec -= 1000000000L;
-		}
+		until = clock_deadline(CLOCK_MONOTONIC, ms);
 		pthread_mutex_lock(&p->mu);
 		while (!p->sampler_quit && pthread_cond_timedwait(&p->scv, &p->mu, &until) == 0)
 			;

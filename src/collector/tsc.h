@@ -7,6 +7,7 @@
 #ifndef NNS_COLLECTOR_TSC_H
 #define NNS_COLLECTOR_TSC_H
 
+#include "common/clock.h"
 #include "format/nnst.h"
 
 #include <stdint.h>
@@ -23,20 +24,9 @@ static inline uint64_t nns_now(void)
 #define NNS_CLOCK_FLAGS 0
 static inline uint64_t nns_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return (uint64_t)clock_mono_ns();
 }
 #endif
-
-static inline int64_t nns_clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 /* One calibration point: the counter and both clocks read as close together
  * as possible (the tightest of a few tries; tsc is the midpoint). */
@@ -46,8 +36,8 @@ static inline void nns_clock_point(struct nnst_clock *c)
 
 	for (int i = 0; i < 5; i++) {
 		uint64_t t0 = nns_now();
-		int64_t mono = nns_clock_ns(CLOCK_MONOTONIC);
-		int64_t real = nns_clock_ns(CLOCK_REALTIME);
+		int64_t mono = clock_ns(CLOCK_MONOTONIC);
+		int64_t real = clock_ns(CLOCK_REALTIME);
 		uint64_t t1 = nns_now();
 
 		if (t1 - t0 < best) {

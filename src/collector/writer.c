@@ -17,6 +17,8 @@
  */
 #include "collector/collector.h"
 #include "collector/tsc.h"
+#include "common/vec.h"
+#include "common/fs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -50,7 +52,7 @@ struct wstate {
 
 static int64_t mono(void)
 {
-	return nns_clock_ns(CLOCK_MONOTONIC);
+	return clock_ns(CLOCK_MONOTONIC);
 }
 
 static void io_failed(struct nns_profiler *p, const struct nns_err *e)
@@ -205,7 +207,7 @@ int nns_writer_open(struct nns_profiler *p, struct nns_err *err)
 	char host[256];
 	int fd = -1, rc;
 
-	if ((rc = nns_mkdirs(p->o.output_path, err)))
+	if ((rc = fs_mkdirs(p->o.output_path, err)))
 		return rc;
 	nns_hostname(host, sizeof(host));
 	for (int k = 0; k < 1000 && fd < 0; k++) {
@@ -253,22 +255,6 @@ int nns_writer_open(struct nns_profiler *p, struct nns_err *err)
 }
 
 /* ---- draining ------------------------------------------------------------------------ */
-
-static int grow(void **v, size_t *cap, size_t need, size_t elem)
-{
-	void *n;
-	size_t c = *cap ? *cap : 64;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need)
-		c *= 2;
-	if (!(n = realloc(*v, c * elem)))
-		return -1;
-	*v = n;
-	*cap = c;
-	return 0;
-}
 
 static struct nns_block *block_with_seq(struct nns_tbuf *t, uint64_t seq, uint32_t *state)
 {
@@ -343,30 +329,34 @@ static void write_lost(struct nns_profiler *p, uint32_t thread, uint64_t lost)
 	chunk(p, NNST_CHUNK_LOST, &iov, 1);
 }
 
-/* Writes what the buffers hold: full blocks always, the published part of
- * current blocks when `partial`. Returns the number of full blocks. */
-static int drain(struct nns_profiler *p, struct wstate *ws, int partial)
+/* The registered threads into ws->snap, and the count of events lost by
+ * threads that were never registered; -1 when p is no longer current. */
+static int snapshot_threads(struct nns_profiler *p, struct wstate *ws, uint64_t *unreg)
 {
-	int nfull = 0;
-	uint64_t unreg;
-
 	pthread_mutex_lock(&nns_g.reg_mu);
 	if (nns_g.current != p) {
 		pthread_mutex_unlock(&nns_g.reg_mu);
-		return 0;
+		return -1;
 	}
 	ws->nsnap = 0;
 	for (struct nns_tbuf *t = nns_g.threads; t; t = t->next) {
-		if (grow((void **)&ws->snap, &ws->capsnap, ws->nsnap + 1, sizeof(*ws->snap)))
+		if (vec_reserve_raw((void **)&ws->snap, &ws->capsnap, ws->nsnap + 1,
+				    sizeof(*ws->snap)))
 			break;
 		ws->snap[ws->nsnap++] = t;
 	}
-	unreg =
+	*unreg =
 	    atomic_load_explicit(&nns_g.lost_unreg, memory_order_relaxed) - nns_g.lost_unreg_base;
 	pthread_mutex_unlock(&nns_g.reg_mu);
+	return 0;
+}
 
-	/* 1. What to write, read before the names so that every name an event
-	 *    uses is in the STRINGS written below. */
+/* 1. What to write (ws->spans): the full blocks of each thread in order,
+ *    and with partial, the unwritten part of the block being filled. Read
+ *    before the names so that every name an event uses is in the STRINGS
+ *    written next. */
+static void collect_spans(struct wstate *ws, int partial)
+{
 	ws->nspans = 0;
 	for (size_t i = 0; i < ws->nsnap; i++) {
 		struct nns_tbuf *t = ws->snap[i];
@@ -380,8 +370,8 @@ static int drain(struct nns_profiler *p, struct wstate *ws, int partial)
 
 			if (!full && (!partial || n <= b->done))
 				break;
-			if (grow((void **)&ws->spans, &ws->capspans, ws->nspans + 1,
-				 sizeof(*ws->spans)))
+			if (vec_reserve_raw((void **)&ws->spans, &ws->capspans, ws->nspans + 1,
+					    sizeof(*ws->spans)))
 				break;
 			ws->spans[ws->nspans++] = (struct span){t, b, b->done, n, full};
 			if (!full)
@@ -389,7 +379,14 @@ static int drain(struct nns_profiler *p, struct wstate *ws, int partial)
 			seq++;
 		}
 	}
-	/* 2. Names, then events. */
+}
+
+/* 2. Names, then events; full blocks go back to their thread. Returns how
+ *    many blocks were freed. */
+static int write_spans(struct nns_profiler *p, struct wstate *ws)
+{
+	int nfull = 0;
+
 	if (!p->w.failed && !p->ended)
 		write_strings(p);
 	for (size_t i = 0; i < ws->nspans; i++) {
@@ -407,7 +404,12 @@ static int drain(struct nns_profiler *p, struct wstate *ws, int partial)
 			s->b->done = s->to;
 		}
 	}
-	/* 3. Lost counts, then reap the buffers of threads that ended. */
+	return nfull;
+}
+
+/* 3. Lost counts that changed, per thread and for unregistered threads. */
+static void write_lost_counts(struct nns_profiler *p, struct wstate *ws, uint64_t unreg)
+{
 	for (size_t i = 0; i < ws->nsnap; i++) {
 		struct nns_tbuf *t = ws->snap[i];
 		uint64_t lost = atomic_load_explicit(&t->lost, memory_order_relaxed) - t->lost_base;
@@ -426,6 +428,12 @@ static int drain(struct nns_profiler *p, struct wstate *ws, int partial)
 		write_lost(p, NNST_THREAD_PROCESS, unreg);
 		p->lost_unreg_written = unreg;
 	}
+}
+
+/* 4. The buffers of threads that ended and have nothing left to write go
+ *    back to the pool. */
+static void reap_threads(void)
+{
 	pthread_mutex_lock(&nns_g.reg_mu);
 	for (struct nns_tbuf **pp = &nns_g.threads; *pp;) {
 		struct nns_tbuf *t = *pp;
@@ -442,6 +450,21 @@ static int drain(struct nns_profiler *p, struct wstate *ws, int partial)
 		}
 	}
 	pthread_mutex_unlock(&nns_g.reg_mu);
+}
+
+/* Writes what the buffers hold: full blocks always, the published part of
+ * current blocks when `partial`. Returns the number of full blocks. */
+static int drain(struct nns_profiler *p, struct wstate *ws, int partial)
+{
+	uint64_t unreg;
+	int nfull;
+
+	if (snapshot_threads(p, ws, &unreg))
+		return 0;
+	collect_spans(ws, partial);
+	nfull = write_spans(p, ws);
+	write_lost_counts(p, ws, unreg);
+	reap_threads();
 	return nfull;
 }
 
@@ -514,6 +537,87 @@ static void write_gpu_dropped(struct nns_profiler *p)
 	}
 }
 
+/* nns_g.current no longer names p (new threads stop seeing it). */
+static void forget_current(struct nns_profiler *p)
+{
+	pthread_mutex_lock(&nns_g.reg_mu);
+	if (nns_g.current == p)
+		nns_g.current = NULL;
+	pthread_mutex_unlock(&nns_g.reg_mu);
+}
+
+/* What one round of the writer takes from the profiler under its lock. */
+struct wround {
+	uint64_t want; /* the flush request the round acknowledges */
+	int quit, detach;
+	struct nns_kv *kv;    /* metadata to write (the round owns it) */
+	size_t ns;	      /* samples copied into ws->samples */
+	struct nnst_gpu *gpu; /* GPU records (the round owns them) */
+	size_t ngpu, ngclk;
+	struct nnst_gpuclock gclk[NNS_GPUCLOCK_MAX];
+};
+
+static void take_round(struct nns_profiler *p, struct wstate *ws, struct wround *r)
+{
+	r->gpu = NULL;
+	r->ns = r->ngpu = r->ngclk = 0;
+	pthread_mutex_lock(&p->mu);
+	r->want = p->flush_req;
+	r->quit = p->quit;
+	r->detach = p->detach_req && !p->detach_done;
+	r->kv = p->meta;
+	p->meta = NULL;
+	if (ws->samples && p->nsamples) {
+		r->ns = p->nsamples;
+		memcpy(ws->samples, p->samples, r->ns * sizeof(*ws->samples));
+		p->nsamples = 0;
+	}
+	nns_gpu_take_locked(p, &r->gpu, &r->ngpu, r->gclk, &r->ngclk);
+	pthread_mutex_unlock(&p->mu);
+}
+
+/* The round is written: the flush (and detach) it took are done. */
+static void ack_round(struct nns_profiler *p, const struct wround *r)
+{
+	if (r->detach)
+		forget_current(p);
+	pthread_mutex_lock(&p->mu);
+	p->flush_done = r->want;
+	if (r->detach)
+		p->detach_done = 1;
+	pthread_cond_broadcast(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+}
+
+/* After SIGTERM/SIGINT: the file ends here when the signal is final. */
+static void ack_signal(struct nns_profiler *p, uint64_t sig)
+{
+	if (atomic_load(&nns_g.sig_final) && !p->ended && !p->w.failed) {
+		nnst_writer_end(&p->w, NULL);
+		p->ended = 1;
+	}
+	atomic_store(&nns_g.sig_done, sig);
+}
+
+/* The writer's last act: everything published, the last counts, END. */
+static void writer_close(struct nns_profiler *p, struct wstate *ws)
+{
+	forget_current(p);
+	if (!p->w.failed && !p->ended) {
+		struct nns_err e;
+
+		if (nnst_writer_end(&p->w, &e) == 0)
+			p->ended = 1;
+		else
+			io_failed(p, &e);
+	}
+	nnst_writer_close(&p->w);
+	free(ws->snap);
+	free(ws->spans);
+	free(ws->samples);
+	atomic_fetch_sub(&nns_g.writers_live, 1);
+}
+
 static void *writer_main(void *arg)
 {
 	struct nns_profiler *p = arg;
@@ -525,67 +629,36 @@ static void *writer_main(void *arg)
 	ws.samples = malloc(NNS_SAMPLES_MAX * sizeof(*ws.samples));
 	for (;;) {
 		uint32_t seen = atomic_load_explicit(&nns_g.wake_seq, memory_order_seq_cst);
-		uint64_t want, sig = atomic_load(&nns_g.sig_req);
-		struct nns_kv *kv;
-		struct nnst_gpu *gpu = NULL;
-		struct nnst_gpuclock gclk[NNS_GPUCLOCK_MAX];
-		size_t ns = 0, ngpu = 0, ngclk = 0;
-		int quit, detach, partial;
+		uint64_t sig = atomic_load(&nns_g.sig_req);
+		struct wround r;
+		int partial;
 
 		nns_cupti_tick(); /* queues a CUPTI clock point about every second */
 		if (sig !=
 		    sig_seen) /* SIGTERM/SIGINT: CUPTI's records first (atexit may not run) */
 			nns_cupti_flush();
-		pthread_mutex_lock(&p->mu);
-		want = p->flush_req;
-		quit = p->quit;
-		detach = p->detach_req && !p->detach_done;
-		kv = p->meta;
-		p->meta = NULL;
-		if (ws.samples && p->nsamples) {
-			ns = p->nsamples;
-			memcpy(ws.samples, p->samples, ns * sizeof(*ws.samples));
-			p->nsamples = 0;
-		}
-		nns_gpu_take_locked(p, &gpu, &ngpu, gclk, &ngclk);
-		pthread_mutex_unlock(&p->mu);
-
+		take_round(p, &ws, &r);
 		now = mono();
-		partial = want != p->flush_done || quit || detach || sig != sig_seen ||
+		partial = r.want != p->flush_done || r.quit || r.detach || sig != sig_seen ||
 			  now - last_partial >= PARTIAL_NS;
 		drain(p, &ws, partial);
 		if (partial)
 			last_partial = now;
-		write_pending(p, &ws, kv, ns);
-		write_gpu(p, gpu, ngpu, gclk, ngclk);
-		free(gpu);
-		if (quit)
+		write_pending(p, &ws, r.kv, r.ns);
+		write_gpu(p, r.gpu, r.ngpu, r.gclk, r.ngclk);
+		free(r.gpu);
+		if (r.quit)
 			write_gpu_dropped(p);
-		if (now - last_clock >= CLOCK_NS || quit) {
+		if (now - last_clock >= CLOCK_NS || r.quit) {
 			write_clock(p);
 			last_clock = now;
 		}
 		if (sig != sig_seen) {
-			if (atomic_load(&nns_g.sig_final) && !p->ended && !p->w.failed) {
-				nnst_writer_end(&p->w, NULL);
-				p->ended = 1;
-			}
+			ack_signal(p, sig);
 			sig_seen = sig;
-			atomic_store(&nns_g.sig_done, sig);
 		}
-		if (detach) {
-			pthread_mutex_lock(&nns_g.reg_mu);
-			if (nns_g.current == p)
-				nns_g.current = NULL;
-			pthread_mutex_unlock(&nns_g.reg_mu);
-		}
-		pthread_mutex_lock(&p->mu);
-		p->flush_done = want;
-		if (detach)
-			p->detach_done = 1;
-		pthread_cond_broadcast(&p->cv);
-		pthread_mutex_unlock(&p->mu);
-		if (quit)
+		ack_round(p, &r);
+		if (r.quit)
 			break;
 
 		/* Sleep until a block fills (its thread wakes us, once per block
@@ -595,24 +668,7 @@ static void *writer_main(void *arg)
 			nns_writer_sleep(seen, SLEEP_NS);
 		atomic_store_explicit(&nns_g.writer_idle, 0, memory_order_relaxed);
 	}
-	/* close: everything published, the last counts, END */
-	pthread_mutex_lock(&nns_g.reg_mu);
-	if (nns_g.current == p)
-		nns_g.current = NULL;
-	pthread_mutex_unlock(&nns_g.reg_mu);
-	if (!p->w.failed && !p->ended) {
-		struct nns_err e;
-
-		if (nnst_writer_end(&p->w, &e) == 0)
-			p->ended = 1;
-		else
-			io_failed(p, &e);
-	}
-	nnst_writer_close(&p->w);
-	free(ws.snap);
-	free(ws.spans);
-	free(ws.samples);
-	atomic_fetch_sub(&nns_g.writers_live, 1);
+	writer_close(p, &ws);
 	return NULL;
 }
 
@@ -673,19 +729,10 @@ int nns_writer_detach(struct nns_profiler *p, int timeout_ms)
 	int rc = 0;
 
 	if (!p->writer_up) {
-		pthread_mutex_lock(&nns_g.reg_mu);
-		if (nns_g.current == p)
-			nns_g.current = NULL;
-		pthread_mutex_unlock(&nns_g.reg_mu);
+		forget_current(p);
 		return NNS_OK;
 	}
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += timeout_ms / 1000;
-	until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
+	until = clock_deadline(CLOCK_REALTIME, timeout_ms);
 	pthread_mutex_lock(&p->mu);
 	p->detach_req = 1;
 	p->detach_done = 0;

@@ -1,5 +1,6 @@
 /* strpool.c - string interning with an open-addressing hash table. */
 #include "strpool.h"
+#include "strhash.h"
 #include "vec.h"
 
 #include <stdlib.h>
@@ -11,17 +12,17 @@
 uint32_t strpool_hash(const char *s, size_t n)
 {
 	/* FNV-1a on 8-byte words for speed, finished with a mixer. */
-	uint64_t h = 1469598103934665603ull ^ n;
+	uint64_t h = STRHASH_INIT ^ n;
 	size_t i = 0;
 
 	for (; i + 8 <= n; i += 8) {
 		uint64_t w;
 		memcpy(&w, s + i, 8);
-		h = (h ^ w) * 1099511628211ull;
+		h = (h ^ w) * STRHASH_PRIME;
 		h ^= h >> 29;
 	}
 	for (; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+		h = (h ^ (unsigned char)s[i]) * STRHASH_PRIME;
 	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdull;
 	h ^= h >> 33;

@@ -19,6 +19,7 @@
  */
 #include "format/nnst.h"
 #include "nnscope.h"
+#include "common/vec.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -62,15 +63,8 @@ int nnst_clockmap_add(struct nnst_clockmap *c, const struct nnst_clock *pt)
 		return NNS_EINVAL;
 	if (c->n >= NNST_CLOCK_MAX)
 		return NNS_OK;
-	if (c->n == c->cap) {
-		size_t ncap = c->cap ? c->cap * 2 : 16;
-		struct nnst_clock *p = realloc(c->pts, ncap * sizeof(*p));
-
-		if (!p)
-			return NNS_ENOMEM;
-		c->pts = p;
-		c->cap = ncap;
-	}
+	if (vec_reserve_raw((void **)&c->pts, &c->cap, c->n + 1, sizeof(*c->pts)))
+		return NNS_ENOMEM;
 	memmove(c->pts + i + 1, c->pts + i, (c->n - i) * sizeof(*c->pts));
 	c->pts[i] = *pt;
 	c->n++;

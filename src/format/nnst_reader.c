@@ -21,6 +21,8 @@
  */
 #include "format/nnst.h"
 #include "nnscope.h"
+#include "common/le.h"
+#include "common/vec.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -44,21 +46,6 @@ struct nnst_reader {
 	int state;     /* 0 reading, 1 clean end, < 0 sticky error */
 	char msg[256]; /* the sticky error's message */
 };
-
-static uint16_t le16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t le64(const uint8_t *p)
-{
-	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
-}
 
 static void put_err(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -251,21 +238,11 @@ int nnst_reader_next(struct nnst_reader *r, uint32_t *type, const uint8_t **payl
 			       "the file ends inside a chunk (%" PRIu64 " of %" PRIu32
 			       " payload bytes)",
 			       (uint64_t)r->size - r->off - NNST_CHUNK_HEADER_SIZE, length);
-	if (length > r->cap) {
-		size_t ncap = r->cap ? r->cap : 4096;
-		uint8_t *p;
-
-		while (ncap < length)
-			ncap *= 2;
-		p = realloc(r->buf, ncap);
-		if (!p) {
-			snprintf(r->msg, sizeof(r->msg), "byte %" PRIu64 ": out of memory", r->off);
-			r->state = NNS_ENOMEM;
-			put_err(err, errlen, "%s", r->msg);
-			return NNS_ENOMEM;
-		}
-		r->buf = p;
-		r->cap = ncap;
+	if (vec_reserve_raw((void **)&r->buf, &r->cap, length, 1)) {
+		snprintf(r->msg, sizeof(r->msg), "byte %" PRIu64 ": out of memory", r->off);
+		r->state = NNS_ENOMEM;
+		put_err(err, errlen, "%s", r->msg);
+		return NNS_ENOMEM;
 	}
 	got = read_full(r->f, r->buf, length);
 	if (got < length)

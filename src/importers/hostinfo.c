@@ -7,6 +7,8 @@
  * Owner: reader engineer.
  */
 #include "importers/hostinfo.h"
+#include "common/vec.h"
+#include "common/num.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -72,15 +74,8 @@ static int put(struct hi *h, char c)
 		h->too_long = 1;
 		return 0;
 	}
-	if (h->len + 2 > h->cap) {
-		size_t ncap = h->cap ? h->cap * 2 : 1024;
-		char *p = realloc(h->buf, ncap);
-
-		if (!p)
-			return NNS_ENOMEM;
-		h->buf = p;
-		h->cap = ncap;
-	}
+	if (h->len + 2 > h->cap && vec_reserve_raw((void **)&h->buf, &h->cap, h->len + 2, 1))
+		return NNS_ENOMEM;
 	h->buf[h->len++] = c;
 	h->field_len++;
 	return 0;
@@ -108,25 +103,19 @@ static const char *field(const struct hi *h, int c)
 	return i >= 0 && i < h->nfields && i < HI_FIELDS ? h->buf + h->start[i] : NULL;
 }
 
+/* A decimal integer with spaces around it allowed. */
 static int parse_int(const char *s, int64_t *out)
 {
-	char *end;
-	long long v;
+	size_t n;
 
 	if (!s)
 		return -1;
 	while (*s == ' ')
 		s++;
-	if (!*s)
-		return -1;
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	while (*end == ' ')
-		end++;
-	if (errno || *end)
-		return -1;
-	*out = v;
-	return 0;
+	n = strlen(s);
+	while (n > 0 && s[n - 1] == ' ')
+		n--;
+	return num_i64(s, n, out, NULL) ? -1 : 0;
 }
 
 static int header(struct hi *h)

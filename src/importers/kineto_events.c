@@ -324,7 +324,7 @@ static int set_repr(struct kparser *ps, const char **pp, uint32_t *dst)
 		return r;
 	if (ps->tmp_over)
 		return KP_OK;
-	id = model_intern(ps->m, ps->tmp ? ps->tmp : "", ps->tmp_len);
+	id = model_intern(ps->m, ps->tmp.p ? ps->tmp.p : "", ps->tmp.len);
 	if (id == STRPOOL_NONE)
 		return kp_nomem(ps, *pp);
 	*dst = id;
@@ -373,11 +373,13 @@ static int32_t dtype_size(struct kstr d)
 	return 0;
 }
 
-static int arg_member(struct kparser *ps, const char **pp, struct kev *e, struct kstr k)
+/* What the arg_* helpers return for a key that is none of theirs. */
+#define ARG_OTHER 3
+
+/* The args keys of 4 to 11 bytes: launch geometry, memory records, the
+ * operator's inputs, ids and call stack. */
+static int arg_short(struct kparser *ps, const char **pp, struct kev *e, struct kstr k, int collect)
 {
-	int collect = e->ph == 0 || e->ph == 'C';
-	int64_t x;
-	struct kval v;
 	int r;
 
 #define I64(dst) return set_i64(ps, pp, (dst), e, k, collect)
@@ -447,6 +449,20 @@ static int arg_member(struct kparser *ps, const char **pp, struct kev *e, struct
 		if (KJ_EQ(k, "Device Type"))
 			I64(&e->mtype);
 		break;
+	}
+#undef I64
+	return ARG_OTHER;
+}
+
+/* The args keys of 13 to 16 bytes: collective sizes, memory totals and
+ * the operator's sequence / Python ids. */
+static int arg_mid(struct kparser *ps, const char **pp, struct kev *e, struct kstr k, int collect)
+{
+	int64_t x;
+	int r;
+
+#define I64(dst) return set_i64(ps, pp, (dst), e, k, collect)
+	switch (k.n) {
 	case 13:
 		if (KJ_EQ(k, "shared memory"))
 			I64(&e->dev.shared_mem);
@@ -493,6 +509,21 @@ static int arg_member(struct kparser *ps, const char **pp, struct kev *e, struct
 			I64(&e->op.py_module_id);
 		}
 		break;
+	}
+#undef I64
+	return ARG_OTHER;
+}
+
+/* The args keys of 20 bytes and more: the kernel's registers, bandwidth,
+ * occupancy and the event it waits on. */
+static int arg_long(struct kparser *ps, const char **pp, struct kev *e, struct kstr k, int collect)
+{
+	int64_t x;
+	struct kval v;
+	int r;
+
+#define I64(dst) return set_i64(ps, pp, (dst), e, k, collect)
+	switch (k.n) {
 	case 20:
 		if (KJ_EQ(k, "registers per thread")) {
 			x = INT64_MIN;
@@ -526,6 +557,22 @@ static int arg_member(struct kparser *ps, const char **pp, struct kev *e, struct
 		break;
 	}
 #undef I64
+	return ARG_OTHER;
+}
+
+/* One member of an event's args: a known key fills its field of e; any
+ * other becomes a counter series (ph "C", or a metadata-less event) or is
+ * skipped. */
+static int arg_member(struct kparser *ps, const char **pp, struct kev *e, struct kstr k)
+{
+	int collect = e->ph == 0 || e->ph == 'C';
+	struct kval v;
+	int r = k.n <= 11   ? arg_short(ps, pp, e, k, collect)
+		: k.n <= 16 ? arg_mid(ps, pp, e, k, collect)
+			    : arg_long(ps, pp, e, k, collect);
+
+	if (r != ARG_OTHER)
+		return r;
 	if (!collect)
 		return kj_skip(ps, pp, ARGS_DEPTH);
 	if ((r = kj_scalar(ps, pp, &v, ARGS_DEPTH)))
@@ -745,14 +792,14 @@ static int commit_counter(struct kparser *ps, struct kev *e, const char *at)
 		if (e->nseries == 1) {
 			c.name = model_intern(ps->m, e->name.p, e->name.n);
 		} else {
-			ps->tmp_len = 0;
+			buf_reset(&ps->tmp);
 			ps->tmp_over = 0;
 			kj_tmp_put(ps, e->name.p, e->name.n);
 			kj_tmp_put(ps, ".", 1);
 			kj_tmp_put(ps, e->skey[i].p, e->skey[i].n);
 			if (ps->tmp_over)
 				continue;
-			c.name = model_intern(ps->m, ps->tmp, ps->tmp_len);
+			c.name = model_intern(ps->m, ps->tmp.p, ps->tmp.len);
 		}
 		c.value = e->sval[i];
 		if (c.name == STRPOOL_NONE || model_add_counter(ps->m, &c))

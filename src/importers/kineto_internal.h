@@ -26,6 +26,7 @@
 #ifndef NNS_IMPORTERS_KINETO_INTERNAL_H
 #define NNS_IMPORTERS_KINETO_INTERNAL_H
 
+#include "common/buf.h"
 #include "importers/kineto.h"
 
 #include <stdatomic.h>
@@ -201,8 +202,7 @@ struct kparser {
 	int64_t total_bytes; /* bytes pulled through the window */
 
 	struct karena arena;
-	char *tmp; /* repr builder */
-	size_t tmp_len, tmp_cap;
+	struct buf tmp; /* repr builder */
 	int tmp_over;
 
 	struct kthr tcache[KP_TCACHE];
@@ -227,10 +227,12 @@ void kp_reset_at(struct kparser *ps, int64_t off, int stage);
 /* Parses until the document ends (KR_DONE), a stop condition, or an error
  * (KR_ERR). */
 int kp_run(struct kparser *ps);
-/* Records an error at p (an offset in the window); returns KP_ERR, or
- * KP_NEED when p is at the end of the window (more input may fix it). */
-int kp_fail(struct kparser *ps, const char *p, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+/* Records an error with status code at p (an offset in the window);
+ * returns KP_ERR, or KP_NEED for a format error at the end of the window
+ * (more input may fix it). kp_fail() is the format error (NNS_EFORMAT). */
+int kp_fail_code(struct kparser *ps, const char *p, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+#define kp_fail(ps, p, ...) kp_fail_code((ps), (p), NNS_EFORMAT, __VA_ARGS__)
 /* Like kp_fail, naming the unexpected character: "<what> (got 'x')". */
 int kp_unexpected(struct kparser *ps, const char *p, const char *what);
 int kp_nomem(struct kparser *ps, const char *p);

@@ -6,6 +6,7 @@
  * runs ahead of the parser. Also the progress line on stderr.
  */
 #include "kineto_internal.h"
+#include "common/clock.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -294,21 +295,13 @@ void ksrc_close(struct ksrc *s)
 
 /* ---- progress --------------------------------------------------------------- */
 
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 void kprog_init(struct kprogress *pg, int on, const char *name, int64_t total)
 {
 	pg->on = on;
 	pg->name = name;
 	pg->total = total;
 	atomic_store(&pg->done, 0);
-	atomic_store(&pg->last_ns, on ? now_ns() : 0);
+	atomic_store(&pg->last_ns, on ? clock_mono_ns() : 0);
 	atomic_store(&pg->printed, 0);
 	pg->ext = NULL;
 	pg->cancel = NULL;
@@ -334,7 +327,7 @@ void kprog_add(struct kprogress *pg, int64_t bytes)
 		return;
 	done = atomic_fetch_add(&pg->done, bytes) + bytes;
 	last = atomic_load(&pg->last_ns);
-	t = now_ns();
+	t = clock_mono_ns();
 	if (t - last < 250000000 || !atomic_compare_exchange_strong(&pg->last_ns, &last, t))
 		return;
 	if (done > pg->total)

@@ -42,10 +42,10 @@ int kp_init(struct kparser *ps, struct model *m, struct ksrc *src, const char *n
 void kp_release(struct kparser *ps)
 {
 	free(ps->buf);
-	free(ps->tmp);
+	buf_free(&ps->tmp);
 	karena_free(&ps->arena);
 	kbe_release(ps);
-	ps->buf = ps->tmp = NULL;
+	ps->buf = NULL;
 }
 
 void kp_reset_at(struct kparser *ps, int64_t off, int stage)
@@ -61,39 +61,19 @@ void kp_reset_at(struct kparser *ps, int64_t off, int stage)
 
 /* ---- errors ----------------------------------------------------------------- */
 
-static int vfail(struct kparser *ps, const char *p, int code, const char *fmt, va_list ap)
+int kp_fail_code(struct kparser *ps, const char *p, int code, const char *fmt, ...)
 {
+	va_list ap;
+
 	if (p >= ps->end && code == NNS_EFORMAT)
 		return KP_NEED; /* more input may fix it; at the end: truncated */
 	ps->err_code = code;
 	ps->err_eof = 0;
 	ps->err_off = kp_off(ps, p < ps->end ? p : ps->end);
+	va_start(ap, fmt);
 	vsnprintf(ps->err_msg, sizeof(ps->err_msg), fmt, ap);
+	va_end(ap);
 	return KP_ERR;
-}
-
-int kp_fail(struct kparser *ps, const char *p, const char *fmt, ...)
-{
-	va_list ap;
-	int r;
-
-	va_start(ap, fmt);
-	r = vfail(ps, p, NNS_EFORMAT, fmt, ap);
-	va_end(ap);
-	return r;
-}
-
-static int fail_code(struct kparser *ps, const char *p, int code, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int fail_code(struct kparser *ps, const char *p, int code, const char *fmt, ...)
-{
-	va_list ap;
-	int r;
-
-	va_start(ap, fmt);
-	r = vfail(ps, p, code, fmt, ap);
-	va_end(ap);
-	return r;
 }
 
 int kp_unexpected(struct kparser *ps, const char *p, const char *what)
@@ -109,8 +89,8 @@ int kp_unexpected(struct kparser *ps, const char *p, const char *what)
 
 int kp_nomem(struct kparser *ps, const char *p)
 {
-	return fail_code(ps, p, NNS_ENOMEM,
-			 "out of memory (or over a size cap) while storing events");
+	return kp_fail_code(ps, p, NNS_ENOMEM,
+			    "out of memory (or over a size cap) while storing events");
 }
 
 void kp_skipped(struct kparser *ps, const char *at, const char *why)
@@ -133,15 +113,16 @@ static int refill(struct kparser *ps)
 	int rc;
 
 	if (ps->prog && ps->prog->cancel && atomic_load(ps->prog->cancel)) {
-		fail_code(ps, ps->p, NNS_EINVAL, "loading cancelled");
+		kp_fail_code(ps, ps->p, NNS_EINVAL, "loading cancelled");
 		return -1;
 	}
 	if (keep_off == 0 && ps->len == ps->cap) {
 		size_t ncap = ps->cap * 2;
 		char *nb;
 		if (ps->cap >= KP_UNIT_MAX) {
-			fail_code(ps, ps->p, NNS_EFORMAT,
-				  "a single JSON value is larger than %zu MiB", KP_UNIT_MAX >> 20);
+			kp_fail_code(ps, ps->p, NNS_EFORMAT,
+				     "a single JSON value is larger than %zu MiB",
+				     KP_UNIT_MAX >> 20);
 			return -1;
 		}
 		if (ncap > KP_UNIT_MAX)
@@ -260,50 +241,86 @@ static int top_key(struct kparser *ps, const char **pp)
 	return KP_OK;
 }
 
+/* step() at the end of the window: refill, or at the end of the input
+ * finish (after the document) or fail (no document at all). */
+static int step_at_end(struct kparser *ps, const char *p, const char **pp)
+{
+	ps->p = p; /* whitespace consumed */
+	if (!ps->eof)
+		return KP_NEED;
+	if (ps->stage == KS_TAIL) {
+		ps->stage = KS_DONE;
+		*pp = p;
+		return KP_OK;
+	}
+	if (ps->stage == KS_TOP) {
+		ps->err_code = NNS_EFORMAT;
+		ps->err_off = kp_off(ps, p);
+		snprintf(ps->err_msg, sizeof(ps->err_msg), "%s",
+			 ps->base + (int64_t)ps->len == 0
+			     ? "empty input: not a trace"
+			     : "no JSON document: the input holds only whitespace");
+		return KP_ERR;
+	}
+	return KP_NEED;
+}
+
+/* The document's first byte (after a UTF-8 BOM): '{' or '[' sets the form. */
+static int step_top(struct kparser *ps, const char *p, const char **pp)
+{
+	if ((unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB &&
+	    (unsigned char)p[2] == 0xBF) {
+		*pp = p + 3;
+		return KP_OK;
+	}
+	if (*p == '{') {
+		ps->form = KF_OBJECT;
+		ps->stage = KS_TOP_KEY;
+	} else if (*p == '[') {
+		ps->form = KF_ARRAY;
+		ps->seen_events = 1;
+		ps->stage = KS_EV_FIRST;
+	} else {
+		return kp_unexpected(ps, p, "not a JSON trace: expected '{' or '[' at the start");
+	}
+	*pp = p + 1;
+	return KP_OK;
+}
+
+/* After the document: whitespace and NULs only; anything else is noted as
+ * a problem and ignored. */
+static int step_tail(struct kparser *ps, const char *p, const char **pp)
+{
+	while (p < ps->end && (*p == '\0' || kj_ws_tab[(unsigned char)*p]))
+		p++;
+	if (p < ps->end) {
+		struct model_diag *d = &ps->m->diag;
+		if (!d->first_problem[0])
+			snprintf(d->first_problem, sizeof(d->first_problem),
+				 "%s: byte %lld: data after the end of the JSON document "
+				 "ignored",
+				 ps->name, (long long)kp_off(ps, p));
+		ps->stage = KS_DONE;
+		*pp = p;
+		return KP_OK;
+	}
+	ps->p = p;
+	if (!ps->eof)
+		return KP_NEED;
+	ps->stage = KS_DONE;
+	*pp = p;
+	return KP_OK;
+}
+
 static int step(struct kparser *ps, const char **pp)
 {
 	const char *p = kj_ws(*pp);
 
-	if (p >= ps->end) {
-		ps->p = p; /* whitespace consumed */
-		if (!ps->eof)
-			return KP_NEED;
-		if (ps->stage == KS_TAIL) {
-			ps->stage = KS_DONE;
-			*pp = p;
-			return KP_OK;
-		}
-		if (ps->stage == KS_TOP) {
-			ps->err_code = NNS_EFORMAT;
-			ps->err_off = kp_off(ps, p);
-			snprintf(ps->err_msg, sizeof(ps->err_msg), "%s",
-				 ps->base + (int64_t)ps->len == 0
-				     ? "empty input: not a trace"
-				     : "no JSON document: the input holds only whitespace");
-			return KP_ERR;
-		}
-		return KP_NEED;
-	}
+	if (p >= ps->end)
+		return step_at_end(ps, p, pp);
 	switch (ps->stage) {
 	case KS_TOP:
-		if ((unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB &&
-		    (unsigned char)p[2] == 0xBF) {
-			*pp = p + 3;
-			return KP_OK;
-		}
-		if (*p == '{') {
-			ps->form = KF_OBJECT;
-			ps->stage = KS_TOP_KEY;
-		} else if (*p == '[') {
-			ps->form = KF_ARRAY;
-			ps->seen_events = 1;
-			ps->stage = KS_EV_FIRST;
-		} else {
-			return kp_unexpected(ps, p,
-					     "not a JSON trace: expected '{' or '[' at the start");
-		}
-		*pp = p + 1;
-		return KP_OK;
+		return step_top(ps, p, pp);
 	case KS_TOP_KEY:
 		*pp = p;
 		return top_key(ps, pp);
@@ -345,25 +362,7 @@ static int step(struct kparser *ps, const char **pp)
 		}
 		return kp_unexpected(ps, p, "expected ',' or ']' after a traceEvents element");
 	case KS_TAIL:
-		while (p < ps->end && (*p == '\0' || kj_ws_tab[(unsigned char)*p]))
-			p++;
-		if (p < ps->end) {
-			struct model_diag *d = &ps->m->diag;
-			if (!d->first_problem[0])
-				snprintf(d->first_problem, sizeof(d->first_problem),
-					 "%s: byte %lld: data after the end of the JSON document "
-					 "ignored",
-					 ps->name, (long long)kp_off(ps, p));
-			ps->stage = KS_DONE;
-			*pp = p;
-			return KP_OK;
-		}
-		ps->p = p;
-		if (!ps->eof)
-			return KP_NEED;
-		ps->stage = KS_DONE;
-		*pp = p;
-		return KP_OK;
+		return step_tail(ps, p, pp);
 	default:
 		*pp = p;
 		return KP_OK;

@@ -27,26 +27,8 @@ void kj_tmp_put(struct kparser *ps, const char *s, size_t n)
 {
 	if (ps->tmp_over)
 		return;
-	if (ps->tmp_len + n > KP_REPR_MAX) {
+	if (ps->tmp.len + n > KP_REPR_MAX || buf_append(&ps->tmp, s, n))
 		ps->tmp_over = 1;
-		return;
-	}
-	if (ps->tmp_len + n > ps->tmp_cap) {
-		size_t nc = ps->tmp_cap ? ps->tmp_cap : 256;
-		char *t;
-		while (nc < ps->tmp_len + n)
-			nc *= 2;
-		t = realloc(ps->tmp, nc);
-		if (!t) {
-			ps->tmp_over = 1;
-			return;
-		}
-		ps->tmp = t;
-		ps->tmp_cap = nc;
-	}
-	if (n) /* tmp may still be NULL for an empty append */
-		memcpy(ps->tmp + ps->tmp_len, s, n);
-	ps->tmp_len += n;
 }
 
 /* Python 3 str repr: quote choice and escapes as CPython's unicode_repr for
@@ -181,7 +163,7 @@ static int repr_value(struct kparser *ps, const char **pp, int depth)
 int kj_repr(struct kparser *ps, const char **pp, int depth, int reset)
 {
 	if (reset) {
-		ps->tmp_len = 0;
+		buf_reset(&ps->tmp);
 		ps->tmp_over = 0;
 	}
 	return repr_value(ps, pp, depth);

@@ -6,6 +6,7 @@
 #include "common/hmap.h"
 #include "importers/ms_csv.h"
 #include "importers/ms_read.h"
+#include "common/strhash.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -40,15 +41,6 @@ static double round_to(double x, double scale)
 	return round(x * scale) / scale;
 }
 
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-	return h;
-}
-
 /* Group index of name among groups whose name offsets are at key_off(i);
  * appends a group when new (*is_new). Collisions fall back to a scan. */
 struct grp {
@@ -59,7 +51,7 @@ struct grp {
 static int64_t group_of(struct grp *g, const struct ms_aicpu *a, const char *key, size_t key_off,
 			int *is_new)
 {
-	uint64_t hv = hash_str(key);
+	uint64_t hv = strhash(key);
 	uint32_t *slot = hmap_get(&g->h, hv);
 	size_t i;
 

@@ -2,6 +2,7 @@
  * ms_csv.c - the CSV reader of MindSpore's profiler files (ms_csv.h).
  */
 #include "importers/ms_csv.h"
+#include "common/vec.h"
 
 #include <errno.h>
 #include <math.h>
@@ -61,18 +62,10 @@ int ms_csv_field(struct ms_csv *c, int *eol)
 			*eol = 1;
 			break;
 		}
-		if (c->flen + 2 > c->fcap) {
-			size_t nc = c->fcap ? c->fcap * 2 : 256;
-			char *nf;
-
-			if (nc > MS_CSV_FIELD_MAX)
-				return -2;
-			nf = realloc(c->field, nc);
-			if (!nf)
-				return -2;
-			c->field = nf;
-			c->fcap = nc;
-		}
+		if (c->flen + 2 > c->fcap &&
+		    (c->flen + 2 > MS_CSV_FIELD_MAX ||
+		     vec_reserve_raw((void **)&c->field, &c->fcap, c->flen + 2, 1)))
+			return -2;
 		c->field[c->flen++] = ch;
 	}
 	if (c->field)

@@ -5,6 +5,7 @@
 #include "common/hmap.h"
 #include "importers/ms_json.h"
 #include "importers/ms_read.h"
+#include "common/strhash.h"
 
 #include <errno.h>
 #include <math.h>
@@ -182,20 +183,11 @@ static int kernel_row(struct ctx *c, const struct msj_node *r, long ks)
 	return 0;
 }
 
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-	return h;
-}
-
 /* Index of type name in x->types (added when new). */
 static int64_t type_index(struct ctx *c, struct ms_ds_series *x, struct hmap *h, const char *nm,
 			  const char *full)
 {
-	uint64_t hv = hash_str(nm);
+	uint64_t hv = strhash(nm);
 	uint32_t *slot = hmap_get(h, hv);
 	size_t i, off, foff;
 	int is_new;

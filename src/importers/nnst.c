@@ -10,6 +10,8 @@
  * Owner: reader engineer (analysis side of the format).
  */
 #include "nnst_internal.h"
+#include "common/le.h"
+#include "common/num.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -17,16 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t le64(const uint8_t *p)
-{
-	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
-}
 
 void ni_problem(struct ni *x, const char *fmt, ...)
 {
@@ -221,15 +213,13 @@ static int clock_chunk(struct ni *x, const uint8_t *p, uint32_t len)
 static int thread_name_meta(struct ni *x, const char *k, const char *v)
 {
 	const char *dot;
-	char *end;
-	long long tid;
+	int64_t tid;
 	uint32_t t, tids, name;
 
 	if (strncmp(k, "thread.", 7) != 0 || !(dot = strchr(k + 7, '.')) ||
 	    strcmp(dot, ".name") != 0 || !*v)
 		return 0;
-	tid = strtoll(k + 7, &end, 10);
-	if (end != dot)
+	if (num_i64(k + 7, (size_t)(dot - (k + 7)), &tid, NULL))
 		return 0;
 	tids = intern_i64(x, "", tid);
 	name = model_intern(x->m, v, strlen(v));
@@ -367,6 +357,38 @@ static int setup(struct ni *x, const struct nnst_header *h)
 	return x->pid == STRPOOL_NONE ? NNS_ENOMEM : 0;
 }
 
+typedef int (*chunk_fn)(struct ni *x, const uint8_t *p, uint32_t len);
+
+/* What each pass does with a chunk type: the first pass reads the
+ * strings, threads, clocks and metadata and counts the events; the second
+ * turns events, samples and GPU records into model rows. A type not listed
+ * (a newer writer's chunk) is skipped. */
+static const struct {
+	uint32_t type;
+	chunk_fn first, second;
+} chunk_passes[] = {
+    {NNST_CHUNK_STRINGS, strings_chunk, NULL},
+    {NNST_CHUNK_THREAD, thread_chunk, NULL},
+    {NNST_CHUNK_CLOCK, clock_chunk, NULL},
+    {NNST_CHUNK_META, meta_chunk, NULL},
+    {NNST_CHUNK_LOST, lost_chunk, NULL},
+    {NNST_CHUNK_EVENTS, ni_events_scan, ni_events_chunk},
+    {NNST_CHUNK_SAMPLES, NULL, samples_chunk},
+    {NNST_CHUNK_GPU, ni_gpu_scan, ni_gpu_chunk},
+    {NNST_CHUNK_GPUCLOCK, ni_gpuclock_chunk, NULL},
+};
+
+static int chunk_pass(struct ni *x, int second, uint32_t type, const uint8_t *p, uint32_t len)
+{
+	for (size_t i = 0; i < sizeof(chunk_passes) / sizeof(chunk_passes[0]); i++) {
+		chunk_fn fn = second ? chunk_passes[i].second : chunk_passes[i].first;
+
+		if (chunk_passes[i].type == type)
+			return fn ? fn(x, p, len) : 0;
+	}
+	return 0;
+}
+
 /* Runs one pass; returns NNS_OK, NNS_ETRUNC (message in trunc), or an
  * error set in x->err. */
 static int pass(struct ni *x, int second, char *trunc, size_t tsize)
@@ -390,41 +412,9 @@ static int pass(struct ni *x, int second, char *trunc, size_t tsize)
 		if (rc <= 0)
 			break;
 		x->m->diag.bytes_read += 24 + (int64_t)len;
-		rc = 0;
-		switch (type) {
-		case NNST_CHUNK_STRINGS:
-			rc = second ? 0 : strings_chunk(x, p, len);
-			break;
-		case NNST_CHUNK_THREAD:
-			rc = second ? 0 : thread_chunk(x, p, len);
-			break;
-		case NNST_CHUNK_CLOCK:
-			rc = second ? 0 : clock_chunk(x, p, len);
-			break;
-		case NNST_CHUNK_META:
-			rc = second ? 0 : meta_chunk(x, p, len);
-			break;
-		case NNST_CHUNK_LOST:
-			rc = second ? 0 : lost_chunk(x, p, len);
-			break;
-		case NNST_CHUNK_END:
+		if (type == NNST_CHUNK_END)
 			x->seen_end = 1;
-			break;
-		case NNST_CHUNK_EVENTS:
-			rc = second ? ni_events_chunk(x, p, len) : ni_events_scan(x, p, len);
-			break;
-		case NNST_CHUNK_SAMPLES:
-			rc = second ? samples_chunk(x, p, len) : 0;
-			break;
-		case NNST_CHUNK_GPU:
-			rc = second ? ni_gpu_chunk(x, p, len) : ni_gpu_scan(x, p, len);
-			break;
-		case NNST_CHUNK_GPUCLOCK:
-			rc = second ? 0 : ni_gpuclock_chunk(x, p, len);
-			break;
-		default: /* a newer writer's chunk: skipped */
-			break;
-		}
+		rc = chunk_pass(x, second, type, p, len);
 		if (rc) {
 			nnst_reader_close(r);
 			return nns_err_set(x->err, rc, "%s: out of memory", x->name);

@@ -6,20 +6,12 @@
  * Owner: reader engineer (analysis side of the format).
  */
 #include "nnst_internal.h"
+#include "common/le.h"
+#include "common/vec.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t le64(const uint8_t *p)
-{
-	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
-}
 
 static int64_t clamp_i64(uint64_t v)
 {
@@ -73,17 +65,11 @@ static int classify(const char *s)
 static int name_class(struct ni *x, uint32_t name)
 {
 	if (name >= x->ncls) {
-		size_t n = x->ncls ? x->ncls : 256;
-		uint8_t *p;
+		size_t old = x->ncls;
 
-		while (n <= name)
-			n *= 2;
-		p = realloc(x->cls, n);
-		if (!p)
+		if (vec_reserve_raw((void **)&x->cls, &x->ncls, (size_t)name + 1, 1))
 			return classify(model_str(x->m, name));
-		memset(p + x->ncls, 0, n - x->ncls);
-		x->cls = p;
-		x->ncls = n;
+		memset(x->cls + old, 0, x->ncls - old);
 	}
 	if (!x->cls[name])
 		x->cls[name] = (uint8_t)classify(model_str(x->m, name));

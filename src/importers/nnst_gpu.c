@@ -45,6 +45,7 @@
  */
 #include "model/occupancy.h"
 #include "nnst_internal.h"
+#include "common/le.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -98,16 +99,6 @@ struct ni_gpu {
 	int no_clock_said;
 	int64_t rank, world; /* of the first COLL, -1 none */
 };
-
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t le64(const uint8_t *p)
-{
-	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
-}
 
 /* A record decoded. */
 struct grec {

@@ -1,7 +1,7 @@
 /* model.c - building, merging and finalizing the in-memory trace (model.h). */
 #include "model.h"
+#include "common/num.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,12 +10,7 @@ int model_init(struct model *m)
 	memset(m, 0, sizeof(*m));
 	if (strpool_init(&m->strings))
 		return NNS_ENOMEM;
-	m->thread_table_mask = 63;
-	m->thread_table = calloc(m->thread_table_mask + 1, sizeof(*m->thread_table));
-	if (!m->thread_table) {
-		strpool_release(&m->strings);
-		return NNS_ENOMEM;
-	}
+	hmap_init(&m->thread_ix);
 	m->schema_version = -1;
 	m->dist_rank = -1;
 	m->dist_world_size = -1;
@@ -40,7 +35,7 @@ void model_release(struct model *m)
 	vec_free(&m->instants);
 	vec_free(&m->meta);
 	vec_free(&m->host);
-	free(m->thread_table);
+	hmap_release(&m->thread_ix);
 	free(m->launch_of);
 	model_index_release(m);
 	memset(m, 0, sizeof(*m));
@@ -79,49 +74,21 @@ void model_op_args_init(struct model_op_args *a)
 	a->fwd_tid = MODEL_NONE;
 }
 
-static size_t thread_hash(uint32_t pid, uint32_t tid)
-{
-	uint64_t h = ((uint64_t)pid << 32 | tid) * 0x9e3779b97f4a7c15ull;
-	return (size_t)(h >> 20);
-}
-
-static int thread_rehash(struct model *m)
-{
-	size_t nmask = m->thread_table_mask * 2 + 1, i;
-	uint32_t *nt = calloc(nmask + 1, sizeof(*nt));
-
-	if (!nt)
-		return NNS_ENOMEM;
-	for (i = 0; i < m->threads.n; i++) {
-		size_t s = thread_hash(m->threads.v[i].pid, m->threads.v[i].tid) & nmask;
-		while (nt[s])
-			s = (s + 1) & nmask;
-		nt[s] = (uint32_t)i + 1;
-	}
-	free(m->thread_table);
-	m->thread_table = nt;
-	m->thread_table_mask = nmask;
-	return 0;
-}
-
 uint32_t model_thread(struct model *m, uint32_t pid, uint32_t tid)
 {
-	size_t s;
-	struct model_thread t = {pid, tid, 0};
+	int is_new;
+	uint32_t *ix;
 
-	if ((m->threads.n + 1) * 2 > m->thread_table_mask + 1 && thread_rehash(m))
+	/* room first, so that a key is never left without its row */
+	if (m->threads.n >= UINT32_MAX - 1 ||
+	    (m->threads.n == m->threads.cap && vec_reserve(&m->threads, m->threads.n + 1)))
 		return MODEL_NOIDX;
-	s = thread_hash(pid, tid) & m->thread_table_mask;
-	while (m->thread_table[s]) {
-		uint32_t i = m->thread_table[s] - 1;
-		if (m->threads.v[i].pid == pid && m->threads.v[i].tid == tid)
-			return i;
-		s = (s + 1) & m->thread_table_mask;
-	}
-	if (m->threads.n >= UINT32_MAX - 1 || vec_push(&m->threads, t))
+	ix = hmap_put(&m->thread_ix, hmap_pair(pid, tid), (uint32_t)m->threads.n, &is_new);
+	if (!ix)
 		return MODEL_NOIDX;
-	m->thread_table[s] = (uint32_t)m->threads.n;
-	return (uint32_t)(m->threads.n - 1);
+	if (is_new)
+		m->threads.v[m->threads.n++] = (struct model_thread){pid, tid, 0};
+	return *ix;
 }
 
 #define ADD_ROW(vec, row)                                                                          \
@@ -205,21 +172,6 @@ int model_add_host(struct model *m, const struct model_host *h)
 	return vec_push(&m->host, *h) ? NNS_ENOMEM : 0;
 }
 
-static int parse_i64(const char *s, int64_t *out)
-{
-	char *end;
-	long long v;
-
-	if (!*s)
-		return -1;
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno || *end)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 int model_add_meta(struct model *m, const char *key, const char *value)
 {
 	struct model_meta kv;
@@ -229,9 +181,10 @@ int model_add_meta(struct model *m, const char *key, const char *value)
 	kv.value = model_intern(m, value, strlen(value));
 	if (kv.key == STRPOOL_NONE || kv.value == STRPOOL_NONE || vec_push(&m->meta, kv))
 		return NNS_ENOMEM;
-	if (strcmp(key, "rank") == 0 && parse_i64(value, &v) == 0 && v >= 0)
+	if (strcmp(key, "rank") == 0 && num_i64(value, strlen(value), &v, NULL) == 0 && v >= 0)
 		m->dist_rank = v;
-	else if (strcmp(key, "world_size") == 0 && parse_i64(value, &v) == 0 && v > 0)
+	else if (strcmp(key, "world_size") == 0 && num_i64(value, strlen(value), &v, NULL) == 0 &&
+		 v > 0)
 		m->dist_world_size = v;
 	return 0;
 }

@@ -21,6 +21,7 @@
 #define NNS_MODEL_H
 
 #include "common/err.h"
+#include "common/hmap.h"
 #include "common/strpool.h"
 #include "common/vec.h"
 
@@ -318,8 +319,7 @@ struct model {
 	struct model_diag diag;
 
 	/* thread lookup while building: (pid,tid) -> thread index */
-	uint32_t *thread_table;
-	size_t thread_table_mask;
+	struct hmap thread_ix;
 
 	/* built by model_finalize(), all indices into events.v */
 	int finalized;

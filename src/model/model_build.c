@@ -22,73 +22,77 @@ static int model_is_empty(const struct model *m)
 	       m->instants.n == 0 && m->meta.n == 0 && m->host.n == 0 && !m->finalized;
 }
 
-int model_merge(struct model *dst, struct model *src, struct nns_err *err)
+/* dst is empty: it takes src's arrays (swapping the two models), and its
+ * own metadata, since it came first, wins. src is left empty and valid. */
+static void merge_take(struct model *dst, struct model *src)
 {
-	uint32_t *smap = NULL, *tmap = NULL;
-	size_t i, dev0 = dst->dev_args.n, op0 = dst->op_args.n;
-	int rc = NNS_ENOMEM;
+	struct model old = *dst;
 
-	if (model_is_empty(dst) && !src->finalized) {
-		/* take src's arrays; dst's own metadata (it came first) wins */
-		struct model old = *dst;
-		*dst = *src;
-		*src = old;
-		if (old.schema_version >= 0)
-			dst->schema_version = old.schema_version;
-		if (old.base_time_ns)
-			dst->base_time_ns = old.base_time_ns;
-		dst->is_lightning |= old.is_lightning;
-		if (old.dist_rank >= 0)
-			dst->dist_rank = old.dist_rank;
-		if (old.dist_world_size >= 0)
-			dst->dist_world_size = old.dist_world_size;
-		if (old.worker)
-			dst->worker = old.worker;
-		if (old.span)
-			dst->span = old.span;
-		/* string ids of an empty pool: only id 0 (""), so nothing else
-		 * of old refers to a string */
-		dst->diag.events_skipped += old.diag.events_skipped;
-		dst->diag.bytes_read += old.diag.bytes_read;
-		dst->diag.truncated |= old.diag.truncated;
-		dst->diag.events_lost += old.diag.events_lost;
-		dst->diag.ranges_closed += old.diag.ranges_closed;
-		dst->diag.ranges_unmatched += old.diag.ranges_unmatched;
-		model_diag_add_cats(&dst->diag, &old.diag);
-		if (old.pid >= 0)
-			dst->pid = old.pid;
-		if (old.mono_offset_ns != MODEL_NONE)
-			dst->mono_offset_ns = old.mono_offset_ns;
-		if (old.diag.first_problem[0])
-			memcpy(dst->diag.first_problem, old.diag.first_problem,
-			       sizeof(dst->diag.first_problem));
-		src->diag.events_skipped = src->diag.bytes_read = 0;
-		src->diag.truncated = 0;
-		src->diag.events_lost = src->diag.ranges_closed = src->diag.ranges_unmatched = 0;
-		src->diag.first_problem[0] = '\0';
-		memset(src->diag.unknown_cats, 0, sizeof(src->diag.unknown_cats));
-		src->diag.unknown_cats_more = 0;
-		return NNS_OK;
-	}
+	*dst = *src;
+	*src = old;
+	if (old.schema_version >= 0)
+		dst->schema_version = old.schema_version;
+	if (old.base_time_ns)
+		dst->base_time_ns = old.base_time_ns;
+	dst->is_lightning |= old.is_lightning;
+	if (old.dist_rank >= 0)
+		dst->dist_rank = old.dist_rank;
+	if (old.dist_world_size >= 0)
+		dst->dist_world_size = old.dist_world_size;
+	if (old.worker)
+		dst->worker = old.worker;
+	if (old.span)
+		dst->span = old.span;
+	/* string ids of an empty pool: only id 0 (""), so nothing else
+	 * of old refers to a string */
+	dst->diag.events_skipped += old.diag.events_skipped;
+	dst->diag.bytes_read += old.diag.bytes_read;
+	dst->diag.truncated |= old.diag.truncated;
+	dst->diag.events_lost += old.diag.events_lost;
+	dst->diag.ranges_closed += old.diag.ranges_closed;
+	dst->diag.ranges_unmatched += old.diag.ranges_unmatched;
+	model_diag_add_cats(&dst->diag, &old.diag);
+	if (old.pid >= 0)
+		dst->pid = old.pid;
+	if (old.mono_offset_ns != MODEL_NONE)
+		dst->mono_offset_ns = old.mono_offset_ns;
+	if (old.diag.first_problem[0])
+		memcpy(dst->diag.first_problem, old.diag.first_problem,
+		       sizeof(dst->diag.first_problem));
+	src->diag.events_skipped = src->diag.bytes_read = 0;
+	src->diag.truncated = 0;
+	src->diag.events_lost = src->diag.ranges_closed = src->diag.ranges_unmatched = 0;
+	src->diag.first_problem[0] = '\0';
+	memset(src->diag.unknown_cats, 0, sizeof(src->diag.unknown_cats));
+	src->diag.unknown_cats_more = 0;
+}
 
-	smap = malloc((src->strings.count + 1) * sizeof(*smap));
-	tmap = malloc((src->threads.n + 1) * sizeof(*tmap));
-	if (!smap || !tmap)
-		goto out;
+/* smap: src string id -> dst string id; tmap: src thread -> dst thread
+ * (threads added to dst, with their names). */
+static int merge_maps(struct model *dst, const struct model *src, uint32_t *smap, uint32_t *tmap)
+{
+	size_t i;
+
 	for (i = 0; i < src->strings.count; i++) {
 		smap[i] = model_intern(dst, strpool_get(&src->strings, (uint32_t)i),
 				       strpool_len(&src->strings, (uint32_t)i));
 		if (smap[i] == STRPOOL_NONE)
-			goto out;
+			return NNS_ENOMEM;
 	}
 	for (i = 0; i < src->threads.n; i++) {
-		struct model_thread *t = &src->threads.v[i];
+		const struct model_thread *t = &src->threads.v[i];
 		tmap[i] = model_thread(dst, smap[t->pid], smap[t->tid]);
 		if (tmap[i] == MODEL_NOIDX)
-			goto out;
+			return NNS_ENOMEM;
 		if (t->name)
 			dst->threads.v[tmap[i]].name = smap[t->name];
 	}
+	return NNS_OK;
+}
+
+/* Room in dst for every row of src, so that the copies below cannot fail. */
+static int merge_reserve(struct model *dst, const struct model *src)
+{
 	if (vec_reserve(&dst->events, dst->events.n + src->events.n) ||
 	    vec_reserve(&dst->dev_args, dst->dev_args.n + src->dev_args.n) ||
 	    vec_reserve(&dst->op_args, dst->op_args.n + src->op_args.n) ||
@@ -101,7 +105,17 @@ int model_merge(struct model *dst, struct model *src, struct nns_err *err)
 	    vec_reserve(&dst->instants, dst->instants.n + src->instants.n) ||
 	    vec_reserve(&dst->meta, dst->meta.n + src->meta.n) ||
 	    vec_reserve(&dst->host, dst->host.n + src->host.n))
-		goto out;
+		return NNS_ENOMEM;
+	return NNS_OK;
+}
+
+/* Appends src's events and their argument rows, memory, flow and counter
+ * rows to dst (room reserved), with string and thread ids remapped. */
+static void merge_events(struct model *dst, const struct model *src, const uint32_t *smap,
+			 const uint32_t *tmap)
+{
+	size_t i, dev0 = dst->dev_args.n, op0 = dst->op_args.n;
+
 	for (i = 0; i < src->dev_args.n; i++) {
 		struct model_dev_args a = src->dev_args.v[i];
 		a.grid = remap_str(smap, a.grid);
@@ -139,6 +153,15 @@ int model_merge(struct model *dst, struct model *src, struct nns_err *err)
 		c.name = remap_str(smap, c.name);
 		dst->counters.v[dst->counters.n++] = c;
 	}
+}
+
+/* Appends src's devices (those dst lacks), queues, samples, instants,
+ * metadata and host rows to dst (room reserved), ids remapped. */
+static void merge_others(struct model *dst, const struct model *src, const uint32_t *smap,
+			 const uint32_t *tmap)
+{
+	size_t i;
+
 	for (i = 0; i < src->devices.n; i++) {
 		struct model_device d = src->devices.v[i];
 		d.name = remap_str(smap, d.name);
@@ -176,6 +199,11 @@ int model_merge(struct model *dst, struct model *src, struct nns_err *err)
 		h.custom = remap_str(smap, h.custom);
 		dst->host.v[dst->host.n++] = h;
 	}
+}
+
+/* dst's metadata where it has none, and the diagnostics added up. */
+static void merge_header(struct model *dst, const struct model *src, const uint32_t *smap)
+{
 	if (dst->pid < 0)
 		dst->pid = src->pid;
 	if (dst->mono_offset_ns == MODEL_NONE)
@@ -201,6 +229,24 @@ int model_merge(struct model *dst, struct model *src, struct nns_err *err)
 	if (!dst->diag.first_problem[0] && src->diag.first_problem[0])
 		memcpy(dst->diag.first_problem, src->diag.first_problem,
 		       sizeof(dst->diag.first_problem));
+}
+
+int model_merge(struct model *dst, struct model *src, struct nns_err *err)
+{
+	uint32_t *smap = NULL, *tmap = NULL;
+	int rc = NNS_ENOMEM;
+
+	if (model_is_empty(dst) && !src->finalized) {
+		merge_take(dst, src);
+		return NNS_OK;
+	}
+	smap = malloc((src->strings.count + 1) * sizeof(*smap));
+	tmap = malloc((src->threads.n + 1) * sizeof(*tmap));
+	if (!smap || !tmap || merge_maps(dst, src, smap, tmap) || merge_reserve(dst, src))
+		goto out;
+	merge_events(dst, src, smap, tmap);
+	merge_others(dst, src, smap, tmap);
+	merge_header(dst, src, smap);
 	/* empty src but keep it valid */
 	src->events.n = src->dev_args.n = src->op_args.n = 0;
 	src->mems.n = src->flows.n = src->counters.n = src->devices.n = 0;
@@ -386,6 +432,21 @@ static void widen(struct model *m, int64_t ts)
 		m->max_end = ts;
 }
 
+/* The first event (in sorted order) starting at or after ts. */
+static size_t first_at(const struct model *m, int64_t ts)
+{
+	size_t lo = 0, hi = m->events.n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->events.v[mid].ts < ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* Device events that found no launch by correlation id (the id is absent
  * or names no runtime/driver event) but carry an ac2g flow: Kineto writes
  * the flow start ("s") on the launching thread at the launch's start and
@@ -412,21 +473,14 @@ static int link_ac2g(struct model *m)
 	}
 	for (i = 0; i < m->flows.n; i++) {
 		const struct model_flow *f = &m->flows.v[i], *s;
-		size_t lo = 0, hi = n, j, dev = n, launch = n;
+		size_t j, dev = n, launch = n;
 		uint32_t *hit;
 		if (f->kind != MF_AC2G || f->ph != 'f' ||
 		    !(hit = hmap_get(&start, (uint64_t)f->id)))
 			continue;
 		s = &m->flows.v[*hit];
 		/* the device event starting at f->ts on f's thread */
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (m->events.v[mid].ts < f->ts)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		for (j = lo; j < n && m->events.v[j].ts == f->ts; j++)
+		for (j = first_at(m, f->ts); j < n && m->events.v[j].ts == f->ts; j++)
 			if (m->events.v[j].thread == f->thread &&
 			    model_kind_is_device(m->events.v[j].kind) &&
 			    m->launch_of[j] == MODEL_NOIDX) {
@@ -436,16 +490,7 @@ static int link_ac2g(struct model *m)
 		if (dev == n)
 			continue;
 		/* the launch starting at s->ts on s's thread */
-		lo = 0;
-		hi = n;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (m->events.v[mid].ts < s->ts)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		for (j = lo; j < n && m->events.v[j].ts == s->ts; j++)
+		for (j = first_at(m, s->ts); j < n && m->events.v[j].ts == s->ts; j++)
 			if (m->events.v[j].thread == s->thread &&
 			    model_kind_is_launch(m->events.v[j].kind)) {
 				launch = j;
@@ -458,54 +503,47 @@ static int link_ac2g(struct model *m)
 	return NNS_OK;
 }
 
-int model_finalize(struct model *m, struct nns_err *err)
+/* Events sorted by start, the longer first on ties (the order every
+ * analysis walks); a stable merge sort of keys, skipped when in order. */
+static int sort_events(struct model *m)
 {
 	size_t n = m->events.n, i;
-	struct sort_key *keys = NULL, *tmp = NULL;
-	int rc = NNS_ENOMEM;
+	struct sort_key *keys, *tmp;
+	int is_sorted = 1;
 
-	if (m->finalized)
+	for (i = 1; i < n && is_sorted; i++) {
+		const struct model_event *a = &m->events.v[i - 1], *b = &m->events.v[i];
+		is_sorted = a->ts < b->ts || (a->ts == b->ts && a->dur >= b->dur);
+	}
+	if (is_sorted)
 		return NNS_OK;
-	{
-		int is_sorted = 1;
-		for (i = 1; i < n && is_sorted; i++) {
-			const struct model_event *a = &m->events.v[i - 1], *b = &m->events.v[i];
-			is_sorted = a->ts < b->ts || (a->ts == b->ts && a->dur >= b->dur);
-		}
-		if (!is_sorted) {
-			keys = malloc((n + 1) * sizeof(*keys));
-			tmp = malloc((n + 1) * sizeof(*tmp));
-			if (!keys || !tmp)
-				goto out;
-			for (i = 0; i < n; i++) {
-				keys[i].ts = m->events.v[i].ts;
-				keys[i].negdur = -m->events.v[i].dur;
-				keys[i].idx = (uint32_t)i;
-			}
-			merge_sort(keys, tmp, n);
-			free(tmp);
-			tmp = NULL;
-			permute(m->events.v, keys, n);
-			free(keys);
-			keys = NULL;
-		}
+	keys = malloc((n + 1) * sizeof(*keys));
+	tmp = malloc((n + 1) * sizeof(*tmp));
+	if (!keys || !tmp) {
+		free(keys);
+		free(tmp);
+		return NNS_ENOMEM;
 	}
-
-	/* stable sort of memory records by time (input order on ties) */
-	if (m->mems.n > 1) {
-		int ok = 1;
-		for (i = 1; i < m->mems.n && ok; i++)
-			ok = m->mems.v[i - 1].ts <= m->mems.v[i].ts;
-		if (!ok && sort_mems(m))
-			goto out;
+	for (i = 0; i < n; i++) {
+		keys[i].ts = m->events.v[i].ts;
+		keys[i].negdur = -m->events.v[i].dur;
+		keys[i].idx = (uint32_t)i;
 	}
+	merge_sort(keys, tmp, n);
+	free(tmp);
+	permute(m->events.v, keys, n);
+	free(keys);
+	return NNS_OK;
+}
 
-	if (SORT_ROWS(&m->queues) || SORT_ROWS(&m->samples) || SORT_ROWS(&m->instants))
-		goto out;
+/* min_ts / max_end over every timed row (0 / 0 when there is none). */
+static void time_bounds(struct model *m)
+{
+	size_t i;
 
 	m->min_ts = INT64_MAX;
 	m->max_end = INT64_MIN;
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < m->events.n; i++) {
 		const struct model_event *e = &m->events.v[i];
 		if (e->ts < m->min_ts)
 			m->min_ts = e->ts;
@@ -529,42 +567,67 @@ int model_finalize(struct model *m, struct nns_err *err)
 		widen(m, m->queues.v[i].ts);
 	if (m->min_ts > m->max_end)
 		m->min_ts = m->max_end = 0;
+}
+
+/* launch_of: each device event's launch, by correlation id (the first,
+ * earliest launch with it), then by ac2g flows for the rest. */
+static int link_launches(struct model *m)
+{
+	size_t n = m->events.n, i;
+	struct hmap corr; /* correlation id -> first (earliest) launch with it */
 
 	m->launch_of = malloc((n + 1) * sizeof(*m->launch_of));
 	if (!m->launch_of)
-		goto out;
-	{
-		/* correlation id -> first (earliest) launch with it */
-		struct hmap corr;
-		hmap_init(&corr);
-		for (i = 0; i < n; i++) {
-			const struct model_event *e = &m->events.v[i];
-			m->launch_of[i] = MODEL_NOIDX;
-			if (model_kind_is_launch(e->kind) && e->corr != MODEL_NONE &&
-			    !hmap_put(&corr, (uint64_t)e->corr, (uint32_t)i, NULL)) {
-				hmap_release(&corr);
-				goto out;
-			}
+		return NNS_ENOMEM;
+	hmap_init(&corr);
+	for (i = 0; i < n; i++) {
+		const struct model_event *e = &m->events.v[i];
+		m->launch_of[i] = MODEL_NOIDX;
+		if (model_kind_is_launch(e->kind) && e->corr != MODEL_NONE &&
+		    !hmap_put(&corr, (uint64_t)e->corr, (uint32_t)i, NULL)) {
+			hmap_release(&corr);
+			return NNS_ENOMEM;
 		}
-		for (i = 0; i < n; i++) {
-			const struct model_event *e = &m->events.v[i];
-			uint32_t *hit;
-			if (!model_kind_is_device(e->kind) || e->corr == MODEL_NONE)
-				continue;
-			hit = hmap_get(&corr, (uint64_t)e->corr);
-			if (hit)
-				m->launch_of[i] = *hit;
-		}
-		hmap_release(&corr);
 	}
-	if (link_ac2g(m) || model_index_build(m))
+	for (i = 0; i < n; i++) {
+		const struct model_event *e = &m->events.v[i];
+		uint32_t *hit;
+		if (!model_kind_is_device(e->kind) || e->corr == MODEL_NONE)
+			continue;
+		hit = hmap_get(&corr, (uint64_t)e->corr);
+		if (hit)
+			m->launch_of[i] = *hit;
+	}
+	hmap_release(&corr);
+	return NNS_OK;
+}
+
+int model_finalize(struct model *m, struct nns_err *err)
+{
+	size_t i;
+	int rc = NNS_ENOMEM;
+
+	if (m->finalized)
+		return NNS_OK;
+	if (sort_events(m))
+		goto out;
+	/* stable sort of memory records by time (input order on ties) */
+	if (m->mems.n > 1) {
+		int ok = 1;
+		for (i = 1; i < m->mems.n && ok; i++)
+			ok = m->mems.v[i - 1].ts <= m->mems.v[i].ts;
+		if (!ok && sort_mems(m))
+			goto out;
+	}
+	if (SORT_ROWS(&m->queues) || SORT_ROWS(&m->samples) || SORT_ROWS(&m->instants))
+		goto out;
+	time_bounds(m);
+	if (link_launches(m) || link_ac2g(m) || model_index_build(m))
 		goto out;
 	m->finalized = 1;
 	rc = NNS_OK;
 out:
-	free(keys);
-	free(tmp);
 	if (rc)
-		nns_err_set(err, rc, "out of memory while indexing %zu events", n);
+		nns_err_set(err, rc, "out of memory while indexing %zu events", m->events.n);
 	return rc;
 }

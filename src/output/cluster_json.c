@@ -7,6 +7,7 @@
  */
 #include "output/cluster_out.h"
 #include "output/outfile.h"
+#include "common/fs.h"
 #include "output/schema.h"
 
 #include <stdio.h>
@@ -205,7 +206,7 @@ int out_write_cluster(const char *dir, const char *stem, const struct cl_result 
 		      struct nns_err *err)
 {
 	char name[OUT_NAME_MAX + 16];
-	int rc = out_mkdirs(dir, err);
+	int rc = fs_mkdirs(dir, err);
 
 	if (rc)
 		return rc;

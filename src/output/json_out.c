@@ -7,6 +7,7 @@
 #include "output/output.h"
 #include "output/outfile.h"
 #include "output/schema.h"
+#include "common/fs.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -430,7 +431,7 @@ int out_write_profile(const char *dir, const struct out_source *src, const struc
 	out_profile_dirname(sub, sizeof(sub), src ? src->worker : NULL, src ? src->span : NULL);
 	rc = out_join(path, sizeof(path), dir, sub, err);
 	if (!rc)
-		rc = out_mkdirs(path, err);
+		rc = fs_mkdirs(path, err);
 	for (size_t i = 0; !rc && i < sizeof(docs) / sizeof(docs[0]); i++) {
 		struct doc_arg a = {docs[i].doc, p, src};
 
@@ -467,7 +468,7 @@ int out_write_dist(const char *dir, const char *file_name, const char *span,
 		   const struct an_dist *d, struct nns_err *err)
 {
 	struct dist_arg a = {d, span};
-	int rc = out_mkdirs(dir, err);
+	int rc = fs_mkdirs(dir, err);
 
 	return rc ? rc : write_small(dir, file_name, dist_fn, &a, err);
 }

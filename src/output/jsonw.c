@@ -1,5 +1,6 @@
 /* jsonw.c - buffered streaming JSON writer (see jsonw.h). */
 #include "output/jsonw.h"
+#include "common/jsonesc.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -198,100 +199,15 @@ void jsonw_arr_end(struct jsonw *w)
 	close_container(w, 'a');
 }
 
-/* Length of the valid UTF-8 sequence at s (n bytes left), 0 if invalid. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
+static void put_cb(void *w, const char *s, size_t n)
 {
-	unsigned c = s[0];
-	size_t len;
-	unsigned lo = 0x80, hi = 0xbf;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		len = 2;
-	else if (c >= 0xe0 && c <= 0xef) {
-		len = 3;
-		if (c == 0xe0)
-			lo = 0xa0; /* no overlong */
-		else if (c == 0xed)
-			hi = 0x9f; /* no surrogates */
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4;
-		if (c == 0xf0)
-			lo = 0x90;
-		else if (c == 0xf4)
-			hi = 0x8f; /* <= U+10FFFF */
-	} else
-		return 0;
-	if (n < len)
-		return 0;
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < len; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return len;
+	put(w, s, n);
 }
 
-static void write_escaped(struct jsonw *w, const char *str, size_t n)
+static void write_escaped(struct jsonw *w, const char *s, size_t n)
 {
-	static const char hex[] = "0123456789abcdef";
-	const unsigned char *s = (const unsigned char *)str;
-	size_t i = 0, run = 0;
-
 	putc1(w, '"');
-	while (i < n) {
-		unsigned c = s[i];
-		size_t len;
-		char esc[8];
-
-		if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
-			run++;
-			i++;
-			continue;
-		}
-		len = c < 0x80 ? 1 : utf8_seq(s + i, n - i);
-		/* U+2028 / U+2029 (e2 80 a8/a9) are valid JSON but break JS */
-		if (len == 3 && c == 0xe2 && s[i + 1] == 0x80 &&
-		    (s[i + 2] == 0xa8 || s[i + 2] == 0xa9)) {
-			put(w, (const char *)s + i - run, run);
-			run = 0;
-			put(w, s[i + 2] == 0xa8 ? "\\u2028" : "\\u2029", 6);
-			i += 3;
-			continue;
-		}
-		if (len > 1) {
-			run += len;
-			i += len;
-			continue;
-		}
-		put(w, (const char *)s + i - run, run);
-		run = 0;
-		if (len == 0) {
-			put(w, "\\ufffd", 6);
-		} else if (c == '"' || c == '\\') {
-			esc[0] = '\\';
-			esc[1] = (char)c;
-			put(w, esc, 2);
-		} else if (c == '\n') {
-			put(w, "\\n", 2);
-		} else if (c == '\t') {
-			put(w, "\\t", 2);
-		} else if (c == '\r') {
-			put(w, "\\r", 2);
-		} else if (c == '\b') {
-			put(w, "\\b", 2);
-		} else if (c == '\f') {
-			put(w, "\\f", 2);
-		} else {
-			memcpy(esc, "\\u00", 4);
-			esc[4] = hex[c >> 4];
-			esc[5] = hex[c & 15];
-			put(w, esc, 6);
-		}
-		i++;
-	}
-	put(w, (const char *)s + i - run, run);
+	json_escape(s, n, 0, put_cb, w);
 	putc1(w, '"');
 }
 

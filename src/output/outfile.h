@@ -1,7 +1,7 @@
 /*
- * outfile.h - file-system helpers for the writers in src/output: creating
- * output directories, turning worker/span/run names into safe path
- * components, and writing a file atomically (a temporary file in the same
+ * outfile.h - file-system helpers for the writers in src/output: turning
+ * worker/span/run names into safe path components (mkdir -p is fs_mkdirs
+ * in common/fs.h), and writing a file atomically (a temporary file in the same
  * directory, renamed over the target only once it is complete, so a reader
  * never sees a half-written result and a failed write leaves no debris).
  */
@@ -15,9 +15,6 @@
 
 #define OUT_PATH_MAX 4096
 #define OUT_NAME_MAX 200 /* longest sanitized path component */
-
-/* Creates dir and its missing parents (like mkdir -p). */
-int out_mkdirs(const char *dir, struct nns_err *err);
 
 /* Writes into dst (size >= 4) a single path component made from name:
  * bytes other than [A-Za-z0-9._+=@-] (and any '/') become '_', the result is

@@ -8,6 +8,8 @@
  * same way.
  */
 #include "server/cache.h"
+#include "common/fs.h"
+#include "common/strhash.h"
 #include "nnscope.h"
 #include "output/outfile.h"
 
@@ -81,15 +83,6 @@ static char *read_whole(const char *dir, const char *name, size_t max, size_t *l
 
 /* ---- where ------------------------------------------------------------------- */
 
-static uint64_t fnv1a(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
 /* The cache root of a run directory: <override>/<hash> with --cache-dir;
  * else <run_dir>/.nnscope-cache when the directory is writable (by its
  * mode bits too, so that root does not write into read-only data), else
@@ -106,7 +99,7 @@ static int cache_root(char *dst, size_t size, const char *run_dir, const char *o
 	if (!override && stat(run_dir, &st) == 0 && (st.st_mode & 0222) &&
 	    access(run_dir, W_OK) == 0 &&
 	    snprintf(dst, size, "%s/%s", run_dir, CACHE_DIR_NAME) < (int)size &&
-	    out_mkdirs(dst, &err) == NNS_OK && access(dst, W_OK) == 0)
+	    fs_mkdirs(dst, &err) == NNS_OK && access(dst, W_OK) == 0)
 		return 0;
 	if (!realpath(run_dir, real))
 		return -1;
@@ -118,9 +111,9 @@ static int cache_root(char *dst, size_t size, const char *run_dir, const char *o
 		snprintf(tmp, sizeof(tmp), "%s/.cache/nnscope", home);
 	else
 		return -1;
-	if (snprintf(dst, size, "%s/%016llx", tmp, (unsigned long long)fnv1a(real)) >= (int)size)
+	if (snprintf(dst, size, "%s/%016llx", tmp, (unsigned long long)strhash(real)) >= (int)size)
 		return -1;
-	return out_mkdirs(dst, &err) == NNS_OK && access(dst, W_OK) == 0 ? 0 : -1;
+	return fs_mkdirs(dst, &err) == NNS_OK && access(dst, W_OK) == 0 ? 0 : -1;
 }
 
 int cache_check_root(const char *dir, struct nns_err *err)
@@ -128,7 +121,7 @@ int cache_check_root(const char *dir, struct nns_err *err)
 	struct nns_err e2;
 
 	nns_err_clear(&e2);
-	if (out_mkdirs(dir, &e2) != NNS_OK || access(dir, W_OK) != 0)
+	if (fs_mkdirs(dir, &e2) != NNS_OK || access(dir, W_OK) != 0)
 		return nns_err_set(err, NNS_EIO, "--cache-dir %s: cannot write there", dir);
 	return NNS_OK;
 }

@@ -6,6 +6,7 @@
  */
 #include "server/registry.h"
 #include "analysis/an_ms.h"
+#include "common/clock.h"
 #include "importers/load.h"
 #include "output/jsonw.h"
 #include "output/output.h"
@@ -20,14 +21,6 @@
 #include <unistd.h>
 
 #define RESCAN_NS 2000000000LL
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static char *xstrdup(const char *s)
 {
@@ -291,10 +284,10 @@ char *reg_runs_json(struct registry *r, size_t *len)
 	int stale;
 
 	pthread_mutex_lock(&r->mu);
-	stale = !r->scanning && now_ns() - r->scanned_ns > RESCAN_NS;
+	stale = !r->scanning && clock_mono_ns() - r->scanned_ns > RESCAN_NS;
 	if (stale) {
 		r->scanning = 1; /* one walk at a time; others answer the last list */
-		r->scanned_ns = now_ns();
+		r->scanned_ns = clock_mono_ns();
 	}
 	pthread_mutex_unlock(&r->mu);
 	if (stale) {
@@ -614,7 +607,7 @@ int reg_init(struct registry *r, const char *logdir, const char *cache_dir, int 
 	}
 	pthread_mutex_init(&r->mu, NULL);
 	pthread_cond_init(&r->cv, NULL);
-	r->scanned_ns = now_ns();
+	r->scanned_ns = clock_mono_ns();
 	rescan(r);
 	if (nworkers < 1)
 		nworkers = 1;

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "common/buf.h"
 #include "importers/kineto_internal.h"
 
 #include <stdio.h>
@@ -24,30 +25,8 @@
 
 /* ---- helpers ------------------------------------------------------------------ */
 
-struct buf {
-	char *p;
-	size_t n, cap;
-};
-
-static void bput(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void bput(struct buf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	for (;;) {
-		va_start(ap, fmt);
-		n = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? b->cap - b->n : 0, fmt, ap);
-		va_end(ap);
-		assert_true(n >= 0);
-		if (b->p && b->n + (size_t)n < b->cap)
-			break;
-		b->cap = (b->cap + (size_t)n + 1) * 2;
-		b->p = realloc(b->p, b->cap);
-		assert_non_null(b->p);
-	}
-	b->n += (size_t)n;
-}
+/* Appends printf text to the test's trace text (common/buf.h). */
+#define bput(b, ...) assert_int_equal(buf_printf((b), __VA_ARGS__), 0)
 
 static uint32_t rnd(uint64_t *s)
 {
@@ -65,7 +44,7 @@ static void gen_trace(struct buf *b, size_t target, uint64_t seed)
 	bput(b, "{\"schemaVersion\": 1,\n \"deviceProperties\": [{\"id\": 0, \"name\": "
 		"\"G}, {\\\"x\", \"numSms\": 80}, {\"id\": 1, \"name\": \"H\"}],\n"
 		" \"traceEvents\": [\n");
-	while (b->n < target) {
+	while (b->len < target) {
 		unsigned r = rnd(&s), ts = i * 7 + r % 5, us = r % 1000;
 		if (i)
 			bput(b, ",\n  ");
@@ -280,14 +259,14 @@ static void test_parallel_equals_serial(void **state)
 
 	(void)state;
 	for (seed = 1; seed <= 2; seed++) {
-		b.n = 0;
+		b.len = 0;
 		gen_trace(&b, KP_PAR_MIN + ((size_t)3 << 20) * seed, seed);
-		assert_int_equal(load_buf(&ser, b.p, b.n, 1, &err), NNS_OK);
+		assert_int_equal(load_buf(&ser, b.p, b.len, 1, &err), NNS_OK);
 		assert_true(ser.events.n > 30000);
 		assert_int_equal(ser.dist_rank, 3);
 		assert_int_equal(ser.devices.n, 2);
 		for (i = 0; i < sizeof(threads) / sizeof(threads[0]); i++) {
-			assert_int_equal(load_buf(&par, b.p, b.n, threads[i], &err), NNS_OK);
+			assert_int_equal(load_buf(&par, b.p, b.len, threads[i], &err), NNS_OK);
 			assert_same_model(&ser, &par);
 			model_release(&par);
 		}
@@ -308,8 +287,8 @@ static void test_parallel_file_and_damage(void **state)
 	(void)state;
 	gen_trace(&b, KP_PAR_MIN + ((size_t)2 << 20), 7);
 	path = temp_path("par");
-	write_file(path, b.p, b.n);
-	assert_int_equal(load_buf(&ser, b.p, b.n, 1, &err), NNS_OK);
+	write_file(path, b.p, b.len);
+	assert_int_equal(load_buf(&ser, b.p, b.len, 1, &err), NNS_OK);
 	assert_int_equal(model_init(&par), NNS_OK);
 	assert_int_equal(kineto_load_file(path, &par, &o, &err), NNS_OK);
 	assert_same_model(&ser, &par);
@@ -317,7 +296,7 @@ static void test_parallel_file_and_damage(void **state)
 	model_release(&ser);
 
 	/* truncated in the third quarter: parallel keeps what serial keeps */
-	cut = b.n / 4 * 3 + 77;
+	cut = b.len / 4 * 3 + 77;
 	write_file(path, b.p, cut);
 	assert_int_equal(load_buf(&ser, b.p, cut, 1, &err), NNS_ETRUNC);
 	assert_int_equal(model_init(&par), NNS_OK);
@@ -329,10 +308,10 @@ static void test_parallel_file_and_damage(void **state)
 	model_release(&ser);
 
 	/* damaged in the middle of the second half */
-	cut = (size_t)(strstr(b.p + b.n / 3 * 2, "\"ts\"") - b.p);
+	cut = (size_t)(strstr(b.p + b.len / 3 * 2, "\"ts\"") - b.p);
 	b.p[cut] = '@';
-	assert_int_equal(load_buf(&ser, b.p, b.n, 1, &err), NNS_ETRUNC);
-	assert_int_equal(load_buf(&par, b.p, b.n, 4, &err2), NNS_ETRUNC);
+	assert_int_equal(load_buf(&ser, b.p, b.len, 1, &err), NNS_ETRUNC);
+	assert_int_equal(load_buf(&par, b.p, b.len, 4, &err2), NNS_ETRUNC);
 	assert_string_equal(err.msg, err2.msg);
 	assert_same_model(&ser, &par);
 	model_release(&par);
@@ -351,13 +330,13 @@ static void test_small_windows(void **state)
 
 	(void)state;
 	gen_trace(&b, 200000, 3);
-	assert_int_equal(load_buf(&ref, b.p, b.n, 1, &err), NNS_OK);
+	assert_int_equal(load_buf(&ref, b.p, b.len, 1, &err), NNS_OK);
 	for (i = 0; i < sizeof(wins) / sizeof(wins[0]); i++) {
-		assert_int_equal(load_window(&m, b.p, b.n, wins[i], 1, &err), NNS_OK);
+		assert_int_equal(load_window(&m, b.p, b.len, wins[i], 1, &err), NNS_OK);
 		assert_same_model(&ref, &m);
 		model_release(&m);
 		/* and split between threads, each with the small window */
-		assert_int_equal(load_window(&m, b.p, b.n, wins[i], 2 + (int)i, &err), NNS_OK);
+		assert_int_equal(load_window(&m, b.p, b.len, wins[i], 2 + (int)i, &err), NNS_OK);
 		assert_same_model(&ref, &m);
 		model_release(&m);
 	}
@@ -385,7 +364,7 @@ static void test_parallel_metadata_chunk(void **state)
 	for (i = 0; i < 2000; i++)
 		bput(&b, "x");
 	bput(&b, "\"}}, {\"ph\": \"E\", \"pid\": 1, \"tid\": 1, \"ts\": 5}]}");
-	assert_int_equal(load_window(&m, b.p, b.n, 0, 2, &err), NNS_OK);
+	assert_int_equal(load_window(&m, b.p, b.len, 0, 2, &err), NNS_OK);
 	assert_int_equal(m.schema_version, 3);
 	assert_int_equal(m.base_time_ns, 5);
 	assert_int_equal(m.is_lightning, 1);
@@ -411,8 +390,8 @@ static void test_gzip(void **state)
 
 	(void)state;
 	gen_trace(&b, 3000000, 5);
-	assert_int_equal(load_buf(&ref, b.p, b.n, 1, &err), NNS_OK);
-	gz = gzip_mem(b.p, b.n, &gzn);
+	assert_int_equal(load_buf(&ref, b.p, b.len, 1, &err), NNS_OK);
+	gz = gzip_mem(b.p, b.len, &gzn);
 
 	/* file, decompressed by a thread */
 	path = temp_path("gz");
@@ -420,7 +399,7 @@ static void test_gzip(void **state)
 	assert_int_equal(model_init(&m), NNS_OK);
 	assert_int_equal(kineto_load_file(path, &m, &o, &err), NNS_OK);
 	assert_same_model(&ref, &m);
-	assert_int_equal(m.diag.bytes_read, (int64_t)b.n);
+	assert_int_equal(m.diag.bytes_read, (int64_t)b.len);
 	model_release(&m);
 
 	/* memory */
@@ -429,8 +408,8 @@ static void test_gzip(void **state)
 	model_release(&m);
 
 	/* two members, as `cat a.gz b.gz` makes */
-	half = b.n / 2;
-	gz2 = gzip_mem(b.p + half, b.n - half, &gz2n);
+	half = b.len / 2;
+	gz2 = gzip_mem(b.p + half, b.len - half, &gz2n);
 	free(gz);
 	gz = gzip_mem(b.p, half, &gzn);
 	two = malloc(gzn + gz2n);
@@ -585,7 +564,7 @@ static void test_deep_nesting(void **state)
 
 	(void)state;
 	for (k = 0; k < 3; k++) {
-		b.n = 0;
+		b.len = 0;
 		if (key[k])
 			bput(&b,
 			     "{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 1, \"args\": {\"%s\": ",
@@ -597,19 +576,19 @@ static void test_deep_nesting(void **state)
 		for (i = 0; i < 10000; i++)
 			bput(&b, "]");
 		bput(&b, "%s", key[k] ? "}}]}" : ", \"traceEvents\": []}");
-		assert_int_equal(load_buf(&m, b.p, b.n, 1, &err), NNS_EFORMAT);
+		assert_int_equal(load_buf(&m, b.p, b.len, 1, &err), NNS_EFORMAT);
 		assert_non_null(strstr(err.msg, "nesting deeper than 64"));
 		model_release(&m);
 	}
 	/* 50 levels are fine */
-	b.n = 0;
+	b.len = 0;
 	bput(&b, "{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 1, \"args\": {\"Input Dims\": ");
 	for (i = 0; i < 50; i++)
 		bput(&b, "[");
 	for (i = 0; i < 50; i++)
 		bput(&b, "]");
 	bput(&b, "}}]}");
-	assert_int_equal(load_buf(&m, b.p, b.n, 1, &err), NNS_OK);
+	assert_int_equal(load_buf(&m, b.p, b.len, 1, &err), NNS_OK);
 	assert_int_equal(m.events.n, 1);
 	model_release(&m);
 	free(b.p);
