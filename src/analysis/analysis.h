@@ -134,7 +134,7 @@ struct an_profile {
 	struct an_hostinfo hostinfo;
 	struct an_steptrace steptrace;
 	struct ms_profile *ms; /* a MindSpore device's results (an_ms.h), else NULL */
-	struct an_hta *hta; /* owned; allocated by the first HTA pass */
+	struct an_hta *hta;    /* owned; allocated by the first HTA pass */
 	struct an_opts opts;
 	struct an_pass_cache cache;
 };
