@@ -1,5 +1,4 @@
 """build.py - `make python` prebuilds nnscope.torch's RecordFunction shim.
-Owner: nnscope.torch.
 
     PYTHONPATH=build/python python3 python/torch_shim/build.py build/python/nnscope
 

@@ -1,7 +1,7 @@
 /*
  * nnscope_rf.cpp - nnscope.torch's RecordFunction shim: records PyTorch
  * operators where torch.profiler records them.
- * Owner: nnscope.torch (python/nnscope/torch.py builds and loads it).
+ * python/nnscope/torch.py builds and loads it.
  *
  * A global at::RecordFunction callback (scopes FUNCTION, BACKWARD_FUNCTION,
  * TORCHSCRIPT_FUNCTION, USER_SCOPE: the ones torch.profiler observes) turns

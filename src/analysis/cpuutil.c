@@ -27,8 +27,6 @@
  * minddata_cpu_utilization rule), when the process uses 90% or more of the
  * machine's CPUs (meta "cpu_count" needed), or when the thread running the
  * training loop (the one with the steps) is busy 90% or more of one CPU.
- *
- * Owner: reader engineer.
  */
 #include "an_cpu.h"
 #include "analysis.h"

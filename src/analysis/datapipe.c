@@ -37,8 +37,6 @@
  * inside it (each sample's size holds until the next sample) and its
  * consumer samples; wait = the DataLoader time when the trace has
  * DataLoader ranges, else the empty-queue time.
- *
- * Owner: reader engineer.
  */
 #include "an_datapipe.h"
 #include "analysis.h"

@@ -15,8 +15,6 @@
  *
  * Memory: rows with memory_usage > 0, in time order, down-sampled to at
  * most 2000 points keeping each bucket's maximum (so the peak survives).
- *
- * Owner: reader engineer.
  */
 #include "an_hostinfo.h"
 #include "analysis.h"

@@ -1,7 +1,7 @@
 /*
  * analyse.c - nns_analyse(): flush, then run `nnscope analyse <output_path>
  * --out <output_path>/analysis --quiet` and wait for it, so the collector
- * never links the analyzer. Owner: the collector.
+ * never links the analyzer.
  *
  * The program is $NNSCOPE_BIN, else `nnscope` beside libnnscope.so (found
  * with dladdr), else `nnscope` on PATH. It runs with NNSCOPE_PRELOAD

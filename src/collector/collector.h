@@ -1,7 +1,6 @@
 /*
  * collector.h - internals of libnnscope.so shared by the files of src/collector.
- * Owner: the collector (nothing outside src/collector includes it, except
- * the collector's unit tests).
+ * Nothing outside src/collector includes it, except the collector's unit tests.
  *
  * Shape of the collector:
  *   - one process-wide state word (nns_state): 0 when nothing collects,

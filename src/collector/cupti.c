@@ -2,9 +2,8 @@
  * cupti.c - the CUPTI backend: GPU activity (kernels, copies, memsets,
  * runtime and driver API calls, synchronisation, device memory, external
  * correlations) recorded through CUPTI's activity API and handed to the
- * current profiler's writer as GPU records (gpu_out.c). Owner: the
- * collector; cupti_records.c converts, cupti_dump.c saves buffers,
- * cupti_dev.c reads device properties, this file owns the lifecycle.
+ * current profiler's writer as GPU records (gpu_out.c). cupti_records.c converts, cupti_dump.c
+ * saves buffers, cupti_dev.c reads device properties, this file owns the lifecycle.
  *
  * Entry points:
  *   InitializeInjection()  libcuda calls it for CUDA_INJECTION64_PATH

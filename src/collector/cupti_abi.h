@@ -1,8 +1,7 @@
 /*
  * cupti_abi.h - the part of the CUPTI and CUDA driver ABI the collector's
  * CUPTI backend uses (cupti.c, cupti_records.c, cupti_dev.c), declared by
- * hand so libnnscope.so builds without the CUDA toolkit. Owner: the
- * collector.
+ * hand so libnnscope.so builds without the CUDA toolkit.
  *
  * Activity records are read by byte offset. The offsets below are those
  * of CUDA 13.0's headers and are the same in every record version CUPTI

@@ -3,9 +3,8 @@
  * libcuda.so.1, or NNSCOPE_CUDA_LIB), as one NNST_GPU_DEVICE record per
  * device (docs/FORMAT.md "GPU records"): name, total memory, shared memory
  * per SM, compute capability, SMs, thread/register/block limits, warp
- * size - what the analysis needs for occupancy. Owner: the collector;
- * cupti.c calls it once, when CUDA is up (from the writer's tick after
- * CUPTI delivered records, or at the final flush).
+ * size - what the analysis needs for occupancy. cupti.c calls it once, when CUDA is up (from the
+ * writer's tick after CUPTI delivered records, or at the final flush).
  *
  * The driver is already initialised by then (CUPTI delivers records), so
  * cuInit(0) here only returns. A failing call leaves that field 0; a

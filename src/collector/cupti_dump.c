@@ -2,7 +2,7 @@
  * cupti_dump.c - NNSCOPE_CUPTI_DUMP: each completed CUPTI buffer saved to a
  * file (format in cupti_abi.h), and the replay that decodes such a file
  * through the same conversion as a live buffer (cupti_records.c), for
- * tests with buffers recorded on a GPU machine. Owner: the collector.
+ * tests with buffers recorded on a GPU machine.
  * Kernel names are pointers into the recording process, so the dump keeps
  * them beside the bytes and the replay points the records at copies;
  * malformed files give NNS_EFORMAT naming the file, never a crash.

@@ -1,7 +1,7 @@
 /*
  * cupti_layout.c - compile-time proof that the offsets of cupti_abi.h are
  * those of every CUPTI record version the decoder may be handed (CUDA 13's
- * cupti_activity.h and cupti_activity_deprecated.h). Owner: the collector.
+ * cupti_activity.h and cupti_activity_deprecated.h).
  * Built with the CUDA headers when the Makefile finds them (CUDA_INC,
  * default /usr/local/cuda/include: -DNNS_HAVE_CUPTI_H); without them it is
  * empty and the offsets stand as documented in cupti_abi.h.

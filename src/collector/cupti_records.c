@@ -1,9 +1,8 @@
 /*
  * cupti_records.c - CUPTI activity records -> struct nnst_gpu
  * (docs/FORMAT.md "GPU records"); cupti_dump.c saves and replays raw
- * buffers through it. Owner: the collector; cupti.c owns
- * the conversion state (one struct nns_cupti_conv) and calls this from
- * CUPTI's buffer-completed callback, off the hot path.
+ * buffers through it. cupti.c owns the conversion state (one struct nns_cupti_conv) and calls this
+ * from CUPTI's buffer-completed callback, off the hot path.
  *
  * Fields are read by the offsets of cupti_abi.h (the same in every record
  * version of CUPTI 12.x and 13.x, see cupti_layout.c), with memcpy, so a

@@ -1,6 +1,5 @@
 /*
  * events.c - the event calls of nnscope.h, the collector's hot path.
- * Owner: the collector.
  *
  * Each call: one relaxed load of the state word and a predictable branch
  * (all that a disabled profiler costs); then a raw timestamp, a 32-byte

@@ -1,5 +1,5 @@
 /*
- * fork.c - fork and signal safety of the collector. Owner: the collector.
+ * fork.c - fork and signal safety of the collector.
  *
  * fork(): pthread_atfork handlers take the collector's global locks before
  * the fork (life_mu, reg_mu, the names lock) and release them on both

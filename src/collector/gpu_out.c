@@ -3,8 +3,8 @@
  * backend's buffer-completed callback, the NCCL profiler plugin) and the
  * attached profiler's writer thread, which writes them as GPU and
  * GPUCLOCK chunks (docs/FORMAT.md "GPU records").
- * Owner: the profiler owns the queue (nns_profiler.gpu, freed by
- * profiler.c); producers only copy into it.
+ * The profiler owns the queue (nns_profiler.gpu, freed by profiler.c);
+ * producers only copy into it.
  *
  * Producers run off the hot path (CUPTI hands over whole buffers), so a
  * mutex and realloc are fine here. Holding reg_mu while nns_g.current is

@@ -3,7 +3,6 @@
  * <output_path>/host_info/host_info_<rank>.csv with the header
  *   tid,pid,parent_pid,module_name,event,stage,level,start_end,custom_info,
  *   memory_usage(kB),time_stamp(us)
- * Owner: the collector.
  *
  * Rows nnscope writes (module_name "nnscope", level 1, custom_info empty):
  *   event "Profiler", stage "Collect": start_end 0 at start, 1 at stop;

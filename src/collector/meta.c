@@ -1,7 +1,7 @@
 /*
  * meta.c - what the collector learns from its environment: rank, world
  * size and local rank from the usual launcher variables, the host name,
- * and mkdir -p for the output directory. Owner: the collector.
+ * and mkdir -p for the output directory.
  *
  * Launchers, first match wins: torchrun / torch.distributed (RANK,
  * WORLD_SIZE, LOCAL_RANK), Open MPI (OMPI_COMM_WORLD_RANK, _SIZE,

@@ -1,6 +1,5 @@
 /*
  * names.c - nns_name(): the process-wide table of interned event names.
- * Owner: the collector.
  *
  * Ids are dense, start at 1 (0 is "no name", the empty string) and stay
  * valid for the life of the process, across profilers and in forked

@@ -3,7 +3,7 @@
  * Coll, P2p and KernelCh events NCCL reports into NNST_GPU_COLL records
  * (docs/FORMAT.md "GPU records") handed to the attached profiler's writer
  * with nns_gpu_submit(). The per-version entry points are in
- * nccl_prof_abi.c. Owner: the collector.
+ * nccl_prof_abi.c.
  *
  * What NCCL's events mean (NVIDIA/nccl src/enqueue.cc hostStreamPlanTask,
  * src/plugin/profiler.cc, src/transport/profiler.cc, 2.23 to 2.28):

@@ -1,8 +1,7 @@
 /*
  * nccl_prof.h - between the NCCL profiler plugin's version adapters
  * (nccl_prof_abi.c: the exported ncclProfiler_v1..v5 structs) and its one
- * implementation (nccl_prof.c). Owner: the collector; nothing else
- * includes it.
+ * implementation (nccl_prof.c). Nothing else includes it.
  *
  * Each adapter turns NCCL's descriptor of its version into a struct
  * ncp_event and calls the ncp_* functions, which do the work for every

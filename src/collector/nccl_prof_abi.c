@@ -2,8 +2,8 @@
  * nccl_prof_abi.c - the exported ncclProfiler_v1 ... ncclProfiler_v5
  * structs NCCL looks up (newest first) in the library NCCL_PROFILER_PLUGIN
  * names: thin adapters that turn each version's descriptors into a struct
- * ncp_event for the one implementation in nccl_prof.c. Owner: the
- * collector. Layouts: nccl_profiler_abi.h (from NVIDIA/nccl's headers).
+ * ncp_event for the one implementation in nccl_prof.c. Layouts: nccl_profiler_abi.h (from
+ * NVIDIA/nccl's headers).
  *
  * Every entry point accepts NULL pointers and unknown event types (no
  * handle, ncclSuccess); only init can fail (out of memory), which makes

@@ -2,8 +2,8 @@
  * nccl_profiler_abi.h - the NCCL profiler plugin ABI, versions 1 to 5: the
  * ncclProfiler_vN structs of function pointers NCCL looks up in the
  * library named by NCCL_PROFILER_PLUGIN, and the event descriptors it
- * hands to them. Owner: the collector (nccl_prof.c, nccl_prof_abi.c and
- * tests/e2e/nccl_harness.c, which plays NCCL's part, include it).
+ * hands to them. nccl_prof.c, nccl_prof_abi.c and tests/e2e/nccl_harness.c, which plays NCCL's
+ * part, include it.
  *
  * Origin: the layouts are those of NVIDIA/nccl's plugin headers,
  * src/include/plugin/nccl_profiler.h and src/include/plugin/profiler/

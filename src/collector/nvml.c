@@ -1,7 +1,7 @@
 /*
  * nvml.c - the NVML sampler: GPU utilization, memory used, SM clock and
  * power as counters on the timeline, read on the sampler thread (sampler.c)
- * at each tick. Owner: the collector.
+ * at each tick.
  *
  * NVML is loaded with dlopen (libnvidia-ml.so.1, or the path in
  * NNSCOPE_NVML_LIB, which the tests point at a fake), never linked, so one

@@ -2,7 +2,7 @@
  * nvtx.c - NVTX v3 injection: InitializeInjectionNvtx2(), which an
  * application's NVTX headers call after they dlopen() the library named by
  * NVTX_INJECTION64_PATH (`nnscope run` points it at libnnscope.so), maps
- * NVTX calls onto the collector's event calls. Owner: the collector.
+ * NVTX calls onto the collector's event calls.
  *
  * NVTX hands us its callback tables through an export table
  * (NVTX_ETID_CALLBACKS); we write our functions into the slots of the

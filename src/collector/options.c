@@ -2,7 +2,6 @@
  * options.c - collector options (nnscope.h): defaults, a small parser for
  * flat JSON objects (NNSCOPE_OPTIONS, MindSpore's MS_PROFILER_OPTIONS),
  * validation and the JSON form written to the trace's META chunk.
- * Owner: the collector.
  *
  * Keys: the MindSpore names (start, output_path, op_time, profile_memory,
  * profile_communication, data_process, timeline_limit, profile_framework,

@@ -4,8 +4,7 @@
  * NNSCOPE_OPTIONS (else MS_PROFILER_OPTIONS) before main, installs the
  * SIGTERM/SIGINT flush (fork.c), and a destructor closes the trace at
  * exit. Programs that are not instrumented still get samplers, metadata
- * and the process lifetime (START at load, STOP at exit). Owner: the
- * collector.
+ * and the process lifetime (START at load, STOP at exit).
  *
  * This is the one place the library prints: a one-line reason on stderr
  * when the options are wrong or the trace cannot be created, since in this

@@ -1,7 +1,6 @@
 /*
  * profiler.c - the profiler lifecycle of nnscope.h: create, start, stop,
  * step (with schedules), destroy, metadata, errors and lost counts.
- * Owner: the collector.
  *
  * Lifecycle calls are serialised by nns_g.life_mu. A started profiler is
  * "attached": its writer drains the per-thread buffers; starting another

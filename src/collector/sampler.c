@@ -1,7 +1,7 @@
 /*
  * sampler.c - the sampler thread (cpu_sampling_interval_ms > 0, while the
  * profiler is started): CPU and memory from /proc, handed to the writer as
- * SAMPLES records (struct nnst_sample). Owner: the collector.
+ * SAMPLES records (struct nnst_sample).
  *
  * Each tick (utilizations in percent over the interval since the last):
  *   MACHINE  from /proc/stat: user (+nice), sys (+irq, softirq), idle,

@@ -1,5 +1,5 @@
 /*
- * schedule.c - which steps a started profiler collects. Owner: the collector.
+ * schedule.c - which steps a started profiler collects.
  *
  * torch.profiler.schedule (skip_first, wait, warmup, active, repeat): after
  * skip_first steps, cycles of `wait` steps off, `warmup` steps collected but

@@ -4,7 +4,7 @@
  * the slow path, the pool of pre-faulted block memory capped at
  * max_buffer_mb, thread exit (a pthread key destructor hands the partial
  * block to the writer), the writer's futex wake-up, and the reset of the
- * buffers in a forked child. Owner: the collector.
+ * buffers in a forked child.
  */
 #include "collector/collector.h"
 

@@ -3,7 +3,7 @@
  * writes the header, META and CLOCK, then drains the per-thread blocks into
  * EVENTS chunks (STRINGS and THREAD chunks first, for what they name),
  * SAMPLES from the sampler, LOST counts, a CLOCK point every second, and
- * END at a clean close. Owner: the collector.
+ * END at a clean close.
  *
  * Cadence: the writer sleeps on a futex; the thread that fills a block
  * wakes it (one FUTEX_WAKE per block, only when the writer sleeps: the

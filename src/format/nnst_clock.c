@@ -14,7 +14,7 @@
  * point must not fold the timeline. Equal tsc values replace the older
  * point. At most NNST_CLOCK_MAX points are kept (further ones are ignored).
  *
- * Owner: analysis side (reader engineer). Linked into libnnscope.so too:
+ * Linked into libnnscope.so too:
  * no analyzer dependencies.
  */
 #include "format/nnst.h"

@@ -2,7 +2,7 @@
  * nnst_crc.c - CRC32 of .nnst chunk payloads (nnst.h): zlib's crc32, fed in
  * pieces so that lengths above UINT_MAX are handled.
  *
- * Owner: analysis side (reader engineer). Linked into both the analyzer and
+ * Linked into both the analyzer and
  * libnnscope.so, so it depends on nothing but zlib.
  */
 #include "format/nnst.h"

@@ -16,7 +16,7 @@
  * buffer is reused (grown up to NNST_MAX_CHUNK), so memory stays bounded
  * by the largest chunk.
  *
- * Owner: analysis side (reader engineer). Linked into libnnscope.so too:
+ * Linked into libnnscope.so too:
  * libc only, no analyzer dependencies.
  */
 #include "format/nnst.h"

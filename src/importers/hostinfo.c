@@ -3,8 +3,6 @@
  * record parser fed in blocks (bounded memory whatever the file size),
  * the header mapped to column indices, each row checked and appended to
  * model.host.
- *
- * Owner: reader engineer.
  */
 #include "importers/hostinfo.h"
 #include "common/vec.h"

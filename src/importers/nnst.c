@@ -6,8 +6,6 @@
  * second turns EVENTS and SAMPLES chunks into model rows (nnst_events.c)
  * with the complete clock map, so an event written before the final
  * calibration point still gets interpolated time.
- *
- * Owner: reader engineer (analysis side of the format).
  */
 #include "nnst_internal.h"
 #include "common/le.h"

@@ -2,8 +2,6 @@
  * nnst_events.c - the .nnst importer's event records (nnst.h): per-thread
  * range stacks (PUSH/POP), cross-thread ranges (BEGIN/END), instants,
  * counters, flows, memory, queues, and the steps built from STEP marks.
- *
- * Owner: reader engineer (analysis side of the format).
  */
 #include "nnst_internal.h"
 #include "common/le.h"

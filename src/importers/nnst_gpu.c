@@ -40,8 +40,6 @@
  * slope near 1): one point or a degenerate set gives an offset only; no
  * point at all takes CUPTI ns as CLOCK_MONOTONIC ns and says so in
  * diag.first_problem. Malformed records are skipped and counted.
- *
- * Owner: reader engineer (analysis side of the format).
  */
 #include "model/occupancy.h"
 #include "nnst_internal.h"

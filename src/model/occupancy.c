@@ -8,8 +8,6 @@
  * resident blocks. Partitioned global caching is off and no block
  * barriers or virtual resources are declared, as in libkineto, so those
  * limits never apply.
- *
- * Owner: reader engineer (importer side of GPU records).
  */
 #include "occupancy.h"
 

@@ -5,8 +5,6 @@
  * which calls cudaOccMaxActiveBlocksPerMultiprocessor of CUDA's header-only
  * cuda_occupancy.h with partitioned global caching off, the default shared
  * memory limit and carveout, no block barriers). Pure functions, no CUDA.
- *
- * Owner: reader engineer (importer side of GPU records).
  */
 #ifndef NNS_MODEL_OCCUPANCY_H
 #define NNS_MODEL_OCCUPANCY_H

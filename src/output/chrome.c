@@ -17,8 +17,6 @@
  * decimal integer is written as that number, any other ("stream 7",
  * "Traces") gets a synthetic number and keeps its text in the
  * process_name / thread_name metadata.
- *
- * Owner: reader engineer.
  */
 #include "common/hmap.h"
 #include "output/outfile.h"

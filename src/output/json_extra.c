@@ -8,8 +8,6 @@
  * Times: step ranges are absolute microseconds like overview.json's steps;
  * series are microseconds since the trace start (trace_start_us), like
  * memory.json's curve.
- *
- * Owner: reader engineer.
  */
 #include "output/outfile.h"
 #include "output/schema.h"

@@ -2,8 +2,6 @@
  * report_extra.c - terminal views `datapipe` (queues, verdict, per-step
  * waits, findings) and `cpu` (machine/process/thread utilization, per
  * step, stages, and the host_info stage times) of one worker/span.
- *
- * Owner: reader engineer.
  */
 #include "output/report_int.h"
 #include "output/table.h"

@@ -1,8 +1,6 @@
 /*
  * sqlite_int.h - what sqlite_out.c (database lifecycle, tables, views) and
  * sqlite_rows.c (a model's rows) share. Internal to src/output.
- *
- * Owner: export engineer (sqlite branch).
  */
 #ifndef NNS_OUTPUT_SQLITE_INT_H
 #define NNS_OUTPUT_SQLITE_INT_H

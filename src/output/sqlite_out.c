@@ -4,8 +4,6 @@
  * the meta and workers rows, and the indexes and views created once every
  * row is in. The rows of a model are inserted by sqlite_rows.c, the
  * result tables by schema_sql.c.
- *
- * Owner: export engineer (sqlite branch).
  */
 #include "output/schema_sql.h"
 #include "output/sqlite_int.h"

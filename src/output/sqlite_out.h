@@ -17,8 +17,6 @@
  * database is ever left. One transaction, prepared statements,
  * journal_mode=OFF and synchronous=OFF while writing; indexes and views
  * are created after the inserts.
- *
- * Owner: export engineer (sqlite branch).
  */
 #ifndef NNS_OUTPUT_SQLITE_OUT_H
 #define NNS_OUTPUT_SQLITE_OUT_H

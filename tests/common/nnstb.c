@@ -1,4 +1,4 @@
-/* nnstb.c - building .nnst files in tests (nnstb.h). Owner: reader engineer. */
+/* nnstb.c - building .nnst files in tests (nnstb.h). */
 #include "nnstb.h"
 #include "format/nnst.h"
 

@@ -3,7 +3,6 @@
  * importer's unit tests): a header, chunks with their CRC32, and payload
  * records, all little-endian, independent of the collector's writer so
  * the tests check the format as documented (src/format/nnst.h).
- * Owner: reader engineer.
  */
 #ifndef NNS_TESTS_NNSTB_H
 #define NNS_TESTS_NNSTB_H

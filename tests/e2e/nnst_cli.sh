@@ -11,7 +11,6 @@
 #   - `nnscope export` writes Chrome JSON to a file and to standard output,
 #   - a truncated copy still analyses (warning, exit 0, truncated: true),
 #   - a trace from a newer format version is refused with one clear line.
-# Owner: reader engineer.
 #
 #   NNSCOPE=build/nnscope bash tests/e2e/nnst_cli.sh
 set -euo pipefail

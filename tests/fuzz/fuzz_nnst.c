@@ -14,7 +14,6 @@
  * The file is handed to the importer through a memfd. No crash, hang,
  * leak or sanitizer report is allowed; a status other than OK / ETRUNC /
  * EFORMAT / ENOMEM is a bug.
- * Owner: reader engineer.
  */
 #include "analysis/analysis.h"
 #include "format/nnst.h"

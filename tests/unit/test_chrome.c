@@ -4,7 +4,6 @@
  * pid/tid are numbers with names in metadata, events come in time order,
  * and with a size limit the output stays valid JSON, stays under the
  * limit, and says what was cut (top-level key and an instant).
- * Owner: reader engineer.
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -4,7 +4,6 @@
  * step -> "before"; after the last step's end -> no step), per-thread and
  * per-stage averages, the stage advice and the overview recommendation,
  * and cpu.json read back with jansson.
- * Owner: reader engineer.
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -5,7 +5,6 @@
  * BottleneckAnalyzer-style findings, per-step waits (DataLoader ranges and
  * empty-queue time), the series cap, the overview recommendation, and the
  * JSON document read back with jansson.
- * Owner: reader engineer.
  */
 #include <setjmp.h>
 #include <stdarg.h>

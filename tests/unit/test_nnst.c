@@ -5,7 +5,6 @@
  * ranges, instants, counters, flows, memory, queues, samples, metadata and
  * lost counts arrive in the model, warmup events are dropped, and the
  * analyses run on the result (operators, modules, steps).
- * Owner: reader engineer.
  */
 #include <setjmp.h>
 #include <stdarg.h>

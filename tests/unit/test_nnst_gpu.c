@@ -9,7 +9,6 @@
  * modes (host clock; CUPTI clock mapped through GPUCLOCK points, also on a
  * TSC trace) checked to the ns, and malformed GPU chunks skipped and
  * counted.
- * Owner: reader engineer.
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -4,7 +4,6 @@
  * quotes, CRLF, reordered columns), bad rows skipped and counted, the pid
  * filter, and the analysis (start/end pairing per event/stage/tid/pid,
  * averages, unmatched starts and ends, the memory curve with its peak).
- * Owner: reader engineer.
  */
 #include <setjmp.h>
 #include <stdarg.h>

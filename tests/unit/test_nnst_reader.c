@@ -4,7 +4,6 @@
  * offset of a small file (never a crash, complete chunks kept), a bad CRC,
  * lengths over the cap or past the end, a newer min_version, a longer
  * header, and the clock map's interpolation rules.
- * Owner: reader engineer.
  */
 #include <setjmp.h>
 #include <stdarg.h>

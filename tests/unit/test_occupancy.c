@@ -5,7 +5,6 @@
  * est. achieved occupancy % libkineto printed must come out of the
  * registers, shared memory, grid, block and deviceProperties of each
  * kernel. Skips the trace part when ../shared is absent.
- * Owner: reader engineer.
  */
 #include <setjmp.h>
 #include <stdarg.h>
