@@ -143,15 +143,9 @@ static uint32_t launcher_of(const struct trace_index *ix, uint32_t l)
  * a backward op. */
 static void fb_links(const struct trace_index *ix, uint32_t id, struct jsonw *w)
 {
-	size_t lo = 0, hi = ix->nfb;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (ix->fb[mid][0] >= id)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	for (; lo < ix->nfb && ix->fb[lo][0] == id; lo++)
+	size_t lo, hi;
+
+	for (lo = ti_fb_first(ix, id); lo < ix->nfb && ix->fb[lo][0] == id; lo++)
 		link(ix, w, "backward", ix->fb[lo][1]);
 	lo = 0;
 	hi = ix->nfb;

@@ -143,6 +143,21 @@ static inline size_t ti_first_start_ge(const int64_t *s, size_t lo, size_t hi, i
 	return lo;
 }
 
+/* First index of ix->fb whose from-event is >= id (ix->nfb if none). */
+static inline size_t ti_fb_first(const struct trace_index *ix, uint32_t id)
+{
+	size_t lo = 0, hi = ix->nfb;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ix->fb[mid][0] >= id)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
 /* key(i) for i > the first index of its lane. */
 static inline int64_t ti_key(const struct trace_index *ix, size_t i)
 {

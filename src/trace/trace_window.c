@@ -198,7 +198,7 @@ static int write_flows(const struct win *w, struct jsonw *j)
 		}
 	for (i = 0; i < w->n && nflows < TI_MAX_FLOWS; i++) {
 		uint32_t id;
-		size_t lo, hi;
+		size_t lo;
 		if (w->v[i].id < 0)
 			continue;
 		id = (uint32_t)w->v[i].id;
@@ -210,16 +210,8 @@ static int write_flows(const struct win *w, struct jsonw *j)
 		}
 		if (!ix->nfb)
 			continue;
-		lo = 0;
-		hi = ix->nfb;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (ix->fb[mid][0] >= id)
-				hi = mid;
-			else
-				lo = mid + 1;
-		}
-		for (; lo < ix->nfb && ix->fb[lo][0] == id && nflows < TI_MAX_FLOWS; lo++) {
+		for (lo = ti_fb_first(ix, id);
+		     lo < ix->nfb && ix->fb[lo][0] == id && nflows < TI_MAX_FLOWS; lo++) {
 			if (!ti_map_get(&set, ix->fb[lo][1]))
 				continue;
 			const int64_t row[3] = {id, ix->fb[lo][1], 1};
