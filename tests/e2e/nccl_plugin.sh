@@ -41,7 +41,7 @@ cc -std=c11 -O1 -Wall -Wextra -Werror "$HERE/nccl_harness.c" -o "$H" -ldl -pthre
 	{ fail "nccl_harness.c does not build"; e2e_summary nccl_plugin.sh; exit 1; }
 cc -std=c11 -D_GNU_SOURCE -O1 -Wall -Wextra -Werror -I"$ROOT/include" -I"$ROOT/src" \
 	"$HERE/nccl_check.c" "$ROOT/src/format/nnst_reader.c" "$ROOT/src/format/nnst_clock.c" \
-	"$ROOT/src/format/nnst_crc.c" -o "$C" -lz ||
+	"$ROOT/src/format/nnst_crc.c" "$ROOT/src/common/vec.c" -o "$C" -lz ||
 	{ fail "nccl_check.c does not build"; e2e_summary nccl_plugin.sh; exit 1; }
 cd "$TMP"
 

@@ -42,7 +42,7 @@ cc -std=c11 -O1 -I"$NCCL/include" -I"$CUDA/include" "$HERE/nccl_allreduce.c" -o 
 	-Wl,-rpath,"$NCCL/lib:$CUDA/lib64:$CUDA/lib" ||
 	{ echo "FAIL: nccl_allreduce.c does not build"; exit 1; }
 cc -std=c11 -D_GNU_SOURCE -O1 -I"$ROOT/include" -I"$ROOT/src" "$ROOT/tests/e2e/nccl_check.c" \
-	"$ROOT/src/format/nnst_reader.c" "$ROOT/src/format/nnst_clock.c" "$ROOT/src/format/nnst_crc.c" \
+	"$ROOT/src/format/nnst_reader.c" "$ROOT/src/format/nnst_clock.c" "$ROOT/src/format/nnst_crc.c" "$ROOT/src/common/vec.c" \
 	-o "$TMP/check" -lz || { echo "FAIL: nccl_check.c does not build"; exit 1; }
 "$TMP/job" 1 0 1024 >/dev/null 2>"$TMP/probe.err" ||
 	{ echo "SKIP: no usable GPU: $(head -1 "$TMP/probe.err")"; exit 0; }
