@@ -21,9 +21,14 @@
 #include "output/table.h"
 #include "testutil.h"
 
+/* every table: the per-worker views, then HTA's (schema_views.c, schema_hta.c) */
 static const struct sc_table *const all_tables[] = {
-    &sc_steps,	 &sc_operators, &sc_kernels, &sc_memory_ops,   &sc_memory_allocs, &sc_memory_curve,
-    &sc_modules, &sc_steptrace, &sc_gpus,    &sc_dist_workers, &sc_comm_ops,
+    &sc_steps,	      &sc_operators,	     &sc_kernels,      &sc_memory_ops,	 &sc_memory_allocs,
+    &sc_memory_curve, &sc_modules,	     &sc_steptrace,    &sc_gpus,	 &sc_dist_workers,
+    &sc_comm_ops,     &sc_temporal,	     &sc_idle,	       &sc_queue,	 &sc_membw,
+    &sc_launches,     &sc_critpath_segments, &sc_critpath_top, &sc_trace_diff,	 &sc_launch_dist,
+    &sc_annotations,  &sc_anno_kernels,	     &sc_seq_ops,      &sc_seq_patterns, &sc_stragglers,
+    &sc_idle_gaps,    &sc_describe,
 };
 
 static size_t field_size(int src)
