@@ -21,7 +21,8 @@
 #include "output/table.h"
 #include "testutil.h"
 
-/* every table: the per-worker views, then HTA's (schema_views.c, schema_hta.c) */
+/* every table: the per-worker views, HTA's (schema_views.c, schema_hta.c) and
+ * the cluster's (schema_ms.c) */
 static const struct sc_table *const all_tables[] = {
     &sc_steps,	      &sc_operators,	     &sc_kernels,      &sc_memory_ops,	 &sc_memory_allocs,
     &sc_memory_curve, &sc_modules,	     &sc_steptrace,    &sc_gpus,	 &sc_dist_workers,
