@@ -247,13 +247,14 @@ static const struct sc_col anno_cols[] = {
 const struct sc_table sc_annotations = {"annotations", "HTA user annotations (CPU or GPU)",
 					anno_cols, NCOLS(anno_cols), sizeof(struct hta_anno_row)};
 
+#define AK(n, ty, un, src, field, title, doc)                                                      \
+	COL(n, ty, un, src, struct hta_anno_kernel, field, title, doc)
+
 static const struct sc_col anno_kernel_cols[] = {
-    COL("name", SC_TEXT, SC_PLAIN, SC_F_STRID, struct hta_anno_kernel, name, "Kernel",
-	"kernel name"),
-    COL("count", SC_INT, SC_COUNT, SC_F_I64, struct hta_anno_kernel, count, "Count",
-	"its device events under the annotation"),
-    COL("sum_us", SC_REAL, SC_US, SC_F_NS, struct hta_anno_kernel, sum, "Time µs",
-	"their summed duration, µs"),
+    AK("name", SC_TEXT, SC_PLAIN, SC_F_STRID, name, "Kernel", "kernel name"),
+    AK("count", SC_INT, SC_COUNT, SC_F_I64, count, "Count",
+       "its device events under the annotation"),
+    AK("sum_us", SC_REAL, SC_US, SC_F_NS, sum, "Time µs", "their summed duration, µs"),
 };
 
 const struct sc_table sc_anno_kernels = {"annotation_kernels", "HTA kernels under a GPU annotation",
@@ -262,32 +263,34 @@ const struct sc_table sc_anno_kernels = {"annotation_kernels", "HTA kernels unde
 
 /* ---- kernel sequences (sequences.json) ------------------------------------- */
 
+#define SO(n, ty, un, src, field, title, doc)                                                      \
+	COL(n, ty, un, src, struct hta_seq_op, field, title, doc)
+
 static const struct sc_col seq_op_cols[] = {
-    COL("operator", SC_TEXT, SC_PLAIN, SC_F_CHARS, struct hta_seq_op, query, "Operator",
-	"the operator name asked for"),
-    COL("exact", SC_BOOL, SC_PLAIN, SC_F_I32, struct hta_seq_op, exact, "Exact",
-	"names equal to it (else containing it)"),
-    COL("launches", SC_INT, SC_COUNT, SC_F_I64, struct hta_seq_op, launches, "Launches",
-	"launches under its top-level calls"),
-    COL("roots", SC_INT, SC_COUNT, SC_F_I64, struct hta_seq_op, roots, "Calls",
-	"its calls at the shallowest depth"),
-    COL("patterns_total", SC_INT, SC_COUNT, SC_F_I64, struct hta_seq_op, patterns_total, "Patterns",
-	"distinct sequences before the top k"),
+    SO("operator", SC_TEXT, SC_PLAIN, SC_F_CHARS, query, "Operator", "the operator name asked for"),
+    SO("exact", SC_BOOL, SC_PLAIN, SC_F_I32, exact, "Exact",
+       "names equal to it (else containing it)"),
+    SO("launches", SC_INT, SC_COUNT, SC_F_I64, launches, "Launches",
+       "launches under its top-level calls"),
+    SO("roots", SC_INT, SC_COUNT, SC_F_I64, roots, "Calls", "its calls at the shallowest depth"),
+    SO("patterns_total", SC_INT, SC_COUNT, SC_F_I64, patterns_total, "Patterns",
+       "distinct sequences before the top k"),
 };
 
 const struct sc_table sc_seq_ops = {"sequence_ops", "HTA kernel sequences: the operators",
 				    seq_op_cols, NCOLS(seq_op_cols), sizeof(struct hta_seq_op)};
 
 /* the kernels' names (a list) are written beside, between op and count */
+#define SP(n, ty, un, src, field, title, doc)                                                      \
+	COL(n, ty, un, src, struct hta_seq_pattern, field, title, doc)
+
 static const struct sc_col seq_pat_cols[] = {
-    COL("op", SC_TEXT, SC_PLAIN, SC_F_STRID, struct hta_seq_pattern, op, "Operator",
-	"the root operator's name"),
-    COL("count", SC_INT, SC_COUNT, SC_F_I64, struct hta_seq_pattern, count, "Count",
-	"calls with exactly this sequence"),
-    COL("gpu_time_us", SC_REAL, SC_US, SC_F_NS, struct hta_seq_pattern, gpu_time, "GPU time",
-	"summed duration of its device events, µs"),
-    COL("cpu_time_us", SC_REAL, SC_US, SC_F_NS, struct hta_seq_pattern, cpu_time, "CPU time",
-	"summed duration of the root operators, µs"),
+    SP("op", SC_TEXT, SC_PLAIN, SC_F_STRID, op, "Operator", "the root operator's name"),
+    SP("count", SC_INT, SC_COUNT, SC_F_I64, count, "Count", "calls with exactly this sequence"),
+    SP("gpu_time_us", SC_REAL, SC_US, SC_F_NS, gpu_time, "GPU time",
+       "summed duration of its device events, µs"),
+    SP("cpu_time_us", SC_REAL, SC_US, SC_F_NS, cpu_time, "CPU time",
+       "summed duration of the root operators, µs"),
 };
 
 const struct sc_table sc_seq_patterns = {

@@ -329,18 +329,27 @@ static void us_finite_or_omit(const struct sc_col *c, const void *row, const str
 		set_omit(v);
 }
 
+/* The double at c->off (also in ns for a µs column) when the row has it
+ * (have); else null, or left out when omit. */
+static void dbl_if(const struct sc_col *c, const void *row, struct sc_val *v, int have, int omit)
+{
+	if (!have) {
+		if (omit)
+			set_omit(v);
+		else
+			set_null(v);
+		return;
+	}
+	memcpy(&v->d, (const char *)row + c->off, sizeof(v->d));
+	if (c->unit == SC_US)
+		v->ns = v->d * 1000.0;
+}
+
 /* the average step's phases: null without a step trace */
 static void rk_phase(const struct sc_col *c, const void *row, const struct sc_ctx *x,
 		     struct sc_val *v)
 {
-	double d;
-
-	if (!((const struct cl_rank *)row)->has_steptrace) {
-		set_null(v);
-		return;
-	}
-	memcpy(&d, (const char *)row + c->off, sizeof(d));
-	set_us_d(v, d);
+	dbl_if(c, row, v, ((const struct cl_rank *)row)->has_steptrace, 0);
 }
 
 /* communication (hccl_raw or nnscope's comm ops) and FLOPs: left out
@@ -348,14 +357,7 @@ static void rk_phase(const struct sc_col *c, const void *row, const struct sc_ct
 static void rk_comm(const struct sc_col *c, const void *row, const struct sc_ctx *x,
 		    struct sc_val *v)
 {
-	double d;
-
-	if (!((const struct cl_rank *)row)->has_comm) {
-		set_omit(v);
-		return;
-	}
-	memcpy(&d, (const char *)row + c->off, sizeof(d));
-	set_us_d(v, d);
+	dbl_if(c, row, v, ((const struct cl_rank *)row)->has_comm, 1);
 }
 
 static void rk_comm_ops(const struct sc_col *c, const void *row, const struct sc_ctx *x,
@@ -372,11 +374,7 @@ static void rk_comm_ops(const struct sc_col *c, const void *row, const struct sc
 static void rk_flops(const struct sc_col *c, const void *row, const struct sc_ctx *x,
 		     struct sc_val *v)
 {
-	if (!((const struct cl_rank *)row)->has_flops) {
-		set_omit(v);
-		return;
-	}
-	memcpy(&v->d, (const char *)row + c->off, sizeof(v->d));
+	dbl_if(c, row, v, ((const struct cl_rank *)row)->has_flops, 1);
 }
 
 #define RK(n, ty, un, fn, field, title, doc) FCOL(n, ty, un, fn, struct cl_rank, field, title, doc)
@@ -453,11 +451,7 @@ static void pr_int(const struct sc_col *c, const void *row, struct sc_val *v, un
 
 static void pr_dbl(const struct sc_col *c, const void *row, struct sc_val *v, unsigned bit)
 {
-	if (!pr_has(row, bit, v))
-		return;
-	memcpy(&v->d, (const char *)row + c->off, sizeof(v->d));
-	if (c->unit == SC_US)
-		v->ns = v->d * 1000.0;
+	dbl_if(c, row, v, (((const struct cl_proposal *)row)->has & bit) != 0, 1);
 }
 
 #define PR_FN(name, kind, bit)                                                                     \
