@@ -113,6 +113,7 @@ extern const struct sc_table sc_modules;      /* struct an_module_row */
 extern const struct sc_table sc_steptrace;    /* struct an_steptrace_row */
 extern const struct sc_table sc_dist_workers; /* struct an_dist_worker */
 extern const struct sc_table sc_comm_ops;     /* struct an_dist_comm_row, aux = an_dist */
+extern const struct sc_table sc_diff_ops;     /* struct an_diff_row (the diff's "ops") */
 extern const struct sc_table sc_dp_queues;    /* struct an_queue, aux = an_datapipe */
 extern const struct sc_table sc_dp_steps;     /* struct an_dp_step */
 extern const struct sc_table sc_cpu_threads;  /* struct an_cpu_thread */
