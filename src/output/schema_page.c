@@ -78,6 +78,8 @@ static const struct page_table pages[] = {
     {&sc_idle,
      {"stream:Stream", "events:Ops", "idle_us:Idle", "host_wait_us:Host Wait",
       "kernel_wait_us:Kernel Wait", "other_us:Other", NULL}},
+    /* idle.json's gap statistics, shown as "<idle column> <statistic>" */
+    {&sc_idle_gaps, {"count:Gaps", "p50_us:p50", "max_us:Max", NULL}},
     {&sc_ms_op_types,
      {"kernel_type:Type", "total_time_us:Total time", "execution_frequency:Calls",
       "avg_time_us:Avg time", NULL}},

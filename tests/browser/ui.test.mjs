@@ -589,6 +589,8 @@ if (!HAVE_KINETO) {
       await assertChart(o.page, 'hta-idle-chart', 1);
       await assertChart(o.page, 'hta-queue-chart', 2);
       await assertChart(o.page, 'hta-membw-chart', 1);
+      await assertHeads(o.page, 'hta-idle', ['Stream', 'Ops', 'Idle', 'Host Wait', 'Kernel Wait', 'Other',
+        'Host Wait Gaps', 'Host Wait p50', 'Host Wait Max', 'Other Gaps', 'Other p50', 'Other Max']);
       await assertHeads(o.page, 'hta-queue', ['Stream', 'Launches', 'Mean', 'Std', 'Min', 'p25', 'p50', 'p75', 'Max', 'At Max', 'At Max %']);
       await assertHeads(o.page, 'hta-membw', ['Kind', 'Ops', 'Bytes', 'Time', 'Bytes / Time', 'Per-op Mean', 'Per-op Max', 'Series Mean', 'Series p50', 'Peak']);
     });

@@ -2,11 +2,11 @@
 // CUDA stream, launch queue length per stream over time, and memcpy/memset
 // bandwidth per kind over time. Reads the per-worker documents temporal,
 // idle, queue and membw (src/output/hta_time_json.c); the tables' titles come
-// from /api/schema (temporal, idle, queue, membw, describe).
+// from /api/schema (temporal, idle, idle_gaps, queue, membw, describe).
 import { h, panel, statCards, banner, emptyState, fmtUs, fmtNum, fmtPct100, esc } from '../lib/util.js';
 import { createTable } from '../lib/table.js';
 import { chartBox, makeChart, palette } from '../lib/charts.js';
-import { columns } from '../lib/schema.js';
+import { columns, title } from '../lib/schema.js';
 
 const TEMPORAL = [
   { key: 'compute', name: 'Compute', color: '#4e79a7' },
@@ -72,6 +72,10 @@ function renderIdle(el, doc) {
   const rows = doc.streams || [];
   const box = chartBox('hta-idle-chart', 280);
   const iv = (k, f) => (r) => r.intervals?.[k]?.[f];
+  // the gap statistics of idle.json's intervals of one kind ("Host Wait p50"): its idle
+  // column's title and the statistic's
+  const gapCols = (p, kind) => columns('idle_gaps', [['count', 'count'], ['p50', 'p50_us'], ['max', 'max_us']]
+    .map(([s, f]) => ({ key: `${p}_${s}`, col: f, title: `${title('idle', `${kind}_us`)} ${title('idle_gaps', f)}`, value: iv(kind, f) })));
   el.appendChild(panel('Idle time per CUDA stream (share of the stream\'s idle time)', h('div', null,
     h('div', { class: 'muted' }, `Gaps between consecutive operations on a stream. Host wait: the next operation was launched on the CPU after the previous one ended; kernel wait: a gap shorter than ${fmtUs(doc.consecutive_kernel_delay_us)} (launch overhead); other: the rest (waits on events, other streams, synchronization).`),
     box,
@@ -80,14 +84,7 @@ function renderIdle(el, doc) {
       columns: columns('idle', [
         { key: 'name', col: 'stream', fmt: 'text', value: streamName },
         'events', 'idle_us', 'host_wait_us', 'kernel_wait_us', 'other_us',
-        // the gap statistics of idle.json's intervals: the page's own columns
-        { key: 'hw_count', title: 'Host Wait Gaps', fmt: 'int', value: iv('host_wait', 'count') },
-        { key: 'hw_p50', title: 'Host Wait p50', fmt: 'us', value: iv('host_wait', 'p50_us') },
-        { key: 'hw_max', title: 'Host Wait Max', fmt: 'us', value: iv('host_wait', 'max_us') },
-        { key: 'ot_count', title: 'Other Gaps', fmt: 'int', value: iv('other', 'count') },
-        { key: 'ot_p50', title: 'Other p50', fmt: 'us', value: iv('other', 'p50_us') },
-        { key: 'ot_max', title: 'Other Max', fmt: 'us', value: iv('other', 'max_us') },
-      ]),
+      ]).concat(gapCols('hw', 'host_wait'), gapCols('ot', 'other')),
     }).el)));
   stackedBars(box, rows, streamName, IDLE, (r, k) => r[`${k}_us`]);
 }
