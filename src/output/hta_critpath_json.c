@@ -4,6 +4,9 @@
  * (HTA's overlay_critical_path_analysis: events on the path carry
  * args "critical": 1, path edges are flow arrows).
  *
+ * The row tables (segments, arrows, top events, the trace diff's rows) are
+ * the schema's (schema_hta.c); this file writes the document around them,
+ * the graph's summary objects and the overlay, which is a Chrome trace.
  * Keys and units: docs/HTA.md. Times are absolute microseconds
  * (model ns / 1000) like overview.json's steps; the trace view subtracts
  * /api/trace/meta's origin_ns.
@@ -11,6 +14,7 @@
 #include "analysis/an_hta.h"
 #include "output/outfile.h"
 #include "output/output.h"
+#include "output/schema.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,27 +24,11 @@
 #define TOP_N 25	/* top events by time on the path */
 #define ARROW_CAP 20000 /* delay / wait edges written for the trace overlay */
 
-static const char *kind_of(const struct model *m, uint32_t ev)
-{
-	return ev < m->events.n ? model_kind_name(m->events.v[ev].kind) : "";
-}
-
-static const char *name_of(const struct model *m, uint32_t ev)
-{
-	return ev < m->events.n ? out_str(m, m->events.v[ev].name) : "";
-}
-
 /* ---- top events: path weight summed by (name, class) ------------------------- */
-
-struct top {
-	uint32_t name;
-	uint8_t cls, kind;
-	int64_t w, n;
-};
 
 static int top_name_cmp(const void *x, const void *y)
 {
-	const struct top *a = x, *b = y;
+	const struct sc_critpath_top *a = x, *b = y;
 	if (a->name != b->name)
 		return a->name < b->name ? -1 : 1;
 	return (a->cls > b->cls) - (a->cls < b->cls);
@@ -48,27 +36,27 @@ static int top_name_cmp(const void *x, const void *y)
 
 static int top_w_cmp(const void *x, const void *y)
 {
-	const struct top *a = x, *b = y;
+	const struct sc_critpath_top *a = x, *b = y;
 	if (a->w != b->w)
 		return a->w > b->w ? -1 : 1;
 	return top_name_cmp(x, y);
 }
 
+/* "top_events": at most TOP_N rows of sc_critpath_top, heaviest first */
 static void write_top(struct jsonw *w, const struct model *m, const struct hcp_result *r)
 {
-	struct top *t = NULL;
+	struct sc_critpath_top *t = NULL;
+	struct sc_ctx x = {m, 0, r};
 	size_t i, n = 0;
 
-	jsonw_key(w, "top_events");
-	jsonw_arr_begin(w);
 	if (r->path.n)
 		t = malloc(r->path.n * sizeof(*t));
 	for (i = 0; t && i < r->path.n; i++) {
 		const struct hcp_seg *s = &r->path.v[i];
 		if (s->weight <= 0 || s->ev >= m->events.n)
 			continue;
-		t[n++] = (struct top){m->events.v[s->ev].name, s->cls, m->events.v[s->ev].kind,
-				      s->weight, 1};
+		t[n++] = (struct sc_critpath_top){m->events.v[s->ev].name, s->cls,
+						  m->events.v[s->ev].kind, s->weight, 1};
 	}
 	if (n) {
 		size_t j = 0;
@@ -84,35 +72,11 @@ static void write_top(struct jsonw *w, const struct model *m, const struct hcp_r
 		n = j + 1;
 		qsort(t, n, sizeof(*t), top_w_cmp);
 	}
-	for (i = 0; i < n && i < TOP_N; i++) {
-		jsonw_obj_begin(w);
-		jsonw_kstr(w, "name", out_str(m, t[i].name));
-		jsonw_kstr(w, "kind", model_kind_name(t[i].kind));
-		jsonw_kstr(w, "class", hcp_class_keys[t[i].cls]);
-		jsonw_kint(w, "edges", t[i].n);
-		jsonw_kdouble(w, "time_us", out_us(t[i].w));
-		jsonw_kdouble(w, "share", r->total > 0 ? (double)t[i].w / (double)r->total : 0);
-		jsonw_obj_end(w);
-	}
-	jsonw_arr_end(w);
+	sc_json_rows(w, "top_events", &sc_critpath_top, t, n < TOP_N ? n : TOP_N, &x, NULL);
 	free(t);
 }
 
 /* ---- the document ------------------------------------------------------------ */
-
-static void write_thread(struct jsonw *w, const struct model *m, uint32_t ev)
-{
-	const struct model_thread *t;
-
-	if (ev >= m->events.n || m->events.v[ev].thread >= m->threads.n) {
-		jsonw_kstr(w, "pid", "");
-		jsonw_kstr(w, "tid", "");
-		return;
-	}
-	t = &m->threads.v[m->events.v[ev].thread];
-	jsonw_kstr(w, "pid", out_str(m, t->pid));
-	jsonw_kstr(w, "tid", out_str(m, t->tid));
-}
 
 static int u32_cmp(const void *x, const void *y)
 {
@@ -174,35 +138,12 @@ static void write_graph(struct jsonw *w, const struct hcp_result *r)
 /* "segments": the path's edges, at most SEG_CAP */
 static void write_segments(struct jsonw *w, const struct model *m, const struct hcp_result *r)
 {
-	size_t i;
+	struct sc_ctx x = {m, 0, NULL};
 
 	jsonw_kint(w, "segments_total", (int64_t)r->path.n + r->path_dropped);
 	jsonw_kbool(w, "segments_truncated", r->path.n + (size_t)r->path_dropped > SEG_CAP);
-	jsonw_key(w, "segments");
-	jsonw_arr_begin(w);
-	for (i = 0; i < r->path.n && i < SEG_CAP; i++) {
-		const struct hcp_seg *s = &r->path.v[i];
-		const struct model_event *e = &m->events.v[s->ev];
-
-		jsonw_obj_begin(w);
-		jsonw_kstr(w, "edge", hcp_edge_names[s->type]);
-		jsonw_kstr(w, "class", hcp_class_keys[s->cls]);
-		jsonw_kstr(w, "name", name_of(m, s->ev));
-		jsonw_kstr(w, "kind", kind_of(m, s->ev));
-		jsonw_kint(w, "id", s->ev);
-		write_thread(w, m, s->ev);
-		jsonw_kdouble(w, "ts_us", out_us(e->ts));
-		jsonw_kdouble(w, "dur_us", out_us(e->dur));
-		jsonw_kdouble(w, "from_us", out_us(s->from));
-		jsonw_kdouble(w, "to_us", out_us(s->to));
-		jsonw_kdouble(w, "weight_us", out_us(s->weight));
-		jsonw_kint(w, "src_id", s->src_ev);
-		jsonw_kint(w, "dst_id", s->dst_ev);
-		jsonw_kstr(w, "src", s->src_is_start ? "start" : "end");
-		jsonw_kstr(w, "dst", s->dst_is_start ? "start" : "end");
-		jsonw_obj_end(w);
-	}
-	jsonw_arr_end(w);
+	sc_json_rows(w, "segments", &sc_critpath_segments, r->path.v,
+		     r->path.n < SEG_CAP ? r->path.n : SEG_CAP, &x, NULL);
 }
 
 /* "arrows": every edge between two events (delays, waits, dependencies),
@@ -210,6 +151,8 @@ static void write_segments(struct jsonw *w, const struct model *m, const struct 
  * "critical_ids" of the events on the path */
 static void write_arrows_ids(struct jsonw *w, const struct hcp_result *r)
 {
+	static const char *const arrow_cols[] = {"edge",    "src_id", "dst_id",
+						 "from_us", "to_us",  NULL};
 	size_t i, nid = 0;
 	uint32_t *ids;
 
@@ -221,13 +164,7 @@ static void write_arrows_ids(struct jsonw *w, const struct hcp_result *r)
 		if (s->type == HCP_E_OP || s->src_ev == s->dst_ev)
 			continue;
 		nid++;
-		jsonw_obj_begin(w);
-		jsonw_kstr(w, "edge", hcp_edge_names[s->type]);
-		jsonw_kint(w, "src_id", s->src_ev);
-		jsonw_kint(w, "dst_id", s->dst_ev);
-		jsonw_kdouble(w, "from_us", out_us(s->from));
-		jsonw_kdouble(w, "to_us", out_us(s->to));
-		jsonw_obj_end(w);
+		sc_json_row(w, &sc_critpath_segments, s, NULL, arrow_cols);
 	}
 	jsonw_arr_end(w);
 	ids = path_ids(r, &nid);
@@ -525,23 +462,8 @@ static void tdiff_table(struct jsonw *w, const char *key, const struct hcp_tdiff
 	jsonw_kint(w, "changed", t->changes[HCP_INCREASED] + t->changes[HCP_DECREASED]);
 	jsonw_obj_end(w);
 	jsonw_kint(w, "rows_total", (int64_t)t->rows.n);
-	jsonw_key(w, "rows");
-	jsonw_arr_begin(w);
-	for (i = 0; i < t->rows.n && i < TDIFF_CAP; i++) {
-		const struct hcp_tdiff_row *r = &t->rows.v[i];
-
-		jsonw_obj_begin(w);
-		jsonw_kstr(w, "name", r->name);
-		jsonw_kstr(w, "change", hcp_change_names[r->change]);
-		jsonw_kint(w, "base_count", r->base_count);
-		jsonw_kint(w, "exp_count", r->exp_count);
-		jsonw_kint(w, "diff_count", r->exp_count - r->base_count);
-		jsonw_kdouble(w, "base_duration_us", out_us(r->base_dur));
-		jsonw_kdouble(w, "exp_duration_us", out_us(r->exp_dur));
-		jsonw_kdouble(w, "diff_duration_us", out_us(r->exp_dur - r->base_dur));
-		jsonw_obj_end(w);
-	}
-	jsonw_arr_end(w);
+	sc_json_rows(w, "rows", &sc_trace_diff, t->rows.v,
+		     t->rows.n < TDIFF_CAP ? t->rows.n : TDIFF_CAP, NULL, NULL);
 	jsonw_obj_end(w);
 }
 

@@ -1,9 +1,11 @@
 /*
  * hta_launch_json.c - the per-worker documents of HTA's launch-side
  * analyses (src/analysis/hta_launch.h): launches.json, annotations.json,
- * sequences.json (rows of out_views, views.c), and the HTA fields of
- * distributed.json (overlap_pct, step_time_us, late_start per worker; the
- * "stragglers" list). Keys and units: docs/HTA.md.
+ * sequences.json (rows of out_views, views.c), and distributed.json's
+ * "stragglers" list. Their row tables (outlier launches, launch summaries,
+ * annotations and their kernels, sequence operators and patterns,
+ * stragglers) are the schema's (schema_views.c, schema_hta.c); this file
+ * writes the documents around them. Keys and units: docs/HTA.md.
  *
  * Each writer needs its pass of the profile (run on first use,
  * analysis/an_hta.h); when that failed (out of memory) the document is
@@ -13,8 +15,6 @@
 #include "analysis/an_hta.h"
 #include "output/output.h"
 #include "output/schema.h"
-
-#include <string.h>
 
 #define HTA_POINTS_MAX 2000 /* scatter points written (evenly strided) */
 
@@ -26,29 +26,12 @@ static void write_error(struct jsonw *w, const struct nns_err *err)
 	jsonw_obj_end(w);
 }
 
-static void knum_or_null(struct jsonw *w, const char *key, double v, double scale)
-{
-	if (v < 0)
-		jsonw_knull(w, key);
-	else
-		jsonw_kdouble(w, key, v * scale);
-}
-
 /* ---- launches.json ------------------------------------------------------ */
 
 static void dist_json(struct jsonw *w, const char *key, const struct hta_dist *d)
 {
 	jsonw_key(w, key);
-	jsonw_obj_begin(w);
-	jsonw_kint(w, "count", d->n);
-	jsonw_kdouble(w, "sum", out_us(d->sum));
-	jsonw_kdouble(w, "mean", d->mean / 1000.0);
-	jsonw_kdouble(w, "min", out_us(d->min));
-	jsonw_kdouble(w, "p50", d->p50 / 1000.0);
-	jsonw_kdouble(w, "p90", d->p90 / 1000.0);
-	jsonw_kdouble(w, "p99", d->p99 / 1000.0);
-	jsonw_kdouble(w, "max", out_us(d->max));
-	jsonw_obj_end(w);
+	sc_json_row(w, &sc_launch_dist, d, NULL, NULL);
 }
 
 static void list_json(struct jsonw *w, const char *key, const struct an_profile *p,
@@ -143,37 +126,32 @@ void out_json_hta_launches(struct jsonw *w, const struct an_profile *p)
 
 /* ---- annotations.json --------------------------------------------------- */
 
+/* CPU annotations: name, count, sum_us and mean_us */
+static const char *const cpu_anno_cols[] = {"name", "count", "sum_us", "mean_us", NULL};
+
 static void anno_rows(struct jsonw *w, const char *key, const struct an_profile *p,
 		      const struct hta_annotations *a, const struct hta_anno_row *rows, size_t n,
 		      int gpu)
 {
-	size_t i, k;
+	struct sc_ctx x = {p->m, 0, NULL};
 
+	if (!gpu) {
+		sc_json_rows(w, key, &sc_annotations, rows, n, &x, cpu_anno_cols);
+		return;
+	}
+	/* GPU annotations: every column, then the kernels under each */
 	jsonw_key(w, key);
 	jsonw_arr_begin(w);
-	for (i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		const struct hta_anno_row *r = &rows[i];
 
+		x.index = i;
 		jsonw_obj_begin(w);
-		jsonw_kstr(w, "name", out_str(p->m, r->name));
-		jsonw_kint(w, "count", r->count);
-		jsonw_kdouble(w, "sum_us", out_us(r->sum));
-		jsonw_kdouble(w, "mean_us", r->count ? out_us(r->sum) / (double)r->count : 0.0);
-		if (gpu) {
-			jsonw_kint(w, "kernel_count", r->kernel_count);
-			jsonw_kdouble(w, "kernel_sum_us", out_us(r->kernel_sum));
-			jsonw_key(w, "kernels");
-			jsonw_arr_begin(w);
-			for (k = r->first_kernel; k < r->first_kernel + r->nkernels; k++) {
-				const struct hta_anno_kernel *x = &a->kernels.v[k];
-				jsonw_obj_begin(w);
-				jsonw_kstr(w, "name", out_str(p->m, x->name));
-				jsonw_kint(w, "count", x->count);
-				jsonw_kdouble(w, "sum_us", out_us(x->sum));
-				jsonw_obj_end(w);
-			}
-			jsonw_arr_end(w);
-		}
+		sc_json_fields(w, &sc_annotations, r, &x, NULL);
+		/* no offset into an empty (NULL) list */
+		sc_json_rows(w, "kernels", &sc_anno_kernels,
+			     r->nkernels ? a->kernels.v + r->first_kernel : NULL, r->nkernels, &x,
+			     NULL);
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
@@ -203,22 +181,22 @@ void out_json_hta_annotations(struct jsonw *w, const struct an_profile *p)
 
 /* ---- sequences.json ----------------------------------------------------- */
 
+/* a pattern: its operator, its kernels' names (a list), then its figures */
 static void pattern_json(struct jsonw *w, const struct an_profile *p, const struct hta_sequences *s,
 			 const struct hta_seq_pattern *x)
 {
-	const struct model *m = p->m;
-	uint32_t k;
+	static const char *const head[] = {"op", NULL};
+	static const char *const tail[] = {"count", "gpu_time_us", "cpu_time_us", NULL};
+	struct sc_ctx cx = {p->m, 0, NULL};
 
 	jsonw_obj_begin(w);
-	jsonw_kstr(w, "op", out_str(m, x->op));
+	sc_json_fields(w, &sc_seq_patterns, x, &cx, head);
 	jsonw_key(w, "kernels");
 	jsonw_arr_begin(w);
-	for (k = 0; k < x->len; k++)
-		jsonw_str(w, out_str(m, s->names.v[x->first + k]));
+	for (uint32_t k = 0; k < x->len; k++)
+		jsonw_str(w, out_str(p->m, s->names.v[x->first + k]));
 	jsonw_arr_end(w);
-	jsonw_kint(w, "count", x->count);
-	jsonw_kdouble(w, "gpu_time_us", out_us(x->gpu_time));
-	jsonw_kdouble(w, "cpu_time_us", out_us(x->cpu_time));
+	sc_json_fields(w, &sc_seq_patterns, x, &cx, tail);
 	jsonw_obj_end(w);
 }
 
@@ -244,11 +222,7 @@ void out_json_hta_sequences(struct jsonw *w, const struct an_profile *p)
 		const struct hta_seq_op *o = &s->ops.v[i];
 
 		jsonw_obj_begin(w);
-		jsonw_kstr(w, "operator", o->query);
-		jsonw_kbool(w, "exact", o->exact);
-		jsonw_kint(w, "launches", o->launches);
-		jsonw_kint(w, "roots", o->roots);
-		jsonw_kint(w, "patterns_total", o->patterns_total);
+		sc_json_fields(w, &sc_seq_ops, o, NULL, NULL);
 		jsonw_key(w, "patterns");
 		jsonw_arr_begin(w);
 		for (k = o->first; k < o->first + o->n; k++)
@@ -262,33 +236,9 @@ void out_json_hta_sequences(struct jsonw *w, const struct an_profile *p)
 
 /* ---- distributed.json fields -------------------------------------------- */
 
-void hta_dist_worker_json(struct jsonw *w, const struct an_dist_worker *x)
-{
-	knum_or_null(w, "overlap_pct", x->overlap_pct, 1.0);
-	knum_or_null(w, "step_time_us", x->step_time, 1e-3);
-	knum_or_null(w, "late_start", x->late_start, 1.0);
-}
-
 void hta_dist_stragglers_json(struct jsonw *w, const struct an_dist *d)
 {
-	size_t i;
+	struct sc_ctx x = {NULL, 0, d};
 
-	jsonw_key(w, "stragglers");
-	jsonw_arr_begin(w);
-	for (i = 0; i < d->nstragglers; i++) {
-		const struct hta_straggler *s = &d->stragglers[i];
-		int step = !strcmp(s->metric, "step_time");
-		double scale = step ? 1e-3 : 1.0;
-
-		jsonw_obj_begin(w);
-		jsonw_kstr(w, "worker",
-			   s->worker < d->workers.n ? d->workers.v[s->worker].name : "");
-		jsonw_kstr(w, "metric", s->metric);
-		jsonw_kstr(w, "unit", step ? "us" : "step_fraction");
-		jsonw_kdouble(w, "value", s->value * scale);
-		jsonw_kdouble(w, "median", s->median * scale);
-		jsonw_kdouble(w, "excess", s->excess);
-		jsonw_obj_end(w);
-	}
-	jsonw_arr_end(w);
+	sc_json_rows(w, "stragglers", &sc_stragglers, d->stragglers, d->nstragglers, &x, NULL);
 }

@@ -2,7 +2,9 @@
  * hta_time_json.c - temporal.json, idle.json, queue.json and membw.json:
  * the writers of nnscope's HTA time analyses (analysis/hta_time.h). Each
  * needs its pass of the profile (run on first use, analysis/an_hta.h) and
- * writes one complete object, or {"error": "..."} when the pass failed. Times in microseconds,
+ * writes one complete object, or {"error": "..."} when the pass failed; the
+ * row tables and statistics objects are the schema's (schema_views.c,
+ * schema_hta.c), the series are written here. Times in microseconds,
  * series times relative to the trace start (trace_start_us), bandwidths in GB/s; docs/HTA.md
  * describes every key.
  */
@@ -33,20 +35,6 @@ static void write_series(struct jsonw *w, const char *key, const hta_series *s, 
 		jsonw_arr_end(w);
 	}
 	jsonw_arr_end(w);
-}
-
-static void write_describe(struct jsonw *w, const struct hta_describe *d)
-{
-	jsonw_obj_begin(w);
-	jsonw_kint(w, "count", d->count);
-	jsonw_kdouble(w, "mean", d->mean);
-	jsonw_kdouble(w, "std", d->std);
-	jsonw_kdouble(w, "min", d->min);
-	jsonw_kdouble(w, "p25", d->p25);
-	jsonw_kdouble(w, "p50", d->p50);
-	jsonw_kdouble(w, "p75", d->p75);
-	jsonw_kdouble(w, "max", d->max);
-	jsonw_obj_end(w);
 }
 
 void out_json_temporal(struct jsonw *w, const struct an_profile *p)
@@ -86,20 +74,12 @@ void out_json_idle(struct jsonw *w, const struct an_profile *p)
 
 		jsonw_obj_begin(w);
 		sc_json_fields(w, &sc_idle, s, NULL, NULL);
+		/* one row of gap statistics per kind, keyed by the kind */
 		jsonw_key(w, "intervals");
 		jsonw_obj_begin(w);
 		for (k = 0; k < HTA_IDLE_N; k++) {
-			const struct hta_stats *st = &s->st[k];
-
 			jsonw_key(w, hta_idle_names[k]);
-			jsonw_obj_begin(w);
-			jsonw_kint(w, "count", st->count);
-			jsonw_kdouble(w, "mean_us", st->mean / 1000.0);
-			jsonw_kdouble(w, "min_us", st->min / 1000.0);
-			jsonw_kdouble(w, "p50_us", st->p50 / 1000.0);
-			jsonw_kdouble(w, "p95_us", st->p95 / 1000.0);
-			jsonw_kdouble(w, "max_us", st->max / 1000.0);
-			jsonw_obj_end(w);
+			sc_json_row(w, &sc_idle_gaps, &s->st[k], NULL, NULL);
 		}
 		jsonw_obj_end(w);
 		jsonw_obj_end(w);
@@ -164,7 +144,7 @@ void out_json_membw(struct jsonw *w, const struct an_profile *p)
 		jsonw_obj_begin(w);
 		sc_json_fields(w, &sc_membw, k, NULL, NULL);
 		jsonw_key(w, "summary");
-		write_describe(w, &k->summary);
+		sc_json_row(w, &sc_describe, &k->summary, NULL, NULL);
 		write_series(w, "series", &k->series, p->m->min_ts);
 		jsonw_obj_end(w);
 	}

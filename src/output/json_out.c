@@ -315,22 +315,6 @@ static void write_step_avg(struct jsonw *w, const char *key, const double *v)
 	jsonw_obj_end(w);
 }
 
-static void write_triplet(struct jsonw *w, const char *what, int64_t base, int64_t exp, int time)
-{
-	char k[64];
-
-	static const char *const prefix[3] = {"base", "exp", "delta"};
-	const int64_t v[3] = {base, exp, exp - base};
-
-	for (int i = 0; i < 3; i++) {
-		snprintf(k, sizeof(k), "%s_%s%s", prefix[i], what, time ? "_us" : "");
-		if (time)
-			jsonw_kdouble(w, k, out_us(v[i]));
-		else
-			jsonw_kint(w, k, v[i]);
-	}
-}
-
 void out_json_diff(struct jsonw *w, const struct an_diff *d, const char *base_label,
 		   const char *exp_label)
 {
@@ -349,21 +333,7 @@ void out_json_diff(struct jsonw *w, const struct an_diff *d, const char *base_la
 	write_step_avg(w, "exp", d->exp_step);
 	write_step_avg(w, "delta", delta);
 	jsonw_obj_end(w);
-	jsonw_key(w, "ops");
-	jsonw_arr_begin(w);
-	for (size_t i = 0; i < d->ops.n; i++) {
-		const struct an_diff_row *r = &d->ops.v[i];
-
-		jsonw_obj_begin(w);
-		jsonw_kstr(w, "name", r->name);
-		write_triplet(w, "calls", r->base_calls, r->exp_calls, 0);
-		write_triplet(w, "host_total", r->base_host, r->exp_host, 1);
-		write_triplet(w, "device_total", r->base_dev, r->exp_dev, 1);
-		write_triplet(w, "host_self", r->base_host_self, r->exp_host_self, 1);
-		write_triplet(w, "device_self", r->base_dev_self, r->exp_dev_self, 1);
-		jsonw_obj_end(w);
-	}
-	jsonw_arr_end(w);
+	sc_json_rows(w, "ops", &sc_diff_ops, d->ops.v, d->ops.n, NULL, NULL);
 	out_json_trace_diff(w, d);
 	jsonw_obj_end(w);
 }

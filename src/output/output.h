@@ -100,12 +100,10 @@ void out_json_queue(struct jsonw *w, const struct an_profile *p);
 void out_json_membw(struct jsonw *w, const struct an_profile *p);
 
 /* HTA launch-side documents (hta_launch_json.c): launches.json,
- * annotations.json, sequences.json; and the HTA fields of distributed.json
- * (overlap_pct, step_time_us, late_start per worker; "stragglers"). */
+ * annotations.json, sequences.json; and distributed.json's "stragglers". */
 void out_json_hta_launches(struct jsonw *w, const struct an_profile *p);
 void out_json_hta_annotations(struct jsonw *w, const struct an_profile *p);
 void out_json_hta_sequences(struct jsonw *w, const struct an_profile *p);
-void hta_dist_worker_json(struct jsonw *w, const struct an_dist_worker *x);
 void hta_dist_stragglers_json(struct jsonw *w, const struct an_dist *d);
 
 /* The per-worker documents beyond overview/operators/kernels/memory/modules

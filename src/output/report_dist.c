@@ -1,9 +1,12 @@
 /*
  * report_dist.c - terminal views across profiles: the distributed view of
  * a run (per-worker computation/communication bars, collectives) and the
- * diff of two profiles (step-time and top operator deltas).
+ * diff of two profiles (step-time and top operator deltas). The
+ * distributed tables' columns are the schema's; the diff's cells pair base
+ * and experiment ("3→4", deltas with their percent), the report's own.
  */
 #include "output/report_int.h"
+#include "output/schema.h"
 #include "output/table.h"
 
 #include <math.h>
@@ -12,19 +15,17 @@
 
 void report_dist(FILE *f, const struct an_dist *d, const char *title, const struct report_opts *o)
 {
-	static const struct tb_col wcols[] = {
-	    {"Worker", TB_LEFT, TB_TRUNC_END}, {"Computation µs", TB_RIGHT, 0},
-	    {"Overlap µs", TB_RIGHT, 0},       {"Communication µs", TB_RIGHT, 0},
-	    {"Other µs", TB_RIGHT, 0},	       {"Transfer µs", TB_RIGHT, 0},
-	    {"Synchronizing µs", TB_RIGHT, 0},
-	};
-	static const struct tb_col ccols[] = {
-	    {"Worker", TB_LEFT, 0},	 {"Collective", TB_LEFT, TB_TRUNC_END},
-	    {"Calls", TB_RIGHT, 0},	 {"Total bytes", TB_RIGHT, 0},
-	    {"Latency µs", TB_RIGHT, 0}, {"Transfer µs", TB_RIGHT, 0},
-	};
+	/* the schema's columns (sc_dist_workers, sc_comm_ops); the worker's
+	 * name is the report's own cell, marked when not comparable */
+	static const char *const wsel[] = {
+	    "computation_us",	"overlap_us", "communication_us", "other_us", "transfer_us",
+	    "synchronizing_us", NULL};
+	static const char *const csel[] = {
+	    "worker",		"name:Collective", "calls", "total_bytes:Total bytes",
+	    "total_latency_us", "transfer_us",	   NULL};
+	const struct sc_ctx x = {NULL, 0, d};
+	struct tb_col wcols[7], ccols[6];
 	struct table t;
-	char b[48];
 
 	rp_heading(f, o, title ? title : "Distributed");
 	if (d->note[0])
@@ -34,17 +35,13 @@ void report_dist(FILE *f, const struct an_dist *d, const char *title, const stru
 		return;
 	}
 	rp_section(f, o, "Computation / communication per step (average, µs)");
-	tb_init(&t, wcols, 7);
+	wcols[0] = (struct tb_col){"Worker", TB_LEFT, TB_TRUNC_END};
+	tb_init(&t, wcols, 1 + sc_term_cols(wcols + 1, 6, &sc_dist_workers, wsel, TB_TRUNC_NONE));
 	for (size_t i = 0; i < d->workers.n; i++) {
 		const struct an_dist_worker *w = &d->workers.v[i];
 
 		tb_cell(&t, "%s%s", w->name, w->comparable || !d->available ? "" : " (*)");
-		tb_cell(&t, "%s", tb_fmt_us(b, sizeof(b), w->computation));
-		tb_cell(&t, "%s", tb_fmt_us(b, sizeof(b), w->overlap));
-		tb_cell(&t, "%s", tb_fmt_us(b, sizeof(b), w->communication));
-		tb_cell(&t, "%s", tb_fmt_us(b, sizeof(b), w->other));
-		tb_cell(&t, "%s", tb_fmt_us(b, sizeof(b), w->transfer));
-		tb_cell(&t, "%s", tb_fmt_us(b, sizeof(b), w->synchronizing));
+		sc_term_row(&t, &sc_dist_workers, w, &x, wsel);
 	}
 	tb_print(&t, f, o->width, 2, o->color);
 	tb_release(&t);
@@ -57,17 +54,10 @@ void report_dist(FILE *f, const struct an_dist *d, const char *title, const stru
 	if (d->comm_ops.n == 0)
 		return;
 	rp_section(f, o, "Collectives");
-	tb_init(&t, ccols, 6);
-	for (size_t i = 0; i < d->comm_ops.n; i++) {
-		const struct an_dist_comm_row *c = &d->comm_ops.v[i];
-
-		tb_cell(&t, "%s", c->worker < d->workers.n ? d->workers.v[c->worker].name : "?");
-		tb_cell(&t, "%s", c->name);
-		tb_cell(&t, "%s", tb_fmt_int(b, sizeof(b), c->calls));
-		tb_cell(&t, "%s", tb_fmt_bytes(b, sizeof(b), (double)c->total_bytes));
-		tb_cell(&t, "%s", tb_fmt_us(b, sizeof(b), (double)c->total_latency));
-		tb_cell(&t, "%s", tb_fmt_us(b, sizeof(b), (double)c->transfer));
-	}
+	tb_init(&t, ccols, sc_term_cols(ccols, 6, &sc_comm_ops, csel, TB_TRUNC_NONE));
+	ccols[1].trunc = TB_TRUNC_END; /* the collective's name shrinks, not the worker's */
+	for (size_t i = 0; i < d->comm_ops.n; i++)
+		sc_term_row(&t, &sc_comm_ops, &d->comm_ops.v[i], &x, csel);
 	tb_print(&t, f, o->width, 2, o->color);
 	tb_release(&t);
 }

@@ -62,6 +62,7 @@ void sc_get(const struct sc_col *c, const void *row, const struct sc_ctx *x, str
 	v->ns = 0.0;
 	v->s = NULL;
 	v->undefined = 0;
+	v->omit = 0;
 	switch (c->src) {
 	case SC_F_I64:
 		memcpy(&i64, base, sizeof(i64));

@@ -74,6 +74,7 @@ struct sc_val {
 	double ns;	  /* SC_US: the same value in nanoseconds, for the terminal */
 	const char *s;	  /* SC_TEXT; NULL writes JSON null */
 	int undefined;	  /* a stand-in (a ratio over 0 is 0): written as is, shown "-" */
+	int omit;	  /* an optional member: left out of JSON objects, else absent */
 	char buf[SC_BUF]; /* storage for computed text */
 };
 
@@ -112,6 +113,7 @@ extern const struct sc_table sc_modules;      /* struct an_module_row */
 extern const struct sc_table sc_steptrace;    /* struct an_steptrace_row */
 extern const struct sc_table sc_dist_workers; /* struct an_dist_worker */
 extern const struct sc_table sc_comm_ops;     /* struct an_dist_comm_row, aux = an_dist */
+extern const struct sc_table sc_diff_ops;     /* struct an_diff_row (the diff's "ops") */
 extern const struct sc_table sc_dp_queues;    /* struct an_queue, aux = an_datapipe */
 extern const struct sc_table sc_dp_steps;     /* struct an_dp_step */
 extern const struct sc_table sc_cpu_threads;  /* struct an_cpu_thread */
@@ -138,6 +140,34 @@ extern const struct sc_table sc_ms_ds_kernels;	  /* struct ms_ds_kernel, aux = m
 extern const struct sc_table sc_cluster_links;	  /* struct cl_link */
 extern const struct sc_table sc_cluster_stages;	  /* struct cl_stage */
 extern const struct sc_table sc_gpus;		  /* struct an_gpu */
+/* The cluster's ranks, their steps and the proposals (schema_ms.c);
+ * optional members are left out of the JSON (sc_val.omit). */
+extern const struct sc_table sc_cluster_ranks;	   /* struct cl_rank */
+extern const struct sc_table sc_cluster_steps;	   /* struct cl_step */
+extern const struct sc_table sc_cluster_proposals; /* struct cl_proposal, aux = cl_result */
+/* HTA's other row tables (schema_hta.c): the critical path, the launch
+ * side and the time analyses' statistics. */
+extern const struct sc_table sc_critpath_segments; /* struct hcp_seg */
+extern const struct sc_table sc_critpath_top;	   /* struct sc_critpath_top, aux = hcp_result */
+extern const struct sc_table sc_trace_diff;	   /* struct hcp_tdiff_row */
+extern const struct sc_table sc_launch_dist;	   /* struct hta_dist (launches.json summary_us) */
+extern const struct sc_table sc_annotations;	   /* struct hta_anno_row */
+extern const struct sc_table sc_anno_kernels;	   /* struct hta_anno_kernel */
+extern const struct sc_table sc_seq_ops;	   /* struct hta_seq_op */
+extern const struct sc_table sc_seq_patterns;	   /* struct hta_seq_pattern */
+extern const struct sc_table sc_stragglers;	   /* struct hta_straggler, aux = an_dist */
+extern const struct sc_table sc_idle_gaps;	   /* struct hta_stats (idle.json intervals) */
+extern const struct sc_table sc_describe;	   /* struct hta_describe (membw.json summary) */
+
+/* A row of the critical path's top events: the path's weight summed by
+ * (event name, class), built by its writer (hta_critpath_json.c). */
+struct sc_critpath_top {
+	uint32_t name; /* model string id */
+	uint8_t cls;   /* enum hcp_class */
+	uint8_t kind;  /* the event's kind */
+	int64_t w;     /* summed weight, ns */
+	int64_t n;     /* path edges summed */
+};
 
 /* The operator and kernel tables come in groupings: one schema, several
  * row sets, each with its JSON key, SQL table and columns. */

@@ -46,6 +46,33 @@ static inline void set_null(struct sc_val *v)
 	v->null = 1;
 }
 
+/* An optional member that is not there: left out of JSON objects, absent
+ * (empty, NULL, "-") elsewhere. */
+static inline void set_omit(struct sc_val *v)
+{
+	v->null = 1;
+	v->omit = 1;
+}
+
+/* A microsecond value computed as µs (v->ns for the terminal). */
+static inline void set_us_d(struct sc_val *v, double us)
+{
+	v->d = us;
+	v->ns = us * 1000.0;
+}
+
+/* A uint32_t at c->off as an integer (event ids, counts). */
+static inline void sc_u32_at(const struct sc_col *c, const void *row, const struct sc_ctx *x,
+			     struct sc_val *v)
+{
+	uint32_t u;
+
+	(void)x;
+	memcpy(&u, (const char *)row + c->off, sizeof(u));
+	v->i = u;
+	v->d = u;
+}
+
 static inline const char *str_or_null(const struct model *m, uint32_t id)
 {
 	if (!m || id == 0 || id == STRPOOL_NONE)

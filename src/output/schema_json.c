@@ -1,7 +1,7 @@
 /*
  * schema_json.c - result rows as JSON objects, from their description
  * (schema.h): integers and booleans as such, SC_US columns as microsecond
- * doubles, absent values as null.
+ * doubles, absent values as null, optional ones (sc_val.omit) left out.
  */
 #include "output/schema.h"
 
@@ -34,6 +34,8 @@ static void fields(struct jsonw *w, const struct sc_picks *ps, const void *row,
 
 	for (size_t i = 0; i < ps->n; i++) {
 		sc_get(ps->col[i], row, x, &v);
+		if (v.omit)
+			continue;
 		jsonw_key(w, ps->shown[i]);
 		put_value(w, ps->col[i], &v);
 	}

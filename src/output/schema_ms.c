@@ -2,7 +2,8 @@
  * schema_ms.c - the MindSpore and cluster result tables, column by column
  * (schema.h): AI Core time by type and by operator, the step-trace rows
  * and summary, FLOPs per operator, AI CPU by type and by operator, the
- * dynamic-shape kernels, and the cluster view's links and stages. Their
+ * dynamic-shape kernels, and the cluster view's ranks, steps, links,
+ * stages and proposals. Their
  * rows are the ms_profile's (analysis/an_ms.h) and the cluster result's
  * (analysis/cluster.h); a name kept as an offset in its reader's string
  * list is read through the table's aux (the struct holding that list).
@@ -301,3 +302,233 @@ static const struct sc_col cls_cols[] = {
 
 const struct sc_table sc_cluster_stages = {"cluster_stages", "pipeline stages of a cluster",
 					   cls_cols, NCOLS(cls_cols), sizeof(struct cl_stage)};
+
+/* ---- cluster ranks, their steps and the proposals (cluster.json, cluster.csv) */
+
+/* a char array at c->off, left out when empty */
+static void chars_or_omit(const struct sc_col *c, const void *row, const struct sc_ctx *x,
+			  struct sc_val *v)
+{
+	(void)x;
+	v->s = (const char *)row + c->off;
+	if (!*v->s)
+		set_omit(v);
+}
+
+/* a µs double at c->off, left out when not finite */
+static void us_finite_or_omit(const struct sc_col *c, const void *row, const struct sc_ctx *x,
+			      struct sc_val *v)
+{
+	double d;
+
+	(void)x;
+	memcpy(&d, (const char *)row + c->off, sizeof(d));
+	if (isfinite(d))
+		set_us_d(v, d);
+	else
+		set_omit(v);
+}
+
+/* The double at c->off (also in ns for a µs column) when the row has it
+ * (have); else null, or left out when omit. */
+static void dbl_if(const struct sc_col *c, const void *row, struct sc_val *v, int have, int omit)
+{
+	if (!have) {
+		if (omit)
+			set_omit(v);
+		else
+			set_null(v);
+		return;
+	}
+	memcpy(&v->d, (const char *)row + c->off, sizeof(v->d));
+	if (c->unit == SC_US)
+		v->ns = v->d * 1000.0;
+}
+
+/* the average step's phases: null without a step trace */
+static void rk_phase(const struct sc_col *c, const void *row, const struct sc_ctx *x,
+		     struct sc_val *v)
+{
+	dbl_if(c, row, v, ((const struct cl_rank *)row)->has_steptrace, 0);
+}
+
+/* communication (hccl_raw or nnscope's comm ops) and FLOPs: left out
+ * without them */
+static void rk_comm(const struct sc_col *c, const void *row, const struct sc_ctx *x,
+		    struct sc_val *v)
+{
+	dbl_if(c, row, v, ((const struct cl_rank *)row)->has_comm, 1);
+}
+
+static void rk_comm_ops(const struct sc_col *c, const void *row, const struct sc_ctx *x,
+			struct sc_val *v)
+{
+	const struct cl_rank *r = row;
+
+	if (r->has_comm)
+		v->i = (int64_t)r->comm_ops;
+	else
+		set_omit(v);
+}
+
+static void rk_flops(const struct sc_col *c, const void *row, const struct sc_ctx *x,
+		     struct sc_val *v)
+{
+	dbl_if(c, row, v, ((const struct cl_rank *)row)->has_flops, 1);
+}
+
+#define RK(n, ty, un, fn, field, title, doc) FCOL(n, ty, un, fn, struct cl_rank, field, title, doc)
+
+/* the rank's scalar members; its "bottleneck_us" and "steps" are written
+ * beside */
+static const struct sc_col clr_cols[] = {
+    COL("rank", SC_INT, SC_PLAIN, SC_F_I32, struct cl_rank, rank, "Rank", "rank"),
+    COL("host", SC_TEXT, SC_PLAIN, SC_F_CHARS, struct cl_rank, host, "Host", "host name"),
+    RK("worker", SC_TEXT, SC_PLAIN, chars_or_omit, worker, "Worker",
+       "nnscope worker; left out for MindSpore jobs"),
+    COL("stage", SC_INT, SC_PLAIN, SC_F_I32, struct cl_rank, stage, "Stage",
+	"1-based pipeline stage, 1 when not pipelined"),
+    RK("clock_sync", SC_TEXT, SC_PLAIN, chars_or_omit, clock_sync, "Clock",
+       "\"ntp\" or \"unsynced\"; left out when unknown"),
+    RK("clock_error_us", SC_REAL, SC_US, us_finite_or_omit, clock_error_us, "Clock error µs",
+       "the clock's maximum error, µs; left out when unknown"),
+    RK("iteration_interval_us", SC_REAL, SC_US, rk_phase, interval_us, "Interval µs",
+       "the average step's iteration interval, µs; null without a step trace"),
+    RK("fp_bp_us", SC_REAL, SC_US, rk_phase, fp_bp_us, "FP+BP µs", "... forward and backward, µs"),
+    RK("tail_us", SC_REAL, SC_US, rk_phase, tail_us, "Tail µs", "... tail, µs"),
+    RK("total_us", SC_REAL, SC_US, rk_phase, total_us, "Total µs", "... whole step, µs"),
+    RK("communication_us", SC_REAL, SC_US, rk_comm, comm_cost_us, "Comm µs",
+       "communication per step, µs; left out without communication data"),
+    RK("wait_us", SC_REAL, SC_US, rk_comm, wait_cost_us, "Wait µs",
+       "waiting in communication per step (MindSpore), µs"),
+    FNC("communication_ops", SC_INT, SC_COUNT, rk_comm_ops, "Comm ops", "communication operations"),
+    RK("flops_mflops", SC_REAL, SC_PLAIN, rk_flops, flops, "MFLOPs",
+       "FLOPs, MFLOPs; left out without FLOPs data"),
+    RK("flops_per_s_gflops", SC_REAL, SC_PLAIN, rk_flops, flops_per_s, "GFLOPS",
+       "FLOPs per second, GFLOPS"),
+};
+
+const struct sc_table sc_cluster_ranks = {"cluster_ranks", "ranks of a cluster (the average step)",
+					  clr_cols, NCOLS(clr_cols), sizeof(struct cl_rank)};
+
+/* a step's "bottleneck_us" is written beside */
+static const struct sc_col clst_cols[] = {
+    COL("step", SC_TEXT, SC_PLAIN, SC_F_CHARS, struct cl_step, name, "Step", "step name"),
+    FCOL("start_us", SC_REAL, SC_US, us_finite_or_omit, struct cl_step, start_us, "Start µs",
+	 "start relative to the earliest step of any rank, µs; left out when the clocks are "
+	 "not aligned"),
+    COL("iteration_interval_us", SC_REAL, SC_US, SC_F_DBL, struct cl_step, interval_us,
+	"Interval µs", "iteration interval, µs"),
+    COL("fp_bp_us", SC_REAL, SC_US, SC_F_DBL, struct cl_step, fp_bp_us, "FP+BP µs",
+	"forward and backward, µs"),
+    COL("tail_us", SC_REAL, SC_US, SC_F_DBL, struct cl_step, tail_us, "Tail µs", "tail, µs"),
+    COL("total_us", SC_REAL, SC_US, SC_F_DBL, struct cl_step, total_us, "Total µs",
+	"whole step, µs"),
+};
+
+const struct sc_table sc_cluster_steps = {"cluster_steps", "steps of one rank of a cluster",
+					  clst_cols, NCOLS(clst_cols), sizeof(struct cl_step)};
+
+/* A proposal's member that only some proposals have: present when the
+ * proposal has the CL_HAS_ bit the column's function names. */
+static int pr_has(const void *row, unsigned bit, struct sc_val *v)
+{
+	if (((const struct cl_proposal *)row)->has & bit)
+		return 1;
+	set_omit(v);
+	return 0;
+}
+
+static void pr_int(const struct sc_col *c, const void *row, struct sc_val *v, unsigned bit)
+{
+	int i;
+
+	if (!pr_has(row, bit, v))
+		return;
+	memcpy(&i, (const char *)row + c->off, sizeof(i));
+	v->i = i;
+}
+
+static void pr_dbl(const struct sc_col *c, const void *row, struct sc_val *v, unsigned bit)
+{
+	dbl_if(c, row, v, (((const struct cl_proposal *)row)->has & bit) != 0, 1);
+}
+
+#define PR_FN(name, kind, bit)                                                                     \
+	static void name(const struct sc_col *c, const void *row, const struct sc_ctx *x,          \
+			 struct sc_val *v)                                                         \
+	{                                                                                          \
+		(void)x;                                                                           \
+		kind(c, row, v, bit);                                                              \
+	}
+PR_FN(pr_stage, pr_int, CL_HAS_STAGE)
+PR_FN(pr_link_int, pr_int, CL_HAS_LINK)
+PR_FN(pr_pct, pr_dbl, CL_HAS_PERCENT)
+PR_FN(pr_thr, pr_dbl, CL_HAS_THRESHOLD)
+PR_FN(pr_excess, pr_dbl, CL_HAS_EXCESS)
+
+static void pr_rank(const struct sc_col *c, const void *row, const struct sc_ctx *x,
+		    struct sc_val *v)
+{
+	if (pr_has(row, CL_HAS_RANK, v))
+		v->i = ((const struct cl_proposal *)row)->rank;
+}
+
+static void pr_link_type(const struct sc_col *c, const void *row, const struct sc_ctx *x,
+			 struct sc_val *v)
+{
+	if (pr_has(row, CL_HAS_LINK, v))
+		v->s = ((const struct cl_proposal *)row)->link_type;
+}
+
+/* the host (c->off 0) or worker (1) of the proposal's rank (aux = the
+ * cl_result), left out when it has none */
+static void pr_where(const struct sc_col *c, const void *row, const struct sc_ctx *x,
+		     struct sc_val *v)
+{
+	const struct cl_proposal *p = row;
+	const struct cl_rank *r = NULL;
+
+	if (p->has & CL_HAS_RANK)
+		r = cl_find_rank(x->aux, p->rank);
+	v->s = !r ? "" : c->off ? r->worker : r->host;
+	if (!*v->s)
+		set_omit(v);
+}
+
+#define PR(n, ty, un, fn, field, title, doc)                                                       \
+	FCOL(n, ty, un, fn, struct cl_proposal, field, title, doc)
+
+static const struct sc_col clp_cols[] = {
+    COL("id", SC_TEXT, SC_PLAIN, SC_F_CHARS, struct cl_proposal, id, "Proposal",
+	"slow_rank, slow_link, ..."),
+    COL("text", SC_TEXT, SC_PLAIN, SC_F_PSTR, struct cl_proposal, text, "Text",
+	"the proposal in words"),
+    FNC("rank", SC_INT, SC_PLAIN, pr_rank, "Rank", "the rank it names; left out when none"),
+    {"host", SC_TEXT, SC_PLAIN, SC_F_FN, 0, pr_where, "Host", "that rank's host"},
+    {"worker", SC_TEXT, SC_PLAIN, SC_F_FN, 1, pr_where, "Worker", "that rank's worker"},
+    PR("stage", SC_INT, SC_PLAIN, pr_stage, stage, "Stage",
+       "the stage it names; left out when none"),
+    PR("src_rank", SC_INT, SC_PLAIN, pr_link_int, src, "Source",
+       "the link's source rank; left out when no link"),
+    PR("dst_rank", SC_INT, SC_PLAIN, pr_link_int, dst, "Destination", "... destination rank"),
+    PR("reported_by", SC_INT, SC_PLAIN, pr_link_int, reporter, "Reported by",
+       "... the rank whose hccl_raw file holds it"),
+    FNC("link_type", SC_TEXT, SC_PLAIN, pr_link_type, "Link", "... link type"),
+    COL("value", SC_REAL, SC_PLAIN, SC_F_DBL, struct cl_proposal, val, "Value", "in unit"),
+    COL("unit", SC_TEXT, SC_PLAIN, SC_F_CHARS, struct cl_proposal, unit, "Unit",
+	"\"ms\", \"KB/s\", \"MFLOPs\", \"GFLOPS\", \"%\""),
+    PR("percent", SC_REAL, SC_PLAIN, pr_pct, percent, "%",
+       "percent above or below the average; left out when none"),
+    PR("threshold_percent", SC_REAL, SC_PLAIN, pr_thr, threshold, "Threshold %",
+       "the threshold crossed, percent"),
+    PR("value_us", SC_REAL, SC_US, pr_excess, val_us, "Value µs",
+       "slow ranks: the rank's value, µs"),
+    PR("mean_us", SC_REAL, SC_US, pr_excess, mean_us, "Mean µs", "... the mean of all ranks, µs"),
+    PR("excess_us", SC_REAL, SC_US, pr_excess, excess_us, "Excess µs",
+       "... its excess over the mean of the other ranks, µs"),
+};
+
+const struct sc_table sc_cluster_proposals = {
+    "cluster_proposals", "proposals for a cluster (MindInsight's proposer)", clp_cols,
+    NCOLS(clp_cols), sizeof(struct cl_proposal)};

@@ -2,8 +2,9 @@
  * schema_page.c - the result tables as the web page shows them, for
  * GET /api/schema (docs/SERVER.md): every column of the tables below with
  * its name, type, unit, terminal title and description from the schema
- * (schema_tables.c, schema_views.c), plus the title the page gives it and
- * the page's formatter for its type and unit; and the step-time roles
+ * (schema_tables.c, schema_views.c, schema_hta.c, schema_ms.c), plus the
+ * title the page gives it and the page's formatter for its type and unit;
+ * and the step-time roles
  * (an_role_keys, an_role_names). The page builds its table columns from
  * this document (web/lib/schema.js), so a column's page title is written
  * here once and nowhere in web/.
@@ -77,6 +78,8 @@ static const struct page_table pages[] = {
     {&sc_idle,
      {"stream:Stream", "events:Ops", "idle_us:Idle", "host_wait_us:Host Wait",
       "kernel_wait_us:Kernel Wait", "other_us:Other", NULL}},
+    /* idle.json's gap statistics, shown as "<idle column> <statistic>" */
+    {&sc_idle_gaps, {"count:Gaps", "p50_us:p50", "max_us:Max", NULL}},
     {&sc_ms_op_types,
      {"kernel_type:Type", "total_time_us:Total time", "execution_frequency:Calls",
       "avg_time_us:Avg time", NULL}},
@@ -87,6 +90,44 @@ static const struct page_table pages[] = {
      {"device:GPU", "total_us:Window", "compute_us:Compute", "compute_pct:Compute %",
       "non_compute_us:Non-compute", "non_compute_pct:Non-compute %", "idle_us:Idle",
       "idle_pct:Idle %", NULL}},
+    {&sc_queue,
+     {"stream:Stream", "launches:Launches", "mean:Mean", "std:Std", "min:Min", "p25:p25", "p50:p50",
+      "p75:p75", "max:Max", "time_at_max_us:At Max", "time_at_max_pct:At Max %", NULL}},
+    {&sc_membw,
+     {"kind:Kind", "count:Ops", "bytes:Bytes", "time_us:Time", "bw_avg_gbps:Bytes / Time",
+      "bw_mean_gbps:Per-op Mean", "bw_max_gbps:Per-op Max", "peak_gbps:Peak", NULL}},
+    /* membw.json's per-kind series summary */
+    {&sc_describe, {"mean:Series Mean", "p50:Series p50", NULL}},
+    {&sc_launches,
+     {"kernel:Kernel", "op:Operator", "launch:Launch", "ts_us:At", "cpu_us:CPU", "gpu_us:GPU",
+      "delay_us:Delay", "start_delay_us:Start delay", NULL}},
+    {&sc_annotations, {"name:Annotation", NULL}},
+    {&sc_anno_kernels, {"name:Kernel", "count:Count", "sum_us:Time", NULL}},
+    {&sc_seq_ops, {"operator:Operator", "roots:Calls", NULL}},
+    {&sc_seq_patterns, {"count:Count", "gpu_time_us:GPU time", "cpu_time_us:CPU time", NULL}},
+    {&sc_critpath_top,
+     {"name:Event", "class:Class", "edges:Edges", "time_us:Time on path", "share:Share", NULL}},
+    {&sc_critpath_segments,
+     {"edge:Edge", "class:Class", "name:Event", "kind:Kind", "tid:Thread / stream",
+      "weight_us:Weight", NULL}},
+    {&sc_cluster_ranks,
+     {"rank:Rank", "host:Host", "worker:Worker", "stage:Stage",
+      "iteration_interval_us:Iteration interval", "fp_bp_us:FP + BP", "tail_us:Tail",
+      "total_us:Total", "communication_us:Communication", "wait_us:Wait", NULL}},
+    {&sc_cluster_links,
+     {"reported_by:Reported by", "src_rank:Src", "dst_rank:Dst", "link_type:Type", "time_us:Time",
+      "size_kb:Size (KB)", "bandwidth_kbps:Bandwidth (KB/s)", NULL}},
+    {&sc_diff_ops,
+     {"name:Operator", "base_calls:Base Calls", "exp_calls:Exp Calls", "delta_calls:Δ Calls",
+      "base_host_total_us:Base Host Total", "exp_host_total_us:Exp Host Total",
+      "delta_host_total_us:Δ Host Total", "delta_host_self_us:Δ Host Self",
+      "base_device_total_us:Base Device Total", "exp_device_total_us:Exp Device Total",
+      "delta_device_total_us:Δ Device Total", "delta_device_self_us:Δ Device Self", NULL}},
+    /* the name column is titled by what the rows are (Operator, Kernel) */
+    {&sc_trace_diff,
+     {"change:Change", "base_count:Base Count", "exp_count:Exp Count", "diff_count:Δ Count",
+      "base_duration_us:Base Duration", "exp_duration_us:Exp Duration",
+      "diff_duration_us:Δ Duration", NULL}},
 };
 
 static const char *const type_names[] = {"text", "int", "real", "bool"};

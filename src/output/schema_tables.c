@@ -1,6 +1,7 @@
 /*
  * schema_tables.c - the result tables of the SPEC §4 contract (steps,
- * operators, kernels, memory, modules, GPUs) and of the distributed view,
+ * operators, kernels, memory, modules, GPUs), of the distributed view and
+ * of the diff's operators,
  * column by column (schema.h). Column names are the JSON contract's (SPEC
  * §4, docs/CLI.md); the JSON, CSV, SQLite and terminal writers all read
  * them from here. Computed columns keep the exact arithmetic the documents
@@ -8,6 +9,8 @@
  * per-worker views are in schema_views.c.
  */
 #include "output/schema_int.h"
+
+#include "analysis/an_diff.h"
 
 #include <stdio.h>
 
@@ -549,3 +552,51 @@ static const struct sc_col co_cols[] = {
 
 const struct sc_table sc_comm_ops = {"comm_ops", "communication ops per worker (aux: an_dist)",
 				     co_cols, NCOLS(co_cols), sizeof(struct an_dist_comm_row)};
+
+/* ---- the diff's operators (the diff document's "ops") --------------------- */
+
+/* each base_ field is followed by its exp_ field */
+#define DIFF_PAIR(a, b)                                                                            \
+	_Static_assert(offsetof(struct an_diff_row, b) ==                                          \
+			   offsetof(struct an_diff_row, a) + sizeof(int64_t),                      \
+		       #b " follows " #a)
+DIFF_PAIR(base_calls, exp_calls);
+DIFF_PAIR(base_host, exp_host);
+DIFF_PAIR(base_dev, exp_dev);
+DIFF_PAIR(base_host_self, exp_host_self);
+DIFF_PAIR(base_dev_self, exp_dev_self);
+
+/* exp - base of the pair at c->off: a count, or ns written as µs */
+static void df_delta(const struct sc_col *c, const void *row, const struct sc_ctx *x,
+		     struct sc_val *v)
+{
+	int64_t p[2];
+
+	memcpy(p, (const char *)row + c->off, sizeof(p));
+	if (c->unit == SC_US)
+		set_us(v, p[1] - p[0]);
+	else
+		v->i = p[1] - p[0];
+}
+
+/* base_<n>, exp_<n> and delta_<n> of one pair */
+#define DIFF_COLS(n, ty, un, src, base, exp, what)                                                 \
+	COL("base_" n, ty, un, src, struct an_diff_row, base, "Base " what, "the base's " what),   \
+	    COL("exp_" n, ty, un, src, struct an_diff_row, exp, "Exp " what,                       \
+		"the experiment's " what),                                                         \
+	    FCOL("delta_" n, ty, un, df_delta, struct an_diff_row, base, "Δ " what, "exp - base")
+
+static const struct sc_col diff_cols[] = {
+    COL("name", SC_TEXT, SC_PLAIN, SC_F_CHARS, struct an_diff_row, name, "Operator",
+	"operator name (the union of both profiles')"),
+    DIFF_COLS("calls", SC_INT, SC_COUNT, SC_F_I64, base_calls, exp_calls, "calls"),
+    DIFF_COLS("host_total_us", SC_REAL, SC_US, SC_F_NS, base_host, exp_host, "host total µs"),
+    DIFF_COLS("device_total_us", SC_REAL, SC_US, SC_F_NS, base_dev, exp_dev, "device total µs"),
+    DIFF_COLS("host_self_us", SC_REAL, SC_US, SC_F_NS, base_host_self, exp_host_self,
+	      "host self µs"),
+    DIFF_COLS("device_self_us", SC_REAL, SC_US, SC_F_NS, base_dev_self, exp_dev_self,
+	      "device self µs"),
+};
+
+const struct sc_table sc_diff_ops = {"diff_ops", "operators of two profiles: base, exp and delta",
+				     diff_cols, NCOLS(diff_cols), sizeof(struct an_diff_row)};

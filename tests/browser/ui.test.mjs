@@ -76,6 +76,14 @@ const inView = (view, testid) => `[data-testid="view-${view}"] [data-testid="${t
 async function rowCount(page, table) {
   return page.$$eval(`[data-testid="table-${table}"] tbody tr:not(.tbl-none)`, (trs) => trs.length);
 }
+/** the column titles of a table, in order */
+async function heads(page, table) {
+  return page.$$eval(`[data-testid="table-${table}"] thead th .th-label`, (ths) => ths.map((t) => t.textContent));
+}
+/** a table's column titles are the ones the page has always shown (now from /api/schema) */
+async function assertHeads(page, table, want) {
+  assert.deepEqual(await heads(page, table), want, `${table} column titles`);
+}
 /** the cells of the first `n` body rows of a table: [[text...]] */
 async function cells(page, table, n = 1000) {
   return page.$$eval(`[data-testid="table-${table}"] tbody tr:not(.tbl-none)`, (trs, n) =>
@@ -581,6 +589,10 @@ if (!HAVE_KINETO) {
       await assertChart(o.page, 'hta-idle-chart', 1);
       await assertChart(o.page, 'hta-queue-chart', 2);
       await assertChart(o.page, 'hta-membw-chart', 1);
+      await assertHeads(o.page, 'hta-idle', ['Stream', 'Ops', 'Idle', 'Host Wait', 'Kernel Wait', 'Other',
+        'Host Wait Gaps', 'Host Wait p50', 'Host Wait Max', 'Other Gaps', 'Other p50', 'Other Max']);
+      await assertHeads(o.page, 'hta-queue', ['Stream', 'Launches', 'Mean', 'Std', 'Min', 'p25', 'p50', 'p75', 'Max', 'At Max', 'At Max %']);
+      await assertHeads(o.page, 'hta-membw', ['Kind', 'Ops', 'Bytes', 'Time', 'Bytes / Time', 'Per-op Mean', 'Per-op Max', 'Series Mean', 'Series p50', 'Peak']);
     });
     await check(`hta ${L}: kernel launch delay histogram, scatter and outlier table`, async () => {
       const doc = await api('/api/view', { ...R0, view: 'launches' });
@@ -589,11 +601,17 @@ if (!HAVE_KINETO) {
       await assertChart(o.page, 'hta-launch-hist', 2);
       await assertChart(o.page, 'hta-launch-scatter', 2);
       assert.ok(await rowCount(o.page, 'hta-launch-outliers') > 0, 'no outlier rows');
+      await assertHeads(o.page, 'hta-launch-outliers', ['Kernel', 'Operator', 'Launch', 'At', 'CPU', 'GPU', 'Delay', 'Start delay']);
     });
     await check(`hta ${L}: kernel sequences table`, async () => {
       const doc = await api('/api/view', { ...R0, view: 'sequences' });
       assert.ok(doc.ops.length > 0, 'API: no operators with sequences');
       assert.ok(await rowCount(o.page, 'hta-sequences') > 0, 'no sequence rows');
+      await assertHeads(o.page, 'hta-sequences', ['Operator', 'Kernels', 'Length', 'Count', 'Calls', 'GPU time', 'CPU time']);
+      const annos = await api('/api/view', { ...R0, view: 'annotations' });
+      if ((annos.gpu || []).length) {
+        await assertHeads(o.page, 'hta-anno-kernels', ['Annotation', 'Kernel', 'Count', 'Time', 'Of annotation kernels']);
+      }
     });
     await check(`hta ${L}: critical path breakdown and segments of the API's step`, async () => {
       const doc = await api('/api/view', { ...R0, view: 'critical_path' });
@@ -602,6 +620,8 @@ if (!HAVE_KINETO) {
       assert.ok(sum > 0, 'API: empty breakdown');
       await assertChart(o.page, 'hta-critpath-chart', 1);
       assert.ok(await rowCount(o.page, 'hta-critpath-segments') > 0, 'no segment rows');
+      await assertHeads(o.page, 'hta-critpath-segments', ['#', 'At', 'Edge', 'Class', 'Event', 'Kind', 'Thread / stream', 'Weight', 'Span']);
+      await assertHeads(o.page, 'hta-critpath-top', ['Event', 'Class', 'Edges', 'Time on path', 'Share']);
       assert.ok(await o.page.$(inView('hta', 'hta-critpath-open-trace')), 'no link to the Trace view');
     });
     await shoot(o.page, 'hta', L);
@@ -627,6 +647,14 @@ if (!HAVE_KINETO) {
       assert.ok(doc, 'no diff');
       const n = await rowCount(o.page, 'diff');
       assert.ok(n > 0, 'diff table empty');
+      const dev = doc.ops.some((r) => r.base_device_total_us || r.exp_device_total_us)
+        ? ['Base Device Total', 'Exp Device Total', 'Δ Device Total', 'Δ Device Self'] : [];
+      await assertHeads(o.page, 'diff', ['Operator', 'Base Calls', 'Exp Calls', 'Δ Calls', ...dev,
+        'Base Host Total', 'Exp Host Total', 'Δ Host Total', 'Δ Host Self']);
+      if (doc.trace_diff) {
+        await assertHeads(o.page, 'diff-hta-kernels', ['Kernel', 'Change', 'Base Count', 'Exp Count', 'Δ Count',
+          'Base Duration', 'Exp Duration', 'Δ Duration']);
+      }
       await assertChart(o.page, 'chart-diff');
       await assertNoErrorBox(o.page, 'diff');
     });
@@ -755,6 +783,8 @@ if (!mlpRun) {
       assert.equal(doc.ranks.length, 2, 'API ranks');
       assert.equal(await rowCount(o.page, 'cluster-ranks'), 2);
       await assertChart(o.page, 'chart-cluster', 2);
+      await assertHeads(o.page, 'cluster-ranks', ['Rank', 'Host', 'Worker', 'Stage', 'Iteration interval', 'FP + BP',
+        'Tail', 'Total', 'Communication']);
     });
     await shoot(o.page, 'cluster', 'dist');
     await finish('cluster dist', o);
@@ -772,6 +802,11 @@ if (!mlpRun) {
         assert.ok(el, `proposal ${p.id} not shown`);
       }
       await assertChart(o.page, 'chart-cluster', 4);
+      await assertHeads(o.page, 'cluster-ranks', ['Rank', 'Host', 'Stage', 'Iteration interval', 'FP + BP', 'Tail',
+        'Total', 'Communication', 'Wait']);
+      if ((doc.links || []).length) {
+        await assertHeads(o.page, 'cluster-links', ['Reported by', 'Src', 'Dst', 'Type', 'Time', 'Size (KB)', 'Bandwidth (KB/s)']);
+      }
     });
     await shoot(o.page, 'cluster', 'msjob');
     await finish('cluster msjob', o);

@@ -21,10 +21,24 @@
 #include "output/table.h"
 #include "testutil.h"
 
+/* every table (clang-format would put one a line) */
+/* clang-format off */
 static const struct sc_table *const all_tables[] = {
-    &sc_steps,	 &sc_operators, &sc_kernels, &sc_memory_ops,   &sc_memory_allocs, &sc_memory_curve,
-    &sc_modules, &sc_steptrace, &sc_gpus,    &sc_dist_workers, &sc_comm_ops,
+    /* the per-worker views */
+    &sc_steps, &sc_operators, &sc_kernels, &sc_memory_ops, &sc_memory_allocs, &sc_memory_curve,
+    &sc_modules, &sc_steptrace, &sc_gpus, &sc_dist_workers, &sc_comm_ops, &sc_diff_ops,
+    &sc_dp_queues, &sc_dp_steps, &sc_cpu_threads, &sc_cpu_stages, &sc_cpu_series, &sc_host_events,
+    /* HTA's (schema_views.c, schema_hta.c) */
+    &sc_temporal, &sc_idle, &sc_queue, &sc_membw, &sc_launches, &sc_critpath_segments,
+    &sc_critpath_top, &sc_trace_diff, &sc_launch_dist, &sc_annotations, &sc_anno_kernels,
+    &sc_seq_ops, &sc_seq_patterns, &sc_stragglers, &sc_idle_gaps, &sc_describe,
+    /* MindSpore's and the cluster's (schema_ms.c) */
+    &sc_ms_op_types, &sc_ms_ops, &sc_ms_steps, &sc_ms_step_summary, &sc_ms_flops_summary,
+    &sc_ms_flops_ops, &sc_ms_aicpu_types, &sc_ms_aicpu_ops, &sc_ms_ds_ops, &sc_ms_ds_kernels,
+    &sc_cluster_ranks, &sc_cluster_steps, &sc_cluster_proposals, &sc_cluster_links,
+    &sc_cluster_stages,
 };
+/* clang-format on */
 
 static size_t field_size(int src)
 {

@@ -1,10 +1,12 @@
 // HTA panel: the critical path of the first step (critical_path view,
 // docs/HTA.md): key figures, the path's time by class (bar), the
 // events with most time on the path, the ordered path segments, and a link
-// that opens the Trace view with the path outlined.
+// that opens the Trace view with the path outlined. Table titles: /api/schema
+// (critpath_top, critpath_segments).
 import { h, panel, banner, statCards, emptyState, fmtUs, fmtPct, esc } from '../lib/util.js';
 import { createTable } from '../lib/table.js';
 import { chartBox, makeChart, loadCharts } from '../lib/charts.js';
+import { columns } from '../lib/schema.js';
 
 // breakdown keys, in path order of importance
 const CLASSES = [
@@ -17,6 +19,7 @@ const CLASSES = [
   { key: 'idle_us', name: 'Idle (CPU gaps)', color: '#bab0ac', tip: 'gaps between top-level ops on the path thread (zero weight)' },
 ];
 const CLASS_NAME = Object.fromEntries(CLASSES.map((c) => [c.key, c.name]));
+const className = (v) => CLASS_NAME[v] || v;
 const EDGE_NAME = {
   critical_path_operator: 'op / kernel',
   critical_path_dependency: 'dependency',
@@ -58,13 +61,9 @@ export async function render(el, ctx) {
   const box = chartBox('hta-critpath-chart', 260);
   const top = createTable({
     name: 'hta-critpath-top', rows: doc.top_events || [], sortKey: 'time_us', sortDir: 'desc', search: false,
-    columns: [
-      { key: 'name', title: 'Event', fmt: 'text', cls: 'name' },
-      { key: 'class', title: 'Class', fmt: (v) => CLASS_NAME[v] || v },
-      { key: 'edges', title: 'Edges', fmt: 'int' },
-      { key: 'time_us', title: 'Time on path', fmt: 'us' },
-      { key: 'share', title: 'Share', fmt: 'pct' },
-    ],
+    columns: columns('critpath_top', [
+      { key: 'name', cls: 'name' }, { key: 'class', fmt: className }, 'edges', 'time_us', 'share',
+    ]),
   });
   el.appendChild(h('div', { class: 'row' },
     h('div', { testid: 'hta-critpath-breakdown' }, panel('Critical path by class', box)),
@@ -74,14 +73,13 @@ export async function render(el, ctx) {
   el.appendChild(panel(`Path segments${doc.segments_truncated ? ` (first ${segs.length} of ${doc.segments_total})` : ''}`, createTable({
     name: 'hta-critpath-segments', rows: segs, sortKey: 'i', sortDir: 'asc', searchPlaceholder: 'Search segments…',
     columns: [
+      // the row's place and times relative to the path: the page's own columns
       { key: 'i', title: '#', fmt: 'int' },
       { key: 'at_us', title: 'At', fmt: 'us', tip: 'from the start of the path' },
-      { key: 'edge', title: 'Edge', fmt: (v) => EDGE_NAME[v] || v },
-      { key: 'class', title: 'Class', fmt: (v) => CLASS_NAME[v] || v },
-      { key: 'name', title: 'Event', fmt: 'text', cls: 'name' },
-      { key: 'kind', title: 'Kind', fmt: 'text' },
-      { key: 'tid', title: 'Thread / stream', fmt: 'text' },
-      { key: 'weight_us', title: 'Weight', fmt: 'us' },
+      ...columns('critpath_segments', [
+        { key: 'edge', fmt: (v) => EDGE_NAME[v] || v }, { key: 'class', fmt: className },
+        { key: 'name', cls: 'name' }, 'kind', 'tid', 'weight_us',
+      ]),
       { key: 'span_us', title: 'Span', fmt: 'us', value: (r) => r.to_us - r.from_us },
     ],
   }).el));

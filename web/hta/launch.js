@@ -1,13 +1,15 @@
 // HTA panel: kernel launch statistics (launches.json), CPU/GPU user
 // annotations and the kernels under each GPU annotation (annotations.json),
 // and frequent kernel sequences under the busiest operators
-// (sequences.json). Definitions: docs/HTA.md.
+// (sequences.json). Definitions: docs/HTA.md. Table titles: /api/schema (launches,
+// annotations, annotation_kernels, sequence_ops, sequence_patterns).
 import { h, emptyState, panel, statCards, fmtUs, fmtNum, fmtPct, esc, shorten, shortText } from '../lib/util.js';
 import { createTable } from '../lib/table.js';
 import { chartBox, makeChart } from '../lib/charts.js';
+import { columns } from '../lib/schema.js';
 
 // a kernel name cell: shortened, in full as its tooltip
-const KERNEL_COL = { key: 'kernel', title: 'Kernel', fmt: 'text', cls: 'name', render: (r) => shortText(r.kernel, 80) };
+const KERNEL_CELL = { key: 'kernel', cls: 'name', render: (r) => shortText(r.kernel, 80) };
 
 const TOP_ANNOTATIONS = 15;
 
@@ -73,17 +75,14 @@ function renderLaunches(el, d) {
     runtime: { rows: d.runtime_outliers || [], label: `Launch duration > ${cut.runtime_us} us` },
     short: { rows: d.short_kernels || [], label: 'Short kernels (GPU < CPU launch)' },
   };
-  const columns = [
-    KERNEL_COL,
-    { key: 'op', title: 'Operator', fmt: 'text' },
-    { key: 'launch', title: 'Launch', fmt: 'text' },
-    { key: 'rel_ms', title: 'At', fmt: 'us', value: (r) => r.ts_us - t0, tip: 'launch start since the trace start' },
-    { key: 'cpu_us', title: 'CPU', fmt: 'us' },
-    { key: 'gpu_us', title: 'GPU', fmt: 'us' },
-    { key: 'delay_us', title: 'Delay', fmt: 'us', tip: 'HTA launch delay: kernel start - launch end, clipped at 0' },
-    { key: 'start_delay_us', title: 'Start delay', fmt: 'us', tip: 'nnscope: kernel start - launch start' },
-  ];
-  const tbl = createTable({ name: 'hta-launch-outliers', rows: lists.delay.rows, columns, sortKey: 'delay_us', sortDir: 'desc', searchPlaceholder: 'Search kernels / operators…' });
+  const cols = columns('launches', [
+    KERNEL_CELL, 'op', 'launch',
+    { key: 'rel_ms', col: 'ts_us', value: (r) => r.ts_us - t0, tip: 'launch start since the trace start' },
+    'cpu_us', 'gpu_us',
+    { key: 'delay_us', tip: 'HTA launch delay: kernel start - launch end, clipped at 0' },
+    { key: 'start_delay_us', tip: 'nnscope: kernel start - launch start' },
+  ]);
+  const tbl = createTable({ name: 'hta-launch-outliers', rows: lists.delay.rows, columns: cols, sortKey: 'delay_us', sortDir: 'desc', searchPlaceholder: 'Search kernels / operators…' });
   const pick = h('select', { testid: 'hta-launch-outlier-kind', 'aria-label': 'Outlier list' },
     ...Object.entries(lists).map(([k, v]) => h('option', { value: k }, `${v.label} (${v.rows.length})`)));
   pick.addEventListener('change', () => tbl.setRows(lists[pick.value].rows));
@@ -129,10 +128,8 @@ function renderAnnotations(el, a) {
   el.appendChild(panel('Kernels under each GPU annotation (top 10 per annotation)', createTable({
     name: 'hta-anno-kernels', rows, sortKey: 'sum_us', sortDir: 'desc', searchPlaceholder: 'Search annotations / kernels…',
     columns: [
-      { key: 'annotation', title: 'Annotation', fmt: 'text' },
-      KERNEL_COL,
-      { key: 'count', title: 'Count', fmt: 'int' },
-      { key: 'sum_us', title: 'Time', fmt: 'us' },
+      ...columns('annotations', [{ key: 'annotation', col: 'name' }]),
+      ...columns('annotation_kernels', [{ ...KERNEL_CELL, col: 'name' }, 'count', 'sum_us']),
       { key: 'share', title: 'Of annotation kernels', fmt: (v) => fmtPct(v), numeric: true },
     ],
   }).el));
@@ -155,13 +152,13 @@ function renderSequences(el, s) {
   el.appendChild(panel('Kernel sequences', createTable({
     name: 'hta-sequences', rows, sortKey: 'count', sortDir: 'desc', searchPlaceholder: 'Search operators / kernels…',
     columns: [
-      { key: 'operator', title: 'Operator', fmt: 'text' },
+      ...columns('sequence_ops', ['operator']),
+      // the kernels of a pattern as one cell, and their number: the page's own columns
       { key: 'pattern', title: 'Kernels', fmt: 'text', cls: 'wrap', render: (r) => shortText(r.pattern, 160) },
       { key: 'length', title: 'Length', fmt: 'int' },
-      { key: 'count', title: 'Count', fmt: 'int', tip: 'calls of the operator with exactly this sequence' },
-      { key: 'of', title: 'Calls', fmt: 'int', tip: 'calls of the operator (shallowest depth)' },
-      { key: 'gpu_time_us', title: 'GPU time', fmt: 'us' },
-      { key: 'cpu_time_us', title: 'CPU time', fmt: 'us' },
+      ...columns('sequence_patterns', [{ key: 'count', tip: 'calls of the operator with exactly this sequence' }]),
+      ...columns('sequence_ops', [{ key: 'of', col: 'roots', tip: 'calls of the operator (shallowest depth)' }]),
+      ...columns('sequence_patterns', ['gpu_time_us', 'cpu_time_us']),
     ],
   }).el));
 }

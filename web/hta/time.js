@@ -1,11 +1,12 @@
 // HTA time panels (docs/HTA.md): temporal breakdown per device, idle time per
 // CUDA stream, launch queue length per stream over time, and memcpy/memset
 // bandwidth per kind over time. Reads the per-worker documents temporal,
-// idle, queue and membw (src/output/hta_time_json.c).
+// idle, queue and membw (src/output/hta_time_json.c); the tables' titles come
+// from /api/schema (temporal, idle, idle_gaps, queue, membw, describe).
 import { h, panel, statCards, banner, emptyState, fmtUs, fmtNum, fmtPct100, esc } from '../lib/util.js';
 import { createTable } from '../lib/table.js';
 import { chartBox, makeChart, palette } from '../lib/charts.js';
-import { columns } from '../lib/schema.js';
+import { columns, title } from '../lib/schema.js';
 
 const TEMPORAL = [
   { key: 'compute', name: 'Compute', color: '#4e79a7' },
@@ -71,6 +72,10 @@ function renderIdle(el, doc) {
   const rows = doc.streams || [];
   const box = chartBox('hta-idle-chart', 280);
   const iv = (k, f) => (r) => r.intervals?.[k]?.[f];
+  // the gap statistics of idle.json's intervals of one kind ("Host Wait p50"): its idle
+  // column's title and the statistic's
+  const gapCols = (p, kind) => columns('idle_gaps', [['count', 'count'], ['p50', 'p50_us'], ['max', 'max_us']]
+    .map(([s, f]) => ({ key: `${p}_${s}`, col: f, title: `${title('idle', `${kind}_us`)} ${title('idle_gaps', f)}`, value: iv(kind, f) })));
   el.appendChild(panel('Idle time per CUDA stream (share of the stream\'s idle time)', h('div', null,
     h('div', { class: 'muted' }, `Gaps between consecutive operations on a stream. Host wait: the next operation was launched on the CPU after the previous one ended; kernel wait: a gap shorter than ${fmtUs(doc.consecutive_kernel_delay_us)} (launch overhead); other: the rest (waits on events, other streams, synchronization).`),
     box,
@@ -79,14 +84,7 @@ function renderIdle(el, doc) {
       columns: columns('idle', [
         { key: 'name', col: 'stream', fmt: 'text', value: streamName },
         'events', 'idle_us', 'host_wait_us', 'kernel_wait_us', 'other_us',
-        // the gap statistics of idle.json's intervals: the page's own columns
-        { key: 'hw_count', title: 'Host Wait Gaps', fmt: 'int', value: iv('host_wait', 'count') },
-        { key: 'hw_p50', title: 'Host Wait p50', fmt: 'us', value: iv('host_wait', 'p50_us') },
-        { key: 'hw_max', title: 'Host Wait Max', fmt: 'us', value: iv('host_wait', 'max_us') },
-        { key: 'ot_count', title: 'Other Gaps', fmt: 'int', value: iv('other', 'count') },
-        { key: 'ot_p50', title: 'Other p50', fmt: 'us', value: iv('other', 'p50_us') },
-        { key: 'ot_max', title: 'Other Max', fmt: 'us', value: iv('other', 'max_us') },
-      ]),
+      ]).concat(gapCols('hw', 'host_wait'), gapCols('ot', 'other')),
     }).el)));
   stackedBars(box, rows, streamName, IDLE, (r, k) => r[`${k}_us`]);
 }
@@ -115,19 +113,12 @@ function renderQueue(el, doc) {
     box,
     createTable({
       name: 'hta-queue', rows, sortKey: 'max', sortDir: 'desc', searchPlaceholder: 'Filter streams…',
-      columns: [
-        { key: 'name', title: 'Stream', fmt: 'text', value: streamName },
-        { key: 'launches', title: 'Launches', fmt: 'int' },
-        { key: 'mean', title: 'Mean', fmt: num2, numeric: true },
-        { key: 'std', title: 'Std', fmt: num2, numeric: true },
-        { key: 'min', title: 'Min', fmt: num2, numeric: true },
-        { key: 'p25', title: 'p25', fmt: num2, numeric: true },
-        { key: 'p50', title: 'p50', fmt: num2, numeric: true },
-        { key: 'p75', title: 'p75', fmt: num2, numeric: true },
-        { key: 'max', title: 'Max', fmt: num2, numeric: true },
-        { key: 'time_at_max_us', title: 'At Max', fmt: 'us' },
-        { key: 'time_at_max_pct', title: 'At Max %', fmt: pct1, numeric: true },
-      ],
+      columns: columns('queue', [
+        { key: 'name', col: 'stream', fmt: 'text', value: streamName },
+        'launches',
+        ...['mean', 'std', 'min', 'p25', 'p50', 'p75', 'max'].map((key) => ({ key, fmt: num2, numeric: true })),
+        'time_at_max_us', { key: 'time_at_max_pct', fmt: pct1, numeric: true },
+      ]),
     }).el)));
   stepLines(box, rows, streamName, 'length', (v) => fmtNum(v));
 }
@@ -137,22 +128,17 @@ function renderMembw(el, doc) {
   const box = chartBox('hta-membw-chart', 300);
   const gb = (v) => (typeof v === 'number' ? `${fmtNum(v)} GB/s` : '–');
   const sm = (f) => (r) => r.summary?.[f];
+  const gbCol = (key) => ({ key, fmt: gb, numeric: true });
   el.appendChild(panel('Memory bandwidth per copy kind', h('div', null,
     h('div', { class: 'muted' }, 'Summed bandwidth of the copies of a kind in flight (bytes / duration of each, GB/s = 10⁹ bytes/s). Summary: statistics of the non-zero points of that series (HTA\'s get_memory_bw_summary); per operation: what single copies achieved.'),
     box,
     createTable({
       name: 'hta-membw', rows, sortKey: 'bytes', sortDir: 'desc', search: false,
       columns: [
-        { key: 'kind', title: 'Kind', fmt: 'text' },
-        { key: 'count', title: 'Ops', fmt: 'int' },
-        { key: 'bytes', title: 'Bytes', fmt: 'bytes' },
-        { key: 'time_us', title: 'Time', fmt: 'us' },
-        { key: 'bw_avg_gbps', title: 'Bytes / Time', fmt: gb, numeric: true },
-        { key: 'bw_mean_gbps', title: 'Per-op Mean', fmt: gb, numeric: true },
-        { key: 'bw_max_gbps', title: 'Per-op Max', fmt: gb, numeric: true },
-        { key: 's_mean', title: 'Series Mean', fmt: gb, numeric: true, value: sm('mean') },
-        { key: 's_p50', title: 'Series p50', fmt: gb, numeric: true, value: sm('p50') },
-        { key: 'peak_gbps', title: 'Peak', fmt: gb, numeric: true },
+        ...columns('membw', ['kind', 'count', 'bytes', 'time_us', ...['bw_avg_gbps', 'bw_mean_gbps', 'bw_max_gbps'].map(gbCol)]),
+        // the summary of the kind's bandwidth series
+        ...columns('describe', ['mean', 'p50'].map((f) => ({ ...gbCol(`s_${f}`), col: f, value: sm(f) }))),
+        ...columns('membw', [gbCol('peak_gbps')]),
       ],
     }).el)));
   stepLines(box, rows.filter((r) => (r.series || []).length), (r) => r.kind, 'GB/s', gb);

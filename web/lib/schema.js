@@ -3,9 +3,9 @@
 // and formatter, and the step-time roles. The shell loads it once before a
 // view renders (loadSchema); views build their table columns with
 // columns(table, specs) and name chart series with title(table, col), so a
-// schema table's column titles are written in C only. Tables the C side does
-// not describe yet (HTA, cluster, MindSpore, diff) keep their titles in their
-// views.
+// schema table's column titles are written in C only. A view writes a title
+// itself only for a column it derives (a row number, a value relative to
+// another, a joined list) or one whose title depends on the rows.
 
 let doc = null;
 let loading = null;

@@ -5,7 +5,8 @@
 // run has several workers (one rank each), or the MindSpore cluster job that the run itself is (the
 // run's name is listed by /api/cluster_jobs). A run with one worker and no cluster files gets an
 // empty state saying so, with links that select the runs of the logdir that have cluster data. The
-// old hash parameter `job` selects that job as the run.
+// old hash parameter `job` selects that job as the run. The rank and link tables' titles (and the
+// chart's series names) come from /api/schema (cluster_ranks, cluster_links).
 //
 // testids: cluster-source, cluster-step-select, cluster-summary, cluster-proposals,
 // cluster-proposal-<id>, cluster-slow-rank, cluster-slow-host, cluster-slow-link, chart-cluster,
@@ -14,11 +15,13 @@
 import { h, emptyState, panel, banner, fmtUs, axisUs, select, labeled, statCards } from '../lib/util.js';
 import { createTable } from '../lib/table.js';
 import { chartBox, makeChart, usAxisTooltip } from '../lib/charts.js';
+import { columns, named } from '../lib/schema.js';
 
+// the stacked parts of a rank's step, named by the rank table's columns
 const PARTS = [
-  { key: 'iteration_interval_us', name: 'Iteration interval', color: '#f28e2b' },
-  { key: 'fp_bp_us', name: 'FP + BP', color: '#4e79a7' },
-  { key: 'tail_us', name: 'Tail', color: '#76b7b2' },
+  { key: 'iteration_interval_us', color: '#f28e2b' },
+  { key: 'fp_bp_us', color: '#4e79a7' },
+  { key: 'tail_us', color: '#76b7b2' },
 ];
 
 /** Rows of the rank table for one step ('' = the average step). */
@@ -138,33 +141,15 @@ export default {
       searchPlaceholder: 'Search ranks / hosts…',
       onRowClick: openRank,
       rowClass: (r) => (slow && r.rank === slow.rank ? 'hl' : ''),
-      columns: [
-        { key: 'rank', title: 'Rank', fmt: 'int' },
-        { key: 'host', title: 'Host', fmt: 'text' },
-        job ? null : { key: 'worker', title: 'Worker', fmt: 'text' },
-        { key: 'stage', title: 'Stage', fmt: 'int' },
-        { key: 'iteration_interval_us', title: 'Iteration interval', fmt: 'us' },
-        { key: 'fp_bp_us', title: 'FP + BP', fmt: 'us' },
-        { key: 'tail_us', title: 'Tail', fmt: 'us' },
-        { key: 'total_us', title: 'Total', fmt: 'us' },
-        { key: 'communication_us', title: 'Communication', fmt: 'us' },
-        job ? { key: 'wait_us', title: 'Wait', fmt: 'us' } : null,
-      ],
+      columns: columns('cluster_ranks', ['rank', 'host', !job && 'worker', 'stage', 'iteration_interval_us',
+        'fp_bp_us', 'tail_us', 'total_us', 'communication_us', job && 'wait_us']),
     });
     el.appendChild(panel('Ranks', table.el));
 
     if ((doc.links || []).length) {
       el.appendChild(h('div', { testid: 'cluster-links' }, panel('Communication links', createTable({
         name: 'cluster-links', rows: doc.links, sortKey: 'bandwidth_kbps', sortDir: 'asc',
-        columns: [
-          { key: 'reported_by', title: 'Reported by', fmt: 'int' },
-          { key: 'src_rank', title: 'Src', fmt: 'int' },
-          { key: 'dst_rank', title: 'Dst', fmt: 'int' },
-          { key: 'link_type', title: 'Type', fmt: 'text' },
-          { key: 'time_us', title: 'Time', fmt: 'us' },
-          { key: 'size_kb', title: 'Size (KB)', fmt: 'num' },
-          { key: 'bandwidth_kbps', title: 'Bandwidth (KB/s)', fmt: 'num' },
-        ],
+        columns: columns('cluster_links', ['reported_by', 'src_rank', 'dst_rank', 'link_type', 'time_us', 'size_kb', 'bandwidth_kbps']),
       }).el)));
     }
     el.appendChild(h('div', { class: 'muted', testid: 'cluster-clock' },
@@ -183,7 +168,7 @@ export default {
         grid: { left: 64, right: 12, top: 30, bottom: 40 },
         xAxis: { type: 'category', data: names, axisLabel: { interval: 0, rotate: names.length > 8 ? 30 : 0 } },
         yAxis: { type: 'value', axisLabel: { formatter: axisUs } },
-        series: PARTS.map((p) => ({
+        series: named('cluster_ranks', PARTS).map((p) => ({
           name: p.name, type: 'bar', stack: 'r', barMaxWidth: 48, itemStyle: { color: p.color },
           data: rows.map((r) => ({ value: r[p.key] || 0, itemStyle: slow && r.rank === slow.rank ? { borderColor: '#e15759', borderWidth: 2 } : undefined })),
         })),

@@ -2,9 +2,11 @@
 // and the operator delta table (`nnscope diff`). The base is the global selection; the
 // experiment is the hash's run2/worker2/span2. Without run2 the view picks a default pair,
 // older -> newer (defaultPair, DEFAULT_RULE: shown as the Compare panel's tooltip and note).
+// The operator and HTA trace-diff tables take their titles from /api/schema (diff_ops, trace_diff).
 import { h, emptyState, panel, select, labeled, fmtUs, fmtPct, errorBox, esc , axisUs } from '../lib/util.js';
 import { createTable } from '../lib/table.js';
 import { breakdownRoles, chartBox, makeChart, disposeCharts } from '../lib/charts.js';
+import { columns } from '../lib/schema.js';
 
 function allTargets(runs) {
   const out = [];
@@ -175,22 +177,13 @@ export default {
         panel('Step breakdown delta', stepTable.el)));
 
       const ops = (doc.ops || []).map((o) => ({ ...o, change: Math.max(Math.abs(o.delta_device_total_us || 0), Math.abs(o.delta_host_total_us || 0)) }));
-      const d = (k) => ({ key: k, fmt: (v) => sign(v, fmtUs), numeric: true });
+      const d = (key) => ({ key, fmt: (v) => sign(v, fmtUs), numeric: true });
       const hasDevice = ops.some((o) => o.base_device_total_us || o.exp_device_total_us);
-      const cols = [
-        { key: 'name', title: 'Operator', fmt: 'text', cls: 'name' },
-        { key: 'base_calls', title: 'Base Calls', fmt: 'int' },
-        { key: 'exp_calls', title: 'Exp Calls', fmt: 'int' },
-        { key: 'delta_calls', title: 'Δ Calls', fmt: 'dint' },
-        hasDevice ? { key: 'base_device_total_us', title: 'Base Device Total', fmt: 'us' } : null,
-        hasDevice ? { key: 'exp_device_total_us', title: 'Exp Device Total', fmt: 'us' } : null,
-        hasDevice ? { ...d('delta_device_total_us'), title: 'Δ Device Total' } : null,
-        hasDevice ? { ...d('delta_device_self_us'), title: 'Δ Device Self' } : null,
-        { key: 'base_host_total_us', title: 'Base Host Total', fmt: 'us' },
-        { key: 'exp_host_total_us', title: 'Exp Host Total', fmt: 'us' },
-        { ...d('delta_host_total_us'), title: 'Δ Host Total' },
-        { ...d('delta_host_self_us'), title: 'Δ Host Self' },
-      ].map((c) => (c && c.key.startsWith('delta_') ? { ...c, cls: 'delta' } : c));
+      const cols = columns('diff_ops', [
+        { key: 'name', cls: 'name' }, 'base_calls', 'exp_calls', { key: 'delta_calls', fmt: 'dint' },
+        ...(hasDevice ? ['base_device_total_us', 'exp_device_total_us', d('delta_device_total_us'), d('delta_device_self_us')] : []),
+        'base_host_total_us', 'exp_host_total_us', d('delta_host_total_us'), d('delta_host_self_us'),
+      ]).map((c) => (c.key.startsWith('delta_') ? { ...c, cls: 'delta' } : c));
       const t = createTable({ name: 'diff', rows: ops, columns: cols, sortKey: hasDevice ? 'delta_device_total_us' : 'delta_host_total_us', sortDir: 'desc', searchPlaceholder: 'Search operators…' });
       host.appendChild(panel(`Operators: ${label(base)} → ${label(exp)}`, t.el));
       if (doc.trace_diff) drawTraceDiff(host, doc.trace_diff, sign);
@@ -218,16 +211,12 @@ export default {
       const one = (key, what) => {
         const t = td[key] || {};
         const s = t.summary || {};
-        const cols = [
-          { key: 'name', title: what, fmt: 'text', cls: 'name' },
-          { key: 'change', title: 'Change', fmt: (v) => CH[v] || v },
-          { key: 'base_count', title: 'Base Count', fmt: 'int' },
-          { key: 'exp_count', title: 'Exp Count', fmt: 'int' },
-          { key: 'diff_count', title: 'Δ Count', fmt: 'dint', cls: 'delta' },
-          { key: 'base_duration_us', title: 'Base Duration', fmt: 'us' },
-          { key: 'exp_duration_us', title: 'Exp Duration', fmt: 'us' },
-          { key: 'diff_duration_us', title: 'Δ Duration', fmt: (v) => sign(v, fmtUs), numeric: true, cls: 'delta' },
-        ];
+        const cols = columns('trace_diff', [
+          { key: 'name', title: what, cls: 'name' }, { key: 'change', fmt: (v) => CH[v] || v },
+          'base_count', 'exp_count', { key: 'diff_count', fmt: 'dint', cls: 'delta' },
+          'base_duration_us', 'exp_duration_us',
+          { key: 'diff_duration_us', fmt: (v) => sign(v, fmtUs), numeric: true, cls: 'delta' },
+        ]);
         const tb = createTable({ name: `diff-hta-${key}`, rows: t.rows || [], columns: cols, sortKey: 'diff_duration_us', sortDir: 'desc', searchPlaceholder: `Search ${key}…` });
         const more = (t.rows_total || 0) > (t.rows || []).length ? ` (first ${(t.rows || []).length} of ${t.rows_total})` : '';
         return panel(`${what}s of the first step (HTA trace diff): ${s.added || 0} added, ${s.removed || 0} removed, ${s.changed || 0} changed count, ${s.unchanged || 0} same count${more}`,
