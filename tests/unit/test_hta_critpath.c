@@ -29,6 +29,7 @@
 #include "analysis/hta_critpath.h"
 #include "importers/kineto.h"
 #include "output/output.h"
+#include "kineto_doc.h"
 #include "testutil.h"
 
 #define US 1000 /* ns per us */
@@ -90,21 +91,6 @@ static void expect_seg(const struct an_profile *p, const struct hcp_result *r, s
 		    (long long)s->weight, type, name, (long long)from * US, (long long)to * US,
 		    (long long)w * US);
 }
-
-#define HDR "{\"schemaVersion\":1,\"traceEvents\":["
-#define STEP(n, ts, dur)                                                                           \
-	"{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#" #n "\",\"pid\":1,"    \
-	"\"tid\":1,\"ts\":" #ts ",\"dur\":" #dur "}"
-#define CPU(name, ts, dur)                                                                         \
-	"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"" name "\",\"pid\":1,\"tid\":1,\"ts\":" #ts   \
-	",\"dur\":" #dur "}"
-#define RT(name, ts, dur, corr)                                                                    \
-	"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"" name "\",\"pid\":1,\"tid\":1,"        \
-	"\"ts\":" #ts ",\"dur\":" #dur ",\"args\":{\"correlation\":" #corr "}}"
-#define KERNEL(name, stream, ts, dur, corr)                                                        \
-	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" name "\",\"pid\":0,\"tid\":" #stream        \
-	",\"ts\":" #ts ",\"dur\":" #dur ",\"args\":{\"correlation\":" #corr ",\"device\":0,"       \
-	"\"stream\":" #stream "}}"
 
 /* ---- CPU-bound ------------------------------------------------------------------
  *   ProfilerStep#1 [0, 100)

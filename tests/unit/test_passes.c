@@ -23,21 +23,7 @@
 #include "output/output.h"
 #include "output/sqlite_out.h"
 #include "testutil.h"
-
-#define HDR "{\"schemaVersion\":1,\"traceEvents\":["
-#define STEP(n, ts, dur)                                                                           \
-	"{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#" #n "\",\"pid\":1,"    \
-	"\"tid\":1,\"ts\":" #ts ",\"dur\":" #dur "}"
-#define CPU(name, ts, dur)                                                                         \
-	"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"" name "\",\"pid\":1,\"tid\":1,\"ts\":" #ts   \
-	",\"dur\":" #dur "}"
-#define RT(name, ts, dur, corr)                                                                    \
-	"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"" name "\",\"pid\":1,\"tid\":1,"        \
-	"\"ts\":" #ts ",\"dur\":" #dur ",\"args\":{\"correlation\":" #corr "}}"
-#define KERNEL(name, stream, ts, dur, corr)                                                        \
-	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" name "\",\"pid\":0,\"tid\":" #stream        \
-	",\"ts\":" #ts ",\"dur\":" #dur ",\"args\":{\"correlation\":" #corr ",\"device\":0,"       \
-	"\"stream\":" #stream "}}"
+#include "kineto_doc.h"
 
 /* two steps, an operator launching two kernels, a blocking sync */
 static const char doc[] =
