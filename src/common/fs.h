@@ -46,10 +46,10 @@
 int fs_mkdirs(const char *dir, struct nns_err *err);
 
 struct fs_root {
-	int fd;		/* O_PATH descriptor of the root directory, -1 when closed */
-	char *path;	/* as given, without trailing slashes ("/" stays "/") */
-	char *real;	/* its real path when opened */
-	int walk_only;	/* 1: never openat2, always the O_NOFOLLOW walk (tests) */
+	int fd;	       /* O_PATH descriptor of the root directory, -1 when closed */
+	char *path;    /* as given, without trailing slashes ("/" stays "/") */
+	char *real;    /* its real path when opened */
+	int walk_only; /* 1: never openat2, always the O_NOFOLLOW walk (tests) */
 };
 
 /* Opens the directory path as a root. NNS_OK; NNS_ENOTFOUND (absent or not
@@ -62,7 +62,9 @@ void fs_root_close(struct fs_root *r);
  * descriptor, or -1 with errno (EXDEV or ELOOP: it resolves outside root
  * or loops; else what open(2) says). */
 int fs_open_beneath(const struct fs_root *root, const char *path, int flags, mode_t mode);
-/* The same as a read-only binary stream, or NULL with errno. */
+/* The same as a read-only binary stream, or NULL with errno. Opened with
+ * O_NONBLOCK: a FIFO put in a file's place does not hang the open (its
+ * reads fail); regular files read as ever. */
 FILE *fs_fopen_beneath(const struct fs_root *root, const char *path);
 /* The directory path as a stream for readdir (fdopendir of an O_DIRECTORY
  * descriptor opened beneath root), or NULL with errno. */

@@ -31,9 +31,8 @@ int fs_root_open(struct fs_root *r, const char *path, struct nns_err *err)
 	if (n == 0 || n >= FS_PATH_MAX)
 		return nns_err_set(err, NNS_EINVAL, "%s: bad directory name", path ? path : "");
 	fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	e = fd < 0 || fstat(fd, &st) != 0 || !realpath(path, real) || stat(real, &rst) != 0
-		? errno
-		: 0;
+	e = fd < 0 || fstat(fd, &st) != 0 || !realpath(path, real) || stat(real, &rst) != 0 ? errno
+											    : 0;
 	/* the real path must name the directory opened (it maps absolute links) */
 	if (!e && (st.st_dev != rst.st_dev || st.st_ino != rst.st_ino))
 		e = EAGAIN;
@@ -350,7 +349,7 @@ int fs_open_beneath(const struct fs_root *root, const char *path, int flags, mod
 
 FILE *fs_fopen_beneath(const struct fs_root *root, const char *path)
 {
-	int fd = fs_open_beneath(root, path, O_RDONLY, 0);
+	int fd = fs_open_beneath(root, path, O_RDONLY | O_NONBLOCK, 0);
 	FILE *f;
 
 	if (fd < 0)

@@ -177,6 +177,10 @@ struct nnst_reader;
 
 /* Opens a .nnst file; NNS_EIO / NNS_EFORMAT with a message in err. */
 int nnst_reader_open(struct nnst_reader **out, const char *path, char *err, size_t errlen);
+/* The same on an open descriptor, read from its current offset; the
+ * reader owns fd from then on (nnst_reader_close closes it, a failure
+ * closes it too). */
+int nnst_reader_fdopen(struct nnst_reader **out, int fd, char *err, size_t errlen);
 const struct nnst_header *nnst_reader_header(const struct nnst_reader *r);
 /* Next chunk: 1 and *type, *payload, *len (valid until the next call), 0 at a
  * clean end, NNS_ETRUNC when the file stops inside a chunk or a chunk is

@@ -25,12 +25,14 @@
 #include "common/vec.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define NNST_HEADER_SIZE 64
 #define NNST_HEADER_MAX (1u << 20) /* a larger header_size is not a header */
@@ -125,6 +127,20 @@ static int parse_header(struct nnst_reader *r, const uint8_t *b, size_t got, cha
 
 int nnst_reader_open(struct nnst_reader **out, const char *path, char *err, size_t errlen)
 {
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	*out = NULL;
+	if (fd < 0) {
+		int e = errno;
+
+		put_err(err, errlen, "cannot open: %s", strerror(e));
+		return e == ENOENT ? NNS_ENOTFOUND : NNS_EIO;
+	}
+	return nnst_reader_fdopen(out, fd, err, errlen);
+}
+
+int nnst_reader_fdopen(struct nnst_reader **out, int fd, char *err, size_t errlen)
+{
 	struct nnst_reader *r;
 	uint8_t b[NNST_HEADER_SIZE];
 	struct stat st;
@@ -133,15 +149,11 @@ int nnst_reader_open(struct nnst_reader **out, const char *path, char *err, size
 
 	*out = NULL;
 	r = calloc(1, sizeof(*r));
-	if (!r) {
+	if (!r || !(r->f = fdopen(fd, "rb"))) {
 		put_err(err, errlen, "out of memory");
-		return NNS_ENOMEM;
-	}
-	r->f = fopen(path, "rb");
-	if (!r->f) {
-		put_err(err, errlen, "cannot open: %s", strerror(errno));
 		free(r);
-		return errno == ENOENT ? NNS_ENOTFOUND : NNS_EIO;
+		close(fd);
+		return NNS_ENOMEM;
 	}
 	r->size = fstat(fileno(r->f), &st) == 0 && S_ISREG(st.st_mode) ? (int64_t)st.st_size : -1;
 	got = read_full(r->f, b, sizeof(b));

@@ -5,6 +5,7 @@
  * model.host.
  */
 #include "importers/hostinfo.h"
+#include "common/fs.h"
 #include "common/vec.h"
 #include "common/num.h"
 
@@ -299,12 +300,12 @@ int hostinfo_load_file(const char *path, struct model *m, int64_t pid_filter, st
 {
 	char block[64 << 10];
 	struct hi h;
-	FILE *f = fopen(path, "rb");
+	FILE *f = fs_fopen_beneath(m->root, path); /* confined like its trace */
 	size_t n;
 	int rc = 0;
 
 	if (!f)
-		return nns_err_set(err, NNS_EIO, "%s: cannot open: %s", path, strerror(errno));
+		return fs_open_error(err, NNS_EIO, m->root, path, errno);
 	hi_init(&h, m, path, pid_filter, err);
 	while (!rc && (n = fread(block, 1, sizeof(block), f)) > 0)
 		rc = feed(&h, block, n);

@@ -17,6 +17,8 @@
  * (pid or parent_pid equal to it); -1 keeps all.
  * Returns NNS_OK, NNS_EIO (cannot read), NNS_EFORMAT (no header with the
  * required columns) or NNS_ENOMEM (also over HOSTINFO_MAX_ROWS rows).
+ * hostinfo_load_file opens path beneath m->root when the model has one
+ * (the server's logdir): a CSV that resolves outside is refused (NNS_EIO).
  */
 #ifndef NNS_IMPORTERS_HOSTINFO_H
 #define NNS_IMPORTERS_HOSTINFO_H

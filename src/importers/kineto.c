@@ -7,6 +7,7 @@
  * message.
  */
 #include "kineto_internal.h"
+#include "common/fs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -146,9 +147,9 @@ int kineto_load_file(const char *path, struct model *m, const struct kineto_opts
 
 	if (!path || !m)
 		return nns_err_set(err, NNS_EINVAL, "kineto_load_file: no path or model");
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = fs_open_beneath(o ? o->root : NULL, path, O_RDONLY, 0);
 	if (fd < 0)
-		return nns_err_set(err, NNS_EIO, "%s: cannot open: %s", path, strerror(errno));
+		return fs_open_error(err, NNS_EIO, o ? o->root : NULL, path, errno);
 	if (fstat(fd, &st)) {
 		rc = nns_err_set(err, NNS_EIO, "%s: cannot stat: %s", path, strerror(errno));
 		close(fd);

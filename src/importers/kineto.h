@@ -16,6 +16,8 @@
 
 #include "model/model.h"
 
+struct fs_root;
+
 struct kineto_opts {
 	int threads;		     /* parser threads; 0 = one per online CPU (max 8) */
 	int progress;		     /* 1: print progress on stderr (the CLI sets this
@@ -26,6 +28,10 @@ struct kineto_opts {
 	const _Atomic int *cancel;   /* NULL, or a flag that, once non-zero,
 				      * stops the parse at its next read with
 				      * NNS_EINVAL "loading cancelled" */
+	const struct fs_root *root;  /* NULL, or the directory every file read
+				      * must lie in (common/fs.h; the server's
+				      * logdir): a file that resolves outside
+				      * is refused at its open; borrowed */
 };
 
 /* Loads the trace at `path` (gzip detected by magic bytes). */

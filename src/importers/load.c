@@ -11,19 +11,24 @@
 
 int load_trace(struct model *m, const char *path, const struct kineto_opts *ko, struct nns_err *err)
 {
+	const struct fs_root *root = ko ? ko->root : NULL;
 	const char *base = strrchr(path, '/');
 	int rc, dev, prio;
 
-	if (ms_match_file(base ? base + 1 : path, &dev, &prio))
-		return ms_load_device(m, path, ko, err);
-	if (model_init(m))
-		return nns_err_set(err, NNS_ENOMEM, "%s: out of memory", path);
-	if (nnst_is_trace_file(path))
-		rc = nnst_load_file(path, m, err);
-	else
-		rc = kineto_load_file(path, m, ko, err);
-	if (rc && rc != NNS_ETRUNC)
-		model_release(m);
+	if (ms_match_file(base ? base + 1 : path, &dev, &prio)) {
+		rc = ms_load_device(m, path, ko, err);
+	} else {
+		if (model_init(m))
+			return nns_err_set(err, NNS_ENOMEM, "%s: out of memory", path);
+		if (nnst_is_trace_file_in(root, path))
+			rc = nnst_load_file_in(root, path, m, err);
+		else
+			rc = kineto_load_file(path, m, ko, err);
+		if (rc && rc != NNS_ETRUNC)
+			model_release(m);
+	}
+	if (rc == NNS_OK || rc == NNS_ETRUNC)
+		m->root = root; /* its side files are read beneath it too */
 	return rc;
 }
 

@@ -16,7 +16,11 @@
 /* Loads path into m (model_init done here): .nnst files (by their magic)
  * with the nnst importer, anything else with the Kineto importer. Returns
  * the importer's status (NNS_ETRUNC: m usable, err says what was cut); on
- * other errors m is released. */
+ * other errors m is released. With ko->root every file is opened beneath
+ * that directory (common/fs.h): a path that resolves outside it is refused
+ * at its open ("<path>: refused: resolves outside <root>", NNS_EIO), and
+ * m->root keeps it for the files read later (host_info CSVs, MindSpore's
+ * side files). */
 int load_trace(struct model *m, const char *path, const struct kineto_opts *ko,
 	       struct nns_err *err);
 

@@ -3,6 +3,7 @@
  * (ms_load.h).
  */
 #include "importers/ms_load.h"
+#include "common/fs.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,11 +114,11 @@ static int classify(struct model *m, int dev)
 	return NNS_OK;
 }
 
-static int file_exists(const char *path)
+static int file_exists(const struct fs_root *root, const char *path)
 {
 	struct stat st;
 
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+	return fs_stat_beneath(root, path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 int ms_load_device(struct model *m, const char *path, const struct kineto_opts *ko,
@@ -138,9 +139,10 @@ int ms_load_device(struct model *m, const char *path, const struct kineto_opts *
 		snprintf(dir, sizeof(dir), ".");
 	s.dir = dir;
 	s.dev = dev;
+	s.root = ko ? ko->root : NULL;
 	for (size_t i = 0; i < sizeof(TIMELINES) / sizeof(TIMELINES[0]) && !have; i++)
-		have =
-		    ms_src_path(&s, TIMELINES[i], ".json", tl, sizeof(tl)) == 0 && file_exists(tl);
+		have = ms_src_path(&s, TIMELINES[i], ".json", tl, sizeof(tl)) == 0 &&
+		       file_exists(s.root, tl);
 	if (have) {
 		if (model_init(m))
 			return nns_err_set(err, NNS_ENOMEM, "%s: out of memory", path);
@@ -178,5 +180,6 @@ int ms_model_src(const struct model *m, struct ms_src *s)
 		return 0;
 	s->dir = dir;
 	s->dev = atoi(dev);
+	s->root = m->root;
 	return 1;
 }

@@ -39,7 +39,8 @@ int ms_load_device(struct model *m, const char *path, const struct kineto_opts *
 		   struct nns_err *err);
 
 /* The MindSpore source of a model loaded by ms_load_device: 1 and *s
- * (pointing into the model's strings) or 0 for other models. */
+ * (pointing into the model's strings; its files read beneath m->root) or
+ * 0 for other models. */
 int ms_model_src(const struct model *m, struct ms_src *s);
 
 #endif

@@ -5,6 +5,7 @@
  * (reference mindinsight.md, "Step trace"), read with ms_json.h. Declared in
  * ms_st_table.h.
  */
+#include "common/fs.h"
 #include "importers/ms_json.h"
 #include "importers/ms_st_table.h"
 
@@ -22,15 +23,16 @@ int ms_point_info_load(const struct ms_src *s, char *fp, char *bp, size_t n, str
 	int rc;
 
 	fp[0] = bp[0] = '\0';
+	errno = ENOENT;
 	if (ms_src_path(s, "step_trace_point_info_", ".json", path, sizeof(path)) == 0)
-		file = fopen(path, "rb");
-	if (!file) {
+		file = fs_fopen_beneath(s->root, path);
+	if (!file && !fs_refused(s->root, errno)) {
 		snprintf(path, sizeof(path), "%s/step_trace_point_info.json", s->dir);
-		file = fopen(path, "rb");
+		file = fs_fopen_beneath(s->root, path);
 	}
 	if (!file)
-		return nns_err_set(err, errno == ENOENT ? NNS_ENOTFOUND : NNS_EIO, "%s: %s", path,
-				   strerror(errno));
+		return fs_open_error(err, errno == ENOENT ? NNS_ENOTFOUND : NNS_EIO, s->root, path,
+				     errno);
 	got = fread(buf, 1, sizeof(buf), file);
 	fclose(file);
 	if (got == sizeof(buf))

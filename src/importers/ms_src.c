@@ -1,5 +1,6 @@
 /* ms_src.c - file names of one MindSpore device's profiler files (ms_src.h). */
 #include "importers/ms_src.h"
+#include "common/fs.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -19,8 +20,8 @@ int ms_src_has(const struct ms_src *s, const char *pre, const char *post)
 	char path[4096];
 	struct stat st;
 
-	return ms_src_path(s, pre, post, path, sizeof(path)) == 0 && stat(path, &st) == 0 &&
-	       S_ISREG(st.st_mode);
+	return ms_src_path(s, pre, post, path, sizeof(path)) == 0 &&
+	       fs_stat_beneath(s->root, path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 int ms_src_read(const struct ms_src *s, const char *pre, const char *post, size_t max, char **buf,
@@ -35,17 +36,20 @@ int ms_src_read(const struct ms_src *s, const char *pre, const char *post, size_
 	*n = 0;
 	if (ms_src_path(s, pre, post, path, sizeof(path)))
 		return nns_err_set(err, NNS_EINVAL, "%s: path too long", s->dir);
-	if (stat(path, &st) != 0)
-		return nns_err_set(err,
-				   errno == ENOENT || errno == ENOTDIR ? NNS_ENOTFOUND : NNS_EIO,
-				   "%s: %s", path, strerror(errno));
-	if (!S_ISREG(st.st_mode)) /* a directory of that name holds no data */
-		return nns_err_set(err, NNS_ENOTFOUND, "%s: not a regular file", path);
-	if ((size_t)st.st_size > max)
-		return nns_err_set(err, NNS_EFORMAT, "%s: larger than %zu bytes", path, max);
-	f = fopen(path, "rb");
+	/* what is checked is the file opened, read through its descriptor */
+	f = fs_fopen_beneath(s->root, path);
 	if (!f)
-		return nns_err_set(err, NNS_EIO, "%s: %s", path, strerror(errno));
+		return fs_open_error(err,
+				     errno == ENOENT || errno == ENOTDIR ? NNS_ENOTFOUND : NNS_EIO,
+				     s->root, path, errno);
+	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+		fclose(f); /* a directory of that name holds no data */
+		return nns_err_set(err, NNS_ENOTFOUND, "%s: not a regular file", path);
+	}
+	if ((size_t)st.st_size > max) {
+		fclose(f);
+		return nns_err_set(err, NNS_EFORMAT, "%s: larger than %zu bytes", path, max);
+	}
 	*buf = malloc((size_t)st.st_size + 1);
 	if (!*buf) {
 		fclose(f);

@@ -6,28 +6,35 @@
  * named by. The readers of those files take a struct ms_src and build the
  * file names with ms_src_path().
  *
- * Ownership: borrowed; dir must outlive the struct.
+ * Ownership: borrowed; dir and root must outlive the struct.
  */
 #ifndef NNS_IMPORTERS_MS_SRC_H
 #define NNS_IMPORTERS_MS_SRC_H
 
 #include <stddef.h>
 
+struct fs_root;
+
 struct ms_src {
-	const char *dir; /* the profiler directory, no trailing slash needed */
-	int dev;	 /* device id (rank id in cluster layouts) */
+	const char *dir;	    /* the profiler directory, no trailing slash needed */
+	int dev;		    /* device id (rank id in cluster layouts) */
+	const struct fs_root *root; /* NULL, or the directory its files must lie
+				     * in (common/fs.h): a file that resolves
+				     * outside is refused at its open */
 };
 
 /* Writes "<dir>/<pre><dev><post>" into buf (e.g. pre "flops_", post ".txt").
  * Returns 0, or -1 when it does not fit. */
 int ms_src_path(const struct ms_src *s, const char *pre, const char *post, char *buf, size_t n);
 
-/* 1 when "<dir>/<pre><dev><post>" exists as a regular file. */
+/* 1 when "<dir>/<pre><dev><post>" exists as a regular file (beneath
+ * root). */
 int ms_src_has(const struct ms_src *s, const char *pre, const char *post);
 
 /* Reads "<dir>/<pre><dev><post>" whole into *buf (malloc'ed, NUL-terminated,
- * the caller frees it) and *n. NNS_OK; NNS_ENOTFOUND when absent; NNS_EIO;
- * NNS_EFORMAT over max bytes; NNS_ENOMEM. */
+ * the caller frees it) and *n. NNS_OK; NNS_ENOTFOUND when absent; NNS_EIO
+ * (also "refused: resolves outside <root>"); NNS_EFORMAT over max bytes;
+ * NNS_ENOMEM. */
 #include "common/err.h"
 int ms_src_read(const struct ms_src *s, const char *pre, const char *post, size_t max, char **buf,
 		size_t *n, struct nns_err *err);

@@ -8,15 +8,19 @@
  * calibration point still gets interpolated time.
  */
 #include "nnst_internal.h"
+#include "common/fs.h"
 #include "common/le.h"
 #include "common/num.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void ni_problem(struct ni *x, const char *fmt, ...)
 {
@@ -389,13 +393,22 @@ static int chunk_pass(struct ni *x, int second, uint32_t type, const uint8_t *p,
 
 /* Runs one pass; returns NNS_OK, NNS_ETRUNC (message in trunc), or an
  * error set in x->err. */
-static int pass(struct ni *x, int second, char *trunc, size_t tsize)
+static int pass(struct ni *x, int fd, int second, char *trunc, size_t tsize)
 {
 	struct nnst_reader *r = NULL;
 	char msg[300];
-	int rc;
+	int rc, dfd;
 
-	rc = nnst_reader_open(&r, x->name, msg, sizeof(msg));
+	/* both passes read the one file opened (a copy of its descriptor,
+	 * from the start), never the path again */
+	dfd = dup(fd);
+	if (dfd < 0 || lseek(dfd, 0, SEEK_SET) != 0) {
+		rc = nns_err_set(x->err, NNS_EIO, "%s: cannot read: %s", x->name, strerror(errno));
+		if (dfd >= 0)
+			close(dfd);
+		return rc;
+	}
+	rc = nnst_reader_fdopen(&r, dfd, msg, sizeof(msg));
 	if (rc)
 		return nns_err_set(x->err, rc, "%s: %s", x->name, msg);
 	if (!second && (rc = setup(x, nnst_reader_header(r)))) {
@@ -449,10 +462,20 @@ static void ni_release(struct ni *x)
 
 int nnst_load_file(const char *path, struct model *m, struct nns_err *err)
 {
+	return nnst_load_file_in(NULL, path, m, err);
+}
+
+int nnst_load_file_in(const struct fs_root *root, const char *path, struct model *m,
+		      struct nns_err *err)
+{
 	struct ni x;
 	char trunc[300] = "";
-	int rc, rc2;
+	int rc, rc2, fd;
 
+	fd = fs_open_beneath(root, path, O_RDONLY, 0);
+	if (fd < 0)
+		return fs_open_error(err, errno == ENOENT ? NNS_ENOTFOUND : NNS_EIO, root, path,
+				     errno);
 	memset(&x, 0, sizeof(x));
 	x.m = m;
 	x.name = path;
@@ -465,7 +488,7 @@ int nnst_load_file(const char *path, struct model *m, struct nns_err *err)
 	hmap_init(&x.end_of);
 	m->diag.bytes_read = 0;
 
-	rc = pass(&x, 0, trunc, sizeof(trunc));
+	rc = pass(&x, fd, 0, trunc, sizeof(trunc));
 	if (rc && rc != NNS_ETRUNC)
 		goto out;
 	m->diag.bytes_read = 0;
@@ -473,7 +496,7 @@ int nnst_load_file(const char *path, struct model *m, struct nns_err *err)
 		rc = nns_err_set(err, NNS_ENOMEM, "%s: out of memory", path);
 		goto out;
 	}
-	rc2 = pass(&x, 1, trunc, sizeof(trunc));
+	rc2 = pass(&x, fd, 1, trunc, sizeof(trunc));
 	if (rc2 && rc2 != NNS_ETRUNC) {
 		rc = rc2;
 		goto out;
@@ -514,18 +537,26 @@ int nnst_load_file(const char *path, struct model *m, struct nns_err *err)
 				 path, m->events.n);
 out:
 	ni_release(&x);
+	close(fd);
 	return rc;
 }
 
 int nnst_is_trace_file(const char *path)
 {
-	char b[8];
-	FILE *f = fopen(path, "rb");
-	size_t n;
+	return nnst_is_trace_file_in(NULL, path);
+}
 
-	if (!f)
+int nnst_is_trace_file_in(const struct fs_root *root, const char *path)
+{
+	char b[8];
+	int fd = fs_open_beneath(root, path, O_RDONLY | O_NONBLOCK, 0);
+	ssize_t n;
+
+	if (fd < 0)
 		return 0;
-	n = fread(b, 1, sizeof(b), f);
-	fclose(f);
-	return n == sizeof(b) && memcmp(b, NNST_MAGIC, sizeof(b)) == 0;
+	do
+		n = pread(fd, b, sizeof(b), 0);
+	while (n < 0 && errno == EINTR);
+	close(fd);
+	return n == (ssize_t)sizeof(b) && memcmp(b, NNST_MAGIC, sizeof(b)) == 0;
 }

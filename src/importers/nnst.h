@@ -71,8 +71,16 @@
 #include "model/model.h"
 
 int nnst_load_file(const char *path, struct model *m, struct nns_err *err);
+/* The same with the file opened beneath root (common/fs.h; NULL: as
+ * given): a file that resolves outside is refused ("<path>: refused:
+ * resolves outside <root>", NNS_EIO). The file is opened once; both passes
+ * read that descriptor. */
+struct fs_root;
+int nnst_load_file_in(const struct fs_root *root, const char *path, struct model *m,
+		      struct nns_err *err);
 
 /* 1 if the file at path starts with the .nnst magic, else 0. */
 int nnst_is_trace_file(const char *path);
+int nnst_is_trace_file_in(const struct fs_root *root, const char *path);
 
 #endif

@@ -27,6 +27,8 @@
 
 #include <stdint.h>
 
+struct fs_root; /* common/fs.h */
+
 #define MODEL_NONE INT64_MIN /* absent integer field (ext_id, corr, ...) */
 #define MODEL_NOIDX UINT32_MAX
 
@@ -347,6 +349,10 @@ struct model {
 	int64_t mono_offset_ns;	     /* model ts = CLOCK_MONOTONIC ns + this; MODEL_NONE
 				      * when the input's clock is unknown */
 	VEC(struct model_host) host; /* host_info CSV rows, file order (not sorted) */
+	/* where the files beside the trace (MindSpore's, host_info CSVs) may
+	 * be read: NULL anywhere, else beneath this root (common/fs.h, the
+	 * server's logdir); borrowed, set by load_trace */
+	const struct fs_root *root;
 };
 
 int model_init(struct model *m);

@@ -87,7 +87,7 @@ static int shared_dir(char *buf, size_t n, const char *rel)
 static void test_graph_run1(void **state)
 {
 	char dir[4096], fp[256], bp[256];
-	struct ms_src s;
+	struct ms_src s = {0};
 	struct ms_st_table t;
 	struct ms_st_graph g;
 	struct nns_err err;
@@ -134,7 +134,7 @@ static void test_graph_run1(void **state)
 static void test_training_trace_run2(void **state)
 {
 	char dir[4096], fp[256], bp[256];
-	struct ms_src s;
+	struct ms_src s = {0};
 	struct ms_st_table t;
 	struct ms_st_summary sum;
 	struct ms_st_graph g;
@@ -331,7 +331,7 @@ static void test_load_timeline(void **state)
 	char dir[4096], path[4200];
 	struct model m;
 	struct nns_err err;
-	struct ms_src s;
+	struct ms_src s = {0};
 	size_t kernels = 0, comm = 0;
 
 	(void)state;

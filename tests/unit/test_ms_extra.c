@@ -97,7 +97,7 @@ typedef void (*writer_fn)(struct jsonw *, const struct ms_profile *);
 /* Runs a writer and parses its output back. */
 static json_t *render(writer_fn fn, const char *dir, int dev)
 {
-	struct ms_src s = {dir, dev};
+	struct ms_src s = {dir, dev, NULL};
 	struct ms_profile mp;
 	struct jsonw w;
 	struct nns_err err;
@@ -201,7 +201,7 @@ static void json_reader(void **state)
 static void flops_fixture_dev0(void **state)
 {
 	char dir[1024];
-	struct ms_src s;
+	struct ms_src s = {0};
 	struct ms_flops f;
 	struct nns_err err;
 	double total = 0;
@@ -259,7 +259,7 @@ static void flops_fixture_dev0(void **state)
 static void flops_fixture_variants(void **state)
 {
 	char dir[1024];
-	struct ms_src s;
+	struct ms_src s = {0};
 	struct ms_flops f;
 	struct nns_err err;
 	const struct ms_flops_op *o;
@@ -599,7 +599,7 @@ static void check_run2_aicpu(const struct ms_aicpu *a)
 static void aicpu_fixture(void **state)
 {
 	char dir[1024], path[1200];
-	struct ms_src s;
+	struct ms_src s = {0};
 	struct ms_aicpu a;
 	struct nns_err err;
 	FILE *f;
@@ -886,7 +886,7 @@ static void writers_absent_and_malformed(void **state)
 static void profile_parts(void **state)
 {
 	struct tmpdir t;
-	struct ms_src s;
+	struct ms_src s = {0};
 	struct ms_profile mp;
 	struct nns_err err;
 	char want[160];

@@ -214,7 +214,7 @@ static void conformance_queues(void **state)
 	const char *ut = "ut/profiler/analyser/test_minddata_analyse.py";
 	json_t *root = load_expected(), *e, *sum;
 	char dir[4096];
-	struct ms_src s;
+	struct ms_src s = {0};
 	struct ms_md_dq dq;
 	struct ms_md_gn gn;
 	struct ms_md_dq_info dqi;
@@ -362,7 +362,7 @@ static void conformance_pipeline(void **state)
 	const char *key = "st/func/profiler/test_minddata_pipeline_analyser.py";
 	json_t *root = load_expected(), *e, *cond, *cols, *rows, *row, *qi;
 	char dir[4096];
-	struct ms_src s;
+	struct ms_src s = {0};
 	struct ms_md_pipeline p;
 	struct nns_err err;
 	size_t order[16], i;
@@ -446,7 +446,7 @@ static void conformance_threshold(void **state)
 	(void)state;
 	fixture(dir, sizeof(dir), "ut_analyser", "minddata_pipeline_raw_3.csv");
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
-		struct ms_src s = {dir, cases[k].dev};
+		struct ms_src s = {dir, cases[k].dev, NULL};
 		struct ms_md_pipeline p;
 		struct nns_err err;
 		size_t idx[16], n;
@@ -473,7 +473,7 @@ static void conformance_proposals(void **state)
 	static const char *const str_ids[] = {"minddata_pipeline-dataset_op",
 					      "minddata_pipeline-general"};
 	char dir[4096];
-	struct ms_src s;
+	struct ms_src s = {0};
 	struct ms_md m;
 	struct ms_md_proposals ps;
 	size_t i, seen = 0;
@@ -749,7 +749,7 @@ static void hand_pipeline(void **state)
  *   queue [5, 0, 64]: 1 empty > 0.9 -> data_process, 1 full. */
 static void hand_document(void **state)
 {
-	struct ms_src s = {tmpdir, 0};
+	struct ms_src s = {tmpdir, 0, NULL};
 	json_t *doc, *x, *dev, *op;
 	static const double steps[] = {0, 1, 1, 2, 2, 3};
 	const char *ids[] = {"minddata_device_queue", "minddata_device_queue_rate",
@@ -894,7 +894,7 @@ static void malformed(void **state)
 	struct ms_md_pipeline p;
 	struct ms_md_cpu c;
 	struct nns_err err;
-	struct ms_src s = {tmpdir, 3};
+	struct ms_src s = {tmpdir, 3, NULL};
 	const char *t;
 
 	(void)state;
