@@ -10,9 +10,11 @@
  *        with the same files; the rank's host is N (the mapped host id).
  */
 #include "importers/ms_cluster.h"
+#include "common/fs.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,11 +25,11 @@
 #define MSC_THREADS_MAX 16
 #define MSC_DIRS_MAX 1024
 
-static int is_dir(const char *p)
+static int is_dir(const struct fs_root *root, const char *p)
 {
 	struct stat st;
 
-	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+	return fs_stat_beneath(root, p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 /* "step_trace_raw_<r>_detail_time.csv" -> r, else -1. */
@@ -65,9 +67,9 @@ int msc_cluster_name(const char *name, char *device, size_t dsize, char *mode, s
 }
 
 /* Counts the cluster files of one directory: step traces and cluster csvs. */
-static void count_dir(const char *dir, int *traces, int *csvs)
+static void count_dir(const struct fs_root *root, const char *dir, int *traces, int *csvs)
 {
-	DIR *d = opendir(dir);
+	DIR *d = fs_opendir_beneath(root, dir);
 	struct dirent *e;
 
 	*traces = *csvs = 0;
@@ -85,62 +87,71 @@ static void count_dir(const char *dir, int *traces, int *csvs)
 }
 
 /* The directory holding the new layout's files: dir or dir/profiler. */
-static int new_layout_dir(const char *path, char *out, size_t size)
+static int new_layout_dir(const struct fs_root *root, const char *path, char *out, size_t size)
 {
 	int t, c;
 
 	snprintf(out, size, "%s", path);
-	count_dir(out, &t, &c);
+	count_dir(root, out, &t, &c);
 	if (t >= 2 || c >= 1)
 		return 0;
 	snprintf(out, size, "%s/profiler", path);
-	count_dir(out, &t, &c);
+	count_dir(root, out, &t, &c);
 	return t >= 2 || c >= 1 ? 0 : -1;
 }
 
 int msc_is_cluster(const char *path)
 {
-	char p[4096];
-
-	if (!path || !is_dir(path))
-		return 0;
-	snprintf(p, sizeof(p), "%s/cluster_profiler", path);
-	if (is_dir(p))
-		return 1;
-	return new_layout_dir(path, p, sizeof(p)) == 0;
+	return msc_is_cluster_in(NULL, path);
 }
 
-int msc_dir_is_job(const char *dir)
+int msc_is_cluster_in(const struct fs_root *root, const char *path)
+{
+	char p[4096];
+
+	if (!path || !is_dir(root, path))
+		return 0;
+	snprintf(p, sizeof(p), "%s/cluster_profiler", path);
+	if (is_dir(root, p))
+		return 1;
+	return new_layout_dir(root, path, p, sizeof(p)) == 0;
+}
+
+static int dir_is_job(const struct fs_root *root, const char *dir)
 {
 	char p[4096];
 	int t, c;
 
-	if (!dir || !is_dir(dir))
+	if (!dir || !is_dir(root, dir))
 		return 0;
 	snprintf(p, sizeof(p), "%s/cluster_profiler", dir);
-	if (is_dir(p))
+	if (is_dir(root, p))
 		return 1;
-	count_dir(dir, &t, &c);
+	count_dir(root, dir, &t, &c);
 	return t >= 2 || c >= 1;
 }
 
-/* 1 if the only subdirectory of dir is profiler/ (a rank's output dir). */
-static int only_profiler_subdir(const char *dir)
+int msc_dir_is_job(const char *dir)
 {
-	DIR *d = opendir(dir);
+	return dir_is_job(NULL, dir);
+}
+
+/* 1 if the only subdirectory of dir is profiler/ (a rank's output dir). */
+static int only_profiler_subdir(const struct fs_root *root, const char *dir)
+{
+	DIR *d = fs_opendir_beneath(root, dir);
 	struct dirent *e;
 	int other = 0, prof = 0;
 
 	if (!d)
 		return 0;
 	while ((e = readdir(d))) {
-		char sub[4400];
 		struct stat st;
 
 		if (e->d_name[0] == '.')
 			continue;
-		snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name);
-		if (lstat(sub, &st) != 0 || !S_ISDIR(st.st_mode))
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    !S_ISDIR(st.st_mode))
 			continue;
 		if (strcmp(e->d_name, "profiler") == 0)
 			prof = 1;
@@ -156,6 +167,7 @@ struct walk {
 	void *ctx;
 	size_t entries, found;
 	int max_depth;
+	const struct fs_root *root;
 };
 
 static int walk_dir(struct walk *w, const char *path, const char *rel, int depth)
@@ -164,7 +176,7 @@ static int walk_dir(struct walk *w, const char *path, const char *rel, int depth
 	struct dirent *e;
 	int rc = 0;
 
-	if (depth > w->max_depth || !(d = opendir(path)))
+	if (depth > w->max_depth || !(d = fs_opendir_beneath(w->root, path)))
 		return 0;
 	while (rc == 0 && (e = readdir(d))) {
 		char sub[4096], subrel[4096];
@@ -176,9 +188,10 @@ static int walk_dir(struct walk *w, const char *path, const char *rel, int depth
 		    snprintf(subrel, sizeof(subrel), "%s%s%s", rel, rel[0] ? "/" : "", e->d_name) >=
 			(int)sizeof(subrel))
 			continue;
-		if (lstat(sub, &st) != 0 || !S_ISDIR(st.st_mode))
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    !S_ISDIR(st.st_mode))
 			continue;
-		if (msc_dir_is_job(sub)) {
+		if (dir_is_job(w->root, sub)) {
 			if (w->found >= MSC_WALK_JOBS_MAX)
 				break;
 			w->found++;
@@ -193,14 +206,21 @@ static int walk_dir(struct walk *w, const char *path, const char *rel, int depth
 
 int msc_find_jobs(const char *root, int max_depth, msc_job_fn fn, void *ctx, size_t *found)
 {
-	struct walk w = {fn, ctx, 0, 0, max_depth};
+	return msc_find_jobs_in(NULL, root, max_depth, fn, ctx, found);
+}
+
+int msc_find_jobs_in(const struct fs_root *fsr, const char *root, int max_depth, msc_job_fn fn,
+		     void *ctx, size_t *found)
+{
+	struct walk w = {fn, ctx, 0, 0, max_depth, fsr};
 	int rc;
 
 	if (found)
 		*found = 0;
-	if (!root || !is_dir(root))
+	if (!root || !is_dir(fsr, root))
 		return 0;
-	if (msc_dir_is_job(root) || (msc_is_cluster(root) && only_profiler_subdir(root))) {
+	if (dir_is_job(fsr, root) ||
+	    (msc_is_cluster_in(fsr, root) && only_profiler_subdir(fsr, root))) {
 		w.found = 1;
 		rc = fn(ctx, root, "");
 	} else {
@@ -213,19 +233,26 @@ int msc_find_jobs(const char *root, int max_depth, msc_job_fn fn, void *ctx, siz
 
 /* ---- files ---------------------------------------------------------------- */
 
-/* Reads a whole file (capped). 0, -1 absent, -2 error (why in err). */
-static int slurp(const char *path, char **buf, size_t *len, struct nns_err *err)
+/* Reads a whole file (capped) beneath root. 0, -1 absent, -2 error (why
+ * in err: a file that resolves outside root says so, not its path). */
+static int slurp(const struct fs_root *root, const char *path, char **buf, size_t *len,
+		 struct nns_err *err)
 {
-	FILE *f = fopen(path, "rb");
+	FILE *f = fs_fopen_beneath(root, path);
 	char *b = NULL;
 	size_t n = 0, cap = 0;
+	char why[FS_PATH_MAX + 96];
 
 	*buf = NULL;
 	*len = 0;
 	if (!f) {
 		if (errno == ENOENT)
 			return -1;
-		nns_err_set(err, NNS_EIO, "%s: %s", path, strerror(errno));
+		fs_why(why, sizeof(why), root, errno);
+		if (fs_refused(root, errno))
+			nns_err_set(err, NNS_EIO, "%s", why);
+		else
+			nns_err_set(err, NNS_EIO, "%s: %s", path, why);
 		return -2;
 	}
 	for (;;) {
@@ -283,11 +310,13 @@ struct pool {
 	const struct job_rank *todo;
 	size_t next;
 	pthread_mutex_t mu;
+	const struct fs_root *root;
 };
 
 typedef int (*parse_fn)(struct msc_rank *, const char *, size_t, struct nns_err *);
 
-static void load_file(struct msc_rank *r, const char *dir, const char *name, parse_fn fn)
+static void load_file(const struct fs_root *root, struct msc_rank *r, const char *dir,
+		      const char *name, parse_fn fn)
 {
 	char path[4400];
 	struct nns_err err;
@@ -297,7 +326,7 @@ static void load_file(struct msc_rank *r, const char *dir, const char *name, par
 
 	nns_err_clear(&err);
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	rc = slurp(path, &buf, &len, &err);
+	rc = slurp(root, path, &buf, &len, &err);
 	if (rc == -1)
 		return;
 	if (rc == 0 && fn(r, buf, len, &err) == NNS_OK) {
@@ -309,21 +338,22 @@ static void load_file(struct msc_rank *r, const char *dir, const char *name, par
 		snprintf(r->problem, sizeof(r->problem), "%.60s: %.90s", name, err.msg);
 }
 
-static void load_rank(struct msc_job *j, struct msc_rank *r, const char *dir)
+static void load_rank(const struct fs_root *root, struct msc_job *j, struct msc_rank *r,
+		      const char *dir)
 {
 	char name[256];
 
 	snprintf(name, sizeof(name), "step_trace_raw_%d_detail_time.csv", r->rank);
-	load_file(r, dir, name, msc_parse_step_trace);
+	load_file(root, r, dir, name, msc_parse_step_trace);
 	if (j->device[0]) {
 		snprintf(name, sizeof(name), "%s_cluster_analyse_%s_%d_%d_%d.csv", j->device,
 			 j->mode, j->stage_num, j->rank_size, r->rank);
-		load_file(r, dir, name, msc_parse_cluster_csv);
+		load_file(root, r, dir, name, msc_parse_cluster_csv);
 	}
 	snprintf(name, sizeof(name), "hccl_raw_%d.csv", r->rank);
-	load_file(r, dir, name, msc_parse_hccl);
+	load_file(root, r, dir, name, msc_parse_hccl);
 	snprintf(name, sizeof(name), "flops_summary_%d.json", r->rank);
-	load_file(r, dir, name, msc_parse_flops);
+	load_file(root, r, dir, name, msc_parse_flops);
 }
 
 static void *worker(void *arg)
@@ -338,16 +368,16 @@ static void *worker(void *arg)
 		pthread_mutex_unlock(&p->mu);
 		if (i >= p->j->ranks.n)
 			break;
-		load_rank(p->j, &p->j->ranks.v[i], p->todo[i].dir);
+		load_rank(p->root, p->j, &p->j->ranks.v[i], p->todo[i].dir);
 	}
 	return NULL;
 }
 
 /* Adds the ranks found in dir (host: mapped id or ""). */
-static int scan_dir(struct msc_job *j, struct todo_vec *todo, const char *dir, const char *host,
-		    struct nns_err *err)
+static int scan_dir(const struct fs_root *root, struct msc_job *j, struct todo_vec *todo,
+		    const char *dir, const char *host, struct nns_err *err)
 {
-	DIR *d = opendir(dir);
+	DIR *d = fs_opendir_beneath(root, dir);
 	struct dirent *e;
 	int rc = NNS_OK;
 
@@ -416,6 +446,12 @@ static int cmp_rank(const void *a, const void *b)
 
 int msc_load(struct msc_job *j, const char *path, int threads, struct nns_err *err)
 {
+	return msc_load_in(j, NULL, path, threads, err);
+}
+
+int msc_load_in(struct msc_job *j, const struct fs_root *root, const char *path, int threads,
+		struct nns_err *err)
+{
 	struct todo_vec todo = {0};
 	char dir[4096];
 	pthread_t tid[MSC_THREADS_MAX];
@@ -426,8 +462,8 @@ int msc_load(struct msc_job *j, const char *path, int threads, struct nns_err *e
 	snprintf(j->mode, sizeof(j->mode), "data-parallel");
 	j->stage_num = 1;
 	snprintf(dir, sizeof(dir), "%s/cluster_profiler", path);
-	if (is_dir(dir)) {
-		DIR *d = opendir(dir);
+	if (is_dir(root, dir)) {
+		DIR *d = fs_opendir_beneath(root, dir);
 		struct dirent *e;
 		size_t ndirs = 0;
 
@@ -438,13 +474,13 @@ int msc_load(struct msc_job *j, const char *path, int threads, struct nns_err *e
 			if (e->d_name[0] == '.' || ++ndirs > MSC_DIRS_MAX)
 				continue;
 			snprintf(sub, sizeof(sub), "%s/%s/profiler", dir, e->d_name);
-			if (is_dir(sub))
-				rc = scan_dir(j, &todo, sub, e->d_name, err);
+			if (is_dir(root, sub))
+				rc = scan_dir(root, j, &todo, sub, e->d_name, err);
 		}
 		if (d)
 			closedir(d);
-	} else if (new_layout_dir(path, dir, sizeof(dir)) == 0) {
-		rc = scan_dir(j, &todo, dir, "", err);
+	} else if (new_layout_dir(root, path, dir, sizeof(dir)) == 0) {
+		rc = scan_dir(root, j, &todo, dir, "", err);
 	}
 	if (rc)
 		goto out;
@@ -471,6 +507,7 @@ int msc_load(struct msc_job *j, const char *path, int threads, struct nns_err *e
 	memset(&p, 0, sizeof(p));
 	p.j = j;
 	p.todo = todo.v;
+	p.root = root;
 	pthread_mutex_init(&p.mu, NULL);
 	for (int i = 1; i < threads; i++)
 		if (pthread_create(&tid[started], NULL, worker, &p) == 0)

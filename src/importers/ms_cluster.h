@@ -115,6 +115,18 @@ int msc_find_jobs(const char *root, int max_depth, msc_job_fn fn, void *ctx, siz
 int msc_load(struct msc_job *j, const char *path, int threads, struct nns_err *err);
 void msc_release(struct msc_job *j);
 
+/* The same with every directory and file opened beneath fsr (common/fs.h,
+ * the server's logdir; NULL: as given): a file or directory that resolves
+ * outside it is not read (a refused file is the rank's problem, "<name>:
+ * refused: resolves outside <root>"). Paths are given as for the
+ * functions above (the root's path followed by "/..."). */
+struct fs_root;
+int msc_is_cluster_in(const struct fs_root *fsr, const char *path);
+int msc_find_jobs_in(const struct fs_root *fsr, const char *root, int max_depth, msc_job_fn fn,
+		     void *ctx, size_t *found);
+int msc_load_in(struct msc_job *j, const struct fs_root *fsr, const char *path, int threads,
+		struct nns_err *err);
+
 /* The per-file parsers (buffers need not be NUL-terminated). NNS_OK or
  * NNS_EFORMAT / NNS_ENOMEM with err naming what is wrong. */
 int msc_parse_step_trace(struct msc_rank *r, const char *buf, size_t n, struct nns_err *err);

@@ -3,6 +3,7 @@
  * the files left out with the reason, and the host_info CSVs beside the
  * traces. */
 #include "importers/run.h"
+#include "common/fs.h"
 #include "importers/hostinfo.h"
 #include "importers/ms_load.h"
 #include "importers/nnst.h"
@@ -10,11 +11,13 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #define RUN_PATH_MAX 4096
@@ -42,6 +45,7 @@ struct walk {
 	} anc[128]; /* directories on the current path */
 	int nanc;
 	struct nns_err *err;
+	const struct fs_root *fsr; /* NULL, or every open is beneath it */
 };
 
 static const char *const TB_EXT[] = {".pt.trace.json", ".pt.trace.json.gz"};
@@ -217,10 +221,10 @@ static int str_cmp(const void *a, const void *b)
 }
 
 /* host_info_<N>.csv files directly in dir; bounded (1000 files). */
-static int scan_host_info(struct run *r, const char *dir)
+static int scan_host_info(const struct fs_root *fsr, struct run *r, const char *dir)
 {
 	struct dirent *de;
-	DIR *dp = opendir(dir);
+	DIR *dp = fs_opendir_beneath(fsr, dir);
 	int rc = NNS_OK;
 
 	if (!dp)
@@ -234,7 +238,7 @@ static int scan_host_info(struct run *r, const char *dir)
 		path = join(dir, de->d_name);
 		if (!path)
 			continue;
-		if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+		if (fs_stat_beneath(fsr, path, &st) != 0 || !S_ISREG(st.st_mode)) {
 			free(path);
 			continue;
 		}
@@ -249,13 +253,13 @@ static int scan_host_info(struct run *r, const char *dir)
 
 /* The MindSpore host_info CSVs of a run: in its directory and in its
  * host_info/ subdirectory (where nnscope's collector writes them). */
-static int find_host_info(struct run *r)
+static int find_host_info(const struct fs_root *fsr, struct run *r)
 {
 	char *sub = join(r->dir, "host_info");
-	int rc = scan_host_info(r, r->dir);
+	int rc = scan_host_info(fsr, r, r->dir);
 
 	if (rc == NNS_OK && sub)
-		rc = scan_host_info(r, sub);
+		rc = scan_host_info(fsr, r, sub);
 	free(sub);
 	if (r->host_info.n > 1)
 		qsort(r->host_info.v, r->host_info.n, sizeof(*r->host_info.v), str_cmp);
@@ -264,7 +268,8 @@ static int find_host_info(struct run *r)
 
 /* Builds a run from the files found in one directory; takes ownership of
  * the strings in f[0..n) (freed or moved) in every case. */
-static int add_run(struct run_set *rs, char *name, char *dir, struct found *f, size_t n)
+static int add_run(const struct fs_root *fsr, struct run_set *rs, char *name, char *dir,
+		   struct found *f, size_t n)
 {
 	struct run r;
 	size_t i = 0;
@@ -312,7 +317,7 @@ static int add_run(struct run_set *rs, char *name, char *dir, struct found *f, s
 	for (size_t k = 0; k < n; k++)
 		found_free(&f[k]);
 	if (rc == NNS_OK)
-		rc = find_host_info(&r);
+		rc = find_host_info(fsr, &r);
 	if (rc == NNS_OK && vec_push(&rs->runs, r) == 0) {
 		rs->files += n;
 		return NNS_OK;
@@ -335,27 +340,35 @@ static char *rel_name(const struct walk *wk, const char *dir)
 }
 
 static int walk_dir(struct walk *wk, const char *dir, int depth);
+static int discover(struct run_set *rs, const struct fs_root *fsr, const char *path,
+		    const struct run_limits *lim, struct nns_err *err);
 
 /* Is the *.json[.gz] file at path a Chrome/Kineto trace, by its content
  * (gzip or not)? A JSON object with a "traceEvents" key within its first
  * SNIFF_MAX bytes, or a JSON array whose first element is an object with
  * "ph" (Chrome's array format, MindSpore's timeline_display files).
  * Returns 1, or 0 with the reason in why. */
-static int sniff_json(const char *path, char *why, size_t wsize)
+static int sniff_json(const struct fs_root *fsr, const char *path, char *why, size_t wsize)
 {
 	char *buf = malloc(SNIFF_CHUNK);
 	const char *p, *end;
 	long total = 0;
-	int n, rc = 0, e;
+	int n, rc = 0, e, fd;
 	gzFile g = NULL;
 
 	if (!buf) {
 		snprintf(why, wsize, "out of memory");
 		return 0;
 	}
-	g = gzopen(path, "rb");
-	if (!g) {
-		snprintf(why, wsize, "cannot open: %s", strerror(errno));
+	fd = fs_open_beneath(fsr, path, O_RDONLY | O_NONBLOCK, 0);
+	if (fd < 0 || !(g = gzdopen(fd, "rb"))) {
+		e = errno;
+		if (fd >= 0)
+			close(fd);
+		if (fs_refused(fsr, e))
+			fs_why(why, wsize, fsr, e);
+		else
+			snprintf(why, wsize, "cannot open: %s", strerror(e));
 		goto out;
 	}
 	n = gzread(g, buf, SNIFF_CHUNK);
@@ -459,10 +472,20 @@ static int ends_json(const char *name)
 	return ends_with(name, n, ".json") || ends_with(name, n, ".json.gz");
 }
 
+/* A file name discovery looks at: *.json[.gz], *.nnst, MindSpore's. */
+static int candidate(const char *name)
+{
+	int dev, prio;
+
+	return ends_json(name) || ends_with(name, strlen(name), ".nnst") ||
+	       ms_match_file(name, &dev, &prio);
+}
+
 /* Classifies one regular file: 1 a trace (worker/suffix/flags filled),
  * 0 not one (why filled when it should be listed, else why[0] == 0). */
-static int classify(const char *name, const char *path, char *wbuf, size_t wsize, char *sbuf,
-		    size_t ssize, struct found *f, char *why, size_t whysize)
+static int classify(const struct fs_root *fsr, const char *name, const char *path, char *wbuf,
+		    size_t wsize, char *sbuf, size_t ssize, struct found *f, char *why,
+		    size_t whysize)
 {
 	size_t n = strlen(name);
 	int dev;
@@ -475,7 +498,7 @@ static int classify(const char *name, const char *path, char *wbuf, size_t wsize
 	}
 	f->ms_prio = -1;
 	if (ends_with(name, n, ".nnst")) {
-		if (!nnst_is_trace_file(path)) {
+		if (!nnst_is_trace_file_in(fsr, path)) {
 			snprintf(why, whysize, "not an nnscope trace (no NNSTRACE magic)");
 			return 0;
 		}
@@ -492,7 +515,7 @@ static int classify(const char *name, const char *path, char *wbuf, size_t wsize
 	 * content is not, loading it says why (the server's 422), rather than
 	 * it vanishing from the run */
 	if (!ends_with(name, n, TB_EXT[0]) && !ends_with(name, n, TB_EXT[1]) &&
-	    !sniff_json(path, why, whysize))
+	    !sniff_json(fsr, path, why, whysize))
 		return 0;
 	if (!run_match_name(name, wbuf, wsize, sbuf, ssize)) {
 		char *w = strip_ext(name);
@@ -511,7 +534,7 @@ static int scan_entries(struct walk *wk, const char *dir, DIR *dp, struct dir_sc
 	int rc = NNS_OK;
 
 	while (rc == NNS_OK && (de = readdir(dp)) != NULL) {
-		char wbuf[1024], sbuf[64], why[160];
+		char wbuf[1024], sbuf[64], why[FS_PATH_MAX + 96];
 		struct found f = {NULL, NULL, NULL, -1, 0, 0};
 		struct stat st;
 		char *path;
@@ -528,7 +551,7 @@ static int scan_entries(struct walk *wk, const char *dir, DIR *dp, struct dir_sc
 			return nns_err_set(wk->err, NNS_ENOMEM,
 					   "%s/%s: path too long or out of memory", dir,
 					   de->d_name);
-		if (lstat(path, &st) != 0) {
+		if (fstatat(dirfd(dp), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
 			free(path);
 			continue;
 		}
@@ -546,13 +569,22 @@ static int scan_entries(struct walk *wk, const char *dir, DIR *dp, struct dir_sc
 			}
 			continue;
 		}
-		/* a symlink counts only if it points at a regular file */
-		if (S_ISLNK(st.st_mode) && (stat(path, &st) != 0 || !S_ISREG(st.st_mode))) {
+		/* a symlink counts only if it points at a regular file (beneath
+		 * the root: a trace's link that leads out is listed as refused) */
+		if (S_ISLNK(st.st_mode) &&
+		    (fs_stat_beneath(wk->fsr, path, &st) != 0 || !S_ISREG(st.st_mode))) {
+			int e = errno;
+
+			if (fs_refused(wk->fsr, e) && candidate(de->d_name)) {
+				fs_why(why, sizeof(why), wk->fsr, e);
+				if (add_skip(ds, path, why))
+					rc = nns_err_set(wk->err, NNS_ENOMEM, "out of memory");
+			}
 			free(path);
 			continue;
 		}
-		if (!S_ISREG(st.st_mode) || !classify(de->d_name, path, wbuf, sizeof(wbuf), sbuf,
-						      sizeof(sbuf), &f, why, sizeof(why))) {
+		if (!S_ISREG(st.st_mode) || !classify(wk->fsr, de->d_name, path, wbuf, sizeof(wbuf),
+						      sbuf, sizeof(sbuf), &f, why, sizeof(why))) {
 			if (S_ISREG(st.st_mode) && why[0] && add_skip(ds, path, why))
 				rc = nns_err_set(wk->err, NNS_ENOMEM, "out of memory");
 			free(path);
@@ -692,19 +724,22 @@ static int walk_dir(struct walk *wk, const char *dir, int depth)
 	DIR *dp;
 	int rc;
 
-	if (stat(dir, &st) != 0)
-		return NNS_OK;
-	for (int i = 0; i < wk->nanc; i++)
-		if (wk->anc[i].dev == st.st_dev && wk->anc[i].ino == st.st_ino)
-			return NNS_OK; /* a loop (bind mount) */
-	if (wk->nanc >= (int)(sizeof(wk->anc) / sizeof(wk->anc[0])))
-		return NNS_OK;
-	dp = opendir(dir);
+	dp = fs_opendir_beneath(wk->fsr, dir); /* the directory read is the one checked */
 	if (!dp) {
+		char why[FS_PATH_MAX + 96];
+
+		fs_why(why, sizeof(why), wk->fsr, errno);
 		if (depth == 0)
 			return nns_err_set(wk->err, NNS_EIO, "%s: cannot read directory: %s", dir,
-					   strerror(errno));
+					   why);
 		return NNS_OK; /* unreadable subdirectory: skipped */
+	}
+	rc = fstat(dirfd(dp), &st) != 0 || wk->nanc >= (int)(sizeof(wk->anc) / sizeof(wk->anc[0]));
+	for (int i = 0; !rc && i < wk->nanc; i++)
+		rc = wk->anc[i].dev == st.st_dev && wk->anc[i].ino == st.st_ino; /* a loop */
+	if (rc) {
+		closedir(dp);
+		return NNS_OK;
 	}
 	memset(&ds, 0, sizeof(ds));
 	rc = scan_entries(wk, dir, dp, &ds);
@@ -724,7 +759,7 @@ static int walk_dir(struct walk *wk, const char *dir, int depth)
 			free(name);
 			free(d);
 			rc = nns_err_set(wk->err, NNS_ENOMEM, "out of memory");
-		} else if (add_run(wk->rs, name, d, ds.fv, ds.fn)) {
+		} else if (add_run(wk->fsr, wk->rs, name, d, ds.fv, ds.fn)) {
 			rc = nns_err_set(wk->err, NNS_ENOMEM, "out of memory");
 		}
 		ds.fn = 0; /* add_run consumed them */
@@ -817,13 +852,25 @@ static int single_file(struct walk *wk, const char *path)
 		return nns_err_set(wk->err, NNS_ENOMEM, "out of memory");
 	}
 	wk->rs->single_file = 1;
-	if (add_run(wk->rs, name, dir, &f, 1))
+	if (add_run(wk->fsr, wk->rs, name, dir, &f, 1))
 		return nns_err_set(wk->err, NNS_ENOMEM, "out of memory");
 	return NNS_OK;
 }
 
 int run_discover(struct run_set *rs, const char *path, const struct run_limits *lim,
 		 struct nns_err *err)
+{
+	return discover(rs, NULL, path, lim, err);
+}
+
+int run_discover_in(struct run_set *rs, const struct fs_root *root, const struct run_limits *lim,
+		    struct nns_err *err)
+{
+	return discover(rs, root, root->path, lim, err);
+}
+
+static int discover(struct run_set *rs, const struct fs_root *fsr, const char *path,
+		    const struct run_limits *lim, struct nns_err *err)
 {
 	struct walk wk;
 	struct stat st;
@@ -835,12 +882,13 @@ int run_discover(struct run_set *rs, const char *path, const struct run_limits *
 	memset(&wk, 0, sizeof(wk));
 	wk.rs = rs;
 	wk.err = err;
+	wk.fsr = fsr;
 	wk.lim.max_entries = lim && lim->max_entries ? lim->max_entries : 1000000;
 	wk.lim.max_files = lim && lim->max_files ? lim->max_files : 100000;
 	wk.lim.max_depth = lim && lim->max_depth > 0 ? lim->max_depth : 64;
 	if (n == 0 || n >= sizeof(root))
 		return nns_err_set(err, NNS_EINVAL, "%s: bad path", path);
-	if (stat(path, &st) != 0)
+	if (fs_stat_beneath(fsr, path, &st) != 0)
 		return nns_err_set(err,
 				   errno == ENOENT || errno == ENOTDIR ? NNS_ENOTFOUND : NNS_EIO,
 				   "%s: %s", path, strerror(errno));

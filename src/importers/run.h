@@ -37,7 +37,7 @@
  * The walk never follows symbolic links to directories (symlinked files
  * are read), refuses to re-enter a directory it is already inside (bind
  * mount loops), skips unreadable subdirectories, and is bounded by
- * struct run_limits.
+ * struct run_limits. run_discover_in also keeps every open beneath a root.
  *
  * Ownership: struct run_set owns every string and array reachable from it;
  * run_set_release() frees them all.
@@ -95,6 +95,14 @@ struct run_limits {
  * other errors rs is empty. run_set_release() is safe in every case. */
 int run_discover(struct run_set *rs, const char *path, const struct run_limits *lim,
 		 struct nns_err *err);
+/* The same for the directory root (common/fs.h, the server's logdir), every
+ * directory and file opened beneath it: the content sniffed is that of the
+ * file the open checked, and a *.json[.gz] / *.nnst / MindSpore file whose
+ * link resolves outside root is listed in skipped ("refused: resolves
+ * outside <root>"), never a span. Paths are root->path + "/...". */
+struct fs_root;
+int run_discover_in(struct run_set *rs, const struct fs_root *root, const struct run_limits *lim,
+		    struct nns_err *err);
 void run_set_release(struct run_set *rs);
 
 /* Matches a file base name against the tb_plugin pattern. On a match

@@ -3,7 +3,8 @@
  * trees: the tb_plugin file-name pattern, worker/span grouping and
  * numbering, run naming, traces told apart by content (and what is
  * skipped, with the reason), single files, symlinks (no directory
- * following, loops), limits and the not-found cases.
+ * following, loops), limits and the not-found cases; run_discover_in
+ * lists the trace links that resolve outside its root as refused.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/fs.h"
 #include "importers/run.h"
 
 static char root[64];
@@ -435,6 +437,61 @@ static void test_symlink_loop_only(void **state)
 	assert_int_equal(rs.runs.n, 0);
 }
 
+/* run_discover_in: a tree under root/logdir, with links inside and out. */
+static void test_beneath(void **state)
+{
+	struct fs_root fr;
+	struct run_set rs;
+	struct nns_err err;
+	char logdir[128], out[160];
+	size_t refused = 0;
+
+	(void)state;
+	mkd("logdir");
+	mkd("logdir/r");
+	mkd("logdir/.store");
+	mkd("out");
+	mk("logdir/.store/in.json");
+	mk("out/secret.pt.trace.json");
+	mk_text("out/host_info_0.csv", "tid,pid\n");
+	mk("logdir/r/real.pt.trace.json");
+	lnk("../.store/in.json", "logdir/r/inside.pt.trace.json");
+	snprintf(out, sizeof(out), "%s/out/secret.pt.trace.json", root);
+	lnk(out, "logdir/r/abs_out.pt.trace.json");
+	lnk("../../out/secret.pt.trace.json", "logdir/r/rel_out.pt.trace.json");
+	lnk("../../out/secret.pt.trace.json", "logdir/r/rel_out.nnst");
+	lnk("../../out/host_info_0.csv", "logdir/r/host_info_0.csv");
+	lnk("/etc/passwd", "logdir/r/passwd.txt"); /* not a trace's name: not listed */
+	snprintf(out, sizeof(out), "%s/out", root);
+	lnk(out, "logdir/outdir");
+	snprintf(logdir, sizeof(logdir), "%s/logdir", root);
+	assert_int_equal(fs_root_open(&fr, logdir, &err), NNS_OK);
+	assert_int_equal(run_discover_in(&rs, &fr, NULL, &err), NNS_OK);
+	assert_int_equal(rs.runs.n, 1);
+	assert_string_equal(rs.runs.v[0].name, "r");
+	assert_int_equal(rs.runs.v[0].workers.n, 2);
+	assert_string_equal(rs.runs.v[0].workers.v[0].name, "inside");
+	assert_string_equal(rs.runs.v[0].workers.v[1].name, "real");
+	assert_int_equal(rs.runs.v[0].host_info.n, 0); /* the CSV linked out */
+	for (size_t i = 0; i < rs.skipped.n; i++) {
+		const char *b = strrchr(rs.skipped.v[i].path, '/') + 1;
+
+		assert_string_not_equal(b, "passwd.txt");
+		if (strncmp(rs.skipped.v[i].reason, "refused: resolves outside ", 26) == 0) {
+			assert_non_null(strstr(rs.skipped.v[i].reason, logdir));
+			refused++;
+		}
+	}
+	assert_int_equal(refused, 3); /* abs_out, rel_out .json and .nnst */
+	run_set_release(&rs);
+	/* the same tree without a root (the CLI) follows every link */
+	assert_int_equal(run_discover(&rs, logdir, NULL, &err), NNS_OK);
+	assert_int_equal(rs.runs.v[0].workers.n, 4);
+	assert_int_equal(rs.runs.v[0].host_info.n, 1);
+	run_set_release(&rs);
+	fs_root_close(&fr);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -444,6 +501,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_single_file, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_content, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_symlink_loop_only, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_beneath, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
