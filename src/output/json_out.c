@@ -384,8 +384,8 @@ void out_profile_dirname(char *dst, size_t size, const char *worker, const char 
 	}
 }
 
-int out_write_profile(const char *dir, const struct out_source *src, const struct an_profile *p,
-		      const struct out_opts *o, struct nns_err *err)
+int out_write_views(const char *dir, const struct out_source *src, const struct an_profile *p,
+		    const struct out_opts *o, struct nns_err *err)
 {
 	static const struct {
 		const char *file;
@@ -395,6 +395,25 @@ int out_write_profile(const char *dir, const struct out_source *src, const struc
 	    {"kernels.json", DOC_KERNELS, 2},	{"memory.json", DOC_MEMORY, 4},
 	    {"modules.json", DOC_MODULES, 2},
 	};
+	int rc = NNS_OK;
+
+	for (size_t i = 0; !rc && i < sizeof(docs) / sizeof(docs[0]); i++) {
+		struct doc_arg a = {docs[i].doc, p, src};
+
+		rc = out_json_file(dir, docs[i].file,
+				   o && o->pretty_depth ? o->pretty_depth : docs[i].pretty, doc_fn,
+				   &a, err);
+	}
+	if (!rc && o && o->csv)
+		rc = out_write_csv(dir, p, err);
+	if (!rc)
+		rc = out_write_extra(dir, p, o, err);
+	return rc;
+}
+
+int out_write_profile(const char *dir, const struct out_source *src, const struct an_profile *p,
+		      const struct out_opts *o, struct nns_err *err)
+{
 	char sub[2 * OUT_NAME_MAX + 16], path[OUT_PATH_MAX];
 	int rc;
 
@@ -402,18 +421,7 @@ int out_write_profile(const char *dir, const struct out_source *src, const struc
 	rc = out_join(path, sizeof(path), dir, sub, err);
 	if (!rc)
 		rc = fs_mkdirs(path, err);
-	for (size_t i = 0; !rc && i < sizeof(docs) / sizeof(docs[0]); i++) {
-		struct doc_arg a = {docs[i].doc, p, src};
-
-		rc = out_json_file(path, docs[i].file,
-				   o && o->pretty_depth ? o->pretty_depth : docs[i].pretty, doc_fn,
-				   &a, err);
-	}
-	if (!rc && o && o->csv)
-		rc = out_write_csv(path, p, err);
-	if (!rc)
-		rc = out_write_extra(path, p, o, err);
-	return rc;
+	return rc ? rc : out_write_views(path, src, p, o, err);
 }
 
 static int write_small(const char *dir, const char *name, void (*fn)(struct jsonw *, const void *),

@@ -99,7 +99,10 @@ int out_file_open(struct out_file *o, const char *dir, const char *name, struct 
 
 		if (n < 0 || (size_t)n >= sizeof(o->tmp))
 			return nns_err_set(err, NNS_EINVAL, "%s: path too long", o->path);
-		fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		/* never through a link: O_EXCL | O_NOFOLLOW create a new file
+		 * or fail, and the rename replaces a link at path, never
+		 * follows it */
+		fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
 		if (fd < 0 && errno != EEXIST)
 			break;
 	}

@@ -37,7 +37,9 @@ struct out_file {
 	char tmp[OUT_PATH_MAX];
 };
 
-/* Opens a temporary file beside dir/name for writing. */
+/* Opens a temporary file beside dir/name for writing (a new file, never
+ * one reached through a symbolic link; the commit's rename replaces a link
+ * at dir/name rather than following it). */
 int out_file_open(struct out_file *o, const char *dir, const char *name, struct nns_err *err);
 /* Closes the temporary file and renames it to its final name; on any
  * failure removes it. Always leaves o closed. */

@@ -46,6 +46,10 @@ void out_profile_dirname(char *dst, size_t size, const char *worker, const char 
  * creating directories as needed. Returns NNS_OK or the first error. */
 int out_write_profile(const char *dir, const struct out_source *src, const struct an_profile *p,
 		      const struct out_opts *o, struct nns_err *err);
+/* The same files straight into dir (which must exist), no subdirectory:
+ * the server's cache gives it the directory it opened (cache.c). */
+int out_write_views(const char *dir, const struct out_source *src, const struct an_profile *p,
+		    const struct out_opts *o, struct nns_err *err);
 
 /* Writes dir/<file_name> (e.g. "distributed.json") from d; span may be NULL. */
 int out_write_dist(const char *dir, const char *file_name, const char *span,

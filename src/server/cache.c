@@ -2,17 +2,25 @@
  * cache.c - the on-disk analysis cache (cache.h): where it lives, its key,
  * reading a view and writing the views of a freshly analysed trace.
  *
- * Every cache file is opened through open_read() and written through
- * write_atomic() (a temporary file renamed into place); the views
- * themselves go through out_write_profile(), which writes each file the
- * same way.
+ * No cache open follows a symbolic link. The cache directory is reached
+ * from a base opened as the user named it (the run directory, beneath the
+ * logdir; --cache-dir; the per-user cache) one component at a time with
+ * O_NOFOLLOW, each a directory owned by us (created when writing). Files
+ * are opened relative to that directory's descriptor with O_NOFOLLOW and
+ * read only when they are regular files with one link, owned by us; they
+ * are written as temporary files (O_CREAT | O_EXCL | O_NOFOLLOW) renamed
+ * into place, the views through out_write_views() given the descriptor's
+ * /proc/self/fd/<n> name, which the kernel resolves to that very directory
+ * (without /proc nothing is cached: the views are then served from
+ * memory).
  */
 #include "server/cache.h"
-#include "common/fs.h"
 #include "common/strhash.h"
 #include "nnscope.h"
 #include "output/outfile.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,95 +33,158 @@
 #define CACHE_KEY_MAX 4096
 #define MAX_CACHED_DOC ((size_t)512 << 20)
 
-/* ---- the only ways a cache file is opened ---------------------------------- */
+/* ---- the cache directory ------------------------------------------------------ */
 
-/* Opens dir/name for reading; NULL when absent or unreadable. */
-static FILE *open_read(const char *dir, const char *name)
+/* Opens (creating it when create) the directory name in dfd, without
+ * following a link, and checks that it is a directory of ours. The
+ * descriptor (O_RDONLY | O_DIRECTORY) or -1. */
+static int sub_open(int dfd, const char *name, int create)
 {
-	char path[OUT_PATH_MAX + 64];
+	struct stat st;
+	int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
-	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
-		return NULL;
-	return fopen(path, "rb");
+	if (fd < 0 && errno == ENOENT && create &&
+	    (mkdirat(dfd, name, 0777) == 0 || errno == EEXIST))
+		fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid()) {
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
-/* Writes len bytes of data to dir/name: a temporary file renamed into
- * place. NNS_OK or an NNS_E* status. */
-static int write_atomic(const char *dir, const char *name, const char *data, size_t len)
+/* The descriptor of d's directory (created when create), or -1. */
+static int dir_open(const struct cache_dir *d, int create)
 {
-	struct out_file of;
-	struct nns_err err;
-	int rc;
+	char rel[sizeof(d->rel)], *p, *slash;
+	int fd;
 
-	nns_err_clear(&err);
-	if ((rc = out_file_open(&of, dir, name, &err)) != NNS_OK)
-		return rc;
-	if (fwrite(data, 1, len, of.f) != len) {
-		out_file_abort(&of);
-		return NNS_EIO;
+	if (!d->base[0])
+		return -1;
+	fd = fs_open_beneath(d->root, d->base, O_RDONLY | O_DIRECTORY, 0);
+	snprintf(rel, sizeof(rel), "%s", d->rel);
+	for (p = rel; fd >= 0 && *p; p = slash ? slash + 1 : p + strlen(p)) {
+		int next;
+
+		slash = strchr(p, '/');
+		if (slash)
+			*slash = '\0';
+		next = sub_open(fd, p, create);
+		close(fd);
+		fd = next;
 	}
-	return out_file_commit(&of, &err);
+	return fd;
 }
 
 /* ---- reading ----------------------------------------------------------------- */
 
-/* The whole of dir/name when it is a regular file of at most max bytes:
+/* The whole of name in the directory dfd when it is a regular file of ours
+ * with one link and at most max bytes, opened without following a link:
  * malloc'd and NUL-terminated (caller frees), or NULL. */
-static char *read_whole(const char *dir, const char *name, size_t max, size_t *len)
+static char *read_whole(int dfd, const char *name, size_t max, size_t *len)
 {
-	FILE *f = open_read(dir, name);
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	char *buf = NULL;
 	struct stat st;
+	size_t got = 0;
 
-	if (!f)
+	if (fd < 0)
 		return NULL;
-	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size <= max &&
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1 &&
+	    st.st_uid == geteuid() && (size_t)st.st_size <= max &&
 	    (buf = malloc((size_t)st.st_size + 1)) != NULL) {
-		if (fread(buf, 1, (size_t)st.st_size, f) == (size_t)st.st_size) {
-			buf[st.st_size] = 0;
-			*len = (size_t)st.st_size;
+		while (got < (size_t)st.st_size) {
+			ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			got += (size_t)n;
+		}
+		if (got == (size_t)st.st_size) {
+			buf[got] = 0;
+			*len = got;
 		} else {
 			free(buf);
 			buf = NULL;
 		}
 	}
-	fclose(f);
+	close(fd);
 	return buf;
 }
 
 /* ---- where ------------------------------------------------------------------- */
 
-/* The cache root of a run directory: <override>/<hash> with --cache-dir;
- * else <run_dir>/.nnscope-cache when the directory is writable (by its
- * mode bits too, so that root does not write into read-only data), else
- * $XDG_CACHE_HOME/nnscope/<hash> (or ~/.cache/nnscope/<hash>). */
-static int cache_root(char *dst, size_t size, const char *run_dir, const char *override)
+/* The per-user cache of run_dir into d: base <override> (--cache-dir) or
+ * $XDG_CACHE_HOME/nnscope (or ~/.cache/nnscope), rel "<hash>/<sub>". 0 or
+ * -1 (no usable place). */
+static int per_user(struct cache_dir *d, const char *run_dir, const char *override, const char *sub)
 {
 	struct nns_err err;
-	struct stat st;
 	char real[PATH_MAX];
 	const char *base = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-	char tmp[OUT_PATH_MAX];
+	int fd;
 
 	nns_err_clear(&err);
-	if (!override && stat(run_dir, &st) == 0 && (st.st_mode & 0222) &&
-	    access(run_dir, W_OK) == 0 &&
-	    snprintf(dst, size, "%s/%s", run_dir, CACHE_DIR_NAME) < (int)size &&
-	    fs_mkdirs(dst, &err) == NNS_OK && access(dst, W_OK) == 0)
-		return 0;
+	d->root = NULL;
 	if (!realpath(run_dir, real))
 		return -1;
 	if (override)
-		snprintf(tmp, sizeof(tmp), "%s", override);
+		snprintf(d->base, sizeof(d->base), "%s", override);
 	else if (base && base[0] == '/')
-		snprintf(tmp, sizeof(tmp), "%s/nnscope", base);
+		snprintf(d->base, sizeof(d->base), "%s/nnscope", base);
 	else if (home && home[0] == '/')
-		snprintf(tmp, sizeof(tmp), "%s/.cache/nnscope", home);
+		snprintf(d->base, sizeof(d->base), "%s/.cache/nnscope", home);
 	else
 		return -1;
-	if (snprintf(dst, size, "%s/%016llx", tmp, (unsigned long long)strhash(real)) >= (int)size)
+	if (snprintf(d->rel, sizeof(d->rel), "%016llx/%s", (unsigned long long)strhash(real),
+		     sub) >= (int)sizeof(d->rel) ||
+	    fs_mkdirs(d->base, &err) != NNS_OK)
 		return -1;
-	return fs_mkdirs(dst, &err) == NNS_OK && access(dst, W_OK) == 0 ? 0 : -1;
+	/* its <hash> directory now, as the cache beside a run is made now */
+	fd = fs_open_beneath(NULL, d->base, O_RDONLY | O_DIRECTORY, 0);
+	if (fd >= 0) {
+		char hash[20];
+		int h;
+
+		snprintf(hash, sizeof(hash), "%016llx", (unsigned long long)strhash(real));
+		h = sub_open(fd, hash, 1);
+		close(fd);
+		if (h >= 0) {
+			close(h);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* The cache beside the run: base run_dir (beneath root), rel
+ * ".nnscope-cache/<sub>", when the run directory is writable (by its mode
+ * bits too, so that root does not write into read-only data) and its
+ * .nnscope-cache is (or can be made) a directory of ours, not a link. */
+static int beside(struct cache_dir *d, const struct fs_root *root, const char *run_dir,
+		  const char *sub)
+{
+	struct stat st;
+	int fd, c, ok = 0;
+
+	fd = fs_open_beneath(root, run_dir, O_RDONLY | O_DIRECTORY, 0);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) == 0 && (st.st_mode & 0222) && faccessat(fd, ".", W_OK, 0) == 0 &&
+	    (c = sub_open(fd, CACHE_DIR_NAME, 1)) >= 0) {
+		ok = faccessat(c, ".", W_OK, 0) == 0;
+		close(c);
+	}
+	close(fd);
+	if (!ok || snprintf(d->base, sizeof(d->base), "%s", run_dir) >= (int)sizeof(d->base) ||
+	    snprintf(d->rel, sizeof(d->rel), "%s/%s", CACHE_DIR_NAME, sub) >= (int)sizeof(d->rel))
+		return -1;
+	d->root = root;
+	return 0;
 }
 
 int cache_check_root(const char *dir, struct nns_err *err)
@@ -126,20 +197,18 @@ int cache_check_root(const char *dir, struct nns_err *err)
 	return NNS_OK;
 }
 
-int cache_dir_of(char *dst, size_t size, const char *run_dir, const char *override,
-		 const char *worker, const char *span)
+int cache_dir_of(struct cache_dir *d, const struct fs_root *root, const char *run_dir,
+		 const char *override, const char *worker, const char *span)
 {
-	char sub[OUT_NAME_MAX * 2 + 8], root[OUT_PATH_MAX];
+	char sub[OUT_NAME_MAX * 2 + 8];
 
-	dst[0] = 0;
-	if (cache_root(root, sizeof(root), run_dir, override) != 0)
-		return -1;
+	memset(d, 0, sizeof(*d));
 	out_profile_dirname(sub, sizeof(sub), worker, span);
-	if (snprintf(dst, size, "%s/%s", root, sub) >= (int)size) {
-		dst[0] = 0;
-		return -1;
-	}
-	return 0;
+	if ((!override && beside(d, root, run_dir, sub) == 0) ||
+	    per_user(d, run_dir, override, sub) == 0)
+		return 0;
+	memset(d, 0, sizeof(*d));
+	return -1;
 }
 
 /* ---- the key ------------------------------------------------------------------ */
@@ -150,52 +219,69 @@ static void key_text(char *dst, size_t size, const struct cache_key *k)
 		 NNS_VERSION_STRING, k->path, (long long)k->size, (long long)k->mtime_ns);
 }
 
-int cache_valid(const char *dir, const struct cache_key *k)
+static int valid_in(int dfd, const struct cache_key *k)
 {
 	char want[OUT_PATH_MAX + 256];
 	size_t len = 0;
-	char *have;
+	char *have = read_whole(dfd, CACHE_KEY_FILE, CACHE_KEY_MAX, &len);
 	int ok;
 
-	if (!dir[0])
-		return 0;
-	have = read_whole(dir, CACHE_KEY_FILE, CACHE_KEY_MAX, &len);
 	key_text(want, sizeof(want), k);
 	ok = have && strcmp(have, want) == 0;
 	free(have);
 	return ok;
 }
 
-/* ---- views -------------------------------------------------------------------- */
-
-char *cache_read_view(const char *dir, const struct cache_key *k, const char *view, size_t *len)
+int cache_valid(const struct cache_dir *d, const struct cache_key *k)
 {
-	char name[OUT_NAME_MAX + 8];
+	int fd = dir_open(d, 0), ok;
 
-	if (!cache_valid(dir, k) ||
-	    snprintf(name, sizeof(name), "%s.json", view) >= (int)sizeof(name))
-		return NULL;
-	return read_whole(dir, name, MAX_CACHED_DOC, len);
+	if (fd < 0)
+		return 0;
+	ok = valid_in(fd, k);
+	close(fd);
+	return ok;
 }
 
-void cache_write(const char *dir, const struct cache_key *k, const struct out_source *src,
+/* ---- views -------------------------------------------------------------------- */
+
+char *cache_read_view(const struct cache_dir *d, const struct cache_key *k, const char *view,
+		      size_t *len)
+{
+	char name[OUT_NAME_MAX + 8], *doc = NULL;
+	int fd;
+
+	if (snprintf(name, sizeof(name), "%s.json", view) >= (int)sizeof(name) ||
+	    (fd = dir_open(d, 0)) < 0)
+		return NULL;
+	if (valid_in(fd, k))
+		doc = read_whole(fd, name, MAX_CACHED_DOC, len);
+	close(fd);
+	return doc;
+}
+
+void cache_write(const struct cache_dir *d, const struct cache_key *k, const struct out_source *src,
 		 const struct an_profile *p)
 {
 	struct out_opts oo = {0, 0};
+	struct out_file of;
 	struct nns_err err;
-	char root[OUT_PATH_MAX], key[OUT_PATH_MAX + 256];
-	char *slash;
+	char dir[64], key[OUT_PATH_MAX + 256];
+	int fd = dir_open(d, 1);
 
-	if (!dir[0])
+	if (fd < 0)
 		return;
-	snprintf(root, sizeof(root), "%s", dir);
-	slash = strrchr(root, '/');
-	if (!slash)
-		return;
-	*slash = 0;
+	/* /proc/self/fd/<fd>: this directory, whatever its path leads to now */
+	snprintf(dir, sizeof(dir), "/proc/self/fd/%d", fd);
 	nns_err_clear(&err);
-	if (out_write_profile(root, src, p, &oo, &err))
-		return;
-	key_text(key, sizeof(key), k);
-	write_atomic(dir, CACHE_KEY_FILE, key, strlen(key));
+	unlinkat(fd, CACHE_KEY_FILE, 0); /* invalid until every view is written */
+	if (out_write_views(dir, src, p, &oo, &err) == NNS_OK &&
+	    out_file_open(&of, dir, CACHE_KEY_FILE, &err) == NNS_OK) {
+		key_text(key, sizeof(key), k);
+		if (fwrite(key, 1, strlen(key), of.f) != strlen(key))
+			out_file_abort(&of);
+		else
+			out_file_commit(&of, &err);
+	}
+	close(fd);
 }

@@ -7,6 +7,7 @@
 #include "server/registry.h"
 #include "analysis/an_ms.h"
 #include "common/clock.h"
+#include "common/strhash.h"
 #include "importers/load.h"
 #include "output/jsonw.h"
 #include "output/output.h"
@@ -48,7 +49,7 @@ char *reg_cached_view(struct registry *r, struct reg_entry *e, const char *view,
 	struct cache_key k = key_of(e);
 
 	(void)r;
-	return cache_read_view(e->cache_dir, &k, view, len);
+	return cache_read_view(&e->cache_dir, &k, view, len);
 }
 
 /* ---- entries ---------------------------------------------------------------- */
@@ -118,7 +119,7 @@ static struct reg_entry *entry_new(const struct registry *r, const struct run *r
 			goto fail;
 		}
 	}
-	cache_dir_of(e->cache_dir, sizeof(e->cache_dir), run->dir, r->cache_dir, w->name, s->name);
+	cache_dir_of(&e->cache_dir, &r->root, run->dir, r->cache_dir, w->name, s->name);
 	return e;
 fail:
 	entry_free(e);
@@ -147,7 +148,7 @@ static void runs_doc(struct registry *r, const struct run_set *rs)
 			any |= run->workers.v[j].spans.n > 0;
 		if (!any)
 			continue; /* every file of it pointed out of the logdir */
-		mtime_ms = scan_run_mtime_ms(run);
+		mtime_ms = scan_run_mtime_ms(&r->root, run);
 		jsonw_obj_begin(&w);
 		jsonw_kstr(&w, "name", run->name);
 		if (mtime_ms > 0)
@@ -186,6 +187,18 @@ static void runs_doc(struct registry *r, const struct run_set *rs)
 		jsonw_obj_end(&w);
 	}
 	jsonw_arr_end(&w);
+	/* files left out, links that resolve outside the logdir among them */
+	jsonw_key(&w, "skipped");
+	jsonw_arr_begin(&w);
+	for (size_t i = 0; rs && i < rs->skipped.n; i++) {
+		jsonw_obj_begin(&w);
+		jsonw_kstr(&w, "path", rs->skipped.v[i].path);
+		jsonw_kstr(&w, "reason", rs->skipped.v[i].reason);
+		jsonw_obj_end(&w);
+	}
+	jsonw_arr_end(&w);
+	if (rs && rs->skipped_more)
+		jsonw_kint(&w, "skipped_more", (int64_t)rs->skipped_more);
 	jsonw_obj_end(&w);
 	if (jsonw_finish(&w, NULL) == NNS_OK && (doc = jsonw_take(&w, &len)) != NULL) {
 		free(r->runs_json);
@@ -193,6 +206,19 @@ static void runs_doc(struct registry *r, const struct run_set *rs)
 		r->runs_json_len = len;
 	}
 	jsonw_release(&w);
+}
+
+/* What the skipped list says, as one number (the runs document is made
+ * again when it changes). */
+static uint64_t skipped_sig(const struct run_set *rs)
+{
+	uint64_t h = strhash_add(STRHASH_INIT, &rs->skipped_more, sizeof(rs->skipped_more));
+
+	for (size_t i = 0; i < rs->skipped.n; i++) {
+		h = strhash_add(h, rs->skipped.v[i].path, strlen(rs->skipped.v[i].path) + 1);
+		h = strhash_add(h, rs->skipped.v[i].reason, strlen(rs->skipped.v[i].reason) + 1);
+	}
+	return h;
 }
 
 /* Merges a fresh discovery into the entries; caller holds mu. Entries
@@ -215,7 +241,7 @@ static void merge_locked(struct registry *r, const struct run_set *rs)
 				struct reg_entry *e = entry_by_path(r, s->path);
 				int64_t size, mt;
 
-				if (scan_stat(s->path, &size, &mt) != 0)
+				if (scan_stat(&r->root, s->path, &size, &mt) != 0)
 					continue;
 				if (e && (e->size != size || e->mtime_ns != mt ||
 					  strcmp(e->run, run->name) || strcmp(e->worker, w->name) ||
@@ -258,8 +284,9 @@ static void merge_locked(struct registry *r, const struct run_set *rs)
 		} else if (!r->entries.v[i]->gone) {
 			r->entries.v[i]->was_gone = 0;
 		}
-	if (changed || !r->runs_json) {
+	if (changed || !r->runs_json || skipped_sig(rs) != r->skipped_sig) {
 		r->generation++;
+		r->skipped_sig = skipped_sig(rs);
 		runs_doc(r, rs);
 	}
 }
@@ -270,7 +297,7 @@ static void rescan(struct registry *r)
 {
 	struct run_set rs;
 
-	scan_logdir(&rs, r->logdir, r->logdir_real);
+	scan_logdir(&rs, &r->root);
 	pthread_mutex_lock(&r->mu);
 	merge_locked(r, &rs);
 	pthread_mutex_unlock(&r->mu);
@@ -454,7 +481,8 @@ static void evict_locked(struct registry *r)
 static int load_entry(struct registry *r, struct reg_entry *e, struct model **mo,
 		      struct an_profile **po, struct trace_index **ixo, struct nns_err *err)
 {
-	struct kineto_opts ko = {.done_bytes = &e->done_bytes, .cancel = &r->cancel};
+	struct kineto_opts ko = {
+	    .done_bytes = &e->done_bytes, .cancel = &r->cancel, .root = &r->root};
 	struct model *m = calloc(1, sizeof(*m));
 	struct an_profile *p = calloc(1, sizeof(*p));
 	struct run hrun;
@@ -500,8 +528,8 @@ static int load_entry(struct registry *r, struct reg_entry *e, struct model **mo
 		struct out_source src = {e->worker, e->span[0] ? e->span : NULL, e->path, e->run};
 		struct cache_key k = key_of(e);
 
-		if (!cache_valid(e->cache_dir, &k))
-			cache_write(e->cache_dir, &k, &src, p);
+		if (!cache_valid(&e->cache_dir, &k))
+			cache_write(&e->cache_dir, &k, &src, p);
 	}
 
 	pthread_mutex_lock(&r->mu);
@@ -591,11 +619,12 @@ int reg_init(struct registry *r, const char *logdir, const char *cache_dir, int 
 	}
 	r->logdir = strdup(logdir);
 	r->logdir_real = strdup(real);
-	if (!r->logdir || !r->logdir_real) {
+	if (!r->logdir || !r->logdir_real || (rc = fs_root_open(&r->root, logdir, err)) != NNS_OK) {
 		free(r->cache_dir);
 		free(r->logdir);
 		free(r->logdir_real);
-		return nns_err_set(err, NNS_ENOMEM, "out of memory");
+		return r->logdir && r->logdir_real ? rc
+						   : nns_err_set(err, NNS_ENOMEM, "out of memory");
 	}
 	r->max_loaded = 8;
 	{
@@ -642,6 +671,7 @@ void reg_release(struct registry *r)
 	free(r->logdir);
 	free(r->logdir_real);
 	free(r->cache_dir);
+	fs_root_close(&r->root);
 	pthread_mutex_destroy(&r->mu);
 	pthread_cond_destroy(&r->cv);
 	memset(r, 0, sizeof(*r));

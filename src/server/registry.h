@@ -27,6 +27,7 @@
 #include "common/vec.h"
 #include "importers/run.h"
 #include "output/outfile.h"
+#include "server/cache.h"
 #include "trace/trace_index.h"
 
 #include <pthread.h>
@@ -39,10 +40,10 @@ struct reg_entry {
 	char *run, *worker, *span; /* names; span "" when the worker has none */
 	char *path;		   /* the trace file */
 	char *run_dir;
-	int64_t size, mtime_ns;	      /* of path when discovered */
-	int run_workers;	      /* workers of the run (host_info matching) */
-	VEC(char *) host_info;	      /* the run's host_info CSVs */
-	char cache_dir[OUT_PATH_MAX]; /* <cache root>/<worker>[.<span>], "" if none */
+	int64_t size, mtime_ns;	    /* of path when discovered */
+	int run_workers;	    /* workers of the run (host_info matching) */
+	VEC(char *) host_info;	    /* the run's host_info CSVs */
+	struct cache_dir cache_dir; /* <cache root>/<worker>[.<span>], base "" if none */
 
 	int gone;		    /* (mu) no longer found by a rescan */
 	int was_gone;		    /* (mu) gone at the previous rescan too */
@@ -81,6 +82,9 @@ struct registry {
 	size_t max_bytes;   /* and the memory they may hold (half the RAM) */
 	uint64_t clock;	    /* (mu) for last_used */
 	int quiet;
+
+	struct fs_root root;  /* the logdir held open: every file is read beneath it */
+	uint64_t skipped_sig; /* (mu) of the skipped files in runs_json */
 };
 
 /* Scans logdir (which must be a directory), with analysis caches under

@@ -7,7 +7,9 @@
  *                                <logdir>/R (R as listed by /api/cluster_jobs)
  *   /api/cluster_jobs            {"jobs":[{"name","ranks"}]}: the MindSpore
  *                                cluster jobs under the logdir
- * A job path is resolved with realpath and must stay inside the logdir.
+ * A job's directories and files are opened beneath the logdir's descriptor
+ * (common/fs.h): a job path or a rank's file that resolves outside the
+ * logdir is not read (the file is then the rank's problem, "refused").
  */
 #include "analysis/cluster.h"
 #include "importers/ms_cluster.h"
@@ -31,30 +33,26 @@ static void answer(struct srv_req *q, const struct cl_result *c)
 	srv_reply_json(q, &w);
 }
 
-/* 1 when logdir/rel is a MindSpore cluster job inside the logdir; its real
- * path in real. */
-static int ms_job_path(const struct server *s, const char *rel, char *real)
+/* 1 when logdir/rel is a MindSpore cluster job beneath the logdir; that
+ * path in path (PATH_MAX + 8 bytes). */
+static int ms_job_path(const struct server *s, const char *rel, char *path)
 {
-	char path[PATH_MAX + 8];
-	size_t root = strlen(s->reg.logdir_real);
-
-	return snprintf(path, sizeof(path), "%s/%s", s->reg.logdir_real, rel) < (int)sizeof(path) &&
-	       realpath(path, real) && strncmp(real, s->reg.logdir_real, root) == 0 &&
-	       (real[root] == '/' || real[root] == '\0') && msc_is_cluster(real);
+	return snprintf(path, PATH_MAX + 8, "%s/%s", s->reg.root.path, rel) < PATH_MAX + 8 &&
+	       msc_is_cluster_in(&s->reg.root, path);
 }
 
 /* The MindSpore job at logdir/rel, or 404. */
 static void ms_job(struct server *s, struct srv_req *q, const char *rel)
 {
-	char real[PATH_MAX];
+	char path[PATH_MAX + 8];
 	struct msc_job j;
 	struct cl_result c;
 	struct nns_err err;
 
-	if (!ms_job_path(s, rel, real))
+	if (!ms_job_path(s, rel, path))
 		return srv_error(q, 404, "no run or MindSpore cluster job '%.200s'", rel);
 	nns_err_clear(&err);
-	if (msc_load(&j, real, 0, &err))
+	if (msc_load_in(&j, &s->reg.root, path, 0, &err))
 		return srv_error(q, 422, "%s", err.msg);
 	cl_init(&c);
 	if (cl_from_ms(&c, &j, &err)) {
@@ -84,9 +82,9 @@ void api_cluster(struct server *s, struct srv_req *q)
 	/* a MindSpore job first: its devices are also a run, but the job's
 	 * own files (step trace, hccl, flops per rank) are its cluster */
 	{
-		char real[PATH_MAX];
+		char path[PATH_MAX + 8];
 
-		if (!span && ms_job_path(s, run, real))
+		if (!span && ms_job_path(s, run, path))
 			return ms_job(s, q, run);
 	}
 	if (!(es = calloc(CLUSTER_GROUP_MAX, sizeof(*es))))
@@ -167,7 +165,7 @@ void api_cluster_jobs(struct server *s, struct srv_req *q)
 	jsonw_obj_begin(&w);
 	jsonw_key(&w, "jobs");
 	jsonw_arr_begin(&w);
-	msc_find_jobs(s->reg.logdir_real, 8, list_job, &x, NULL);
+	msc_find_jobs_in(&s->reg.root, s->reg.root.path, 8, list_job, &x, NULL);
 	jsonw_arr_end(&w);
 	jsonw_obj_end(&w);
 	srv_reply_json(q, &w);
