@@ -326,8 +326,8 @@ static void race(int walk_only)
 	atomic_store(&f.stop, 1);
 	pthread_join(th, NULL);
 	/* both sides were seen: the race ran */
-	print_message("  %s: %ld inside, %ld refused, %ld flips\n",
-		      walk_only ? "walk" : "openat2", ok, refused, atomic_load(&f.flips));
+	print_message("  %s: %ld inside, %ld refused, %ld flips\n", walk_only ? "walk" : "openat2",
+		      ok, refused, atomic_load(&f.flips));
 	assert_true(ok > 0);
 	assert_true(refused > 0);
 	fs_root_close(&r);
