@@ -8,11 +8,24 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/openat2.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#if defined(__has_include) && __has_include(<linux/openat2.h>)
+#include <linux/openat2.h>
+#else /* kernel headers older than Linux 5.6: the ABI, which never changes */
+struct open_how {
+	uint64_t flags, mode, resolve;
+};
+#define RESOLVE_NO_MAGICLINKS 0x02
+#define RESOLVE_BENEATH 0x08
+#endif
+#ifndef SYS_openat2
+#define SYS_openat2 437 /* one number on every architecture */
+#endif
 
 #define FS_LINKS_MAX 40	 /* symbolic links followed in one open, as the kernel */
 #define FS_DEPTH_MAX 256 /* directories held open during a walk */
