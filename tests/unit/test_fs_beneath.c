@@ -310,7 +310,9 @@ static void race(int walk_only)
 	unlink(f.link);
 	assert_int_equal(symlink(f.a, f.link), 0);
 	assert_int_equal(pthread_create(&th, NULL, flip, &f), 0);
-	for (int i = 0; i < 20000; i++) {
+	/* 20000 opens, more until both sides were seen (a loaded machine may
+	 * not run the flipper at once) */
+	for (long i = 0; i < 20000 || ((!ok || !refused) && i < 2000000); i++) {
 		char buf[64];
 
 		errno = 0;
