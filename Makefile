@@ -106,7 +106,7 @@ UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 GOLDEN_BIN := $(GOLDEN_SRC:tests/golden/%.c=$(BUILD)/tests/%)
 TEST_LIBS  := -lcmocka -ljansson $(SERVER_LIBS)
 
-.PHONY: all test unit golden e2e browser asan fuzz bench bench-serve lint clean deps demo
+.PHONY: all test unit golden e2e hostile browser asan fuzz bench bench-serve bench-hostile lint clean deps demo
 all: $(NNSCOPE) $(COLLECTOR_SO) python examples
 
 # demo: see the "python and examples" section below.
@@ -348,6 +348,11 @@ golden: $(GOLDEN_BIN) $(NNSCOPE)
 e2e: $(NNSCOPE) python examples $(FAKE_CUPTI) $(CUDA_APP) $(CUPTI_CHECK) $(COLLECTOR_SO) $(COLL_E2E_BIN) $(COLL_CHECK)
 	@set -e; for t in tests/e2e/*.sh; do echo "== $$t"; NNSCOPE=$(abspath $(NNSCOPE)) bash $$t; done
 
+# The hostile-input corpus alone (tests/hostile/gen.py, run by the e2e loop
+# above too): bad, odd and bomb inputs, each with its exit code and message.
+hostile: $(NNSCOPE)
+	@NNSCOPE=$(abspath $(NNSCOPE)) bash tests/e2e/hostile_corpus.sh
+
 # The same unit and golden tests under AddressSanitizer + UBSan.
 asan:
 	$(MAKE) BUILD=build-asan OPT=-O1 CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
@@ -381,8 +386,13 @@ browser: $(NNSCOPE)
 test: lint all unit golden e2e browser asan fuzz
 	@echo "all tests passed"
 
-bench: $(NNSCOPE) bench-serve bench-overhead bench-gpu-records
+bench: $(NNSCOPE) bench-serve bench-overhead bench-gpu-records bench-hostile
 	@bash bench/ingest
+
+# bench/hostile_rss: time and peak RSS of analyse on the hostile corpus, the
+# bombs at full size; fails when a bomb's peak RSS reaches its JSON size.
+bench-hostile: $(NNSCOPE)
+	@NNSCOPE=$(abspath $(NNSCOPE)) bash bench/hostile_rss
 
 # bench/serve: LOD latency on >= 10M events, page load -> first timeline,
 # warm-cache Overview, and wrk against the API (a table).

@@ -10,6 +10,9 @@
 #                     the binary) and playwright-core for the browser tests
 #   chromium          the browser the UI tests drive (headless)
 #   wrk curl          bench/serve (load test) and the API tests
+#   python3 time      tests/hostile/gen.py (the hostile-input corpus, standard
+#                     library only) and the peak RSS of bench/ingest and
+#                     bench/hostile_rss (/usr/bin/time)
 #   openssh-server openssh-client rsync
 #                     nnscope collect (ssh + rsync) and its test's own sshd
 #                     (tests/e2e/collect_ssh.sh)
@@ -28,7 +31,7 @@
 set -e
 PKGS="build-essential clang zlib1g-dev libcmocka-dev libjansson-dev libzstd-dev libsqlite3-dev jq"
 PKGS="$PKGS python3-dev libopenblas-dev libclang-rt-14-dev clang-format cppcheck"
-PKGS="$PKGS libmicrohttpd-dev chromium wrk curl fonts-dejavu-core"
+PKGS="$PKGS libmicrohttpd-dev chromium wrk curl fonts-dejavu-core python3 time"
 PKGS="$PKGS openssh-server openssh-client rsync openmpi-bin libopenmpi-dev"
 # node and npm: Debian's packages unless a node (e.g. NodeSource's, which
 # bundles npm) is already installed
