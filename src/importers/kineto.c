@@ -53,7 +53,10 @@ static int finish(struct kparser *ps, int r, int plain, int64_t size, struct nns
 			return nns_err_set(err, rc, "%s: out of memory pairing B/E events",
 					   ps->name);
 		nns_err_clear(err);
-		return model_finalize(m, err);
+		if ((rc = model_finalize(m, err)))
+			return rc;
+		kleg_note(m, ps->name);
+		return NNS_OK;
 	}
 	if (ps->err_code == NNS_ENOMEM || ps->err_code == NNS_EIO || ps->err_code == 0)
 		return nns_err_set(err, ps->err_code ? ps->err_code : NNS_EFORMAT,
@@ -70,6 +73,7 @@ static int finish(struct kparser *ps, int r, int plain, int64_t size, struct nns
 					   ps->name);
 		if ((rc = model_finalize(m, err)))
 			return rc;
+		kleg_note(m, ps->name);
 		return nns_err_set(err, NNS_ETRUNC,
 				   "%s: byte %lld: %s; kept the %lld events before it", ps->name,
 				   (long long)ps->err_off, ps->err_msg, (long long)m->events.n);
