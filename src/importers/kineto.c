@@ -4,9 +4,11 @@
  * parser's end state into a status: NNS_OK, NNS_ETRUNC (the input ended
  * early or is damaged after some events: what was read is kept and the
  * model finalized), or an error with a one-line "<file>: byte N: ..."
- * message.
+ * message. A file is parsed up to the size it had when opened; one that
+ * grew (or changed) meanwhile says so (changed.h) as NNS_ETRUNC.
  */
 #include "kineto_internal.h"
+#include "importers/changed.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -186,6 +188,15 @@ int kineto_load_file(const char *path, struct model *m, const struct kineto_opts
 	rc = kineto_parse_source(&src, (int64_t)st.st_size, plain, path, m, o, 0, 0, &pg, err);
 	kprog_end(&pg);
 	ksrc_close(&src);
+	{
+		/* appended to (or rewritten) while read: the parse stopped at
+		 * the size the file had when opened (kineto_io.c); say so */
+		struct changed_stamp before, after;
+
+		changed_stamp_stat(&before, &st);
+		changed_stamp_fd(&after, fd);
+		rc = changed_check(path, &before, &after, (int64_t)st.st_size, rc, m, err);
+	}
 	close(fd);
 	return rc;
 }

@@ -5,9 +5,11 @@
  * counts, the END marker) and finds where the readable part stops; the
  * second turns EVENTS and SAMPLES chunks into model rows (nnst_events.c)
  * with the complete clock map, so an event written before the final
- * calibration point still gets interpolated time.
+ * calibration point still gets interpolated time. A file that grew (or
+ * changed) while read says so (changed.h).
  */
 #include "nnst_internal.h"
+#include "importers/changed.h"
 #include "common/le.h"
 #include "common/num.h"
 
@@ -449,9 +451,12 @@ static void ni_release(struct ni *x)
 
 int nnst_load_file(const char *path, struct model *m, struct nns_err *err)
 {
+	struct changed_stamp before, after;
 	struct ni x;
 	char trunc[300] = "";
 	int rc, rc2;
+
+	changed_stamp_path(&before, path); /* appended to while read? (below) */
 
 	memset(&x, 0, sizeof(x));
 	x.m = m;
@@ -514,7 +519,10 @@ int nnst_load_file(const char *path, struct model *m, struct nns_err *err)
 				 path, m->events.n);
 out:
 	ni_release(&x);
-	return rc;
+	/* each pass reads to the end it finds: a collector still writing
+	 * makes the file grow under them; the model covers what pass 2 read */
+	changed_stamp_path(&after, path);
+	return changed_check(path, &before, &after, m->diag.bytes_read, rc, m, err);
 }
 
 int nnst_is_trace_file(const char *path)
