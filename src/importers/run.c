@@ -690,8 +690,7 @@ static int keep_skips(struct walk *wk, struct dir_scan *ds)
  * first of each directory), and counted for the "no traces" message. */
 static int too_deep(struct walk *wk, const char *dir, const char *sub)
 {
-	char why[96], *path;
-	struct run_skip k;
+	char why[96];
 
 	wk->deep_dirs++;
 	if (wk->rs->skipped.n >= RUN_SKIPPED_MAX) {
@@ -699,9 +698,8 @@ static int too_deep(struct walk *wk, const char *dir, const char *sub)
 		return NNS_OK;
 	}
 	snprintf(why, sizeof(why), "deeper than %d levels: not walked", wk->lim.max_depth);
-	path = join(dir, sub);
-	k.path = path;
-	k.reason = strdup(why);
+	struct run_skip k = {join(dir, sub), strdup(why)};
+
 	if (!k.path || !k.reason || vec_push(&wk->rs->skipped, k)) {
 		free(k.path);
 		free(k.reason);

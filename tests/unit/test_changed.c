@@ -221,8 +221,9 @@ static void test_kineto_grows(void **state)
 	nns_err_clear(&err);
 	rc = kineto_load_file(path, &m, &o, &err);
 	assert_int_equal(rc, NNS_OK);
-	snprintf(want, sizeof(want), "%s: byte %zu: data after the end of the JSON document ignored",
-		 path, strlen(TRACE));
+	snprintf(want, sizeof(want),
+		 "%s: byte %zu: data after the end of the JSON document ignored", path,
+		 strlen(TRACE));
 	assert_string_equal(m.diag.first_problem, want);
 	model_release(&m);
 	unlink(path);

@@ -112,7 +112,8 @@ static void test_launches_without_kernels(void **state)
 	    "[{\"name\": \"aten::mm\", \"ph\": \"X\", \"ts\": 1, \"dur\": 4, \"tid\": 3, \"pid\": "
 	    "\"CPU functions\", \"args\": {}}, {\"name\": \"aten::mm\", \"ph\": \"s\", \"ts\": 1, "
 	    "\"tid\": 3, \"pid\": \"CPU functions\", \"id\": 0, \"cat\": \"cpu_to_cuda\", "
-	    "\"args\": {}}, {\"name\": \"aten::add\", \"ph\": \"X\", \"ts\": 6, \"dur\": 2, \"tid\": "
+	    "\"args\": {}}, {\"name\": \"aten::add\", \"ph\": \"X\", \"ts\": 6, \"dur\": 2, "
+	    "\"tid\": "
 	    "\" node_id:0, thread_id:3 \", \"pid\": \"CPU functions\", \"args\": {}}]";
 	struct nns_err err;
 	struct model m;
@@ -140,19 +141,19 @@ static void test_parallel_same_note(void **state)
 	memset(&b, 0, sizeof(b));
 	assert_int_equal(buf_printf(&b, "["), 0);
 	for (int i = 0; i < 4000; i++)
-		assert_int_equal(buf_printf(&b,
-					    "%s{\"name\": \"aten::op%d\", \"ph\": \"X\", \"ts\": %d, "
-					    "\"dur\": 3, \"tid\": %d, \"pid\": \"%s functions\", "
-					    "\"args\": {}}",
-					    i ? ", " : "", i % 7, i * 5, i % 3 ? 1 : 0,
-					    i % 3 ? "CPU" : "CUDA"),
-				 0);
+		assert_int_equal(
+		    buf_printf(&b,
+			       "%s{\"name\": \"aten::op%d\", \"ph\": \"X\", \"ts\": %d, "
+			       "\"dur\": 3, \"tid\": %d, \"pid\": \"%s functions\", "
+			       "\"args\": {}}",
+			       i ? ", " : "", i % 7, i * 5, i % 3 ? 1 : 0, i % 3 ? "CPU" : "CUDA"),
+		    0);
 	assert_int_equal(buf_printf(&b, "]"), 0);
 	assert_int_equal(load(&ser, b.p, b.len, &err), NNS_OK);
 	assert_int_equal(model_init(&par), NNS_OK);
 	ksrc_mem(&src, b.p, b.len, 0, "legacy.json");
-	assert_int_equal(kineto_parse_source(&src, (int64_t)b.len, 1, "legacy.json", &par, &o,
-					     4096, 1, NULL, &err),
+	assert_int_equal(kineto_parse_source(&src, (int64_t)b.len, 1, "legacy.json", &par, &o, 4096,
+					     1, NULL, &err),
 			 NNS_OK);
 	ksrc_close(&src);
 	assert_int_equal(par.events.n, 4000);
