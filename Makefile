@@ -222,7 +222,7 @@ demo:
 	@bash scripts/install-deps.sh
 	@$(MAKE) --no-print-directory all
 	@rm -rf $(DEMO)/mlp $(DEMO)/cnn
-	@echo "== profiling the C example (a slow loader on purpose: --stall-ms 4; CPU sampled every 10 ms)"
+	@echo "== profiling the C example (a slow loader on purpose: --stall-ms 20; CPU sampled every 10 ms)"
 	bash scripts/demo-profile.sh mlp $(MLP_BIN) $(DEMO)/mlp
 	$(NNSCOPE) analyse $(DEMO)/mlp --out $(DEMO)/mlp/analysis
 	$(NNSCOPE) report $(DEMO)/mlp --view all

@@ -7,9 +7,12 @@
 #   scripts/demo-profile.sh cnn PYTHON OUT_DIR       the PyTorch example
 #                                                    (PYTHONPATH: build/python)
 #
-# Both examples run well under a second of profiled steps (mlp: 100 steps
-# of ~4 ms, its loader sleeping 4 ms a batch: a data-pipeline bottleneck to
-# find; cnn: 20 steps). The collector's default CPU sampling period is 1 s,
+# Both examples run a few seconds at most (mlp: 100 steps of ~20 ms, its
+# loader sleeping 20 ms a batch against ~2 ms of compute: a data-pipeline
+# bottleneck to find, and one no machine load hides: the training loop
+# samples the empty queue every ms while it waits, so the queue is empty in
+# > 80% of the samples, far above the analysis's 30% threshold; cnn: 20
+# steps). The collector's default CPU sampling period is 1 s,
 # which leaves the CPU Utilization view empty, so the demo samples every
 # 10 ms and asks for MindSpore's host_info CSV (profile_framework "all":
 # the per-step host memory that view also shows). The PyTorch example also
@@ -21,7 +24,7 @@ usage() { echo "usage: $0 mlp MLP_BINARY OUT_DIR | cnn PYTHON OUT_DIR" >&2; exit
 here=$(cd "$(dirname "$0")" && pwd)
 export NNSCOPE_OPTIONS='{"cpu_sampling_interval_ms": 10, "profile_framework": "all"}'
 case $1 in
-mlp) exec "$2" --steps 100 --stall-ms 4 --out "$3" --quiet ;;
+mlp) exec "$2" --steps 100 --stall-ms 20 --queue-sample-ms 1 --out "$3" --quiet ;;
 cnn) exec "$2" "$here/../examples/pytorch/train_cnn.py" --memory --out "$3" ;;
 *) usage ;;
 esac

@@ -5,7 +5,8 @@
  * the loss goes down. Instrumentation: the producer's work is the range
  * "QueueLoader.produce" (and "QueueLoader.stall" for the deliberate delay)
  * on the loader thread; every put/get on the ready queue is an nns_queue
- * sample (size, capacity) of "batch_queue".
+ * sample (size, capacity) of "batch_queue", and so is every sample_ms of a
+ * get waiting on it empty.
  */
 #include "loader.h"
 #include "nnscope.h"
@@ -83,8 +84,21 @@ static struct batch *bq_get(struct bqueue *q)
 	struct batch *b = NULL;
 
 	pthread_mutex_lock(&q->mu);
-	while (q->count == 0 && !q->closed)
-		pthread_cond_wait(&q->not_empty, &q->mu);
+	while (q->count == 0 && !q->closed) {
+		struct timespec dl;
+
+		if (!q->name || q->sample_ms <= 0) {
+			pthread_cond_wait(&q->not_empty, &q->mu);
+			continue;
+		}
+		/* found empty: a sample now and one per period of waiting */
+		nns_queue(q->name, 0, (uint32_t)q->cap);
+		clock_gettime(CLOCK_REALTIME, &dl);
+		dl.tv_nsec += (long)(q->sample_ms % 1000) * 1000000L;
+		dl.tv_sec += q->sample_ms / 1000 + dl.tv_nsec / 1000000000L;
+		dl.tv_nsec %= 1000000000L;
+		pthread_cond_timedwait(&q->not_empty, &q->mu, &dl);
+	}
 	if (q->count > 0) {
 		b = q->items[q->head];
 		q->head = (q->head + 1) % q->cap;
@@ -184,6 +198,7 @@ int loader_start(struct loader *l, const struct loader_cfg *cfg)
 	    bq_init(&l->full, cfg->queue_cap, nns_name("batch_queue")) ||
 	    bq_init(&l->free, l->npool, 0))
 		goto oom;
+	l->full.sample_ms = cfg->sample_ms;
 	rng = cfg->seed + 1;
 	for (int i = 0; i < cfg->classes * cfg->dim; i++)
 		l->centres[i] = rng_normal(&rng);

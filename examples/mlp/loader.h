@@ -6,8 +6,10 @@
  *
  * Batches cycle between two bounded queues: `free` (empty buffers) and
  * `full` (ready batches, named "batch_queue" in the trace, sampled with
- * nns_queue on every put and get). The consumer owns a batch between
- * loader_next() and loader_release().
+ * nns_queue on every put and get, and every --queue-sample-ms while the
+ * training loop waits on it empty, as a queue monitor would: the share of
+ * empty samples then measures the waiting, not just the hand-overs). The
+ * consumer owns a batch between loader_next() and loader_release().
  */
 #ifndef MLP_LOADER_H
 #define MLP_LOADER_H
@@ -26,6 +28,7 @@ struct bqueue {
 	struct batch **items;
 	int cap, head, count, closed;
 	uint32_t name; /* nnscope queue name; 0 = not sampled */
+	int sample_ms; /* > 0: sampled this often while a get waits */
 	pthread_mutex_t mu;
 	pthread_cond_t not_empty, not_full;
 };
@@ -35,6 +38,7 @@ struct loader_cfg {
 	int batch, dim, classes;
 	int queue_cap; /* capacity of the ready queue */
 	int stall_ms;  /* extra delay per batch */
+	int sample_ms; /* the ready queue's sampling period while empty (0: none) */
 	float noise;   /* sample = (centre + noise * N(0, 1)), scaled to unit variance */
 	uint64_t seed;
 };

@@ -5,8 +5,8 @@
  *
  *   build/examples/mlp [--steps N] [--batch B] [--in D] [--hidden H]
  *       [--classes C] [--lr LR] [--stall-ms MS] [--delay-ms MS]
- *       [--queue-cap Q] [--threads T] [--seed S] [--out DIR] [--no-profile]
- *       [--analyse] [--quiet]
+ *       [--queue-cap Q] [--queue-sample-ms MS] [--threads T] [--seed S]
+ *       [--out DIR] [--no-profile] [--analyse] [--quiet]
  *
  * Profiler options come from NNSCOPE_OPTIONS (or MS_PROFILER_OPTIONS), then
  * --out sets output_path. Per iteration the trace gets:
@@ -14,9 +14,12 @@
  *                                    analyzer's DataLoader naming)
  *   "forward", "backward", "Optimizer.step#SGD.step"
  *   nns_step()                       the step boundary
- * and the loader thread samples "batch_queue" with nns_queue on each put
- * and get. --stall-ms makes the loader sleep per batch so that the step is
- * dominated by the data wait (a data-pipeline bottleneck to find).
+ * and "batch_queue" is sampled with nns_queue on each put and get, and
+ * every --queue-sample-ms (default 1; 0: never) while the loop waits for a
+ * batch. --stall-ms makes the loader sleep per batch so that the step is
+ * dominated by the data wait (a data-pipeline bottleneck to find): with a
+ * stall well above the step's compute the queue is empty in most samples
+ * (> 80% at 20 ms), however slow the machine.
  * --delay-ms (or NNS_MLP_DELAY_MS; the option wins) makes the training loop
  * itself sleep at the start of every step, in a "mlp.delay" range ahead of
  * the data wait: a slow host in the iteration interval, for the cluster
@@ -39,7 +42,8 @@
 #include <time.h>
 
 struct args {
-	int steps, batch, in, hidden, classes, stall_ms, delay_ms, queue_cap, threads, quiet;
+	int steps, batch, in, hidden, classes, stall_ms, delay_ms, queue_cap, sample_ms, threads;
+	int quiet;
 	int profile, analyse;
 	float lr;
 	uint64_t seed;
@@ -69,7 +73,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: mlp [--steps N] [--batch B] [--in D] [--hidden H] [--classes C]\n"
 			"           [--lr LR] [--stall-ms MS] [--delay-ms MS] [--queue-cap Q]\n"
-			"           [--threads T]\n"
+			"           [--queue-sample-ms MS] [--threads T]\n"
 			"           [--seed S] [--out DIR] [--no-profile] [--analyse] [--quiet]\n");
 }
 
@@ -94,6 +98,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 			   .hidden = 512,
 			   .classes = 10,
 			   .queue_cap = 4,
+			   .sample_ms = 1,
 			   .threads = 1,
 			   .profile = 1,
 			   .lr = 0.05f,
@@ -140,6 +145,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 			ip = &a->delay_ms, lo = 0, hi = 60000;
 		else if (!strcmp(k, "--queue-cap"))
 			ip = &a->queue_cap, hi = 1024;
+		else if (!strcmp(k, "--queue-sample-ms"))
+			ip = &a->sample_ms, lo = 0, hi = 60000;
 		else if (!strcmp(k, "--threads"))
 			ip = &a->threads, hi = 256;
 		else if (!strcmp(k, "--seed"))
@@ -217,6 +224,7 @@ int main(int argc, char **argv)
 				.classes = a.classes,
 				.queue_cap = a.queue_cap,
 				.stall_ms = a.stall_ms,
+				.sample_ms = a.sample_ms,
 				.noise = 6.0f,
 				.seed = a.seed};
 	if (loader_start(&l, &lc))

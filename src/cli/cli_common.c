@@ -408,6 +408,12 @@ int cli_load_steps(struct cli_item *it, const char *path, const struct kineto_op
 		return CLI_EINPUT;
 	}
 	cli_load_host_info(&it->m, it->run);
+	if (it->m.diag.note[0]) /* odd but readable input: the importer's note */
+		cli_warn(NULL, it->m.diag.note);
+	/* a problem no count below says (data after the document, a clock
+	 * running backwards ...): said as it is */
+	if (rc != NNS_ETRUNC && !it->m.diag.events_skipped && it->m.diag.first_problem[0])
+		cli_warn(NULL, it->m.diag.first_problem);
 	if (it->m.diag.events_lost > 0) {
 		char msg[128];
 

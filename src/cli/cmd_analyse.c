@@ -6,7 +6,9 @@
  * out (only when there are any), and timeline.json (Chrome trace, capped by
  * --timeline-limit-mb) with --timeline, and with --sqlite F.db every
  * worker's events and results and the distributed view in one SQLite
- * database (output/sqlite_out.h).
+ * database (output/sqlite_out.h). A run that writes nothing leaves no
+ * empty --out directory behind: the directories it created and left empty
+ * are removed (never one that was there before).
  */
 #include "cli/cli.h"
 #include "cli/analyse_mpi.h"
@@ -17,8 +19,11 @@
 #include "output/output.h"
 #include "common/fs.h"
 
+#include <errno.h>
+#include <ftw.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char USAGE[] =
@@ -396,10 +401,53 @@ static int analyse_local(struct analyse_ctx *cx, const struct analyse_args *a)
 	return status;
 }
 
+/* The topmost directory of path that does not exist yet: what fs_mkdirs
+ * will create (into top, size bytes); "" when path exists (or is too long
+ * to tell: then nothing is ever removed). */
+static void first_missing(const char *path, char *top, size_t size)
+{
+	size_t n = strlen(path), i;
+	struct stat st;
+
+	top[0] = '\0';
+	if (n == 0 || n >= size)
+		return;
+	for (i = 1; i <= n; i++) {
+		if (i < n && (path[i] != '/' || path[i - 1] == '/'))
+			continue;
+		memcpy(top, path, i);
+		top[i] = '\0';
+		if (lstat(top, &st) == 0)
+			continue;
+		if (errno != ENOENT)
+			break;
+		return; /* top is the first prefix that is missing */
+	}
+	top[0] = '\0';
+}
+
+static int rmdir_empty(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (type == FTW_DP)
+		rmdir(path); /* fails, as meant, on a directory with something in it */
+	return 0;
+}
+
+/* Removes the empty directories under (and with) top, which this run
+ * created: nothing it wrote, and nothing else, goes. */
+static void remove_empty_dirs(const char *top)
+{
+	if (top[0])
+		nftw(top, rmdir_empty, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 int cmd_analyse(int argc, char **argv)
 {
 	struct analyse_args a;
 	struct analyse_ctx ctx;
+	char created[OUT_PATH_MAX];
 	int rc;
 
 	if ((rc = analyse_parse_args(argc, argv, &a)) != CLI_CONTINUE)
@@ -411,7 +459,12 @@ int cmd_analyse(int argc, char **argv)
 	ctx.timeline = a.timeline;
 	ctx.limit_bytes = (int64_t)a.limit_mb << 20;
 	ctx.critpath = a.critpath;
-	return a.mpi ? analyse_mpi(&ctx, &a) : analyse_local(&ctx, &a);
+	if (a.mpi) /* other processes may still write into it */
+		return analyse_mpi(&ctx, &a);
+	first_missing(a.out, created, sizeof(created));
+	rc = analyse_local(&ctx, &a);
+	remove_empty_dirs(created);
+	return rc;
 }
 
 /* Finds what there is to analyse under a->in: MindSpore cluster jobs

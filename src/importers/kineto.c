@@ -4,10 +4,12 @@
  * parser's end state into a status: NNS_OK, NNS_ETRUNC (the input ended
  * early or is damaged after some events: what was read is kept and the
  * model finalized), or an error with a one-line "<file>: byte N: ..."
- * message.
+ * message. A file is parsed up to the size it had when opened; one that
+ * grew (or changed) meanwhile says so (changed.h) as NNS_ETRUNC.
  */
 #include "kineto_internal.h"
 #include "common/fs.h"
+#include "importers/changed.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -54,7 +56,10 @@ static int finish(struct kparser *ps, int r, int plain, int64_t size, struct nns
 			return nns_err_set(err, rc, "%s: out of memory pairing B/E events",
 					   ps->name);
 		nns_err_clear(err);
-		return model_finalize(m, err);
+		if ((rc = model_finalize(m, err)))
+			return rc;
+		kleg_note(m, ps->name);
+		return NNS_OK;
 	}
 	if (ps->err_code == NNS_ENOMEM || ps->err_code == NNS_EIO || ps->err_code == 0)
 		return nns_err_set(err, ps->err_code ? ps->err_code : NNS_EFORMAT,
@@ -71,6 +76,7 @@ static int finish(struct kparser *ps, int r, int plain, int64_t size, struct nns
 					   ps->name);
 		if ((rc = model_finalize(m, err)))
 			return rc;
+		kleg_note(m, ps->name);
 		return nns_err_set(err, NNS_ETRUNC,
 				   "%s: byte %lld: %s; kept the %lld events before it", ps->name,
 				   (long long)ps->err_off, ps->err_msg, (long long)m->events.n);
@@ -183,6 +189,15 @@ int kineto_load_file(const char *path, struct model *m, const struct kineto_opts
 	rc = kineto_parse_source(&src, (int64_t)st.st_size, plain, path, m, o, 0, 0, &pg, err);
 	kprog_end(&pg);
 	ksrc_close(&src);
+	{
+		/* appended to (or rewritten) while read: the parse stopped at
+		 * the size the file had when opened (kineto_io.c); say so */
+		struct changed_stamp before, after;
+
+		changed_stamp_stat(&before, &st);
+		changed_stamp_fd(&after, fd);
+		rc = changed_check(path, &before, &after, (int64_t)st.st_size, rc, m, err);
+	}
 	close(fd);
 	return rc;
 }

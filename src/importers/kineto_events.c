@@ -7,7 +7,9 @@
  * stacks or Python ids), "i"/"I" "[memory]" -> model_mem, "s"/"f"/"t" ->
  * model_flow, "C" -> model_counter per numeric series, "M" thread_name ->
  * the thread's name, "B"/"E" -> pairs resolved after parsing
- * (kineto_pairs.c). Other phases are ignored. An element that is valid
+ * (kineto_pairs.c). Other phases are ignored. An "X" without "cat" on
+ * the legacy torch.profiler pids is an operator or a kernel
+ * (kineto_note.c). An element that is valid
  * JSON but unusable (an "X" without a numeric ts, ...) is skipped and
  * counted in m->diag.events_skipped.
  */
@@ -698,6 +700,8 @@ static int commit_x(struct kparser *ps, struct kev *e, const char *at)
 				     : "complete event without \"ts\" skipped");
 		return KP_OK;
 	}
+	if (e->kind == MK_OTHER && !e->cat.n) /* torch.profiler's legacy format? */
+		e->kind = kleg_kind(e->pid, e->tid, &e->device);
 	if (e->kind == MK_OTHER && e->cat.n && !cat_known_other(e->cat))
 		model_diag_count_cat(&m->diag, e->cat.p, e->cat.n);
 	model_event_init(&ev);

@@ -10,6 +10,7 @@
  *   kineto_parse.c    the window (refill/restart) and top-level state machine
  *   kineto_top.c      top-level keys other than traceEvents
  *   kineto_pairs.c    B/E pairs -> complete events
+ *   kineto_note.c     the legacy torch.profiler format; the note on odd input
  *   kineto_parallel.c splitting a large input between threads and joining
  *   kineto.c          the public entry points (kineto.h)
  *
@@ -308,6 +309,14 @@ static inline int kj_eq(struct kstr s, const char *lit, size_t n)
 int kev_element(struct kparser *ps, const char **pp);
 /* Thread index of (pid, tid) texts; MODEL_NOIDX on allocation failure. */
 uint32_t kev_thread(struct kparser *ps, struct kstr pid, struct kstr tid);
+
+/* kineto_note.c: the kind of an event without "cat" by its legacy
+ * torch.profiler pid ("CPU functions": MK_CPU_OP, "CUDA functions":
+ * MK_KERNEL with *device from a numeric tid), else MK_OTHER; and the note
+ * (m->diag.note) on a finalized model read from `name`: the legacy format
+ * and what it lacks, or events none of which an analysis can use. */
+int kleg_kind(struct kstr pid, struct kstr tid, int64_t *device);
+void kleg_note(struct model *m, const char *name);
 
 /* kineto_top.c: the value of a top-level key other than traceEvents. */
 int ktop_value(struct kparser *ps, const char **pp, struct kstr key);

@@ -78,6 +78,12 @@ static int raw_read(struct ksrc *s, char *dst, size_t cap, size_t *got, struct n
 		*got = n;
 	} else {
 		ssize_t n;
+		/* a file is read up to the size it had when opened: what was
+		 * appended since is not parsed (kineto.c says it grew) */
+		if (s->raw_size > 0 && (int64_t)cap > s->raw_size - s->pos)
+			cap = s->pos < s->raw_size ? (size_t)(s->raw_size - s->pos) : 0;
+		if (!cap)
+			return 0;
 		do
 			n = pread(s->fd, dst, cap, (off_t)s->pos);
 		while (n < 0 && errno == EINTR);

@@ -5,10 +5,12 @@
  * counts, the END marker) and finds where the readable part stops; the
  * second turns EVENTS and SAMPLES chunks into model rows (nnst_events.c)
  * with the complete clock map, so an event written before the final
- * calibration point still gets interpolated time.
+ * calibration point still gets interpolated time. A file that grew (or
+ * changed) while read says so (changed.h).
  */
 #include "nnst_internal.h"
 #include "common/fs.h"
+#include "importers/changed.h"
 #include "common/le.h"
 #include "common/num.h"
 
@@ -468,6 +470,7 @@ int nnst_load_file(const char *path, struct model *m, struct nns_err *err)
 int nnst_load_file_in(const struct fs_root *root, const char *path, struct model *m,
 		      struct nns_err *err)
 {
+	struct changed_stamp before, after;
 	struct ni x;
 	char trunc[300] = "";
 	int rc, rc2, fd;
@@ -476,6 +479,8 @@ int nnst_load_file_in(const struct fs_root *root, const char *path, struct model
 	if (fd < 0)
 		return fs_open_error(err, errno == ENOENT ? NNS_ENOTFOUND : NNS_EIO, root, path,
 				     errno);
+	changed_stamp_fd(&before, fd); /* appended to while read? (below) */
+
 	memset(&x, 0, sizeof(x));
 	x.m = m;
 	x.name = path;
@@ -537,8 +542,11 @@ int nnst_load_file_in(const struct fs_root *root, const char *path, struct model
 				 path, m->events.n);
 out:
 	ni_release(&x);
+	/* each pass reads to the end it finds: a collector still writing
+	 * makes the file grow under them; the model covers what pass 2 read */
+	changed_stamp_fd(&after, fd);
 	close(fd);
-	return rc;
+	return changed_check(path, &before, &after, m->diag.bytes_read, rc, m, err);
 }
 
 int nnst_is_trace_file(const char *path)

@@ -44,6 +44,7 @@ struct walk {
 		ino_t ino;
 	} anc[128]; /* directories on the current path */
 	int nanc;
+	size_t deep_dirs; /* directories past lim.max_depth, not walked */
 	struct nns_err *err;
 	const struct fs_root *fsr; /* NULL, or every open is beneath it */
 };
@@ -717,6 +718,28 @@ static int keep_skips(struct walk *wk, struct dir_scan *ds)
 	return NNS_OK;
 }
 
+/* A subdirectory past the depth limit: listed with the skipped files (the
+ * first of each directory), and counted for the "no traces" message. */
+static int too_deep(struct walk *wk, const char *dir, const char *sub)
+{
+	char why[96];
+
+	wk->deep_dirs++;
+	if (wk->rs->skipped.n >= RUN_SKIPPED_MAX) {
+		wk->rs->skipped_more++;
+		return NNS_OK;
+	}
+	snprintf(why, sizeof(why), "deeper than %d levels: not walked", wk->lim.max_depth);
+	struct run_skip k = {join(dir, sub), strdup(why)};
+
+	if (!k.path || !k.reason || vec_push(&wk->rs->skipped, k)) {
+		free(k.path);
+		free(k.reason);
+		return nns_err_set(wk->err, NNS_ENOMEM, "out of memory");
+	}
+	return NNS_OK;
+}
+
 static int walk_dir(struct walk *wk, const char *dir, int depth)
 {
 	struct dir_scan ds;
@@ -776,8 +799,10 @@ static int walk_dir(struct walk *wk, const char *dir, int depth)
 
 		if (ds.ms && strncmp(ds.subdirs.v[i], "PROF_", 5) == 0)
 			continue;
-		if (depth + 1 >= wk->lim.max_depth)
+		if (depth + 1 >= wk->lim.max_depth) {
+			rc = too_deep(wk, dir, ds.subdirs.v[i]);
 			break;
+		}
 		path = join(dir, ds.subdirs.v[i]);
 		if (!path) {
 			rc = nns_err_set(wk->err, NNS_ENOMEM,
@@ -908,7 +933,13 @@ static int discover(struct run_set *rs, const struct fs_root *fsr, const char *p
 	if (!wk.root_name)
 		return nns_err_set(err, NNS_ENOMEM, "out of memory");
 	rc = walk_dir(&wk, root, 0);
-	if (rc == NNS_OK && rs->runs.n == 0)
+	if (rc == NNS_OK && rs->runs.n == 0 && wk.deep_dirs)
+		rc = nns_err_set(err, NNS_ENOTFOUND,
+				 "%s: no traces found within %d directory levels; %zu "
+				 "director%s deeper than %d levels: not walked (listed above)",
+				 path, wk.lim.max_depth, wk.deep_dirs,
+				 wk.deep_dirs == 1 ? "y" : "ies", wk.lim.max_depth);
+	else if (rc == NNS_OK && rs->runs.n == 0)
 		rc =
 		    nns_err_set(err, NNS_ENOTFOUND,
 				"%s: no traces found (*.json[.gz] holding traceEvents or an event "

@@ -247,6 +247,10 @@ struct model_diag {
 	int64_t events_lost;	  /* nnst: events the collector dropped (LOST chunks) */
 	int64_t ranges_closed;	  /* nnst: ranges still open at the end, closed there */
 	int64_t ranges_unmatched; /* nnst: POP/END without a matching PUSH/BEGIN */
+	/* what the importer says about the input as a whole when it is odd but
+	 * readable (a legacy format and what it lacks, events that no analysis
+	 * can use): "<file>: ...", said as a warning; "" if nothing */
+	char note[NNS_ERR_MSG_MAX];
 };
 
 /* ---- rows of nnscope's own traces (.nnst); other importers leave them empty */

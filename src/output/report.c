@@ -247,8 +247,13 @@ static void overview(FILE *f, const struct an_profile *p, const struct report_op
 			    "  %lld range(s) were still open when the trace ended; closed there\n",
 			    (long long)p->m->diag.ranges_closed);
 	}
-	if (p->m && (p->m->diag.events_skipped || p->m->diag.truncated)) {
+	if (p->m && (p->m->diag.events_skipped || p->m->diag.truncated || p->m->diag.note[0])) {
 		rp_section(f, o, "Input problems");
+		if (p->m->diag.note[0]) {
+			fputs("  ", f);
+			rp_put_safe(f, p->m->diag.note, sizeof(p->m->diag.note));
+			fputc('\n', f);
+		}
 		if (p->m->diag.truncated)
 			fprintf(f, "  the trace is truncated; only the events before the cut were "
 				   "analysed\n");

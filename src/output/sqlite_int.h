@@ -28,6 +28,14 @@ int sq_prepare(struct out_sqlite *s, const char *sql, sqlite3_stmt **st, struct 
 /* Steps a bound insert and resets it for the next row. */
 int sq_step(struct out_sqlite *s, sqlite3_stmt *st, const char *what, struct nns_err *err);
 
+/* The temporary database (sqlite_tmp.c): creates the empty file
+ * "<path>.nnscope-tmp.<host>.<pid>.<salt>" (its name into tmp); removes the
+ * temporaries in dir that killed exports of this host left (their pid is
+ * gone), returning how many. */
+#define SQ_TMP_TAG ".nnscope-tmp."
+int sq_tmp_create(char *tmp, size_t size, const char *path, struct nns_err *err);
+int sq_tmp_sweep(const char *dir);
+
 /* Inserts every row of p's model under worker_id (sqlite_rows.c). */
 int sq_model_rows(struct out_sqlite *s, int64_t worker_id, const struct an_profile *p,
 		  struct nns_err *err);

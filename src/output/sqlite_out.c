@@ -1,6 +1,7 @@
 /*
  * sqlite_out.c - the SQLite export's database (sqlite_out.h): the
- * temporary file and its rename into place, the raw tables' definitions,
+ * temporary file's rename into place (the file itself: sqlite_tmp.c), the
+ * raw tables' definitions,
  * the meta and workers rows, and the indexes and views created once every
  * row is in. The rows of a model are inserted by sqlite_rows.c, the
  * result tables by schema_sql.c.
@@ -254,34 +255,28 @@ int out_sqlite_open(struct out_sqlite **out, const char *path, struct nns_err *e
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return nns_err_set(err, NNS_ENOMEM, "%s: out of memory", path);
-	/* the temporary file of outfile.h, closed empty: an empty file is a
-	 * valid new database for SQLite */
+	/* the temporary beside the target (sqlite_tmp.c), after removing
+	 * those killed exports left there */
 	{
-		struct out_file of;
 		const char *slash = strrchr(path, '/');
 		char dir[OUT_PATH_MAX];
 		int rc;
 
 		n = slash ? snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path)
 			  : snprintf(dir, sizeof(dir), ".");
-		if (n < 0 || (size_t)n >= sizeof(dir) || (slash && !slash[1])) {
+		if (n < 0 || (size_t)n >= sizeof(dir) || (slash && !slash[1]) ||
+		    strlen(path) >= sizeof(s->path)) {
 			free(s);
 			return nns_err_set(err, NNS_EINVAL, "%s: not a file name", path);
 		}
 		if (n == 0)
 			strcpy(dir, "/");
-		rc = out_file_open(&of, dir, slash ? slash + 1 : path, err);
+		sq_tmp_sweep(dir);
+		snprintf(s->path, sizeof(s->path), "%s", path);
+		rc = sq_tmp_create(s->tmp, sizeof(s->tmp), path, err);
 		if (rc) {
 			free(s);
 			return rc;
-		}
-		snprintf(s->path, sizeof(s->path), "%s", of.path);
-		snprintf(s->tmp, sizeof(s->tmp), "%s", of.tmp);
-		if (fclose(of.f) != 0) {
-			unlink(s->tmp);
-			free(s);
-			return nns_err_set(err, NNS_EIO, "%s: cannot create: %s", path,
-					   strerror(errno));
 		}
 	}
 	s->next_worker = 1;

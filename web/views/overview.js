@@ -10,6 +10,7 @@ import { docView } from '../lib/view.js';
 function diagnosticsBanner(doc) {
   const d = doc.diagnostics || {};
   const items = [];
+  if (d.note) items.push(h('span', { testid: 'input-note' }, String(d.note)));
   if (d.truncated) items.push('The trace file is truncated: the analysis covers what could be read' + (d.bytes_read ? ` (${fmtBytes(d.bytes_read)}).` : '.'));
   if (d.events_skipped > 0) items.push(`${fmtInt(d.events_skipped)} malformed or unsupported events were skipped.`);
   if (d.events_lost > 0) items.push(`${fmtInt(d.events_lost)} events were dropped by the collector (buffers full).`);
