@@ -8,7 +8,11 @@
  *   collector_exit exec DIR N          create, N marks, execv /bin/true
  *   collector_exit signal DIR N SIG    create, N marks, then die by SIG:
  *                                      segv (a real fault), abort, term,
- *                                      bus, fpe, ill (raise)
+ *                                      bus, fpe, ill (raise); or, with a
+ *                                      SIGSEGV handler installed before:
+ *                                      handled (3 faults recovered, then
+ *                                      return), gives-up (like Python's
+ *                                      faulthandler: default, re-fault)
  *   collector_exit fork DIR N HOW      create, 10 marks, fork: the child
  *                                      emits N marks and leaves by HOW
  *                                      (exit, _exit, exec, abort, return);
@@ -21,6 +25,7 @@
  */
 #include "nnscope.h"
 
+#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,13 +72,61 @@ static void run_true(void)
 	_exit(126);
 }
 
+/* A runtime's SIGSEGV handler installed before the collector's: it
+ * recovers (siglongjmp), or it gives up as Python's faulthandler does
+ * (restores the default action and returns: the fault repeats). */
+static sigjmp_buf recover;
+
+static void on_segv_recover(int sig)
+{
+	(void)sig;
+	siglongjmp(recover, 1);
+}
+
+static void on_segv_give_up(int sig)
+{
+	static const char msg[] = "collector_exit: fatal, giving up\n";
+
+	signal(sig, SIG_DFL);
+	if (write(2, msg, sizeof(msg) - 1) < 0)
+		return;
+}
+
+static int fault(void)
+{
+	volatile int *volatile null = NULL;
+
+	return *null; /* cppcheck-suppress nullPointer ; the fault is the test */
+}
+
+/* handled: N marks around 3 faults the program recovers from, then a
+ * return from main; gives-up: N marks, then a fault the handler gives up on. */
+static int runtime_handler(const char *dir, long n, int recovers)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = recovers ? on_segv_recover : on_segv_give_up;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGSEGV, &sa, NULL);
+	create(dir);
+	if (!recovers) {
+		marks(n);
+		return fault();
+	}
+	for (int i = 0; i < 3; i++) {
+		marks(n / 4);
+		if (sigsetjmp(recover, 1) == 0)
+			fault();
+	}
+	marks(n - 3 * (n / 4));
+	return 0;
+}
+
 static int die(const char *how)
 {
-	if (strcmp(how, "segv") == 0) {
-		volatile int *volatile null = NULL;
-
-		return *null; /* cppcheck-suppress nullPointer ; the fault is the test */
-	}
+	if (strcmp(how, "segv") == 0)
+		return fault();
 	if (strcmp(how, "abort") == 0)
 		abort();
 	if (strcmp(how, "term") == 0)
@@ -137,6 +190,9 @@ int main(int argc, char **argv)
 		marks(n);
 		run_true();
 	}
+	if (argc == 5 && strcmp(argv[1], "signal") == 0 &&
+	    (strcmp(argv[4], "handled") == 0 || strcmp(argv[4], "gives-up") == 0))
+		return runtime_handler(argv[2], n, argv[4][0] == 'h');
 	if (argc == 5 && strcmp(argv[1], "signal") == 0) {
 		create(argv[2]);
 		marks(n);

@@ -4,7 +4,9 @@
 # and leaves without nns_destroy:
 #   - returning from main, exec of /bin/true, and death by SIGSEGV (a real
 #     fault), abort(), SIGTERM, SIGBUS, SIGFPE, SIGILL: the trace holds all
-#     N marks and END, and the exit status is the program's own;
+#     N marks and END, and the exit status is the program's own; with the
+#     program's own SIGSEGV handler installed first, faults it recovers
+#     from change nothing, and one it gives up on (faulthandler) flushes;
 #   - forked children that leave by exit(), _exit(), exec, abort() or a
 #     return from main: each child's own trace holds its N marks and END,
 #     with the C API and under `nnscope run` (LD_PRELOAD);
@@ -69,6 +71,12 @@ for s in segv:139 abort:134 term:143 bus:135 fpe:136 ill:132; do
 	run_rc "${s#*:}" "die by ${s%:*}" "$EXE" signal "$TMP/sig-${s%:*}" $N "${s%:*}"
 	whole "die by ${s%:*}" "$(ls "$TMP/sig-${s%:*}"/*.nnst | head -1)"
 done
+# a runtime's SIGSEGV handler installed before the collector's runs first
+run_rc 0 "faults the program recovers from" "$EXE" signal "$TMP/handled" $N handled
+whole "faults recovered" "$(ls "$TMP"/handled/*.nnst | head -1)"
+run_rc 139 "a handler that gives up (faulthandler)" "$EXE" signal "$TMP/gives-up" $N gives-up
+grep -q "giving up" "$TMP/err.txt" && pass "the program's handler ran" || fail "the program's handler did not run"
+whole "a handler that gives up" "$(ls "$TMP"/gives-up/*.nnst | head -1)"
 for how in exit _exit exec abort return; do
 	run_rc 0 "fork, the child leaves by $how" "$EXE" fork "$TMP/fork-$how" $N "$how"
 	n=$(ls "$TMP/fork-$how"/*.nnst | wc -l)
