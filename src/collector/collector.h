@@ -379,6 +379,7 @@ int nns_fork_profiler_is(const struct nns_profiler *p);
  * run: asks the writer threads to write what is published (and END when
  * final), waits up to 2 s; async-signal-safe. */
 int nns_install_signal_flush(void);
+void nns_uninstall_signal_flush(void); /* the previous handlers back */
 void nns_flush_async(int final);
 
 /* exit.c: closes this process's profilers at exit (the library

@@ -16,7 +16,8 @@
  *   - _exit() and _Exit(), which run no destructor and may be called from
  *     a signal handler: the async-signal-safe flush of sigflush.c (what is
  *     published, then END).
- * Fatal signals are sigflush.c's.
+ * Fatal signals are sigflush.c's; the destructor puts the program's
+ * previous handlers back (the library may be unloaded by dlclose).
  *
  * Not covered: a process killed by SIGKILL (the trace keeps what the writer
  * wrote, up to ~0.5 s before), exec or _exit through a raw system call, and
@@ -110,6 +111,8 @@ static int close_all(int why)
 __attribute__((destructor)) static void exit_fini(void)
 {
 	close_all(NNS_CLOSED_EXIT);
+	if (nns_is_self())
+		nns_uninstall_signal_flush();
 }
 
 /* ---- exec ----------------------------------------------------------------------- */

@@ -44,7 +44,10 @@
  *   SIGTERM, SIGINT: flush first (END only when the default action will
  *     end the process), then chain to the previous handler or re-raise.
  * An ignored signal stays ignored. A program that installs its own handler
- * after the collector replaces ours (nothing is chained then). A vfork()
+ * after the collector replaces ours (nothing is chained then). The
+ * library's destructor (exit.c) puts the previous handlers back where ours
+ * are still installed: after it the traces are closed, and a dlclose()d
+ * library must leave no handler pointing into it. A vfork()
  * child sharing the parent's memory does not flush (nns_is_self).
  *
  * _exit() and _Exit() (exit.c) use nns_flush_async(1) too: they may be
@@ -144,4 +147,16 @@ int nns_install_signal_flush(void)
 		sigaction(sigs[i], &sa, NULL);
 	}
 	return NNS_OK;
+}
+
+void nns_uninstall_signal_flush(void)
+{
+	struct sigaction now;
+
+	if (!atomic_load(&signals_installed))
+		return;
+	for (int i = 0; i < NSIGS; i++)
+		if (sigaction(sigs[i], NULL, &now) == 0 && (now.sa_flags & SA_SIGINFO) &&
+		    now.sa_sigaction == on_signal)
+			sigaction(sigs[i], &old_sa[i], NULL);
 }
