@@ -14,7 +14,9 @@
  * a per-thread buffer: no lock, no allocation, no system call. When no
  * profiler is collecting, each costs one predictable branch. The library
  * never exits, aborts or blocks the host: when buffers are full, events are
- * dropped, counted, and the count is written to the trace.
+ * dropped, counted, and the count is written to the trace. nns_create()
+ * installs a flush for fatal signals that chains to the previous handlers,
+ * and the library wraps exec and _exit to close the trace first.
  *
  * Threads: the event calls are safe from any thread; create/start/stop/
  * step/destroy may be called from any one thread at a time. One profiler
@@ -121,7 +123,10 @@ NNS_API int nns_step(nns_profiler *p);
  * or on PATH), so the collector never links the analyzer. Returns
  * NNS_ENOTFOUND when the program cannot be found. */
 NNS_API int nns_analyse(nns_profiler *p);
-/* Stops, flushes, closes the trace and frees p (NULL is a no-op). */
+/* Stops, flushes, closes the trace and frees p (NULL is a no-op). A
+ * program that never calls it still gets a complete trace: the library
+ * closes it at exit, before exec, at _exit() and on fatal signals, and
+ * leaves p allocated (docs/API.md "Exit, exec, signals"). */
 NNS_API void nns_destroy(nns_profiler *p);
 /* The last error message of p, "" if none; valid until the next call.
  * With p NULL: why the last nns_create() failed. */
@@ -132,7 +137,8 @@ NNS_API const char *nns_last_error(const nns_profiler *p);
 NNS_API nns_profiler *nns_current(void);
 /* Metadata (rank, world_size, host, device properties, anything): copied. */
 NNS_API int nns_set_metadata(nns_profiler *p, const char *key, const char *value);
-/* Events lost so far because buffers were full. */
+/* Events not written so far: dropped because buffers were full, or
+ * collected but not written after a write error (disk full...). */
 NNS_API uint64_t nns_lost_events(const nns_profiler *p);
 
 /* Starts GPU activity collection through CUPTI (kernels, copies, memsets,

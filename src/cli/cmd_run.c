@@ -14,25 +14,39 @@
  * constructor (src/collector/preload.c) does the profiling in every process
  * of the command that loads it, children included.
  *
+ * Lost data is said: the collector in each process prints a line at once
+ * when writing its trace fails and sends a status datagram (NNSCOPE_STATUS,
+ * run_status.h); at exit this command prints the traces that failed and
+ * the events not written, and exits with RUN_EXIT_LOST (74, sysexits'
+ * EX_IOERR) when CMD succeeded but a trace could not be written. A failing
+ * CMD keeps its own status.
+ *
  * The options are checked before anything runs, by loading the library
  * found for the command and calling its nns_options_from_json().
  */
 #include "cli/cli.h"
+#include "cli/run_status.h"
 #include "common/jsonesc.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 extern char **environ;
+
+/* The exit status when CMD succeeded but its traces lost data to a write
+ * failure (EX_IOERR of sysexits.h). */
+#define RUN_EXIT_LOST 74
 
 static const char USAGE[] =
     "Usage: nnscope run [options] [--] CMD [ARGS...]\n"
@@ -43,7 +57,9 @@ static const char USAGE[] =
     "activity through CUPTI, and NCCL collectives (NVTX_INJECTION64_PATH,\n"
     "CUDA_INJECTION64_PATH and NCCL_PROFILER_PLUGIN are set to libnnscope.so unless\n"
     "already set). Every process of CMD that loads the library writes\n"
-    "<DIR>/<host>_<pid>.nnst. Exits with CMD's status.\n"
+    "<DIR>/<host>_<pid>.nnst. Exits with CMD's status, or 74 when CMD succeeded\n"
+    "but a trace could not be written completely (disk full, file size limit):\n"
+    "the events not written are printed.\n"
     "\n"
     "Options:\n"
     "  -o, --output DIR     trace directory (default: output_path of the options, ./data)\n"
@@ -310,11 +326,43 @@ static void set_injection(const char *lib)
 	}
 }
 
+/* A descriptor that polls readable when pid ends, else -1. */
+static int pid_fd(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+	(void)pid;
+	return -1;
+#endif
+}
+
+/* Waits for pid, reading the collector's status datagrams meanwhile. */
+static int wait_hearing(pid_t pid, int *status, struct run_status *st)
+{
+	int pfd = pid_fd(pid), rc;
+
+	for (;;) {
+		struct pollfd fds[2] = {{st->fd, POLLIN, 0}, {pfd, POLLIN, 0}};
+
+		rc = waitpid(pid, status, WNOHANG);
+		if (rc == pid || (rc < 0 && errno != EINTR))
+			break;
+		/* without a pid descriptor (old kernels), look every 50 ms */
+		poll(fds, 2, pfd >= 0 ? -1 : 50);
+		run_status_read(st);
+	}
+	if (pfd >= 0)
+		close(pfd);
+	run_status_read(st);
+	return rc;
+}
+
 /* Spawns cmd with SIGTERM/SIGHUP forwarded to it and SIGINT/SIGQUIT
  * ignored here (the terminal sends them to CMD too; CMD gets their
- * default), and waits. 0 with *status, -1 when the wait failed, or an
- * exit code > 0 after saying why cmd could not be started. */
-static int spawn_wait(char **cmd, int *status)
+ * default), and waits, hearing st. 0 with *status, -1 when the wait
+ * failed, or an exit code > 0 after saying why cmd could not be started. */
+static int spawn_wait(char **cmd, int *status, struct run_status *st)
 {
 	struct sigaction sa, old_term, old_hup, old_int, old_quit;
 	posix_spawnattr_t at;
@@ -346,8 +394,7 @@ static int spawn_wait(char **cmd, int *status)
 		return rc == ENOENT ? 127 : 126;
 	}
 	child_pid = pid;
-	while ((rc = waitpid(pid, status, 0)) < 0 && errno == EINTR)
-		;
+	rc = wait_hearing(pid, status, st);
 	child_pid = 0;
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGHUP, &old_hup, NULL);
@@ -362,7 +409,8 @@ int cmd_run(int argc, char **argv)
 	const char *json;
 	char lib[1024], abs[4096];
 	time_t since = time(NULL);
-	int rc, status;
+	struct run_status st;
+	int rc, status, code, lost;
 
 	if ((rc = run_parse_args(argc, argv, &a)) != CLI_CONTINUE)
 		return rc;
@@ -375,18 +423,28 @@ int cmd_run(int argc, char **argv)
 	    (rc = set_preload(lib, json, abs)))
 		return rc;
 	set_injection(lib);
-	rc = spawn_wait(a.cmd, &status);
-	if (rc > 0)
+	if (run_status_open(&st) == 0)
+		setenv("NNSCOPE_STATUS", st.name, 1);
+	else /* unheard: an outer run's socket is not ours to use */
+		unsetenv("NNSCOPE_STATUS");
+	rc = spawn_wait(a.cmd, &status, &st);
+	if (rc > 0) {
+		run_status_close(&st);
 		return rc;
+	}
 	if (!a.quiet)
 		report(abs, since);
+	lost = run_status_report(&st);
+	run_status_close(&st);
 	if (rc < 0) {
 		cli_error(NULL, "lost track of the command");
 		return CLI_EINPUT;
 	}
 	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return CLI_EINPUT;
+		code = WEXITSTATUS(status);
+	else if (WIFSIGNALED(status))
+		code = 128 + WTERMSIG(status);
+	else
+		code = CLI_EINPUT;
+	return lost && code == 0 ? RUN_EXIT_LOST : code;
 }

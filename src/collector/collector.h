@@ -153,6 +153,7 @@ struct nns_global {
 	_Atomic int sig_final;		    /* the signal will end the process */
 	_Atomic int writers_live;	    /* writer threads running */
 	uint64_t lost_unreg_base;	    /* lost_unreg when the current profiler attached */
+	_Atomic int self_pid;		    /* this process (exit.c: differs in a vfork child) */
 };
 extern struct nns_global nns_g;
 
@@ -240,6 +241,7 @@ struct nns_profiler {
 	int detach_req, detach_done;	/* (mu) */
 	int quit;			/* (mu) */
 	int io_failed;			/* (mu) */
+	char io_why[NNS_ERR_MSG_MAX];	/* (mu) the failed write: "writing ... at byte N: why" */
 	struct nns_kv *meta;		/* pending META (mu) */
 	uint32_t strings_written;	/* writer */
 	uint64_t gen;			/* file generation while attached (reg_mu) */
@@ -269,6 +271,13 @@ struct nns_profiler {
 
 	/* a forked child's copy that has not restarted yet */
 	int child_pending;
+	/* closed by exit.c (life_mu): NNS_CLOSED_EXIT at exit, NNS_CLOSED_EXEC
+	 * before exec (reopened if exec fails); was_started: it collected then */
+	int closed, was_started;
+	int writer_done;	       /* (mu) the writer thread has finished */
+	int io_told;		       /* (writer) the write failure was reported (status.c) */
+	int in_writer;		       /* (writer) its thread runs: chunks are written there */
+	uint64_t sig_seen0;	       /* nns_g.sig_req when the writer was started */
 	struct nns_profiler *next_all; /* every live profiler (life_mu) */
 };
 
@@ -291,8 +300,17 @@ void nns_gpu_take_locked(struct nns_profiler *p, struct nnst_gpu **out, size_t *
 			 struct nnst_gpuclock *clk, size_t *nclk);
 
 /* profiler.c */
+enum { NNS_CLOSED_EXIT = 1, NNS_CLOSED_EXEC = 2 };
 int nns_open_locked(struct nns_profiler *p, struct nns_err *err); /* file + threads */
-void nns_profiler_sync_init(struct nns_profiler *p);		  /* mu, cv, scv */
+/* Ends p's file as nns_destroy does (STOP, the last events and counts,
+ * END) but keeps p allocated for the program that still holds it; later
+ * calls on it do nothing (nns_start returns NNS_EIO). why: NNS_CLOSED_*.
+ * The writer gets timeout_ms to finish. */
+void nns_close_locked(struct nns_profiler *p, int why, int timeout_ms);
+/* After a failed exec: p, closed for it, opens a new file (the next span of
+ * this pid) and collects again if it did. */
+void nns_reopen_locked(struct nns_profiler *p);
+void nns_profiler_sync_init(struct nns_profiler *p); /* mu, cv, scv */
 void nns_set_error(struct nns_profiler *p, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 int nns_restart_child_locked(struct nns_profiler *p);
@@ -306,6 +324,9 @@ int nns_sync_flush(struct nns_profiler *p, int timeout_ms);
 int nns_writer_open(struct nns_profiler *p, struct nns_err *err);  /* file + header + META */
 int nns_writer_start(struct nns_profiler *p, struct nns_err *err); /* the thread */
 void nns_writer_join(struct nns_profiler *p);			   /* quit, END, close */
+/* The same, waiting at most timeout_ms for the writer; NNS_EIO when it is
+ * still busy (stuck writing): it is left running. */
+int nns_writer_join_timed(struct nns_profiler *p, int timeout_ms);
 int nns_writer_detach(struct nns_profiler *p, int timeout_ms);
 void nns_writer_skip_stale_locked(struct nns_tbuf *t); /* reg_mu held */
 /* Makes p the profiler whose writer drains the buffers (life_mu held; the
@@ -352,6 +373,29 @@ void nns_cupti_tick(void);		       /* writer thread: clock point ~1/s, devices *
 void nns_install_atfork(void);
 void nns_fork_resume_locked(void); /* life_mu held */
 int nns_fork_profiler_is(const struct nns_profiler *p);
+
+/* sigflush.c: the fatal-signal flush (installed by nns_create and the
+ * LD_PRELOAD constructor) and the flush a signal handler or _exit() may
+ * run: asks the writer threads to write what is published (and END when
+ * final), waits up to 2 s; async-signal-safe. */
 int nns_install_signal_flush(void);
+void nns_uninstall_signal_flush(void); /* the previous handlers back */
+void nns_flush_async(int final);
+
+/* exit.c: closes this process's profilers at exit (the library
+ * destructor) and before exec; 1 when this is the process whose memory
+ * the collector's state describes (0 in a vfork child). */
+int nns_is_self(void);
+
+/* status.c: in LD_PRELOAD mode, tells the user and `nnscope run` that
+ * events were not written: at the first write failure of p (one line on
+ * stderr, once, and a status datagram) and at the end of p's file when
+ * anything was lost (a datagram). Called by p's writer thread. */
+void nns_status_init(void); /* reads NNSCOPE_STATUS (the constructor) */
+void nns_status_failed(struct nns_profiler *p);
+void nns_status_final(struct nns_profiler *p);
+void nns_status_open_failed(const char *why); /* no trace for this process */
+/* preload.c */
+int nns_preload_mode(void); /* NNSCOPE_PRELOAD=1 made a profiler here */
 
 #endif

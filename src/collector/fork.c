@@ -13,21 +13,16 @@
  * anything leaves no file. Other profilers restart at their next
  * nns_start().
  *
+ * A child that leaves by exit(), exec, _exit() or a fatal signal keeps
+ * what it collected (exit.c, sigflush.c).
+ *
  * Signals: the event calls take no lock, so they are async-signal-safe
- * once the calling thread has registered (its first event allocates). In
- * LD_PRELOAD mode, SIGTERM and SIGINT get a handler that asks the writer to
- * flush (and, when the previous disposition was the default, i.e. the
- * process is about to die, to write END), waits up to 2 s, then chains to
- * the previous handler or re-raises with the default action.
+ * once the calling thread has registered (its first event allocates). The
+ * fatal-signal flush is in sigflush.c.
  */
 #include "collector/collector.h"
 
-#include <errno.h>
-#include <signal.h>
 #include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 static struct nns_profiler *fork_profiler; /* restarts in the child (life_mu) */
@@ -70,6 +65,9 @@ static void child(void)
 		p->flush_req = p->flush_done = 0;
 		p->quit = p->detach_req = p->detach_done = 0;
 		p->io_failed = 0;
+		p->io_told = 0;
+		atomic_store(&p->lost, 0); /* the child's file counts the child's losses */
+		p->gpu_dropped = 0;
 		p->ended = 0;
 		p->child_pending = 1;
 	}
@@ -114,59 +112,4 @@ void nns_fork_resume(void)
 int nns_fork_profiler_is(const struct nns_profiler *p)
 {
 	return fork_profiler == p;
-}
-
-/* ---- signals --------------------------------------------------------------------- */
-
-static struct sigaction old_term, old_int;
-static int signals_installed;
-
-static void on_signal(int sig, siginfo_t *si, void *uc)
-{
-	struct sigaction *old = sig == SIGTERM ? &old_term : &old_int;
-	int saved = errno;
-	int dfl = !(old->sa_flags & SA_SIGINFO) && old->sa_handler == SIG_DFL;
-
-	if (atomic_load(&nns_g.writers_live) > 0) {
-		uint64_t req;
-		struct timespec ms = {0, 1000000L};
-
-		if (dfl)
-			atomic_store(&nns_g.sig_final, 1);
-		req = atomic_fetch_add(&nns_g.sig_req, 1) + 1;
-		nns_wake_writer();
-		for (int i = 0; i < 2000 && atomic_load(&nns_g.sig_done) < req; i++)
-			nanosleep(&ms, NULL);
-	}
-	if (old->sa_flags & SA_SIGINFO) {
-		if (old->sa_sigaction)
-			old->sa_sigaction(sig, si, uc);
-	} else if (old->sa_handler == SIG_DFL) {
-		sigaction(sig, old, NULL);
-		raise(sig); /* delivered when this handler returns */
-	} else if (old->sa_handler != SIG_IGN) {
-		old->sa_handler(sig);
-	}
-	errno = saved;
-}
-
-int nns_install_signal_flush(void)
-{
-	struct sigaction sa;
-
-	if (signals_installed)
-		return NNS_OK;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_signal;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGTERM, NULL, &old_term) || sigaction(SIGINT, NULL, &old_int))
-		return NNS_EINVAL;
-	/* An ignored signal stays ignored (nohup, background jobs). */
-	if (old_term.sa_handler != SIG_IGN || (old_term.sa_flags & SA_SIGINFO))
-		sigaction(SIGTERM, &sa, NULL);
-	if (old_int.sa_handler != SIG_IGN || (old_int.sa_flags & SA_SIGINFO))
-		sigaction(SIGINT, &sa, NULL);
-	signals_installed = 1;
-	return NNS_OK;
 }

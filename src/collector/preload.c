@@ -1,14 +1,14 @@
 /*
  * preload.c - LD_PRELOAD mode (`nnscope run`): with NNSCOPE_PRELOAD=1 in the
  * environment, a constructor creates and starts a profiler from
- * NNSCOPE_OPTIONS (else MS_PROFILER_OPTIONS) before main, installs the
- * SIGTERM/SIGINT flush (fork.c), and a destructor closes the trace at
- * exit. Programs that are not instrumented still get samplers, metadata
- * and the process lifetime (START at load, STOP at exit).
+ * NNSCOPE_OPTIONS (else MS_PROFILER_OPTIONS) before main and installs the
+ * fatal-signal flush (sigflush.c); exit.c closes the trace at exit or exec.
+ * Programs that are not instrumented still get samplers, metadata and the
+ * process lifetime (START at load, STOP at exit).
  *
- * This is the one place the library prints: a one-line reason on stderr
- * when the options are wrong or the trace cannot be created, since in this
- * mode nobody else can report it.
+ * This mode is where the library prints: a one-line reason on stderr when
+ * the options are wrong or the trace cannot be created, and one when
+ * writing the trace fails (status.c), since nobody else can report them.
  */
 #include "collector/collector.h"
 
@@ -17,6 +17,12 @@
 #include <string.h>
 
 static nns_profiler *preload_p;
+static int preload_on; /* NNSCOPE_PRELOAD=1 at load */
+
+int nns_preload_mode(void)
+{
+	return preload_on;
+}
 
 NNS_API nns_profiler *nns_current(void)
 {
@@ -36,24 +42,18 @@ __attribute__((constructor)) static void preload_init(void)
 
 	if (!on || strcmp(on, "1") != 0)
 		return;
+	preload_on = 1;
+	nns_status_init();
 	nns_options_init(&o);
 	if (nns_options_from_env(&o, err, sizeof(err))) {
 		fprintf(stderr, "nnscope: %s; not profiling this process\n", err);
 		return;
 	}
 	if (nns_create(&preload_p, &o)) {
-		fprintf(stderr, "nnscope: %s; not profiling this process\n", nns_last_error(NULL));
+		nns_status_open_failed(nns_last_error(NULL));
 		preload_p = NULL;
 		return;
 	}
 	nns_set_metadata(preload_p, "attach", "preload");
 	nns_install_signal_flush();
-}
-
-__attribute__((destructor)) static void preload_fini(void)
-{
-	nns_profiler *p = preload_p;
-
-	preload_p = NULL;
-	nns_destroy(p);
 }

@@ -137,6 +137,11 @@ static int start_locked(struct nns_profiler *p)
 
 	if (p->child_pending && (rc = nns_restart_child_locked(p)))
 		return rc;
+	if (p->closed) {
+		nns_set_error(p, NNS_EIO, "the trace was closed when the process %s",
+			      p->closed == NNS_CLOSED_EXEC ? "called exec" : "exited");
+		return NNS_EIO;
+	}
 	if (p->io_failed)
 		return NNS_EIO;
 	if (p->started)
@@ -276,6 +281,42 @@ fail:
 	return rc;
 }
 
+void nns_close_locked(struct nns_profiler *p, int why, int timeout_ms)
+{
+	p->was_started = p->started;
+	nns_cupti_detach(p); /* the last GPU records, before the writer's final drain */
+	stop_locked(p);
+	nns_sampler_join(p);
+	if (nns_writer_join_timed(p, timeout_ms)) /* stuck in I/O: it keeps p */
+		why = NNS_CLOSED_EXIT;		  /* and p is never reopened */
+	pthread_mutex_lock(&nns_g.reg_mu);
+	if (nns_g.current == p) {
+		nns_g.current = NULL;
+		nns_state_store(0);
+	}
+	pthread_mutex_unlock(&nns_g.reg_mu);
+	p->closed = why;
+}
+
+void nns_reopen_locked(struct nns_profiler *p)
+{
+	struct nns_err err;
+	int rc;
+
+	if (p->closed != NNS_CLOSED_EXEC)
+		return;
+	p->closed = 0;
+	nns_err_clear(&err);
+	if ((rc = nns_open_locked(p, &err))) {
+		nns_set_error(p, rc, "after a failed exec: %s", err.msg);
+		p->closed = NNS_CLOSED_EXIT;
+		return;
+	}
+	nns_set_metadata(p, "reopened", "after a failed exec");
+	if (p->was_started)
+		start_locked(p);
+}
+
 int nns_restart_child_locked(struct nns_profiler *p)
 {
 	struct nns_err err;
@@ -289,6 +330,7 @@ int nns_restart_child_locked(struct nns_profiler *p)
 		nns_tb_prefault(nns_tls);
 	if ((rc = nns_open_locked(p, &err))) {
 		nns_set_error(p, rc, "in the forked child %ld: %s", (long)p->pid, err.msg);
+		nns_status_open_failed(err.msg);
 		__atomic_store_n(&p->started, 0, __ATOMIC_RELAXED);
 		p->phase = NNS_PHASE_OFF;
 		return rc;
@@ -349,6 +391,7 @@ NNS_API int nns_create(nns_profiler **out, const struct nns_options *o)
 		return NNS_ENOMEM;
 	}
 	nns_install_atfork();
+	nns_install_signal_flush();
 
 	pthread_mutex_lock(&nns_g.life_mu);
 	fork_check_locked();

@@ -12,8 +12,11 @@
  * every 0.5 s, and on nns_stop/nns_step-driven stops, nns_analyse, a
  * signal flush and close; so a SIGKILLed run loses at most ~0.5 s.
  * Every chunk goes out with one writev(): the page cache keeps it when the
- * process dies. A write error stops collection (state word 0), sets the
- * profiler's last error, and from then on what is drained is counted lost.
+ * process dies. A write error stops the writing, not the collection: it
+ * sets the profiler's last error (status.c tells `nnscope run`), and from
+ * then on every event drained is counted lost (nns_lost_events), as are
+ * the events of the chunk that failed, so the count is every event not
+ * written; GPU records not written count in gpu_dropped.
  */
 #include "collector/collector.h"
 #include "collector/tsc.h"
@@ -60,13 +63,14 @@ static void io_failed(struct nns_profiler *p, const struct nns_err *e)
 	pthread_mutex_lock(&p->mu);
 	if (!p->io_failed) {
 		p->io_failed = 1;
-		nns_err_set(&p->err, NNS_EIO, "%s: %s; collection stopped", p->path, e->msg);
+		snprintf(p->io_why, sizeof(p->io_why), "%s", e->msg);
+		nns_err_set(&p->err, NNS_EIO,
+			    "%s: %s; events from now on are not written (counted as lost)", p->path,
+			    e->msg);
 	}
 	pthread_mutex_unlock(&p->mu);
-	pthread_mutex_lock(&nns_g.reg_mu);
-	if (nns_g.current == p)
-		nns_state_store(0);
-	pthread_mutex_unlock(&nns_g.reg_mu);
+	if (p->in_writer) /* not while nns_create opens the file: it reports */
+		nns_status_failed(p);
 }
 
 static int chunk(struct nns_profiler *p, uint32_t type, const struct iovec *iov, int n)
@@ -495,7 +499,11 @@ static void write_gpu(struct nns_profiler *p, const struct nnst_gpu *g, size_t n
 		size_t k = n - i < 65536 ? n - i : 65536;
 		struct iovec iov = {(void *)(g + i), k * sizeof(*g)};
 
-		chunk(p, NNST_CHUNK_GPU, &iov, 1);
+		if (chunk(p, NNST_CHUNK_GPU, &iov, 1)) {
+			pthread_mutex_lock(&p->mu);
+			p->gpu_dropped += k;
+			pthread_mutex_unlock(&p->mu);
+		}
 	}
 	if (nclk) {
 		struct iovec iov = {(void *)clk, nclk * sizeof(*clk)};
@@ -589,19 +597,31 @@ static void ack_round(struct nns_profiler *p, const struct wround *r)
 	pthread_mutex_unlock(&p->mu);
 }
 
-/* After SIGTERM/SIGINT: the file ends here when the signal is final. */
+/* After a signal flush (sigflush.c): the file ends here when the process
+ * is ending. The waiting handler is released by the collecting profiler's
+ * writer (or any, when none collects), after its round. */
 static void ack_signal(struct nns_profiler *p, uint64_t sig)
 {
-	if (atomic_load(&nns_g.sig_final) && !p->ended && !p->w.failed) {
-		nnst_writer_end(&p->w, NULL);
+	int mine;
+
+	if (atomic_load(&nns_g.sig_final) && !p->ended) {
+		if (!p->w.failed)
+			nnst_writer_end(&p->w, NULL);
 		p->ended = 1;
+		nns_status_final(p);
 	}
-	atomic_store(&nns_g.sig_done, sig);
+	pthread_mutex_lock(&nns_g.reg_mu);
+	mine = nns_g.current == p || !nns_g.current;
+	pthread_mutex_unlock(&nns_g.reg_mu);
+	if (mine)
+		atomic_store(&nns_g.sig_done, sig);
 }
 
 /* The writer's last act: everything published, the last counts, END. */
 static void writer_close(struct nns_profiler *p, struct wstate *ws)
 {
+	int ended = p->ended;
+
 	forget_current(p);
 	if (!p->w.failed && !p->ended) {
 		struct nns_err e;
@@ -611,11 +631,18 @@ static void writer_close(struct nns_profiler *p, struct wstate *ws)
 		else
 			io_failed(p, &e);
 	}
+	if (!ended) /* else a signal flush ended the file and told it */
+		nns_status_final(p);
 	nnst_writer_close(&p->w);
+	p->in_writer = 0;
 	free(ws->snap);
 	free(ws->spans);
 	free(ws->samples);
 	atomic_fetch_sub(&nns_g.writers_live, 1);
+	pthread_mutex_lock(&p->mu);
+	p->writer_done = 1;
+	pthread_cond_broadcast(&p->cv);
+	pthread_mutex_unlock(&p->mu);
 }
 
 static void *writer_main(void *arg)
@@ -623,8 +650,9 @@ static void *writer_main(void *arg)
 	struct nns_profiler *p = arg;
 	struct wstate ws;
 	int64_t now = mono(), last_partial = now, last_clock = now;
-	uint64_t sig_seen = atomic_load(&nns_g.sig_req);
+	uint64_t sig_seen = p->sig_seen0; /* a signal before this thread ran counts */
 
+	p->in_writer = 1;
 	memset(&ws, 0, sizeof(ws));
 	ws.samples = malloc(NNS_SAMPLES_MAX * sizeof(*ws.samples));
 	for (;;) {
@@ -677,6 +705,9 @@ int nns_writer_start(struct nns_profiler *p, struct nns_err *err)
 	sigset_t all, old;
 	int rc;
 
+	p->quit = 0;
+	p->writer_done = 0;
+	p->sig_seen0 = atomic_load(&nns_g.sig_req);
 	sigfillset(&all);
 	atomic_fetch_add(&nns_g.writers_live, 1);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -700,6 +731,29 @@ void nns_writer_join(struct nns_profiler *p)
 	nns_wake_writer();
 	pthread_join(p->writer_th, NULL);
 	p->writer_up = 0;
+}
+
+int nns_writer_join_timed(struct nns_profiler *p, int timeout_ms)
+{
+	struct timespec until;
+	int rc = 0;
+
+	if (!p->writer_up)
+		return NNS_OK;
+	until = clock_deadline(CLOCK_REALTIME, timeout_ms);
+	pthread_mutex_lock(&p->mu);
+	p->quit = 1;
+	pthread_mutex_unlock(&p->mu);
+	nns_wake_writer();
+	pthread_mutex_lock(&p->mu);
+	while (!p->writer_done && rc == 0)
+		rc = pthread_cond_timedwait(&p->cv, &p->mu, &until);
+	pthread_mutex_unlock(&p->mu);
+	if (rc)
+		return NNS_EIO;
+	pthread_join(p->writer_th, NULL);
+	p->writer_up = 0;
+	return NNS_OK;
 }
 
 /* Forgets what the buffers hold from before p attached (events that raced

@@ -5,7 +5,7 @@
  *
  *   collector_check FILE
  *   ok=1 end=0 truncated=0 chunks=N events=N lost=N threads=N clocks=N
- *   samples=N start=N stop=N steps=N pid=N meta.<key>=<value>...
+ *   samples=N start=N stop=N steps=N marks=N pid=N meta.<key>=<value>...
  * Exit status 0 when the file opens, 1 otherwise.
  */
 #include "test_collector_util.h"
@@ -26,13 +26,14 @@ int main(int argc, char **argv)
 		threads += t.thread_seen[i];
 	}
 	printf("ok=%d\nend=%d\ntruncated=%d\nchunks=%zu\nevents=%zu\nlost=%llu\nthreads=%zu\n"
-	       "clocks=%zu\nsamples=%zu\nstart=%zu\nstop=%zu\nsteps=%zu\npid=%lld\n"
+	       "clocks=%zu\nsamples=%zu\nstart=%zu\nstop=%zu\nsteps=%zu\nmarks=%zu\npid=%lld\n"
 	       "ordered=%d\n",
 	       t.ok, t.has_end, t.truncated, t.chunks, events,
 	       (unsigned long long)tt_lost_total(&t), threads, t.clocks,
 	       t.samples[1] + t.samples[2] + t.samples[3], tt_count(&t, NNST_EV_START, 0, 0),
 	       tt_count(&t, NNST_EV_STOP, 0, 0), tt_count(&t, NNST_EV_STEP, 0, 0),
-	       (long long)t.hdr.pid, t.thread_before_events && t.strings_before_use);
+	       tt_count(&t, NNST_EV_MARK, 0, 0), (long long)t.hdr.pid,
+	       t.thread_before_events && t.strings_before_use);
 	for (size_t i = 0; i < t.nmeta; i++)
 		printf("meta.%s=%s\n", t.meta[i][0], t.meta[i][1]);
 	tt_free(&t);

@@ -18,8 +18,8 @@
 # the same records. Without the timestamp callback:
 # no HOSTCLOCK flag, clock points still. Another subscriber, a missing
 # libcupti: the META message, no GPU record, exit 0, nothing on stderr.
-# An abort keeps a readable file with the buffers delivered before it; a
-# SIGTERM (no atexit) still gets every record (the writer flushes CUPTI),
+# An abort, like a SIGTERM (no atexit), still gets every record (the
+# collector's fatal-signal flush makes the writer flush CUPTI),
 # and the writer's tick adds a clock point about every second. A
 # user's CUDA_INJECTION64_PATH is kept; without a profiler
 # InitializeInjection does nothing. `nnscope analyse` of the runs: kernels.json
@@ -215,10 +215,11 @@ esac
 expect nolib gpu 0
 quiet nolib
 
-# ---- a crash keeps what was delivered before it -------------------------------------------
-# 16-record buffers: 18 full ones (288 records) before the abort, the 19th lost
+# ---- a crash keeps every record ------------------------------------------------------------
+# 16-record buffers: 18 full ones (288 records) before the abort, and the
+# 19th (12 records) forced out by the SIGABRT flush
 profile crash 134 FAKE_CUPTI_BUF_RECORDS=16 -- --abort
-expect crash gpu 288
+expect crash gpu 300
 expect crash meta.cupti "collecting (CUPTI version 130001, host clock)"
 
 # ---- SIGTERM: the writer forces CUPTI's flush (no atexit runs) -------------------------------

@@ -7,8 +7,9 @@
  * categories follow the options; schedules and start/stop steps write the
  * documented START/STOP/STEP marks and warmup flags; two profilers hand the
  * buffers over; thread exit flushes; samplers, host_info, metadata,
- * creation errors, nns_analyse without the program, and a write error that
- * stops collection.
+ * creation errors, nns_analyse without the program, a write error that
+ * stops the writing and counts every event not written, and an exec that
+ * fails (the trace closed before it, a new one after).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,10 +21,12 @@
 #include "collector/tsc.h"
 #include "test_collector_util.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 static char dir[64];
 
@@ -649,7 +652,7 @@ static void test_analyse_not_found(void **state)
 	mkdir(dir, 0700);
 }
 
-static void test_write_error_stops(void **state)
+static void test_write_error_counts(void **state)
 {
 	struct nns_options o;
 	nns_profiler *p;
@@ -657,6 +660,7 @@ static void test_write_error_stops(void **state)
 	uint32_t m = nns_name("fill");
 	struct tt_trace t;
 	char paths[2][512];
+	uint64_t lost, written = 0;
 
 	(void)state;
 	signal(SIGXFSZ, SIG_IGN);
@@ -673,20 +677,66 @@ static void test_write_error_stops(void **state)
 		if (i % 512 == 0)
 			usleep(20);
 	}
+	/* writing stopped, collecting did not: the events are still counted */
+	assert_int_not_equal(nns_state_load(), 0);
 	assert_int_equal(nns_stop(p), NNS_EIO);
-	assert_non_null(strstr(nns_last_error(p), "collection stopped"));
-	assert_true(nns_lost_events(p) > 0);
+	assert_non_null(strstr(nns_last_error(p), "File too large"));
+	assert_non_null(strstr(nns_last_error(p), "not written (counted as lost)"));
+	lost = nns_lost_events(p);
 	assert_int_equal(nns_state_load(), 0);
 	assert_int_equal(nns_start(p), NNS_EIO);
 	nns_destroy(p);
 	setrlimit(RLIMIT_FSIZE, &old);
 	signal(SIGXFSZ, SIG_DFL);
-	/* what was written before the error is readable */
+	/* what was written before the error is readable, and every event
+	 * emitted (START, the flows, STOP) is either there or counted lost */
 	assert_int_equal(tt_list(dir, paths, 2), 1);
 	assert_int_equal(tt_load(&t, paths[0]), 0);
 	assert_false(t.has_end);
 	assert_true(tt_count(&t, NNST_EV_FLOW, 0, 0) > 0);
+	for (int i = 0; i < TT_MAX_THREADS; i++)
+		written += t.nev[i];
+	assert_true(lost > 300000);
+	assert_int_equal(written + lost, 400000 + 2);
 	tt_free(&t);
+	tt_rmrf(dir);
+	mkdir(dir, 0700);
+}
+
+/* exec that fails (exit.c): the trace was closed before it (END, every
+ * event), and the profiler collects again into the next file of the pid. */
+static void test_exec_failure_reopens(void **state)
+{
+	struct nns_options o;
+	nns_profiler *p;
+	uint32_t m = nns_name("around exec");
+	char *argv[] = {"nnscope-no-such-program", NULL};
+	char paths[3][512];
+	struct tt_trace t;
+	int n;
+
+	(void)state;
+	opts(&o, NULL);
+	assert_int_equal(nns_create(&p, &o), 0);
+	for (int i = 0; i < 100; i++)
+		nns_mark(m);
+	assert_int_equal(execv("/nonexistent/nnscope-no-such-program", argv), -1);
+	assert_int_equal(errno, ENOENT);
+	for (int i = 0; i < 50; i++)
+		nns_mark(m);
+	nns_destroy(p);
+	n = tt_list(dir, paths, 3);
+	assert_int_equal(n, 2);
+	for (int i = 0; i < n; i++) {
+		int second = strstr(paths[i], ".2.nnst") != NULL;
+
+		assert_int_equal(tt_load(&t, paths[i]), 0);
+		assert_true(t.has_end);
+		assert_int_equal(tt_count(&t, NNST_EV_MARK, 0, 0), second ? 50 : 100);
+		if (second)
+			assert_non_null(tt_meta(&t, "reopened"));
+		tt_free(&t);
+	}
 	tt_rmrf(dir);
 	mkdir(dir, 0700);
 }
@@ -705,7 +755,8 @@ int main(void)
 	    cmocka_unit_test(test_thread_exit_and_samplers),
 	    cmocka_unit_test(test_create_errors),
 	    cmocka_unit_test(test_analyse_not_found),
-	    cmocka_unit_test(test_write_error_stops),
+	    cmocka_unit_test(test_write_error_counts),
+	    cmocka_unit_test(test_exec_failure_reopens),
 	};
 
 	unsetenv("NNSCOPE_OPTIONS");
