@@ -4,8 +4,9 @@
  * real stamps (appended, shrunk, rewritten in place, untouched; after a
  * complete, a truncated and a failed load), then the importers end to end
  * with a hook that appends to the file while it is being read: this test
- * defines pread (the Kineto importer's reads) and fopen (the .nnst
- * reader's), which the importers' calls resolve to, so the append lands
+ * defines pread (the Kineto importer's reads) and fdopen (the .nnst
+ * reader's stream over the descriptor the importer opened), which the
+ * importers' calls resolve to, so the append lands
  * exactly between the importer's first stamp and its last.
  */
 #include <stdarg.h>
@@ -54,16 +55,17 @@ ssize_t pread(int fd, void *buf, size_t n, off_t off)
 	return syscall(SYS_pread64, fd, buf, n, off);
 }
 
-/* The .nnst reader opens the file once per pass: the first open appends. */
-FILE *fopen(const char *path, const char *mode)
+/* The .nnst reader makes a stream of the importer's descriptor once per
+ * pass: the first one appends (nothing else fdopens while the hook is set). */
+FILE *fdopen(int fd, const char *mode)
 {
-	static FILE *(*real)(const char *, const char *);
+	static FILE *(*real)(int, const char *);
 
 	if (!real)
-		*(void **)&real = dlsym(RTLD_NEXT, "fopen");
-	if (grow_path && !grown && strcmp(path, grow_path) == 0)
+		*(void **)&real = dlsym(RTLD_NEXT, "fdopen");
+	if (grow_path && !grown)
 		grow();
-	return real(path, mode);
+	return real(fd, mode);
 }
 
 /* ---- helpers --------------------------------------------------------------------- */
