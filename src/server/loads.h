@@ -23,8 +23,8 @@ int loads_is_gz(const char *path);
 void loads_bytes(char *b, size_t n, double v);
 /* Why e (queued or working) takes long, as far as the registry knows, into
  * out ("" when there is nothing to say). */
-void loads_cause_locked(const struct registry *r, const struct reg_entry *e, int64_t now,
-			char *out, size_t n);
+void loads_cause_locked(const struct registry *r, const struct reg_entry *e, int64_t now, char *out,
+			size_t n);
 /* The details of e's progress at now (clock_mono_ns) into pr. */
 void loads_progress_locked(const struct registry *r, struct reg_entry *e, int64_t now,
 			   struct reg_progress *pr);

@@ -159,7 +159,7 @@ static void api_view(struct server *s, struct srv_req *q)
 static int acquire_all(struct server *s, struct srv_req *q, struct reg_entry **es, size_t n,
 		       unsigned char *held)
 {
-	struct reg_progress *pr = malloc(2 * sizeof(*pr)), *worst = pr + 1;
+	struct reg_progress *pr = malloc(2 * sizeof(*pr)), *worst;
 	double total = 0;
 	size_t ready = 0, waiting = 0;
 	int failed = 0;
@@ -168,6 +168,7 @@ static int acquire_all(struct server *s, struct srv_req *q, struct reg_entry **e
 		srv_error(q, 503, "out of memory");
 		return 0;
 	}
+	worst = pr + 1;
 	for (size_t i = 0; i < n; i++) {
 		int st = reg_acquire(&s->reg, es[i], pr);
 
