@@ -9,7 +9,7 @@
 #     (a total deadline, not restarted by each byte);
 #   - 250 or 2,000 query parameters, or a 9 KB URI, get their 4xx at once
 #     (libmicrohttpd used to hang them 30 s with no answer);
-#   - three slow loads (3 GB .gz traces generated here) do not stop a small
+#   - three slow loads (4 GB .gz traces generated here) do not stop a small
 #     span's view: it answers 200 while the big ones are still loading, and
 #     the 202 answers and /api/loads say which file is slow and why (size,
 #     phase, bytes read, elapsed, cause);
@@ -36,8 +36,8 @@ cat >"$LOG/small/w.pt.trace.json" <<'JSON'
  {"ph": "X", "cat": "cpu_op", "name": "aten::relu", "pid": 1, "tid": 1, "ts": 500, "dur": 100}
 ]}
 JSON
-# three workers of one big run: the same 3 GB trace (hard links: 150 MB on disk)
-$PROBE mkbig "$LOG/big/w0.pt.trace.json.gz" 3000 >/dev/null
+# three workers of one big run: the same 4 GB trace (hard links: 200 MB on disk)
+$PROBE mkbig "$LOG/big/w0.pt.trace.json.gz" 4000 >/dev/null
 ln "$LOG/big/w0.pt.trace.json.gz" "$LOG/big/w1.pt.trace.json.gz"
 ln "$LOG/big/w0.pt.trace.json.gz" "$LOG/big/w2.pt.trace.json.gz"
 
