@@ -50,6 +50,17 @@ static int ended(const struct pair *p)
 	return n == 0;
 }
 
+/* g's counter, read under its lock (the reaper writes it) */
+static uint64_t locked(struct conn_guard *g, const uint64_t *v)
+{
+	uint64_t x;
+
+	pthread_mutex_lock(&g->mu);
+	x = *v;
+	pthread_mutex_unlock(&g->mu);
+	return x;
+}
+
 static void test_shed_oldest_waiting(void **st)
 {
 	struct conn_guard g;
@@ -73,7 +84,7 @@ static void test_shed_oldest_waiting(void **st)
 	assert_false(ended(&p[0]));
 	assert_true(ended(&p[1]));
 	assert_false(ended(&p[2]));
-	assert_int_equal(g.shed, 1);
+	assert_int_equal(locked(&g, &g.shed), 1);
 	/* answered: it waits again, now the newest; 2 is the oldest waiting */
 	cg_done(&g, s[0]);
 	open_pair(&p[5]);
@@ -115,7 +126,7 @@ static void test_deadline_not_reset_by_bytes(void **st)
 	assert_true(ended(&a));
 	assert_in_range((clock_mono_ns() - t0) / MS, 350, 1500);
 	assert_false(ended(&b));
-	assert_int_equal(g.reaped, 1);
+	assert_int_equal(locked(&g, &g.reaped), 1);
 	/* b answered: waiting from now on, reaped 0.4 s later */
 	cg_done(&g, sb);
 	assert_int_equal(cg_reap(&g, clock_mono_ns() + 200 * MS), 0);
