@@ -1,6 +1,6 @@
 // nnscope single-page UI shell: run/worker/span selectors, nav, hash state,
 // the shared api() helper with 202-progress polling, lazy view loading.
-import { h, errorBox, emptyState } from './lib/util.js';
+import { h, errorBox, emptyState, fmtBytes } from './lib/util.js';
 import { disposeCharts, loadCharts } from './lib/charts.js';
 import { loadSchema } from './lib/schema.js';
 
@@ -59,19 +59,44 @@ class ApiError extends Error {
 const progressEl = $('progress');
 const progressLabel = $('progress-label');
 const progressFill = $('progress-fill');
-const pending = new Map(); // key -> {phase, progress}
+const progressDetail = $('progress-detail');
+const progressLoads = $('progress-loads');
+const pending = new Map(); // key -> {phase, progress, doc (the 202 answer)}
 let pendingSeq = 0;
+
+function fmtElapsed(ms) {
+  const s = Math.max(0, Math.round((ms || 0) / 1000));
+  return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`;
+}
+
+// One load of a 202 answer (docs/SERVER.md): which file, how big, what it
+// is doing, how far and for how long; and, when slow, why.
+function describeLoad(d, testid) {
+  const parts = [`${d.file} (${fmtBytes(d.size)})`, d.phase];
+  if (!d.queued && d.bytes_read > 0) parts.push(`${fmtBytes(d.bytes_read)} read`);
+  parts.push(d.queued ? `queued for ${fmtElapsed(d.elapsed_ms)}` : fmtElapsed(d.elapsed_ms));
+  const out = [parts.join(' · ')];
+  if (d.slow) out.push(' — ', h('span', { class: 'slow', testid }, `slow: ${d.cause || 'no cause known'}`));
+  else if (d.cause) out.push(' — ', d.cause);
+  return out;
+}
 
 function showProgress() {
   if (!pending.size) { progressEl.hidden = true; return; }
-  let p = 1; let phase = '';
-  for (const v of pending.values()) { if (v.progress <= p) { p = v.progress; phase = v.phase; } }
+  let p = 1; let phase = ''; let doc = null;
+  for (const v of pending.values()) { if (v.progress <= p) { p = v.progress; phase = v.phase; doc = v.doc; } }
   const pct = Math.max(0, Math.min(100, Math.round(p * 100)));
   progressEl.hidden = false;
   progressEl.setAttribute('aria-valuenow', String(pct));
   progressEl.dataset.phase = phase || '';
+  progressEl.dataset.slow = doc?.slow ? '1' : '';
   progressLabel.textContent = `Analysing the trace: ${phase || 'working'} ${pct}%`;
   progressFill.style.width = pct + '%';
+  progressDetail.replaceChildren(...(doc?.file ? describeLoad(doc, 'progress-slow') : []));
+  // the other loads under way: which file holds the loaders, and why
+  const others = (doc?.loads || []).filter((d) => d.file !== doc?.file);
+  progressLoads.replaceChildren(...others.map((d) => h('li', { class: d.slow ? 'slow-load' : '' }, describeLoad(d, 'progress-load-slow'))));
+  progressLoads.hidden = !others.length;
 }
 
 const sleep = (ms, signal) => new Promise((resolve, reject) => {
@@ -106,7 +131,7 @@ export async function api(path, params, opts = {}) {
       if (res.status === 202) {
         let doc = {};
         try { doc = await res.json(); } catch { /* keep polling */ }
-        pending.set(key, { phase: doc.phase || doc.state || 'analysing', progress: typeof doc.progress === 'number' ? doc.progress : 0 });
+        pending.set(key, { phase: doc.phase || doc.state || 'analysing', progress: typeof doc.progress === 'number' ? doc.progress : 0, doc });
         showProgress();
         // a small trace is ready within a few hundred ms: ask again soon
         // first, then back off to POLL_MS (30, 60, 90, ... ms)

@@ -28,6 +28,12 @@ static const char USAGE[] =
     "      --threads N    HTTP worker threads (default 4)\n"
     "      --max-loaded N keep at most N traces in memory (default 8; also at most\n"
     "                     half the RAM); others are reloaded when opened again\n"
+    "      --load-timeout S  stop loading a trace after S seconds (default 300;\n"
+    "                     0: never); the page says which file is slow and why\n"
+    "      --load-abandon S  stop loading a trace nobody asked for in S seconds\n"
+    "                     (default 30; 0: never); the next request starts it again\n"
+    "      --request-timeout S  close a connection whose request has not arrived\n"
+    "                     in full S seconds after it opened (default 10; 0: never)\n"
     "  -q, --quiet        print only the address and errors\n"
     "  -h, --help         show this help\n";
 
@@ -41,7 +47,8 @@ static int is_loopback(const char *host)
 static int serve_parse_args(int argc, char **argv, struct srv_opts *o, int *bind_all)
 {
 	static const struct cli_cmd cmd = {"serve", USAGE, 0};
-	long port = 8080, threads = 4, max_loaded = 8;
+	long port = 8080, threads = 4, max_loaded = 8, load_timeout = 300, request_timeout = 10,
+	     load_abandon = 30;
 	const struct cli_opt opts[] = {
 	    CLI_OPT_STR("logdir", 'l' | CLI_LONG_ONLY, &o->logdir),
 	    CLI_OPT_LONG("port", 'p', &port, 0, 65535, "0..65535"),
@@ -51,6 +58,10 @@ static int serve_parse_args(int argc, char **argv, struct srv_opts *o, int *bind
 	    CLI_OPT_QUIET(&o->quiet),
 	    CLI_OPT_STR("cache-dir", 'C' | CLI_LONG_ONLY, &o->cache_dir),
 	    CLI_OPT_LONG("max-loaded", 'M' | CLI_LONG_ONLY, &max_loaded, 1, 1024, "1..1024"),
+	    CLI_OPT_LONG("load-timeout", 'T' | CLI_LONG_ONLY, &load_timeout, 0, 86400, "0..86400"),
+	    CLI_OPT_LONG("load-abandon", 'B' | CLI_LONG_ONLY, &load_abandon, 0, 86400, "0..86400"),
+	    CLI_OPT_LONG("request-timeout", 'R' | CLI_LONG_ONLY, &request_timeout, 0, 3600,
+			 "0..3600"),
 	    CLI_OPT_END,
 	};
 	int first, rc;
@@ -71,6 +82,9 @@ static int serve_parse_args(int argc, char **argv, struct srv_opts *o, int *bind
 	o->port = (int)port;
 	o->threads = (int)threads;
 	o->max_loaded = (int)max_loaded;
+	o->load_timeout = load_timeout ? (double)load_timeout : -1;	     /* 0: never */
+	o->request_timeout = request_timeout ? (double)request_timeout : -1; /* 0: never */
+	o->load_abandon = load_abandon ? (double)load_abandon : -1;	     /* 0: never */
 	o->loopback = is_loopback(o->host);
 	return CLI_CONTINUE;
 }

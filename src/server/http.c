@@ -5,10 +5,24 @@
  *
  * Limits (docs/SERVER.md): GET/HEAD only (405), no body (413), request
  * line + headers within MHD's 16 KiB connection memory (MHD answers 414 /
- * 431 itself), at most 64 query parameters (400), 256 connections, a 30 s
- * idle timeout. When bound to a loopback address, a Host header that does
- * not name the loopback interface is refused (403), so a web page on
- * another site cannot reach the API through DNS rebinding.
+ * 431 itself), a URI of at most 8 KiB (414) with at most 64 query
+ * parameters (400), 256 connections, a 30 s inactivity timeout while
+ * answering. A request must arrive in full within --request-timeout of the
+ * connection's start (or of its previous answer), and the oldest waiting
+ * connections are shed when fewer than 32 slots are left (conns.h).
+ * When bound to a loopback address, a Host header that does not name the
+ * loopback interface is refused (403), so a web page on another site
+ * cannot reach the API through DNS rebinding.
+ *
+ * Oversized queries: MHD stores each query parameter in the connection's
+ * memory while it parses the request line, before any of our code sees the
+ * request; past ~220 parameters that memory runs out and MHD 0.9.7x
+ * neither answers nor closes (the connection hangs until its timeout). So
+ * the URI callback (called on the raw request line just before that parse)
+ * counts them, and for a URI over the limits ends the query string in
+ * MHD's buffer: MHD then parses no parameter and the request is answered
+ * 400/414 at once. Should a libmicrohttpd parse a copy instead, the request
+ * still ends at --request-timeout (the guard).
  */
 #include "server/server.h"
 #include "output/jsonw.h"
@@ -33,16 +47,26 @@ typedef enum MHD_Result mhd_result;
 #endif
 
 #define MAX_ARGS 64
+#define MAX_URI (8 * 1024)
 #define CONN_MEMORY (16 * 1024)
+#define CONN_LIMIT 256
+#define CONN_HEADROOM 32
+#define MAX_LOADS_SHOWN 8
 
 struct srv_req {
 	struct MHD_Connection *c;
 	struct MHD_Response *resp;
 	int status;
 	int head;
+	struct server *s;
 };
 
-/* Per-connection marker: the request had a body. */
+/* Per-request markers (*con_cls): the request line was seen (set by the
+ * URI callback), with too many parameters or too long a URI; the request
+ * had a body; it was accepted for dispatch. */
+static int uri_marker;
+static int args_marker;
+static int long_marker;
 static int body_marker;
 static int nobody_marker;
 
@@ -113,18 +137,63 @@ void srv_reply_json(struct srv_req *q, struct jsonw *w)
 	srv_reply(q, 200, "application/json", doc, len);
 }
 
+void srv_json_load(struct jsonw *w, const struct reg_progress *pr)
+{
+	jsonw_kstr(w, "file", pr->file);
+	jsonw_kstr(w, "phase", reg_phase_name(pr->phase));
+	jsonw_kbool(w, "queued", pr->state == REG_QUEUED);
+	jsonw_kint(w, "size", pr->size);
+	jsonw_kint(w, "bytes_read", pr->bytes_read);
+	jsonw_kint(w, "elapsed_ms", pr->elapsed_ms);
+	if (pr->nevents > 0)
+		jsonw_kint(w, "events", pr->nevents);
+	jsonw_kbool(w, "slow", pr->slow);
+	if (pr->cause[0])
+		jsonw_kstr(w, "cause", pr->cause);
+}
+
 void srv_progress(struct srv_req *q, const struct reg_progress *pr)
 {
-	char *body = malloc(160);
-	int n;
+	struct reg_progress *loads = calloc(MAX_LOADS_SHOWN + 1, sizeof(*loads));
+	struct nns_err err;
+	struct jsonw w;
+	size_t n = 0, len = 0;
+	char *doc;
 
-	if (!body) {
+	if (!loads || jsonw_init_mem(&w, 0, 0) != NNS_OK) {
+		free(loads);
 		srv_error(q, 503, "out of memory");
 		return;
 	}
-	n = snprintf(body, 160, "{\"state\":\"analysing\",\"phase\":\"%s\",\"progress\":%.3f}\n",
-		     reg_phase_name(pr->phase), pr->progress);
-	srv_reply(q, 202, "application/json", body, (size_t)n);
+	jsonw_obj_begin(&w);
+	jsonw_kstr(&w, "state", "analysing");
+	jsonw_kdouble(&w, "progress", (double)(int)(pr->progress * 1000 + 0.5) / 1000);
+	if (pr->file[0])
+		srv_json_load(&w, pr);
+	else
+		jsonw_kstr(&w, "phase", reg_phase_name(pr->phase));
+	/* the other loads under way or queued: which file holds the loaders */
+	n = reg_loads(&q->s->reg, loads, MAX_LOADS_SHOWN + 1);
+	jsonw_key(&w, "loads");
+	jsonw_arr_begin(&w);
+	for (size_t i = 0; i < n; i++) {
+		if (pr->file[0] && strcmp(loads[i].file, pr->file) == 0)
+			continue;
+		jsonw_obj_begin(&w);
+		srv_json_load(&w, &loads[i]);
+		jsonw_obj_end(&w);
+	}
+	jsonw_arr_end(&w);
+	jsonw_obj_end(&w);
+	free(loads);
+	nns_err_clear(&err);
+	if (jsonw_finish(&w, &err) != NNS_OK || !(doc = jsonw_take(&w, &len))) {
+		jsonw_release(&w);
+		srv_error(q, 503, "out of memory");
+		return;
+	}
+	jsonw_release(&w);
+	srv_reply(q, 202, "application/json", doc, len);
 }
 
 static void serve_asset(struct srv_req *q, const char *path)
@@ -235,25 +304,92 @@ static void dispatch(struct server *s, struct srv_req *q, const char *url, const
 	srv_error(q, 404, "no such page: %.200s", url);
 }
 
+/* The guard's slot of connection c (NULL when untracked). */
+static struct conn_slot *slot_of(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci =
+	    MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return ci ? ci->socket_context : NULL;
+}
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+			  enum MHD_ConnectionNotificationCode toe)
+{
+	struct server *s = cls;
+
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *ci =
+		    MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+		*socket_context = ci ? cg_open(&s->guard, ci->connect_fd) : NULL;
+	} else if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+		cg_close(&s->guard, *socket_context);
+		*socket_context = NULL;
+	}
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	struct server *s = cls;
+
+	(void)con_cls;
+	(void)toe;
+	cg_done(&s->guard, slot_of(c));
+}
+
+/* Called on the request line before MHD parses its query (see the top of
+ * this file): a URI over the limits gets its query string ended here and
+ * is refused by on_request. Returns the request's marker (*con_cls). */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
+{
+	char *q = strchr(uri, '?');
+	size_t len = strlen(uri);
+	int n = 0;
+
+	(void)cls;
+	(void)c;
+	for (const char *p = q; p && *p; p++)
+		n += (p == q || *p == '&') && p[1] && p[1] != '&';
+	if (len <= MAX_URI && n <= MAX_ARGS)
+		return &uri_marker;
+	if (q && q[1])
+		q[1] = 0; /* MHD's own buffer: the query it is about to parse is now empty */
+	return len > MAX_URI ? &long_marker : &args_marker;
+}
+
 static mhd_result on_request(void *cls, struct MHD_Connection *c, const char *url,
 			     const char *method, const char *version, const char *upload_data,
 			     size_t *upload_data_size, void **con_cls)
 {
 	struct server *s = cls;
-	struct srv_req q = {c, NULL, 500, 0};
+	struct srv_req q = {c, NULL, 500, 0, s};
 	mhd_result ret;
 
 	(void)version;
 	(void)upload_data;
-	if (*con_cls == NULL) {
+	if (*con_cls == NULL || *con_cls == &uri_marker || *con_cls == &args_marker ||
+	    *con_cls == &long_marker) {
 		const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
 		const char *te =
 		    MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Transfer-Encoding");
+		int refuse = *con_cls == &args_marker ? 400 : *con_cls == &long_marker ? 414 : 0;
 
+		cg_request(&s->guard, slot_of(c)); /* read in full: being answered */
 		if ((cl && strcmp(cl, "0") != 0) || te) {
 			/* refused before reading it; MHD closes the connection */
 			*con_cls = &body_marker;
 			srv_error(&q, 413, "requests carry no body: the API is read-only (GET)");
+			goto queue;
+		}
+		if (refuse) {
+			*con_cls = &nobody_marker;
+			if (refuse == 414)
+				srv_error(&q, 414, "the URI is longer than %d bytes", MAX_URI);
+			else
+				srv_error(&q, 400, "too many query parameters (more than %d)",
+					  MAX_ARGS);
 			goto queue;
 		}
 		/* answering on the second call keeps the connection alive */
@@ -321,6 +457,7 @@ int srv_start(struct server *s, const struct srv_opts *o, struct nns_err *err)
 	char port[16];
 	socklen_t sslen;
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+	struct reg_limits lim = {0};
 	int rc, fd;
 
 	memset(s, 0, sizeof(*s));
@@ -345,11 +482,19 @@ int srv_start(struct server *s, const struct srv_opts *o, struct nns_err *err)
 	/* every problem with the arguments (logdir, cache dir) is reported
 	 * before the port is touched: a missing logdir must not read as "port
 	 * in use" when another server holds the port */
-	if ((rc = reg_init(&s->reg, o->logdir, o->cache_dir, 2, err)) != NNS_OK)
+	lim.deadline_s = o->load_timeout;
+	lim.abandon_s = o->load_abandon;
+	if ((rc = reg_init(&s->reg, o->logdir, o->cache_dir, &lim, err)) != NNS_OK)
 		return rc;
+	if (cg_init(&s->guard, CONN_LIMIT - CONN_HEADROOM,
+		    o->request_timeout == 0 ? 10 : o->request_timeout) != 0) {
+		reg_release(&s->reg);
+		return nns_err_set(err, NNS_ENOMEM, "cannot start the connection guard");
+	}
 	if ((fd = listen_on(&ss, sslen, &s->port)) < 0) {
 		int e = errno;
 
+		cg_release(&s->guard);
 		reg_release(&s->reg);
 		return nns_err_set(err, NNS_EIO, "cannot listen on %s port %d: %s%s", s->o.host,
 				   o->port, strerror(e),
@@ -363,10 +508,13 @@ int srv_start(struct server *s, const struct srv_opts *o, struct nns_err *err)
 	    flags | MHD_USE_EPOLL, (uint16_t)s->port, NULL, NULL, on_request, s,
 	    MHD_OPTION_EXTERNAL_LOGGER, log_mhd, s, MHD_OPTION_LISTEN_SOCKET, fd,
 	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)s->o.threads, MHD_OPTION_CONNECTION_LIMIT,
-	    (unsigned)256, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
-	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY, MHD_OPTION_END);
+	    (unsigned)CONN_LIMIT, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
+	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY, MHD_OPTION_NOTIFY_CONNECTION,
+	    on_connection, s, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+	    MHD_OPTION_URI_LOG_CALLBACK, on_uri, s, MHD_OPTION_END);
 	if (!s->mhd) {
 		close(fd);
+		cg_release(&s->guard);
 		reg_release(&s->reg);
 		return nns_err_set(err, NNS_EIO, "cannot start the HTTP server on %s port %d",
 				   s->o.host, s->port);
@@ -379,5 +527,6 @@ void srv_stop(struct server *s)
 	if (s->mhd)
 		MHD_stop_daemon(s->mhd);
 	s->mhd = NULL;
+	cg_release(&s->guard); /* after the daemon: no connection is left */
 	reg_release(&s->reg);
 }

@@ -2,7 +2,9 @@
  * registry.c - the entries of `nnscope serve` (registry.h): one per trace
  * file the scan finds (scan.c), merged on each rescan; the /api/runs
  * document; the LRU of loaded entries; and the background workers that
- * load, analyse, cache (cache.c) and index (src/trace) a trace.
+ * load, analyse, cache (cache.c) and index (src/trace) a trace, with the
+ * supervisor that marks slow loads and cancels abandoned or overdue ones
+ * (the scheduling rules are in registry.h).
  */
 #include "server/registry.h"
 #include "analysis/an_ms.h"
@@ -12,6 +14,7 @@
 #include "output/jsonw.h"
 #include "output/output.h"
 #include "server/cache.h"
+#include "server/loads.h"
 #include "server/scan.h"
 
 #include <limits.h>
@@ -22,6 +25,7 @@
 #include <unistd.h>
 
 #define RESCAN_NS 2000000000LL
+#define SUPER_TICK_MS 100
 
 static char *xstrdup(const char *s)
 {
@@ -369,25 +373,6 @@ size_t reg_find_group(struct registry *r, const char *run, const char *span, str
 	return n;
 }
 
-static double progress_of(struct reg_entry *e)
-{
-	double f;
-
-	switch (e->phase) {
-	case PH_PARSING:
-		f = e->size > 0 ? (double)atomic_load(&e->done_bytes) / (double)e->size : 0;
-		return 0.8 * (f > 1 ? 1 : f);
-	case PH_ANALYSING:
-		return 0.8;
-	case PH_CACHING:
-		return 0.88;
-	case PH_INDEXING:
-		return 0.92;
-	default:
-		return 0;
-	}
-}
-
 int reg_state(struct registry *r, struct reg_entry *e)
 {
 	int st;
@@ -400,13 +385,16 @@ int reg_state(struct registry *r, struct reg_entry *e)
 
 int reg_acquire(struct registry *r, struct reg_entry *e, struct reg_progress *pr)
 {
+	int64_t now = clock_mono_ns();
 	int st;
 
 	pthread_mutex_lock(&r->mu);
+	e->asked_ns = now; /* somebody still waits for it (the supervisor) */
 	if (e->state == REG_IDLE && !r->stop) {
 		if (vec_push(&r->queue, e) == NNS_OK) {
 			e->state = REG_QUEUED;
 			e->phase = PH_QUEUED;
+			e->queued_ns = now;
 			pthread_cond_broadcast(&r->cv);
 		}
 	}
@@ -415,11 +403,7 @@ int reg_acquire(struct registry *r, struct reg_entry *e, struct reg_progress *pr
 		e->refs++;
 		e->last_used = ++r->clock;
 	} else if (pr) {
-		pr->state = st;
-		pr->phase = e->phase;
-		pr->progress = progress_of(e);
-		snprintf(pr->err, sizeof(pr->err), "%s", e->err);
-		pr->err_code = e->err_code;
+		loads_progress_locked(r, e, now, pr);
 	}
 	pthread_mutex_unlock(&r->mu);
 	return st;
@@ -482,7 +466,7 @@ static int load_entry(struct registry *r, struct reg_entry *e, struct model **mo
 		      struct an_profile **po, struct trace_index **ixo, struct nns_err *err)
 {
 	struct kineto_opts ko = {
-	    .done_bytes = &e->done_bytes, .cancel = &r->cancel, .root = &r->root};
+	    .done_bytes = &e->done_bytes, .cancel = &e->cancel, .root = &r->root};
 	struct model *m = calloc(1, sizeof(*m));
 	struct an_profile *p = calloc(1, sizeof(*p));
 	struct run hrun;
@@ -496,8 +480,8 @@ static int load_entry(struct registry *r, struct reg_entry *e, struct model **mo
 	atomic_store(&e->done_bytes, 0);
 	rc = load_trace(m, e->path, &ko, err);
 	if (rc == NNS_OK || rc == NNS_ETRUNC) {
-		if (atomic_load(&r->cancel)) {
-			/* shutting down: what was read may be partial (the parallel
+		if (atomic_load(&e->cancel)) {
+			/* cancelled: what was read may be partial (the parallel
 			 * parser reports a cut chunk as truncation); never cache it */
 			model_release(m);
 			rc = nns_err_set(err, NNS_EINVAL, "%s: loading cancelled", e->path);
@@ -516,10 +500,13 @@ static int load_entry(struct registry *r, struct reg_entry *e, struct model **mo
 
 	pthread_mutex_lock(&r->mu);
 	e->phase = PH_ANALYSING;
+	e->nevents = (int64_t)m->events.n;
 	pthread_mutex_unlock(&r->mu);
 	nns_err_clear(err);
 	if ((rc = an_profile_compute(p, m, err)) != NNS_OK || (rc = an_ms_attach(p, err)) != NNS_OK)
 		goto fail;
+	if (atomic_load(&e->cancel)) /* between the phases: nothing is cached */
+		goto cancelled;
 
 	pthread_mutex_lock(&r->mu);
 	e->phase = PH_CACHING;
@@ -535,17 +522,125 @@ static int load_entry(struct registry *r, struct reg_entry *e, struct model **mo
 	pthread_mutex_lock(&r->mu);
 	e->phase = PH_INDEXING;
 	pthread_mutex_unlock(&r->mu);
+	if (atomic_load(&e->cancel))
+		goto cancelled;
 	if ((rc = trace_index_build(ixo, m, p, err)) != NNS_OK)
 		goto fail;
 	*mo = m;
 	*po = p;
 	return NNS_OK;
+cancelled:
+	rc = nns_err_set(err, NNS_EINVAL, "%s: loading cancelled", e->path);
 fail:
 	an_profile_release(p);
 	free(p);
 	model_release(m);
 	free(m);
 	return rc;
+}
+
+/* What loading e will take, roughly: its size, times 8 for a .gz. */
+static int64_t work_of(const struct reg_entry *e)
+{
+	return loads_is_gz(e->path) ? e->size * 8 : e->size;
+}
+
+/* The entry a loader takes next, or NULL when none may start now; caller
+ * holds mu. The queue is served smallest first. A small one starts on the
+ * loader kept for small files when that one is free; any one starts on
+ * the others while fewer than `lanes` of their loads are not slow and
+ * fewer than max_loads run. *reserve says which. */
+static struct reg_entry *pick_locked(const struct registry *r, int *reserve)
+{
+	struct reg_entry *best = NULL;
+	int fast = 0, total = 0, reserve_busy = 0;
+
+	for (size_t i = 0; i < r->queue.n; i++)
+		if (!best || work_of(r->queue.v[i]) < work_of(best))
+			best = r->queue.v[i];
+	if (!best)
+		return NULL;
+	for (size_t i = 0; i < r->active.n; i++) {
+		const struct reg_entry *a = r->active.v[i];
+
+		if (a->reserved) {
+			reserve_busy = 1;
+			continue;
+		}
+		total++;
+		fast += !a->slow;
+	}
+	*reserve = 0;
+	if (fast < r->lanes && total < r->max_loads)
+		return best;
+	if (!reserve_busy && r->small_bytes > 0 && work_of(best) <= r->small_bytes) {
+		*reserve = 1;
+		return best;
+	}
+	return NULL;
+}
+
+static void remove_ptr(struct reg_entry **v, size_t *n, const struct reg_entry *e)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (v[i] == e) {
+			memmove(v + i, v + i + 1, (*n - i - 1) * sizeof(*v));
+			(*n)--;
+			return;
+		}
+}
+
+/* The end of e's load (rc, err) under mu: READY, FAILED or, when it was
+ * cancelled because nobody waits for it, IDLE again. */
+static void finish_locked(struct registry *r, struct reg_entry *e, int rc, struct nns_err *err,
+			  struct model *m, struct an_profile *p, struct trace_index *ix)
+{
+	int64_t now = clock_mono_ns();
+	char a[32], b[32];
+
+	remove_ptr(r->active.v, &r->active.n, e);
+	e->slow = 0;
+	if (rc == NNS_OK) {
+		e->m = m;
+		e->p = p;
+		e->ix = ix;
+		e->bytes = loaded_bytes(e);
+		e->state = REG_READY;
+		e->last_used = ++r->clock;
+		evict_locked(r);
+	} else if (e->cancel_why == RC_ABANDONED || e->cancel_why == RC_SHUTDOWN) {
+		e->state = REG_IDLE; /* the next request starts it again */
+		e->phase = PH_QUEUED;
+		if (!r->quiet && e->cancel_why == RC_ABANDONED)
+			fprintf(
+			    stderr,
+			    "nnscope serve: stopped loading %s after %.1f s: nobody asked for it "
+			    "for %.0f s\n",
+			    e->path, (double)(now - e->started_ns) / NS_PER_S,
+			    (double)r->abandon_ns / NS_PER_S);
+	} else if (e->cancel_why == RC_DEADLINE) {
+		loads_bytes(a, sizeof(a), (double)atomic_load(&e->done_bytes));
+		loads_bytes(b, sizeof(b), (double)e->size);
+		e->state = REG_FAILED;
+		e->err_code = NNS_EINVAL;
+		e->timed_out = 1;
+		snprintf(
+		    e->err, sizeof(e->err),
+		    "%s: loading took longer than %.0f s (--load-timeout) and was stopped while "
+		    "%s (%s of %s read); raise --load-timeout for a trace this large",
+		    e->path, (double)r->deadline_ns / NS_PER_S, reg_phase_name(e->phase), a, b);
+		if (!r->quiet)
+			fprintf(stderr, "nnscope serve: %s\n", e->err);
+	} else {
+		e->state = REG_FAILED;
+		e->err_code = rc;
+		snprintf(e->err, sizeof(e->err), "%s", err->msg[0] ? err->msg : nns_strerror(rc));
+		if (!r->quiet)
+			fprintf(stderr, "nnscope serve: %s\n", e->err);
+	}
+	atomic_store(&e->cancel, 0);
+	e->cancel_why = RC_NONE;
+	pthread_cond_broadcast(&r->cv); /* a loader may take the next one */
 }
 
 static void *worker_main(void *arg)
@@ -561,50 +656,121 @@ static void *worker_main(void *arg)
 		struct nns_err err;
 		int rc;
 
-		while (!r->stop && r->queue.n == 0)
+		int reserve = 0;
+
+		while (!r->stop && !(e = pick_locked(r, &reserve)))
 			pthread_cond_wait(&r->cv, &r->mu);
 		if (r->stop)
 			break;
-		e = r->queue.v[0];
-		memmove(r->queue.v, r->queue.v + 1, (r->queue.n - 1) * sizeof(*r->queue.v));
-		r->queue.n--;
+		remove_ptr(r->queue.v, &r->queue.n, e);
+		if (vec_push(&r->active, e) != NNS_OK) {
+			e->state = REG_FAILED;
+			e->err_code = NNS_ENOMEM;
+			snprintf(e->err, sizeof(e->err), "%s: out of memory", e->path);
+			continue;
+		}
 		e->state = REG_WORKING;
 		e->phase = PH_PARSING;
+		e->reserved = reserve;
+		e->started_ns = clock_mono_ns();
+		e->nevents = 0;
+		e->slow = 0;
+		atomic_store(&e->done_bytes, 0);
 		pthread_mutex_unlock(&r->mu);
 
 		nns_err_clear(&err);
 		rc = load_entry(r, e, &m, &p, &ix, &err);
-		if (!r->quiet) {
-			if (rc)
-				fprintf(stderr, "nnscope serve: %s\n", err.msg);
-			else
-				fprintf(stderr, "nnscope serve: loaded %s (%zu events)\n", e->path,
-					m->events.n);
-		}
+		if (!r->quiet && rc == NNS_OK)
+			fprintf(stderr, "nnscope serve: loaded %s (%zu events)\n", e->path,
+				m->events.n);
 
 		pthread_mutex_lock(&r->mu);
-		if (rc) {
-			e->state = REG_FAILED;
-			e->err_code = rc;
-			snprintf(e->err, sizeof(e->err), "%s",
-				 err.msg[0] ? err.msg : nns_strerror(rc));
-		} else {
-			e->m = m;
-			e->p = p;
-			e->ix = ix;
-			e->bytes = loaded_bytes(e);
-			e->state = REG_READY;
-			e->last_used = ++r->clock;
-			evict_locked(r);
-		}
+		finish_locked(r, e, rc, &err, m, p, ix);
 	}
 	pthread_mutex_unlock(&r->mu);
 	return NULL;
 }
 
-int reg_init(struct registry *r, const char *logdir, const char *cache_dir, int nworkers,
-	     struct nns_err *err)
+/* Sets e's cancel flag for why; caller holds mu. */
+static void cancel_locked(struct reg_entry *e, int why)
 {
+	if (e->cancel_why != RC_NONE)
+		return;
+	e->cancel_why = why;
+	atomic_store(&e->cancel, 1);
+}
+
+/* One look at the loads: marks the slow ones (a loader may start another
+ * beside them), cancels those past the deadline or that nobody asked for
+ * lately, and drops queued entries nobody waits for. Caller holds mu. */
+static void supervise_locked(struct registry *r)
+{
+	int64_t now = clock_mono_ns();
+	int wake = 0;
+	char a[32], b[32];
+
+	for (size_t i = 0; i < r->active.n; i++) {
+		struct reg_entry *e = r->active.v[i];
+
+		if (!e->slow && now - e->started_ns >= r->slow_ns) {
+			char why[384];
+
+			e->slow = 1;
+			wake = 1;
+			loads_cause_locked(r, e, now, why, sizeof(why));
+			loads_bytes(a, sizeof(a), (double)atomic_load(&e->done_bytes));
+			loads_bytes(b, sizeof(b), (double)e->size);
+			if (!r->quiet)
+				fprintf(stderr,
+					"nnscope serve: slow load: %s (%s, %s of %s read): %s\n",
+					e->path, reg_phase_name(e->phase), a, b, why);
+		}
+		if (r->deadline_ns > 0 && now - e->started_ns > r->deadline_ns)
+			cancel_locked(e, RC_DEADLINE);
+		else if (r->abandon_ns > 0 && now - e->asked_ns > r->abandon_ns)
+			cancel_locked(e, RC_ABANDONED);
+	}
+	for (size_t i = 0; i < r->queue.n;) {
+		struct reg_entry *e = r->queue.v[i];
+
+		if (r->abandon_ns > 0 && now - e->asked_ns > r->abandon_ns) {
+			remove_ptr(r->queue.v, &r->queue.n, e);
+			e->state = REG_IDLE;
+			continue;
+		}
+		i++;
+	}
+	if (wake)
+		pthread_cond_broadcast(&r->cv);
+}
+
+static void *super_main(void *arg)
+{
+	struct registry *r = arg;
+
+	pthread_mutex_lock(&r->mu);
+	while (!r->stop) {
+		struct timespec until = clock_deadline(CLOCK_REALTIME, SUPER_TICK_MS);
+
+		pthread_cond_timedwait(&r->super_cv, &r->mu, &until);
+		if (!r->stop)
+			supervise_locked(r);
+	}
+	pthread_mutex_unlock(&r->mu);
+	return NULL;
+}
+
+static int64_t secs_ns(double s, double dflt)
+{
+	if (s == 0)
+		s = dflt;
+	return s < 0 ? 0 : (int64_t)(s * NS_PER_S);
+}
+
+int reg_init(struct registry *r, const char *logdir, const char *cache_dir,
+	     const struct reg_limits *lim, struct nns_err *err)
+{
+	struct reg_limits l = {0};
 	char real[PATH_MAX];
 	int rc;
 
@@ -634,22 +800,39 @@ int reg_init(struct registry *r, const char *logdir, const char *cache_dir, int 
 		r->max_bytes =
 		    pages > 0 && psize > 0 ? (size_t)pages * (size_t)psize / 2 : (size_t)8 << 30;
 	}
+	if (lim)
+		l = *lim;
+	r->lanes = l.lanes > 0 ? l.lanes : 2;
+	r->max_loads = r->lanes + (l.spare > 0 ? l.spare : l.spare < 0 ? 0 : 2);
+	if (r->max_loads > REG_MAX_LOADERS - 1)
+		r->max_loads = REG_MAX_LOADERS - 1;
+	if (r->lanes > r->max_loads)
+		r->lanes = r->max_loads;
+	r->slow_ns = secs_ns(l.slow_s, 2);
+	r->abandon_ns = secs_ns(l.abandon_s, 30);
+	r->deadline_ns = secs_ns(l.deadline_s, 300);
 	pthread_mutex_init(&r->mu, NULL);
 	pthread_cond_init(&r->cv, NULL);
+	pthread_cond_init(&r->super_cv, NULL);
 	r->scanned_ns = clock_mono_ns();
 	rescan(r);
-	if (nworkers < 1)
-		nworkers = 1;
-	if (nworkers > 4)
-		nworkers = 4;
-	for (int i = 0; i < nworkers; i++) {
+	r->small_bytes = l.small_bytes > 0 ? l.small_bytes : l.small_bytes < 0 ? 0 : 32 << 20;
+	for (int i = 0; i < r->max_loads + (r->small_bytes > 0); i++) {
 		if (pthread_create(&r->workers[i], NULL, worker_main, r) != 0)
 			break;
 		r->nworkers++;
 	}
-	if (r->nworkers == 0) {
+	if (r->nworkers <= r->max_loads) {
+		r->small_bytes = 0; /* no loader left for small files */
+		r->max_loads = r->nworkers;
+	}
+	if (r->lanes > r->max_loads)
+		r->lanes = r->max_loads;
+	if (r->nworkers > 0 && pthread_create(&r->super, NULL, super_main, r) == 0)
+		r->super_started = 1;
+	if (!r->super_started) {
 		reg_release(r);
-		return nns_err_set(err, NNS_ENOMEM, "cannot start a worker thread");
+		return nns_err_set(err, NNS_ENOMEM, "cannot start the loader threads");
 	}
 	return NNS_OK;
 }
@@ -658,15 +841,20 @@ void reg_release(struct registry *r)
 {
 	pthread_mutex_lock(&r->mu);
 	r->stop = 1;
-	atomic_store(&r->cancel, 1); /* a load under way stops at its next read */
+	for (size_t i = 0; i < r->active.n; i++) /* a load stops at its next read */
+		cancel_locked(r->active.v[i], RC_SHUTDOWN);
 	pthread_cond_broadcast(&r->cv);
+	pthread_cond_broadcast(&r->super_cv);
 	pthread_mutex_unlock(&r->mu);
 	for (int i = 0; i < r->nworkers; i++)
 		pthread_join(r->workers[i], NULL);
+	if (r->super_started)
+		pthread_join(r->super, NULL);
 	for (size_t i = 0; i < r->entries.n; i++)
 		entry_free(r->entries.v[i]);
 	vec_free(&r->entries);
 	vec_free(&r->queue);
+	vec_free(&r->active);
 	free(r->runs_json);
 	free(r->logdir);
 	free(r->logdir_real);
@@ -674,5 +862,6 @@ void reg_release(struct registry *r)
 	fs_root_close(&r->root);
 	pthread_mutex_destroy(&r->mu);
 	pthread_cond_destroy(&r->cv);
+	pthread_cond_destroy(&r->super_cv);
 	memset(r, 0, sizeof(*r));
 }

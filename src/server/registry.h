@@ -12,6 +12,20 @@
  * (cache.h), so views of an IDLE entry whose cache is valid are answered
  * without parsing; the logdir is walked by scan.h.
  *
+ * Loading (registry.c): the queue is served smallest file first (a .gz
+ * counts 8 times its size). Up to `lanes` loads run at once; a load that
+ * has run for more than slow_ns is "slow" and stops counting against the
+ * lanes, so up to `spare` more may start beside slow ones (a .gz that
+ * expands far more than its size says is only found out by its time). One
+ * more loader is kept for small files (small_bytes), so that a small
+ * span's view never waits for big ones, however many are loading. A
+ * supervisor thread cancels a load (through its own cancel flag, which the
+ * parser checks at each read, and between the phases) when nobody asked
+ * for it for abandon_ns (back to IDLE: the next ask starts it again) or
+ * when it ran past deadline_ns (FAILED, timed_out, the message says how far
+ * it got). The progress answer says which file, how far, for how long and,
+ * for a slow load, why (reg_cause).
+ *
  * Concurrency: every field marked (mu) is guarded by registry.mu. Entries
  * are never freed before reg_release(), so a pointer from reg_find() stays
  * valid; the model/profile/index of a READY entry stay valid while the
@@ -35,6 +49,21 @@
 
 enum reg_state { REG_IDLE, REG_QUEUED, REG_WORKING, REG_READY, REG_FAILED };
 enum reg_phase { PH_QUEUED, PH_PARSING, PH_ANALYSING, PH_CACHING, PH_INDEXING };
+/* Why a load was stopped before it finished. */
+enum reg_cancel { RC_NONE, RC_ABANDONED, RC_DEADLINE, RC_SHUTDOWN };
+
+#define REG_MAX_LOADERS 8
+
+/* How loads are scheduled and bounded (reg_init; zeros take the defaults). */
+struct reg_limits {
+	int lanes;	     /* loads that may run at once while none is slow (2) */
+	int spare;	     /* more loads allowed beside slow ones (2) */
+	double slow_s;	     /* a load running longer is slow (2 s) */
+	double abandon_s;    /* cancel a load nobody asked for for this long (30 s) */
+	double deadline_s;   /* cancel a load running longer (300 s; < 0: none) */
+	int64_t small_bytes; /* files up to this size (.gz: 1/8) have a loader of
+			      * their own (32 MiB; < 0: none) */
+};
 
 struct reg_entry {
 	char *run, *worker, *span; /* names; span "" when the worker has none */
@@ -53,6 +82,15 @@ struct reg_entry {
 	char err[NNS_ERR_MSG_MAX];  /* (mu) why FAILED */
 	int err_code;		    /* (mu) its NNS_E* status */
 	_Atomic int64_t done_bytes; /* parser progress */
+	_Atomic int cancel;	    /* non-zero: the load under way stops */
+	int cancel_why;		    /* (mu) enum reg_cancel, while cancel is set */
+	int slow;		    /* (mu) WORKING longer than slow_ns */
+	int reserved;		    /* (mu) WORKING on the loader kept for small files */
+	int timed_out;		    /* (mu) FAILED by the deadline */
+	int64_t queued_ns;	    /* (mu) when it was queued (clock_mono_ns) */
+	int64_t started_ns;	    /* (mu) when its load started */
+	int64_t asked_ns;	    /* (mu) when a request last asked for it */
+	int64_t nevents;	    /* (mu) events parsed (after PH_PARSING) */
 	int refs;		    /* (mu) holders of m/p/ix */
 	uint64_t last_used;	    /* (mu) */
 	struct model *m;	    /* (mu) READY: the trace */
@@ -72,15 +110,21 @@ struct registry {
 	uint64_t generation;
 	VEC(struct reg_entry *) entries; /* (mu) in discovery order */
 	VEC(struct reg_entry *) queue;	 /* (mu) FIFO of QUEUED entries */
+	VEC(struct reg_entry *) active;	 /* (mu) WORKING entries */
 	char *runs_json;		 /* (mu) the /api/runs document */
 	size_t runs_json_len;
-	pthread_t workers[4];
+	pthread_t workers[REG_MAX_LOADERS];
 	int nworkers;
-	int stop;	    /* (mu) */
-	_Atomic int cancel; /* set by reg_release: loads under way give up */
-	size_t max_loaded;  /* READY entries kept in memory */
-	size_t max_bytes;   /* and the memory they may hold (half the RAM) */
-	uint64_t clock;	    /* (mu) for last_used */
+	pthread_t super; /* the supervisor: slow marks, abandon, deadline */
+	int super_started;
+	pthread_cond_t super_cv;
+	int lanes, max_loads; /* see struct reg_limits (max_loads: lanes + spare) */
+	int64_t small_bytes;  /* 0: no loader kept for small files */
+	int64_t slow_ns, abandon_ns, deadline_ns; /* deadline_ns 0: none */
+	int stop;				  /* (mu) */
+	size_t max_loaded;			  /* READY entries kept in memory */
+	size_t max_bytes;			  /* and the memory they may hold (half the RAM) */
+	uint64_t clock;				  /* (mu) for last_used */
 	int quiet;
 
 	struct fs_root root;  /* the logdir held open: every file is read beneath it */
@@ -88,11 +132,12 @@ struct registry {
 };
 
 /* Scans logdir (which must be a directory), with analysis caches under
- * cache_dir (NULL: beside each run, see cache.h) and starts nworkers (1..4) background
- * workers. NNS_OK, NNS_ENOTFOUND, NNS_EIO or NNS_ENOMEM. */
-int reg_init(struct registry *r, const char *logdir, const char *cache_dir, int nworkers,
-	     struct nns_err *err);
-/* Stops the workers (after their current job) and frees everything. */
+ * cache_dir (NULL: beside each run, see cache.h) and starts the loaders
+ * (lim: NULL or zeros for the defaults). NNS_OK, NNS_ENOTFOUND, NNS_EIO or
+ * NNS_ENOMEM. */
+int reg_init(struct registry *r, const char *logdir, const char *cache_dir,
+	     const struct reg_limits *lim, struct nns_err *err);
+/* Cancels the loads under way, stops the loaders and frees everything. */
 void reg_release(struct registry *r);
 
 /* The /api/runs document (rescanning first when the last scan is older
@@ -113,7 +158,15 @@ struct reg_progress {
 	int state, phase;
 	double progress; /* 0..1 */
 	char err[NNS_ERR_MSG_MAX];
-	int err_code; /* REG_FAILED: NNS_E* (NNS_ENOMEM: out of memory) */
+	int err_code;	    /* REG_FAILED: NNS_E* (NNS_ENOMEM: out of memory) */
+	int timed_out;	    /* REG_FAILED: by the load deadline */
+	char file[512];	    /* the trace file, relative to the logdir ("" if unknown) */
+	int64_t size;	    /* its size in bytes */
+	int64_t bytes_read; /* of it, so far (compressed bytes for a .gz) */
+	int64_t elapsed_ms; /* since its load started (queued: since it was queued) */
+	int64_t nevents;    /* events parsed (after parsing) */
+	int slow;	    /* loading for longer than the slow threshold */
+	char cause[384];    /* why it takes long, when known ("" if not) */
 };
 
 /* If e is READY, takes a reference (release with reg_put) and returns
@@ -127,6 +180,13 @@ int reg_state(struct registry *r, struct reg_entry *e);
 /* Reads <view>.json of e from the disk cache when the cache is valid for
  * the current file. Returns a malloc'd buffer (caller frees) or NULL. */
 char *reg_cached_view(struct registry *r, struct reg_entry *e, const char *view, size_t *len);
+
+/* The loads queued or under way, under way first (up to max, into
+ * out); returns how many. */
+size_t reg_loads(struct registry *r, struct reg_progress *out, size_t max);
+/* Whether a is the one to show rather than b, of a group that waits for
+ * both: a slow load first, then the least advanced. */
+int reg_progress_worse(const struct reg_progress *a, const struct reg_progress *b);
 
 /* Phase names for the progress answer. */
 const char *reg_phase_name(int phase);

@@ -4,7 +4,8 @@
  * distributed and diff views, and the trace level-of-detail queries.
  *
  * Parameters are names looked up in the registry, never paths. A span
- * that is not loaded yet is queued and answered 202 with its progress.
+ * that is not loaded yet is queued and answered 202 with its progress
+ * (which file, how far, why it is slow); /api/loads lists every load.
  */
 #include "server/server.h"
 #include "output/jsonw.h"
@@ -18,6 +19,7 @@
 #define MAX_GROUP 256
 #define MAX_NAME 4096
 #define MAX_TRACKS 4096
+#define MAX_LOADS 64
 
 typedef void (*view_fn)(struct jsonw *w, const struct an_profile *p);
 
@@ -70,12 +72,15 @@ static struct reg_entry *entry_arg(struct server *s, struct srv_req *q, const ch
 	return e;
 }
 
-/* The status of a span that could not be loaded: 503 out of memory, 410
- * file replaced while served, else 422 (the trace itself cannot be read:
- * the message says where and why). */
-static int failed_status(int err_code)
+/* The status of a span that could not be loaded: 503 out of memory or
+ * past the load deadline (--load-timeout), 410 file replaced while
+ * served, else 422 (the trace itself cannot be read: the message says
+ * where and why). */
+static int failed_status(const struct reg_progress *pr)
 {
-	return err_code == NNS_ENOMEM ? 503 : err_code == NNS_ENOTFOUND ? 410 : 422;
+	return pr->err_code == NNS_ENOMEM || pr->timed_out ? 503
+	       : pr->err_code == NNS_ENOTFOUND		   ? 410
+							   : 422;
 }
 
 /* Takes a reference on a READY entry; otherwise answers 202 or an error. */
@@ -87,7 +92,7 @@ static int acquire(struct server *s, struct srv_req *q, struct reg_entry *e)
 	if (st == REG_READY)
 		return 1;
 	if (st == REG_FAILED)
-		srv_error(q, failed_status(pr.err_code), "%s", pr.err);
+		srv_error(q, failed_status(&pr), "%s", pr.err);
 	else
 		srv_progress(q, &pr);
 	return 0;
@@ -154,41 +159,47 @@ static void api_view(struct server *s, struct srv_req *q)
 static int acquire_all(struct server *s, struct srv_req *q, struct reg_entry **es, size_t n,
 		       unsigned char *held)
 {
-	struct reg_progress pr, sum;
-	size_t ready = 0;
-	int failed = -1;
+	struct reg_progress *pr = malloc(2 * sizeof(*pr)), *worst;
+	double total = 0;
+	size_t ready = 0, waiting = 0;
+	int failed = 0;
 
-	memset(&sum, 0, sizeof(sum));
+	if (!pr) {
+		srv_error(q, 503, "out of memory");
+		return 0;
+	}
+	worst = pr + 1;
 	for (size_t i = 0; i < n; i++) {
-		int st = reg_acquire(&s->reg, es[i], &pr);
+		int st = reg_acquire(&s->reg, es[i], pr);
 
 		held[i] = st == REG_READY;
 		if (held[i]) {
 			ready++;
-			sum.progress += 1;
+			total += 1;
 		} else if (st == REG_FAILED) {
-			if (failed < 0) {
-				failed = (int)i;
-				snprintf(sum.err, sizeof(sum.err), "%s", pr.err);
-				sum.err_code = pr.err_code;
-			}
-		} else {
-			sum.progress += pr.progress;
-			sum.phase = pr.phase;
+			if (!failed)
+				*worst = *pr;
+			failed = 1;
+		} else if (!failed) {
+			/* the answer shows the slowest of the spans not ready */
+			total += pr->progress;
+			if (!waiting++ || reg_progress_worse(pr, worst))
+				*worst = *pr;
 		}
 	}
-	if (ready == n)
-		return 1;
-	for (size_t i = 0; i < n; i++)
-		if (held[i])
-			reg_put(&s->reg, es[i]);
-	if (failed >= 0) {
-		srv_error(q, failed_status(sum.err_code), "%s", sum.err);
-	} else {
-		sum.progress /= (double)n;
-		srv_progress(q, &sum);
+	if (ready < n) {
+		for (size_t i = 0; i < n; i++)
+			if (held[i])
+				reg_put(&s->reg, es[i]);
+		if (failed) {
+			srv_error(q, failed_status(worst), "%s", worst->err);
+		} else {
+			worst->progress = total / (double)n;
+			srv_progress(q, worst);
+		}
 	}
-	return 0;
+	free(pr);
+	return ready == n;
 }
 
 static void put_all(struct server *s, struct reg_entry **es, size_t n)
@@ -389,6 +400,35 @@ static void api_trace(struct server *s, struct srv_req *q, const char *what)
 	srv_reply_json(q, &w);
 }
 
+/* The loads queued or under way: which file, how far, for how long, and
+ * why a slow one is slow (docs/SERVER.md). */
+static void api_loads(struct server *s, struct srv_req *q)
+{
+	struct reg_progress *ls = calloc(MAX_LOADS, sizeof(*ls));
+	struct jsonw w;
+	size_t n;
+
+	if (!ls || jsonw_init_mem(&w, 0, 0)) {
+		free(ls);
+		return srv_error(q, 503, "out of memory");
+	}
+	n = reg_loads(&s->reg, ls, MAX_LOADS);
+	jsonw_obj_begin(&w);
+	jsonw_kint(&w, "lanes", s->reg.lanes);
+	jsonw_kint(&w, "max_loads", s->reg.max_loads);
+	jsonw_key(&w, "loads");
+	jsonw_arr_begin(&w);
+	for (size_t i = 0; i < n; i++) {
+		jsonw_obj_begin(&w);
+		srv_json_load(&w, &ls[i]);
+		jsonw_obj_end(&w);
+	}
+	jsonw_arr_end(&w);
+	jsonw_obj_end(&w);
+	free(ls);
+	srv_reply_json(q, &w);
+}
+
 /* The result tables' columns and the step-time roles for the page
  * (src/output/schema_page.c); the same for every run. */
 static void api_schema(struct srv_req *q)
@@ -415,6 +455,8 @@ void routes_api(struct server *s, struct srv_req *q, const char *url)
 		api_diff(s, q);
 	else if (!strcmp(p, "schema"))
 		api_schema(q);
+	else if (!strcmp(p, "loads"))
+		api_loads(s, q);
 	else if (!strcmp(p, "cluster"))
 		api_cluster(s, q);
 	else if (!strcmp(p, "cluster_jobs"))

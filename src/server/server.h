@@ -11,6 +11,7 @@
 
 #include "common/err.h"
 #include "output/jsonw.h"
+#include "server/conns.h"
 #include "server/registry.h"
 
 #include <stddef.h>
@@ -24,12 +25,16 @@ struct srv_opts {
 	int max_loaded;	       /* traces kept in memory (default 8) */
 	int loopback;	       /* the address is a loopback one: check Host headers */
 	int quiet;
+	double request_timeout; /* s for a request to arrive in full (0: 10; < 0: none) */
+	double load_timeout;	/* s a trace may take to load (0: 300; < 0: none) */
+	double load_abandon;	/* s without a request before a load stops (0: 30; < 0: none) */
 };
 
 struct srv_req; /* one request (http.c) */
 
 struct server {
 	struct registry reg;
+	struct conn_guard guard; /* connection deadlines and shedding (conns.h) */
 	struct srv_opts o;
 	int port; /* the bound port */
 	void *mhd;
@@ -49,8 +54,12 @@ void srv_error(struct srv_req *q, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Finishes w, answers it (200) and releases w; 500 when writing failed. */
 void srv_reply_json(struct srv_req *q, struct jsonw *w);
-/* Answers 202 with a progress document. */
+/* Answers 202 with a progress document: pr's state, phase, progress, file
+ * details and cause, and the other loads under way (docs/SERVER.md). */
 void srv_progress(struct srv_req *q, const struct reg_progress *pr);
+/* Writes the members of one load's progress (file, size, phase ...) into
+ * the object w is in. */
+void srv_json_load(struct jsonw *w, const struct reg_progress *pr);
 
 /* Routes an API request (url starts with "/api/"). routes.c */
 void routes_api(struct server *s, struct srv_req *q, const char *url);

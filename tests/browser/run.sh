@@ -10,11 +10,15 @@
 #   - MindInsight's profiler directories run_1, profiler/ and run_2 of
 #     $NNS_SHARED/data/mindinsight (copied to mindspore/: the MindSpore tab,
 #     tests/browser/mindspore.test.mjs);
-#   - an empty logdir (the "no runs" state).
+#   - an empty logdir (the "no runs" state);
+#   - a logdir of slow traces: big/w0 and big/w1, one 4 GB .gz trace of
+#     profiler markers (hard links; tests/e2e/lib/serve_probe.py mkbig), and
+#     a small span (small/w).
 # Test files: ui.test.mjs (every view), mindspore.test.mjs (the MindSpore
 # tab), defaults.test.mjs (what the views pick and show on their own: the
 # selected run's cluster, Diff's default pair, the Trace view's first
-# window, pie legends, the unattributed-device-time warning).
+# window, pie legends, the unattributed-device-time warning), loading.test.mjs
+# (a slow load: the page says which file and why; a small span still opens).
 # Prints one PASS/FAIL/SKIP line per check; exits non-zero on any FAIL.
 # Screenshots: $BUILD/screenshots/<view>-<run>.png.
 #
@@ -111,6 +115,13 @@ start_server() {
 }
 start_server main "$LOG"
 start_server empty "$TMP/empty"
+SLOW=$TMP/slowlog
+mkdir -p "$SLOW/big" "$SLOW/small"
+python3 tests/e2e/lib/serve_probe.py mkbig "$SLOW/big/w0.pt.trace.json.gz" 4000 >/dev/null || fail "serve_probe.py mkbig failed"
+ln "$SLOW/big/w0.pt.trace.json.gz" "$SLOW/big/w1.pt.trace.json.gz"
+printf '{"traceEvents":[{"name":"ProfilerStep#1","ph":"X","cat":"user_annotation","ts":1,"dur":100,"pid":1,"tid":1},{"name":"aten::mm","ph":"X","cat":"cpu_op","ts":2,"dur":50,"pid":1,"tid":1}]}' \
+	>"$SLOW/small/w.pt.trace.json"
+start_server slow "$SLOW"
 
 mkdir -p "$BUILD/screenshots"
 NNS_URL=$URL_main NNS_URL_EMPTY=$URL_empty NNS_SHOTS=$BUILD/screenshots NNS_KINETO_DIR=$KINETO NNS_CONF_DIR=$CONF \
@@ -121,7 +132,9 @@ NNS_URL=$URL_main NNS_SHOTS=$BUILD/screenshots NNS_CHROMIUM=$CHROMIUM NNS_ROOT=$
 	node tests/browser/mindspore.test.mjs || rc=1
 NNS_URL=$URL_main NNS_SHOTS=$BUILD/screenshots NNS_CHROMIUM=$CHROMIUM NNS_ROOT=$ROOT NNS_MSJOB=${NNS_MSJOB:-} \
 	node tests/browser/defaults.test.mjs || rc=1
-for n in main empty; do
+NNS_URL=$URL_slow NNS_SHOTS=$BUILD/screenshots NNS_CHROMIUM=$CHROMIUM NNS_ROOT=$ROOT \
+	node tests/browser/loading.test.mjs || rc=1
+for n in main empty slow; do
 	if [ -s "$TMP/serve-$n.err" ]; then echo "--- server $n stderr:"; tail -20 "$TMP/serve-$n.err"; fi
 done
 exit $rc
