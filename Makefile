@@ -345,7 +345,11 @@ golden: $(GOLDEN_BIN) $(NNSCOPE)
 
 # the e2e scripts use the Python package, the C example, the CUPTI fakes and
 # the collector's helpers besides nnscope
-e2e: $(NNSCOPE) python examples $(FAKE_CUPTI) $(CUDA_APP) $(CUPTI_CHECK) $(COLLECTOR_SO) $(COLL_E2E_BIN) $(COLL_CHECK)
+# (e2e-bins builds them without running anything: for running one script)
+E2E_BINS := $(NNSCOPE) python examples $(FAKE_CUPTI) $(CUDA_APP) $(CUPTI_CHECK) $(COLLECTOR_SO) $(COLL_E2E_BIN) $(COLL_CHECK)
+.PHONY: e2e-bins
+e2e-bins: $(E2E_BINS)
+e2e: $(E2E_BINS)
 	@set -e; for t in tests/e2e/*.sh; do echo "== $$t"; NNSCOPE=$(abspath $(NNSCOPE)) bash $$t; done
 
 # The hostile-input corpus alone (tests/hostile/gen.py, run by the e2e loop
