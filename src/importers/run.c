@@ -388,7 +388,7 @@ static int sniff_json(const char *path, char *why, size_t wsize)
 		goto out;
 	}
 	if (*p != '{') {
-		snprintf(why, wsize, "not JSON (starts with byte 0x%02x)", (unsigned char)*p);
+		snprintf(why, wsize, "not JSON ('{' or '[' expected at the start)");
 		goto out;
 	}
 	for (;;) {
