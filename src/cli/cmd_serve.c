@@ -27,7 +27,7 @@ static const char USAGE[] =
     "      --cache-dir D  keep the analysis caches under D instead\n"
     "      --threads N    HTTP worker threads (default 4)\n"
     "      --max-loaded N keep at most N traces in memory (default 8; also at most\n"
-    "                     half the RAM); others are reloaded when opened again\n"
+    "                     half the RAM); others are reloaded when opened again\n" CLI_LIMITS_HELP
     "  -q, --quiet        print only the address and errors\n"
     "  -h, --help         show this help\n";
 
@@ -42,6 +42,7 @@ static int serve_parse_args(int argc, char **argv, struct srv_opts *o, int *bind
 {
 	static const struct cli_cmd cmd = {"serve", USAGE, 0};
 	long port = 8080, threads = 4, max_loaded = 8;
+	struct cli_limits lim = {0, 0, 0};
 	const struct cli_opt opts[] = {
 	    CLI_OPT_STR("logdir", 'l' | CLI_LONG_ONLY, &o->logdir),
 	    CLI_OPT_LONG("port", 'p', &port, 0, 65535, "0..65535"),
@@ -51,6 +52,7 @@ static int serve_parse_args(int argc, char **argv, struct srv_opts *o, int *bind
 	    CLI_OPT_QUIET(&o->quiet),
 	    CLI_OPT_STR("cache-dir", 'C' | CLI_LONG_ONLY, &o->cache_dir),
 	    CLI_OPT_LONG("max-loaded", 'M' | CLI_LONG_ONLY, &max_loaded, 1, 1024, "1..1024"),
+	    CLI_OPT_LIMITS(&lim),
 	    CLI_OPT_END,
 	};
 	int first, rc;
@@ -71,6 +73,7 @@ static int serve_parse_args(int argc, char **argv, struct srv_opts *o, int *bind
 	o->port = (int)port;
 	o->threads = (int)threads;
 	o->max_loaded = (int)max_loaded;
+	cli_kineto_limits(&o->limits, &lim);
 	o->loopback = is_loopback(o->host);
 	return CLI_CONTINUE;
 }

@@ -347,6 +347,7 @@ int srv_start(struct server *s, const struct srv_opts *o, struct nns_err *err)
 	 * in use" when another server holds the port */
 	if ((rc = reg_init(&s->reg, o->logdir, o->cache_dir, 2, err)) != NNS_OK)
 		return rc;
+	s->reg.limits = o->limits;
 	if ((fd = listen_on(&ss, sslen, &s->port)) < 0) {
 		int e = errno;
 

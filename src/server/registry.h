@@ -25,6 +25,7 @@
 #include "analysis/analysis.h"
 #include "common/err.h"
 #include "common/vec.h"
+#include "importers/kineto.h"
 #include "importers/run.h"
 #include "output/outfile.h"
 #include "trace/trace_index.h"
@@ -81,6 +82,8 @@ struct registry {
 	size_t max_bytes;   /* and the memory they may hold (half the RAM) */
 	uint64_t clock;	    /* (mu) for last_used */
 	int quiet;
+	/* the input limits (max_*) of every load, set before serving */
+	struct kineto_opts limits;
 };
 
 /* Scans logdir (which must be a directory), with analysis caches under

@@ -24,6 +24,8 @@ struct srv_opts {
 	int max_loaded;	       /* traces kept in memory (default 8) */
 	int loopback;	       /* the address is a loopback one: check Host headers */
 	int quiet;
+	/* the input limits (max_*) of every load */
+	struct kineto_opts limits;
 };
 
 struct srv_req; /* one request (http.c) */
