@@ -120,9 +120,13 @@ static void out_spaces(struct out *o, uint64_t count)
 	z.avail_in = sizeof(sp);
 	do {
 		if (cn + 65536 > ccap) {
+			unsigned char *nb;
+
 			ccap = ccap ? ccap * 2 : 1 << 17;
-			if (!(cb = realloc(cb, ccap)))
+			nb = realloc(cb, ccap);
+			if (!nb)
 				die("out of memory");
+			cb = nb;
 		}
 		z.next_out = cb + cn;
 		z.avail_out = 65536;
