@@ -9,7 +9,9 @@
 #   - 17 MiB of blanks between two events: exit 1 naming the bound,
 #   - a .gz cut short: the events before the cut, and the compressed byte,
 #   - a negative "dur" and a repeated key: the warnings say which and where,
-#   - serve --help lists the limits and serve accepts them.
+#   - serve --help lists the limits, serve's loads keep them (--max-memory
+#     1M: the tiny-event trace answers an error naming the budget, a small
+#     one loads).
 #
 #   NNSCOPE=build/nnscope bash tests/e2e/input_limits.sh
 set -euo pipefail
@@ -75,8 +77,29 @@ run_rc 0 "negative dur, repeated key" "$NNSCOPE" analyse "$TMP/odd.pt.trace.json
 check "negative dur: skipped, where" says "1 event(s) skipped; first: $TMP/odd.pt.trace.json: byte 70: complete event with a negative \"dur\" skipped"
 check "repeated key: which, and which is kept" says "byte 127: event with a repeated \"ts\" key: its last occurrence is kept"
 
-# serve takes them
+# serve takes them, and its loads keep them
 check "serve --help lists --max-memory" bash -c "'$NNSCOPE' serve --help | grep -q -- --max-memory"
 run_rc 2 "serve --max-ratio x is a usage error" "$NNSCOPE" serve "$TMP" --max-ratio x
+if command -v curl >/dev/null && command -v jq >/dev/null; then
+	mkdir -p "$TMP/logdir/r"
+	cp "$TMP/tiny.pt.trace.json" "$TMP/logdir/r/w0.pt.trace.json"
+	cp "$TMP/small.pt.trace.json" "$TMP/logdir/r/w1.pt.trace.json"
+	e2e_serve "$TMP/logdir" --cache-dir "$TMP/cache" --max-memory 1M ||
+		{ echo "server did not start: $(cat "$SERVE_OUT.err")"; exit 1; }
+	view() { # WORKER: polls through 202; the last status, body in $TMP/body
+		local c
+		for _ in $(seq 300); do
+			c=$(curl -s -o "$TMP/body" -w '%{http_code}' \
+				"http://127.0.0.1:$PORT/api/view?run=r&worker=$1&view=overview")
+			[ "$c" = 202 ] || break
+			sleep 0.1
+		done
+		echo "$c"
+	}
+	c=$(view w0)
+	check "serve --max-memory 1M: the tiny-event trace fails ($c) naming the budget" \
+		bash -c "[ '$c' -ge 400 ] && jq -e '.error | test(\"memory budget\")' '$TMP/body' >/dev/null"
+	check "serve: the small trace still loads" [ "$(view w1)" = 200 ]
+fi
 
 e2e_summary input_limits
