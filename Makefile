@@ -409,6 +409,19 @@ $(BUILD)/bench/lod: bench/lod.c $(call link_from,trace)
 	$(if $(Q),@echo "  LINK    $@")
 	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(call link_from,trace) $(LDLIBS)
 
+# bench/model_bytes: the model's and the process's bytes per event of a
+# trace (bench/ingest prints them; the importer's memory budget uses them).
+$(BUILD)/bench/model_bytes: bench/model_bytes.c $(call link_from,analysis)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  LINK    $@")
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(call link_from,analysis) $(LDLIBS)
+
+# bench/hostile: the hostile-input bombs (bench/gen_bombs.c) against the
+# importer's limits: exit code, message, peak RSS and time (a table).
+.PHONY: bench-hostile
+bench-hostile: $(NNSCOPE)
+	@NNSCOPE=$(abspath $(NNSCOPE)) bash bench/hostile
+
 # lint: every C and C++ file of the tree (src with the collector, include,
 # tests, bench, python, tools, examples) against .clang-format and through
 # cppcheck, then the include direction of src/ (scripts/check-layers.sh

@@ -62,6 +62,8 @@ enum cli_opt_type {
 	CLI_OPT_LONG, /* *(long *)dst = the argument in [lo, hi], else the usage
 		       * error "--NAME wants WANTS, not 'ARG'" */
 	CLI_OPT_CALL, /* call(dst, argument): CLI_CONTINUE or an exit code */
+	CLI_OPT_SIZE, /* *(int64_t *)dst = a byte count, "N" or "N" and K, M, G
+		       * or T (powers of 1024); 0 is stored as -1 ("no limit") */
 };
 
 struct cli_opt {
@@ -86,6 +88,8 @@ struct cli_opt {
 	((struct cli_opt){(name), (key), 1, CLI_OPT_LONG, (dst), (lo), (hi), (wants), NULL})
 #define CLI_OPT_CALL(name, key, arg, fn, dst)                                                      \
 	((struct cli_opt){(name), (key), (arg), CLI_OPT_CALL, (dst), 0, 0, NULL, (fn)})
+#define CLI_OPT_SIZE(name, key, dst)                                                               \
+	((struct cli_opt){(name), (key), 1, CLI_OPT_SIZE, (dst), 0, 0, NULL, NULL})
 #define CLI_OPT_END ((struct cli_opt){NULL, 0, 0, CLI_OPT_FLAG, NULL, 0, 0, NULL, NULL})
 /* The options several subcommands share, spelled once. */
 #define CLI_OPT_THREADS(dst) CLI_OPT_LONG("threads", 'j', (dst), 0, 256, "0..256")
@@ -94,6 +98,31 @@ struct cli_opt {
 #define CLI_OPT_SPAN(dst) CLI_OPT_STR("span", 's', (dst))
 #define CLI_OPT_QUIET(dst) CLI_OPT_FLAG("quiet", 'q', (dst), 1)
 #define CLI_OPT_NO_COLOR(dst) CLI_OPT_FLAG("no-color", 'C' | CLI_LONG_ONLY, (dst), 1)
+
+/* The input limits of the commands that load traces (kineto.h); a field
+ * stays 0 (the importer's default) unless given, and 0 given is -1 (off). */
+struct cli_limits {
+	int64_t max_input, max_ratio, max_memory;
+};
+#define CLI_OPT_LIMITS(l)                                                                          \
+	CLI_OPT_SIZE("max-input", 0xf1 | CLI_LONG_ONLY, &(l)->max_input),                          \
+	    CLI_OPT_SIZE("max-ratio", 0xf2 | CLI_LONG_ONLY, &(l)->max_ratio),                      \
+	    CLI_OPT_SIZE("max-memory", 0xf3 | CLI_LONG_ONLY, &(l)->max_memory)
+/* Their lines of the commands' --help. */
+#define CLI_LIMITS_HELP                                                                            \
+	"      --max-input BYTES\n"                                                                \
+	"                     read at most BYTES of JSON, after gunzip (K, M, G\n"                 \
+	"                     suffixes; default 64G; 0 = no limit)\n"                              \
+	"      --max-ratio N  refuse a .gz that expands more than N times (default\n"              \
+	"                     200; real traces compress 20-30x; 0 = no limit)\n"                   \
+	"      --max-memory BYTES\n"                                                               \
+	"                     memory budget of a trace: the larger of BYTES and its\n"             \
+	"                     JSON size (default 512M; 0 = no budget)\n"
+/* Copies the limits given into ko (after cli_kineto_opts). */
+void cli_kineto_limits(struct kineto_opts *ko, const struct cli_limits *l);
+/* Parses a byte count: digits, then optionally K, M, G or T (x 1024^n,
+ * with an optional "B" or "iB"); 0 on success. */
+int cli_parse_size(const char *s, int64_t *out);
 
 struct cli_cmd {
 	const char *name;    /* "report": messages say "nnscope report: ..." */

@@ -135,8 +135,48 @@ static int opt_apply(const char *cmd, const struct cli_opt *o, const char *arg)
 		return CLI_CONTINUE;
 	case CLI_OPT_CALL:
 		return o->call(o->dst, arg);
+	case CLI_OPT_SIZE:
+		if (cli_parse_size(arg, o->dst))
+			return cli_usage_error(cmd,
+					       "--%s wants a number, with K, M, G or T for bytes "
+					       "(0 = no limit), not '%s'",
+					       o->name, arg ? arg : "");
+		if (*(int64_t *)o->dst == 0)
+			*(int64_t *)o->dst = -1;
+		return CLI_CONTINUE;
 	}
 	return CLI_CONTINUE;
+}
+
+int cli_parse_size(const char *s, int64_t *out)
+{
+	static const char units[] = "KMGT";
+	const char *u;
+	size_t n = s ? strlen(s) : 0, k = 0;
+	int64_t v;
+	int shift = 0;
+
+	while (k < n && s[k] >= '0' && s[k] <= '9')
+		k++;
+	if (k == 0 || num_i64(s, k, &v, NULL))
+		return -1;
+	if (k < n) {
+		u = strchr(units, s[k] & ~0x20);
+		if (!u || !*u)
+			return -1;
+		shift = 10 * (int)(u - units + 1);
+		k++;
+		if (k < n && s[k] == 'i')
+			k++;
+		if (k < n && (s[k] == 'B' || s[k] == 'b'))
+			k++;
+		if (k != n)
+			return -1;
+	}
+	if (v > (INT64_C(1) << 62) >> shift)
+		return -1;
+	*out = v << shift;
+	return 0;
 }
 
 #define CLI_MAX_OPTS 32
@@ -219,6 +259,13 @@ void cli_kineto_opts(struct kineto_opts *ko, long threads)
 	memset(ko, 0, sizeof(*ko));
 	ko->threads = (int)threads;
 	ko->progress = isatty(STDERR_FILENO);
+}
+
+void cli_kineto_limits(struct kineto_opts *ko, const struct cli_limits *l)
+{
+	ko->max_input = l->max_input;
+	ko->max_ratio = l->max_ratio;
+	ko->max_memory = l->max_memory;
 }
 
 void cli_report_opts(struct report_opts *ro, int no_color, long top)
@@ -428,6 +475,16 @@ int cli_load_steps(struct cli_item *it, const char *path, const struct kineto_op
 		snprintf(msg, sizeof(msg), "%lld event(s) skipped%s%s",
 			 (long long)it->m.diag.events_skipped,
 			 it->m.diag.first_problem[0] ? "; first: " : "", it->m.diag.first_problem);
+		cli_warn(path, msg);
+	}
+	if (it->m.diag.notes > 0) {
+		char msg[NNS_ERR_MSG_MAX + 96];
+
+		snprintf(msg, sizeof(msg),
+			 "%lld odd spot(s) in the input, read without losing an "
+			 "event%s%s",
+			 (long long)it->m.diag.notes, it->m.diag.first_note[0] ? "; first: " : "",
+			 it->m.diag.first_note);
 		cli_warn(path, msg);
 	}
 	if (st && st->on && cut_to_steps(it, path, st)) {

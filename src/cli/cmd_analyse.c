@@ -53,7 +53,7 @@ static const char USAGE[] =
     "\n"
     "Options:\n"
     "  -o, --out DIR      output directory (created if missing; required)\n"
-    "  -j, --threads N    parser threads (0 = one per CPU, the default)\n"
+    "  -j, --threads N    parser threads (0 = one per CPU, the default)\n" CLI_LIMITS_HELP
     "      --no-csv       do not write the CSV tables\n"
     "      --timeline     also write timeline.json (Chrome trace: Perfetto UI,\n"
     "                     chrome://tracing)\n"
@@ -306,6 +306,7 @@ struct analyse_args {
 	int critpath;	     /* --critical-path */
 	const char *cp_step; /* its STEP, NULL = the first */
 	struct cli_steps steps;
+	struct cli_limits lim; /* --max-input, --max-ratio, --max-memory */
 };
 
 static int parse_steps(void *steps, const char *arg)
@@ -332,6 +333,7 @@ static int analyse_parse_args(int argc, char **argv, struct analyse_args *a)
 	const struct cli_opt opts[] = {
 	    CLI_OPT_STR("out", 'o', &a->out),
 	    CLI_OPT_THREADS(&a->threads),
+	    CLI_OPT_LIMITS(&a->lim),
 	    CLI_OPT_FLAG("no-csv", 'C' | CLI_LONG_ONLY, &a->no_csv, 1),
 	    CLI_OPT_QUIET(&a->quiet),
 	    CLI_OPT_FLAG("timeline", 'T' | CLI_LONG_ONLY, &a->timeline, 1),
@@ -547,6 +549,7 @@ static int analyse_body(struct analyse_ctx *cx, const struct analyse_args *a, st
 	v->steps = a->steps;
 	v->aopts.critpath_step = a->cp_step; /* the profiles' critical path */
 	cli_kineto_opts(&v->kopts, a->threads);
+	cli_kineto_limits(&v->kopts, &a->lim);
 	v->kopts.progress = root && v->kopts.progress;
 	v->want_dist = 1;
 	v->ctx = cx;

@@ -22,7 +22,7 @@ static const char USAGE[] =
     "  -o, --out FILE     also write the comparison as JSON to FILE\n"
     "  -w, --worker NAME  the worker to use when a path holds several\n"
     "  -n, --top N        operator rows to print (default 20)\n"
-    "  -j, --threads N    parser threads (0 = one per CPU, the default)\n"
+    "  -j, --threads N    parser threads (0 = one per CPU, the default)\n" CLI_LIMITS_HELP
     "      --no-color     no ANSI colours\n"
     "  -h, --help         show this help\n";
 
@@ -85,14 +85,20 @@ struct diff_args {
 	const char *paths[2]; /* two traces, or a run directory and NULL */
 	long top, threads;
 	int no_color;
+	struct cli_limits lim;
 };
 
 static int diff_parse_args(int argc, char **argv, struct diff_args *a)
 {
 	static const struct cli_cmd cmd = {"diff", USAGE, 0};
 	const struct cli_opt opts[] = {
-	    CLI_OPT_STR("out", 'o', &a->out), CLI_OPT_WORKER(&a->worker),     CLI_OPT_TOP(&a->top),
-	    CLI_OPT_THREADS(&a->threads),     CLI_OPT_NO_COLOR(&a->no_color), CLI_OPT_END,
+	    CLI_OPT_STR("out", 'o', &a->out),
+	    CLI_OPT_WORKER(&a->worker),
+	    CLI_OPT_TOP(&a->top),
+	    CLI_OPT_THREADS(&a->threads),
+	    CLI_OPT_NO_COLOR(&a->no_color),
+	    CLI_OPT_LIMITS(&a->lim),
+	    CLI_OPT_END,
 	};
 	int first, rc;
 
@@ -156,6 +162,7 @@ static int diff_traces(const struct diff_args *a, const char *base, const char *
 	memset(&ib, 0, sizeof(ib));
 	memset(&d, 0, sizeof(d));
 	cli_kineto_opts(&ko, a->threads);
+	cli_kineto_limits(&ko, &a->lim);
 	if (cli_load(&ia, base, &ko) || cli_load(&ib, exp, &ko))
 		goto out;
 	nns_err_clear(&err);

@@ -38,7 +38,7 @@ static const char USAGE[] =
     "                     timeline_limit; 0 = no limit); the file says what was cut\n"
     "  -w, --worker NAME  the worker, in a run directory\n"
     "  -s, --span S       the span, in a run directory\n"
-    "  -j, --threads N    parser threads for JSON input (0 = one per CPU)\n"
+    "  -j, --threads N    parser threads for JSON input (0 = one per CPU)\n" CLI_LIMITS_HELP
     "      --schema       print the SQLite result tables and their columns (Markdown,\n"
     "                     the result-table part of docs/SQL.md) and exit\n"
     "  -q, --quiet        print nothing but warnings and errors\n"
@@ -119,6 +119,7 @@ struct export_args {
 	const char *in, *out, *format, *worker, *span;
 	long limit_mb, threads;
 	int quiet;
+	struct cli_limits lim;
 };
 
 /* --format sqlite: every selected worker/span of every run under the
@@ -141,6 +142,7 @@ static int export_sqlite(const struct export_args *a)
 	}
 	memset(&v, 0, sizeof(v));
 	cli_kineto_opts(&v.kopts, a->threads);
+	cli_kineto_limits(&v.kopts, &a->lim);
 	v.only_worker = a->worker;
 	v.only_span = a->span;
 	v.want_dist = 1;
@@ -186,6 +188,7 @@ static int export_chrome(const struct export_args *a)
 		return CLI_EINPUT;
 	}
 	cli_kineto_opts(&ko, a->threads);
+	cli_kineto_limits(&ko, &a->lim);
 	nns_err_clear(&err);
 	rc = cli_load_model(&m, trace, &ko, &err);
 	if (rc == NNS_ETRUNC) {
@@ -235,6 +238,7 @@ static int export_parse_args(int argc, char **argv, struct export_args *a)
 	    CLI_OPT_WORKER(&a->worker),
 	    CLI_OPT_SPAN(&a->span),
 	    CLI_OPT_THREADS(&a->threads),
+	    CLI_OPT_LIMITS(&a->lim),
 	    CLI_OPT_QUIET(&a->quiet),
 	    CLI_OPT_CALL("schema", 'S' | CLI_LONG_ONLY, 0, print_schema, NULL),
 	    CLI_OPT_END,

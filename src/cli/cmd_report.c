@@ -23,7 +23,7 @@ static const char USAGE[] =
     "  -w, --worker NAME  only this worker\n"
     "  -s, --span S       only this span (1..n, or the file's numeric suffix)\n"
     "  -n, --top N        rows in top-N tables (default 20)\n"
-    "  -j, --threads N    parser threads (0 = one per CPU, the default)\n"
+    "  -j, --threads N    parser threads (0 = one per CPU, the default)\n" CLI_LIMITS_HELP
     "      --no-color     no ANSI colours (also when NO_COLOR is set or not a tty)\n"
     "  -h, --help         show this help\n";
 
@@ -69,6 +69,7 @@ struct report_args {
 	unsigned views;
 	long top, threads;
 	int no_color;
+	struct cli_limits lim;
 };
 
 static int parse_views(void *views, const char *arg)
@@ -88,6 +89,7 @@ static int report_parse_args(int argc, char **argv, struct report_args *a)
 	    CLI_OPT_SPAN(&a->span),
 	    CLI_OPT_TOP(&a->top),
 	    CLI_OPT_THREADS(&a->threads),
+	    CLI_OPT_LIMITS(&a->lim),
 	    CLI_OPT_NO_COLOR(&a->no_color),
 	    CLI_OPT_END,
 	};
@@ -118,6 +120,7 @@ static int report_runs(const struct run_set *rs, const struct report_args *a)
 	cli_report_opts(&ctx.ro, a->no_color, a->top);
 	ctx.many_runs = rs->runs.n > 1;
 	cli_kineto_opts(&v.kopts, a->threads);
+	cli_kineto_limits(&v.kopts, &a->lim);
 	v.only_worker = a->worker;
 	v.only_span = a->span;
 	v.want_dist = (ctx.views & RV_DISTRIBUTED) != 0;

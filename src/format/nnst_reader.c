@@ -107,18 +107,19 @@ static int parse_header(struct nnst_reader *r, const uint8_t *b, size_t got, cha
 	h->reserved = le64(b + 56);
 	if (h->min_version > NNST_VERSION) {
 		put_err(err, errlen,
-			"written by a newer nnscope: format version %u needs a reader of version "
-			">= %u, this nnscope reads version %d; upgrade nnscope to read it",
-			(unsigned)h->version, (unsigned)h->min_version, NNST_VERSION);
+			"written by a newer nnscope: its format needs a newer reader than this "
+			"nnscope (which reads format version %d); upgrade nnscope to read it",
+			NNST_VERSION);
 		return NNS_EFORMAT;
 	}
 	if (h->version == 0 || h->min_version > h->version) {
-		put_err(err, errlen, "bad format version %u (min_version %u)", (unsigned)h->version,
-			(unsigned)h->min_version);
+		put_err(err, errlen,
+			"bad format version at byte 8 (a version >= 1 and >= min_version "
+			"expected)");
 		return NNS_EFORMAT;
 	}
 	if (h->header_size < NNST_HEADER_SIZE || h->header_size > NNST_HEADER_MAX) {
-		put_err(err, errlen, "bad header_size %" PRIu32 " (want %d .. %u)", h->header_size,
+		put_err(err, errlen, "bad header_size at byte 12 (%d .. %u expected)",
 			NNST_HEADER_SIZE, NNST_HEADER_MAX);
 		return NNS_EFORMAT;
 	}

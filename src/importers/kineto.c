@@ -90,7 +90,9 @@ int kineto_parse_source(struct ksrc *src, int64_t size, int plain, const char *n
 			int64_t par_min, struct kprogress *prog, struct nns_err *err)
 {
 	struct kparser ps;
+	struct klimits lim;
 	int nt = thread_count(o), r, rc;
+	char a[32];
 
 	if (!window) {
 		/* 1/32 of the input, 256 KiB .. 4 MiB: small inputs stay small;
@@ -103,8 +105,17 @@ int kineto_parse_source(struct ksrc *src, int64_t size, int plain, const char *n
 		if (plain && size >= 0 && (uint64_t)size + 1 < window)
 			window = (size_t)size + 1;
 	}
+	klimits_init(&lim, o);
+	if (plain && size > lim.max_input) {
+		kp_size(a, sizeof(a), lim.max_input);
+		return nns_err_set(err, NNS_ENOMEM,
+				   "%s: %lld bytes of JSON, more than the --max-input limit of %s "
+				   "(--max-input to change it)",
+				   name, (long long)size, a);
+	}
 	if (kp_init(&ps, m, src, name, window, prog))
 		return nns_err_set(err, NNS_ENOMEM, "%s: out of memory", name);
+	ps.lim = &lim;
 	if (plain && nt > 1 && size >= (par_min > 0 ? par_min : (int64_t)KP_PAR_MIN))
 		r = kpar_run(&ps, src, size, nt);
 	else

@@ -17,6 +17,12 @@
 #include "model/model.h"
 
 struct fs_root;
+/* The input limits' defaults (issue 20: a small .gz must not expand into
+ * minutes of work or gigabytes of memory). A kineto_opts field left 0
+ * takes its default; a negative one turns the limit off. */
+#define KINETO_MAX_INPUT ((int64_t)64 << 30)   /* bytes of JSON (after gunzip) */
+#define KINETO_MAX_RATIO 200		       /* JSON bytes per gzip byte */
+#define KINETO_MAX_MEMORY ((int64_t)512 << 20) /* the memory budget's floor */
 
 struct kineto_opts {
 	int threads;		     /* parser threads; 0 = one per online CPU (max 8) */
@@ -32,6 +38,16 @@ struct kineto_opts {
 				      * must lie in (common/fs.h; the server's
 				      * logdir): a file that resolves outside
 				      * is refused at its open; borrowed */
+	int64_t max_input;	     /* most bytes of JSON read, decompressed: a larger
+				      * plain file is refused before parsing, a .gz
+				      * when it expands past it (--max-input) */
+	int64_t max_ratio;	     /* .gz: most JSON bytes per compressed byte, checked
+				      * once 256 MiB of JSON came out (--max-ratio);
+				      * real traces compress 20-30x */
+	int64_t max_memory;	     /* the memory budget is the larger of this and the
+				      * JSON bytes read so far: the model, with what
+				      * its analysis adds per event, must stay under it
+				      * (--max-memory) */
 };
 
 /* Loads the trace at `path` (gzip detected by magic bytes). */

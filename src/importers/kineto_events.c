@@ -11,7 +11,10 @@
  * the legacy torch.profiler pids is an operator or a kernel
  * (kineto_note.c). An element that is valid
  * JSON but unusable (an "X" without a numeric ts, ...) is skipped and
- * counted in m->diag.events_skipped.
+ * counted in m->diag.events_skipped, with the reason: a "ts" missing, not
+ * a number or out of the model's range; a "dur" negative, not a number or
+ * beyond the range. A key the importer reads that appears twice in one
+ * event is read from its last occurrence and noted (m->diag.notes).
  */
 #include "kineto_internal.h"
 
@@ -24,9 +27,27 @@
 #define EV_DEPTH 3
 #define ARGS_DEPTH 4
 
+/* Why a "ts" or "dur" was not taken (struct kev's bad_ts, bad_dur). */
+enum { KT_OK = 0, KT_NAN, KT_RANGE };
+
+/* The members an event may not repeat without a note (struct kev.seen). */
+enum {
+	KB_PH = 1,
+	KB_TS = 2,
+	KB_ID = 4,
+	KB_CAT = 8,
+	KB_PID = 16,
+	KB_TID = 32,
+	KB_DUR = 64,
+	KB_NAME = 128,
+	KB_ARGS = 256
+};
+
 struct kev {
 	char ph;
-	int has_ts, has_dur, has_id, bad_ts, has_op, has_cs, has_arg_name;
+	int has_ts, has_dur, has_id, bad_ts, bad_dur, has_op, has_cs, has_arg_name;
+	unsigned seen;	 /* KB_* read so far */
+	const char *dup; /* the first repeated one's name, NULL if none */
 	int kind;
 	struct kstr name, cat, pid, tid, call_stack, arg_name;
 	int64_t ts, dur, id;
@@ -254,7 +275,8 @@ static int id_text(struct kparser *ps, const char **pp, struct kstr *out, char *
 	return KP_OK;
 }
 
-/* ts/dur: microseconds -> ns; strings holding numbers are accepted. */
+/* ts/dur: microseconds -> ns; strings holding numbers are accepted. Sets
+ * *has, or *bad to KT_NAN / KT_RANGE (a number that int64 ns cannot hold). */
 static int time_value(struct kparser *ps, const char **pp, int64_t *out, int *has, int *bad)
 {
 	struct kval v;
@@ -263,16 +285,46 @@ static int time_value(struct kparser *ps, const char **pp, int64_t *out, int *ha
 
 	if (r)
 		return r;
-	if (v.type == KV_NUM && kj_num_ns(&v.num, out) == 0) {
-		*has = 1;
-	} else if (v.type == KV_STR && kj_val_i64(&v, &i) && i > -INT64_MAX / 1000 &&
-		   i < INT64_MAX / 1000) {
-		*out = i * 1000;
-		*has = 1;
+	*has = 0;
+	*bad = KT_OK;
+	if (v.type == KV_NUM) {
+		if (kj_num_ns(&v.num, out) == 0)
+			*has = 1;
+		else
+			*bad = KT_RANGE;
+	} else if (v.type == KV_STR && kj_val_i64(&v, &i)) {
+		if (i > -INT64_MAX / 1000 && i < INT64_MAX / 1000) {
+			*out = i * 1000;
+			*has = 1;
+		} else {
+			*bad = KT_RANGE;
+		}
 	} else {
-		*bad = 1;
+		*bad = KT_NAN;
 	}
 	return KP_OK;
+}
+
+/* Notes member `name` (bit b) of e; the first repeated one is remembered. */
+static void seen(struct kev *e, unsigned b, const char *name)
+{
+	if ((e->seen & b) && !e->dup)
+		e->dup = name;
+	e->seen |= b;
+}
+
+/* A repeated "args": its last occurrence is kept, so the first one's
+ * fields are forgotten. */
+static void kev_reset_args(struct kev *e)
+{
+	e->has_op = e->has_cs = e->has_arg_name = 0;
+	e->ext_id = e->corr = MODEL_NONE;
+	e->device = e->mtype = e->mid = -1;
+	e->maddr = e->mbytes = e->mtalloc = e->mtres = 0;
+	e->mflags = 0;
+	e->nseries = 0;
+	model_dev_args_init(&e->dev);
+	model_op_args_init(&e->op);
 }
 
 static void add_series(struct kev *e, struct kstr key, const struct kval *v)
@@ -616,14 +668,18 @@ static int ev_member(struct kparser *ps, const char **pp, struct kev *e, struct 
 	switch (k.n) {
 	case 2:
 		if (KJ_EQ(k, "ph")) {
+			seen(e, KB_PH, "ph");
 			if ((r = kj_scalar(ps, pp, &v, EV_DEPTH)))
 				return r;
 			e->ph = (v.type == KV_STR && v.s.n == 1) ? v.s.p[0] : '?';
 			return KP_OK;
 		}
-		if (KJ_EQ(k, "ts"))
+		if (KJ_EQ(k, "ts")) {
+			seen(e, KB_TS, "ts");
 			return time_value(ps, pp, &e->ts, &e->has_ts, &e->bad_ts);
+		}
 		if (KJ_EQ(k, "id")) {
+			seen(e, KB_ID, "id");
 			if ((r = kj_scalar(ps, pp, &v, EV_DEPTH)))
 				return r;
 			e->has_id = kj_val_i64(&v, &e->id);
@@ -632,35 +688,48 @@ static int ev_member(struct kparser *ps, const char **pp, struct kev *e, struct 
 		break;
 	case 3:
 		if (KJ_EQ(k, "cat")) {
+			seen(e, KB_CAT, "cat");
 			if ((r = kj_scalar(ps, pp, &v, EV_DEPTH)))
 				return r;
+			e->cat = (struct kstr){"", 0};
+			e->kind = MK_OTHER;
 			if (v.type == KV_STR) {
 				e->cat = v.s;
 				e->kind = cat_kind(v.s);
 			}
 			return KP_OK;
 		}
-		if (KJ_EQ(k, "pid"))
+		if (KJ_EQ(k, "pid")) {
+			seen(e, KB_PID, "pid");
 			return id_text(ps, pp, &e->pid, e->pidbuf);
-		if (KJ_EQ(k, "tid"))
+		}
+		if (KJ_EQ(k, "tid")) {
+			seen(e, KB_TID, "tid");
 			return id_text(ps, pp, &e->tid, e->tidbuf);
+		}
 		if (KJ_EQ(k, "dur")) {
-			int bad = 0;
-			return time_value(ps, pp, &e->dur, &e->has_dur, &bad);
+			seen(e, KB_DUR, "dur");
+			return time_value(ps, pp, &e->dur, &e->has_dur, &e->bad_dur);
 		}
 		break;
 	case 4:
 		if (KJ_EQ(k, "name")) {
+			seen(e, KB_NAME, "name");
 			if ((r = kj_scalar(ps, pp, &v, EV_DEPTH)))
 				return r;
+			e->name = (struct kstr){"", 0};
 			if (v.type == KV_STR)
 				e->name = v.s;
 			else if (v.type == KV_NUM)
 				e->name = (struct kstr){v.num.p, v.num.n};
 			return KP_OK;
 		}
-		if (KJ_EQ(k, "args"))
+		if (KJ_EQ(k, "args")) {
+			if (e->seen & KB_ARGS)
+				kev_reset_args(e);
+			seen(e, KB_ARGS, "args");
 			return parse_args(ps, pp, e);
+		}
 		break;
 	case 7:
 		if (KJ_EQ(k, "bind_id")) {
@@ -688,16 +757,50 @@ static int is_host(int k)
 	       k == MK_PYTHON_FUNCTION || k == MK_OTHER;
 }
 
+/* Skips the event at `at` when its "ts" is missing, not a number or out
+ * of the model's range, saying which; `what` names the kind of event.
+ * Returns 1 when skipped. */
+static int bad_ts(struct kparser *ps, const struct kev *e, const char *at, const char *what)
+{
+	char why[160];
+
+	if (e->has_ts && e->ts >= MODEL_TIME_MIN && e->ts <= MODEL_TIME_MAX)
+		return 0;
+	if (e->has_ts || e->bad_ts == KT_RANGE)
+		snprintf(why, sizeof(why),
+			 "%s with a \"ts\" out of range (-1.15e15 .. 3.46e15 us) skipped", what);
+	else if (e->bad_ts == KT_NAN)
+		snprintf(why, sizeof(why), "%s with a non-numeric \"ts\" skipped", what);
+	else
+		snprintf(why, sizeof(why), "%s without \"ts\" skipped", what);
+	kp_skipped(ps, at, why);
+	return 1;
+}
+
+/* The same for the "dur" of a complete event: absent is 0, but negative,
+ * not a number or beyond the model's range skips the event. */
+static int bad_dur(struct kparser *ps, const struct kev *e, const char *at)
+{
+	const char *why = NULL;
+
+	if (e->bad_dur == KT_RANGE || (e->has_dur && e->dur > MODEL_DUR_MAX))
+		why = "complete event with a \"dur\" beyond the trace's range (4.6e15 us) skipped";
+	else if (e->has_dur && e->dur < 0)
+		why = "complete event with a negative \"dur\" skipped";
+	else if (e->bad_dur == KT_NAN)
+		why = "complete event with a non-numeric \"dur\" skipped";
+	if (why)
+		kp_skipped(ps, at, why);
+	return why != NULL;
+}
+
 static int commit_x(struct kparser *ps, struct kev *e, const char *at)
 {
 	struct model *m = ps->m;
 	struct model_event ev;
 	int64_t idx;
 
-	if (!e->has_ts) {
-		kp_skipped(ps, at,
-			   e->bad_ts ? "event with a non-numeric \"ts\" skipped"
-				     : "complete event without \"ts\" skipped");
+	if (bad_ts(ps, e, at, "complete event") || bad_dur(ps, e, at))
 		return KP_OK;
 	}
 	if (e->kind == MK_OTHER && !e->cat.n) /* torch.profiler's legacy format? */
@@ -706,7 +809,7 @@ static int commit_x(struct kparser *ps, struct kev *e, const char *at)
 		model_diag_count_cat(&m->diag, e->cat.p, e->cat.n);
 	model_event_init(&ev);
 	ev.ts = e->ts;
-	ev.dur = e->has_dur && e->dur > 0 ? e->dur : 0;
+	ev.dur = e->has_dur ? e->dur : 0;
 	ev.ext_id = e->ext_id;
 	ev.corr = e->corr;
 	ev.kind = (uint8_t)e->kind;
@@ -741,10 +844,8 @@ static int commit_mem(struct kparser *ps, struct kev *e, const char *at)
 {
 	struct model_mem r;
 
-	if (!e->has_ts) {
-		kp_skipped(ps, at, "[memory] event without a numeric \"ts\" skipped");
+	if (bad_ts(ps, e, at, "[memory] event"))
 		return KP_OK;
-	}
 	memset(&r, 0, sizeof(r));
 	r.ts = e->ts;
 	r.addr = e->maddr;
@@ -764,8 +865,10 @@ static int commit_flow(struct kparser *ps, struct kev *e, const char *at)
 {
 	struct model_flow f;
 
-	if (!e->has_ts || !e->has_id) {
-		kp_skipped(ps, at, "flow event without numeric \"ts\" and \"id\" skipped");
+	if (bad_ts(ps, e, at, "flow event"))
+		return KP_OK;
+	if (!e->has_id) {
+		kp_skipped(ps, at, "flow event without a numeric \"id\" skipped");
 		return KP_OK;
 	}
 	memset(&f, 0, sizeof(f));
@@ -784,10 +887,8 @@ static int commit_counter(struct kparser *ps, struct kev *e, const char *at)
 	struct model_counter c;
 	int i;
 
-	if (!e->has_ts) {
-		kp_skipped(ps, at, "counter event without a numeric \"ts\" skipped");
+	if (bad_ts(ps, e, at, "counter event"))
 		return KP_OK;
-	}
 	c.ts = e->ts;
 	c.thread = kev_thread(ps, e->pid, e->tid);
 	if (c.thread == MODEL_NOIDX)
@@ -816,10 +917,8 @@ static int commit_be(struct kparser *ps, struct kev *e, const char *at)
 {
 	struct kbe b;
 
-	if (!e->has_ts) {
-		kp_skipped(ps, at, "B/E event without a numeric \"ts\" skipped");
+	if (bad_ts(ps, e, at, "B/E event"))
 		return KP_OK;
-	}
 	memset(&b, 0, sizeof(b));
 	b.ts = e->ts;
 	b.ext_id = e->ext_id;
@@ -899,6 +998,13 @@ int kev_element(struct kparser *ps, const char **pp)
 	}
 	if ((r = commit(ps, &e, at)))
 		return r;
+	if (e.dup) {
+		char what[96];
+
+		snprintf(what, sizeof(what),
+			 "event with a repeated \"%s\" key: its last occurrence is kept", e.dup);
+		kp_note(ps, kp_off(ps, at), what);
+	}
 	*pp = p;
 	return KP_OK;
 }

@@ -47,6 +47,13 @@
 #define KP_DEVICES_MAX 4096		/* deviceProperties entries */
 #define KP_PAR_MIN ((size_t)16 << 20)	/* smaller inputs parse serially */
 #define KP_THREADS_MAX 8
+#define KP_WS_MAX ((size_t)16 << 20)	   /* longest run of whitespace outside strings */
+#define KP_RATIO_FROM ((int64_t)256 << 20) /* .gz: JSON bytes before the ratio counts */
+/* What the analysis of a loaded trace adds per event beyond the model's
+ * rows (model_mem_bytes): the sort, the index and the passes' per-event
+ * arrays. Measured with bench/model_bytes: peak RSS - model bytes is 26-30
+ * bytes per event on ~60-byte events, and less on real traces. */
+#define KP_AFTER_EVENT 32
 
 /* ---- status of parse functions ------------------------------------------ */
 enum {
@@ -72,6 +79,9 @@ void kprog_init(struct kprogress *pg, int on, const char *name, int64_t total);
 void kprog_add(struct kprogress *pg, int64_t bytes);
 void kprog_end(struct kprogress *pg);
 
+/* Writes a byte count for messages ("512 MiB", "1.9 GiB", "730 KiB"). */
+void kp_size(char *b, size_t n, int64_t v);
+
 /* ---- input sources (kineto_io.c) ---------------------------------------- */
 enum { KSRC_MEM, KSRC_FD, KSRC_GZ };
 struct kgz;
@@ -96,11 +106,29 @@ void ksrc_fd(struct ksrc *s, int fd, int64_t size, int64_t pos, const char *name
  * `threaded`, a thread decompresses ahead of the parser. */
 int ksrc_gz(struct ksrc *s, int threaded, struct nns_err *err);
 /* Reads up to cap bytes; *got == 0 means end of input. Returns 0, NNS_EIO,
- * NNS_ENOMEM, or NNS_EFORMAT for corrupt compressed data. */
+ * NNS_ENOMEM, or NNS_EFORMAT for corrupt or cut compressed data (err says
+ * what, at which compressed byte, without the file name). A failing read
+ * may still have delivered bytes (*got > 0): the ones before the damage. */
 int ksrc_read(struct ksrc *s, char *dst, size_t cap, size_t *got, struct nns_err *err);
 void ksrc_close(struct ksrc *s);
 /* 1 if the bytes start with the gzip magic 1f 8b. */
 int ksrc_is_gz(const unsigned char *b, size_t n);
+
+/* ---- limits ------------------------------------------------------------------ */
+
+/* The input limits of one load (kineto_opts), shared by the parsers of a
+ * parallel parse: the memory budget holds for all of them together. */
+struct klimits {
+	int64_t max_input;	/* JSON bytes; INT64_MAX: none */
+	int64_t max_ratio;	/* .gz JSON bytes per compressed byte; 0: none */
+	int64_t ratio_from;	/* JSON bytes before the ratio counts (KP_RATIO_FROM) */
+	int64_t max_memory;	/* the budget's floor; INT64_MAX: no budget */
+	_Atomic int64_t json;	/* JSON bytes every parser pulled into its window */
+	_Atomic int64_t cost;	/* projected bytes of every parser's model */
+	_Atomic int64_t events; /* events of every parser's model */
+};
+
+void klimits_init(struct klimits *l, const struct kineto_opts *o);
 
 /* ---- parser ---------------------------------------------------------------- */
 
@@ -206,6 +234,19 @@ struct kparser {
 	struct buf tmp; /* repr builder */
 	int tmp_over;
 
+	struct klimits *lim; /* NULL: no limits (tests) */
+	int64_t cost_pub;    /* what this parser added to lim->cost */
+	int64_t json_pub;    /* and to lim->json */
+	int64_t events_pub;  /* and to lim->events */
+	int64_t ws_from;     /* start of the whitespace run the window ended in, -1 */
+	int64_t pad;	     /* whitespace between units, in all */
+
+	/* the source failed (corrupt or cut gzip, read error, ...) after
+	 * delivering the bytes before the damage: reported once they are
+	 * parsed, where the input ends */
+	int src_code;
+	char src_msg[256];
+
 	struct kthr tcache[KP_TCACHE];
 	unsigned tc_n, tc_next;
 
@@ -215,7 +256,7 @@ struct kparser {
 	int err_code; /* NNS_E* */
 	int err_eof;  /* the error is the input ending early */
 	int64_t err_off;
-	char err_msg[256];
+	char err_msg[320];
 };
 
 /* kineto_parse.c */
@@ -234,7 +275,9 @@ int kp_run(struct kparser *ps);
 int kp_fail_code(struct kparser *ps, const char *p, int code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 #define kp_fail(ps, p, ...) kp_fail_code((ps), (p), NNS_EFORMAT, __VA_ARGS__)
-/* Like kp_fail, naming the unexpected character: "<what> (got 'x')". */
+/* The format error "<what>" at p; it never quotes the input (issue 20:
+ * a message must not show a file's content), except to say that p is in
+ * a run of whitespace longer than KP_WS_MAX. */
 int kp_unexpected(struct kparser *ps, const char *p, const char *what);
 int kp_nomem(struct kparser *ps, const char *p);
 static inline int64_t kp_off(const struct kparser *ps, const char *p)
@@ -243,14 +286,20 @@ static inline int64_t kp_off(const struct kparser *ps, const char *p)
 }
 /* Notes a malformed event that was skipped. */
 void kp_skipped(struct kparser *ps, const char *at, const char *why);
+/* Notes odd input that lost nothing (model_diag.notes). */
+void kp_note(struct kparser *ps, int64_t off, const char *what);
 
 /* kineto_json.c */
 extern const unsigned char kj_ws_tab[256];
+/* Skips whitespace; stops KP_WS_MAX bytes into a longer run, on a blank
+ * that no caller accepts as a token (kp_unexpected names the limit). */
 static inline const char *kj_ws(const char *p)
 {
+	const char *s = p;
+
 	while (kj_ws_tab[(unsigned char)*p])
 		p++;
-	return p;
+	return (size_t)(p - s) > KP_WS_MAX ? s + KP_WS_MAX : p;
 }
 void *karena_alloc(struct karena *a, size_t n);
 void karena_reset(struct karena *a);

@@ -3,7 +3,10 @@
  * descriptor read with pread() from a given offset (so several parsers can
  * read one file at different places), or a gzip stream over either,
  * decompressed by zlib in bounded blocks, optionally by a thread that
- * runs ahead of the parser. Also the progress line on stderr.
+ * runs ahead of the parser. A gzip stream that is corrupt or cut short
+ * first delivers the bytes before the damage, then fails with the
+ * compressed byte offset. Also the progress line on stderr and the byte
+ * counts of messages.
  */
 #include "kineto_internal.h"
 #include "common/clock.h"
@@ -88,7 +91,7 @@ static int raw_read(struct ksrc *s, char *dst, size_t cap, size_t *got, struct n
 			n = pread(s->fd, dst, cap, (off_t)s->pos);
 		while (n < 0 && errno == EINTR);
 		if (n < 0)
-			return nns_err_set(err, NNS_EIO, "%s: read error at byte %lld: %s", s->name,
+			return nns_err_set(err, NNS_EIO, "read error at file byte %lld: %s",
 					   (long long)s->pos, strerror(errno));
 		*got = (size_t)n;
 	}
@@ -98,10 +101,15 @@ static int raw_read(struct ksrc *s, char *dst, size_t cap, size_t *got, struct n
 
 /* ---- gzip ----------------------------------------------------------------- */
 
-/* Decompresses into dst until it is full or the stream ends. */
+/* Decompresses into dst until it is full or the stream ends. A stream
+ * that fails (corrupt data, or the input ends inside a member) returns
+ * the error with *got the bytes decoded before it; the next calls return
+ * 0 bytes. */
 static int gz_fill(struct ksrc *s, struct kgz *g, char *dst, size_t cap, size_t *got,
 		   struct nns_err *err)
 {
+	int rc = 0;
+
 	*got = 0;
 	if (g->done)
 		return 0;
@@ -111,15 +119,23 @@ static int gz_fill(struct ksrc *s, struct kgz *g, char *dst, size_t cap, size_t 
 		int zr;
 		if (g->z.avail_in == 0 && !g->in_eof) {
 			size_t n = 0;
-			int rc = raw_read(s, (char *)g->in, GZ_IN, &n, err);
-			if (rc)
-				return rc;
+			rc = raw_read(s, (char *)g->in, GZ_IN, &n, err);
+			if (rc) {
+				g->done = 1;
+				break;
+			}
 			g->z.next_in = g->in;
 			g->z.avail_in = (uInt)n;
 			g->in_eof = n == 0;
 		}
 		if (g->z.avail_in == 0 && g->in_eof) {
-			g->done = 1; /* a cut stream ends here; the JSON parser says so */
+			g->done = 1;
+			if (g->in_member) /* inside a member: the file was cut */
+				rc = nns_err_set(
+				    err, NNS_EFORMAT,
+				    "the gzip stream ends early at compressed byte %lld "
+				    "(the .gz file is truncated)",
+				    (long long)s->pos);
 			break;
 		}
 		if (!g->in_member) {
@@ -139,15 +155,18 @@ static int gz_fill(struct ksrc *s, struct kgz *g, char *dst, size_t cap, size_t 
 		}
 		if (zr == Z_OK || (zr == Z_BUF_ERROR && g->z.avail_in == 0))
 			continue;
+		g->done = 1;
 		if (zr == Z_MEM_ERROR)
-			return nns_err_set(err, NNS_ENOMEM, "%s: out of memory in zlib", s->name);
-		return nns_err_set(err, NNS_EFORMAT,
-				   "%s: corrupt gzip data near compressed byte %lld: %s", s->name,
-				   (long long)(s->pos - (int64_t)g->z.avail_in),
-				   g->z.msg ? g->z.msg : "inflate failed");
+			rc = nns_err_set(err, NNS_ENOMEM, "out of memory in zlib");
+		else /* zlib's reason is its own text, not the input's */
+			rc = nns_err_set(err, NNS_EFORMAT,
+					 "corrupt gzip data at compressed byte %lld (%s)",
+					 (long long)(s->pos - (int64_t)g->z.avail_in),
+					 g->z.msg ? g->z.msg : "inflate failed");
+		break;
 	}
 	*got = cap - g->z.avail_out;
-	return 0;
+	return rc;
 }
 
 static void *gz_thread(void *arg)
@@ -297,6 +316,19 @@ void ksrc_close(struct ksrc *s)
 	free(g->in);
 	free(g);
 	s->gz = NULL;
+}
+
+void kp_size(char *b, size_t n, int64_t v)
+{
+	static const char *const unit[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+	int u = 0;
+
+	while (u < 4 && v >= ((int64_t)1024 << (10 * u)))
+		u++;
+	if (u == 0 || v % ((int64_t)1 << (10 * u)) == 0)
+		snprintf(b, n, "%lld %s", (long long)(v >> (10 * u)), unit[u]);
+	else
+		snprintf(b, n, "%.1f %s", (double)v / (double)((int64_t)1 << (10 * u)), unit[u]);
 }
 
 /* ---- progress --------------------------------------------------------------- */

@@ -123,6 +123,9 @@ static int merge_meta(struct model *dst, const struct model *before, const char 
 	model_diag_add_cats(&d, &src->diag);
 	if (!d.first_problem[0])
 		memcpy(d.first_problem, src->diag.first_problem, sizeof(d.first_problem));
+	d.notes += src->diag.notes;
+	if (!d.first_note[0])
+		memcpy(d.first_note, src->diag.first_note, sizeof(d.first_note));
 	dst->diag = d;
 	dst->schema_version =
 	    before->schema_version >= 0 ? before->schema_version : src->schema_version;
@@ -211,6 +214,7 @@ int kpar_run(struct kparser *ps, const struct ksrc *proto, int64_t size, int nt)
 			continue;
 		}
 		w[i].inited = 1;
+		w[i].ps.lim = ps->lim; /* one memory budget for all the parsers */
 		kp_reset_at(&w[i].ps, sync[i], KS_EV_ELEM);
 		w[i].ps.limit = sync[i + 1];
 		w[i].ps.speculative = 1;
@@ -223,6 +227,12 @@ int kpar_run(struct kparser *ps, const struct ksrc *proto, int64_t size, int nt)
 	for (i = 1; i < n; i++)
 		if (w[i].started)
 			pthread_join(w[i].th, NULL);
+	/* the chunks' rows now move into ps->m (or are dropped): from here on
+	 * the budget counts them in ps's model, at its next refill */
+	for (i = 1; ps->lim && i < n; i++) {
+		atomic_fetch_sub(&ps->lim->cost, w[i].ps.cost_pub);
+		atomic_fetch_sub(&ps->lim->events, w[i].ps.events_pub);
+	}
 
 	/* join in input order; i is the next chunk that may be accepted */
 	i = 1;

@@ -84,8 +84,8 @@ static int step_key(struct ctx *c, const struct msj_node *x, long *step)
 	errno = 0;
 	*step = strtol(k, &e, 10);
 	if (!*k || *e || errno)
-		return nns_err_set(c->err, NNS_EFORMAT, "%s:%u: step key \"%s\" is not an integer",
-				   c->file, x->line, k);
+		return nns_err_set(c->err, NNS_EFORMAT, "%s:%u: a step key is not an integer",
+				   c->file, x->line);
 	return 0;
 }
 
@@ -124,8 +124,9 @@ static int each_row(struct ctx *c, const struct msj_node *sec,
 		if (step_key(c, st, &ks))
 			return -1;
 		if (st->type != MSJ_ARR)
-			return nns_err_set(c->err, NNS_EFORMAT, "%s:%u: step \"%ld\" is not a list",
-					   c->file, st->line, ks);
+			return nns_err_set(c->err, NNS_EFORMAT,
+					   "%s:%u: a step's value is not a list", c->file,
+					   st->line);
 		for (r = msj_first(c->j, st); r; r = msj_next(c->j, r)) {
 			if (r->type != MSJ_OBJ)
 				return nns_err_set(c->err, NNS_EFORMAT,
@@ -223,9 +224,9 @@ static int read_series(struct ctx *c, const struct msj_node *sec, struct ms_ds_s
 			break;
 		}
 		if (st->type != MSJ_OBJ) {
-			rc =
-			    nns_err_set(c->err, NNS_EFORMAT, "%s:%u: step \"%ld\" is not an object",
-					c->file, st->line, step);
+			rc = nns_err_set(c->err, NNS_EFORMAT,
+					 "%s:%u: a step's value is not an object", c->file,
+					 st->line);
 			break;
 		}
 		if (vec_push(&x->steps, step)) {

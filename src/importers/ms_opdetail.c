@@ -83,8 +83,8 @@ static int parse_opinfo(struct ms_fw *fw, struct ms_opinfo *op, const char *txt,
 		const char *dt = msj_str(&j, msj_get(&j, x, "data_type"));
 
 		if (x->type != MSJ_OBJ) {
-			rc = nns_err_set(err, NNS_EFORMAT, "%s: op_info \"%s\" is not an object",
-					 where, msj_key(&j, x));
+			rc = nns_err_set(err, NNS_EFORMAT, "%s: an op_info entry is not an object",
+					 where);
 			goto out;
 		}
 		if (op->nt >= MS_FW_MAX_TENSORS || fw->t.n >= UINT32_MAX - 1) {
@@ -106,8 +106,8 @@ static int parse_opinfo(struct ms_fw *fw, struct ms_opinfo *op, const char *txt,
 				goto nomem;
 			if (k) {
 				rc = nns_err_set(err, NNS_EFORMAT,
-						 "%s: op_info \"%s\" shape \"%s\" is not integers",
-						 where, msj_key(&j, x), msj_str(&j, sh));
+						 "%s: an op_info shape is not a list of integers",
+						 where);
 				goto out;
 			}
 		} else if (sh->type == MSJ_ARR) {
@@ -116,9 +116,10 @@ static int parse_opinfo(struct ms_fw *fw, struct ms_opinfo *op, const char *txt,
 			for (d = msj_first(&j, sh); d; d = msj_next(&j, d)) {
 				if (d->type != MSJ_NUM || d->num != floor(d->num) ||
 				    t.ndim >= MS_FW_MAX_DIMS) {
-					rc = nns_err_set(err, NNS_EFORMAT,
-							 "%s: op_info \"%s\" shape is not integers",
-							 where, msj_key(&j, x));
+					rc = nns_err_set(
+					    err, NNS_EFORMAT,
+					    "%s: an op_info shape is not a list of integers",
+					    where);
 					goto out;
 				}
 				if (vec_push(&fw->dims, (int64_t)d->num))
@@ -126,8 +127,8 @@ static int parse_opinfo(struct ms_fw *fw, struct ms_opinfo *op, const char *txt,
 				t.ndim++;
 			}
 		} else {
-			rc = nns_err_set(err, NNS_EFORMAT, "%s: op_info \"%s\" shape is not a list",
-					 where, msj_key(&j, x));
+			rc = nns_err_set(err, NNS_EFORMAT,
+					 "%s: an op_info shape is not a list or a string", where);
 			goto out;
 		}
 		if (vec_push(&fw->t, t))

@@ -699,9 +699,9 @@ static int coll_event(struct ni *x, struct ni_gpu *g, const struct grec *r, int6
 		a.input_type = model_intern(x->m, buf, strlen(buf));
 	} else {
 		ni_problem(x,
-			   "%s: GPU record %" PRIu64 ": NCCL datatype \"%s\" unknown: its bytes "
-			   "count 0",
-			   x->name, g->nrec, dt);
+			   "%s: GPU record %" PRIu64 ": an NCCL datatype this nnscope does not "
+			   "know: its bytes count 0",
+			   x->name, g->nrec);
 	}
 	if (a.input_dims == STRPOOL_NONE || a.input_type == STRPOOL_NONE)
 		return NNS_ENOMEM;

@@ -402,7 +402,7 @@ static int sniff_json(const struct fs_root *fsr, const char *path, char *why, si
 		goto out;
 	}
 	if (*p != '{') {
-		snprintf(why, wsize, "not JSON (starts with byte 0x%02x)", (unsigned char)*p);
+		snprintf(why, wsize, "not JSON ('{' or '[' expected at the start)");
 		goto out;
 	}
 	for (;;) {

@@ -74,6 +74,27 @@ void model_op_args_init(struct model_op_args *a)
 	a->fwd_tid = MODEL_NONE;
 }
 
+#define ROWS(vec) ((vec).n * sizeof(*(vec).v))
+
+size_t model_mem_bytes(const struct model *m)
+{
+	size_t b = ROWS(m->threads) + ROWS(m->events) + ROWS(m->dev_args) + ROWS(m->op_args) +
+		   ROWS(m->mems) + ROWS(m->flows) + ROWS(m->counters) + ROWS(m->devices) +
+		   ROWS(m->queues) + ROWS(m->samples) + ROWS(m->instants) + ROWS(m->meta) +
+		   ROWS(m->host);
+
+	/* per string: its pointer, length and hash, and ~2 table slots */
+	b += m->strings.bytes + m->strings.count * (sizeof(char *) + 2 * sizeof(uint32_t) + 8);
+	if (m->thread_ix.t)
+		b += (m->thread_ix.mask + 1) * sizeof(*m->thread_ix.t);
+	if (m->finalized)
+		b += m->events.n * (sizeof(*m->launch_of) + sizeof(*m->parent) + sizeof(*m->depth) +
+				    sizeof(*m->op_of)) +
+		     m->threads.n * (sizeof(*m->thread_pid) + sizeof(*m->thread_tid));
+	return b;
+}
+#undef ROWS
+
 uint32_t model_thread(struct model *m, uint32_t pid, uint32_t tid)
 {
 	int is_new;
@@ -97,13 +118,6 @@ uint32_t model_thread(struct model *m, uint32_t pid, uint32_t tid)
 			return NNS_ENOMEM;                                                         \
 		return (int64_t)((vec)->n - 1);                                                    \
 	} while (0)
-
-/* Times are clamped to [-2^60, 2^62 - 2^60] ns (1933..2079 for epoch
- * clocks) and durations to 2^62 - 1, so that neither ts + dur nor any
- * difference of two such instants can overflow in an analysis. */
-#define MODEL_TIME_MIN (-((int64_t)1 << 60))
-#define MODEL_TIME_MAX (((int64_t)1 << 62) - ((int64_t)1 << 60))
-#define MODEL_DUR_MAX (((int64_t)1 << 62) - 1)
 
 static int64_t clamp_time(int64_t v)
 {

@@ -251,6 +251,10 @@ struct model_diag {
 	 * readable (a legacy format and what it lacks, events that no analysis
 	 * can use): "<file>: ...", said as a warning; "" if nothing */
 	char note[NNS_ERR_MSG_MAX];
+	int64_t notes;		  /* odd input read without losing an event (a
+				   * repeated key, data or padding after the
+				   * document): how many, and the first one */
+	char first_note[NNS_ERR_MSG_MAX];
 };
 
 /* ---- rows of nnscope's own traces (.nnst); other importers leave them empty */
@@ -376,6 +380,14 @@ static inline const char *model_str(const struct model *m, uint32_t id)
  * MODEL_NOIDX on allocation failure. */
 uint32_t model_thread(struct model *m, uint32_t pid, uint32_t tid);
 
+/* Times are clamped to [-2^60, 2^62 - 2^60] ns (1933..2079 for epoch
+ * clocks) and durations to 2^62 - 1, so that neither ts + dur nor any
+ * difference of two such instants can overflow in an analysis. Importers
+ * that can tell an event beyond them skip it and say so. */
+#define MODEL_TIME_MIN (-((int64_t)1 << 60))
+#define MODEL_TIME_MAX (((int64_t)1 << 62) - ((int64_t)1 << 60))
+#define MODEL_DUR_MAX (((int64_t)1 << 62) - 1)
+
 /* Appends rows; each returns the new row's index or a negative NNS_E*. */
 int64_t model_add_event(struct model *m, const struct model_event *e);
 int64_t model_add_dev_args(struct model *m, const struct model_dev_args *a);
@@ -393,6 +405,12 @@ int model_add_host(struct model *m, const struct model_host *h);
 int model_add_meta(struct model *m, const char *key, const char *value);
 /* The last value of key, or NULL. */
 const char *model_meta_get(const struct model *m, const char *key);
+
+/* The bytes m's rows hold: every array's used rows (not its spare
+ * capacity, which is never touched and so costs no memory), the strings
+ * with their per-string bookkeeping, the thread map and, once finalized,
+ * the index. The importers' memory budget (kineto.h) is measured in it. */
+size_t model_mem_bytes(const struct model *m);
 
 /* Counts one event of the unknown category name[0..n) in d. */
 void model_diag_count_cat(struct model_diag *d, const char *name, size_t n);

@@ -59,6 +59,11 @@ static void merge_take(struct model *dst, struct model *src)
 	if (old.diag.first_problem[0])
 		memcpy(dst->diag.first_problem, old.diag.first_problem,
 		       sizeof(dst->diag.first_problem));
+	dst->diag.notes += old.diag.notes;
+	if (old.diag.first_note[0])
+		memcpy(dst->diag.first_note, old.diag.first_note, sizeof(dst->diag.first_note));
+	src->diag.notes = 0;
+	src->diag.first_note[0] = '\0';
 	src->diag.events_skipped = src->diag.bytes_read = 0;
 	src->diag.truncated = 0;
 	src->diag.events_lost = src->diag.ranges_closed = src->diag.ranges_unmatched = 0;
@@ -229,6 +234,9 @@ static void merge_header(struct model *dst, const struct model *src, const uint3
 	if (!dst->diag.first_problem[0] && src->diag.first_problem[0])
 		memcpy(dst->diag.first_problem, src->diag.first_problem,
 		       sizeof(dst->diag.first_problem));
+	dst->diag.notes += src->diag.notes;
+	if (!dst->diag.first_note[0] && src->diag.first_note[0])
+		memcpy(dst->diag.first_note, src->diag.first_note, sizeof(dst->diag.first_note));
 }
 
 int model_merge(struct model *dst, struct model *src, struct nns_err *err)

@@ -486,6 +486,7 @@ int srv_start(struct server *s, const struct srv_opts *o, struct nns_err *err)
 	lim.abandon_s = o->load_abandon;
 	if ((rc = reg_init(&s->reg, o->logdir, o->cache_dir, &lim, err)) != NNS_OK)
 		return rc;
+	s->reg.limits = o->limits;
 	if (cg_init(&s->guard, CONN_LIMIT - CONN_HEADROOM,
 		    o->request_timeout == 0 ? 10 : o->request_timeout) != 0) {
 		reg_release(&s->reg);

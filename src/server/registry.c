@@ -465,8 +465,12 @@ static void evict_locked(struct registry *r)
 static int load_entry(struct registry *r, struct reg_entry *e, struct model **mo,
 		      struct an_profile **po, struct trace_index **ixo, struct nns_err *err)
 {
-	struct kineto_opts ko = {
-	    .done_bytes = &e->done_bytes, .cancel = &e->cancel, .root = &r->root};
+	struct kineto_opts ko = {.done_bytes = &e->done_bytes,
+				 .cancel = &e->cancel,
+				 .root = &r->root,
+				 .max_input = r->limits.max_input,
+				 .max_ratio = r->limits.max_ratio,
+				 .max_memory = r->limits.max_memory};
 	struct model *m = calloc(1, sizeof(*m));
 	struct an_profile *p = calloc(1, sizeof(*p));
 	struct run hrun;

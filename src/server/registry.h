@@ -39,6 +39,7 @@
 #include "analysis/analysis.h"
 #include "common/err.h"
 #include "common/vec.h"
+#include "importers/kineto.h"
 #include "importers/run.h"
 #include "output/outfile.h"
 #include "server/cache.h"
@@ -129,6 +130,8 @@ struct registry {
 
 	struct fs_root root;  /* the logdir held open: every file is read beneath it */
 	uint64_t skipped_sig; /* (mu) of the skipped files in runs_json */
+	/* the input limits (max_*) of every load, set before serving */
+	struct kineto_opts limits;
 };
 
 /* Scans logdir (which must be a directory), with analysis caches under

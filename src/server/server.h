@@ -28,6 +28,8 @@ struct srv_opts {
 	double request_timeout; /* s for a request to arrive in full (0: 10; < 0: none) */
 	double load_timeout;	/* s a trace may take to load (0: 300; < 0: none) */
 	double load_abandon;	/* s without a request before a load stops (0: 30; < 0: none) */
+	/* the input limits (max_*) of every load */
+	struct kineto_opts limits;
 };
 
 struct srv_req; /* one request (http.c) */
