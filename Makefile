@@ -390,7 +390,7 @@ browser: $(NNSCOPE)
 test: lint all unit golden e2e browser asan fuzz
 	@echo "all tests passed"
 
-bench: $(NNSCOPE) bench-serve bench-overhead bench-gpu-records bench-hostile
+bench: $(NNSCOPE) bench-serve bench-overhead bench-gpu-records bench-hostile bench-bombs
 	@bash bench/ingest
 
 # bench/hostile_rss: time and peak RSS of analyse on the hostile corpus, the
@@ -417,9 +417,10 @@ $(BUILD)/bench/model_bytes: bench/model_bytes.c $(call link_from,analysis)
 	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(call link_from,analysis) $(LDLIBS)
 
 # bench/hostile: the hostile-input bombs (bench/gen_bombs.c) against the
-# importer's limits: exit code, message, peak RSS and time (a table).
-.PHONY: bench-hostile
-bench-hostile: $(NNSCOPE)
+# importer's limits, each limit option too: exit code, message, peak RSS and
+# time (a table). bench-hostile runs the whole corpus of tests/hostile.
+.PHONY: bench-bombs
+bench-bombs: $(NNSCOPE)
 	@NNSCOPE=$(abspath $(NNSCOPE)) bash bench/hostile
 
 # lint: every C and C++ file of the tree (src with the collector, include,

@@ -802,7 +802,6 @@ static int commit_x(struct kparser *ps, struct kev *e, const char *at)
 
 	if (bad_ts(ps, e, at, "complete event") || bad_dur(ps, e, at))
 		return KP_OK;
-	}
 	if (e->kind == MK_OTHER && !e->cat.n) /* torch.profiler's legacy format? */
 		e->kind = kleg_kind(e->pid, e->tid, &e->device);
 	if (e->kind == MK_OTHER && e->cat.n && !cat_known_other(e->cat))
