@@ -9,6 +9,15 @@
 
 #include <string.h>
 
+/* Named *.nnst: the collector's files, which only its magic can start
+ * (any other content would be reported as a JSON error, which misleads). */
+static int is_nnst_name(const char *path)
+{
+	size_t n = strlen(path);
+
+	return n >= 5 && strcmp(path + n - 5, ".nnst") == 0;
+}
+
 int load_trace(struct model *m, const char *path, const struct kineto_opts *ko, struct nns_err *err)
 {
 	const struct fs_root *root = ko ? ko->root : NULL;
@@ -22,6 +31,11 @@ int load_trace(struct model *m, const char *path, const struct kineto_opts *ko, 
 			return nns_err_set(err, NNS_ENOMEM, "%s: out of memory", path);
 		if (nnst_is_trace_file_in(root, path))
 			rc = nnst_load_file_in(root, path, m, err);
+		else if (is_nnst_name(path))
+			rc = nns_err_set(err, NNS_EFORMAT,
+					 "%s: byte 0: not an nnscope trace: expected the NNSTRACE magic "
+					 "at the start of a .nnst file",
+					 path);
 		else
 			rc = kineto_load_file(path, m, ko, err);
 		if (rc && rc != NNS_ETRUNC)

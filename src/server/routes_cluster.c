@@ -72,7 +72,8 @@ void api_cluster(struct server *s, struct srv_req *q)
 	struct reg_progress pr, sum;
 	struct cl_result c;
 	struct nns_err err;
-	size_t n, ready = 0;
+	size_t n, ready = 0, waiting = 0;
+	double total = 0;
 	int failed = 0, rc = NNS_OK;
 
 	if (!run)
@@ -94,22 +95,24 @@ void api_cluster(struct server *s, struct srv_req *q)
 		free(es);
 		return ms_job(s, q, run);
 	}
-	/* every worker of the group must be loaded; else 202 with progress */
+	/* every worker of the group must be loaded; else 202 with the
+	 * progress of the slowest span not ready (its file, bytes, cause) */
 	memset(&sum, 0, sizeof(sum));
 	for (size_t i = 0; i < n; i++) {
 		int st = reg_acquire(&s->reg, es[i], &pr);
 
 		if (st == REG_READY) {
 			ready++;
-			sum.progress += 1;
+			total += 1;
 			continue;
 		}
 		if (st == REG_FAILED && !failed) {
 			failed = 1;
 			snprintf(sum.err, sizeof(sum.err), "%s", pr.err);
-		} else {
-			sum.progress += pr.progress;
-			sum.phase = pr.phase;
+		} else if (!failed) {
+			total += pr.progress;
+			if (!waiting++ || reg_progress_worse(&pr, &sum))
+				sum = pr;
 		}
 		es[i] = NULL; /* not held */
 	}
@@ -120,7 +123,7 @@ void api_cluster(struct server *s, struct srv_req *q)
 		free(es);
 		if (failed)
 			return srv_error(q, 422, "%s", sum.err);
-		sum.progress /= (double)n;
+		sum.progress = total / (double)n;
 		return srv_progress(q, &sum);
 	}
 	cl_init(&c);

@@ -160,16 +160,18 @@ for cmd in analyse report; do
 	t truncated "$cmd" 0 "$OFF" 'truncated|ends early'
 	t truncated_gz "$cmd" 0 "$OFF" 'truncated|ends early'
 	t gz_no_trailer "$cmd" 0 'truncated|ends early|trailer|CRC'
-	t corrupt_gz "$cmd" 0 "$OFF" 'corrupt'
+	t corrupt_gz "$cmd" 0 "$OFF" 'corrupt|invalid|unexpected' 'kept'
 	t bomb_events "$cmd --max-input $MAX_INPUT" 1 'max-input' 'limit|exceed|larger|more than' \
 		'[0-9]+ ?([KMGT]i?B|[KMGT]\b|bytes)'
 	t bomb_ws "$cmd" 1 "$OFF" 'whitespace'
+	t bomb_events "$cmd" 1 'expands more than 200x' 'max-ratio'
+	t bomb_events "$cmd --max-ratio 0" 1 'memory budget' 'max-memory' '[0-9]+ events'
 	t deep_nesting "$cmd" 0 "$OFF" 'nest|depth'
 	t huge_string "$cmd" 0
 	t dur_bad "$cmd" 0 "$OFF" '"dur"|duration' 'negative|range|large|overflow'
 	t ts_huge "$cmd" 0 "$OFF" '"ts"|timestamp' 'range|large|overflow|finite' '!non-numeric'
-	t dup_keys "$cmd" 0 "$OFF" 'duplicate'
-	t nan_inf "$cmd" 0 "$OFF" 'NaN|Infinity|expected .*number|not a number'
+	t dup_keys "$cmd" 0 "$OFF" 'duplicate|repeated'
+	t nan_inf "$cmd" 0 "$OFF" 'NaN|Infinity|expected .*number|not a number|non-numeric'
 	t bad_utf8 "$cmd" 0
 	t legacy "$cmd" '0|1'
 	t nnst_truncated "$cmd" 0 "$OFF" 'truncated|ends (early|inside)'
