@@ -33,8 +33,8 @@ static const char USAGE[] =
     "      --load-abandon S  stop loading a trace nobody asked for in S seconds\n"
     "                     (default 30; 0: never); the next request starts it again\n"
     "      --request-timeout S  close a connection whose request has not arrived\n"
-    "                     in full S seconds after it opened (default 10; 0: never)\n" CLI_LIMITS_HELP
-    "  -q, --quiet        print only the address and errors\n"
+    "                     in full S seconds after it opened (default 10; 0: "
+    "never)\n" CLI_LIMITS_HELP "  -q, --quiet        print only the address and errors\n"
     "  -h, --help         show this help\n";
 
 static int is_loopback(const char *host)

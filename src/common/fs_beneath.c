@@ -14,15 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#if defined(__has_include) && __has_include(<linux/openat2.h>)
-#include <linux/openat2.h>
-#else /* kernel headers older than Linux 5.6: the ABI, which never changes */
-struct open_how {
-	uint64_t flags, mode, resolve;
-};
-#define RESOLVE_NO_MAGICLINKS 0x02
-#define RESOLVE_BENEATH 0x08
-#endif
+#include <linux/openat2.h> /* Linux 5.6+ headers: Debian 11 onwards */
 #ifndef SYS_openat2
 #define SYS_openat2 437 /* one number on every architecture */
 #endif

@@ -32,10 +32,11 @@ int load_trace(struct model *m, const char *path, const struct kineto_opts *ko, 
 		if (nnst_is_trace_file_in(root, path))
 			rc = nnst_load_file_in(root, path, m, err);
 		else if (is_nnst_name(path))
-			rc = nns_err_set(err, NNS_EFORMAT,
-					 "%s: byte 0: not an nnscope trace: expected the NNSTRACE magic "
-					 "at the start of a .nnst file",
-					 path);
+			rc = nns_err_set(
+			    err, NNS_EFORMAT,
+			    "%s: byte 0: not an nnscope trace: expected the NNSTRACE magic "
+			    "at the start of a .nnst file",
+			    path);
 		else
 			rc = kineto_load_file(path, m, ko, err);
 		if (rc && rc != NNS_ETRUNC)

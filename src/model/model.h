@@ -251,9 +251,9 @@ struct model_diag {
 	 * readable (a legacy format and what it lacks, events that no analysis
 	 * can use): "<file>: ...", said as a warning; "" if nothing */
 	char note[NNS_ERR_MSG_MAX];
-	int64_t notes;		  /* odd input read without losing an event (a
-				   * repeated key, data or padding after the
-				   * document): how many, and the first one */
+	int64_t notes; /* odd input read without losing an event (a
+			* repeated key, data or padding after the
+			* document): how many, and the first one */
 	char first_note[NNS_ERR_MSG_MAX];
 };
 
