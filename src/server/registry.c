@@ -653,14 +653,12 @@ static void *worker_main(void *arg)
 
 	pthread_mutex_lock(&r->mu);
 	for (;;) {
-		struct reg_entry *e;
+		struct reg_entry *e = NULL;
 		struct model *m = NULL;
 		struct an_profile *p = NULL;
 		struct trace_index *ix = NULL;
 		struct nns_err err;
-		int rc;
-
-		int reserve = 0;
+		int rc, reserve = 0;
 
 		while (!r->stop && !(e = pick_locked(r, &reserve)))
 			pthread_cond_wait(&r->cv, &r->mu);
