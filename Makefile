@@ -13,7 +13,7 @@ CFLAGS  ?= $(OPT) -g
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
 CPPFLAGS := -Iinclude -Isrc -D_GNU_SOURCE -MMD -MP
 ALL_CFLAGS := -std=c11 $(WARN) $(CFLAGS) -pthread
-LDLIBS  := -lsqlite3 -lz -lm -pthread
+LDLIBS  := -lsqlite3 -lisal -lz -lm -pthread
 # `make` builds everything (the rules above `all:` would otherwise be the default goal)
 .DEFAULT_GOAL := all
 
@@ -360,7 +360,7 @@ hostile: $(NNSCOPE)
 # The same unit and golden tests under AddressSanitizer + UBSan.
 asan:
 	$(MAKE) BUILD=build-asan OPT=-O1 CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
-		LDLIBS="-lsqlite3 -lz -lm -pthread -fsanitize=address,undefined" unit golden
+		LDLIBS="-lsqlite3 -lisal -lz -lm -pthread -fsanitize=address,undefined" unit golden
 
 # libFuzzer on every importer; a short run in `make test`.
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
@@ -370,7 +370,7 @@ FUZZ_SECONDS ?= 20
 build-fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(TRACE_SRC)
 	@mkdir -p build-fuzz
 	clang $(CPPFLAGS) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -pthread -o $@ $< $(LIB_SRC) \
-		$(if $(filter build-fuzz/fuzz_trace,$@),$(TRACE_SRC)) -lsqlite3 -lz -lm
+		$(if $(filter build-fuzz/fuzz_trace,$@),$(TRACE_SRC)) -lsqlite3 -lisal -lz -lm
 # A finding (crash, sanitizer report, leak, timeout) fails the run; the
 # input that triggered it is left in build-fuzz/ (crash-*, leak-*, ...).
 fuzz: $(FUZZ_BIN)

@@ -24,7 +24,7 @@ mkdir -p "$KIT/lib"
 CLI_OBJ=$(find "$BUILD/src/cli" -name '*.o' | LC_ALL=C sort)
 ARCHIVES=$(make -s --no-print-directory BUILD="$BUILD" print-link-archives)
 cc -std=c11 -pthread -o "$KIT/nnscope" $CLI_OBJ $ARCHIVES \
-	-lmicrohttpd -lsqlite3 -lz -lm -pthread \
+	-lmicrohttpd -lsqlite3 -lisal -lz -lm -pthread \
 	-Wl,--disable-new-dtags,-rpath,'$ORIGIN/lib'
 # every library but the C library's own (the GPU machine has a newer glibc)
 ldd "$KIT/nnscope" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }' |

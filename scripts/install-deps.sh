@@ -1,5 +1,6 @@
 #!/bin/bash
 # install-deps.sh - installs the Debian packages nnscope needs, only those missing.
+#   libisal-dev       ISA-L igzip, the inflater of .json.gz traces (kineto_io.c)
 #   python3-dev       headers for the Python extension (build/python/nnscope)
 #   libopenblas-dev   the C example (examples/mlp)
 #   libclang-rt-14-dev libFuzzer and sanitizer runtimes for clang (make fuzz)
@@ -29,7 +30,7 @@
 #                     python3-torch, or alone when Debian's python3-torch is
 #                     there already; NNS_NO_TORCH=1 skips it too.
 set -e
-PKGS="build-essential clang zlib1g-dev libcmocka-dev libjansson-dev libzstd-dev libsqlite3-dev jq"
+PKGS="build-essential clang zlib1g-dev libisal-dev libcmocka-dev libjansson-dev libzstd-dev libsqlite3-dev jq"
 PKGS="$PKGS python3-dev libopenblas-dev libclang-rt-14-dev clang-format cppcheck"
 PKGS="$PKGS libmicrohttpd-dev chromium wrk curl fonts-dejavu-core python3 time"
 PKGS="$PKGS openssh-server openssh-client rsync openmpi-bin libopenmpi-dev"
