@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <unistd.h>
+#include <zlib.h>
 
 const char *tu_shared_dir(void)
 {
@@ -178,4 +180,32 @@ const struct model_event *tu_find_event(const struct model *m, const char *name,
 		if (strcmp(model_str(m, m->events.v[i].name), name) == 0 && nth-- == 0)
 			return &m->events.v[i];
 	return NULL;
+}
+
+unsigned char *tu_gzip(const char *p, size_t n, int level, size_t *out_n)
+{
+	z_stream z;
+	size_t cap = compressBound((uLong)n) + 64;
+	unsigned char *o = malloc(cap);
+	int ok;
+
+	if (!o)
+		return NULL;
+	memset(&z, 0, sizeof(z));
+	if (deflateInit2(&z, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+		free(o);
+		return NULL;
+	}
+	z.next_in = (unsigned char *)(uintptr_t)p;
+	z.avail_in = (uInt)n;
+	z.next_out = o;
+	z.avail_out = (uInt)cap;
+	ok = deflate(&z, Z_FINISH) == Z_STREAM_END;
+	*out_n = cap - z.avail_out;
+	deflateEnd(&z);
+	if (!ok) {
+		free(o);
+		return NULL;
+	}
+	return o;
 }

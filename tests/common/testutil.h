@@ -50,4 +50,7 @@ const struct an_kernel_row *tu_find_kernel(const struct an_profile *p,
 int tu_nnst_load(const void *bytes, size_t n, struct model *m);
 /* The nth (from 0) event named name, or NULL. */
 const struct model_event *tu_find_event(const struct model *m, const char *name, int nth);
+/* p gzip-compressed at zlib level `level` into a new buffer (one member;
+ * caller frees), its length in *out_n; NULL on a zlib or memory error. */
+unsigned char *tu_gzip(const char *p, size_t n, int level, size_t *out_n);
 #endif

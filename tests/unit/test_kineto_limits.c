@@ -16,11 +16,11 @@
 
 #include "common/buf.h"
 #include "importers/kineto_internal.h"
+#include "testutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #define bput(b, ...) assert_int_equal(buf_printf((b), __VA_ARGS__), 0)
 
@@ -36,25 +36,6 @@ static void want_msg(const char *msg, const char *part)
 {
 	if (!strstr(msg, part))
 		fail_msg("message \"%s\" lacks \"%s\"", msg, part);
-}
-
-static unsigned char *gzip_mem(const char *p, size_t n, size_t *out_n)
-{
-	z_stream z;
-	size_t cap = compressBound((uLong)n) + 64;
-	unsigned char *o = malloc(cap);
-
-	assert_non_null(o);
-	memset(&z, 0, sizeof(z));
-	assert_int_equal(deflateInit2(&z, 9, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY), Z_OK);
-	z.next_in = (unsigned char *)(uintptr_t)p;
-	z.avail_in = (uInt)n;
-	z.next_out = o;
-	z.avail_out = (uInt)cap;
-	assert_int_equal(deflate(&z, Z_FINISH), Z_STREAM_END);
-	*out_n = cap - z.avail_out;
-	deflateEnd(&z);
-	return o;
 }
 
 /* ~60-byte complete events, as bench/gen_bombs writes them, up to `bytes`. */
@@ -182,7 +163,8 @@ static void test_max_input_and_ratio(void **state)
 	assert_int_equal(m.events.n, 0);
 	model_release(&m);
 	/* gzip: when it expands past it */
-	gz = gzip_mem(b.p, b.len, &gzn);
+	gz = tu_gzip(b.p, b.len, 9, &gzn);
+	assert_non_null(gz);
 	assert_int_equal(load(&m, (char *)gz, gzn, &o, &err), NNS_ENOMEM);
 	want_msg(err.msg, "the .gz expands to more than the --max-input limit of 1 MiB of JSON");
 	want_msg(err.msg, "at compressed byte ");
@@ -341,7 +323,8 @@ static void test_gzip_damage(void **state)
 
 	(void)state;
 	tiny_trace(&b, 200000);
-	gz = gzip_mem(b.p, b.len, &gzn);
+	gz = tu_gzip(b.p, b.len, 9, &gzn);
+	assert_non_null(gz);
 
 	/* cut: the events before the cut, and where the stream ends */
 	assert_int_equal(load(&m, (char *)gz, gzn / 2, &o, &err), NNS_ETRUNC);
@@ -365,7 +348,8 @@ static void test_gzip_damage(void **state)
 
 	/* corrupt in the middle: what came before is kept (zlib or the JSON
 	 * parser, whichever notices first, says where) */
-	gz = gzip_mem(b.p, b.len, &gzn);
+	gz = tu_gzip(b.p, b.len, 9, &gzn);
+	assert_non_null(gz);
 	memset(gz + gzn / 2, 0x55, 64);
 	assert_int_equal(load(&m, (char *)gz, gzn, &o, &err), NNS_ETRUNC);
 	want_msg(err.msg, "kept the ");
@@ -374,7 +358,8 @@ static void test_gzip_damage(void **state)
 	free(gz);
 
 	/* a bad checksum: the document is whole, the note says the end was bad */
-	gz = gzip_mem(b.p, b.len, &gzn);
+	gz = tu_gzip(b.p, b.len, 9, &gzn);
+	assert_non_null(gz);
 	gz[gzn - 8] ^= 0xff;
 	assert_int_equal(load(&m, (char *)gz, gzn, &o, &err), NNS_OK);
 	assert_int_equal(m.diag.notes, 1);

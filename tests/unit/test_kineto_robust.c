@@ -16,12 +16,12 @@
 
 #include "common/buf.h"
 #include "importers/kineto_internal.h"
+#include "testutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
 
 /* ---- helpers ------------------------------------------------------------------ */
 
@@ -226,26 +226,6 @@ static void write_file(const char *path, const char *p, size_t n)
 	fclose(f);
 }
 
-/* gzip-compresses p into a new buffer (one member). */
-static unsigned char *gzip_mem(const char *p, size_t n, size_t *out_n)
-{
-	z_stream z;
-	size_t cap = compressBound((uLong)n) + 64;
-	unsigned char *o = malloc(cap);
-
-	assert_non_null(o);
-	memset(&z, 0, sizeof(z));
-	assert_int_equal(deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
-	z.next_in = (unsigned char *)(uintptr_t)p;
-	z.avail_in = (uInt)n;
-	z.next_out = o;
-	z.avail_out = (uInt)cap;
-	assert_int_equal(deflate(&z, Z_FINISH), Z_STREAM_END);
-	*out_n = cap - z.avail_out;
-	deflateEnd(&z);
-	return o;
-}
-
 /* ---- tests --------------------------------------------------------------------- */
 
 static void test_parallel_equals_serial(void **state)
@@ -391,7 +371,8 @@ static void test_gzip(void **state)
 	(void)state;
 	gen_trace(&b, 3000000, 5);
 	assert_int_equal(load_buf(&ref, b.p, b.len, 1, &err), NNS_OK);
-	gz = gzip_mem(b.p, b.len, &gzn);
+	gz = tu_gzip(b.p, b.len, 6, &gzn);
+	assert_non_null(gz);
 
 	/* file, decompressed by a thread */
 	path = temp_path("gz");
@@ -409,9 +390,11 @@ static void test_gzip(void **state)
 
 	/* two members, as `cat a.gz b.gz` makes */
 	half = b.len / 2;
-	gz2 = gzip_mem(b.p + half, b.len - half, &gz2n);
+	gz2 = tu_gzip(b.p + half, b.len - half, 6, &gz2n);
+	assert_non_null(gz2);
 	free(gz);
-	gz = gzip_mem(b.p, half, &gzn);
+	gz = tu_gzip(b.p, half, 6, &gzn);
+	assert_non_null(gz);
 	two = malloc(gzn + gz2n);
 	assert_non_null(two);
 	memcpy(two, gz, gzn);
