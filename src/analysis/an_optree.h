@@ -70,7 +70,7 @@ struct an_optree {
 				   * their node; runtimes: the node they were
 				   * attached to; device events: their launcher's
 				   * node); MODEL_NOIDX if none */
-	int64_t dropped_overlaps; /* nodes dropped for partial overlap */
+	int64_t partial_overlaps; /* nodes that end after the node they start in */
 	int64_t negative_self;	  /* host self times clamped at 0 (overlaps) */
 	int64_t unmatched_runtimes;
 	struct an_attribution attr;

@@ -4,7 +4,10 @@
  *
  * Nodes: operators, python ranges, ProfilerSteps, modules (python_function
  * with a module id) and nccl:/gloo: annotations, built per thread by
- * containment with a stack over events sorted by (start, -end).
+ * containment with a stack over events sorted by (start, -end). An
+ * operator that starts inside another and ends after it is kept, under the
+ * innermost node that holds it, as the model's index nests it; tb_plugin
+ * dropped it, which lost calls of traces rounded to microseconds.
  *
  * Runtime and driver launches belong to the operator the model's index
  * attributed them to (model.op_of, model_index.c: the operator the
@@ -172,14 +175,24 @@ static int build_thread(struct an_profile *p, uint32_t thread, const uint32_t *e
 						goto out;
 					p->tree.owner[evs[i]] = id;
 				} else {
-					t->dropped_overlaps++;
+					/* starts inside top, ends after it (a rounded
+					 * legacy trace, a clock step): hang it under the
+					 * innermost node that holds it, off the stack,
+					 * as the model's index does (MODEL_EF_PARTIAL) */
+					size_t k = stack.n - 1;
+					while (k > 0 && end > t->nodes.v[stack.v[k]].end)
+						k--;
+					id = new_node(t, evs[i], thread, e->name, e->ts, end, type);
+					if (id == MODEL_NOIDX)
+						goto out;
+					add_child(t, stack.v[k], id);
+					p->tree.owner[evs[i]] = id;
+					t->partial_overlaps++;
 				}
 				break;
 			}
-			if (stack.n == 1) { /* never pop the root (an event at INT64_MAX) */
-				t->dropped_overlaps++;
+			if (stack.n == 1) /* never pop the root (an event at INT64_MAX) */
 				break;
-			}
 			stack.n--;
 		}
 	}

@@ -117,7 +117,7 @@ static void write_diagnostics(struct jsonw *w, const struct an_profile *p)
 		jsonw_kint(w, "ranges_closed", p->m->diag.ranges_closed);
 		write_categories(w, p->m);
 	}
-	jsonw_kint(w, "dropped_overlaps", p->tree.dropped_overlaps);
+	jsonw_kint(w, "partial_overlaps", p->tree.partial_overlaps);
 	jsonw_kint(w, "unmatched_runtimes", p->tree.unmatched_runtimes);
 	jsonw_kint(w, "negative_self_clamped", p->tree.negative_self);
 	write_attribution(w, &p->tree.attr);

@@ -665,6 +665,40 @@ static void test_fp32_model_tc_zero(void **st)
 	tu_fx_free(f);
 }
 
+/* An operator that overhangs the one it starts in (torch's legacy format
+ * rounds ts and dur to microseconds apart, so a child can end 1 us after
+ * its parent), as in a trace torch 1.13 wrote:
+ *   aten::relu      [2207,2255) us
+ *   aten::clamp_min [2208,2256) us   starts inside relu, ends after it
+ *   aten::sum       [2258,2260) us
+ *   aten::as_strided[2259,2260) us   inside sum
+ * Every call is kept: clamp_min hangs beside relu (under the thread root,
+ * the innermost range that holds it), so relu's self time is its whole
+ * 48 us and clamp_min's 48 us; one partial overlap is counted. */
+static void test_partial_overlap_kept(void **st)
+{
+	static const char *json = HEAD
+	    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::relu\",\"pid\":1,\"tid\":1,"
+	    "\"ts\":2207,\"dur\":48},"
+	    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::clamp_min\",\"pid\":1,\"tid\":1,"
+	    "\"ts\":2208,\"dur\":48},"
+	    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::sum\",\"pid\":1,\"tid\":1,"
+	    "\"ts\":2258,\"dur\":2},"
+	    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::as_strided\",\"pid\":1,"
+	    "\"tid\":1,\"ts\":2259,\"dur\":1}" TAIL;
+	struct tu_fx *f = load(json);
+	(void)st;
+
+	assert_int_equal(op(f, "aten::relu")->calls, 1);
+	assert_int_equal(op(f, "aten::clamp_min")->calls, 1);
+	assert_int_equal(op(f, "aten::relu")->host_total / 1000, 48);
+	assert_int_equal(op(f, "aten::relu")->host_self / 1000, 48);
+	assert_int_equal(op(f, "aten::clamp_min")->host_self / 1000, 48);
+	assert_int_equal(op(f, "aten::sum")->host_self / 1000, 1);
+	assert_int_equal(f->p.tree.partial_overlaps, 1);
+	tu_fx_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -682,6 +716,7 @@ int main(void)
 	    cmocka_unit_test(test_unknown_cats_overflow),
 	    cmocka_unit_test(test_tensor_core_names),
 	    cmocka_unit_test(test_fp32_model_tc_zero),
+	    cmocka_unit_test(test_partial_overlap_kept),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -563,7 +563,7 @@ static void test_coll_track(void **state)
 	assert_int_equal(e->ts, T(MONO + 1340));
 	assert_int_equal(e->dur, 260);
 	assert_int_equal(an_profile_compute(&p, &m, &err), NNS_OK);
-	assert_int_equal(p.tree.dropped_overlaps, 0);
+	assert_int_equal(p.tree.partial_overlaps, 0);
 	assert_int_equal(p.comm_nodes.n, 3);
 	an_profile_release(&p);
 	model_release(&m);
