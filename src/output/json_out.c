@@ -111,6 +111,9 @@ static void write_diagnostics(struct jsonw *w, const struct an_profile *p)
 		jsonw_kstr(w, "first_problem",
 			   p->m->diag.first_problem[0] ? p->m->diag.first_problem : NULL);
 		jsonw_kstr(w, "note", p->m->diag.note[0] ? p->m->diag.note : NULL);
+		jsonw_kint(w, "odd_spots", p->m->diag.notes);
+		jsonw_kstr(w, "first_odd_spot",
+			   p->m->diag.first_note[0] ? p->m->diag.first_note : NULL);
 		jsonw_kint(w, "bytes_read", p->m->diag.bytes_read);
 		jsonw_kint(w, "events", (int64_t)p->m->events.n);
 		jsonw_kint(w, "events_lost", p->m->diag.events_lost);

@@ -247,7 +247,8 @@ static void overview(FILE *f, const struct an_profile *p, const struct report_op
 			    "  %lld range(s) were still open when the trace ended; closed there\n",
 			    (long long)p->m->diag.ranges_closed);
 	}
-	if (p->m && (p->m->diag.events_skipped || p->m->diag.truncated || p->m->diag.note[0])) {
+	if (p->m && (p->m->diag.events_skipped || p->m->diag.truncated || p->m->diag.note[0] ||
+		     p->m->diag.notes)) {
 		rp_section(f, o, "Input problems");
 		if (p->m->diag.note[0]) {
 			fputs("  ", f);
@@ -262,6 +263,13 @@ static void overview(FILE *f, const struct an_profile *p, const struct report_op
 				(long long)p->m->diag.events_skipped,
 				p->m->diag.first_problem[0] ? "; first: " : "");
 			rp_put_safe(f, p->m->diag.first_problem, sizeof(p->m->diag.first_problem));
+			fputc('\n', f);
+		}
+		if (p->m->diag.notes) {
+			fprintf(f, "  %lld odd spot(s), read without losing an event%s",
+				(long long)p->m->diag.notes,
+				p->m->diag.first_note[0] ? "; first: " : "");
+			rp_put_safe(f, p->m->diag.first_note, sizeof(p->m->diag.first_note));
 			fputc('\n', f);
 		}
 	}

@@ -75,6 +75,10 @@ else
 	printf '{"traceEvents":[{"name":"ProfilerStep#1","ph":"X","cat":"user_annotation","ts":1,"dur":100,"pid":1,"tid":1},{"name":"aten::mm","ph":"X","cat":"cpu_op","ts":2,"dur":50,"pid":1,"tid":1},{"name":"aten::a' \
 		>"$LOG/damaged/truncated.pt.trace.json"
 fi
+# odd but whole: a repeated key (read from its last occurrence) in the second
+# event, so the Overview lists the odd spot
+printf '{"traceEvents":[{"name":"ProfilerStep#1","ph":"X","cat":"user_annotation","ts":1,"dur":100,"pid":1,"tid":1},{"name":"aten::mm","ph":"X","cat":"cpu_op","cat":"cpu_op","ts":2,"dur":50,"pid":1,"tid":1}]}' \
+	>"$LOG/damaged/odd.pt.trace.json"
 
 # a MindSpore cluster job (MindInsight's cluster_propose fixture) for the Cluster view
 MSJOB=$NNS_SHARED/data/mindinsight/cluster_propose

@@ -1002,6 +1002,16 @@ if (!mlpRun) {
     assert.ok(txt.includes(String(doc.diagnostics.first_problem).slice(-40)), 'first problem not shown');
   });
   await shoot(o.page, 'overview', 'damaged');
+  const odd = await open('overview', { run: 'damaged', worker: 'odd' });
+  await check('overview odd: the odd spot is counted and the first one shown', async () => {
+    const doc = await api('/api/view', { run: 'damaged', worker: 'odd', view: 'overview' });
+    assert.equal(doc.diagnostics.odd_spots, 1, 'one repeated key');
+    assert.match(String(doc.diagnostics.first_odd_spot), /repeated|twice|again|duplicate/i);
+    const txt = await odd.page.$eval(inView('overview', 'odd-spots'), (e) => e.textContent).catch(() => null);
+    assert.ok(txt, 'no odd-spots line in the banner');
+    assert.ok(txt.includes('1 odd spot') && txt.includes(String(doc.diagnostics.first_odd_spot).slice(-30)), txt);
+  });
+  await finish('overview odd', odd);
   await finish('overview damaged', o, { allowResourceErrors: true });
   for (const view of ['operator', 'trace']) {
     const p = await open(view, DAMAGED);

@@ -15,7 +15,8 @@ function diagnosticsBanner(doc) {
   if (d.events_skipped > 0) items.push(`${fmtInt(d.events_skipped)} malformed or unsupported events were skipped.`);
   if (d.events_lost > 0) items.push(`${fmtInt(d.events_lost)} events were dropped by the collector (buffers full).`);
   if (d.ranges_closed > 0) items.push(`${fmtInt(d.ranges_closed)} ranges were still open when the trace ended and were closed at its end.`);
-  if (d.dropped_overlaps > 0) items.push(`${fmtInt(d.dropped_overlaps)} improperly nested events were dropped.`);
+  if (d.partial_overlaps > 0) items.push(`${fmtInt(d.partial_overlaps)} operators end after the operator they start in; each is kept under the operator that holds it.`);
+  if (d.odd_spots > 0) items.push(h('span', { testid: 'odd-spots' }, `${fmtInt(d.odd_spots)} odd spots in the input were read without losing an event` + (d.first_odd_spot ? `; first: ${d.first_odd_spot}` : '.')));
   if (d.unmatched_runtimes > 0) items.push(`${fmtInt(d.unmatched_runtimes)} runtime calls could not be matched to an operator.`);
   if (doc.steps_dropped > 0) items.push(`${fmtInt(doc.steps_dropped)} incomplete steps were left out.`);
   const a = d.attribution || {};
