@@ -356,8 +356,15 @@ static inline int kj_eq(struct kstr s, const char *lit, size_t n)
 
 /* kineto_events.c: parses one traceEvents element at *pp and commits it. */
 int kev_element(struct kparser *ps, const char **pp);
-/* Thread index of (pid, tid) texts; MODEL_NOIDX on allocation failure. */
+/* kineto_cats.c: thread index of (pid, tid) texts; MODEL_NOIDX on allocation failure. */
 uint32_t kev_thread(struct kparser *ps, struct kstr pid, struct kstr tid);
+/* kineto_cats.c: a category's model kind (MK_OTHER if none), 1 when an
+ * MK_OTHER category is one Kineto writes on purpose, an accelerator's own
+ * category code (0 for CUDA's), a flow category's MF_* kind. */
+int kcat_kind(struct kstr c);
+int kcat_known_other(struct kstr c);
+int kcat_src_code(struct kstr c);
+int kcat_flow_kind(struct kstr c);
 
 /* kineto_note.c: the kind of an event without "cat" by its legacy
  * torch.profiler pid ("CPU functions": MK_CPU_OP, "CUDA functions":
