@@ -153,18 +153,18 @@ static void api_view(struct server *s, struct srv_req *q)
 	srv_reply_json(q, &w);
 }
 
-/* Acquires every entry of es[0..n); on success all are held. Otherwise
- * answers 202 (with the mean progress) or 500 and holds none (all the
- * entries not loaded yet are queued either way). */
-static int acquire_all(struct server *s, struct srv_req *q, struct reg_entry **es, size_t n,
-		       unsigned char *held)
+/* srv_acquire_all (server.h): every entry, or none and an answer. */
+int srv_acquire_all(struct server *s, struct srv_req *q, struct reg_entry **es, size_t n)
 {
 	struct reg_progress *pr = malloc(2 * sizeof(*pr)), *worst;
+	unsigned char *held = calloc(n ? n : 1, 1);
 	double total = 0;
 	size_t ready = 0, waiting = 0;
 	int failed = 0;
 
-	if (!pr) {
+	if (!pr || !held) {
+		free(pr);
+		free(held);
 		srv_error(q, 503, "out of memory");
 		return 0;
 	}
@@ -198,6 +198,7 @@ static int acquire_all(struct server *s, struct srv_req *q, struct reg_entry **e
 			srv_progress(q, worst);
 		}
 	}
+	free(held);
 	free(pr);
 	return ready == n;
 }
@@ -214,7 +215,6 @@ static void api_distributed(struct server *s, struct srv_req *q)
 	struct reg_entry *es[MAX_GROUP];
 	const struct an_profile *ps[MAX_GROUP];
 	const char *names[MAX_GROUP];
-	unsigned char held[MAX_GROUP];
 	struct an_dist d;
 	struct nns_err err;
 	struct jsonw w;
@@ -226,7 +226,7 @@ static void api_distributed(struct server *s, struct srv_req *q)
 	if (n == 0)
 		return srv_error(q, 404, "no run '%.200s'%s%.64s%s", run,
 				 span ? " with span '" : "", span ? span : "", span ? "'" : "");
-	if (!acquire_all(s, q, es, n, held))
+	if (!srv_acquire_all(s, q, es, n))
 		return;
 	for (size_t i = 0; i < n; i++) {
 		ps[i] = es[i]->p;
@@ -252,7 +252,6 @@ static void api_distributed(struct server *s, struct srv_req *q)
 static void api_diff(struct server *s, struct srv_req *q)
 {
 	struct reg_entry *es[2];
-	unsigned char held[2];
 	struct an_diff d;
 	struct nns_err err;
 	struct jsonw w;
@@ -261,7 +260,7 @@ static void api_diff(struct server *s, struct srv_req *q)
 
 	if (!(es[0] = entry_arg(s, q, "")) || !(es[1] = entry_arg(s, q, "2")))
 		return;
-	if (!acquire_all(s, q, es, es[0] == es[1] ? 1 : 2, held))
+	if (!srv_acquire_all(s, q, es, es[0] == es[1] ? 1 : 2))
 		return;
 	nns_err_clear(&err);
 	memset(&d, 0, sizeof(d));

@@ -69,12 +69,10 @@ void api_cluster(struct server *s, struct srv_req *q)
 {
 	const char *run = srv_arg(q, "run"), *span = srv_arg(q, "span");
 	struct reg_entry **es;
-	struct reg_progress pr, sum;
 	struct cl_result c;
 	struct nns_err err;
-	size_t n, ready = 0, waiting = 0;
-	double total = 0;
-	int failed = 0, rc = NNS_OK;
+	size_t n;
+	int rc = NNS_OK;
 
 	if (!run)
 		return srv_error(q, 400, "missing parameter 'run'");
@@ -95,36 +93,10 @@ void api_cluster(struct server *s, struct srv_req *q)
 		free(es);
 		return ms_job(s, q, run);
 	}
-	/* every worker of the group must be loaded; else 202 with the
-	 * progress of the slowest span not ready (its file, bytes, cause) */
-	memset(&sum, 0, sizeof(sum));
-	for (size_t i = 0; i < n; i++) {
-		int st = reg_acquire(&s->reg, es[i], &pr);
-
-		if (st == REG_READY) {
-			ready++;
-			total += 1;
-			continue;
-		}
-		if (st == REG_FAILED && !failed) {
-			failed = 1;
-			snprintf(sum.err, sizeof(sum.err), "%s", pr.err);
-		} else if (!failed) {
-			total += pr.progress;
-			if (!waiting++ || reg_progress_worse(&pr, &sum))
-				sum = pr;
-		}
-		es[i] = NULL; /* not held */
-	}
-	if (ready < n) {
-		for (size_t i = 0; i < n; i++)
-			if (es[i])
-				reg_put(&s->reg, es[i]);
+	/* every worker of the group must be loaded; else 202 or the error */
+	if (!srv_acquire_all(s, q, es, n)) {
 		free(es);
-		if (failed)
-			return srv_error(q, 422, "%s", sum.err);
-		sum.progress = total / (double)n;
-		return srv_progress(q, &sum);
+		return;
 	}
 	cl_init(&c);
 	nns_err_clear(&err);

@@ -65,6 +65,13 @@ void srv_json_load(struct jsonw *w, const struct reg_progress *pr);
 
 /* Routes an API request (url starts with "/api/"). routes.c */
 void routes_api(struct server *s, struct srv_req *q, const char *url);
+/* Acquires every entry of es[0..n) (a run's workers, a diff's pair):
+ * returns 1 with all held (release each with reg_put), or 0 holding none
+ * after answering 202 (the mean progress, with the slowest span not
+ * ready: its file, bytes, cause) or the error of the first span that
+ * failed (503 memory or deadline, 410 replaced, 422 unreadable). Every
+ * entry not loaded yet is queued either way. routes.c */
+int srv_acquire_all(struct server *s, struct srv_req *q, struct reg_entry **es, size_t n);
 /* /api/cluster and /api/cluster_jobs. routes_cluster.c */
 void api_cluster(struct server *s, struct srv_req *q);
 void api_cluster_jobs(struct server *s, struct srv_req *q);
