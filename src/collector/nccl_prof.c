@@ -6,7 +6,7 @@
  * nccl_prof_abi.c.
  *
  * What NCCL's events mean (NVIDIA/nccl src/enqueue.cc hostStreamPlanTask,
- * src/plugin/profiler.cc, src/transport/profiler.cc, 2.23 to 2.28):
+ * src/plugin/profiler.cc, src/transport/profiler.cc, 2.23 to 2.29):
  *   - a Coll (or P2p) event starts and stops on the thread that enqueues the
  *     task, both inside hostStreamPlanTask(), around posting the task's
  *     proxy operations: after the kernel launch, before the work is done.
@@ -19,7 +19,7 @@
  *     ends (pTimer). There is one per channel the task uses (nChannels in
  *     the v4+ descriptor, nMaxChannels in v3);
  *   - ProxyOp/ProxyStep events describe network transfers only; nnscope
- *     does not ask for them.
+ *     does not ask for them;
  *   - CeColl events (v6+, NCCL 2.29) are collectives NCCL runs with copy
  *     engines, no kernel: started and stopped on the enqueuing thread like
  *     a Coll, with no KernelCh children and no GPU time (NCCL leaves their
@@ -43,7 +43,7 @@
  *     whose kernel events never came (emitted at finalize, or evicted when
  *     the pool is full).
  * Host times are read when NCCL calls us (the collector's raw clock).
-
+ *
  * Threads: NCCL calls from user threads, CUDA host-callback threads and
  * its proxy threads. Every event lives in a slot of one pool (NCP_SLOTS)
  * under one mutex (a leaf lock: names and the writer queue are reached
@@ -111,7 +111,8 @@ static struct {
 	double slope;		      /* 0 until they are 1 ms apart */
 } ncp = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
-/* NNSCOPE_NCCL_GPU_TIMER=0: v4+ records keep the host's view (stream 1) */
+/* (NNSCOPE_NCCL_GPU_TIMER=0 in the environment: v4+ records keep the
+ * host's view, stream 1; ncp_init reads it.) */
 #define NCP_GPU_SPAN_MAX 3600000000000ull /* ns: a task's GPU window beyond is wrong */
 #define NCP_CLOCK_REFRESH (1ull << 27)	  /* raw ticks between slope updates */
 
