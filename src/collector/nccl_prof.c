@@ -353,7 +353,8 @@ int ncp_init(struct ncp_ctx **out, int version, int *mask, uint64_t comm_hash, i
 			(version >= 6 ? NCP_MASK_CE : 0);
 	if (first) {
 		snprintf(v, sizeof(v), "ncclProfiler_v%d%s%s", version,
-			 c->kernel_events ? " kernel" : " enqueue", c->gpu_timer ? " gputimer" : "");
+			 c->kernel_events ? " kernel" : " enqueue",
+			 c->gpu_timer ? " gputimer" : "");
 		nns_set_metadata(nns_current(), "nccl_profiler", v);
 	}
 	*out = c;

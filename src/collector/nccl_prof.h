@@ -36,8 +36,8 @@ struct ncp_event {
 	uint64_t seq;	    /* NCCL's sequence number of the collective */
 	const char *func, *dtype, *algo, *proto;
 	uint64_t count;
-	int root;      /* COLL: root; P2P: peer */
-	int nchannels; /* KCH events to expect, 0 unknown */
+	int root;	 /* COLL: root; P2P: peer */
+	int nchannels;	 /* KCH events to expect, 0 unknown */
 	uint64_t gpu_ns; /* KCH (v4+): the GPU timer at the start, 0 none */
 };
 

@@ -107,7 +107,8 @@ int main(int argc, char **argv)
 
 		if (x->type != NNST_GPU_COLL)
 			continue;
-		t0 = x->flags & NNST_GPUF_HOSTCLOCK ? nnst_clockmap_ns(&cm, x->start) : (int64_t)x->start;
+		t0 = x->flags & NNST_GPUF_HOSTCLOCK ? nnst_clockmap_ns(&cm, x->start)
+						    : (int64_t)x->start;
 		d = x->flags & NNST_GPUF_HOSTCLOCK
 			? nnst_clockmap_ns(&cm, x->end) - nnst_clockmap_ns(&cm, x->start)
 			: (int64_t)(x->end - x->start);

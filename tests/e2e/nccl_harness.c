@@ -413,8 +413,19 @@ static void *thread_bc(void *arg)
 	if (run_task(ctx, &ag) || run_task(ctx, &send))
 		return NULL;
 	if (ver >= 6) {
-		struct op ce = {NCCL_PROF_CE_COLL, "AllGather", "ncclFloat32", "CE", "MC", 0, 0, 0, 0,
-				65536,		   0,		3,	       t->hash};
+		struct op ce = {NCCL_PROF_CE_COLL,
+				"AllGather",
+				"ncclFloat32",
+				"CE",
+				"MC",
+				0,
+				0,
+				0,
+				0,
+				65536,
+				0,
+				3,
+				t->hash};
 		if (run_task(ctx, &ce))
 			return NULL;
 	}
@@ -517,8 +528,9 @@ static int bad(void)
 int main(int argc, char **argv)
 {
 	const char *lib = getenv("NCCL_PROFILER_PLUGIN"), *e;
-	static const char *const names[] = {"ncclProfiler_v6", "ncclProfiler_v5", "ncclProfiler_v4",
-					    "ncclProfiler_v3", "ncclProfiler_v2", "ncclProfiler_v1"};
+	static const char *const names[] = {"ncclProfiler_v6", "ncclProfiler_v5",
+					    "ncclProfiler_v4", "ncclProfiler_v3",
+					    "ncclProfiler_v2", "ncclProfiler_v1"};
 	int want = argc > 2 ? atoi(argv[2]) : 0;
 	void *dl;
 
