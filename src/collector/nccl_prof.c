@@ -6,7 +6,7 @@
  * nccl_prof_abi.c.
  *
  * What NCCL's events mean (NVIDIA/nccl src/enqueue.cc hostStreamPlanTask,
- * src/plugin/profiler.cc, src/transport/profiler.cc, 2.23 to 2.28):
+ * src/plugin/profiler.cc, src/transport/profiler.cc, 2.23 to 2.29):
  *   - a Coll (or P2p) event starts and stops on the thread that enqueues the
  *     task, both inside hostStreamPlanTask(), around posting the task's
  *     proxy operations: after the kernel launch, before the work is done.
@@ -19,16 +19,30 @@
  *     ends (pTimer). There is one per channel the task uses (nChannels in
  *     the v4+ descriptor, nMaxChannels in v3);
  *   - ProxyOp/ProxyStep events describe network transfers only; nnscope
- *     does not ask for them.
- * So a record's start/end is the execution window seen by the proxy
- * thread, from the first KernelCh start to the last KernelCh stop
- * (stream = 1 in the record), when the task had kernel events, else the
- * enqueue window (stream = 0): v1/v2, KernelCh turned off, or a task whose
- * kernel events never came (emitted at finalize, or evicted when the pool
- * is full). Host times are read when NCCL calls us (the collector's raw
- * clock), so the execution window is late by the proxy's polling delay
- * (NCCL's README: less accurate under CPU load); the GPU pTimer values are
- * not used (their clock is not calibrated against the host's here).
+ *     does not ask for them;
+ *   - CeColl events (v6+, NCCL 2.29) are collectives NCCL runs with copy
+ *     engines, no kernel: started and stopped on the enqueuing thread like
+ *     a Coll, with no KernelCh children and no GPU time (NCCL leaves their
+ *     timing to the plugin, which would need CUDA events on the stream).
+ * A record's start/end, by what NCCL gave (`stream` in the record):
+ *   2 the GPU timer (v4+): the first channel's GPU start to the last
+ *     channel's GPU stop, from the %globaltimer stamps NCCL's kernel writes
+ *     into its per-channel timer ring and hands over as kernelCh.pTimer.
+ *     That clock is not the host's: each task is placed on the host clock
+ *     by its own observations. Every KernelCh start and stop is seen by the
+ *     host (h, raw clock) after the GPU stamped it (g, ns), so h - g x slope
+ *     is an upper bound of the clock offset; the tightest one of the task's
+ *     observations is taken (slope: raw ticks per ns, from the collector's
+ *     clock points, 1 without a TSC). The duration is the GPU's; the
+ *     placement is late by the smallest polling delay among the task's
+ *     channels (microseconds with NCCL's spinning thread);
+ *   1 the execution as the host saw it, the first KernelCh start to the last
+ *     stop (v3, or v4+ with GPU times missing or inconsistent: counted in
+ *     META nccl_profiler_gpu_timer);
+ *   0 the enqueue window: v1/v2, KernelCh turned off, CeColl, or a task
+ *     whose kernel events never came (emitted at finalize, or evicted when
+ *     the pool is full).
+ * Host times are read when NCCL calls us (the collector's raw clock).
  *
  * Threads: NCCL calls from user threads, CUDA host-callback threads and
  * its proxy threads. Every event lives in a slot of one pool (NCP_SLOTS)
@@ -58,16 +72,31 @@
 #define NCP_SLOTS 4096u
 #define NCP_FLUSH_MAX 64 /* records emitted per batch at finalize */
 
+/* A task's GPU timer: its channels' GPU window and the observation that
+ * places it on the host clock (nccl_prof.c's header). */
+struct ncp_gpu {
+	uint64_t first, last; /* GPU ns: earliest channel start, latest stop */
+	uint64_t h0, g0;      /* the first observation: raw clock, GPU ns */
+	double best;	      /* min over observations of (h-h0) - (g-g0) x slope */
+	double slope;	      /* raw ticks per ns when h0/g0 were taken */
+	uint16_t n;	      /* channels with a usable start and stop */
+	uint8_t obs;	      /* h0/g0 set */
+	uint8_t bad;	      /* a channel without usable GPU times */
+};
+
 struct ncp_slot {
 	uint32_t gen;	 /* bumped at each allocation; 0 = never used */
-	uint8_t kind;	 /* enum ncp_kind, NCP_OTHER = free */
+	uint8_t kind;	 /* enum ncp_kind (NCP_CE stored as NCP_COLL), NCP_OTHER = free */
 	uint8_t stopped; /* COLL/P2P: the enqueue stop came */
+	uint8_t ce;	 /* COLL: a CeColl, complete at its stop */
 	uint16_t kids_started, kids_stopped, kids_expected;
 	uint32_t next_free;
 	struct ncp_ctx *ctx;
 	uint64_t parent;	     /* KCH: the task's handle */
 	uint64_t enq_start, enq_end; /* raw clock */
 	uint64_t k_start, k_end;     /* raw clock, first KCH start, last stop */
+	uint64_t g_start, g_stop;    /* KCH: GPU ns of its start and stop, 0 none */
+	struct ncp_gpu gpu;	     /* COLL/P2P */
 	struct nnst_gpu rec;	     /* COLL/P2P: filled at start */
 };
 
@@ -78,7 +107,75 @@ static struct {
 	uint32_t nctx;	       /* live contexts */
 	struct ncp_ctx *dead;  /* finalized contexts, freed with the pool */
 	struct ncp_stats st;
+	struct nnst_clock clk0, clkn; /* raw ticks per ns: two clock points */
+	double slope;		      /* 0 until they are 1 ms apart */
 } ncp = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+/* (NNSCOPE_NCCL_GPU_TIMER=0 in the environment: v4+ records keep the
+ * host's view, stream 1; ncp_init reads it.) */
+#define NCP_GPU_SPAN_MAX 3600000000000ull /* ns: a task's GPU window beyond is wrong */
+#define NCP_CLOCK_REFRESH (1ull << 27)	  /* raw ticks between slope updates */
+
+/* Raw clock ticks per ns (mu held): 1 without a TSC, else measured between
+ * the first init's clock point and one refreshed every ~50 ms; 0 while
+ * they are less than 1 ms apart. */
+static double slope_locked(uint64_t now)
+{
+	if (!(NNS_CLOCK_FLAGS & NNST_F_TSC))
+		return 1.0;
+	if (ncp.slope > 0 && now - ncp.clkn.tsc < NCP_CLOCK_REFRESH)
+		return ncp.slope;
+	nns_clock_point(&ncp.clkn);
+	if (ncp.clkn.mono_ns - ncp.clk0.mono_ns >= 1000000 && ncp.clkn.tsc > ncp.clk0.tsc)
+		ncp.slope = (double)(ncp.clkn.tsc - ncp.clk0.tsc) /
+			    (double)(ncp.clkn.mono_ns - ncp.clk0.mono_ns);
+	return ncp.slope;
+}
+
+/* One host observation h (raw) of a GPU stamp g (ns) of task t (mu held). */
+static void gpu_observe(struct ncp_gpu *t, uint64_t h, uint64_t g, double slope)
+{
+	double key;
+
+	if (!g || slope <= 0) {
+		t->bad = 1;
+		return;
+	}
+	if (!t->obs) {
+		t->h0 = h;
+		t->g0 = g;
+		t->best = 0;
+		t->slope = slope;
+		t->obs = 1;
+		return;
+	}
+	key = (double)(int64_t)(h - t->h0) - (double)(int64_t)(g - t->g0) * t->slope;
+	if (key < t->best)
+		t->best = key;
+}
+
+/* GPU ns g of task t on the raw clock, into *out: 0 if it falls before 0. */
+static int gpu_to_raw(const struct ncp_gpu *t, uint64_t g, uint64_t *out)
+{
+	double off = t->best + (double)(int64_t)(g - t->g0) * t->slope;
+
+	if (off < 0 && -off > (double)t->h0)
+		return 0;
+	*out = t->h0 + (uint64_t)(int64_t)(off < 0 ? off - 0.5 : off + 0.5);
+	return 1;
+}
+
+/* The task's GPU window on the raw clock, when every channel gave one. */
+static int gpu_window(const struct ncp_slot *s, uint64_t *start, uint64_t *end)
+{
+	const struct ncp_gpu *t = &s->gpu;
+
+	if (t->bad || !t->obs || !t->n || t->n != s->kids_stopped ||
+	    s->kids_stopped != s->kids_started || t->last < t->first ||
+	    t->last - t->first > NCP_GPU_SPAN_MAX)
+		return 0;
+	return gpu_to_raw(t, t->first, start) && gpu_to_raw(t, t->last, end);
+}
 
 static uint64_t handle_of(uint32_t idx)
 {
@@ -110,10 +207,16 @@ static void slot_free(struct ncp_slot *s)
 static void task_record(struct ncp_slot *s, struct nnst_gpu *out)
 {
 	*out = s->rec;
-	if (s->kids_started && s->kids_stopped) {
+	if (s->kids_started && s->kids_stopped && s->ctx->gpu_timer &&
+	    gpu_window(s, &out->start, &out->end)) {
+		out->stream = 2;
+		ncp.st.gpu_timed++;
+	} else if (s->kids_started && s->kids_stopped) {
 		out->start = s->k_start;
 		out->end = s->k_end;
 		out->stream = 1;
+		if (s->ctx->gpu_timer)
+			ncp.st.gpu_unusable++;
 	} else {
 		out->start = s->enq_start;
 		out->end = s->stopped ? s->enq_end : s->enq_start;
@@ -129,7 +232,7 @@ static int task_complete(const struct ncp_slot *s)
 {
 	if (!s->stopped)
 		return 0;
-	if (!s->ctx->kernel_events)
+	if (!s->ctx->kernel_events || s->ce)
 		return 1;
 	if (s->kids_expected)
 		return s->kids_stopped >= s->kids_expected;
@@ -192,8 +295,11 @@ static struct ncp_slot *slot_alloc(struct nnst_gpu *ev, int *nev)
 	if (!s->gen)
 		s->gen = 1;
 	s->stopped = 0;
+	s->ce = 0;
 	s->kids_started = s->kids_stopped = s->kids_expected = 0;
 	s->k_start = s->k_end = 0;
+	s->g_start = s->g_stop = 0;
+	memset(&s->gpu, 0, sizeof(s->gpu));
 	return s;
 }
 
@@ -208,6 +314,8 @@ static int pool_ready_locked(void)
 		ncp.slot[i].next_free = i + 1 < NCP_SLOTS ? i + 2 : 0;
 	}
 	ncp.free_head = 1;
+	if (!ncp.clk0.tsc)
+		nns_clock_point(&ncp.clk0);
 	return 1;
 }
 
@@ -215,8 +323,9 @@ int ncp_init(struct ncp_ctx **out, int version, int *mask, uint64_t comm_hash, i
 {
 	struct ncp_ctx *c;
 	const char *env = getenv("NNSCOPE_NCCL_KERNEL_EVENTS");
+	const char *genv = getenv("NNSCOPE_NCCL_GPU_TIMER");
 	int first;
-	char v[32];
+	char v[64];
 
 	if (!out)
 		return NNS_EINVAL;
@@ -227,6 +336,7 @@ int ncp_init(struct ncp_ctx **out, int version, int *mask, uint64_t comm_hash, i
 	c->magic = NCP_CTX_MAGIC;
 	c->version = version;
 	c->kernel_events = version >= 3 && !(env && strcmp(env, "0") == 0);
+	c->gpu_timer = c->kernel_events && version >= 4 && !(genv && strcmp(genv, "0") == 0);
 	c->rank = rank;
 	c->nranks = nranks;
 	c->comm_hash = comm_hash;
@@ -239,10 +349,12 @@ int ncp_init(struct ncp_ctx **out, int version, int *mask, uint64_t comm_hash, i
 	first = ncp.nctx++ == 0;
 	pthread_mutex_unlock(&ncp.mu);
 	if (mask) /* one mask for every communicator of the process */
-		*mask = NCP_MASK_BASE | (c->kernel_events ? NCP_MASK_KERNEL : 0);
+		*mask = NCP_MASK_BASE | (c->kernel_events ? NCP_MASK_KERNEL : 0) |
+			(version >= 6 ? NCP_MASK_CE : 0);
 	if (first) {
-		snprintf(v, sizeof(v), "ncclProfiler_v%d%s", version,
-			 c->kernel_events ? " kernel" : " enqueue");
+		snprintf(v, sizeof(v), "ncclProfiler_v%d%s%s", version,
+			 c->kernel_events ? " kernel" : " enqueue",
+			 c->gpu_timer ? " gputimer" : "");
 		nns_set_metadata(nns_current(), "nccl_profiler", v);
 	}
 	*out = c;
@@ -280,7 +392,8 @@ static void task_start(struct ncp_ctx *ctx, const struct ncp_event *e, void **ha
 	nev = 0;
 	s = ncp.slot && ctx->magic == NCP_CTX_MAGIC ? slot_alloc(&ev, &nev) : NULL;
 	if (s) {
-		s->kind = (uint8_t)e->kind;
+		s->kind = (uint8_t)(e->kind == NCP_CE ? NCP_COLL : e->kind);
+		s->ce = e->kind == NCP_CE;
 		s->ctx = ctx;
 		s->rec = rec;
 		s->kids_expected = (uint16_t)(e->nchannels > 0 ? e->nchannels : 0);
@@ -313,11 +426,14 @@ static void kernel_start(const struct ncp_event *e, void **handle)
 		if (!task->kids_started || now < task->k_start)
 			task->k_start = now;
 		task->kids_started++;
+		if (task->ctx->gpu_timer)
+			gpu_observe(&task->gpu, now, e->gpu_ns, slope_locked(now));
 		s = slot_alloc(&ev[0], &nev);
 		if (s && slot_of(parent)) {
 			s->kind = NCP_KCH;
 			s->ctx = task->ctx;
 			s->parent = parent;
+			s->g_start = e->gpu_ns;
 			*handle = (void *)(uintptr_t)handle_of((uint32_t)(s - ncp.slot));
 		} else if (s) { /* the parent was evicted to make room */
 			slot_free(s);
@@ -340,6 +456,7 @@ void ncp_start(struct ncp_ctx *ctx, const struct ncp_event *e, void **handle)
 	switch (e->kind) {
 	case NCP_COLL:
 	case NCP_P2P:
+	case NCP_CE:
 		if (nns_state_load() != 0) /* nothing collects: record nothing */
 			task_start(ctx, e, handle);
 		break;
@@ -349,6 +466,37 @@ void ncp_start(struct ncp_ctx *ctx, const struct ncp_event *e, void **handle)
 	default:
 		break;
 	}
+}
+
+/* A channel of task t stopped at host time now: its GPU start gs and stop
+ * ge (0 none) widen the task's GPU window (mu held). */
+static void kernel_gpu_stop(struct ncp_slot *t, uint64_t now, uint64_t gs, uint64_t ge)
+{
+	struct ncp_gpu *g = &t->gpu;
+
+	if (!gs || !ge || ge < gs || ge - gs > NCP_GPU_SPAN_MAX) {
+		g->bad = 1;
+		return;
+	}
+	gpu_observe(g, now, ge, slope_locked(now));
+	if (!g->n || gs < g->first)
+		g->first = gs;
+	if (!g->n || ge > g->last)
+		g->last = ge;
+	g->n++;
+}
+
+void ncp_kernel_stop_time(void *handle, uint64_t gpu_ns)
+{
+	struct ncp_slot *s;
+
+	if (!handle)
+		return;
+	pthread_mutex_lock(&ncp.mu);
+	s = slot_of((uint64_t)(uintptr_t)handle);
+	if (s && s->kind == NCP_KCH)
+		s->g_stop = gpu_ns;
+	pthread_mutex_unlock(&ncp.mu);
 }
 
 void ncp_stop(void *handle)
@@ -365,6 +513,8 @@ void ncp_stop(void *handle)
 	if (!s) {
 		ncp.st.bad_handle++;
 	} else if (s->kind == NCP_KCH) {
+		uint64_t gs = s->g_start, ge = s->g_stop;
+
 		task = slot_of(s->parent);
 		slot_free(s);
 		if (!task) {
@@ -373,6 +523,8 @@ void ncp_stop(void *handle)
 			task->kids_stopped++;
 			if (now > task->k_end)
 				task->k_end = now;
+			if (task->ctx->gpu_timer)
+				kernel_gpu_stop(task, now, gs, ge);
 			if (task_complete(task)) {
 				task_record(task, &rec);
 				emit = 1;
@@ -419,7 +571,7 @@ static void flush_ctx(const struct ncp_ctx *ctx)
 				slot_free(s);
 				continue;
 			}
-			if (s->ctx->kernel_events && !s->kids_stopped)
+			if (s->ctx->kernel_events && !s->ce && !s->kids_stopped)
 				ncp.st.no_completion++;
 			task_record(s, &batch[n++]);
 		}
@@ -435,7 +587,7 @@ void ncp_finalize(struct ncp_ctx *ctx)
 {
 	struct ncp_stats st;
 	char v[160];
-	int last;
+	int last, gpu_timer;
 
 	struct ncp_ctx *dead = NULL;
 
@@ -445,6 +597,7 @@ void ncp_finalize(struct ncp_ctx *ctx)
 		return;
 	}
 	__atomic_store_n(&ctx->magic, 0, __ATOMIC_RELAXED); /* later calls: ignored */
+	gpu_timer = ctx->gpu_timer;
 	ctx->next_dead = ncp.dead;
 	ncp.dead = ctx;
 	pthread_mutex_unlock(&ncp.mu);
@@ -472,6 +625,11 @@ void ncp_finalize(struct ncp_ctx *ctx)
 			 (unsigned long long)st.pool_full, (unsigned long long)st.bad_handle,
 			 (unsigned long long)st.evicted, (unsigned long long)st.no_completion);
 		nns_set_metadata(nns_current(), "nccl_profiler_drops", v);
+	}
+	if (last && gpu_timer) {
+		snprintf(v, sizeof(v), "timed=%llu unusable=%llu", (unsigned long long)st.gpu_timed,
+			 (unsigned long long)st.gpu_unusable);
+		nns_set_metadata(nns_current(), "nccl_profiler_gpu_timer", v);
 	}
 }
 

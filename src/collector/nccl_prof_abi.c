@@ -1,5 +1,5 @@
 /*
- * nccl_prof_abi.c - the exported ncclProfiler_v1 ... ncclProfiler_v5
+ * nccl_prof_abi.c - the exported ncclProfiler_v1 ... ncclProfiler_v6
  * structs NCCL looks up (newest first) in the library NCCL_PROFILER_PLUGIN
  * names: thin adapters that turn each version's descriptors into a struct
  * ncp_event for the one implementation in nccl_prof.c. Layouts: nccl_profiler_abi.h (from
@@ -7,14 +7,29 @@
  *
  * Every entry point accepts NULL pointers and unknown event types (no
  * handle, ncclSuccess); only init can fail (out of memory), which makes
- * NCCL run without the plugin. The five structs are the exported symbols
+ * NCCL run without the plugin. The six structs are the exported symbols
  * the ABI requires; they hold only function pointers and the name.
  */
 #include "collector/collector.h"
 #include "collector/nccl_prof.h"
 #include "collector/nccl_profiler_abi.h"
 
+#include <stddef.h>
 #include <string.h>
+
+/* v6 extends v5's descriptor: the members nnscope reads sit where v5 has
+ * them (NCCL's profiler_v6.h: "Extend v5 descriptor with CE-specific
+ * fields"), so one fill serves both. */
+#define SAME_AT(m)                                                                                 \
+	_Static_assert(offsetof(struct nccl_prof_descr_v5, m) ==                                   \
+			   offsetof(struct nccl_prof_descr_v6, m),                                 \
+		       "v6 moved " #m)
+SAME_AT(coll.nChannels);
+SAME_AT(coll.proto);
+SAME_AT(p2p.nChannels);
+SAME_AT(kernelCh.pTimer);
+SAME_AT(parentObj);
+SAME_AT(rank);
 
 /* ---- v1 enums (NCCL's ncclFunc_t, ncclDataType_t, NCCL_ALGO_*, NCCL_PROTO_*)
  * mapped to the strings v2+ pass, so records look the same whatever the
@@ -63,11 +78,12 @@ static nccl_result_t record_v1(void *handle, nccl_prof_state_t state,
 	return NCCL_PROF_SUCCESS;
 }
 
-/* KernelCh stop's GPU time is not used (nccl_prof.c: host times) */
+/* v4+: KernelChStop carries the GPU timer at the channel's stop */
 static nccl_result_t record_v4(void *handle, nccl_prof_state_t state,
 			       union nccl_prof_state_args_v4 *args)
 {
-	(void)handle, (void)state, (void)args;
+	if (state == NCCL_PROF_STATE_KERNELCH_STOP && args)
+		ncp_kernel_stop_time(handle, args->kernelCh.pTimer);
 	return NCCL_PROF_SUCCESS;
 }
 
@@ -192,7 +208,7 @@ static nccl_result_t start_v3(void *context, void **handle, struct nccl_prof_des
 	return NCCL_PROF_SUCCESS;
 }
 
-/* ---- v4 and v5: the same coll/p2p/kernelCh fields ------------------------- */
+/* ---- v4, v5 and v6: the same coll/p2p/kernelCh fields --------------------- */
 
 static nccl_result_t init_v4(void **context, int *mask, const char *comm_name, uint64_t hash,
 			     int nnodes, int nranks, int rank, nccl_logger_t log)
@@ -230,6 +246,7 @@ static nccl_result_t init_v5(void **context, uint64_t comm_id, int *mask, const 
 		} else if ((d)->type == NCCL_PROF_KERNEL_CH) {                                     \
 			(e).kind = NCP_KCH;                                                        \
 			(e).parent = (d)->parentObj;                                               \
+			(e).gpu_ns = (d)->kernelCh.pTimer;                                         \
 		}                                                                                  \
 	} while (0)
 
@@ -263,8 +280,44 @@ static nccl_result_t start_v5(void *context, void **handle, struct nccl_prof_des
 	return NCCL_PROF_SUCCESS;
 }
 
+/* v6: v5's events, and CeColl (a collective done by copy engines) recorded
+ * like a Coll with algorithm "CE" and its sync strategy as the protocol */
+static nccl_result_t init_v6(void **context, uint64_t comm_id, int *mask, const char *comm_name,
+			     int nnodes, int nranks, int rank, nccl_logger_t log)
+{
+	(void)comm_name, (void)nnodes, (void)log;
+	return init_common(context, 6, mask, comm_id, nranks, rank);
+}
+
+static nccl_result_t start_v6(void *context, void **handle, struct nccl_prof_descr_v6 *d)
+{
+	struct ncp_event e;
+
+	if (!handle)
+		return NCCL_PROF_SUCCESS;
+	*handle = NULL;
+	if (!d)
+		return NCCL_PROF_SUCCESS;
+	event_init(&e, d->rank);
+	V45_FILL(e, d);
+	if (d->type == NCCL_PROF_CE_COLL) {
+		e.kind = NCP_CE;
+		e.seq = d->ceColl.seqNumber;
+		e.func = d->ceColl.func;
+		e.dtype = d->ceColl.datatype;
+		e.algo = "CE";
+		e.proto = d->ceColl.syncStrategy;
+		e.count = d->ceColl.count;
+		e.root = d->ceColl.root;
+	}
+	ncp_start(ctx_of(context), &e, handle);
+	return NCCL_PROF_SUCCESS;
+}
+
 /* ---- the exported structs ------------------------------------------------- */
 
+NNS_API struct nccl_profiler_v6 ncclProfiler_v6 = {"nnscope", init_v6,	 start_v6,
+						   stop_any,  record_v4, finalize_any};
 NNS_API struct nccl_profiler_v5 ncclProfiler_v5 = {"nnscope", init_v5,	 start_v5,
 						   stop_any,  record_v4, finalize_any};
 NNS_API struct nccl_profiler_v4 ncclProfiler_v4 = {"nnscope", init_v4,	 start_v4,

@@ -6,7 +6,8 @@
  *
  *   nccl_check FILE
  *   coll name=AllReduce count=N hash=0x.. dtype=.. algo=.. proto=.. rank=N
- *        nranks=N root=N seq=N tid=N dur_us=N exec=0|1 hostclock=0|1
+ *        nranks=N root=N seq=N tid=N start_ns=N dur_us=N exec=0|1|2 hostclock=0|1
+ *   (start_ns: CLOCK_MONOTONIC ns of a host-clock record, else its start)
  *   meta nccl_profiler=...
  * Exit status 0 when the file reads to its end, 1 otherwise.
  */
@@ -102,18 +103,20 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < ng; i++) {
 		const struct nnst_gpu *x = &g[i];
-		int64_t d;
+		int64_t d, t0;
 
 		if (x->type != NNST_GPU_COLL)
 			continue;
+		t0 = x->flags & NNST_GPUF_HOSTCLOCK ? nnst_clockmap_ns(&cm, x->start)
+						    : (int64_t)x->start;
 		d = x->flags & NNST_GPUF_HOSTCLOCK
 			? nnst_clockmap_ns(&cm, x->end) - nnst_clockmap_ns(&cm, x->start)
 			: (int64_t)(x->end - x->start);
 		printf("coll name=%s count=%" PRIu64 " hash=0x%" PRIx64
 		       " dtype=%s algo=%s proto=%s rank=%d nranks=%u root=%d seq=%u tid=%u "
-		       "dur_us=%" PRId64 " exec=%u hostclock=%d\n",
+		       "start_ns=%" PRId64 " dur_us=%" PRId64 " exec=%u hostclock=%d\n",
 		       S(x->name), x->a, x->b, S(x->u[0]), S(x->u[1]), S(x->u[2]), (int)x->u[3],
-		       x->u[4], (int)x->u[5], x->u[6], x->u[7], d / 1000, x->stream,
+		       x->u[4], (int)x->u[5], x->u[6], x->u[7], t0, d / 1000, x->stream,
 		       x->flags & NNST_GPUF_HOSTCLOCK);
 	}
 	nnst_reader_close(r);

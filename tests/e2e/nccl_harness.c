@@ -1,13 +1,23 @@
 /*
  * nccl_harness.c - plays NCCL's part for the NCCL profiler plugin in
  * libnnscope.so, without a GPU (owner: the collector; run by
- * tests/e2e/nccl_plugin.sh). Like NCCL 2.28.9 it dlopen()s
- * $NCCL_PROFILER_PLUGIN and looks up ncclProfiler_v5, then v4, v3, v2, v1
- * (or only the version given), calls init per communicator, then startEvent /
- * stopEvent / recordEventState / finalize in the order NCCL does:
- * a task's Coll (or P2p) event starts and stops on the enqueuing thread,
- * then (v3+) one KernelCh event per channel, child of the task, starts and
- * (v4+: after a KernelChStop state with a GPU time) stops.
+ * tests/e2e/nccl_plugin.sh). Like NCCL 2.29 it dlopen()s
+ * $NCCL_PROFILER_PLUGIN and looks up ncclProfiler_v6, then v5, v4, v3, v2,
+ * v1 (or only the version given), calls init per communicator, then
+ * startEvent / stopEvent / recordEventState / finalize in the order NCCL
+ * does: a task's Coll (or P2p) event starts and stops on the enqueuing
+ * thread, then (v3+) one KernelCh event per channel, child of the task,
+ * starts and (v4+: after a KernelChStop state with a GPU time) stops.
+ *
+ * The GPU timer (v4+), as NCCL's kernel would stamp it: GPU ns = the
+ * harness's CLOCK_MONOTONIC + GPU_OFF (an arbitrary epoch); t0 = when the
+ * harness starts the KernelCh events: channel 0 began on the GPU at
+ * t0 - 1000 us and ended at t0 + 19000 us, channel 1 began at t0 - 500 us
+ * and ended at t0 + 20000 us, so the task ran 21000 us on the GPU while
+ * the host sees its channels open for KERNEL_US (30000 us).
+ * HARNESS_GPU_TIMER=0 gives no GPU times (pTimer 0), =bad a channel that
+ * stops before it starts. Prints "t0 func=F hash=0xH seq=N ns=T" per task
+ * with KernelCh events (T: t0, CLOCK_MONOTONIC ns).
  *
  *   nccl_harness script [VERSION]   rank $RANK of $WORLD_SIZE (default 0/2):
  *     thread "ar" on communicator 1: 5 x AllReduce 1048576 ncclFloat32
@@ -16,7 +26,9 @@
  *       (TREE/LL, seq 0-1), 1 x AllGather 262144 ncclFloat16 (RING/LL128,
  *       seq 2), 1 x Send 1024 ncclInt8 to peer (rank+1) % world;
  *     each task: ENQ_US between its Coll start and stop, then (v3+) its 2
- *     kernel channels run for KERNEL_US.
+ *     kernel channels run for KERNEL_US; (v6) after the Send, a CeColl
+ *     AllGather 65536 ncclFloat32 (sync "MC", seq 3), and after each task
+ *     a ProxyOp start under it, which must get no handle.
  *   nccl_harness bad [VERSION]      NULL and stale handles, unknown types,
  *     a pool flood (5000 "Flood" collectives started, never stopped, on a
  *     communicator of their own), calls on a finalized context, then one
@@ -38,13 +50,14 @@
 #define ENQ_US 2000
 #define KERNEL_US 30000
 #define NCH 2
+#define GPU_OFF 7000000000000000ull /* ns: the GPU clock's epoch, arbitrary */
 
 static int ver;
 static void *sym;
 static int world = 2, rank_ = 0;
 
 struct op {
-	int type; /* NCCL_PROF_COLL or NCCL_PROF_P2P */
+	int type; /* NCCL_PROF_COLL, NCCL_PROF_P2P or NCCL_PROF_CE_COLL */
 	const char *func, *dtype, *algo, *proto;
 	int func1, dtype1, algo1, proto1; /* v1 enums */
 	size_t count;
@@ -52,6 +65,16 @@ struct op {
 	uint64_t seq;
 	uint64_t comm_hash;
 };
+
+static __thread uint64_t kch_ptimer; /* pTimer of the next KernelCh start */
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 static void sleep_us(long us)
 {
@@ -64,6 +87,9 @@ static void sleep_us(long us)
 static int h_init(void **ctx, int *mask, uint64_t hash)
 {
 	switch (ver) {
+	case 6:
+		return ((struct nccl_profiler_v6 *)sym)
+		    ->init(ctx, hash, mask, "harness", 1, world, rank_, NULL);
 	case 5:
 		return ((struct nccl_profiler_v5 *)sym)
 		    ->init(ctx, hash, mask, "harness", 1, world, rank_, NULL);
@@ -82,6 +108,8 @@ static int h_init(void **ctx, int *mask, uint64_t hash)
 static int h_fini(void *ctx)
 {
 	switch (ver) {
+	case 6:
+		return ((struct nccl_profiler_v6 *)sym)->finalize(ctx);
 	case 5:
 		return ((struct nccl_profiler_v5 *)sym)->finalize(ctx);
 	case 4:
@@ -98,6 +126,8 @@ static int h_fini(void *ctx)
 static int h_stop(void *h)
 {
 	switch (ver) {
+	case 6:
+		return ((struct nccl_profiler_v6 *)sym)->stopEvent(h);
 	case 5:
 		return ((struct nccl_profiler_v5 *)sym)->stopEvent(h);
 	case 4:
@@ -118,6 +148,9 @@ static int h_kstop_state(void *h, uint64_t ptimer)
 
 	memset(&a, 0, sizeof(a));
 	a.kernelCh.pTimer = ptimer;
+	if (ver == 6)
+		return ((struct nccl_profiler_v6 *)sym)
+		    ->recordEventState(h, NCCL_PROF_STATE_KERNELCH_STOP, &a);
 	if (ver == 5)
 		return ((struct nccl_profiler_v5 *)sym)
 		    ->recordEventState(h, NCCL_PROF_STATE_KERNELCH_STOP, &a);
@@ -131,6 +164,45 @@ static int h_kstop_state(void *h, uint64_t ptimer)
  * whose parent is `parent` (KernelCh, or anything for the bad cases). */
 static int h_start(void *ctx, void **h, const struct op *o, int type, void *parent)
 {
+	if (ver == 6) {
+		struct nccl_prof_descr_v6 d;
+
+		memset(&d, 0, sizeof(d));
+		d.type = (uint64_t)(o ? o->type : type);
+		d.parentObj = parent;
+		d.rank = rank_;
+		if (o && o->type == NCCL_PROF_COLL) {
+			d.coll.seqNumber = o->seq;
+			d.coll.func = o->func;
+			d.coll.count = o->count;
+			d.coll.root = o->root;
+			d.coll.datatype = o->dtype;
+			d.coll.nChannels = NCH;
+			d.coll.algo = o->algo;
+			d.coll.proto = o->proto;
+		} else if (o && o->type == NCCL_PROF_CE_COLL) {
+			d.ceColl.seqNumber = o->seq;
+			d.ceColl.func = o->func;
+			d.ceColl.count = o->count;
+			d.ceColl.root = o->root;
+			d.ceColl.datatype = o->dtype;
+			d.ceColl.syncStrategy = o->proto;
+			d.ceColl.ceSeqNum = (uint32_t)o->seq;
+		} else if (o) {
+			d.p2p.func = o->func;
+			d.p2p.datatype = o->dtype;
+			d.p2p.count = o->count;
+			d.p2p.peer = o->root;
+			d.p2p.nChannels = NCH;
+		} else if (type == NCCL_PROF_KERNEL_CH) {
+			d.kernelCh.channelId = 1;
+			d.kernelCh.pTimer = kch_ptimer;
+		} else if (type == NCCL_PROF_PROXY_OP) {
+			d.proxyOp.pid = getpid();
+			d.proxyOp.nSteps = 4;
+		}
+		return ((struct nccl_profiler_v6 *)sym)->startEvent(ctx, h, &d);
+	}
 	if (ver >= 4) {
 		struct nccl_prof_descr_v5 d5;
 		struct nccl_prof_descr_v4 d4;
@@ -159,7 +231,7 @@ static int h_start(void *ctx, void **h, const struct op *o, int type, void *pare
 			d5.p2p.nChannels = d4.p2p.nChannels = NCH;
 		} else if (type == NCCL_PROF_KERNEL_CH) {
 			d5.kernelCh.channelId = d4.kernelCh.channelId = 1;
-			d5.kernelCh.pTimer = d4.kernelCh.pTimer = 1000;
+			d5.kernelCh.pTimer = d4.kernelCh.pTimer = kch_ptimer;
 		}
 		if (ver == 5)
 			return ((struct nccl_profiler_v5 *)sym)->startEvent(ctx, h, &d5);
@@ -230,10 +302,25 @@ static int h_start(void *ctx, void **h, const struct op *o, int type, void *pare
 	}
 }
 
+/* GPU times of channel c of a task whose KernelCh events start at t0
+ * (the file's header), per HARNESS_GPU_TIMER */
+static void gpu_times(uint64_t t0, int c, uint64_t *start, uint64_t *stop)
+{
+	const char *m = getenv("HARNESS_GPU_TIMER");
+
+	*start = t0 + GPU_OFF - (c ? 500000 : 1000000);
+	*stop = t0 + GPU_OFF + (c ? 20000000 : 19000000);
+	if (m && strcmp(m, "0") == 0)
+		*start = *stop = 0;
+	else if (m && strcmp(m, "bad") == 0 && c == 1)
+		*stop = *start - 1000;
+}
+
 /* One task as NCCL reports it. Returns 0, else 1 with a message. */
 static int run_task(void *ctx, const struct op *o)
 {
-	void *h = NULL, *kh[NCH] = {0};
+	void *h = NULL, *kh[NCH] = {0}, *ph = NULL;
+	uint64_t t0, gs[NCH], ge[NCH];
 
 	if (h_start(ctx, &h, o, 0, NULL))
 		return 1;
@@ -246,9 +333,21 @@ static int run_task(void *ctx, const struct op *o)
 	sleep_us(ENQ_US);
 	if (h_stop(h))
 		return 1;
-	if (ver < 3)
+	if (ver >= 6) { /* a ProxyOp under the task: not asked for, not recorded */
+		if (h_start(ctx, &ph, NULL, NCCL_PROF_PROXY_OP, h) || ph) {
+			fprintf(stderr, "nccl_harness: %s: a ProxyOp got a handle\n", o->func);
+			return 1;
+		}
+	}
+	if (ver < 3 || o->type == NCCL_PROF_CE_COLL)
 		return 0;
+	t0 = mono_ns();
+	printf("t0 func=%s hash=0x%llx seq=%llu ns=%llu\n", o->func,
+	       (unsigned long long)o->comm_hash, (unsigned long long)o->seq,
+	       (unsigned long long)t0);
 	for (int c = 0; c < NCH; c++) {
+		gpu_times(t0, c, &gs[c], &ge[c]);
+		kch_ptimer = ver >= 4 ? gs[c] : 0;
 		if (h_start(ctx, &kh[c], NULL, NCCL_PROF_KERNEL_CH, h) || !kh[c]) {
 			fprintf(stderr, "nccl_harness: %s: no KernelCh handle\n", o->func);
 			return 1;
@@ -256,7 +355,7 @@ static int run_task(void *ctx, const struct op *o)
 	}
 	sleep_us(KERNEL_US);
 	for (int c = 0; c < NCH; c++) {
-		h_kstop_state(kh[c], 2000000);
+		h_kstop_state(kh[c], ge[c]);
 		h_stop(kh[c]);
 	}
 	return 0;
@@ -313,6 +412,23 @@ static void *thread_bc(void *arg)
 	}
 	if (run_task(ctx, &ag) || run_task(ctx, &send))
 		return NULL;
+	if (ver >= 6) {
+		struct op ce = {NCCL_PROF_CE_COLL,
+				"AllGather",
+				"ncclFloat32",
+				"CE",
+				"MC",
+				0,
+				0,
+				0,
+				0,
+				65536,
+				0,
+				3,
+				t->hash};
+		if (run_task(ctx, &ce))
+			return NULL;
+	}
 	t->rc = h_fini(ctx);
 	return NULL;
 }
@@ -412,7 +528,8 @@ static int bad(void)
 int main(int argc, char **argv)
 {
 	const char *lib = getenv("NCCL_PROFILER_PLUGIN"), *e;
-	static const char *const names[] = {"ncclProfiler_v5", "ncclProfiler_v4", "ncclProfiler_v3",
+	static const char *const names[] = {"ncclProfiler_v6", "ncclProfiler_v5",
+					    "ncclProfiler_v4", "ncclProfiler_v3",
 					    "ncclProfiler_v2", "ncclProfiler_v1"};
 	int want = argc > 2 ? atoi(argv[2]) : 0;
 	void *dl;
@@ -430,11 +547,11 @@ int main(int argc, char **argv)
 			lib ? lib : "(unset)", dlerror());
 		return 1;
 	}
-	for (int i = 0; i < 5 && !sym; i++) { /* newest first, as NCCL 2.28 */
-		if (want && want != 5 - i)
+	for (int i = 0; i < 6 && !sym; i++) { /* newest first, as NCCL 2.29 */
+		if (want && want != 6 - i)
 			continue;
 		sym = dlsym(dl, names[i]);
-		ver = 5 - i;
+		ver = 6 - i;
 	}
 	if (!sym) {
 		fprintf(stderr, "nccl_harness: no ncclProfiler_v%d in %s\n", want, lib);

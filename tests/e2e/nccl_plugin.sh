@@ -5,20 +5,33 @@
 # ncclProfiler_vN it finds, or the version asked for. Checks:
 #   - `nnscope run` sets NCCL_PROFILER_PLUGIN to libnnscope.so, keeps a
 #     user's;
-#   - two ranks (RANK=0/1, WORLD_SIZE=2) in one run dir, v5: each trace holds
-#     exactly the COLL records of the harness's script (function, count,
-#     datatype, algorithm, protocol, root or peer, rank/nranks, communicator
-#     hash, sequence numbers), timed by their kernel-channel events (>= the
-#     30 ms the harness keeps them open), one caller thread per communicator;
-#   - versions 1-4 give the same records (v1's enums mapped to v2+'s
-#     strings; v1/v2 have no kernel events: the enqueue window, >= 2 ms);
+#   - two ranks (RANK=0/1, WORLD_SIZE=2) in one run dir, v6 (NCCL 2.29+):
+#     each trace holds exactly the COLL records of the harness's script
+#     (function, count, datatype, algorithm, protocol, root or peer,
+#     rank/nranks, communicator hash, sequence numbers) plus v6's copy-engine
+#     AllGather (algorithm CE, protocol MC, its enqueue window), one caller
+#     thread per communicator; ProxyOp events get no handle;
+#   - the GPU timer (v4+): each task's record spans its channels' GPU times,
+#     21000 us (channel 0 from t0 - 1000 us to t0 + 19000 us, channel 1
+#     from t0 - 500 us to t0 + 20000 us, the host keeping them open 30 ms),
+#     exec=2, placed by the tightest host observation: its start is t0 -
+#     500 us (channel 1's GPU start, seen at t0, minus the 500 us channel 0
+#     began before it) plus the harness's few us between t0 and that start;
+#     META nccl_profiler_gpu_timer timed=9 unusable=0;
+#   - without usable GPU times (pTimer 0, a channel stopping before it
+#     starts) or with NNSCOPE_NCCL_GPU_TIMER=0: the host's view (exec=1,
+#     >= 30 ms), counted as unusable;
+#   - versions 1-5 give the same records (v1's enums mapped to v2+'s
+#     strings; v1/v2 have no kernel events: the enqueue window, >= 2 ms;
+#     v3 has no GPU times: the kernel events' host window, >= 30 ms);
 #   - bad calls (NULL/stale/double-stopped handles, unknown types, a 5000-task
-#     flood past the 4096-slot pool, a finalized context) do not crash, are
+#     flood past the 4096-slot pool, a finalized context; v6 v5 v3 v1) do not crash, are
 #     counted in META nccl_profiler_drops, and a later task is still recorded;
 #   - without a profiler the plugin records nothing and does not fail;
 #   - `nnscope analyse` of the two-rank run: the communication table has
-#     both ranks and per op the calls and bytes of the script, and each
-#     rank communicates at least the time its all-reduces were open.
+#     both ranks and per op the calls and bytes of the script (the CE
+#     AllGather included), and each rank communicates at least the GPU time
+#     of its all-reduces (5 x 21 ms).
 #
 #   NNSCOPE=build/nnscope bash tests/e2e/nccl_plugin.sh
 set -euo pipefail
@@ -53,12 +66,11 @@ got=$(NCCL_PROFILER_PLUGIN=/my/plugin.so "$NNSCOPE" run -q -o env -- sh -c 'echo
 [ "$got" = /my/plugin.so ] && pass "a user's NCCL_PROFILER_PLUGIN is kept" ||
 	fail "user's NCCL_PROFILER_PLUGIN became '$got'"
 
-# sig FILE: the records without time and thread, sorted
-sig() { "$C" "$1" | awk '$1=="coll"{$NF=""; $(NF-1)=""; $(NF-2)=""; $(NF-3)=""; print}' |
-	sed 's/ *$//' | sort; }
-# want RANK NRANKS EXEC: the records the script makes
+# sig FILE: the records without thread and times, sorted
+sig() { "$C" "$1" | awk '$1=="coll"' | sed 's/ tid=.*//' | sort; }
+# want RANK NRANKS VERSION: the records the script makes
 want() {
-	local r=$1 n=$2 x=$3 a=0xa11ed0ce00000001 b=0xa11ed0ce00000002 i
+	local r=$1 n=$2 v=$3 a=0xa11ed0ce00000001 b=0xa11ed0ce00000002 i
 	for i in 0 1 2 3 4; do
 		echo "coll name=AllReduce count=1048576 hash=$a dtype=ncclFloat32 algo=RING proto=SIMPLE rank=$r nranks=$n root=0 seq=$i"
 	done
@@ -67,20 +79,36 @@ want() {
 	done
 	echo "coll name=AllGather count=262144 hash=$b dtype=ncclFloat16 algo=RING proto=LL128 rank=$r nranks=$n root=0 seq=2"
 	echo "coll name=Send count=1024 hash=$b dtype=ncclInt8 algo= proto= rank=$r nranks=$n root=$(((r + 1) % 2)) seq=0"
-	: "$x"
+	[ "$v" -lt 6 ] ||
+		echo "coll name=AllGather count=65536 hash=$b dtype=ncclFloat32 algo=CE proto=MC rank=$r nranks=$n root=0 seq=3"
 }
-# check_file FILE RANK NRANKS EXEC MIN_US LABEL
+# times FILE: name/algorithm, exec, dur_us, hostclock of each record
+times() { "$C" "$1" | awk '$1=="coll"{ for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+	print v["name"] "/" v["algo"], v["exec"], v["dur_us"], v["hostclock"] }'; }
+# check_file FILE RANK NRANKS VERSION LABEL [EXEC]: records and times; EXEC
+# of the kernel tasks (default by version: 0 for v1/v2, 1 for v3, 2 for v4+)
 check_file() {
-	local f=$1 r=$2 n=$3 x=$4 us=$5 l=$6 got exp bad tids
+	local f=$1 r=$2 n=$3 ver=$4 l=$5 x=${6:-} got exp bad tids nrec what
+	if [ -z "$x" ]; then
+		x=0
+		[ "$ver" -ge 3 ] && x=1
+		[ "$ver" -ge 4 ] && x=2
+	fi
 	got=$(sig "$f")
-	exp=$(want "$r" "$n" "$x" | sort)
-	[ "$got" = "$exp" ] && pass "$l: exactly the 9 records of the script" ||
+	exp=$(want "$r" "$n" "$ver" | sort)
+	nrec=$(wc -l <<<"$exp")
+	[ "$got" = "$exp" ] && pass "$l: exactly the $nrec records of the script" ||
 		fail "$l: records differ:$(diff <(echo "$exp") <(echo "$got") | head -8 | tr '\n' '|')"
-	bad=$("$C" "$f" | awk -v us="$us" -v x="$x" '$1=="coll"{
-		for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-		if (v["dur_us"] + 0 < us || v["exec"] != x || v["hostclock"] != 1) print v["name"], v["dur_us"], v["exec"] }')
-	[ -z "$bad" ] && pass "$l: every record lasts >= $us us, exec=$x, host clock" ||
-		fail "$l: records off: $bad"
+	# exec 0: the enqueue window (ENQ_US 2000 us); 1: the host sees the
+	# channels open >= KERNEL_US 30000 us; 2: the GPU's 21000 us (one GPU ns
+	# span put on the host clock: +-10 us). The CE AllGather has no
+	# kernel: its enqueue window.
+	bad=$(times "$f" | awk -v x="$x" '{ e = ($1 == "AllGather/CE") ? 0 : x
+		ok = $2 == e && $4 == 1 && (e == 0 ? $3 >= 2000 : e == 1 ? $3 >= 30000 : $3 >= 20990 && $3 <= 21010)
+		if (!ok) print $0 }')
+	case $x in 0) what='>= 2000 us' ;; 1) what='>= 30000 us' ;; *) what='21000 +- 10 us' ;; esac
+	[ -z "$bad" ] && pass "$l: every kernel task exec=$x, $what, host clock" ||
+		fail "$l: records off (name exec dur_us hostclock): $(tr '\n' '|' <<<"$bad")"
 	# one caller thread per communicator (thread ar: AllReduce; bc: the rest)
 	tids=$("$C" "$f" | awk '$1=="coll"{ for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
 		print v["hash"], v["tid"] }' | sort -u)
@@ -100,18 +128,30 @@ wait "$p0" || rc0=$?
 wait "$p1" || rc1=$?
 [ "$rc0" = 0 ] && [ "$rc1" = 0 ] && pass "two ranks ran (exit 0)" ||
 	fail "ranks exited $rc0/$rc1: $(cat r0.err r1.err | head -3)"
-grep -q '^version=5 ' r0.out && pass "the harness found ncclProfiler_v5 first" || fail "version: $(cat r0.out)"
+grep -q '^version=6 ' r0.out && pass "the harness found ncclProfiler_v6 first" || fail "version: $(head -1 r0.out)"
 n=$(ls two/*.nnst 2>/dev/null | wc -l)
 [ "$n" = 2 ] && pass "two traces in the run dir" || fail "$n traces in two/"
 for f in two/*.nnst; do
 	r=$("$C" "$f" | awk '$1=="coll"{ sub("rank=", "", $8); print $8; exit }')
-	case "$r" in 0 | 1) check_file "$f" "$r" 2 1 30000 "v5 rank $r" ;; *) fail "$f: no rank ($r)" ;; esac
-	grep -qx 'meta nccl_profiler=ncclProfiler_v5 kernel' <<<"$("$C" "$f")" &&
-		pass "v5 rank $r: META nccl_profiler" || fail "v5 rank $r: META nccl_profiler missing"
+	case "$r" in 0 | 1) check_file "$f" "$r" 2 6 "v6 rank $r" ;; *) fail "$f: no rank ($r)"; continue ;; esac
+	m=$("$C" "$f" | grep '^meta')
+	grep -qx 'meta nccl_profiler=ncclProfiler_v6 kernel gputimer' <<<"$m" &&
+		grep -qx 'meta nccl_profiler_gpu_timer=timed=9 unusable=0' <<<"$m" &&
+		pass "v6 rank $r: META nccl_profiler (v6, GPU timer), 9 records GPU-timed" ||
+		fail "v6 rank $r: META $(tr '\n' '|' <<<"$m")"
+	# placement: start - t0 of each GPU-timed record, in us
+	off=$(awk '$1=="t0"{ t[$2 " " $3 " " $4] = substr($5, 4) }
+		$1=="coll"{ for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+			k = "func=" v["name"] " hash=" v["hash"] " seq=" v["seq"]
+			if (v["exec"] == 2) { if (k in t) printf "%d ", (v["start_ns"] - t[k]) / 1000; else printf "none " } }' \
+		"r$r.out" <("$C" "$f"))
+	bad=$(tr ' ' '\n' <<<"$off" | awk 'NF && !($1 >= -510 && $1 <= -300)')
+	[ -n "$off" ] && [ -z "$bad" ] && pass "v6 rank $r: each GPU-timed record starts at t0 - 500 us (+ the harness's delay): $off" ||
+		fail "v6 rank $r: start - t0 (us) $off, want -510..-300"
 done
 
 # ---- each older version through its own adapter -----------------------------
-for v in 4 3 2 1; do
+for v in 5 4 3 2 1; do
 	rm -rf "v$v"
 	if ! RANK=0 WORLD_SIZE=2 "$NNSCOPE" run -q -o "v$v" -- "$H" script "$v" >"v$v.out" 2>"v$v.err"; then
 		fail "v$v: harness failed: $(head -3 "v$v.err")"
@@ -119,17 +159,34 @@ for v in 4 3 2 1; do
 	fi
 	grep -q "^version=$v " "v$v.out" || fail "v$v: used $(cat "v$v.out")"
 	if [ "$v" -ge 4 ]; then nr=2; else nr=0; fi # v1-v3 init does not give nranks
-	if [ "$v" -ge 3 ]; then check_file v"$v"/*.nnst 0 "$nr" 1 30000 "v$v"; else
-		check_file v"$v"/*.nnst 0 "$nr" 0 2000 "v$v"; fi
+	check_file v"$v"/*.nnst 0 "$nr" "$v" "v$v"
+done
+
+# ---- GPU times missing, inconsistent, or not wanted: the host's view ----------
+for how in HARNESS_GPU_TIMER=0 HARNESS_GPU_TIMER=bad NNSCOPE_NCCL_GPU_TIMER=0; do
+	d=g_${how//[^A-Za-z0-9]/_}
+	rm -rf "$d"
+	if ! env "$how" RANK=0 WORLD_SIZE=2 "$NNSCOPE" run -q -o "$d" -- "$H" script 6 >"$d.out" 2>"$d.err"; then
+		fail "$how: harness failed: $(head -3 "$d.err")"
+		continue
+	fi
+	check_file "$d"/*.nnst 0 2 6 "v6 $how" 1
+	m=$("$C" "$d"/*.nnst | grep '^meta')
+	case $how in
+	NNSCOPE*) want_m='meta nccl_profiler=ncclProfiler_v6 kernel' ;;
+	*) want_m='meta nccl_profiler_gpu_timer=timed=0 unusable=9' ;;
+	esac
+	grep -qx "$want_m" <<<"$m" && pass "v6 $how: ${want_m#meta }" || fail "v6 $how: META $(tr '\n' '|' <<<"$m")"
 done
 
 # ---- bad calls ------------------------------------------------------------------
-for v in 5 3 1; do
+for v in 6 5 3 1; do
 	rm -rf "bad$v"
 	rc=0
 	RANK=0 WORLD_SIZE=2 "$NNSCOPE" run -q -o "bad$v" -- "$H" bad "$v" >"bad$v.out" 2>"bad$v.err" || rc=$?
 	[ "$rc" = 0 ] && pass "bad calls v$v: no crash (exit 0)" || fail "bad calls v$v: exit $rc $(head -3 "bad$v.err")"
 	if [ "$v" = 1 ]; then fl=Reduce tw=ReduceScatter nb=3 x=0; else fl=Flood tw=Twice nb=4 x=1; fi
+	[ "$v" -ge 4 ] && x=2 # the later task has GPU times
 	got=$("$C" bad"$v"/*.nnst | awk -v fl="$fl" -v tw="$tw" '$1=="coll"{ n[$2]++; if ($2=="name=AllReduce") e = $(NF-1) }
 		END { printf "%d %d %d %s", n["name=" fl], n["name=" tw], n["name=AllReduce"], e }')
 	[ "$got" = "4096 1 1 exec=$x" ] && pass "bad calls v$v: 4096 flood records (the pool), 1 twice-stopped, the later task" ||
@@ -148,25 +205,26 @@ NCCL_PROFILER_PLUGIN=$LIB HARNESS_NO_PROFILER=1 "$H" script >np.out 2>np.err || 
 # ---- analysis: the communication table of the two-rank run --------------------------
 # per worker and op (name lower-cased, letters only): calls and bytes of the
 # script, bytes = count x datatype size: AllReduce 5 x 1048576 x 4,
-# Broadcast 2 x 4096 x 2, AllGather 1 x 262144 x 2 (Send: calls only)
+# Broadcast 2 x 4096 x 2, AllGather 1 x 262144 x 2 + the CE one 1 x 65536 x 4
+# (Send: calls only)
 if "$NNSCOPE" analyse two --out an >an.out 2>an.err; then
 	pass "nnscope analyse of the two-rank run"
 	d=an/distributed.json
 	got=$(jq -c '[.comm_ops[] | {w: .worker, n: (.name | ascii_downcase | gsub("[^a-z]"; "")),
 		c: .calls, b: .total_bytes}] | group_by(.w) | map({(.[0].w): (map({(.n): [.c, .b]}) | add)})
 		| add // {} | [.[]] ' "$d")
-	exp='{"ncclallreduce":[5,20971520],"ncclbroadcast":[2,16384],"ncclallgather":[1,524288]}'
+	exp='{"ncclallreduce":[5,20971520],"ncclbroadcast":[2,16384],"ncclallgather":[2,786432]}'
 	nw=$(jq 'length' <<<"$got")
 	[ "$nw" = 2 ] && pass "analysis: comm ops of both ranks" || fail "analysis: comm ops of $nw workers: $got"
 	ok=$(jq --argjson e "$exp" 'length == 2 and all(.[]; . as $w | all($e | to_entries[];
 		$w[.key] == .value) and ($w.ncclsend[0] // 0) == 1)' <<<"$got")
-	[ "$ok" = true ] && pass "analysis: calls and bytes per op as the script (5 x 4 MiB all-reduce ...)" ||
+	[ "$ok" = true ] && pass "analysis: calls and bytes per op as the script (5 x 4 MiB all-reduce, CE all-gather ...)" ||
 		fail "analysis: comm ops $got, want each worker $exp and one send"
-	# the 5 all-reduces of thread ar alone keep a rank communicating >= 5 x 30 ms
+	# the 5 all-reduces of thread ar alone keep a rank communicating 5 x 21 ms
 	got=$(jq -c '[.workers[] | .communication_us]' "$d")
-	jq -e 'length == 2 and all(.[]; . >= 150000)' <<<"$got" >/dev/null &&
-		pass "analysis: each rank communicates >= 150 ms ($got us)" ||
-		fail "analysis: communication_us per rank $got, want 2 ranks >= 150000"
+	jq -e 'length == 2 and all(.[]; . >= 105000)' <<<"$got" >/dev/null &&
+		pass "analysis: each rank communicates >= 105 ms ($got us)" ||
+		fail "analysis: communication_us per rank $got, want 2 ranks >= 105000"
 else
 	fail "nnscope analyse: $(head -3 an.err)"
 fi

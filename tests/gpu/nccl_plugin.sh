@@ -4,11 +4,16 @@
 # tests/e2e/nccl_plugin.sh covers the plugin there with a harness). Runs
 # tests/gpu/nccl_allreduce.c (one process, one communicator per visible GPU)
 # under `nnscope run` with NCCL's INFO log and prints a pass/fail table:
-#   - NCCL loaded libnnscope.so as its profiler plugin (which version);
+#   - NCCL loaded libnnscope.so as its profiler plugin (which version:
+#     v5 on NCCL 2.28, v6 on 2.29+), and what the plugin says it took
+#     (META nccl_profiler, e.g. "ncclProfiler_v5 kernel gputimer");
 #   - the trace holds ITERS x NGPU AllReduce records (count, ncclFloat32,
 #     ranks) and BCAST x NGPU Broadcast records (ncclBfloat16, root 0);
-#   - how many are timed by kernel-channel events (exec=1) and their median
-#     duration; no events refused (META nccl_profiler_drops);
+#   - how many are timed by kernel-channel events (exec=1: as the host saw
+#     them, exec=2: by NCCL's GPU timer ring, v4+) and their median
+#     duration; with v4+ every one by the GPU timer (META
+#     nccl_profiler_gpu_timer: timed / unusable); no events refused (META
+#     nccl_profiler_drops);
 #   - `nnscope analyse`: nccl:all_reduce calls and bytes in distributed.json.
 # SKIP when there is no GPU or no CUDA toolkit.
 #
@@ -63,6 +68,8 @@ case "$ver" in *"nnscope (v"*) row PASS "NCCL: $ver" ;; *) row FAIL "NCCL did no
 # in place) and never reaches the profiler, so there is nothing to record.
 if [ "$ngpu" -lt 2 ]; then
 	row SKIP "collective records: one GPU here; NCCL gives the profiler no events for a one-rank communicator (needs >= 2 GPUs)"
+	f=$(ls run/*.nnst 2>/dev/null | head -1)
+	[ -n "$f" ] && "$TMP/check" "$f" 2>/dev/null | grep '^meta nccl_profiler' | sed 's/^/     /'
 else
 	f=$(ls run/*.nnst 2>/dev/null | head -1)
 	"$TMP/check" "$f" >recs.txt 2>check.err || row FAIL "nccl_check: $(cat check.err)"
@@ -77,12 +84,22 @@ else
 	want=$((BCAST * ngpu))
 	[ "$n" = "$want" ] && [ "$m" = "$want" ] && row PASS "Broadcast records: $n ncclBfloat16" ||
 		row FAIL "Broadcast records: $n ($m ncclBfloat16), want $want"
-	ex=$(grep -c ' exec=1 ' recs.txt)
-	tot=$(grep -c '^coll ' recs.txt)
-	med=$(grep ' exec=1 ' recs.txt | sed 's/.*dur_us=\([0-9-]*\).*/\1/' | sort -n |
-		awk '{ a[NR] = $1 } END { print (NR ? a[int((NR + 1) / 2)] : "-") }')
-	[ "$ex" = "$tot" ] && [ "$tot" -gt 0 ] && row PASS "all $tot records timed by kernel-channel events (median ${med} us)" ||
-		row FAIL "$ex of $tot records timed by kernel-channel events (others: enqueue window)"
+	# copy-engine collectives (v6, algo=CE) have no kernel: their enqueue window
+	tot=$(grep '^coll ' recs.txt | grep -vc ' algo=CE ')
+	med() { grep " exec=$1 " recs.txt | sed 's/.*dur_us=\([0-9-]*\).*/\1/' | sort -n |
+		awk '{ a[NR] = $1 } END { print (NR ? a[int((NR + 1) / 2)] : "-") }'; }
+	ex1=$(grep -c ' exec=1 ' recs.txt)
+	ex2=$(grep -c ' exec=2 ' recs.txt)
+	[ $((ex1 + ex2)) = "$tot" ] && [ "$tot" -gt 0 ] &&
+		row PASS "all $tot records timed by kernel-channel events: $ex2 by the GPU timer (median $(med 2) us), $ex1 as the host saw them (median $(med 1) us)" ||
+		row FAIL "$((ex1 + ex2)) of $tot records timed by kernel-channel events (others: enqueue window)"
+	pv=$(sed -n 's/^meta nccl_profiler=ncclProfiler_v\([0-9]*\).*/\1/p' recs.txt)
+	if [ "${pv:-0}" -ge 4 ]; then
+		[ "$ex2" = "$tot" ] && row PASS "plugin v$pv: every record timed by NCCL's GPU timer ($(sed -n 's/^meta nccl_profiler_gpu_timer=//p' recs.txt))" ||
+			row FAIL "plugin v$pv: $ex2 of $tot records GPU-timed ($(grep '^meta nccl_profiler_gpu_timer' recs.txt || echo no gpu_timer key))"
+	else
+		row SKIP "GPU timer: plugin v${pv:-?} (NCCL before 2.27) gives no GPU times"
+	fi
 	drops=$(grep '^meta nccl_profiler_drops' recs.txt)
 	[ -z "$drops" ] && row PASS "no events refused" || row FAIL "$drops"
 	grep '^meta nccl_profiler=' recs.txt | sed 's/^/     /'
