@@ -195,7 +195,8 @@ static void report(const char *dir, time_t since)
 	}
 	closedir(d);
 	if (!n)
-		fprintf(stderr, "nnscope: no trace was written to %s\n", dir);
+		fprintf(stderr, "nnscope: no trace was written to %s (no process of the command recorded anything)\n",
+			dir);
 	else
 		fprintf(stderr,
 			"nnscope: %d trace file%s in %s (%s%s)\n"
