@@ -25,8 +25,7 @@ cd "$TMP"
 # a busy uninstrumented program: SECONDS of CPU (a process that records
 # nothing and uses under 100 ms of CPU leaves no file: collector_procs.sh)
 BURN=(python3 -c 'import sys, time
-t = time.time() + float(sys.argv[1])
-while time.time() < t: pass')
+while time.process_time() < float(sys.argv[1]): pass')
 run_rc 3 "exit status passes through" "$NNSCOPE" run -- /bin/sh -c 'exit 3'
 [ -z "$(ls data/*.nnst 2>/dev/null)" ] && pass "a shell that records nothing leaves no trace" \
 	|| fail "trace of an idle shell: $(ls data)"
