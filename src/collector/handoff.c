@@ -9,7 +9,7 @@
  *   1,<pid>,<fd>,<dev>,<ino>,<end offset>,<end seq>,<flags>,<names>,<threads>,<cpu ns>
  * (flags: 1 kept, 2 named_early; names: the last string id the file
  * defines; threads: the next thread index; cpu: the collector threads' CPU
- * time so far). The new image's constructor (preload.c) removes the
+ * time so far, summed by the writer at its close). The new image's constructor (preload.c) removes the
  * variable from its environment, checks that the descriptor is still
  * that file, of this pid, ending with that END chunk, and writes on: the
  * END chunk is cut (ftruncate) and the next chunk takes its sequence
@@ -91,7 +91,7 @@ char **nns_handoff_env(struct nns_profiler *p, char *const envp[])
 		     ",%" PRIu32 ",%" PRId64,
 		 (long)getpid(), p->w.fd, (uint64_t)st.st_dev, (uint64_t)st.st_ino, p->handoff_off,
 		 p->handoff_seq, (p->kept ? H_KEPT : 0) | (p->named_early ? H_NAMED_EARLY : 0),
-		 nns_names_count() - 1, nns_g.next_index, nns_keep_collector_cpu(p));
+		 nns_names_count() - 1, nns_g.next_index, p->collector_cpu_ns);
 	env[0] = var;
 	for (size_t i = 0; i < n; i++)
 		if (!has_prefix(envp[i], VAR "="))
