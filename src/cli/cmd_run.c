@@ -199,7 +199,9 @@ static void report(const char *dir, time_t since)
 	}
 	closedir(d);
 	if (!n)
-		fprintf(stderr, "nnscope: no trace was written to %s (no process of the command recorded anything)\n",
+		fprintf(stderr,
+			"nnscope: no trace was written to %s (no process of the command recorded "
+			"anything)\n",
 			dir);
 	else
 		fprintf(stderr,

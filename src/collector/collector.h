@@ -298,14 +298,15 @@ struct nns_profiler {
 	/* closed by exit.c (life_mu): NNS_CLOSED_EXIT at exit, NNS_CLOSED_EXEC
 	 * before exec (reopened if exec fails); was_started: it collected then */
 	int closed, was_started;
-	int writer_done;	       /* (mu) the writer thread has finished */
-	int io_told;		       /* (writer) the write failure was reported (status.c) */
-	int in_writer;		       /* (writer) its thread runs: chunks are written there */
-	uint64_t sig_seen0;	       /* nns_g.sig_req when the writer was started */
+	int writer_done;    /* (mu) the writer thread has finished */
+	int io_told;	    /* (writer) the write failure was reported (status.c) */
+	int in_writer;	    /* (writer) its thread runs: chunks are written there */
+	uint64_t sig_seen0; /* nns_g.sig_req when the writer was started */
 
 	/* keep.c: the file gets its name once the process records something */
-	int kept;	      /* (writer) the file is named in the output directory */
-	int named_early;      /* (writer) no O_TMPFILE: named at open, unlinked if not kept */
+	int keep_rule;		 /* the preloaded profiler: its file is named only once kept */
+	int kept;		 /* (writer) the file is named in the output directory */
+	int named_early;	 /* (writer) no O_TMPFILE: named at open, unlinked if not kept */
 	_Atomic int sampler_tid; /* its NVML counters do not make a file worth keeping */
 	_Atomic int64_t sampler_cpu_ns; /* CPU time the sampler thread used */
 	int64_t collector_cpu_ns;	/* (writer) the collector's threads, this file so far */
@@ -433,8 +434,9 @@ void nns_status_failed(struct nns_profiler *p);
 void nns_status_final(struct nns_profiler *p);
 void nns_status_open_failed(const char *why); /* no trace for this process */
 /* preload.c */
-int nns_preload_mode(void); /* NNSCOPE_PRELOAD=1 made a profiler here */
+int nns_preload_mode(void);			 /* NNSCOPE_PRELOAD=1 made a profiler here */
 struct nns_profiler *nns_preload_profiler(void); /* the one it made, or NULL */
+int nns_preload_creating(void);			 /* 1 while the constructor creates it */
 
 /* keep.c: which traces stay (docs/ARCHITECTURE.md, "Which processes leave
  * a file"). The writer thread calls these. */

@@ -9,15 +9,13 @@
  *   1,<pid>,<fd>,<dev>,<ino>,<end offset>,<end seq>,<flags>,<names>,<threads>,<cpu ns>
  * (flags: 1 kept, 2 named_early; names: the last string id the file
  * defines; threads: the next thread index; cpu: the collector threads' CPU
- * time so far, summed by the writer at its close). The new image's constructor (preload.c) removes the
- * variable from its environment, checks that the descriptor is still
- * that file, of this pid, ending with that END chunk, and writes on: the
- * END chunk is cut (ftruncate) and the next chunk takes its sequence
- * number; string ids and thread indices go on after the old image's, its
- * META (cmdline, exe ...) is written again and read last, and no START is
- * recorded: the process's window runs from the first image's load to the
- * last image's exit. The file is named or not as it was (keep.c): the
- * chain's images share one keep decision and one CPU time.
+ * time so far, summed by the writer at its close). The new image's constructor (preload.c) removes
+ * the variable from its environment, checks that the descriptor is still that file, of this pid,
+ * ending with that END chunk, and writes on: the END chunk is cut (ftruncate) and the next chunk
+ * takes its sequence number; string ids and thread indices go on after the old image's, its META
+ * (cmdline, exe ...) is written again and read last, and no START is recorded: the process's window
+ * runs from the first image's load to the last image's exit. The file is named or not as it was
+ * (keep.c): the chain's images share one keep decision and one CPU time.
  *
  * The handoff is only made when the new environment preloads this library
  * (NNSCOPE_PRELOAD=1 and libnnscope in LD_PRELOAD); otherwise, or when the
@@ -126,8 +124,9 @@ int nns_handoff_receive(void)
 
 	if (!v)
 		return 0;
-	got = sscanf(v, "1,%ld,%d,%" SCNu64 ",%" SCNu64 ",%" SCNu64 ",%" SCNu64 ",%d,%" SCNu32
-			",%" SCNu32 ",%" SCNd64,
+	got = sscanf(v,
+		     "1,%ld,%d,%" SCNu64 ",%" SCNu64 ",%" SCNu64 ",%" SCNu64 ",%d,%" SCNu32
+		     ",%" SCNu32 ",%" SCNd64,
 		     &pid, &fd, &dev, &ino, &off, &seq, &flags, &names, &threads, &cpu);
 	unsetenv(VAR); /* for this image only: its children start their own files */
 	if (got != 10 || pid != (long)getpid() || fd < 0 || fstat(fd, &st) ||
@@ -154,8 +153,6 @@ int nns_handoff_receive(void)
 
 int nns_handoff_take(struct nns_profiler *p, struct nns_err *err)
 {
-	char link[64], path[sizeof(p->path)];
-	ssize_t n;
 	int rc;
 
 	if (!waiting.have)
@@ -165,6 +162,9 @@ int nns_handoff_take(struct nns_profiler *p, struct nns_err *err)
 	p->named_early = (waiting.flags & H_NAMED_EARLY) != 0;
 	p->collector_cpu_ns = waiting.cpu_ns;
 	if (p->kept || p->named_early) { /* its name, as the directory has it */
+		char link[64], path[sizeof(p->path)];
+		ssize_t n;
+
 		snprintf(link, sizeof(link), "/proc/self/fd/%d", waiting.fd);
 		n = readlink(link, path, sizeof(path) - 1);
 		if (n > 0) {
@@ -183,8 +183,8 @@ int nns_handoff_resume(struct nns_profiler *p, int fd, uint64_t off, uint64_t se
 		       struct nns_err *err)
 {
 	if (ftruncate(fd, (off_t)off) || lseek(fd, (off_t)off, SEEK_SET) != (off_t)off)
-		return nns_err_set(err, NNS_EIO, "%s: continuing the trace after exec: %s",
-				   p->path, strerror(errno));
+		return nns_err_set(err, NNS_EIO, "%s: continuing the trace after exec: %s", p->path,
+				   strerror(errno));
 	memset(&p->w, 0, sizeof(p->w));
 	p->w.fd = fd;
 	p->w.seq = seq;

@@ -11,7 +11,9 @@
  *     sampler threads, looked at every writer round and at the close.
  * Metadata, clock points, thread names and CPU samples of an idle process
  * are not something recorded: a 2 ms uname, a shell waiting for its child,
- * `sleep 10` leave no file.
+ * `sleep 10` leave no file. The rule is the preloaded profiler's (`nnscope
+ * run`, its forked children, its exec chain); a profiler the program
+ * creates itself (nns_create, the Python module) always leaves its file.
  *
  * How: the file is created nameless (O_TMPFILE in the output directory)
  * and written as usual; the first time the process records something it
@@ -77,12 +79,13 @@ int nns_keep_create(struct nns_profiler *p, struct nns_err *err)
 	int fd = -1;
 
 	p->kept = p->named_early = 0;
-	if (access("/proc/self/fd", X_OK) == 0) {
+	if (p->keep_rule && access("/proc/self/fd", X_OK) == 0) {
 		fd = open(p->o.output_path, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
 		if (fd >= 0)
 			return high_fd(fd);
 	}
-	p->named_early = 1;
+	p->named_early = p->keep_rule; /* else a profiler the program made: kept */
+	p->kept = !p->keep_rule;
 	for (int k = 0; k < 1000 && fd < 0; k++) {
 		if (name_k(p, k, cand, sizeof(cand)))
 			return nns_err_set(err, NNS_EINVAL, "output path too long: %s",

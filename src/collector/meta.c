@@ -100,8 +100,8 @@ static int is(const char *s, size_t n, const char *word)
 const char *nns_launcher_of(const char *cmdline, size_t n)
 {
 	static const char *const launchers[] = {
-	    "torchrun", "mpirun", "mpiexec", "mpiexec.hydra", "orterun", "prterun",
-	    "srun",	"orted",  "prted",   "hydra_pmi_proxy"};
+	    "torchrun", "mpirun", "mpiexec", "mpiexec.hydra", "orterun",
+	    "prterun",	"srun",	  "orted",   "prted",	      "hydra_pmi_proxy"};
 	const char *arg[64], *b;
 	size_t len[64], na = 0, bl;
 
@@ -132,7 +132,7 @@ const char *nns_launcher_of(const char *cmdline, size_t n)
 			size_t ml = l > 2 ? l - 2 : i + 1 < na ? len[i + 1] : 0;
 
 			return is(mod, ml, "torch.distributed.run") ||
-					   is(mod, ml, "torch.distributed.launch")
+				       is(mod, ml, "torch.distributed.launch")
 				   ? "torchrun"
 				   : NULL;
 		}

@@ -25,7 +25,7 @@
 
 static pthread_mutex_t names_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct strpool names;
-static int names_ok = -1; /* -1 not yet initialised, 0 failed, 1 ready */
+static int names_ok = -1;   /* -1 not yet initialised, 0 failed, 1 ready */
 static uint32_t names_base; /* ids of this image are base + the pool's index */
 
 static int ready_locked(void)
@@ -88,7 +88,8 @@ int nns_names_serialize(uint32_t *from, struct nnst_buf *b)
 	pthread_mutex_lock(&names_mu);
 	if (names_ok > 0) {
 		if (*from <= names_base)
-			*from = names_base + 1; /* id 0 is implicit, lower ids were written before */
+			*from =
+			    names_base + 1; /* id 0 is implicit, lower ids were written before */
 		while (*from - names_base < names.count) {
 			uint32_t local = *from - names_base;
 

@@ -20,6 +20,12 @@
 
 static nns_profiler *preload_p;
 static int preload_on; /* NNSCOPE_PRELOAD=1 at load */
+static int creating;   /* the constructor's nns_create runs */
+
+int nns_preload_creating(void)
+{
+	return creating;
+}
 
 int nns_preload_mode(void)
 {
@@ -46,6 +52,7 @@ __attribute__((constructor)) static void preload_init(void)
 	const char *on = getenv("NNSCOPE_PRELOAD");
 	struct nns_options o;
 	char err[NNS_ERR_MSG_MAX];
+	int rc;
 
 	if (!on || strcmp(on, "1") != 0)
 		return;
@@ -57,7 +64,10 @@ __attribute__((constructor)) static void preload_init(void)
 		fprintf(stderr, "nnscope: %s; not profiling this process\n", err);
 		return;
 	}
-	if (nns_create(&preload_p, &o)) {
+	creating = 1;
+	rc = nns_create(&preload_p, &o);
+	creating = 0;
+	if (rc) {
 		nns_status_open_failed(nns_last_error(NULL));
 		preload_p = NULL;
 		return;

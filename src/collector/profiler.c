@@ -391,6 +391,7 @@ NNS_API int nns_create(nns_profiler **out, const struct nns_options *o)
 		return rc;
 	}
 	nns_profiler_sync_init(p);
+	p->keep_rule = nns_preload_creating(); /* nns_create by the program: always a file */
 	p->hi_fd = -1;
 	p->w.fd = -1;
 	p->pid = getpid();

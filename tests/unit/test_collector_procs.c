@@ -36,8 +36,9 @@ static void test_launchers(void **state)
 	assert_string_equal(launcher("/opt/ompi/bin/mpiexec|-n|2|x"), "mpiexec");
 	assert_string_equal(launcher("srun|-N2|python|t.py"), "srun");
 	assert_string_equal(launcher("orted|--daemonize"), "orted");
-	assert_string_equal(launcher("/usr/bin/python3|-m|torch.distributed.run|--nproc_per_node|2|t.py"),
-			    "torchrun");
+	assert_string_equal(
+	    launcher("/usr/bin/python3|-m|torch.distributed.run|--nproc_per_node|2|t.py"),
+	    "torchrun");
 	assert_string_equal(launcher("python3.11|-u|-mtorch.distributed.launch|t.py"), "torchrun");
 	/* torchrun is a Python script: python3 /usr/bin/torchrun ... */
 	assert_string_equal(launcher("/usr/bin/python3|/usr/local/bin/torchrun|t.py"), "torchrun");
