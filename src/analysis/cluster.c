@@ -184,6 +184,17 @@ int cl_from_ms(struct cl_result *c, const struct msc_job *j, struct nns_err *err
 
 /* ---- nnscope / Kineto runs ---------------------------------------------------- */
 
+const char *cl_not_a_rank(const struct model *m)
+{
+	const char *role = m ? model_meta_get(m, "role") : NULL;
+
+	/* a launcher (torchrun, mpirun) or a rank's forked helper (a DataLoader
+	 * worker) is not a rank (collector meta.c) */
+	if (role && (strcmp(role, "launcher") == 0 || strcmp(role, "helper") == 0))
+		return role;
+	return NULL;
+}
+
 int cl_add_profile(struct cl_result *c, const char *worker, const struct an_profile *p,
 		   struct nns_err *err)
 {
@@ -193,6 +204,8 @@ int cl_add_profile(struct cl_result *c, const char *worker, const struct an_prof
 	struct cl_rank *r;
 	double comm = 0;
 
+	if (cl_not_a_rank(m))
+		return NNS_OK;
 	if (!c->source[0]) {
 		snprintf(c->source, sizeof(c->source), "nnscope");
 		snprintf(c->mode, sizeof(c->mode), "data-parallel");

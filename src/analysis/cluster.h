@@ -137,9 +137,13 @@ int cl_from_ms(struct cl_result *c, const struct msc_job *j, struct nns_err *err
 
 /* nnscope runs: adds one worker's rank (rank from the trace's rank
  * metadata, else the order of addition; host from its "host" metadata;
- * steps from p->steptrace). Then cl_finish(). */
+ * steps from p->steptrace); a worker whose "role" metadata is "launcher"
+ * or "helper" is no rank and adds nothing. Then cl_finish(). */
 int cl_add_profile(struct cl_result *c, const char *worker, const struct an_profile *p,
 		   struct nns_err *err);
+/* "launcher" or "helper" when the trace's "role" metadata says m is no
+ * rank of the job (the collector's launcher, a forked helper), else NULL. */
+const char *cl_not_a_rank(const struct model *m);
 /* Sorts ranks, aligns step starts, computes stages and proposals. */
 int cl_finish(struct cl_result *c, struct nns_err *err);
 

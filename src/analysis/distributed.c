@@ -32,6 +32,7 @@
  * only. d->note says what was degraded.
  */
 #include "an_dist.h"
+#include "analysis/cluster.h"
 #include "analysis.h"
 #include "hta_launch.h"
 
@@ -432,8 +433,8 @@ static int op_rows(struct an_dist *d, const struct wk *w, uint32_t worker, struc
 
 /* ---- entry points ------------------------------------------------------------------ */
 
-int an_dist_compute(struct an_dist *d, const struct an_profile *const *profiles,
-		    const char *const *worker_names, size_t n, struct nns_err *err)
+static int dist_compute(struct an_dist *d, const struct an_profile *const *profiles,
+			const char *const *worker_names, size_t n, struct nns_err *err)
 {
 	struct wk *wks = NULL;
 	struct wk **ws = NULL; /* the workers with comm ops */
@@ -514,6 +515,46 @@ out:
 		an_dist_release(d);
 		nns_err_set(err, rc, "out of memory in the distributed view");
 	}
+	return rc;
+}
+
+/* Launchers and helpers (cl_not_a_rank) are left out, as in the cluster
+ * view, and named in the note. */
+int an_dist_compute(struct an_dist *d, const struct an_profile *const *profiles,
+		    const char *const *worker_names, size_t n, struct nns_err *err)
+{
+	const struct an_profile **ps = n ? calloc(n, sizeof(*ps)) : NULL;
+	const char **names = n ? calloc(n, sizeof(*names)) : NULL;
+	char out[160] = "";
+	size_t k = 0, len = 0;
+	int rc;
+
+	if (n && (!ps || !names)) {
+		free(ps);
+		free(names);
+		memset(d, 0, sizeof(*d));
+		return nns_err_set(err, NNS_ENOMEM, "out of memory in the distributed view");
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *why = cl_not_a_rank(profiles[i]->m);
+		const char *name = worker_names ? worker_names[i] : NULL;
+
+		if (!why) {
+			ps[k] = profiles[i];
+			names[k++] = name;
+		} else if (len + 1 < sizeof(out)) {
+			int w = snprintf(out + len, sizeof(out) - len, "%s%s (%s)", len ? ", " : "",
+					 name ? name : "?", why);
+
+			if (w > 0)
+				len += (size_t)w;
+		}
+	}
+	rc = dist_compute(d, ps, worker_names ? names : NULL, k, err);
+	if (rc == NNS_OK && out[0])
+		note_add(d, "left out, not ranks: %s", out);
+	free(ps);
+	free(names);
 	return rc;
 }
 

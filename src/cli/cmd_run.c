@@ -12,7 +12,9 @@
  * exits with its status (128 + N when signal N killed it; 127 when it
  * cannot be run), after telling on stderr where the traces are. The library
  * constructor (src/collector/preload.c) does the profiling in every process
- * of the command that loads it, children included.
+ * of the command that loads it, children included; a process that records
+ * nothing leaves no file and an exec chain keeps one (src/collector/keep.c,
+ * handoff.c), so the report may say that no trace was written.
  *
  * Lost data is said: the collector in each process prints a line at once
  * when writing its trace fails and sends a status datagram (NNSCOPE_STATUS,
@@ -56,8 +58,10 @@ static const char USAGE[] =
     "libnnscope (nns_push/nns_step, the Python module) or NVTX, on CUDA the GPU\n"
     "activity through CUPTI, and NCCL collectives (NVTX_INJECTION64_PATH,\n"
     "CUDA_INJECTION64_PATH and NCCL_PROFILER_PLUGIN are set to libnnscope.so unless\n"
-    "already set). Every process of CMD that loads the library writes\n"
-    "<DIR>/<host>_<pid>.nnst. Exits with CMD's status, or 74 when CMD succeeded\n"
+    "already set). Every process of CMD that records something (an event, GPU\n"
+    "activity, or 100 ms of CPU time) writes <DIR>/<host>_<pid>.nnst (_rank<R>_ for a\n"
+    "rank, _launcher_ for torchrun/mpirun); an exec chain (a pyenv shim) writes one\n"
+    "file. Exits with CMD's status, or 74 when CMD succeeded\n"
     "but a trace could not be written completely (disk full, file size limit):\n"
     "the events not written are printed.\n"
     "\n"
@@ -195,7 +199,10 @@ static void report(const char *dir, time_t since)
 	}
 	closedir(d);
 	if (!n)
-		fprintf(stderr, "nnscope: no trace was written to %s\n", dir);
+		fprintf(stderr,
+			"nnscope: no trace was written to %s (no process of the command recorded "
+			"anything)\n",
+			dir);
 	else
 		fprintf(stderr,
 			"nnscope: %d trace file%s in %s (%s%s)\n"

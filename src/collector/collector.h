@@ -173,7 +173,9 @@ pid_t nns_gettid(void);
 /* Appends STRINGS records for ids [*from, count) to b while they fit;
  * advances *from. Returns 1 when more remain. */
 int nns_names_serialize(uint32_t *from, struct nnst_buf *b);
-uint32_t nns_names_count(void);
+uint32_t nns_names_count(void); /* the next id this image gives */
+/* Ids of this image start at base + 1 (exec handoff; before any name). */
+void nns_names_set_base(uint32_t base);
 void nns_names_atfork_prepare(void);
 void nns_names_atfork_parent(void);
 void nns_names_atfork_child(void);
@@ -203,6 +205,27 @@ struct nns_rankinfo {
 };
 void nns_rank_from_env(struct nns_rankinfo *r);
 void nns_hostname(char *dst, size_t size);
+/* The launcher a command line (argv joined by NUL bytes, n bytes) runs:
+ * "torchrun" (torchrun, python -m torch.distributed.run / .launch),
+ * "mpirun", "mpiexec", "srun", ...; NULL when it is none. Pure. */
+const char *nns_launcher_of(const char *cmdline, size_t n);
+/* The process's role in a distributed job and the stem of its trace's
+ * name: "launcher" (nns_launcher_of this process: no rank, even one an
+ * outer launcher gave), "rank" (a rank from the environment), "helper"
+ * (a forked child that inherited its parent's rank: a DataLoader worker),
+ * "" (none). */
+struct nns_role {
+	const char *role;     /* "launcher", "rank", "helper", "" */
+	const char *launcher; /* the launcher's name, for role "launcher" */
+	long parent_rank;     /* helper: the rank it inherited, else -1 */
+};
+/* r: this process's rank (updated: cleared for a launcher); parent: the
+ * rank its parent profiled with, NULL when not a forked child. */
+void nns_role_of_self(struct nns_role *out, struct nns_rankinfo *r,
+		      const struct nns_rankinfo *parent);
+/* <host>_<pid>, <host>_rank<R>_<pid> or <host>_launcher_<pid> into dst. */
+void nns_trace_stem(char *dst, size_t size, const char *host, const struct nns_role *role,
+		    const struct nns_rankinfo *r, long pid);
 
 /* ---- the profiler ---------------------------------------------------------------- */
 
@@ -221,8 +244,9 @@ struct nns_profiler {
 	pthread_cond_t cv;  /* writer -> waiters on flush_done, quit_done */
 	struct nns_err err; /* last error (mu) */
 	char errcopy[NNS_ERR_MSG_MAX];
-	char path[1200]; /* the trace file */
+	char path[1200]; /* the trace file (its name to be, until kept) */
 	struct nns_rankinfo rank;
+	struct nns_role role;
 	pid_t pid; /* the process that owns the file */
 
 	/* lifecycle state (callers hold life_mu) */
@@ -274,10 +298,24 @@ struct nns_profiler {
 	/* closed by exit.c (life_mu): NNS_CLOSED_EXIT at exit, NNS_CLOSED_EXEC
 	 * before exec (reopened if exec fails); was_started: it collected then */
 	int closed, was_started;
-	int writer_done;	       /* (mu) the writer thread has finished */
-	int io_told;		       /* (writer) the write failure was reported (status.c) */
-	int in_writer;		       /* (writer) its thread runs: chunks are written there */
-	uint64_t sig_seen0;	       /* nns_g.sig_req when the writer was started */
+	int writer_done;    /* (mu) the writer thread has finished */
+	int io_told;	    /* (writer) the write failure was reported (status.c) */
+	int in_writer;	    /* (writer) its thread runs: chunks are written there */
+	uint64_t sig_seen0; /* nns_g.sig_req when the writer was started */
+
+	/* keep.c: the file gets its name once the process records something */
+	int keep_rule;		 /* the preloaded profiler: its file is named only once kept */
+	int kept;		 /* (writer) the file is named in the output directory */
+	int named_early;	 /* (writer) no O_TMPFILE: named at open, unlinked if not kept */
+	_Atomic int sampler_tid; /* its NVML counters do not make a file worth keeping */
+	_Atomic int64_t sampler_cpu_ns; /* CPU time the sampler thread used */
+	int64_t collector_cpu_ns;	/* (writer) the collector's threads, this file so far */
+	/* handoff.c: exec continues the file in the new image */
+	int handoff;	      /* (life_mu) this close passes the file on (no STOP, no close) */
+	int handoff_ready;    /* (writer) END written, the fd kept open: off, seq below */
+	uint64_t handoff_off; /* the END chunk's offset */
+	uint64_t handoff_seq; /* its sequence number */
+	int continued;	      /* the window goes on from before the exec: no START */
 	struct nns_profiler *next_all; /* every live profiler (life_mu) */
 };
 
@@ -396,6 +434,48 @@ void nns_status_failed(struct nns_profiler *p);
 void nns_status_final(struct nns_profiler *p);
 void nns_status_open_failed(const char *why); /* no trace for this process */
 /* preload.c */
-int nns_preload_mode(void); /* NNSCOPE_PRELOAD=1 made a profiler here */
+int nns_preload_mode(void);			 /* NNSCOPE_PRELOAD=1 made a profiler here */
+struct nns_profiler *nns_preload_profiler(void); /* the one it made, or NULL */
+int nns_preload_creating(void);			 /* 1 while the constructor creates it */
+
+/* keep.c: which traces stay (docs/ARCHITECTURE.md, "Which processes leave
+ * a file"). The writer thread calls these. */
+#define NNS_KEEP_CPU_NS 100000000LL /* 100 ms of the program's own CPU time */
+/* p->path: the name the trace gets (nns_trace_stem in the output dir). */
+int nns_keep_name(struct nns_profiler *p, const char *host, struct nns_err *err);
+/* Creates the file: O_TMPFILE in the output directory (nameless until
+ * kept), else named at once (named_early, p->path the name taken).
+ * Returns the descriptor, or NNS_E* with err set. */
+int nns_keep_create(struct nns_profiler *p, struct nns_err *err);
+/* Names the file (linkat) if it is not yet: the process recorded
+ * something. NNS_EIO when it cannot be named. */
+int nns_keep_link(struct nns_profiler *p, struct nns_err *err);
+/* 1 when events[0..n) hold one the program recorded (not START/STOP). */
+int nns_keep_events(const struct nnst_event *ev, size_t n);
+/* CPU time of the collector's threads for p's files so far (called on the
+ * writer thread: its own time is the calling thread's). */
+int64_t nns_keep_collector_cpu(struct nns_profiler *p);
+/* 1 when p is not kept yet and the program has used NNS_KEEP_CPU_NS of
+ * CPU time outside the collector's threads (writer thread). */
+int nns_keep_cpu_due(struct nns_profiler *p);
+/* At the file's last close: an unkept named_early file is removed. */
+void nns_keep_close(struct nns_profiler *p);
+
+/* handoff.c: exec chains keep one file (exit.c, preload.c). */
+/* Whether envp makes the new image load this library in preload mode. */
+int nns_handoff_wanted(char *const envp[]);
+/* envp plus NNSCOPE_EXEC_TRACE describing p's kept-open file (malloc'd
+ * array, the strings are envp's and one malloc'd string: free with
+ * nns_handoff_env_free); FD_CLOEXEC cleared. NULL when p cannot hand off. */
+char **nns_handoff_env(struct nns_profiler *p, char *const envp[]);
+void nns_handoff_env_free(struct nns_profiler *p, char **env); /* and FD_CLOEXEC back */
+/* In the new image's constructor: reads and removes NNSCOPE_EXEC_TRACE;
+ * sets the names' and threads' bases. 1 when a file is waiting. */
+int nns_handoff_receive(void);
+/* Writer open: takes the waiting file for p (1), else 0. */
+int nns_handoff_take(struct nns_profiler *p, struct nns_err *err);
+/* Continues p's own kept-open file (after a failed exec): 0 or NNS_E*. */
+int nns_handoff_resume(struct nns_profiler *p, int fd, uint64_t off, uint64_t seq,
+		       struct nns_err *err);
 
 #endif

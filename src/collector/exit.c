@@ -11,8 +11,11 @@
  *   - before exec (execve, execv, execvp, execvpe, execl, execlp, execle,
  *     fexecve, called through the PLT: the program, or any library that
  *     sees libnnscope.so first, i.e. LD_PRELOAD or linked with
- *     -lnnscope): the same close. If exec fails, the profilers reopen with
- *     the next file of this pid (<host>_<pid>.2.nnst) and collect again;
+ *     -lnnscope): the same close, except that the preloaded profiler
+ *     hands its file to the next image when that image preloads the
+ *     library too (handoff.c: one file per exec chain). If exec fails, the
+ *     profilers collect again: the preloaded one in the same file, others
+ *     with the next file of this pid (<host>_<pid>.2.nnst);
  *   - _exit() and _Exit(), which run no destructor and may be called from
  *     a signal handler: the async-signal-safe flush of sigflush.c (what is
  *     published, then END).
@@ -41,6 +44,8 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+extern char **environ;
 
 #define LOCK_WAIT_MS 2000
 #define WRITER_WAIT_MS 10000
@@ -89,9 +94,13 @@ __attribute__((constructor)) static void exit_init(void)
 
 /* Closes the profilers of this process that collected here; 0 when there
  * was nothing to do or it was done, -1 when the lock could not be taken
- * (the async flush ran instead). */
-static int close_all(int why)
+ * (the async flush ran instead). envp: an exec's environment, whose
+ * image the preloaded profiler's file may pass to (*env gets the
+ * environment that says so, else stays NULL). */
+static int close_all(int why, char *const envp[], char ***env)
 {
+	struct nns_profiler *pre = nns_preload_profiler();
+
 	struct timespec until;
 
 	if (!nns_is_self() || atomic_load(&nns_g.writers_live) <= 0)
@@ -101,39 +110,55 @@ static int close_all(int why)
 		nns_flush_async(1);
 		return -1;
 	}
-	for (struct nns_profiler *p = nns_all_profilers; p; p = p->next_all)
-		if (!p->child_pending && !p->closed)
-			nns_close_locked(p, why, WRITER_WAIT_MS);
+	for (struct nns_profiler *p = nns_all_profilers; p; p = p->next_all) {
+		if (p->child_pending || p->closed)
+			continue;
+		p->handoff = env && p == pre && nns_handoff_wanted(envp);
+		nns_close_locked(p, why, WRITER_WAIT_MS);
+		if (p->handoff)
+			*env = nns_handoff_env(p, envp);
+	}
 	pthread_mutex_unlock(&nns_g.life_mu);
 	return 0;
 }
 
 __attribute__((destructor)) static void exit_fini(void)
 {
-	close_all(NNS_CLOSED_EXIT);
+	close_all(NNS_CLOSED_EXIT, NULL, NULL);
 	if (nns_is_self())
 		nns_uninstall_signal_flush();
 }
 
 /* ---- exec ----------------------------------------------------------------------- */
 
-static void before_exec(void)
+/* Closes for exec; returns the environment to exec with: envp, or a
+ * copy that hands the preloaded profiler's file over (free it with
+ * exec_failed when the exec returns). */
+static char **before_exec(char *const envp[], char ***mine)
 {
-	close_all(NNS_CLOSED_EXEC);
+	*mine = NULL;
+	close_all(NNS_CLOSED_EXEC, envp, mine);
+	return *mine ? *mine : (char **)envp;
 }
 
 /* exec failed: what was closed for it collects again. */
-static void exec_failed(void)
+static void exec_failed(char **mine)
 {
 	int saved = errno;
 
 	if (nns_is_self()) {
 		pthread_mutex_lock(&nns_g.life_mu);
-		for (struct nns_profiler *p = nns_all_profilers; p; p = p->next_all)
+		for (struct nns_profiler *p = nns_all_profilers; p; p = p->next_all) {
+			if (p->handoff && mine)
+				nns_handoff_env_free(p, mine), mine = NULL;
+			p->handoff = 0;
 			if (p->closed == NNS_CLOSED_EXEC)
 				nns_reopen_locked(p);
+		}
 		pthread_mutex_unlock(&nns_g.life_mu);
 	}
+	if (mine)
+		nns_handoff_env_free(NULL, mine);
 	errno = saved;
 }
 
@@ -145,71 +170,76 @@ static int missing(void)
 
 NNS_API int execve(const char *path, char *const argv[], char *const envp[])
 {
+	char **env, **mine;
 	int rc;
 
 	if (!real.execve) /* called before our constructor ran */
 		real.execve = (execve_fn)(uintptr_t)next_fn("execve");
 	if (!real.execve)
 		return missing();
-	before_exec();
-	rc = real.execve(path, argv, envp);
-	exec_failed();
+	env = before_exec(envp, &mine);
+	rc = real.execve(path, argv, env);
+	exec_failed(mine);
 	return rc;
 }
 
 NNS_API int execvpe(const char *file, char *const argv[], char *const envp[])
 {
+	char **env, **mine;
 	int rc;
 
 	if (!real.execvpe) /* called before our constructor ran */
 		real.execvpe = (execve_fn)(uintptr_t)next_fn("execvpe");
 	if (!real.execvpe)
 		return missing();
-	before_exec();
-	rc = real.execvpe(file, argv, envp);
-	exec_failed();
+	env = before_exec(envp, &mine);
+	rc = real.execvpe(file, argv, env);
+	exec_failed(mine);
 	return rc;
 }
 
 NNS_API int execv(const char *path, char *const argv[])
 {
+	char **env, **mine;
 	int rc;
 
 	if (!real.execv) /* called before our constructor ran */
 		real.execv = (execv_fn)(uintptr_t)next_fn("execv");
 	if (!real.execv)
 		return missing();
-	before_exec();
-	rc = real.execv(path, argv);
-	exec_failed();
+	env = before_exec(environ, &mine);
+	rc = mine ? real.execve(path, argv, env) : real.execv(path, argv);
+	exec_failed(mine);
 	return rc;
 }
 
 NNS_API int execvp(const char *file, char *const argv[])
 {
+	char **env, **mine;
 	int rc;
 
 	if (!real.execvp) /* called before our constructor ran */
 		real.execvp = (execv_fn)(uintptr_t)next_fn("execvp");
 	if (!real.execvp)
 		return missing();
-	before_exec();
-	rc = real.execvp(file, argv);
-	exec_failed();
+	env = before_exec(environ, &mine);
+	rc = mine && real.execvpe ? real.execvpe(file, argv, env) : real.execvp(file, argv);
+	exec_failed(mine);
 	return rc;
 }
 
 NNS_API int fexecve(int fd, char *const argv[], char *const envp[])
 {
+	char **env, **mine;
 	int rc;
 
 	if (!real.fexecve) /* called before our constructor ran */
 		real.fexecve = (fexecve_fn)(uintptr_t)next_fn("fexecve");
 	if (!real.fexecve)
 		return missing();
-	before_exec();
-	rc = real.fexecve(fd, argv, envp);
-	exec_failed();
+	env = before_exec(envp, &mine);
+	rc = real.fexecve(fd, argv, env);
+	exec_failed(mine);
 	return rc;
 }
 

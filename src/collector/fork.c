@@ -70,6 +70,11 @@ static void child(void)
 		p->gpu_dropped = 0;
 		p->ended = 0;
 		p->child_pending = 1;
+		/* the child's own file: nothing handed over, its own CPU time */
+		p->handoff = p->handoff_ready = p->continued = 0;
+		p->kept = p->named_early = 0;
+		p->collector_cpu_ns = 0;
+		atomic_store(&p->sampler_cpu_ns, 0);
 	}
 	fork_profiler = cur && cur->started ? cur : NULL;
 	nns_tb_after_fork_child();

@@ -8,6 +8,11 @@
  * serialises the ids its file has not seen yet into STRINGS chunks before
  * the events that use them. The table is capped at 1M names / 64 MiB; past
  * the cap nns_name returns 0. Names longer than 64 KiB are cut.
+ *
+ * Across exec (handoff.c), the new image writes on in its predecessor's
+ * file: its ids start after the ids that file already defines
+ * (nns_names_set_base, before the first nns_name), so a reader sees one
+ * dense id space per file.
  */
 #include "collector/collector.h"
 #include "common/strpool.h"
@@ -20,7 +25,8 @@
 
 static pthread_mutex_t names_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct strpool names;
-static int names_ok = -1; /* -1 not yet initialised, 0 failed, 1 ready */
+static int names_ok = -1;   /* -1 not yet initialised, 0 failed, 1 ready */
+static uint32_t names_base; /* ids of this image are base + the pool's index */
 
 static int ready_locked(void)
 {
@@ -50,6 +56,8 @@ NNS_API uint32_t nns_name(const char *name)
 					id = 0;
 			}
 		}
+		if (id)
+			id += names_base;
 	}
 	pthread_mutex_unlock(&names_mu);
 	return id;
@@ -60,9 +68,17 @@ uint32_t nns_names_count(void)
 	uint32_t n;
 
 	pthread_mutex_lock(&names_mu);
-	n = names_ok > 0 ? (uint32_t)names.count : 0;
+	n = names_base + (names_ok > 0 && names.count > 0 ? (uint32_t)names.count - 1 : 0);
 	pthread_mutex_unlock(&names_mu);
-	return n;
+	return n + 1;
+}
+
+void nns_names_set_base(uint32_t base)
+{
+	pthread_mutex_lock(&names_mu);
+	if (ready_locked() && names.count <= 1 && base < UINT32_MAX - NAMES_MAX_COUNT)
+		names_base = base;
+	pthread_mutex_unlock(&names_mu);
 }
 
 int nns_names_serialize(uint32_t *from, struct nnst_buf *b)
@@ -71,11 +87,14 @@ int nns_names_serialize(uint32_t *from, struct nnst_buf *b)
 
 	pthread_mutex_lock(&names_mu);
 	if (names_ok > 0) {
-		if (*from == 0)
-			*from = 1; /* id 0 is implicit */
-		while (*from < names.count) {
-			if (nnst_buf_string(b, *from, strpool_get(&names, *from),
-					    strpool_len(&names, *from))) {
+		if (*from <= names_base)
+			*from =
+			    names_base + 1; /* id 0 is implicit, lower ids were written before */
+		while (*from - names_base < names.count) {
+			uint32_t local = *from - names_base;
+
+			if (nnst_buf_string(b, *from, strpool_get(&names, local),
+					    strpool_len(&names, local))) {
 				more = 1;
 				break;
 			}

@@ -101,13 +101,19 @@ static void set_phase(struct nns_profiler *p, int np, int boundary)
 			nns_hostinfo_row(p, "Step", s, 0);
 		}
 	}
-	if (op == NNS_PHASE_ACTIVE && np != NNS_PHASE_ACTIVE)
+	/* exec with a handoff: the window goes on in the next image (no STOP),
+	 * which records no START for it (handoff.c) */
+	if (op == NNS_PHASE_ACTIVE && np != NNS_PHASE_ACTIVE && !p->handoff)
 		nns_emit_control(NNST_EV_STOP, 0, (uint64_t)(boundary ? k - 1 : k),
 				 (uint64_t)(p->window - 1));
 	p->phase = np;
 	publish_state(p);
-	if (np == NNS_PHASE_ACTIVE && op != NNS_PHASE_ACTIVE)
+	if (np == NNS_PHASE_ACTIVE && op != NNS_PHASE_ACTIVE && !p->continued)
 		nns_emit_control(NNST_EV_START, 0, (uint64_t)k, (uint64_t)p->window++);
+	else if (np == NNS_PHASE_ACTIVE && op != NNS_PHASE_ACTIVE)
+		p->window++;
+	if (np == NNS_PHASE_ACTIVE)
+		p->continued = 0;
 	if (!boundary)
 		return;
 	if (op == NNS_PHASE_ACTIVE && np == NNS_PHASE_ACTIVE)
@@ -320,11 +326,16 @@ void nns_reopen_locked(struct nns_profiler *p)
 int nns_restart_child_locked(struct nns_profiler *p)
 {
 	struct nns_err err;
+	struct nns_rankinfo parent = p->rank;
 	char ppid[32];
 	int rc, was_started = p->started;
 
 	p->child_pending = 0;
 	p->pid = getpid();
+	if (p->role.parent_rank >= 0) /* a helper's child: helps the same rank */
+		parent.rank = p->role.parent_rank;
+	nns_rank_from_env(&p->rank);
+	nns_role_of_self(&p->role, &p->rank, &parent);
 	nns_err_clear(&err);
 	if (nns_tls)
 		nns_tb_prefault(nns_tls);
@@ -380,10 +391,12 @@ NNS_API int nns_create(nns_profiler **out, const struct nns_options *o)
 		return rc;
 	}
 	nns_profiler_sync_init(p);
+	p->keep_rule = nns_preload_creating(); /* nns_create by the program: always a file */
 	p->hi_fd = -1;
 	p->w.fd = -1;
 	p->pid = getpid();
 	nns_rank_from_env(&p->rank);
+	nns_role_of_self(&p->role, &p->rank, NULL);
 	p->samples = malloc(NNS_SAMPLES_MAX * sizeof(*p->samples));
 	if (!p->samples) {
 		release(p);

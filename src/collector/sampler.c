@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define PROCBUF (256u << 10)
@@ -287,6 +288,15 @@ static void sample(struct nns_profiler *p, struct sstate *s, int emit)
 	s->t_ns = now;
 }
 
+static int64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return 0;
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 static void *sampler_main(void *arg)
 {
 	struct nns_profiler *p = arg;
@@ -297,6 +307,7 @@ static void *sampler_main(void *arg)
 	/* its own name: the GPU counters it emits sit on this thread's track,
 	 * which must not pass for one of the program's threads */
 	pthread_setname_np(pthread_self(), "nnscope-sampler");
+	atomic_store(&p->sampler_tid, (int)nns_gettid()); /* keep.c: its counters keep nothing */
 	memset(&s, 0, sizeof(s));
 	s.hz = sysconf(_SC_CLK_TCK);
 	if (s.hz <= 0)
@@ -328,9 +339,11 @@ static void *sampler_main(void *arg)
 			sample(p, &s, was_started);
 			nns_nvml_sample(nvml);
 		}
+		atomic_store(&p->sampler_cpu_ns, thread_cpu_ns()); /* keep.c: not the program's */
 		was_started = started;
 	}
 out:
+	atomic_store(&p->sampler_cpu_ns, thread_cpu_ns());
 	nns_nvml_close(nvml);
 	free(s.buf);
 	free(s.thr);

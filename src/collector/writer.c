@@ -1,6 +1,9 @@
 /*
- * writer.c - a profiler's writer thread: opens <output_path>/<host>_<pid>.nnst,
- * writes the header, META and CLOCK, then drains the per-thread blocks into
+ * writer.c - a profiler's writer thread: opens <output_path>/<host>_<pid>.nnst
+ * (named once the process records something, keep.c; <host>_rank<R>_<pid>
+ * for a rank, <host>_launcher_<pid> for a launcher, meta.c; or continues
+ * the file an exec handed over, handoff.c), writes the header, META and
+ * CLOCK, then drains the per-thread blocks into
  * EVENTS chunks (STRINGS and THREAD chunks first, for what they name),
  * SAMPLES from the sampler, LOST counts, a CLOCK point every second, and
  * END at a clean close.
@@ -71,6 +74,18 @@ static void io_failed(struct nns_profiler *p, const struct nns_err *e)
 	pthread_mutex_unlock(&p->mu);
 	if (p->in_writer) /* not while nns_create opens the file: it reports */
 		nns_status_failed(p);
+}
+
+/* The process recorded something: the file gets its name (keep.c). */
+static void keep(struct nns_profiler *p)
+{
+	struct nns_err e;
+
+	if (p->kept || p->w.failed || p->ended)
+		return;
+	nns_err_clear(&e);
+	if (nns_keep_link(p, &e))
+		io_failed(p, &e);
 }
 
 static int chunk(struct nns_profiler *p, uint32_t type, const struct iovec *iov, int n)
@@ -180,6 +195,14 @@ static void write_open_meta(struct nns_profiler *p, const char *host)
 		meta_long(p, "world_size", p->rank.world_size);
 	if (p->rank.local_rank >= 0)
 		meta_long(p, "local_rank", p->rank.local_rank);
+	if (p->role.role[0])
+		meta(p, "role", p->role.role);
+	if (p->role.launcher)
+		meta(p, "launcher", p->role.launcher);
+	if (p->role.parent_rank >= 0)
+		meta_long(p, "parent_rank", p->role.parent_rank);
+	if (p->continued)
+		meta(p, "exec", "continued"); /* an earlier image of this pid wrote above */
 	/* the user's step-trace points (MindSpore's PROFILING_FP_START /
 	 * PROFILING_BP_END), for the analysis of this trace anywhere */
 	for (int i = 0; i < 2; i++) {
@@ -209,45 +232,37 @@ int nns_writer_open(struct nns_profiler *p, struct nns_err *err)
 	struct nnst_header h;
 	struct nnst_clock c;
 	char host[256];
-	int fd = -1, rc;
+	int fd, rc;
 
 	if ((rc = fs_mkdirs(p->o.output_path, err)))
 		return rc;
-	nns_hostname(host, sizeof(host));
-	for (int k = 0; k < 1000 && fd < 0; k++) {
-		int n;
-
-		if (k == 0)
-			n = snprintf(p->path, sizeof(p->path), "%s/%s_%ld.nnst", p->o.output_path,
-				     host, (long)p->pid);
-		else /* the process's trace number k + 1: span k + 1 (importers/run.h) */
-			n = snprintf(p->path, sizeof(p->path), "%s/%s_%ld.%d.nnst",
-				     p->o.output_path, host, (long)p->pid, k + 1);
-		if (n < 0 || (size_t)n >= sizeof(p->path))
-			return nns_err_set(err, NNS_EINVAL, "output path too long: %s",
-					   p->o.output_path);
-		fd = open(p->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-		if (fd < 0 && errno != EEXIST)
-			return nns_err_set(err, NNS_EIO, "creating %s: %s", p->path,
-					   strerror(errno));
-	}
-	if (fd < 0)
-		return nns_err_set(err, NNS_EIO, "%s: too many traces of pid %ld", p->o.output_path,
-				   (long)p->pid);
-	if (!p->buf.p && nnst_buf_init(&p->buf, WRITER_BUF)) {
-		close(fd);
+	if (!p->buf.p && nnst_buf_init(&p->buf, WRITER_BUF))
 		return nns_err_set(err, NNS_ENOMEM, "no memory for the trace writer");
-	}
-	nns_clock_point(&c);
-	nnst_header_init(&h, p->pid, NNS_CLOCK_FLAGS, c.realtime_ns, c.mono_ns, c.tsc);
-	p->ended = 0;
+	nns_hostname(host, sizeof(host));
 	p->strings_written = 0;
 	p->lost_unreg_written = 0;
-	if ((rc = nnst_writer_init(&p->w, fd, &h, err))) {
-		nnst_writer_close(&p->w);
+	if (p->handoff_ready) { /* the exec failed: the same file goes on */
+		rc = nns_handoff_resume(p, p->w.fd, p->handoff_off, p->handoff_seq, err);
+		if (rc) {
+			nnst_writer_close(&p->w);
+			return rc;
+		}
+	} else if ((rc = nns_keep_name(p, host, err)) ||
+		   (rc = nns_handoff_take(p, err)) < 0) { /* an exec handed one over */
 		return rc;
+	} else if (rc == 0) {
+		if ((fd = nns_keep_create(p, err)) < 0)
+			return fd;
+		nns_clock_point(&c);
+		nnst_header_init(&h, p->pid, NNS_CLOCK_FLAGS, c.realtime_ns, c.mono_ns, c.tsc);
+		p->ended = 0;
+		if ((rc = nnst_writer_init(&p->w, fd, &h, err))) {
+			nnst_writer_close(&p->w);
+			return rc;
+		}
 	}
 	write_open_meta(p, host);
+	nns_clock_point(&c);
 	{
 		struct iovec iov = {&c, sizeof(c)};
 
@@ -318,6 +333,9 @@ static void write_span(struct nns_profiler *p, const struct span *s)
 		atomic_fetch_add_explicit(&p->lost, s->to - s->from, memory_order_relaxed);
 		return;
 	}
+	if (!p->kept && s->t->tid != atomic_load(&p->sampler_tid) &&
+	    nns_keep_events(s->b->ev + s->from, s->to - s->from))
+		keep(p);
 	announce(p, s->t);
 	if (chunk(p, NNST_CHUNK_EVENTS, iov, 2))
 		atomic_fetch_add_explicit(&p->lost, s->to - s->from, memory_order_relaxed);
@@ -330,6 +348,7 @@ static void write_lost(struct nns_profiler *p, uint32_t thread, uint64_t lost)
 
 	memcpy(rec, &thread, 4);
 	memcpy(rec + 4, &lost, 8);
+	keep(p); /* events were recorded, if not kept */
 	chunk(p, NNST_CHUNK_LOST, &iov, 1);
 }
 
@@ -493,8 +512,10 @@ static int any_full(struct nns_profiler *p)
 static void write_gpu(struct nns_profiler *p, const struct nnst_gpu *g, size_t n,
 		      const struct nnst_gpuclock *clk, size_t nclk)
 {
-	if (n)
+	if (n) {
+		keep(p);
 		write_strings(p);
+	}
 	for (size_t i = 0; i < n; i += 65536) {
 		size_t k = n - i < 65536 ? n - i : 65536;
 		struct iovec iov = {(void *)(g + i), k * sizeof(*g)};
@@ -605,6 +626,9 @@ static void ack_signal(struct nns_profiler *p, uint64_t sig)
 	int mine;
 
 	if (atomic_load(&nns_g.sig_final) && !p->ended) {
+		if (nns_keep_cpu_due(p))
+			keep(p);
+		nns_keep_close(p); /* the process ends: an unkept named file goes */
 		if (!p->w.failed)
 			nnst_writer_end(&p->w, NULL);
 		p->ended = 1;
@@ -623,17 +647,31 @@ static void writer_close(struct nns_profiler *p, struct wstate *ws)
 	int ended = p->ended;
 
 	forget_current(p);
+	if (nns_keep_cpu_due(p))
+		keep(p);
 	if (!p->w.failed && !p->ended) {
 		struct nns_err e;
+		uint64_t off = p->w.offset, seq = p->w.seq;
 
-		if (nnst_writer_end(&p->w, &e) == 0)
+		if (nnst_writer_end(&p->w, &e) == 0) {
 			p->ended = 1;
-		else
+			if (p->handoff) { /* exec: the next image continues here (handoff.c) */
+				p->handoff_ready = 1;
+				p->handoff_off = off;
+				p->handoff_seq = seq;
+			}
+		} else {
 			io_failed(p, &e);
+		}
 	}
 	if (!ended) /* else a signal flush ended the file and told it */
 		nns_status_final(p);
-	nnst_writer_close(&p->w);
+	p->collector_cpu_ns = nns_keep_collector_cpu(p);
+	atomic_store(&p->sampler_cpu_ns, 0);
+	if (!p->handoff_ready) {
+		nns_keep_close(p);
+		nnst_writer_close(&p->w);
+	}
 	p->in_writer = 0;
 	free(ws->snap);
 	free(ws->spans);
@@ -672,6 +710,8 @@ static void *writer_main(void *arg)
 		drain(p, &ws, partial);
 		if (partial)
 			last_partial = now;
+		if (nns_keep_cpu_due(p))
+			keep(p);
 		write_pending(p, &ws, r.kv, r.ns);
 		write_gpu(p, r.gpu, r.ngpu, r.gclk, r.ngclk);
 		free(r.gpu);

@@ -2,7 +2,8 @@
 # collector_run.sh - `nnscope run` (owner: the collector): exit statuses pass
 # through (3 stays 3, a signal N becomes 128+N, a missing command 127, bad
 # options are a usage error before anything runs), LD_PRELOAD profiles an
-# uninstrumented program (samplers, metadata, START/STOP, END at exit), an
+# uninstrumented program that works (samplers, metadata, START/STOP, END at
+# exit; one that records nothing and uses no CPU leaves no file), an
 # instrumented one records on the preloaded profiler (nns_current) and its
 # forked worker gets its own trace, --options reach the library, and the
 # trace directory is printed on stderr.
@@ -21,7 +22,17 @@ unset NNSCOPE_OPTIONS MS_PROFILER_OPTIONS NNSCOPE_PRELOAD
 val() { "$CHECK" "$1" | sed -n "s/^$2=//p" | tail -1; }
 
 cd "$TMP"
+# a busy uninstrumented program: SECONDS of CPU (a process that records
+# nothing and uses under 100 ms of CPU leaves no file: collector_procs.sh)
+BURN=(python3 -c 'import sys, time
+while time.process_time() < float(sys.argv[1]): pass')
 run_rc 3 "exit status passes through" "$NNSCOPE" run -- /bin/sh -c 'exit 3'
+[ -z "$(ls data/*.nnst 2>/dev/null)" ] && pass "a shell that records nothing leaves no trace" \
+	|| fail "trace of an idle shell: $(ls data)"
+grep -q "no trace was written to $TMP/data" "$TMP/err.txt" && pass "no trace: said" \
+	|| fail "no trace, not said: $(cat "$TMP/err.txt")"
+run_rc 3 "exit status passes through a busy command" "$NNSCOPE" run -- \
+	/bin/sh -c '"$0" "$@"; exit 3' "${BURN[@]}" 0.2
 [ -n "$(ls data/*.nnst 2>/dev/null)" ] && pass "default output ./data" || fail "no trace in ./data"
 run_rc 143 "a signal becomes 128+N" "$NNSCOPE" run -o "$TMP/sig" -- /bin/sh -c 'kill -TERM $$'
 run_rc 127 "a missing command" "$NNSCOPE" run -o "$TMP/x" -- /nonexistent/program
@@ -34,7 +45,7 @@ run_rc 2 "no command" "$NNSCOPE" run -o "$TMP/y"
 
 # an uninstrumented program: samplers, metadata, lifetime
 run_rc 0 "uninstrumented program" "$NNSCOPE" run -o "$TMP/plain" \
-	--options '{"cpu_sampling_interval_ms":20}' -- sleep 0.3
+	--options '{"cpu_sampling_interval_ms":20}' -- "${BURN[@]}" 0.3
 grep -q "trace file in $TMP/plain" "$TMP/err.txt" && pass "prints where the trace is" \
 	|| fail "no trace location printed: $(cat "$TMP/err.txt")"
 f=$(ls "$TMP"/plain/*.nnst | head -1)
@@ -43,20 +54,22 @@ f=$(ls "$TMP"/plain/*.nnst | head -1)
 	|| fail "START $(val "$f" start) STOP $(val "$f" stop)"
 [ "$(val "$f" samples)" -gt 3 ] && pass "samples: $(val "$f" samples)" || fail "samples: $(val "$f" samples)"
 [ "$(val "$f" meta.attach)" = preload ] && pass "META attach=preload" || fail "no attach META"
-val "$f" meta.cmdline | grep -q "sleep 0.3" && pass "META cmdline" || fail "cmdline"
+val "$f" meta.cmdline | grep -q "import sys, time" && pass "META cmdline" || fail "cmdline"
 val "$f" meta.options | grep -q '"cpu_sampling_interval_ms":20' && pass "--options reached the library" \
 	|| fail "options: $(val "$f" meta.options)"
 # with no ranges at all, the one default step is the profiling window
-# (START..STOP), i.e. at least the 0.3 s the program slept
+# (START..STOP), i.e. at least the 0.3 s the program ran
 "$NNSCOPE" analyse "$TMP/plain" --out "$TMP/plain-out" -q
 t=$(jq -r '.steps[0].total_us' "$TMP"/plain-out/*/overview.json)
 awk "BEGIN{exit !($t >= 300000 && $t < 5000000)}" && pass "uninstrumented: step 0 spans the run ($t us)" \
 	|| fail "uninstrumented: step 0 is $t us"
-RANK=5 WORLD_SIZE=8 LOCAL_RANK=1 "$NNSCOPE" run -q -o "$TMP/rank" -- sleep 0.05
+RANK=5 WORLD_SIZE=8 LOCAL_RANK=1 "$NNSCOPE" run -q -o "$TMP/rank" -- "${BURN[@]}" 0.2
 f=$(ls "$TMP"/rank/*.nnst | head -1)
 [ "$(val "$f" meta.rank)" = 5 ] && [ "$(val "$f" meta.world_size)" = 8 ] &&
 	[ "$(val "$f" meta.local_rank)" = 1 ] && pass "rank metadata from RANK/WORLD_SIZE/LOCAL_RANK" \
 	|| fail "rank metadata"
+case $(basename "$f") in *_rank5_*.nnst) pass "the rank names the trace: $(basename "$f")" ;;
+*) fail "trace name without the rank: $(basename "$f")" ;; esac
 
 # an instrumented program with a forked worker
 run_rc 0 "instrumented program with a fork" "$NNSCOPE" run -o "$TMP/inst" \
