@@ -81,11 +81,11 @@ struct nns_options {
 	char output_path[1024]; /* run directory, default "./data" */
 	int op_time;		/* collect ranges (default 1) */
 	int profile_memory;	/* collect memory events (default 0) */
-	int profile_communication;    /* collect communication (default 0) */
+	int profile_communication;    /* NCCL collectives (default 0; nnscope run: 1) */
 	int data_process;	      /* collect data-queue samples (default 1) */
 	int timeline_limit_mb;	      /* Chrome-trace export limit, MB (default 500) */
 	int profile_framework;	      /* enum nns_framework (default NONE) */
-	int sync_enable;	      /* accepted for MindSpore compatibility */
+	int sync_enable;	      /* must be 0: 1 is refused (docs/API.md) */
 	int cpu_sampling_interval_ms; /* CPU/memory sampler period, 0 = off (default 1000) */
 	/* schedule, as torch.profiler.schedule: after skip_first steps, cycles of
 	 * wait (off), warmup (collected, discarded), active (kept); repeat = number

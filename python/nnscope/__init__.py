@@ -220,8 +220,8 @@ def _options_json(output_path, profile_memory, start, sched, start_step,
         o["op_time"] = False
     if _bool("profile_communication", profile_communication):
         o["profile_communication"] = True
-    if not _bool("sync_enable", sync_enable):
-        o["sync_enable"] = False
+    if _bool("sync_enable", sync_enable):
+        o["sync_enable"] = True  # the library refuses it, saying why
     if _int("cpu_sampling_interval_ms", cpu_sampling_interval_ms, 0) != 1000:
         o["cpu_sampling_interval_ms"] = cpu_sampling_interval_ms
     if _int("timeline_limit", timeline_limit, 1) != 500:
@@ -275,10 +275,15 @@ class Profiler:
     output_path (``"./data"``), profile_memory (False), start (True: collect
     from construction), schedule (None, an ``nnscope.schedule``), start_step
     / stop_step (None: MindSpore StopAtStep, inclusive, steps count from 1),
-    cpu_sampling_interval_ms (1000, 0 = off), timeline_limit (MB, 500),
-    profile_framework (None | "all" | "time" | "memory": host_info CSV),
-    data_process (True), op_time (True), profile_communication (False),
-    sync_enable (True), buffer_kb_per_thread, max_buffer_mb.
+    cpu_sampling_interval_ms (1000, 0 = off), timeline_limit (MB, 500: the
+    cap of the Chrome-trace timeline ``nnscope export`` / ``analyse
+    --timeline`` write of this trace), profile_framework (None | "all" |
+    "time" | "memory": host_info CSV), data_process (True), op_time (True),
+    profile_communication (False: True records NCCL collectives through the
+    NCCL profiler plugin, which ``nnscope run`` loads), sync_enable (False;
+    True, MindSpore's synchronous GPU operator timing, is refused with a
+    ValueError: CUPTI times kernels on the device exactly without
+    synchronising), buffer_kb_per_thread, max_buffer_mb.
 
     As a context manager, entering starts collection (if not started) and
     leaving stops it and closes the trace.
@@ -288,7 +293,7 @@ class Profiler:
                  schedule=None, start_step=None, stop_step=None,
                  cpu_sampling_interval_ms=1000, timeline_limit=500,
                  profile_framework=None, data_process=True, op_time=True,
-                 profile_communication=False, sync_enable=True,
+                 profile_communication=False, sync_enable=False,
                  buffer_kb_per_thread=None, max_buffer_mb=None, **kwargs):
         self._h = None
         if "start_profile" in kwargs:

@@ -63,8 +63,9 @@ static const char USAGE[] =
     "                     over that step's events as a Chrome trace,\n"
     "                     <dir>/<worker>[.<span>].critical.json\n"
     "      --timeline-limit-mb N\n"
-    "                     cap timeline.json at N MB (default 500, 0 = no cap); the\n"
-    "                     events past the cap are left out and the file says so\n"
+    "                     cap timeline.json at N MB (0 = no cap; default: the\n"
+    "                     timeline_limit each trace was collected with, else 500);\n"
+    "                     the events past the cap are left out and the file says so\n"
     "      --steps A-B    analyse only steps A..B (also A, or A,B,C consecutive):\n"
     "                     the numbers of ProfilerStep#N / nnscope steps; the trace\n"
     "                     is cut to those steps' host time and their kernels\n"
@@ -84,7 +85,7 @@ struct analyse_ctx {
 	struct out_opts oo;
 	int quiet;
 	int timeline;		   /* --timeline */
-	int64_t limit_bytes;	   /* --timeline-limit-mb, 0 = none */
+	int64_t limit_bytes;	   /* --timeline-limit-mb, 0 = none, -1 = not given */
 	int critpath;		   /* --critical-path */
 	struct cli_sql sql;	   /* --sqlite (sql.db NULL without) */
 	const struct cli_visit *v; /* v->groups: span groups of the current run */
@@ -111,10 +112,14 @@ static int write_timeline(struct analyse_ctx *c, const struct cli_item *it, cons
 	struct out_chrome_stats st;
 	struct nns_err err;
 	char dir[OUT_PATH_MAX];
+	int64_t limit = c->limit_bytes;
+	long trace_mb = limit < 0 ? out_chrome_trace_limit_mb(&it->m) : 0;
 
+	if (limit < 0) /* the trace's timeline_limit option, else MindSpore's 500 MB */
+		limit = (int64_t)(trace_mb > 0 ? trace_mb : 500) << 20;
 	nns_err_clear(&err);
 	if (out_join(dir, sizeof(dir), c->out, sub, &err) ||
-	    out_chrome_file(dir, "timeline.json", &it->m, c->limit_bytes, &st, &err)) {
+	    out_chrome_file(dir, "timeline.json", &it->m, limit, &st, &err)) {
 		cli_error(NULL, err.msg);
 		return CLI_EINPUT;
 	}
@@ -122,9 +127,11 @@ static int write_timeline(struct analyse_ctx *c, const struct cli_item *it, cons
 		char msg[OUT_PATH_MAX + 200];
 
 		snprintf(msg, sizeof(msg),
-			 "%s/timeline.json: cut at the %lld MB limit, %lld events left out "
-			 "(--timeline-limit-mb raises it)",
-			 sub, (long long)(c->limit_bytes >> 20), (long long)st.events_omitted);
+			 "%s/timeline.json: cut at the %lld MB limit%s, from %.3f s into the "
+			 "trace; %lld events left out (--timeline-limit-mb raises it)",
+			 sub, (long long)(limit >> 20),
+			 trace_mb > 0 ? " (the trace's timeline_limit option)" : "",
+			 (double)(st.cut_ts - st.t0) / 1e9, (long long)st.events_omitted);
 		cli_warn(NULL, msg);
 	}
 	return CLI_OK;
@@ -349,7 +356,7 @@ static int analyse_parse_args(int argc, char **argv, struct analyse_args *a)
 	int first, rc;
 
 	memset(a, 0, sizeof(*a));
-	a->limit_mb = 500;
+	a->limit_mb = -1; /* none given: each trace's timeline_limit, else 500 */
 	if ((rc = cli_parse_options(&cmd, opts, argc, argv, &first)) != CLI_CONTINUE)
 		return rc;
 	rc = cli_one_input("analyse", argc, first, "missing the trace file or run directory");
@@ -459,7 +466,7 @@ int cmd_analyse(int argc, char **argv)
 	ctx.oo.pretty_depth = a.pretty ? 64 : 0;
 	ctx.quiet = a.quiet;
 	ctx.timeline = a.timeline;
-	ctx.limit_bytes = (int64_t)a.limit_mb << 20;
+	ctx.limit_bytes = a.limit_mb < 0 ? -1 : (int64_t)a.limit_mb << 20;
 	ctx.critpath = a.critpath;
 	if (a.mpi) /* other processes may still write into it */
 		return analyse_mpi(&ctx, &a);

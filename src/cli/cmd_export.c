@@ -1,7 +1,8 @@
 /*
  * cmd_export.c - `nnscope export <trace> --format chrome --out FILE
  * [--limit-mb N]`: one trace (.nnst or Kineto JSON) as a Chrome trace for
- * Perfetto UI / chrome://tracing, capped like MindSpore's timeline_limit;
+ * Perfetto UI / chrome://tracing, capped like MindSpore's timeline_limit
+ * (--limit-mb, else the trace's own timeline_limit option, else 500 MB);
  * `--format sqlite --out F.db`: every worker/span of a trace or run
  * directory, events and analysis results, in one SQLite database
  * (output/sqlite_out.h, docs/SQL.md).
@@ -34,8 +35,9 @@ static const char USAGE[] =
     "Options:\n"
     "  -f, --format FMT   chrome (the default) or sqlite\n"
     "  -o, --out FILE     output file, '-' for standard output (chrome only; required)\n"
-    "  -l, --limit-mb N   chrome: stop adding events at N MB (default 500, MindSpore's\n"
-    "                     timeline_limit; 0 = no limit); the file says what was cut\n"
+    "  -l, --limit-mb N   chrome: stop adding events at N MB (0 = no limit; default:\n"
+    "                     the timeline_limit the trace was collected with, else 500,\n"
+    "                     as MindSpore); the file says what was cut and from when\n"
     "  -w, --worker NAME  the worker, in a run directory\n"
     "  -s, --span S       the span, in a run directory\n"
     "  -j, --threads N    parser threads for JSON input (0 = one per CPU)\n" CLI_LIMITS_HELP
@@ -178,7 +180,8 @@ static int export_chrome(const struct export_args *a)
 	struct nns_err err;
 	struct model m;
 	const char *trace;
-	int rc;
+	long limit_mb;
+	int rc, from_trace;
 
 	if ((rc = cli_open_runs(&rs, "export", a->in, NULL, a->worker, a->span)))
 		return rc;
@@ -200,16 +203,21 @@ static int export_chrome(const struct export_args *a)
 	}
 	cli_load_host_info(&m, run); /* MindSpore's host timeline beside the trace */
 	nns_err_clear(&err);
-	rc = write_out(a->out, &m, (int64_t)a->limit_mb << 20, &st, &err);
+	limit_mb = a->limit_mb >= 0 ? a->limit_mb : out_chrome_trace_limit_mb(&m);
+	from_trace = a->limit_mb < 0 && limit_mb > 0;
+	if (limit_mb <= 0 && a->limit_mb < 0)
+		limit_mb = 500;
+	rc = write_out(a->out, &m, (int64_t)limit_mb << 20, &st, &err);
 	if (rc) {
 		cli_error(NULL, err.msg);
 	} else if (st.events_omitted) {
-		char msg[OUT_PATH_MAX + 200];
+		char msg[OUT_PATH_MAX + 300];
 
 		snprintf(msg, sizeof(msg),
-			 "%s: cut at the %ld MB limit; %lld later events left out (--limit-mb "
-			 "raises it)",
-			 a->out, a->limit_mb, (long long)st.events_omitted);
+			 "%s: cut at the %ld MB limit%s, from %.3f s into the trace; %lld later "
+			 "events left out (--limit-mb raises it)",
+			 a->out, limit_mb, from_trace ? " (the trace's timeline_limit option)" : "",
+			 (double)(st.cut_ts - st.t0) / 1e9, (long long)st.events_omitted);
 		cli_warn(NULL, msg);
 	}
 	if (!rc && !a->quiet && strcmp(a->out, "-") != 0)
@@ -247,7 +255,7 @@ static int export_parse_args(int argc, char **argv, struct export_args *a)
 
 	memset(a, 0, sizeof(*a));
 	a->format = "chrome";
-	a->limit_mb = 500;
+	a->limit_mb = -1; /* none given: the trace's timeline_limit, else 500 */
 	if ((rc = cli_parse_options(&cmd, opts, argc, argv, &first)) != CLI_CONTINUE)
 		return rc;
 	if (strcmp(a->format, "chrome") != 0 && strcmp(a->format, "sqlite") != 0)

@@ -7,7 +7,9 @@
  * environment's NNSCOPE_OPTIONS / MS_PROFILER_OPTIONS, with output_path
  * made absolute) and, unless already set, NVTX_INJECTION64_PATH and
  * CUDA_INJECTION64_PATH and NCCL_PROFILER_PLUGIN (the same library: NVTX
- * ranges, GPU activity through CUPTI and NCCL collectives are recorded),
+ * ranges, GPU activity through CUPTI and NCCL collectives are recorded;
+ * profile_communication is true unless the options say false, and then
+ * NCCL_PROFILER_PLUGIN is not set),
  * then spawns CMD, forwards SIGTERM/SIGHUP to it, waits and
  * exits with its status (128 + N when signal N killed it; 127 when it
  * cannot be run), after telling on stderr where the traces are. The library
@@ -120,8 +122,9 @@ static int find_lib(char *dst, size_t size)
 typedef void (*init_fn)(struct nns_options *);
 typedef int (*json_fn)(struct nns_options *, const char *, char *, size_t);
 
-/* Checks the options with the library itself and gets output_path. */
-static int check_options(const char *lib, const char *json, char *out_path, size_t size)
+/* Checks the options with the library itself and gets output_path and
+ * profile_communication (true unless the options say false: with_output). */
+static int check_options(const char *lib, const char *json, char *out_path, size_t size, int *comm)
 {
 	struct nns_options o;
 	char err[512];
@@ -142,33 +145,37 @@ static int check_options(const char *lib, const char *json, char *out_path, size
 		return CLI_EINPUT;
 	}
 	init(&o);
+	o.profile_communication = 1;
 	if (from_json(&o, json, err, sizeof(err)))
 		return cli_usage_error("run", "%s", err);
 	snprintf(out_path, size, "%s", o.output_path);
+	*comm = o.profile_communication;
 	return CLI_OK;
 }
 
-/* json with "output_path":"<abs>" added (it wins: later keys override). */
+/* json with "output_path":"<abs>" added (it wins: later keys override)
+ * and "profile_communication":true put first (the options' own value wins:
+ * under `nnscope run` collectives are recorded unless they say false). */
 static char *with_output(const char *json, const char *abs)
 {
+	static const char comm[] = "{\"profile_communication\":true,";
 	char esc[4200];
-	size_t n = strlen(json), k;
+	size_t n = strlen(json), k, open = strcspn(json, "{");
 	char *s;
 	int empty = 1;
 
 	json_escape_str(esc, sizeof(esc), abs, JSON_ESC_KEEP_BYTES);
 	while (n > 0 && json[n - 1] != '}')
 		n--;
-	if (n == 0)
+	if (n == 0 || open >= n)
 		return NULL;
-	for (k = 0; k + 1 < n; k++)
-		if (json[k] != '{' && json[k] != ' ' && json[k] != '\t' && json[k] != '\n' &&
-		    json[k] != '\r')
+	for (k = open + 1; k + 1 < n; k++)
+		if (json[k] != ' ' && json[k] != '\t' && json[k] != '\n' && json[k] != '\r')
 			empty = 0;
-	s = malloc(n + strlen(esc) + 32);
+	s = malloc(n + strlen(esc) + sizeof(comm) + 32);
 	if (s)
-		sprintf(s, "%.*s%s\"output_path\":\"%s\"}", (int)(n - 1), json, empty ? "" : ",",
-			esc);
+		sprintf(s, "%s%.*s%s\"output_path\":\"%s\"}", comm, (int)(n - open - 2),
+			json + open + 1, empty ? "" : ",", esc);
 	return s;
 }
 
@@ -242,7 +249,7 @@ static int run_parse_args(int argc, char **argv, struct run_args *a)
  * $MS_PROFILER_OPTIONS, else none) checked by the library, and the
  * absolute trace directory they, or --output, name. */
 static int trace_dir(const struct run_args *a, const char *lib, const char **json, char *abs,
-		     size_t size)
+		     size_t size, int *comm)
 {
 	char path[1024];
 	int rc;
@@ -254,7 +261,7 @@ static int trace_dir(const struct run_args *a, const char *lib, const char **jso
 		*json = getenv("MS_PROFILER_OPTIONS");
 	if (!*json || !**json)
 		*json = "{}";
-	if ((rc = check_options(lib, *json, path, sizeof(path))))
+	if ((rc = check_options(lib, *json, path, sizeof(path), comm)))
 		return rc;
 	if (a->output)
 		snprintf(path, sizeof(path), "%s", a->output);
@@ -301,9 +308,10 @@ static int set_preload(const char *lib, const char *json, const char *abs)
 	return rc;
 }
 
-/* The injection paths that make NVTX, CUDA (CUPTI) and NCCL load the
- * library, unless the user set their own, and NNSCOPE_BIN. */
-static void set_injection(const char *lib)
+/* The injection paths that make NVTX, CUDA (CUPTI) and NCCL (when comm:
+ * profile_communication) load the library, unless the user set their own,
+ * and NNSCOPE_BIN. */
+static void set_injection(const char *lib, int comm)
 {
 	/* NVTX v3 headers dlopen() this and call InitializeInjectionNvtx2
 	 * (src/collector/nvtx.c): the program's NVTX ranges are recorded. */
@@ -314,7 +322,7 @@ static void set_injection(const char *lib)
 
 	if (!getenv("NVTX_INJECTION64_PATH"))
 		setenv("NVTX_INJECTION64_PATH", real ? real : lib, 1);
-	if (!getenv("NCCL_PROFILER_PLUGIN"))
+	if (comm && !getenv("NCCL_PROFILER_PLUGIN"))
 		setenv("NCCL_PROFILER_PLUGIN", real ? real : lib, 1);
 	/* libcuda dlopen()s this in cuInit and calls
 	 * InitializeInjection (src/collector/cupti.c): kernels, copies
@@ -417,7 +425,7 @@ int cmd_run(int argc, char **argv)
 	char lib[1024], abs[4096];
 	time_t since = time(NULL);
 	struct run_status st;
-	int rc, status, code, lost;
+	int rc, status, code, lost, comm = 1;
 
 	if ((rc = run_parse_args(argc, argv, &a)) != CLI_CONTINUE)
 		return rc;
@@ -426,10 +434,10 @@ int cmd_run(int argc, char **argv)
 				"set NNSCOPE_LIB to its path");
 		return CLI_EINPUT;
 	}
-	if ((rc = trace_dir(&a, lib, &json, abs, sizeof(abs))) ||
+	if ((rc = trace_dir(&a, lib, &json, abs, sizeof(abs), &comm)) ||
 	    (rc = set_preload(lib, json, abs)))
 		return rc;
-	set_injection(lib);
+	set_injection(lib, comm);
 	if (run_status_open(&st) == 0)
 		setenv("NNSCOPE_STATUS", st.name, 1);
 	else /* unheard: an outer run's socket is not ours to use */

@@ -47,6 +47,7 @@ enum nns_cat {
 	NNS_CAT_MARK = 1u << 1,	 /* marks, counters, flows: always while collecting */
 	NNS_CAT_MEM = 1u << 2,	 /* memory alloc/free: profile_memory */
 	NNS_CAT_QUEUE = 1u << 3, /* data-queue samples: data_process */
+	NNS_CAT_COMM = 1u << 4,	 /* NCCL collectives: profile_communication */
 	NNS_ST_WARMUP = 1u << 8	 /* events get NNST_EVF_WARMUP */
 };
 #define NNS_ST_FLAGS(st) ((uint8_t)(((st) >> 8) & NNST_EVF_WARMUP))

@@ -44,6 +44,11 @@
  *     the pool is full).
  * Host times are read when NCCL calls us (the collector's raw clock).
  *
+ * Collectives are recorded only while the attached profiler's
+ * profile_communication option is on (the NNS_CAT_COMM state bit); when
+ * the profiler attached at a communicator's init has it off, init answers
+ * activation mask 0 and NCCL reports nothing (META nccl_profiler "... off").
+ *
  * Threads: NCCL calls from user threads, CUDA host-callback threads and
  * its proxy threads. Every event lives in a slot of one pool (NCP_SLOTS)
  * under one mutex (a leaf lock: names and the writer queue are reached
@@ -319,12 +324,23 @@ static int pool_ready_locked(void)
 	return 1;
 }
 
+/* profile_communication (options.c): 0 when the attached profiler's options
+ * turn collectives off (init then gives NCCL activation mask 0, so NCCL
+ * reports no event at all), else 1; with none attached yet a later one's
+ * NNS_CAT_COMM state bit decides per event (ncp_start). */
+static int comm_wanted(void)
+{
+	const struct nns_profiler *p = nns_current();
+
+	return !p || p->o.profile_communication;
+}
+
 int ncp_init(struct ncp_ctx **out, int version, int *mask, uint64_t comm_hash, int nranks, int rank)
 {
 	struct ncp_ctx *c;
 	const char *env = getenv("NNSCOPE_NCCL_KERNEL_EVENTS");
 	const char *genv = getenv("NNSCOPE_NCCL_GPU_TIMER");
-	int first;
+	int first, on;
 	char v[64];
 
 	if (!out)
@@ -348,13 +364,17 @@ int ncp_init(struct ncp_ctx **out, int version, int *mask, uint64_t comm_hash, i
 	}
 	first = ncp.nctx++ == 0;
 	pthread_mutex_unlock(&ncp.mu);
+	on = comm_wanted();
 	if (mask) /* one mask for every communicator of the process */
-		*mask = NCP_MASK_BASE | (c->kernel_events ? NCP_MASK_KERNEL : 0) |
-			(version >= 6 ? NCP_MASK_CE : 0);
+		*mask = !on ? 0
+			    : NCP_MASK_BASE | (c->kernel_events ? NCP_MASK_KERNEL : 0) |
+				  (version >= 6 ? NCP_MASK_CE : 0);
 	if (first) {
 		snprintf(v, sizeof(v), "ncclProfiler_v%d%s%s", version,
-			 c->kernel_events ? " kernel" : " enqueue",
-			 c->gpu_timer ? " gputimer" : "");
+			 !on		    ? " off"
+			 : c->kernel_events ? " kernel"
+					    : " enqueue",
+			 on && c->gpu_timer ? " gputimer" : "");
 		nns_set_metadata(nns_current(), "nccl_profiler", v);
 	}
 	*out = c;
@@ -457,7 +477,7 @@ void ncp_start(struct ncp_ctx *ctx, const struct ncp_event *e, void **handle)
 	case NCP_COLL:
 	case NCP_P2P:
 	case NCP_CE:
-		if (nns_state_load() != 0) /* nothing collects: record nothing */
+		if (nns_state_load() & NNS_CAT_COMM) /* else nothing collects collectives */
 			task_start(ctx, e, handle);
 		break;
 	case NCP_KCH:

@@ -11,6 +11,21 @@
  * that only mean something on Ascend (aicore_metrics, l2_cache, ...) are
  * accepted and ignored; any other key is an error naming it. Later keys
  * override earlier ones.
+ *
+ * What the MindSpore keys do here (docs/API.md):
+ *   - timeline_limit (MB): stored in META "options"; `nnscope export` and
+ *     `nnscope analyse --timeline` cap the Chrome-trace timeline of the
+ *     trace at it unless their --limit-mb / --timeline-limit-mb says
+ *     otherwise (output/chrome.c writes where it was cut);
+ *   - profile_communication: the NCCL profiler plugin records collectives
+ *     only when it is true (nccl_prof.c: activation mask 0 at init, and the
+ *     NNS_CAT_COMM state bit per event); `nnscope run` makes it true unless
+ *     the options say false, and then does not load the plugin;
+ *   - sync_enable: only false is accepted. MindSpore's true synchronises
+ *     the device after each GPU operator so the operator's time includes
+ *     its execution; nnscope does not synchronise (CUPTI gives each kernel's
+ *     device time exactly, asynchronously), so true is refused with that
+ *     reason rather than accepted and ignored.
  */
 #include "collector/collector.h"
 #include "common/jsonesc.h"
@@ -268,7 +283,7 @@ static int jvalue(struct jp *p, struct jval *v, int depth)
 
 /* ---- keys --------------------------------------------------------------------------- */
 
-enum kind { K_BOOL, K_INT, K_LONG, K_SIZE, K_PATH, K_FRAMEWORK, K_IGNORE };
+enum kind { K_BOOL, K_INT, K_LONG, K_SIZE, K_PATH, K_FRAMEWORK, K_SYNC, K_IGNORE };
 
 struct key {
 	const char *name;
@@ -288,7 +303,7 @@ static const struct key keys[] = {
     {"timeline_limit", K_INT, F(timeline_limit_mb), 1, 1 << 20},
     {"timeline_limit_mb", K_INT, F(timeline_limit_mb), 1, 1 << 20},
     {"profile_framework", K_FRAMEWORK, F(profile_framework), 0, 0},
-    {"sync_enable", K_BOOL, F(sync_enable), 0, 1},
+    {"sync_enable", K_SYNC, F(sync_enable), 0, 1},
     {"cpu_sampling_interval_ms", K_INT, F(cpu_sampling_interval_ms), 0, 3600000},
     {"skip_first", K_INT, F(sched_skip_first), 0, INT_MAX},
     {"wait", K_INT, F(sched_wait), 0, INT_MAX},
@@ -316,6 +331,12 @@ static const struct key keys[] = {
     {"mstx", K_IGNORE, 0, 0, 0},
 };
 #undef F
+
+/* Why sync_enable true is refused (parse and check give the same words). */
+#define NNS_SYNC_ENABLE_REFUSED                                                                    \
+	"option 'sync_enable' true is refused: nnscope does not synchronise after each GPU "       \
+	"operator; CUPTI times every kernel on the device exactly, asynchronously (MindSpore's "   \
+	"sync_enable false). Leave it out or set it to false"
 
 static const char *type_name(enum jtype t)
 {
@@ -353,7 +374,14 @@ static int set_key(struct nns_options *o, struct jp *p, const struct key *k, con
 		return 0;
 	if (k->off + fsize > o->struct_size) /* an older caller: field unknown to it */
 		return 0;
+	if (k->kind == K_SYNC &&
+	    ((v->type == J_BOOL && v->b) || (v->type == J_NUM && v->num == 1))) {
+		if (p->err && p->errlen)
+			snprintf(p->err, p->errlen, "%s", NNS_SYNC_ENABLE_REFUSED);
+		return NNS_EINVAL;
+	}
 	switch (k->kind) {
+	case K_SYNC: /* false (or 0): how nnscope always times */
 	case K_BOOL:
 		if (v->type == J_BOOL)
 			*(int *)(base + k->off) = v->b;
@@ -511,6 +539,8 @@ int nns_options_check(const struct nns_options *o, struct nns_err *err)
 		return nns_err_set(err, NNS_EINVAL, "output_path is empty or not terminated");
 	if (o->timeline_limit_mb < 1)
 		return nns_err_set(err, NNS_EINVAL, "timeline_limit must be >= 1 MB");
+	if (o->sync_enable)
+		return nns_err_set(err, NNS_EINVAL, "%s", NNS_SYNC_ENABLE_REFUSED);
 	if (o->profile_framework < NNS_FRAMEWORK_NONE ||
 	    o->profile_framework > NNS_FRAMEWORK_MEMORY)
 		return nns_err_set(err, NNS_EINVAL, "profile_framework %d is not an nns_framework",

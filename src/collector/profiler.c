@@ -66,6 +66,8 @@ static uint32_t categories(const struct nns_options *o)
 		c |= NNS_CAT_MEM;
 	if (o->data_process)
 		c |= NNS_CAT_QUEUE;
+	if (o->profile_communication)
+		c |= NNS_CAT_COMM;
 	return c;
 }
 

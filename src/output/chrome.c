@@ -1,7 +1,8 @@
 /*
  * chrome.c - Chrome-trace export of any model (Kineto or .nnst): the
  * timeline for Perfetto UI / chrome://tracing, honouring a size cap like
- * MindSpore's timeline_limit (output.h, out_chrome_write).
+ * MindSpore's timeline_limit (output.h, out_chrome_write); the limit a
+ * trace's own collector options asked for (out_chrome_trace_limit_mb).
  *
  * All rows of the model are merged into one stream in time order (events
  * are already sorted; counters and flows get a sorted index), so a cut
@@ -19,6 +20,7 @@
  * process_name / thread_name metadata.
  */
 #include "common/hmap.h"
+#include "common/num.h"
 #include "output/outfile.h"
 #include "output/output.h"
 
@@ -584,6 +586,47 @@ static void write_cut(struct ctx *c, struct out_chrome_stats *st, int64_t limit)
 	jsonw_obj_end(w);
 }
 
+long out_chrome_trace_limit_mb(const struct model *m)
+{
+	static const char key[] = "\"timeline_limit\"";
+	const char *s = model_meta_get(m, "options");
+	int in_str = 0;
+
+	if (!s)
+		return 0;
+	for (size_t i = 0; s[i]; i++) {
+		size_t k, e;
+		int64_t v;
+
+		if (in_str) {
+			if (s[i] == '\\' && s[i + 1])
+				i++;
+			else if (s[i] == '"')
+				in_str = 0;
+			continue;
+		}
+		if (s[i] != '"')
+			continue;
+		if (strncmp(s + i, key, sizeof(key) - 1) != 0) {
+			in_str = 1;
+			continue;
+		}
+		k = i + sizeof(key) - 1;
+		while (s[k] == ' ')
+			k++;
+		if (s[k++] != ':')
+			return 0;
+		while (s[k] == ' ')
+			k++;
+		for (e = k; s[e] >= '0' && s[e] <= '9'; e++)
+			;
+		if (num_i64(s + k, e - k, &v, NULL) || v < 1 || v > (1 << 20))
+			return 0;
+		return (long)v;
+	}
+	return 0;
+}
+
 int out_chrome_write(FILE *f, const struct model *m, int64_t limit, struct out_chrome_stats *st,
 		     struct nns_err *err)
 {
@@ -602,6 +645,7 @@ int out_chrome_write(FILE *f, const struct model *m, int64_t limit, struct out_c
 	c.cw.out = f;
 	if (setup(&c))
 		goto out;
+	st->t0 = c.t0;
 	cf = fopencookie(&c.cw, "w", io);
 	if (!cf)
 		goto out;

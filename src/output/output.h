@@ -179,9 +179,15 @@ struct out_chrome_stats {
 	int64_t events_omitted;
 	int64_t bytes;
 	int64_t cut_ts; /* model ns of the first omitted event; MODEL_NONE if none */
+	int64_t t0;	/* model ns of the first row (baseTimeNanoseconds) */
 };
 int out_chrome_write(FILE *f, const struct model *m, int64_t limit_bytes,
 		     struct out_chrome_stats *st, struct nns_err *err);
+/* The timeline_limit (MB, 1..1048576) the trace's collector options asked
+ * for (the META "options" object of a .nnst: nns_options_to_json), else 0
+ * (none said: Kineto or MindSpore input, or a value out of range). The
+ * exporters use it when their command line gives no limit. */
+long out_chrome_trace_limit_mb(const struct model *m);
 /* Writes dir/name atomically (outfile.h) with out_chrome_write. */
 int out_chrome_file(const char *dir, const char *name, const struct model *m, int64_t limit_bytes,
 		    struct out_chrome_stats *st, struct nns_err *err);

@@ -4,10 +4,10 @@
 # compiler). Its contract, in order:
 #   1. preflight: prints the GPU, driver, Python, torch, CUDA, NCCL and which
 #      compilers and headers it found;
-#   2. builds there only what depends on that machine: the collector
-#      (libnnscope.so: needs zlib.h, else the kit's prebuilt copy), the
-#      Python extension for its Python, and the RecordFunction shim against
-#      its torch; the nnscope program itself comes prebuilt in the kit
+#   2. builds there only what depends on that machine (tests/gpu/
+#      build_bare.sh): the collector (libnnscope.so: needs zlib.h, else the
+#      kit's prebuilt copy), the Python extension for its Python, and the
+#      RecordFunction shim against its torch; the nnscope program itself comes prebuilt in the kit
 #      (scripts/gpukit.sh: `make gpu-kit` on the development machine);
 #   3. runs tests/gpu/run.sh (ResNet-18 nnscope vs torch.profiler, the NCCL
 #      plugin under real NCCL) and tests/gpu/cupti_cost.sh (step time by
@@ -75,31 +75,10 @@ mkdir -p "$B/lib" "$B/python/nnscope" "$B/obj"
 cp "$KIT/nnscope" "$B/nnscope" && cp "$KIT"/lib/* "$B/lib/" ||
 	{ say "FAIL: no prebuilt nnscope in $KIT (make gpu-kit)"; exit 2; }
 "$B/nnscope" --version || { say "FAIL: the kit's nnscope does not run here"; exit 2; }
-FLAGS="-std=c11 -O2 -g -pthread -Iinclude -Isrc -D_GNU_SOURCE -Wall -Wno-unused-parameter"
+# the same build tests/e2e/bare_build.sh checks in CI without the -dev packages
+PYTHON=$PYTHON bash "$ROOT/tests/gpu/build_bare.sh" "$B" "$KIT" ||
+	{ say "FAIL: tests/gpu/build_bare.sh"; exit 2; }
 cd "$ROOT"
-if echo '#include <zlib.h>' | cc -E -x c - >/dev/null 2>&1; then
-	ls src/collector/*.c src/format/*.c src/common/*.c | xargs -P "$(nproc)" -I{} sh -c \
-		'o='"$B"'/obj/$(echo {} | tr / _).o; cc '"$FLAGS"' -fPIC -fvisibility=hidden -DNNS_BUILDING_LIB -c {} -o $o || echo "FAIL {}"' \
-		>"$B/cc.log" 2>&1
-	grep -E 'FAIL|error' "$B/cc.log" | head -5
-	if cc -shared -Wl,-soname,libnnscope.so -Wl,-z,defs -o "$B/libnnscope.so" "$B"/obj/*.o -lz -ldl -lm -pthread; then
-		say "libnnscope.so built here"
-	else
-		cp "$KIT/libnnscope.so.prebuilt" "$B/libnnscope.so"; say "libnnscope.so: the kit's (build failed)"
-	fi
-else
-	cp "$KIT/libnnscope.so.prebuilt" "$B/libnnscope.so"; say "libnnscope.so: the kit's (no zlib.h here)"
-fi
-PY_INC=$("$PYTHON" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
-EXT=$("$PYTHON" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
-cc -std=c11 -O2 -g -D_GNU_SOURCE -fPIC -shared -fvisibility=hidden -Iinclude -I"$PY_INC" \
-	-o "$B/python/nnscope/_nnscope$EXT" python/_nnscope.c -L"$B" -lnnscope -Wl,-rpath,'$ORIGIN/../..' ||
-	{ say "FAIL: the Python extension does not build"; exit 2; }
-cp python/nnscope/*.py python/torch_shim/nnscope_rf.cpp "$B/python/nnscope/"
-PYTHONPATH=$B/python "$PYTHON" python/torch_shim/build.py "$B/python/nnscope"
-ls "$B/python/nnscope"
-PYTHONPATH=$B/python "$PYTHON" -c 'import nnscope, nnscope.torch as nt; print("nnscope", nnscope.__file__, "shim", nt._torch_tag())' ||
-	{ say "FAIL: nnscope does not import"; exit 2; }
 say "build done"
 
 say "== tests/gpu/run.sh (limit ${LIMIT_S} s)"

@@ -3,7 +3,8 @@
  * with jansson: every kind of model row becomes the right trace event,
  * pid/tid are numbers with names in metadata, events come in time order,
  * and with a size limit the output stays valid JSON, stays under the
- * limit, and says what was cut (top-level key and an instant).
+ * limit, and says what was cut (top-level key and an instant); the limit a
+ * trace's collector options asked for (META "options" timeline_limit).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -425,12 +426,44 @@ static void test_source_categories(void **state)
 	model_release(&m);
 }
 
+/* timeline_limit from the META "options" object the collector writes; a
+ * key-like text inside a string value does not count. */
+static long trace_limit(const char *options)
+{
+	struct model m;
+	long v;
+
+	model_init(&m);
+	if (options)
+		assert_int_equal(model_add_meta(&m, "options", options), 0);
+	v = out_chrome_trace_limit_mb(&m);
+	model_release(&m);
+	return v;
+}
+
+static void test_trace_limit(void **state)
+{
+	(void)state;
+	assert_int_equal(trace_limit(NULL), 0);
+	assert_int_equal(trace_limit("{\"start\":true,\"timeline_limit\":7,\"op_time\":true}"), 7);
+	assert_int_equal(trace_limit("{ \"timeline_limit\" : 1 }"), 1);
+	assert_int_equal(
+	    trace_limit(
+		"{\"output_path\":\"/a\\\"timeline_limit\\\":3\\\\\",\"timeline_limit\":500}"),
+	    500);
+	assert_int_equal(trace_limit("{\"output_path\":\"\\\"timeline_limit\\\":3\"}"), 0);
+	assert_int_equal(trace_limit("{\"timeline_limit\":0}"), 0);
+	assert_int_equal(trace_limit("{\"timeline_limit\":2000000}"), 0);
+	assert_int_equal(trace_limit("{\"timeline_limit\":\"9\"}"), 0);
+	assert_int_equal(trace_limit("{\"timeline_limit_mb\":9}"), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_all_rows),	      cmocka_unit_test(test_limit),
 	    cmocka_unit_test(test_host_rows),	      cmocka_unit_test(test_kineto_model),
-	    cmocka_unit_test(test_source_categories),
+	    cmocka_unit_test(test_source_categories), cmocka_unit_test(test_trace_limit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,7 +9,8 @@
  * waited longest, whose late kernel events are then refused; tasks whose
  * kernel events never come are emitted with their enqueue window when a
  * later task's begin (or finalize); nothing is recorded while no profiler
- * collects.
+ * collects, nor when its profile_communication option is off (init then
+ * answers activation mask 0).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -43,7 +44,7 @@ static int teardown(void **state)
 	return 0;
 }
 
-static nns_profiler *profiler(void)
+static nns_profiler *profiler_comm(int comm)
 {
 	struct nns_options o;
 	nns_profiler *p = NULL;
@@ -52,8 +53,14 @@ static nns_profiler *profiler(void)
 	snprintf(o.output_path, sizeof(o.output_path), "%s", dir);
 	o.cpu_sampling_interval_ms = 0;
 	o.start = 1;
+	o.profile_communication = comm;
 	assert_int_equal(nns_create(&p, &o), 0);
 	return p;
+}
+
+static nns_profiler *profiler(void)
+{
+	return profiler_comm(1);
 }
 
 /* COLL records in the one trace of dir; *exec gets those timed by kernel
@@ -279,6 +286,43 @@ static void test_not_collecting(void **state)
 	assert_int_equal(coll_records(&exec), 0);
 }
 
+/* profile_communication false: init succeeds with activation mask 0 (NCCL
+ * then reports nothing) and says so in META; a task started anyway is not
+ * recorded. Then a profiler with it on records the same task. */
+static void test_comm_off(void **state)
+{
+	nns_profiler *p = profiler_comm(0);
+	void *ctx = NULL, *h;
+	int mask = -1;
+	size_t exec;
+	struct ncp_stats a, b;
+
+	(void)state;
+	assert_int_equal(ncclProfiler_v5.init(&ctx, 11, &mask, "off", 1, 2, 0, NULL), 0);
+	assert_non_null(ctx);
+	assert_int_equal(mask, 0);
+	ncp_stats(&a);
+	assert_null(task(ctx, 0, 0));
+	ncp_stats(&b);
+	assert_int_equal(b.recorded, a.recorded);
+	ncclProfiler_v5.finalize(ctx);
+	nns_destroy(p);
+	assert_int_equal(coll_records(&exec), 0);
+	tt_rmrf(dir);
+	tt_tmpdir(dir, sizeof(dir));
+
+	p = profiler_comm(1);
+	ctx = NULL;
+	assert_int_equal(ncclProfiler_v5.init(&ctx, 12, &mask, "on", 1, 2, 0, NULL), 0);
+	assert_true(mask & NCCL_PROF_COLL);
+	h = task(ctx, 0, 0);
+	assert_non_null(h);
+	ncclProfiler_v5.stopEvent(h);
+	ncclProfiler_v5.finalize(ctx);
+	nns_destroy(p);
+	assert_int_equal(coll_records(&exec), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -286,6 +330,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_evict, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_unknown_channels, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_not_collecting, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_comm_off, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

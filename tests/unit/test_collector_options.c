@@ -58,7 +58,7 @@ static void test_mindspore_keys(void **state)
 		" { \"start\": false, \"output_path\": \"/tmp/prof\\u00e9\\/x\", \"op_time\": true,"
 		" \"profile_memory\": true, \"profile_communication\": true, \"data_process\": "
 		"false,"
-		" \"timeline_limit\": 100, \"profile_framework\": \"time\", \"sync_enable\": true,"
+		" \"timeline_limit\": 100, \"profile_framework\": \"time\", \"sync_enable\": false,"
 		" \"cpu_sampling_interval_ms\": 50, \"aicore_metrics\": 0, \"l2_cache\": false,"
 		" \"parallel_strategy\": {\"x\": [1, 2]}, \"start_step\": 3, \"stop_step\": 7 }\n",
 		err, sizeof(err)),
@@ -70,7 +70,7 @@ static void test_mindspore_keys(void **state)
 	assert_int_equal(o.data_process, 0);
 	assert_int_equal(o.timeline_limit_mb, 100);
 	assert_int_equal(o.profile_framework, NNS_FRAMEWORK_TIME);
-	assert_int_equal(o.sync_enable, 1);
+	assert_int_equal(o.sync_enable, 0);
 	assert_int_equal(o.cpu_sampling_interval_ms, 50);
 	assert_int_equal(o.start_step, 3);
 	assert_int_equal(o.stop_step, 7);
@@ -153,6 +153,25 @@ static void test_errors(void **state)
 	expect_error("{\"output_path\":\"abc", "unterminated string");
 	expect_error("", "expected a JSON object");
 	expect_error("{\"start\":tru}", "expected a value");
+	/* sync_enable true (MindSpore's synchronous GPU operator timing) is
+	 * refused with the reason, not accepted and ignored; false is how
+	 * nnscope times */
+	expect_error("{\"sync_enable\":true}", "option 'sync_enable' true is refused");
+	expect_error("{\"sync_enable\":1}", "CUPTI times every kernel on the device exactly");
+	expect_error("{\"sync_enable\":\"no\"}", "option 'sync_enable' wants true or false");
+}
+
+static void test_sync_enable_false(void **state)
+{
+	struct nns_options o;
+	char err[256];
+
+	(void)state;
+	nns_options_init(&o);
+	assert_int_equal(nns_options_from_json(&o, "{\"sync_enable\":false}", err, 256), 0);
+	assert_int_equal(o.sync_enable, 0);
+	assert_int_equal(nns_options_from_json(&o, "{\"sync_enable\":0}", err, 256), 0);
+	assert_int_equal(o.sync_enable, 0);
 }
 
 static void test_env(void **state)
@@ -211,6 +230,10 @@ static void test_check(void **state)
 	nns_options_init(&o);
 	o.profile_framework = 9;
 	assert_int_equal(nns_options_check(&o, &e), NNS_EINVAL);
+	nns_options_init(&o);
+	o.sync_enable = 1; /* a C caller setting the field: refused there too */
+	assert_int_equal(nns_options_check(&o, &e), NNS_EINVAL);
+	assert_non_null(strstr(e.msg, "option 'sync_enable' true is refused"));
 }
 
 /* Phases of steps 0..n-1 as a string: '.' off, 'w' warmup, 'A' active. */
@@ -290,6 +313,7 @@ int main(void)
 	    cmocka_unit_test(test_mindspore_keys),
 	    cmocka_unit_test(test_schedule_keys),
 	    cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_sync_enable_false),
 	    cmocka_unit_test(test_env),
 	    cmocka_unit_test(test_check),
 	    cmocka_unit_test(test_schedule_phases),
