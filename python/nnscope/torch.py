@@ -78,6 +78,11 @@ memory    with the shim: torch's allocators report each allocation and free
           ``step()`` also records counters ``cuda:<i>.allocated_bytes`` and
           ``cuda:<i>.reserved_bytes``.
 
+Under ``nnscope run`` a script that never imports nnscope gets this
+instrumentation at ``import torch``, with steps derived from its optimizer
+steps (``step_begin`` / ``step_end`` below; nnscope/zero.py); an
+Instrumentation the program installs itself replaces that one.
+
 Ranges the hooks open are tracked on a per-thread stack, so an exception
 inside a module's forward does not leave ranges open: its parent's post hook,
 the end of backward, or the next ``step()`` closes them.
@@ -561,6 +566,18 @@ def _ops_backend(choice):
 
 # ---- instrumentation --------------------------------------------------------
 
+# The instrumentation `nnscope run` installed in this process with no code
+# change (nnscope/zero.py's AutoSteps), if any: one the program installs
+# (instrument(), a Profiler) replaces it: one Instrumentation at a time.
+_auto = None
+
+
+def _take_over():
+    global _auto
+    if _auto is not None:
+        a, _auto = _auto, None
+        a.stop()
+
 
 def _exhausted(it):
     """True when a DataLoader iterator of known length has yielded all its
@@ -792,6 +809,8 @@ class Instrumentation:
     def install(self):
         if self._installed:
             return self
+        if _auto is not None and _auto.instr is not self:
+            _take_over()  # the program instruments itself
         from torch.nn.modules import module as mm
         try:
             rf = self._ops_rf() if self.ops else None
@@ -927,19 +946,6 @@ def enable_cuda():
     return None
 
 
-# The instrumentation `nnscope run` installed in this process with no code
-# change (nnscope/zero.py), if any: a Profiler of the program replaces it
-# (one Instrumentation at a time).
-_auto = None
-
-
-def _take_over():
-    global _auto
-    if _auto is not None:
-        a, _auto = _auto, None
-        a.stop()
-
-
 class Profiler(nnscope.Profiler):
     """``nnscope.Profiler`` plus the PyTorch instrumentation, installed
     while collecting (from start() to stop()). Keyword arguments
@@ -967,7 +973,6 @@ class Profiler(nnscope.Profiler):
             ops_backend=ops_backend)
         super().__init__(*args, **kwargs)
         if self.started:
-            _take_over()
             self._start_cuda()
             self._instr.install()
 
@@ -985,7 +990,6 @@ class Profiler(nnscope.Profiler):
 
     def start(self):
         super().start()
-        _take_over()
         self._start_cuda()
         self._instr.install()
 

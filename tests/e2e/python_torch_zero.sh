@@ -270,6 +270,34 @@ else
 	fail "nnscope export workers"
 fi
 
+# a program that instruments itself (nnscope.torch.instrument(), as
+# tests/gpu/resnet_compare.py does under `nnscope run`) replaces the
+# zero-code instrumentation: each operator once, its own steps only
+cat >"$TMP/app/self.py" <<PY
+import sys
+sys.path.insert(0, "$BUILD/python")
+import torch
+import nnscope
+import nnscope.torch as nt
+instr = nt.instrument(ops=True)
+lin = torch.nn.Linear(4, 4)
+opt = torch.optim.SGD(lin.parameters(), lr=0.1)
+for _ in range(3):
+    lin(torch.ones(2, 4)).sum().backward()
+    opt.step()
+instr.remove()
+PY
+zrun self -- -- self.py
+check "self-instrumented: nothing on stderr" test ! -s "$TMP/self.err"
+if "$NNSCOPE" export "$TMP/self/run" --format sqlite --out "$TMP/self.db" >"$TMP/self.exp" 2>&1; then
+	check "self-instrumented: aten::linear recorded once per call (3)" \
+		test "$(sqlite3 "$TMP/self.db" "SELECT count(*) FROM events WHERE name = 'aten::linear'")" = 3
+	check "self-instrumented: no step derived from its optimizer" \
+		test "$(sqlite3 "$TMP/self.db" "SELECT count(*) FROM events WHERE name LIKE 'ProfilerStep#%' AND name != 'ProfilerStep#0'")" = 0
+else
+	fail "nnscope export self"
+fi
+
 # --no-torch: no operator
 zrun notorch_flag -- --no-torch -- train.py $STEPS
 check "--no-torch: losses still the plain run's" test "$(cat "$TMP/notorch_flag.out")" = "$(cat "$TMP/plain.out")"
