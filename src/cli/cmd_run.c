@@ -354,7 +354,8 @@ static int path_has(const char *list, const char *dir)
 
 static void torch_site(int off)
 {
-	static const char *const rel[] = {"python/nnscope_site", "../lib/nnscope/python/nnscope_site"};
+	static const char *const rel[] = {"python/nnscope_site",
+					  "../lib/nnscope/python/nnscope_site"};
 	const char *old = getenv("PYTHONPATH");
 	char exe[1024], dir[1200], file[1300];
 	ssize_t n;
