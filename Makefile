@@ -172,12 +172,18 @@ PY_DIR    := $(BUILD)/python/nnscope
 PY_SRC    := $(wildcard python/nnscope/*.py)
 PY_FILES  := $(PY_SRC:python/nnscope/%=$(PY_DIR)/%)
 PY_SO      = $(PY_DIR)/_nnscope$(PY_EXT)
+# the site hook `nnscope run` puts on PYTHONPATH (zero-code PyTorch)
+PY_SITE   := $(BUILD)/python/nnscope_site/sitecustomize.py
 MLP_SRC   := $(wildcard examples/mlp/*.c)
 MLP_BIN   := $(BUILD)/examples/mlp
 
 .PHONY: python examples demo bench-examples
 
-python: $(PY_SO) $(PY_FILES) $(PY_DIR)/.torch_shim
+python: $(PY_SO) $(PY_FILES) $(PY_SITE) $(PY_DIR)/.torch_shim
+
+$(PY_SITE): python/nnscope_site/sitecustomize.py
+	@mkdir -p $(dir $@)
+	$(Q)cp $< $@
 
 # nnscope.torch's RecordFunction shim: its source travels with the package
 # (built at first use into ~/.cache/nnscope); `make python` prebuilds it for

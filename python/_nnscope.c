@@ -523,6 +523,27 @@ static PyObject *m_strerror(PyObject *self, PyObject *arg)
 	return PyUnicode_FromString(nns_strerror((int)v));
 }
 
+/* The profiler event calls go to: nns_current(), the one most recently
+ * started, else the one `nnscope run` created in this process (LD_PRELOAD).
+ * current_step() lets code that did not create it (the zero-code PyTorch
+ * hook, nnscope/zero.py) mark steps on it. */
+static PyObject *m_has_current(PyObject *self, PyObject *unused)
+{
+	return PyBool_FromLong(nns_current() != NULL);
+}
+
+static PyObject *m_current_step(PyObject *self, PyObject *unused)
+{
+	nns_profiler *p = nns_current();
+	int rc;
+
+	if (!p)
+		Py_RETURN_FALSE;
+	if ((rc = nns_step(p)))
+		return raise_status(rc, "step", nns_last_error(p));
+	Py_RETURN_TRUE;
+}
+
 #define KWFUNC(f) ((PyCFunction)(void (*)(void))(f))
 
 static PyMethodDef module_methods[] = {
@@ -544,6 +565,12 @@ static PyMethodDef module_methods[] = {
     {"mem_free", KWFUNC(m_mem_free), METH_VARARGS | METH_KEYWORDS,
      "mem_free(ptr, bytes, device=-1, total_allocated=-1, total_reserved=-1)"},
     {"strerror", m_strerror, METH_O, "strerror(code) -> str"},
+    {"has_current", m_has_current, METH_NOARGS,
+     "has_current() -> bool: a profiler collects in this process (nns_current(): one started "
+     "here, or the one `nnscope run` created)."},
+    {"current_step", m_current_step, METH_NOARGS,
+     "current_step() -> bool: marks a step boundary on nns_current(); False when there is "
+     "none."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module_def = {

@@ -51,6 +51,10 @@ _BUILD_BIN = os.path.normpath(os.path.join(_HERE, "..", "..", "nnscope"))
 if not os.environ.get("NNSCOPE_BIN") and os.access(_BUILD_BIN, os.X_OK):
     os.environ["NNSCOPE_BIN"] = _BUILD_BIN
 
+# Called when a Profiler of the program marks a step: `nnscope run`'s
+# zero-code PyTorch steps (nnscope/zero.py) then stop.
+_on_step = None
+
 # ---- names and events -------------------------------------------------------
 
 _ids = {}
@@ -357,6 +361,8 @@ class Profiler:
     def step(self):
         """Marks a step boundary (ends step N, begins N+1); drives the
         schedule and start_step/stop_step."""
+        if _on_step is not None:  # the program marks its own steps
+            _on_step()
         self._handle().step()
         self._steps += 1
 

@@ -78,6 +78,11 @@ memory    with the shim: torch's allocators report each allocation and free
           ``step()`` also records counters ``cuda:<i>.allocated_bytes`` and
           ``cuda:<i>.reserved_bytes``.
 
+Under ``nnscope run`` a script that never imports nnscope gets this
+instrumentation at ``import torch``, with steps derived from its optimizer
+steps (``step_begin`` / ``step_end`` below; nnscope/zero.py); an
+Instrumentation the program installs itself replaces that one.
+
 Ranges the hooks open are tracked on a per-thread stack, so an exception
 inside a module's forward does not leave ranges open: its parent's post hook,
 the end of backward, or the next ``step()`` closes them.
@@ -561,6 +566,27 @@ def _ops_backend(choice):
 
 # ---- instrumentation --------------------------------------------------------
 
+# The instrumentation `nnscope run` installed in this process with no code
+# change (nnscope/zero.py's AutoSteps), if any: one the program installs
+# (instrument(), a Profiler) replaces it: one Instrumentation at a time.
+_auto = None
+
+
+def _take_over():
+    global _auto
+    if _auto is not None:
+        a, _auto = _auto, None
+        a.stop()
+
+
+def _exhausted(it):
+    """True when a DataLoader iterator of known length has yielded all its
+    batches (its next __next__ only raises StopIteration: no step)."""
+    try:
+        return it._num_yielded >= len(it)
+    except Exception:  # noqa: BLE001 - unsized (IterableDataset): unknown
+        return False
+
 
 class Instrumentation:
     """Installs the hooks and patches described in the module docstring.
@@ -576,15 +602,24 @@ class Instrumentation:
         self.optimizer, self.memory = optimizer, memory
         self.ops_backend = _ops_backend(ops_backend)
         self.backend_used = None  # "record_function" | "dispatch" | None
+        # steps derived from the program (nnscope/zero.py): step_end is
+        # called after every optimizer step; step_begin, while not None,
+        # before each module's forward range, DataLoader batch and
+        # optimizer step (set them before install())
+        self.step_begin = None
+        self.step_end = None
         self._handles = []
         self._patches = []  # (owner, attr, original)
         self._mode = None
         self._rfl = None  # the shim, when it builds module backward ranges
         self._installed = False
+        self._opt_ranges = self._opt_hooks = False
 
     # -- hooks --
 
     def _fwd_pre(self, mod, inputs):
+        if self.step_begin is not None:
+            self.step_begin()
         fid, _ = _module_names(mod)
         tok = _Token(fid)
         _open(tok)
@@ -648,13 +683,20 @@ class Instrumentation:
         self._patches.append((torch.autograd, "backward", orig))
         torch.autograd.backward = backward
 
-    def _patch_dataloader(self):
+    def _patch_dataloader(self, ranges=True):
+        """Wraps DataLoader batches: in a range (without the shim), and
+        after step_begin."""
         from torch.utils.data import dataloader as dl
         base = dl._BaseDataLoaderIter
         orig = base.__next__
         ids = {}
+        inst = self
 
         def __next__(it):
+            if inst.step_begin is not None and not _exhausted(it):
+                inst.step_begin()
+            if not ranges:
+                return orig(it)
             cls = type(it)
             rid = ids.get(cls)
             if rid is None:
@@ -669,16 +711,34 @@ class Instrumentation:
         self._patch(base, "__next__", __next__)
 
     def _wrap_optimizer_class(self, cls):
-        """Wraps the step/zero_grad that cls defines; the range is named
+        """Wraps the step/zero_grad that cls defines: in a range named
         after the class of the optimizer object (so the inherited
-        Optimizer.zero_grad shows as "Optimizer.zero_grad#SGD.zero_grad")."""
-        for meth in ("step", "zero_grad"):
+        Optimizer.zero_grad shows as "Optimizer.zero_grad#SGD.zero_grad")
+        when self._opt_ranges; the outermost step call of a thread between
+        step_begin and step_end when self._opt_hooks."""
+        meths = ("step", "zero_grad") if self._opt_ranges else ("step",)
+        inst = self
+        for meth in meths:
             fn = cls.__dict__.get(meth)
             if fn is None or getattr(fn, "_nnscope", False):
                 continue
             ids = {}
 
             def wrapper(opt, *args, _fn=fn, _meth=meth, _ids=ids, **kwargs):
+                hooks = _meth == "step" and inst._opt_hooks
+                if hooks:
+                    depth = _tls.__dict__.get("opt_depth", 0)
+                    _tls.opt_depth = depth + 1
+                    if depth == 0 and inst.step_begin is not None:
+                        inst.step_begin()
+                if not inst._opt_ranges:
+                    try:
+                        return _fn(opt, *args, **kwargs)
+                    finally:
+                        if hooks:
+                            _tls.opt_depth = depth
+                            if depth == 0 and inst.step_end is not None:
+                                inst.step_end()
                 c = type(opt)
                 rid = _ids.get(c)
                 if rid is None:
@@ -689,6 +749,10 @@ class Instrumentation:
                     return _fn(opt, *args, **kwargs)
                 finally:
                     _pop()
+                    if hooks:
+                        _tls.opt_depth = depth
+                        if depth == 0 and inst.step_end is not None:
+                            inst.step_end()
             wrapper._nnscope = True
             # torch 1.13 hooks step once per class for its profiler
             wrapper.hooked = getattr(fn, "hooked", None)
@@ -718,11 +782,35 @@ class Instrumentation:
         __init__.__wrapped__ = orig_init
         self._patch(base, "__init__", __init__)
 
+    def _global_step_hooks(self):
+        """torch >= 2.0: step_begin / step_end as torch's global optimizer
+        step hooks (they run inside the "Optimizer.step#..." range);
+        False when torch has none (1.13: the class patch does it)."""
+        from torch.optim import optimizer as om
+        pre = getattr(om, "register_optimizer_step_pre_hook", None)
+        post = getattr(om, "register_optimizer_step_post_hook", None)
+        if pre is None or post is None:
+            return False
+        inst = self
+
+        def before(opt, args, kwargs):
+            if inst.step_begin is not None:
+                inst.step_begin()
+
+        def after(opt, args, kwargs):
+            if inst.step_end is not None:
+                inst.step_end()
+        self._handles.append(pre(before))
+        self._handles.append(post(after))
+        return True
+
     # -- public --
 
     def install(self):
         if self._installed:
             return self
+        if _auto is not None and _auto.instr is not self:
+            _take_over()  # the program instruments itself
         from torch.nn.modules import module as mm
         try:
             rf = self._ops_rf() if self.ops else None
@@ -739,9 +827,12 @@ class Instrumentation:
                     self._patch_autograd()
             # torch's DataLoader and Optimizer open record_function ranges
             # of these very names: the shim records them, do not twice
-            if self.dataloader and rf is None:
-                self._patch_dataloader()
-            if self.optimizer and rf is None:
+            steps = self.step_begin is not None or self.step_end is not None
+            if (self.dataloader and rf is None) or steps:
+                self._patch_dataloader(ranges=self.dataloader and rf is None)
+            self._opt_ranges = self.optimizer and rf is None
+            self._opt_hooks = steps and not self._global_step_hooks()
+            if self._opt_ranges or self._opt_hooks:
                 self._patch_optimizers()
             if self.ops:
                 if rf is None:

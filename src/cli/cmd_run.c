@@ -10,6 +10,9 @@
  * ranges, GPU activity through CUPTI and NCCL collectives are recorded;
  * profile_communication is true unless the options say false, and then
  * NCCL_PROFILER_PLUGIN is not set),
+ * and, unless --no-torch, PYTHONPATH=<site hook dir>[:<previous>] (see
+ * torch_site() below: Python programs that import torch record
+ * torch.profiler's operators and optimizer-derived steps, no code change),
  * then spawns CMD, forwards SIGTERM/SIGHUP to it, waits and
  * exits with its status (128 + N when signal N killed it; 127 when it
  * cannot be run), after telling on stderr where the traces are. The library
@@ -67,10 +70,16 @@ static const char USAGE[] =
     "but a trace could not be written completely (disk full, file size limit):\n"
     "the events not written are printed.\n"
     "\n"
+    "A Python process of CMD that imports torch also records what torch.profiler\n"
+    "records (operators, DataLoader, optimizer) and a step per optimizer step, with no\n"
+    "code change (a sitecustomize put first on PYTHONPATH; NNSCOPE_TORCH=0 turns it off\n"
+    "in a process).\n"
+    "\n"
     "Options:\n"
     "  -o, --output DIR     trace directory (default: output_path of the options, ./data)\n"
     "      --options JSON   collector options, MindSpore MS_PROFILER_OPTIONS keys and more\n"
     "                       (default: $NNSCOPE_OPTIONS, else $MS_PROFILER_OPTIONS)\n"
+    "      --no-torch       do not instrument PyTorch (NNSCOPE_TORCH=0, PYTHONPATH unchanged)\n"
     "  -q, --quiet          do not print where the traces are\n"
     "  -h, --help           show this help\n"
     "\n"
@@ -222,6 +231,7 @@ struct run_args {
 	const char *output, *json;
 	char **cmd; /* CMD ARGS..., NULL-terminated (argv's) */
 	int quiet;
+	int no_torch;
 };
 
 static int run_parse_args(int argc, char **argv, struct run_args *a)
@@ -231,6 +241,7 @@ static int run_parse_args(int argc, char **argv, struct run_args *a)
 	    CLI_OPT_STR("output", 'o', &a->output),
 	    CLI_OPT_STR("options", 'O' | CLI_LONG_ONLY, &a->json),
 	    CLI_OPT_QUIET(&a->quiet),
+	    CLI_OPT_FLAG("no-torch", 'T' | CLI_LONG_ONLY, &a->no_torch, 1),
 	    CLI_OPT_END,
 	};
 	int first, rc;
@@ -341,6 +352,65 @@ static void set_injection(const char *lib, int comm)
 	}
 }
 
+/* Zero-code PyTorch: the directory of the site hook (its sitecustomize.py,
+ * python/nnscope_site/) beside this program (build tree: python/) or in
+ * ../lib/nnscope/python/, put first on PYTHONPATH; NNSCOPE_TORCH=0 instead
+ * with --no-torch. Without the hook (a C-only install) nothing changes. */
+/* 1 if the ':'-separated list holds the entry dir. */
+static int path_has(const char *list, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	for (const char *p = list; p && *p; p = strchr(p, ':') ? strchr(p, ':') + 1 : NULL)
+		if (strncmp(p, dir, n) == 0 && (p[n] == ':' || p[n] == '\0'))
+			return 1;
+	return 0;
+}
+
+static void torch_site(int off)
+{
+	static const char *const rel[] = {"python/nnscope_site",
+					  "../lib/nnscope/python/nnscope_site"};
+	const char *old = getenv("PYTHONPATH");
+	char exe[1024], dir[1200], file[1300];
+	ssize_t n;
+	char *slash, *path;
+
+	if (off) {
+		setenv("NNSCOPE_TORCH", "0", 1);
+		return;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return;
+	*slash = '\0';
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		char *real;
+
+		snprintf(dir, sizeof(dir), "%s/%s", exe, rel[i]);
+		snprintf(file, sizeof(file), "%s/sitecustomize.py", dir);
+		if (!exists(file) || !(real = realpath(dir, NULL)))
+			continue;
+		if (path_has(old, real)) { /* an outer run put it there */
+			free(real);
+			return;
+		}
+		path = malloc(strlen(real) + (old ? strlen(old) : 0) + 2);
+		if (path) {
+			sprintf(path, "%s%s%s", real, old && *old ? ":" : "",
+				old && *old ? old : "");
+			setenv("PYTHONPATH", path, 1);
+			free(path);
+		}
+		free(real);
+		return;
+	}
+}
+
 /* A descriptor that polls readable when pid ends, else -1. */
 static int pid_fd(pid_t pid)
 {
@@ -438,6 +508,7 @@ int cmd_run(int argc, char **argv)
 	    (rc = set_preload(lib, json, abs)))
 		return rc;
 	set_injection(lib, comm);
+	torch_site(a.no_torch);
 	if (run_status_open(&st) == 0)
 		setenv("NNSCOPE_STATUS", st.name, 1);
 	else /* unheard: an outer run's socket is not ours to use */

@@ -27,7 +27,7 @@ for r in $runs; do
 		--batch 64 --size 224 --classes 1000 --threads 1 --mode "$mode" --out "$TMP/$name")
 	mkdir -p "$TMP/$name"
 	case $name in plain* | torch) env -u NNSCOPE_CUPTI_KINDS "${cmd[@]}" >"$TMP/$name.log" 2>&1 ;;
-	*) NNSCOPE_CUPTI_KINDS=$kinds "$NNSCOPE" run -q -o "$TMP/$name/trace" -- "${cmd[@]}" \
+	*) NNSCOPE_CUPTI_KINDS=$kinds "$NNSCOPE" run -q --no-torch -o "$TMP/$name/trace" -- "${cmd[@]}" \
 		>"$TMP/$name.log" 2>&1 ;;
 	esac || { echo "$name: failed: $(tail -3 "$TMP/$name.log")"; continue; }
 	"$PYTHON" - "$TMP/$name/result.json" "$name" "${kinds:--}" "$TMP" <<'PY'

@@ -321,8 +321,10 @@ def cmd_compare(a):
             cmd.append("--memory")
         if name in ("cupti", "nnscope", "nnscope-mem"):
             opts = '{"profile_memory": true}' if name.endswith("-mem") else "{}"
-            cmd = [nns, "run", "-q", "-o", os.path.join(d, "trace"), "--options", opts,
-                   "--"] + cmd
+            # --no-torch: these runs measure CUPTI alone or instrument
+            # themselves (nnscope.torch), not `nnscope run`'s zero-code hook
+            cmd = [nns, "run", "-q", "--no-torch", "-o", os.path.join(d, "trace"),
+                   "--options", opts, "--"] + cmd
         t0 = time.time()
         ok = run(cmd, os.path.join(d, "log.txt"), env=env)
         ck.hard(ok, "run %-8s (%.1f s)" % (name, time.time() - t0))
@@ -485,7 +487,7 @@ def cmd_compare(a):
     print()
     d = os.path.join(work, "comm")
     os.makedirs(d, exist_ok=True)
-    cmd = [nns, "run", "-q", "-o", os.path.join(d, "trace"), "--", py, me, "comm",
+    cmd = [nns, "run", "-q", "--no-torch", "-o", os.path.join(d, "trace"), "--", py, me, "comm",
            "--device", dev, "--iters", str(a.iters), "--numel", str(a.numel),
            "--out", d]
     ok = run(cmd, os.path.join(d, "log.txt"), env=env)
