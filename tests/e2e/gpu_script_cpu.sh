@@ -49,11 +49,14 @@ else
 fi
 O=$TMP/out
 check "no FAIL line" test "$(grep -c '^FAIL' "$O")" = 0
-for r in plain cupti nnscope torch plain2 nnscope-mem torch-mem; do
+for r in plain cupti nnscope zero torch plain2 nnscope-mem torch-mem; do
 	check "run $r worked" grep -q "^ok   run $r " "$O"
 done
-check "losses bit-identical in the six runs after the first" \
-	test "$(grep -c '^ok   .*: losses bit-identical to the unprofiled run' "$O")" = 6
+check "losses bit-identical in the seven runs after the first" \
+	test "$(grep -c '^ok   .*: losses bit-identical to the unprofiled run' "$O")" = 7
+# the zero-code run: 1 warm-up + 3 timed optimizer steps, 20 convolutions each
+check "zero-code: 4 steps from the optimizer's step" grep -q '^ok   zero-code: 4 steps' "$O"
+check "zero-code: aten::conv2d 80 calls" grep -q '^ok   zero-code: aten::conv2d 80 calls' "$O"
 check "nnscope.torch used the shim (with and without memory)" \
 	test "$(grep -c '^ok   nnscope\(-mem\)\?: nnscope.torch used the RecordFunction shim' "$O")" = 2
 check "memory events (allocations / frees / peak) equal torch.profiler's" \
@@ -63,8 +66,8 @@ check "memory table row: the same three figures on both sides" \
 check "table: aten::conv2d 20.0 per step in both views" \
 	grep -Eq '^aten::conv2d calls .* 20\.0 +20\.0 +0\.0%' "$O"
 check "table: kernel row says n/a on the CPU" grep -Eq '^kernels +n/a +n/a' "$O"
-check "table: five step-time rows" \
-	test "$(grep -Ec '^(no profiler \((before|after)\)|nnscope run|torch\.profiler \(CPU\)) .*%$' "$O")" = 5
+check "table: six step-time rows" \
+	test "$(grep -Ec '^(no profiler \((before|after)\)|nnscope run|torch\.profiler \(CPU\)) .*%$' "$O")" = 6
 check "comm loop: 5 gloo:all_reduce ranges, float32[1000]" \
 	grep -q '^ok   gloo:all_reduce ranges: 5 (loop count 5)' "$O"
 check "comm loop: input dims checked" grep -q "^ok   gloo:all_reduce input dims \['\[\[1000\]\]'\]: 4000 bytes" "$O"

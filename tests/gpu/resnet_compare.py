@@ -18,6 +18,9 @@ runs, one after the other:
            exported and read by `nnscope analyse` like the nnscope trace
   *-mem    nnscope (under `nnscope run --options {"profile_memory": true}`)
            and torch, with profile_memory: the allocator's events compared
+  zero     `nnscope run -- python ...` on the plain script: the zero-code
+           PyTorch hook (no nnscope import; steps from the optimizer's
+           step, torch >= 2.0's global optimizer hooks on the GPU machine)
   comm     `nnscope run` + nnscope.torch(record_shapes) around a loop of
            all_reduce on one rank (NCCL on CUDA, Gloo with --cpu)
 then analyses the traces with `nnscope analyse --steps 0-(N-1)` (the timed
@@ -311,11 +314,11 @@ def cmd_compare(a):
              "--threads", str(a.threads)]
     env = dict(os.environ)
     results = {}
-    order = ["plain", "cupti", "nnscope", "torch", "plain2", "nnscope-mem", "torch-mem"]
+    order = ["plain", "cupti", "nnscope", "zero", "torch", "plain2", "nnscope-mem", "torch-mem"]
     for name in order:
         d = os.path.join(work, name)
         os.makedirs(d, exist_ok=True)
-        mode = {"plain2": "plain", "cupti": "plain"}.get(name, name.split("-")[0])
+        mode = {"plain2": "plain", "cupti": "plain", "zero": "plain"}.get(name, name.split("-")[0])
         cmd = train + ["--mode", mode, "--out", d]
         if name.endswith("-mem"):
             cmd.append("--memory")
@@ -325,6 +328,8 @@ def cmd_compare(a):
             # themselves (nnscope.torch), not `nnscope run`'s zero-code hook
             cmd = [nns, "run", "-q", "--no-torch", "-o", os.path.join(d, "trace"),
                    "--options", opts, "--"] + cmd
+        elif name == "zero":  # the script as it is, under the zero-code hook
+            cmd = [nns, "run", "-q", "-o", os.path.join(d, "trace"), "--"] + cmd
         t0 = time.time()
         ok = run(cmd, os.path.join(d, "log.txt"), env=env)
         ck.hard(ok, "run %-8s (%.1f s)" % (name, time.time() - t0))
@@ -378,6 +383,24 @@ def cmd_compare(a):
     else:
         print("note torch %s has no Kineto: its Chrome trace is the legacy one, without "
               "steps or categories" % results["torch"]["torch"])
+
+    # the zero-code run: every optimizer step is a step (warm-up ones too),
+    # torch.profiler's operators in each, kernels under their operators
+    allsteps = a.warmup + a.steps
+    z = analyse(nns, os.path.join(work, "zero", "trace"), os.path.join(work, "an-zero"),
+                allsteps)
+    ck.hard(z is not None, "nnscope analyse of the zero-code trace")
+    if z is not None:
+        ck.hard(z["steps"] == allsteps, "zero-code: %d steps from the optimizer's step "
+                "(want %d)" % (z["steps"], allsteps))
+        zc = z["ops"].get("aten::conv2d", 0)
+        ck.hard(zc == CONV_PER_STEP * allsteps, "zero-code: aten::conv2d %d calls (want %d)"
+                % (zc, CONV_PER_STEP * allsteps))
+        if dev == "cuda":
+            ktot = sum(t for _, t in z["kernels"].values())
+            share = 100.0 * z["op_dev_us"] / ktot if ktot else 0.0
+            ck.target(share >= 90.0, "zero-code trace: operators hold %.1f %% of kernel "
+                      "time (want >= 90 %%)" % share)
 
     n, t = an["nnscope"], an["torch"]
     S = float(a.steps)
@@ -476,6 +499,7 @@ def cmd_compare(a):
     for name, label in (("plain", "no profiler (before)"), ("plain2", "no profiler (after)"),
                         ("cupti", "nnscope run (CUPTI only)"),
                         ("nnscope", "nnscope run + nnscope.torch"),
+                        ("zero", "nnscope run (zero-code PyTorch)"),
                         ("torch", "torch.profiler (CPU+CUDA)" if gpu_rows else
                          "torch.profiler (CPU)")):
         m = statistics.median(results[name]["step_ms"])
