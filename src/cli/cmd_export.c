@@ -49,7 +49,8 @@ static const char USAGE[] =
     "      --detail       all four planes (the default; names the timeline where the\n"
     "                     directory holds other traces too)\n"
     "      --summary      Step Trace and Overlap Analysis only (MindInsight's summary)\n"
-    "      --subgraphs-apart  one Step Trace thread per sub-graph (default: merged)\n" CLI_LIMITS_HELP
+    "      --subgraphs-apart  one Step Trace thread per sub-graph (default: "
+    "merged)\n" CLI_LIMITS_HELP
     "      --schema       print the SQLite result tables and their columns (Markdown,\n"
     "                     the result-table part of docs/SQL.md) and exit\n"
     "  -q, --quiet        print nothing but warnings and errors\n"
@@ -195,7 +196,8 @@ static int export_chrome(const struct export_args *a)
 
 	if ((rc = cli_open_runs(&rs, "export", a->in, NULL, a->worker, a->span)))
 		return rc;
-	if ((run = export_mstl_run(&rs, &a->tl, a->worker)) != NULL) { /* MindInsight's cluster timeline */
+	if ((run = export_mstl_run(&rs, &a->tl, a->worker)) !=
+	    NULL) { /* MindInsight's cluster timeline */
 		rc = export_mstl(run, &a->tl, a->worker, a->out, a->quiet);
 		run_set_release(&rs);
 		return rc;

@@ -14,7 +14,8 @@
 static int is_msprof_run(const struct run *r)
 {
 	for (size_t i = 0; i < r->workers.n; i++)
-		if (!r->workers.v[i].spans.n || !mstl_is_rank_dir(NULL, r->workers.v[i].spans.v[0].path))
+		if (!r->workers.v[i].spans.n ||
+		    !mstl_is_rank_dir(NULL, r->workers.v[i].spans.v[0].path))
 			return 0;
 	return r->workers.n > 0;
 }
@@ -57,15 +58,15 @@ static int parse_list(const char *s, int *v)
 	return n;
 }
 
-int export_mstl(const struct run *r, const struct mstl_args *a, const char *worker,
-		const char *out, int quiet)
+int export_mstl(const struct run *r, const struct mstl_args *a, const char *worker, const char *out,
+		int quiet)
 {
 	struct mstl_ranks rs;
 	struct mstl_opts o;
 	struct nns_err err;
 	struct buf b;
 	FILE *f;
-	int rc;
+	int rc, ok, to_stdout;
 
 	memset(&o, 0, sizeof(o));
 	if (a->summary && a->detail) {
@@ -107,16 +108,23 @@ int export_mstl(const struct run *r, const struct mstl_args *a, const char *work
 		buf_free(&b);
 		return CLI_EINPUT;
 	}
-	f = strcmp(out, "-") == 0 ? stdout : fopen(out, "w");
-	if (!f || fwrite(b.p, 1, b.len, f) != b.len || (f != stdout ? fclose(f) : fflush(f)) != 0) {
+	to_stdout = strcmp(out, "-") == 0;
+	f = to_stdout ? stdout : fopen(out, "w");
+	ok = f && fwrite(b.p, 1, b.len, f) == b.len;
+	if (f && !to_stdout)
+		ok = fclose(f) == 0 && ok;
+	else if (f)
+		ok = fflush(f) == 0 && ok;
+	if (!ok) {
 		cli_error(out, "cannot write");
 		buf_free(&b);
 		return CLI_EINPUT;
 	}
-	if (!quiet && f != stdout)
-		fprintf(stderr, "%s: msprof timeline of %zu rank(s), %s, sub-graphs %s, %zu bytes\n",
-			out, r->workers.n, o.detail ? "detail" : "summary",
-			o.apart ? "apart" : "merged", b.len);
+	if (!quiet && !to_stdout)
+		fprintf(stderr,
+			"%s: msprof timeline of %zu rank(s), %s, sub-graphs %s, %zu bytes\n", out,
+			r->workers.n, o.detail ? "detail" : "summary", o.apart ? "apart" : "merged",
+			b.len);
 	buf_free(&b);
 	return CLI_OK;
 }

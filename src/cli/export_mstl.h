@@ -26,7 +26,7 @@ const struct run *export_mstl_run(const struct run_set *rs, const struct mstl_ar
 /* Writes the timeline of r to out ('-': standard output). worker, when
  * given, is one rank ("rank_<r>"). CLI_OK or CLI_EINPUT after printing
  * why. */
-int export_mstl(const struct run *r, const struct mstl_args *a, const char *worker,
-		const char *out, int quiet);
+int export_mstl(const struct run *r, const struct mstl_args *a, const char *worker, const char *out,
+		int quiet);
 
 #endif

@@ -5,8 +5,8 @@
  * often precedes "ph"), then committed: "X" -> model_event (+ dev_args for
  * kernels/memcpy/memset, + op_args for host ops carrying shapes, call
  * stacks or Python ids), "i"/"I" "[memory]" -> model_mem, "s"/"f"/"t" ->
- * model_flow, "C" -> model_counter per numeric series, "M" process_name -> metadata "process_name:<pid>", thread_name ->
- * the thread's name, "B"/"E" -> pairs resolved after parsing
+ * model_flow, "C" -> model_counter per numeric series, "M" process_name -> metadata
+ * "process_name:<pid>", thread_name -> the thread's name, "B"/"E" -> pairs resolved after parsing
  * (kineto_pairs.c). Other phases are ignored. An "X" without "cat" on
  * the legacy torch.profiler pids is an operator or a kernel
  * (kineto_note.c). An element that is valid

@@ -19,7 +19,7 @@ static const char *const KIND[K_N] = {"step_trace_", "msprof_", "task_time_", "h
 
 struct tl_file {
 	int kind, model;
-	char key[96];	/* kind and the three numbers: the newest of a key wins */
+	char key[96]; /* kind and the three numbers: the newest of a key wins */
 	char name[256];
 };
 
@@ -127,8 +127,8 @@ static int read_whole(const struct fs_root *root, const char *path, char **buf, 
 		if (buf_append(&b, chunk, k)) {
 			fclose(f);
 			buf_free(&b);
-			return nns_err_set(err, NNS_EFORMAT, "%s: larger than 1 GiB or out of memory",
-					   path);
+			return nns_err_set(err, NNS_EFORMAT,
+					   "%s: larger than 1 GiB or out of memory", path);
 		}
 	if (ferror(f)) {
 		fclose(f);
@@ -465,8 +465,7 @@ int mstl_write_rank(struct buf *b, const struct fs_root *root, const struct mstl
 		release_all(js, nj);
 		js = NULL;
 	}
-	rc = w.oom ? nns_err_set(err, NNS_ENOMEM, "%s: timeline too large or out of memory",
-				 r->dir)
+	rc = w.oom ? nns_err_set(err, NNS_ENOMEM, "%s: timeline too large or out of memory", r->dir)
 		   : NNS_OK;
 out:
 	if (js)

@@ -58,12 +58,12 @@ struct mstl_ranks {
 };
 
 struct mstl_opts {
-	int detail;			/* 0: summary (Step Trace, Overlap Analysis) */
-	int apart;			/* 1: sub-graphs apart (not merged) */
-	int nmodels;			/* 0: every sub-graph */
-	int models[MSTL_MODELS_MAX];	/* the sub-graphs (model ids) kept */
-	int nranks;			/* 0: every rank */
-	int ranks[MSTL_MODELS_MAX];	/* the ranks kept */
+	int detail;		     /* 0: summary (Step Trace, Overlap Analysis) */
+	int apart;		     /* 1: sub-graphs apart (not merged) */
+	int nmodels;		     /* 0: every sub-graph */
+	int models[MSTL_MODELS_MAX]; /* the sub-graphs (model ids) kept */
+	int nranks;		     /* 0: every rank */
+	int ranks[MSTL_MODELS_MAX];  /* the ranks kept */
 };
 
 /* The ranks under dir: its PROF_* subdirectories (names in sub[0..nsub)),

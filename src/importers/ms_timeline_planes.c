@@ -252,7 +252,8 @@ static const char *sval(const struct msj *j, const struct msj_node *ev, const ch
 
 static int is_meta(const struct msj *j, const struct msj_node *ev, const char *name)
 {
-	return strcmp(sval(j, ev, "ph"), "M") == 0 && (!name || strcmp(sval(j, ev, "name"), name) == 0);
+	return strcmp(sval(j, ev, "ph"), "M") == 0 &&
+	       (!name || strcmp(sval(j, ev, "name"), name) == 0);
 }
 
 /* args.name of a metadata event, "" if none. */
