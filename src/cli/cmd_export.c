@@ -8,6 +8,7 @@
  * (output/sqlite_out.h, docs/SQL.md).
  */
 #include "cli/cli.h"
+#include "cli/export_mstl.h"
 #include "output/outfile.h"
 #include "output/output.h"
 #include "output/schema_sql.h"
@@ -40,7 +41,16 @@ static const char USAGE[] =
     "                     as MindSpore); the file says what was cut and from when\n"
     "  -w, --worker NAME  the worker, in a run directory\n"
     "  -s, --span S       the span, in a run directory\n"
-    "  -j, --threads N    parser threads for JSON input (0 = one per CPU)\n" CLI_LIMITS_HELP
+    "  -j, --threads N    parser threads for JSON input (0 = one per CPU)\n"
+    "An msprof (MindSpore cluster) timeline run writes MindInsight's merged timeline\n"
+    "of its ranks (Step Trace, Overlap Analysis, Ascend Hardware, HCCL):\n"
+    "      --rank LIST    only these ranks (\"0,1\"; --worker rank_<r> is one)\n"
+    "      --subgraph LIST  only these sub-graphs (model ids, \"0,2\")\n"
+    "      --detail       all four planes (the default; names the timeline where the\n"
+    "                     directory holds other traces too)\n"
+    "      --summary      Step Trace and Overlap Analysis only (MindInsight's summary)\n"
+    "      --subgraphs-apart  one Step Trace thread per sub-graph (default: "
+    "merged)\n" CLI_LIMITS_HELP
     "      --schema       print the SQLite result tables and their columns (Markdown,\n"
     "                     the result-table part of docs/SQL.md) and exit\n"
     "  -q, --quiet        print nothing but warnings and errors\n"
@@ -122,6 +132,7 @@ struct export_args {
 	long limit_mb, threads;
 	int quiet;
 	struct cli_limits lim;
+	struct mstl_args tl; /* an msprof timeline run's options */
 };
 
 /* --format sqlite: every selected worker/span of every run under the
@@ -185,6 +196,12 @@ static int export_chrome(const struct export_args *a)
 
 	if ((rc = cli_open_runs(&rs, "export", a->in, NULL, a->worker, a->span)))
 		return rc;
+	if ((run = export_mstl_run(&rs, &a->tl, a->worker)) !=
+	    NULL) { /* MindInsight's cluster timeline */
+		rc = export_mstl(run, &a->tl, a->worker, a->out, a->quiet);
+		run_set_release(&rs);
+		return rc;
+	}
 	trace = pick_trace(&rs, a->in, a->worker, a->span, &run);
 	if (!trace) {
 		run_set_release(&rs);
@@ -248,6 +265,11 @@ static int export_parse_args(int argc, char **argv, struct export_args *a)
 	    CLI_OPT_THREADS(&a->threads),
 	    CLI_OPT_LIMITS(&a->lim),
 	    CLI_OPT_QUIET(&a->quiet),
+	    CLI_OPT_STR("rank", 'R' | CLI_LONG_ONLY, &a->tl.ranks),
+	    CLI_OPT_STR("subgraph", 'G' | CLI_LONG_ONLY, &a->tl.subgraphs),
+	    CLI_OPT_FLAG("summary", 'U' | CLI_LONG_ONLY, &a->tl.summary, 1),
+	    CLI_OPT_FLAG("subgraphs-apart", 'A' | CLI_LONG_ONLY, &a->tl.apart, 1),
+	    CLI_OPT_FLAG("detail", 'D' | CLI_LONG_ONLY, &a->tl.detail, 1),
 	    CLI_OPT_CALL("schema", 'S' | CLI_LONG_ONLY, 0, print_schema, NULL),
 	    CLI_OPT_END,
 	};

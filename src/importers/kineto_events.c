@@ -5,8 +5,8 @@
  * often precedes "ph"), then committed: "X" -> model_event (+ dev_args for
  * kernels/memcpy/memset, + op_args for host ops carrying shapes, call
  * stacks or Python ids), "i"/"I" "[memory]" -> model_mem, "s"/"f"/"t" ->
- * model_flow, "C" -> model_counter per numeric series, "M" thread_name ->
- * the thread's name, "B"/"E" -> pairs resolved after parsing
+ * model_flow, "C" -> model_counter per numeric series, "M" process_name -> metadata
+ * "process_name:<pid>", thread_name -> the thread's name, "B"/"E" -> pairs resolved after parsing
  * (kineto_pairs.c). Other phases are ignored. An "X" without "cat" on
  * the legacy torch.profiler pids is an operator or a kernel
  * (kineto_note.c). An element that is valid
@@ -798,6 +798,15 @@ static int commit(struct kparser *ps, struct kev *e, const char *at)
 			if (t == MODEL_NOIDX || n == STRPOOL_NONE)
 				return kp_nomem(ps, at);
 			ps->m->threads.v[t].name = n;
+		} else if (KJ_EQ(e->name, "process_name") && e->has_arg_name && e->pid.n < 200 &&
+			   e->arg_name.n < 1000) {
+			/* kept as metadata "process_name:<pid>" (model_process_name) */
+			char key[216], val[1001];
+
+			snprintf(key, sizeof(key), "process_name:%.*s", (int)e->pid.n, e->pid.p);
+			snprintf(val, sizeof(val), "%.*s", (int)e->arg_name.n, e->arg_name.p);
+			if (model_add_meta(ps->m, key, val))
+				return kp_nomem(ps, at);
 		}
 		return KP_OK;
 	case 0:

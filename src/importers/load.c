@@ -5,6 +5,7 @@
 #include "importers/load.h"
 #include "importers/hostinfo.h"
 #include "importers/ms_load.h"
+#include "importers/ms_timeline.h"
 #include "importers/nnst.h"
 
 #include <string.h>
@@ -26,6 +27,8 @@ int load_trace(struct model *m, const char *path, const struct kineto_opts *ko, 
 
 	if (ms_match_file(base ? base + 1 : path, &dev, &prio)) {
 		rc = ms_load_device(m, path, ko, err);
+	} else if (mstl_is_rank_dir(root, path)) {
+		rc = mstl_load_rank(m, path, ko, err); /* a rank of an msprof timeline */
 	} else {
 		if (model_init(m))
 			return nns_err_set(err, NNS_ENOMEM, "%s: out of memory", path);

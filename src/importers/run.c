@@ -6,6 +6,7 @@
 #include "common/fs.h"
 #include "importers/hostinfo.h"
 #include "importers/ms_load.h"
+#include "importers/ms_timeline.h"
 #include "importers/nnst.h"
 
 #include <ctype.h>
@@ -437,6 +438,7 @@ struct dir_scan {
 	VEC(char *) subdirs;	    /* names, walked after the scan */
 	VEC(struct run_skip) skips; /* files left out here */
 	int ms;			    /* holds MindSpore per-device files */
+	int msprof;		    /* its PROF_* are an msprof timeline (2: it is one) */
 };
 
 static void dir_scan_release(struct dir_scan *ds)
@@ -740,6 +742,55 @@ static int too_deep(struct walk *wk, const char *dir, const char *sub)
 	return NNS_OK;
 }
 
+/* The msprof timeline of dir's PROF_* subdirectories (or of dir, a
+ * PROF_*): one run, a worker rank_<r> per rank whose span is the rank's
+ * device directory (ms_timeline.h). Named as dir's run, "<name>/msprof"
+ * when dir is a run of its own already. */
+static int add_msprof_run(struct walk *wk, const char *dir, struct dir_scan *ds)
+{
+	struct mstl_ranks rk;
+	struct found *fv;
+	char *name, *d, w[32];
+	const char *b = strrchr(dir, '/');
+	size_t n = 0, total;
+	int rc = mstl_find(wk->fsr, dir, ds->subdirs.v, ds->subdirs.n, &rk, wk->err);
+
+	if (rc || rk.v.n == 0)
+		return rc;
+	total = rk.v.n;
+	ds->msprof = strncmp(b ? b + 1 : dir, "PROF_", 5) == 0 ? 2 : 1;
+	fv = calloc(rk.v.n, sizeof(*fv));
+	name = rel_name(wk, dir);
+	if (name && wk->rs->runs.n && strcmp(wk->rs->runs.v[wk->rs->runs.n - 1].name, name) == 0) {
+		char *s = str_printf("%s/msprof", name);
+
+		free(name);
+		name = s;
+	}
+	d = strdup(dir);
+	for (size_t i = 0; fv && i < rk.v.n; i++, n++) {
+		snprintf(w, sizeof(w), "rank_%d", rk.v.v[i].rank);
+		fv[i].ms_prio = -1;
+		fv[i].worker = strdup(w);
+		fv[i].path = rk.v.v[i].dir;
+		rk.v.v[i].dir = NULL;
+		if (!fv[i].worker)
+			break;
+	}
+	mstl_ranks_release(&rk);
+	if (!fv || !name || !d || n < total) {
+		for (size_t i = 0; fv && i < n + (n < total); i++)
+			found_free(&fv[i]);
+		free(fv);
+		free(name);
+		free(d);
+		return nns_err_set(wk->err, NNS_ENOMEM, "out of memory");
+	}
+	rc = add_run(wk->fsr, wk->rs, name, d, fv, n);
+	free(fv);
+	return rc ? nns_err_set(wk->err, NNS_ENOMEM, "out of memory") : NNS_OK;
+}
+
 static int walk_dir(struct walk *wk, const char *dir, int depth)
 {
 	struct dir_scan ds;
@@ -787,6 +838,8 @@ static int walk_dir(struct walk *wk, const char *dir, int depth)
 		}
 		ds.fn = 0; /* add_run consumed them */
 	}
+	if (rc == NNS_OK)
+		rc = add_msprof_run(wk, dir, &ds);
 	/* subdirectories in name order, after this directory's files; a
 	 * MindSpore profiler directory's PROF_* raw data is read with it */
 	if (ds.subdirs.n > 1)
@@ -797,7 +850,9 @@ static int walk_dir(struct walk *wk, const char *dir, int depth)
 	for (size_t i = 0; rc == NNS_OK && i < ds.subdirs.n; i++) {
 		char *path;
 
-		if (ds.ms && strncmp(ds.subdirs.v[i], "PROF_", 5) == 0)
+		if ((ds.ms || ds.msprof) && strncmp(ds.subdirs.v[i], "PROF_", 5) == 0)
+			continue;
+		if (ds.msprof == 2) /* a PROF_* directory read as a timeline */
 			continue;
 		if (depth + 1 >= wk->lim.max_depth) {
 			rc = too_deep(wk, dir, ds.subdirs.v[i]);

@@ -493,7 +493,12 @@ static int metadata(struct ctx *c)
 			jsonw_kint(w, "tid", 0);
 			jsonw_key(w, "args");
 			jsonw_obj_begin(w);
-			jsonw_kstr(w, "name", model_str(m, th->pid));
+			char key[240];
+			const char *pn;
+
+			snprintf(key, sizeof(key), "process_name:%s", model_str(m, th->pid));
+			pn = model_meta_get(m, key); /* the trace's own name, else the pid */
+			jsonw_kstr(w, "name", pn && *pn ? pn : model_str(m, th->pid));
 			jsonw_obj_end(w);
 			jsonw_obj_end(w);
 		}

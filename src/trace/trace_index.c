@@ -184,7 +184,16 @@ static void name_thread_track(const struct model *m, const struct hkey *k, struc
 	const struct model_thread *th = &m->threads.v[k->thread];
 	const char *tn = th->name ? model_str(m, th->name) : NULL;
 
-	snprintf(t->group, sizeof(t->group), "Process %s", k->pid);
+	char key[240];
+	const char *pn;
+
+	/* the trace's own process name ("M" process_name), else its pid */
+	snprintf(key, sizeof(key), "process_name:%s", k->pid);
+	pn = model_meta_get(m, key);
+	if (pn && *pn)
+		snprintf(t->group, sizeof(t->group), "%s", pn);
+	else
+		snprintf(t->group, sizeof(t->group), "Process %s", k->pid);
 	if (tn && *tn) {
 		/* Kineto names threads "thread 25738 (python)": keep "python" */
 		char pre[80];

@@ -110,12 +110,14 @@ check_q "run_2 (interval 12.4321 ms, test_training_trace_analyse): the iteration
 
 # ---- the other MindSpore documents are views of their devices -------------------
 PROF=$SHARED/data/mindinsight/profiler
+# the directory is two runs: profiler (its devices) and profiler/msprof (the
+# ranks of its PROF_* timelines, tests/e2e/ms_timeline.sh)
 "$NNSCOPE" analyse "$PROF" --out "$TMP/prof" >/dev/null 2>&1
 for doc in ms_minddata ms_flops ms_dynshape ms_op_detail ms_aicpu; do
-	check_q "profiler/device_0: $doc.json written without errors" jqt "$TMP/prof/device_0/$doc.json" '.errors == []'
+	check_q "profiler/device_0: $doc.json written without errors" jqt "$TMP/prof/profiler/device_0/$doc.json" '.errors == []'
 done
 check_q "profiler/device_0: the CPU proposal of test_proposer_analyser ([90])" \
-	jqt "$TMP/prof/device_0/ms_minddata.json" '[.proposals[] | select(.id == "minddata_cpu_utilization") | .args] == [[90]]'
+	jqt "$TMP/prof/profiler/device_0/ms_minddata.json" '[.proposals[] | select(.id == "minddata_cpu_utilization") | .args] == [[90]]'
 check_q "a Kineto worker gets no ms_* documents" test ! -e "$TMP/p0/points/ms_ops.json"
 
 # ---- a single timeline file ----------------------------------------------------
