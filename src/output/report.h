@@ -66,6 +66,12 @@ void report_profile(FILE *f, const struct an_profile *p, const char *title, unsi
 /* Prints the distributed view of one span. */
 void report_dist(FILE *f, const struct an_dist *d, const char *title, const struct report_opts *o);
 
+/* Prints a MindSpore cluster job's per-rank table, links and proposals
+ * (report_ms_cluster.c). */
+struct cl_result;
+void report_ms_cluster(FILE *f, const struct cl_result *c, const char *title,
+		       const struct report_opts *o);
+
 /* Prints step-time and top operator deltas (exp - base). */
 void report_diff(FILE *f, const struct an_diff *d, const char *base_label, const char *exp_label,
 		 const struct report_opts *o);
