@@ -49,8 +49,8 @@ static int on_profile(void *vctx, const struct cli_item *it)
 		return CLI_OK;
 	cli_item_label(label, sizeof(label), it, c->many_runs);
 	snprintf(title, sizeof(title), "%s  (%s)", label, it->span->path);
-	report_profile(stdout, &it->p, title, c->views & ~(unsigned)(RV_DISTRIBUTED | RV_MS_CLUSTER),
-		       &c->ro);
+	report_profile(stdout, &it->p, title,
+		       c->views & ~(unsigned)(RV_DISTRIBUTED | RV_MS_CLUSTER), &c->ro);
 	fflush(stdout);
 	return CLI_OK;
 }

@@ -45,7 +45,8 @@ int ms_at_parse(struct ms_at *t, const char *buf, size_t n, struct nns_err *err)
 				    err, NNS_EFORMAT,
 				    "aicore type csv: line 1 is not the header "
 				    "kernel_type,total_time,execution_frequency,percent "
-				    "(or the older op_type,execution_time,execution_frequency,percent)");
+				    "(or the older "
+				    "op_type,execution_time,execution_frequency,percent)");
 				goto out;
 			}
 			continue;

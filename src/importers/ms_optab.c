@@ -12,8 +12,10 @@
 #include <string.h>
 
 static const struct ms_ot_col GPU_TYPE[] = {
-    {"op_type", 0, MS_OT_STR},	      {"total_time_us", 2, MS_OT_F},
-    {"execution_frequency", 1, MS_OT_INT}, {"total_percent", 3, MS_OT_F100},
+    {"op_type", 0, MS_OT_STR},
+    {"total_time_us", 2, MS_OT_F},
+    {"execution_frequency", 1, MS_OT_INT},
+    {"total_percent", 3, MS_OT_F100},
     {"avg_time_us", 4, MS_OT_F},
 };
 static const struct ms_ot_col GPU_DETAIL[] = {
@@ -30,22 +32,25 @@ static const struct ms_ot_col GPU_DETAIL[] = {
 };
 static const struct ms_ot_col GPU_ACTIVITY[] = {
     {"name", 0, MS_OT_STR},	      {"type", 1, MS_OT_STR},
-    {"op_full_name", 2, MS_OT_STR},     {"stream_id", 3, MS_OT_STR},
-    {"block_dim", 4, MS_OT_STR},	      {"grid_dim", 5, MS_OT_STR},
-    {"occurrences", 6, MS_OT_INT},      {"total_duration_us", 7, MS_OT_F},
-    {"avg_duration_us", 8, MS_OT_F},    {"max_duration_us", 9, MS_OT_F},
+    {"op_full_name", 2, MS_OT_STR},   {"stream_id", 3, MS_OT_STR},
+    {"block_dim", 4, MS_OT_STR},      {"grid_dim", 5, MS_OT_STR},
+    {"occurrences", 6, MS_OT_INT},    {"total_duration_us", 7, MS_OT_F},
+    {"avg_duration_us", 8, MS_OT_F},  {"max_duration_us", 9, MS_OT_F},
     {"min_duration_us", 10, MS_OT_F},
 };
 static const struct ms_ot_col CPU_TYPE[] = {
-    {"op_type", 0, MS_OT_STR},		 {"type_occurrences", 1, MS_OT_INT},
-    {"execution_frequency", 2, MS_OT_INT},	 {"total_compute_time_us", 3, MS_OT_FUS},
-    {"avg_time_us", 4, MS_OT_FUS},		 {"total_time_proportion", 5, MS_OT_F100},
+    {"op_type", 0, MS_OT_STR},
+    {"type_occurrences", 1, MS_OT_INT},
+    {"execution_frequency", 2, MS_OT_INT},
+    {"total_compute_time_us", 3, MS_OT_FUS},
+    {"avg_time_us", 4, MS_OT_FUS},
+    {"total_time_proportion", 5, MS_OT_F100},
 };
 static const struct ms_ot_col CPU_DETAIL[] = {
-    {"op_side", 0, MS_OT_STR},		{"op_type", 1, MS_OT_STR},
-    {"op_name", 2, MS_OT_STR},		{"full_op_name", 3, MS_OT_STR},
-    {"op_occurrences", 4, MS_OT_INT},	{"op_total_time_us", 5, MS_OT_FUS},
-    {"op_avg_time_us", 6, MS_OT_FUS},	{"total_proportion", 7, MS_OT_F},
+    {"op_side", 0, MS_OT_STR},	      {"op_type", 1, MS_OT_STR},
+    {"op_name", 2, MS_OT_STR},	      {"full_op_name", 3, MS_OT_STR},
+    {"op_occurrences", 4, MS_OT_INT}, {"op_total_time_us", 5, MS_OT_FUS},
+    {"op_avg_time_us", 6, MS_OT_FUS}, {"total_proportion", 7, MS_OT_F},
     {"subgraph", 8, MS_OT_STR},
 };
 
@@ -193,7 +198,8 @@ int ms_optab_parse(struct ms_optab *t, enum ms_ot_kind kind, const char *buf, si
 			goto out;
 		}
 		if (put_row(t, f, k, &why)) {
-			rc = nns_err_set(err, strcmp(why, "out of memory") ? NNS_EFORMAT : NNS_ENOMEM,
+			rc = nns_err_set(err,
+					 strcmp(why, "out of memory") ? NNS_EFORMAT : NNS_ENOMEM,
 					 "%s:%zu: %s (%s reads %d columns)", name, line, why,
 					 t->spec->name, t->spec->cols[t->spec->ncols - 1].src + 1);
 			goto out;
@@ -229,8 +235,8 @@ int ms_optabs_load(struct ms_optabs *a, const struct ms_src *s)
 			continue;
 		}
 		if (a->rc[k] == NNS_OK)
-			a->rc[k] = ms_optab_parse(&a->t[k], (enum ms_ot_kind)k, buf, n, path,
-						  &a->err[k]);
+			a->rc[k] =
+			    ms_optab_parse(&a->t[k], (enum ms_ot_kind)k, buf, n, path, &a->err[k]);
 		free(buf);
 		if (a->rc[k] == NNS_ENOMEM)
 			return NNS_ENOMEM;

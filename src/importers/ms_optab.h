@@ -72,11 +72,11 @@ struct ms_ot_col {
 };
 
 struct ms_ot_spec {
-	const char *name;     /* "gpu_op_type" ...: the document's key */
-	const char *pre;      /* file name around the device id */
-	const char *post;     /* ".csv" */
-	int ncols;	      /* output columns */
-	int time_col;	      /* the column the report sorts by */
+	const char *name; /* "gpu_op_type" ...: the document's key */
+	const char *pre;  /* file name around the device id */
+	const char *post; /* ".csv" */
+	int ncols;	  /* output columns */
+	int time_col;	  /* the column the report sorts by */
 	const struct ms_ot_col *cols;
 };
 
@@ -87,8 +87,8 @@ extern const struct ms_ot_spec ms_ot_specs[MS_OT_N];
 struct ms_optab {
 	const struct ms_ot_spec *spec;
 	size_t rows;
-	double *num;  /* rows * ncols; unused for string cells */
-	size_t *off;  /* rows * ncols; unused for number cells */
+	double *num; /* rows * ncols; unused for string cells */
+	size_t *off; /* rows * ncols; unused for number cells */
 	char *text;
 	size_t text_len, text_cap;
 };

@@ -13,7 +13,7 @@
 #ifndef NNS_OUTPUT_MS_OPTAB_JSON_H
 #define NNS_OUTPUT_MS_OPTAB_JSON_H
 
-#include "importers/ms_optab.h"
+#include "analysis/an_ms.h" /* re-exports importers/ms_optab.h */
 #include "output/jsonw.h"
 
 /* Writes the tables first..last of a as one document (see above). */

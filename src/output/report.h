@@ -35,7 +35,7 @@ enum report_view {
 	RV_CPU = 128,
 	/* MindSpore devices (report_ms*.c) and MindSpore cluster jobs */
 	RV_MS_STEPTRACE = 1u << 8,
-	RV_MS_OPS = 1u << 9,	   /* AI Core time by type */
+	RV_MS_OPS = 1u << 9,	    /* AI Core time by type */
 	RV_MS_OP_DETAIL = 1u << 10, /* AI Core time by operator */
 	RV_MS_AICPU = 1u << 11,
 	RV_MS_FLOPS = 1u << 12,

@@ -17,9 +17,9 @@ void report_ms_cluster(FILE *f, const struct cl_result *c, const char *title,
 		       const struct report_opts *o)
 {
 	static const struct tb_col cols[] = {
-	    {"Rank", TB_RIGHT, 0},	   {"Stage", TB_RIGHT, 0},	  {"Interval ms", TB_RIGHT, 0},
-	    {"FP+BP ms", TB_RIGHT, 0},	   {"Tail ms", TB_RIGHT, 0},	  {"Total ms", TB_RIGHT, 0},
-	    {"Comm ms", TB_RIGHT, 0},	   {"Wait ms", TB_RIGHT, 0},	  {"MFLOPs", TB_RIGHT, 0},
+	    {"Rank", TB_RIGHT, 0},     {"Stage", TB_RIGHT, 0},	 {"Interval ms", TB_RIGHT, 0},
+	    {"FP+BP ms", TB_RIGHT, 0}, {"Tail ms", TB_RIGHT, 0}, {"Total ms", TB_RIGHT, 0},
+	    {"Comm ms", TB_RIGHT, 0},  {"Wait ms", TB_RIGHT, 0}, {"MFLOPs", TB_RIGHT, 0},
 	    {"GFLOPS", TB_RIGHT, 0},
 	};
 	struct table tb;

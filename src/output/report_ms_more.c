@@ -200,16 +200,15 @@ void rp_ms_optabs(FILE *f, const struct ms_profile *mp, int gpu, int full,
 	int first = gpu ? MS_OT_GPU_TYPE : MS_OT_CPU_TYPE;
 	int last = gpu ? MS_OT_GPU_ACTIVITY : MS_OT_CPU_DETAIL;
 	static const char *const titles[MS_OT_N] = {
-	    "MindSpore GPU operator time by type",
-	    "MindSpore GPU operators",
-	    "MindSpore GPU kernels (CUDA activity)",
-	    "MindSpore host CPU operator time by type",
+	    "MindSpore GPU operator time by type",   "MindSpore GPU operators",
+	    "MindSpore GPU kernels (CUDA activity)", "MindSpore host CPU operator time by type",
 	    "MindSpore host CPU operators",
 	};
 
 	if (!ms_optabs_any(a, first, last)) {
-		absent(f, full, gpu ? "gpu_op_type_info / gpu_op_detail_info / gpu_activity_data csv"
-				    : "cpu_op_type_info / cpu_op_detail_info csv",
+		absent(f, full,
+		       gpu ? "gpu_op_type_info / gpu_op_detail_info / gpu_activity_data csv"
+			   : "cpu_op_type_info / cpu_op_detail_info csv",
 		       mp->src.dev);
 		return;
 	}
@@ -235,7 +234,8 @@ void rp_ms_minddata(FILE *f, const struct ms_profile *mp, int full, const struct
 	int any = q->present || pl->present || r->props.v.n || mp->md.nerr;
 
 	if (!any) {
-		absent(f, full, "MindData files (device_queue_profiling, minddata_pipeline_raw ...)",
+		absent(f, full,
+		       "MindData files (device_queue_profiling, minddata_pipeline_raw ...)",
 		       mp->src.dev);
 		return;
 	}
@@ -254,8 +254,8 @@ void rp_ms_minddata(FILE *f, const struct ms_profile *mp, int full, const struct
 	}
 	if (full && pl->present) {
 		static const struct tb_col cols[] = {
-		    {"Op id", TB_RIGHT, 0},	     {"Op type", TB_LEFT, TB_TRUNC_END},
-		    {"Workers", TB_RIGHT, 0},	     {"Queue avg", TB_RIGHT, 0},
+		    {"Op id", TB_RIGHT, 0},	   {"Op type", TB_LEFT, TB_TRUNC_END},
+		    {"Workers", TB_RIGHT, 0},	   {"Queue avg", TB_RIGHT, 0},
 		    {"Queue length", TB_RIGHT, 0}, {"Usage", TB_RIGHT, 0},
 		    {"Parent", TB_RIGHT, 0},
 		};
@@ -270,7 +270,8 @@ void rp_ms_minddata(FILE *f, const struct ms_profile *mp, int full, const struct
 			tb_cell(&tb, "%lld", (long long)op->op_id);
 			tb_cell(&tb, "%s", op->op_type);
 			tb_cell(&tb, "%lld", (long long)op->num_workers);
-			tb_cell(&tb, "%s", op->has_avg ? (snprintf(b, sizeof(b), "%.4g", op->avg), b) : "-");
+			tb_cell(&tb, "%s",
+				op->has_avg ? (snprintf(b, sizeof(b), "%.4g", op->avg), b) : "-");
 			if (op->has_length)
 				tb_cell(&tb, "%lld", (long long)op->length);
 			else
@@ -320,8 +321,8 @@ void rp_ms_flops(FILE *f, const struct ms_profile *mp, int full, const struct re
 	for (size_t i = 0; i < fl->ops.n; i++) {
 		const struct ms_flops_op *op = &fl->ops.v[i];
 		double m = !isnan(op->mflops) ? op->mflops
-						: (isnan(op->mflops_cube) ? 0 : op->mflops_cube) +
-						      (isnan(op->mflops_vec) ? 0 : op->mflops_vec);
+					      : (isnan(op->mflops_cube) ? 0 : op->mflops_cube) +
+						    (isnan(op->mflops_vec) ? 0 : op->mflops_vec);
 
 		keys[i].key = (int64_t)llround(m * 1000.0);
 		keys[i].idx = i;
@@ -355,10 +356,8 @@ void rp_ms_flops(FILE *f, const struct ms_profile *mp, int full, const struct re
 void rp_ms_dynshape(FILE *f, const struct ms_profile *mp, const struct report_opts *o)
 {
 	static const struct tb_col cols[] = {
-	    {"Step", TB_RIGHT, 0},
-	    {"Operator type", TB_LEFT, TB_TRUNC_END},
-	    {"Total µs", TB_RIGHT, 0},
-	    {"Calls", TB_RIGHT, 0},
+	    {"Step", TB_RIGHT, 0},     {"Operator type", TB_LEFT, TB_TRUNC_END},
+	    {"Total µs", TB_RIGHT, 0}, {"Calls", TB_RIGHT, 0},
 	    {"Avg µs", TB_RIGHT, 0},
 	};
 	const struct ms_ds *d = &mp->ds;

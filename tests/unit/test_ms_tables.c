@@ -68,7 +68,8 @@ static void older_header_run2(void **state)
 		skip();
 	}
 	snprintf(path, sizeof(path),
-		 "%s/data/mindinsight/run_2/normal_run/profiler/aicore_intermediate_1_type.csv", sh);
+		 "%s/data/mindinsight/run_2/normal_run/profiler/aicore_intermediate_1_type.csv",
+		 sh);
 	buf = slurp(path, &n);
 	if (!buf) {
 		printf("SKIP: %s absent\n", path);
@@ -131,8 +132,8 @@ static void gpu_type(void **state)
 	assert_int_equal(t.rows, 2);
 	assert_string_equal(ms_optab_str(&t, 0, 0), "MatMul");
 	assert_float_equal(ms_optab_num(&t, 0, 1), 1200.5, 1e-12); /* total from column 2 */
-	assert_float_equal(ms_optab_num(&t, 0, 2), 4, 0);	    /* calls from column 1 */
-	assert_float_equal(ms_optab_num(&t, 0, 3), 60, 1e-12);	    /* 0.6 * 100 */
+	assert_float_equal(ms_optab_num(&t, 0, 2), 4, 0);	   /* calls from column 1 */
+	assert_float_equal(ms_optab_num(&t, 0, 3), 60, 1e-12);	   /* 0.6 * 100 */
 	assert_float_equal(ms_optab_num(&t, 0, 4), 300.125, 1e-12);
 	assert_float_equal(ms_optab_num(&t, 1, 1), 0.456789, 1e-12);
 	assert_float_equal(ms_optab_num(&t, 1, 3), 0.02283, 1e-12);
@@ -211,9 +212,12 @@ static void bad_rows(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(older_header_run2), cmocka_unit_test(older_header_hand),
-	    cmocka_unit_test(format_float),	 cmocka_unit_test(gpu_type),
-	    cmocka_unit_test(gpu_activity_quoted), cmocka_unit_test(cpu_tables),
+	    cmocka_unit_test(older_header_run2),
+	    cmocka_unit_test(older_header_hand),
+	    cmocka_unit_test(format_float),
+	    cmocka_unit_test(gpu_type),
+	    cmocka_unit_test(gpu_activity_quoted),
+	    cmocka_unit_test(cpu_tables),
 	    cmocka_unit_test(bad_rows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
