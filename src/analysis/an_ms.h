@@ -35,6 +35,7 @@
 #include "importers/ms_flops.h"
 #include "importers/ms_minddata.h"
 #include "importers/ms_opdetail.h"
+#include "importers/ms_optab.h"
 #include "importers/ms_src.h"
 
 struct an_profile;
@@ -85,6 +86,8 @@ struct ms_profile {
 
 	struct ms_md md;	       /* MindData: the files; md's own errors list */
 	struct ms_md_result md_result; /* and their analyses (ms_md_compute) */
+
+	struct ms_optabs optabs; /* GPU-mode and host CPU op tables (ms_optab.h) */
 };
 
 /* Reads every file of the device s into *mp (caller storage, initialised

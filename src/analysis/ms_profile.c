@@ -124,6 +124,10 @@ int ms_profile_load(struct ms_profile *mp, const struct ms_src *s, struct nns_er
 	nns_err_clear(&mp->ds_err);
 	mp->ds_rc = ms_ds_load(&mp->ds, s, &mp->ds_err);
 	ms_md_load(&mp->md, s);
+	if (ms_optabs_load(&mp->optabs, s)) {
+		rc = nns_err_set(err, NNS_ENOMEM, "MindSpore op tables: out of memory");
+		goto fail;
+	}
 	ms_md_compute(&mp->md, &mp->md_result);
 	return NNS_OK;
 fail:
@@ -144,6 +148,7 @@ void ms_profile_release(struct ms_profile *mp)
 	ms_ds_release(&mp->ds);
 	ms_md_result_release(&mp->md_result);
 	ms_md_release(&mp->md);
+	ms_optabs_release(&mp->optabs);
 	memset(mp, 0, sizeof(*mp));
 }
 

@@ -3,7 +3,9 @@
  * printed as terminal tables (views: overview, operators, kernels, memory,
  * modules, distributed, datapipe, cpu, all).
  */
+#include "analysis/cluster.h"
 #include "cli/cli.h"
+#include "importers/ms_cluster.h"
 #include "output/report.h"
 
 #include <stdlib.h>
@@ -18,7 +20,10 @@ static const char USAGE[] =
     "\n"
     "Options:\n"
     "  -v, --view LIST    overview, operators, kernels, memory, modules, distributed,\n"
-    "                     datapipe, cpu or all, comma separated (default: overview)\n"
+    "                     datapipe, cpu, or MindSpore's steptrace, ms_ops,\n"
+    "                     ms_op_detail, aicpu, flops, minddata, dynshape, gpu_ops,\n"
+    "                     cpu_ops, cluster, mindspore (all of them), or all; comma\n"
+    "                     separated (default: overview)\n"
     "  -r, --run NAME     only this run (a directory under the path)\n"
     "  -w, --worker NAME  only this worker\n"
     "  -s, --span S       only this span (1..n, or the file's numeric suffix)\n"
@@ -40,11 +45,12 @@ static int on_profile(void *vctx, const struct cli_item *it)
 	char label[1024], title[1400];
 
 	c->profiles++;
-	if (!(c->views & ~(unsigned)RV_DISTRIBUTED))
+	if (!(c->views & ~(unsigned)(RV_DISTRIBUTED | RV_MS_CLUSTER)))
 		return CLI_OK;
 	cli_item_label(label, sizeof(label), it, c->many_runs);
 	snprintf(title, sizeof(title), "%s  (%s)", label, it->span->path);
-	report_profile(stdout, &it->p, title, c->views & ~(unsigned)RV_DISTRIBUTED, &c->ro);
+	report_profile(stdout, &it->p, title,
+		       c->views & ~(unsigned)(RV_DISTRIBUTED | RV_MS_CLUSTER), &c->ro);
 	fflush(stdout);
 	return CLI_OK;
 }
@@ -105,6 +111,41 @@ static int report_parse_args(int argc, char **argv, struct report_args *a)
 	return rc;
 }
 
+/* MindSpore cluster jobs under the input (ms_cluster.h): their per-rank
+ * table (report_ms_cluster), for --view cluster and the default view. */
+struct ms_jobs_ctx {
+	const struct report_ctx *c;
+	int threads;
+	size_t printed;
+};
+
+static int on_ms_job(void *vctx, const char *path, const char *rel)
+{
+	struct ms_jobs_ctx *x = vctx;
+	struct msc_job j;
+	struct cl_result cr;
+	struct nns_err err;
+	char title[1200];
+
+	nns_err_clear(&err);
+	if (msc_load(&j, path, x->threads, &err)) {
+		cli_warn(path, err.msg);
+		return 0;
+	}
+	cl_init(&cr);
+	if (cl_from_ms(&cr, &j, &err)) {
+		cli_warn(path, err.msg);
+	} else {
+		snprintf(title, sizeof(title), "Cluster: %s  (%s)", rel[0] ? rel : ".", path);
+		report_ms_cluster(stdout, &cr, title, &x->c->ro);
+		fflush(stdout);
+		x->printed++;
+	}
+	cl_release(&cr);
+	msc_release(&j);
+	return 0;
+}
+
 /* Prints every selected span of every selected run; CLI_OK or
  * CLI_EINPUT. */
 static int report_runs(const struct run_set *rs, const struct report_args *a)
@@ -140,6 +181,15 @@ static int report_runs(const struct run_set *rs, const struct report_args *a)
 		if (ctx.views == RV_DISTRIBUTED && (r->workers.n < 2 || a->worker))
 			printf("\n(distributed view of %s: needs a run with several workers)\n",
 			       r->name);
+	}
+	if ((ctx.views & (RV_MS_CLUSTER | RV_OVERVIEW)) && !a->worker && !a->span) {
+		struct ms_jobs_ctx mj = {&ctx, (int)a->threads, 0};
+
+		msc_find_jobs(a->in, 8, on_ms_job, &mj, NULL);
+		if (mj.printed && ctx.views == RV_MS_CLUSTER)
+			return CLI_OK; /* a cluster job alone is something to report */
+		if (!mj.printed && ctx.views == RV_MS_CLUSTER)
+			printf("\n(cluster view: no MindSpore cluster job under %s)\n", a->in);
 	}
 	if (matched == 0) {
 		cli_error(a->in, a->only_run && a->worker ? "no such run or worker"

@@ -33,12 +33,20 @@ int ms_at_parse(struct ms_at *t, const char *buf, size_t n, struct nns_err *err)
 
 		line++;
 		if (line == 1) {
-			if (k != 4 || strcmp(f[0], "kernel_type") || strcmp(f[1], "total_time") ||
-			    strcmp(f[2], "execution_frequency") || strcmp(f[3], "percent")) {
+			/* MindInsight skips the header and reads the columns by
+			 * position: the older header (op_type,execution_time,...)
+			 * names the same columns */
+			int now = !strcmp(f[0], "kernel_type") && !strcmp(f[1], "total_time");
+			int older = !strcmp(f[0], "op_type") && !strcmp(f[1], "execution_time");
+
+			if (k != 4 || !(now || older) || strcmp(f[2], "execution_frequency") ||
+			    strcmp(f[3], "percent")) {
 				rc = nns_err_set(
 				    err, NNS_EFORMAT,
 				    "aicore type csv: line 1 is not the header "
-				    "kernel_type,total_time,execution_frequency,percent");
+				    "kernel_type,total_time,execution_frequency,percent "
+				    "(or the older "
+				    "op_type,execution_time,execution_frequency,percent)");
 				goto out;
 			}
 			continue;

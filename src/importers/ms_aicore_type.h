@@ -1,8 +1,9 @@
 /*
  * ms_aicore_type.h - reads MindSpore's aicore_intermediate_<dev>_type.csv
- * (header kernel_type,total_time,execution_frequency,percent; total_time in
- * ms, percent of all AI Core time) into MindInsight's "op statistics by type"
- * rows (upstream AicoreTypeAnalyser):
+ * (header kernel_type,total_time,execution_frequency,percent, or the older
+ * op_type,execution_time,execution_frequency,percent of MindSpore <= 1.x that
+ * names the same columns; total_time in ms, percent of all AI Core time)
+ * into MindInsight's "op statistics by type" rows (AicoreTypeAnalyser):
  *   total_time_us = round(total_time * 1000, 2)
  *   avg_time_us   = round(total_time_us / execution_frequency, 3) (0 if 0 calls)
  *   total_percent = percent * 100 (upstream's value, kept as it is)

@@ -35,6 +35,7 @@ static const struct ms_pattern PATTERNS[] = {
     {"gpu_op_type_info_", ".csv", 2},
     {"gpu_activity_data_", ".csv", 2},
     {"cpu_op_detail_info_", ".csv", 2},
+    {"cpu_op_type_info_", ".csv", 2},
     {"output_op_compute_time_", ".txt", 2},
 };
 

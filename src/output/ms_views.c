@@ -9,6 +9,7 @@
 #include "output/ms_extra_json.h"
 #include "output/ms_minddata_json.h"
 #include "output/ms_ops_json.h"
+#include "output/ms_optab_json.h"
 #include "output/outfile.h"
 #include "output/schema.h"
 #include "output/output.h"
@@ -73,6 +74,26 @@ void out_json_ms_aicpu_view(struct jsonw *w, const struct an_profile *p)
 void out_json_ms_dynshape_view(struct jsonw *w, const struct an_profile *p)
 {
 	ms_doc(w, p, out_json_ms_dynshape);
+}
+
+static void gpu_ops(struct jsonw *w, const struct ms_profile *mp)
+{
+	out_json_ms_optabs(w, &mp->optabs, MS_OT_GPU_TYPE, MS_OT_GPU_ACTIVITY);
+}
+
+static void cpu_ops(struct jsonw *w, const struct ms_profile *mp)
+{
+	out_json_ms_optabs(w, &mp->optabs, MS_OT_CPU_TYPE, MS_OT_CPU_DETAIL);
+}
+
+void out_json_ms_gpu_ops_view(struct jsonw *w, const struct an_profile *p)
+{
+	ms_doc(w, p, gpu_ops);
+}
+
+void out_json_ms_cpu_ops_view(struct jsonw *w, const struct an_profile *p)
+{
+	ms_doc(w, p, cpu_ops);
 }
 
 /* ---- CSV tables (out_write_csv) ------------------------------------------ */

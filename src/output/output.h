@@ -136,6 +136,8 @@ void out_json_ms_flops_view(struct jsonw *w, const struct an_profile *p);
 void out_json_ms_op_detail_view(struct jsonw *w, const struct an_profile *p);
 void out_json_ms_aicpu_view(struct jsonw *w, const struct an_profile *p);
 void out_json_ms_dynshape_view(struct jsonw *w, const struct an_profile *p);
+void out_json_ms_gpu_ops_view(struct jsonw *w, const struct an_profile *p);
+void out_json_ms_cpu_ops_view(struct jsonw *w, const struct an_profile *p);
 /* MindSpore CSV tables of a MindSpore device (nothing for other workers):
  * ms_step_trace.csv (per step and the average, us), ms_op_type.csv,
  * ms_op_detail.csv, each when its source file is there. */

@@ -18,11 +18,40 @@ int report_parse_views(const char *s, unsigned *views)
 		const char *name;
 		unsigned bit;
 	} names[] = {
-	    {"overview", RV_OVERVIEW}, {"operators", RV_OPERATORS}, {"operator", RV_OPERATORS},
-	    {"kernels", RV_KERNELS},   {"kernel", RV_KERNELS},	    {"memory", RV_MEMORY},
-	    {"modules", RV_MODULES},   {"module", RV_MODULES},	    {"distributed", RV_DISTRIBUTED},
-	    {"all", RV_ALL},	       {"datapipe", RV_DATAPIPE},   {"data_pipeline", RV_DATAPIPE},
+	    {"overview", RV_OVERVIEW},
+	    {"operators", RV_OPERATORS},
+	    {"operator", RV_OPERATORS},
+	    {"kernels", RV_KERNELS},
+	    {"kernel", RV_KERNELS},
+	    {"memory", RV_MEMORY},
+	    {"modules", RV_MODULES},
+	    {"module", RV_MODULES},
+	    {"distributed", RV_DISTRIBUTED},
+	    {"all", RV_ALL},
+	    {"datapipe", RV_DATAPIPE},
+	    {"data_pipeline", RV_DATAPIPE},
 	    {"cpu", RV_CPU},
+	    /* MindSpore (report_ms*.c): the view names of `analyse` and /api/view too */
+	    {"steptrace", RV_MS_STEPTRACE},
+	    {"ms_ops", RV_MS_OPS},
+	    {"aicore", RV_MS_OPS},
+	    {"ms_op_detail", RV_MS_OP_DETAIL},
+	    {"aicore_detail", RV_MS_OP_DETAIL},
+	    {"aicpu", RV_MS_AICPU},
+	    {"ms_aicpu", RV_MS_AICPU},
+	    {"flops", RV_MS_FLOPS},
+	    {"ms_flops", RV_MS_FLOPS},
+	    {"minddata", RV_MS_MINDDATA},
+	    {"ms_minddata", RV_MS_MINDDATA},
+	    {"dynshape", RV_MS_DYNSHAPE},
+	    {"ms_dynshape", RV_MS_DYNSHAPE},
+	    {"dynamic_shape", RV_MS_DYNSHAPE},
+	    {"gpu_ops", RV_MS_GPU},
+	    {"ms_gpu_ops", RV_MS_GPU},
+	    {"cpu_ops", RV_MS_CPU},
+	    {"ms_cpu_ops", RV_MS_CPU},
+	    {"cluster", RV_MS_CLUSTER},
+	    {"mindspore", RV_MS_ALL},
 	};
 	unsigned v = 0;
 
@@ -491,8 +520,8 @@ void report_profile(FILE *f, const struct an_profile *p, const char *title, unsi
 		rp_heading(f, o, title);
 	if (views & RV_OVERVIEW)
 		overview(f, p, o);
-	if (views & (RV_OVERVIEW | RV_OPERATORS))
-		rp_view_mindspore(f, p, o);
+	if (views & (RV_OVERVIEW | RV_OPERATORS | RV_MS_ALL))
+		rp_view_mindspore(f, p, views, o);
 	if (views & RV_OPERATORS)
 		operators(f, o, p);
 	if (views & RV_KERNELS)

@@ -8,7 +8,11 @@
  * memory (peak per device and top ops by allocation size), modules (the
  * hierarchy, indented), distributed (per-worker bars and collectives),
  * datapipe (queues, verdict, per-step data waits, findings), cpu (machine /
- * process / thread utilization per step, host_info stage times).
+ * process / thread utilization per step, host_info stage times); the
+ * MindSpore tables (steptrace, ms_ops, ms_op_detail, aicpu, flops, minddata,
+ * dynshape, gpu_ops, cpu_ops, cluster; "mindspore" = all of them): the
+ * default view of a MindSpore device adds what MindInsight's summary page
+ * shows (report_ms.c).
  *
  * The functions only print to the FILE given; the caller decides colour
  * (a tty without NO_COLOR) and width (the terminal's).
@@ -29,7 +33,19 @@ enum report_view {
 	RV_DISTRIBUTED = 32,
 	RV_DATAPIPE = 64,
 	RV_CPU = 128,
-	RV_ALL = 255
+	/* MindSpore devices (report_ms*.c) and MindSpore cluster jobs */
+	RV_MS_STEPTRACE = 1u << 8,
+	RV_MS_OPS = 1u << 9,	    /* AI Core time by type */
+	RV_MS_OP_DETAIL = 1u << 10, /* AI Core time by operator */
+	RV_MS_AICPU = 1u << 11,
+	RV_MS_FLOPS = 1u << 12,
+	RV_MS_MINDDATA = 1u << 13,
+	RV_MS_DYNSHAPE = 1u << 14,
+	RV_MS_GPU = 1u << 15, /* GPU op type / detail / CUDA activity */
+	RV_MS_CPU = 1u << 16, /* host CPU op type / detail */
+	RV_MS_CLUSTER = 1u << 17,
+	RV_MS_ALL = 0x3ff00u,
+	RV_ALL = 0x3ffffu
 };
 
 struct report_opts {
@@ -49,6 +65,12 @@ void report_profile(FILE *f, const struct an_profile *p, const char *title, unsi
 
 /* Prints the distributed view of one span. */
 void report_dist(FILE *f, const struct an_dist *d, const char *title, const struct report_opts *o);
+
+/* Prints a MindSpore cluster job's per-rank table, links and proposals
+ * (report_ms_cluster.c). */
+struct cl_result;
+void report_ms_cluster(FILE *f, const struct cl_result *c, const char *title,
+		       const struct report_opts *o);
 
 /* Prints step-time and top operator deltas (exp - base). */
 void report_diff(FILE *f, const struct an_diff *d, const char *base_label, const char *exp_label,

@@ -29,8 +29,21 @@ void rp_wrap(FILE *f, const char *text, int width, const char *first, int indent
 
 /* report_extra.c: the data-pipeline and CPU views of one profile. */
 void rp_view_datapipe(FILE *f, const struct an_profile *p, const struct report_opts *o);
-/* MindSpore devices only (report_ms.c): step-trace summary, op time by type. */
-void rp_view_mindspore(FILE *f, const struct an_profile *p, const struct report_opts *o);
+/* MindSpore devices only (report_ms.c): the RV_MS_* tables selected in
+ * views; RV_OVERVIEW / RV_OPERATORS add what MindInsight's summary shows. */
+void rp_view_mindspore(FILE *f, const struct an_profile *p, unsigned views,
+		       const struct report_opts *o);
+/* report_ms_more.c: AI CPU, GPU / host CPU op tables, MindData, FLOPs,
+ * dynamic shape, AI Core by operator. full: the view was asked for by name
+ * (all its tables, and a line when its file is absent); else the summary. */
+struct ms_profile;
+void rp_ms_aicpu(FILE *f, const struct ms_profile *mp, int full, const struct report_opts *o);
+void rp_ms_optabs(FILE *f, const struct ms_profile *mp, int gpu, int full,
+		  const struct report_opts *o);
+void rp_ms_minddata(FILE *f, const struct ms_profile *mp, int full, const struct report_opts *o);
+void rp_ms_flops(FILE *f, const struct ms_profile *mp, int full, const struct report_opts *o);
+void rp_ms_dynshape(FILE *f, const struct ms_profile *mp, const struct report_opts *o);
+void rp_ms_op_detail(FILE *f, const struct ms_profile *mp, const struct report_opts *o);
 void rp_view_cpu(FILE *f, const struct an_profile *p, const struct report_opts *o);
 
 #endif

@@ -1,8 +1,12 @@
 /*
  * report_ms.c - the MindSpore part of `nnscope report` for a worker that is
  * a MindSpore device (p->ms, an_ms.h): MindInsight's step-trace summary with
- * the fp_start / bp_end points, and AI Core operator time by type (top N).
- * Other workers print nothing here.
+ * the fp_start / bp_end points, AI Core operator time by type (top N), and
+ * the choice of the other tables (report_ms_more.c) by view. The default
+ * view (overview) prints what MindInsight's summary page shows: step trace,
+ * op time by type (AI Core, AI CPU, GPU, host CPU), the MindData queue
+ * verdicts with their proposals, the FLOPs summary. Other workers print
+ * nothing here.
  */
 #include "analysis/an_ms.h"
 #include "output/report_int.h"
@@ -69,10 +73,36 @@ static void op_types(FILE *f, const struct ms_profile *mp, const struct report_o
 		fprintf(f, "  … %zu more types\n", at->rows.n - shown);
 }
 
-void rp_view_mindspore(FILE *f, const struct an_profile *p, const struct report_opts *o)
+void rp_view_mindspore(FILE *f, const struct an_profile *p, unsigned views,
+		       const struct report_opts *o)
 {
-	if (!p->ms)
+	const struct ms_profile *mp = p->ms;
+	int sum = (views & (RV_OVERVIEW | RV_OPERATORS)) != 0;
+
+	if (!mp)
 		return;
-	step_summary(f, p->ms, o);
-	op_types(f, p->ms, o);
+	if (sum || (views & RV_MS_STEPTRACE)) {
+		if ((views & RV_MS_STEPTRACE) && mp->st_part.rc == NNS_ENOTFOUND)
+			fprintf(f, "\n(no step_trace_raw_%d_detail_time.csv)\n", mp->src.dev);
+		step_summary(f, mp, o);
+	}
+	if (sum || (views & RV_MS_OPS)) {
+		if ((views & RV_MS_OPS) && mp->at_part.rc == NNS_ENOTFOUND)
+			fprintf(f, "\n(no aicore_intermediate_%d_type.csv)\n", mp->src.dev);
+		op_types(f, mp, o);
+	}
+	if (views & RV_MS_OP_DETAIL)
+		rp_ms_op_detail(f, mp, o);
+	if (sum || (views & RV_MS_AICPU))
+		rp_ms_aicpu(f, mp, (views & RV_MS_AICPU) != 0, o);
+	if (sum || (views & RV_MS_GPU))
+		rp_ms_optabs(f, mp, 1, (views & RV_MS_GPU) != 0, o);
+	if (sum || (views & RV_MS_CPU))
+		rp_ms_optabs(f, mp, 0, (views & RV_MS_CPU) != 0, o);
+	if (sum || (views & RV_MS_MINDDATA))
+		rp_ms_minddata(f, mp, (views & RV_MS_MINDDATA) != 0, o);
+	if (sum || (views & RV_MS_FLOPS))
+		rp_ms_flops(f, mp, (views & RV_MS_FLOPS) != 0, o);
+	if (views & RV_MS_DYNSHAPE)
+		rp_ms_dynshape(f, mp, o);
 }
