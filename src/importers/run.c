@@ -797,7 +797,8 @@ static int walk_dir(struct walk *wk, const char *dir, int depth)
 	for (size_t i = 0; rc == NNS_OK && i < ds.subdirs.n; i++) {
 		char *path;
 
-		if (ds.ms && strncmp(ds.subdirs.v[i], "PROF_", 5) == 0)
+		if (ds.ms && (strncmp(ds.subdirs.v[i], "PROF_", 5) == 0 ||
+			      strcmp(ds.subdirs.v[i], "data") == 0)) /* a raw job's data/ */
 			continue;
 		if (depth + 1 >= wk->lim.max_depth) {
 			rc = too_deep(wk, dir, ds.subdirs.v[i]);
