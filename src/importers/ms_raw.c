@@ -18,9 +18,9 @@
 
 enum kind { K_TASK, K_GRAPH, K_POINT, K_TRACE, K_HWTS, K_AICPU, K_N };
 
-static const char *const PREFIX[K_N] = {
-    "Framework.host.", "Framework.host.", "Framework.host.", "training_trace.",
-    "hwts.log.data.",  "DATA_PREPROCESS.dev.AICPU."};
+static const char *const PREFIX[K_N] = {"Framework.host.", "Framework.host.",
+					"Framework.host.", "training_trace.",
+					"hwts.log.data.",  "DATA_PREPROCESS.dev.AICPU."};
 
 static int ends(const char *s, const char *suf)
 {
@@ -287,7 +287,8 @@ static int convert(struct ms_raw *r, const struct ms_src *s, struct names *nm)
 
 			base = base ? base + 1 : p;
 			if (!(rc = slurp(r, s->root, p, &b, &n)) && b)
-				rc = ms_raw_fw_graph(&fw, b, n, strncmp(base, "Framework.host.vm.", 18) == 0,
+				rc = ms_raw_fw_graph(&fw, b, n,
+						     strncmp(base, "Framework.host.vm.", 18) == 0,
 						     p, &out, r);
 			free(b);
 		}
@@ -297,21 +298,26 @@ static int convert(struct ms_raw *r, const struct ms_src *s, struct names *nm)
 	if (!rc && nm->v[K_POINT].n && !(rc = joined(r, s->root, nm, K_POINT, &in, &first)))
 		points(r, in.p ? in.p : "", in.len);
 	buf_reset(&in);
-	if (!rc && nm->v[K_TRACE].n && !(rc = joined(r, s->root, nm, K_TRACE, &in, &first)) && in.len)
+	if (!rc && nm->v[K_TRACE].n && !(rc = joined(r, s->root, nm, K_TRACE, &in, &first)) &&
+	    in.len)
 		rc = ms_raw_trace((const unsigned char *)in.p, in.len, first, &out, r);
 	rc = rc ? rc : keep(r, s, "step_trace_raw_", "_detail_time.csv", &out);
 	buf_reset(&in);
-	if (!rc && nm->v[K_HWTS].n && !(rc = joined(r, s->root, nm, K_HWTS, &in, &first)) && in.len) {
+	if (!rc && nm->v[K_HWTS].n && !(rc = joined(r, s->root, nm, K_HWTS, &in, &first)) &&
+	    in.len) {
 		if (!fw.ops.n)
-			rc = ms_raw_warn(r, first, -1,
-					 "no framework task description beside it: its operators have no names");
+			rc = ms_raw_warn(
+			    r, first, -1,
+			    "no framework task description beside it: its operators have no names");
 		else
-			rc = ms_raw_hwts((const unsigned char *)in.p, in.len, first, &fw, &out, &out2, r);
+			rc = ms_raw_hwts((const unsigned char *)in.p, in.len, first, &fw, &out,
+					 &out2, r);
 	}
 	rc = rc ? rc : keep(r, s, "aicore_intermediate_", "_detail.csv", &out);
 	rc = rc ? rc : keep(r, s, "aicore_intermediate_", "_type.csv", &out2);
 	buf_reset(&in);
-	if (!rc && nm->v[K_AICPU].n && !(rc = joined(r, s->root, nm, K_AICPU, &in, &first)) && in.len)
+	if (!rc && nm->v[K_AICPU].n && !(rc = joined(r, s->root, nm, K_AICPU, &in, &first)) &&
+	    in.len)
 		rc = ms_raw_aicpu(in.p, in.len, first, &out, r);
 	rc = rc ? rc : keep(r, s, "output_data_preprocess_aicpu_", ".txt", &out);
 	ms_raw_fw_release(&fw);

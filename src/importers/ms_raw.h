@@ -50,8 +50,8 @@ struct ms_raw_file {
 
 struct ms_raw {
 	VEC(struct ms_raw_file) files;
-	VEC(char *) warnings; /* "<path>: offset N: why" */
-	size_t nwarn;	      /* all warnings, also those not kept */
+	VEC(char *) warnings;		 /* "<path>: offset N: why" */
+	size_t nwarn;			 /* all warnings, also those not kept */
 	char fp_start[512], bp_end[512]; /* from the point file; "" when none */
 	int inputs;			 /* raw input files found */
 };

@@ -132,10 +132,11 @@ int ms_raw_aicpu(const char *b, size_t n, const char *path, struct buf *out, str
 		tn = split(&recs.v[i + 1], tf);
 		if ((nn != 3 && nn != 6) || tn != 7 || number(tf[6], &total) ||
 		    number(tf[5], &disp)) {
-			rc = ms_raw_warn(r, path, (long long)recs.v[i].off,
-					 "a Node/Thread record pair of an unknown shape (%d and %d fields): "
-					 "left out",
-					 nn, tn);
+			rc = ms_raw_warn(
+			    r, path, (long long)recs.v[i].off,
+			    "a Node/Thread record pair of an unknown shape (%d and %d fields): "
+			    "left out",
+			    nn, tn);
 			continue;
 		}
 		name = after(nf[0], ':', 0);
@@ -152,14 +153,17 @@ int ms_raw_aicpu(const char *b, size_t n, const char *path, struct buf *out, str
 		total /= 1000;
 		disp /= 1000;
 		sum += total;
-		bad |= buf_printf(&rows, "%-10ld %-24.*s %12.15g %12.15g %-12.*s %.*s\n", serial++,
-				  (int)name.n, name.p, total, disp, (int)st.n, st.p, (int)en.n, en.p);
+		bad |=
+		    buf_printf(&rows, "%-10ld %-24.*s %12.15g %12.15g %-12.*s %.*s\n", serial++,
+			       (int)name.n, name.p, total, disp, (int)st.n, st.p, (int)en.n, en.p);
 	}
 	if (!rc && rows.len) {
-		bad |= buf_puts(out, "serial_number node_type_name total_time(ms) dispatch_time(ms) "
-				     "run_start run_end\n");
-		bad |= buf_puts(out, "---------- ------------------------ ------------ ------------ "
-				     "------------ ----------\n");
+		bad |=
+		    buf_puts(out, "serial_number node_type_name total_time(ms) dispatch_time(ms) "
+				  "run_start run_end\n");
+		bad |=
+		    buf_puts(out, "---------- ------------------------ ------------ ------------ "
+				  "------------ ----------\n");
 		bad |= buf_append(out, rows.p, rows.len);
 		bad |= buf_printf(out, "AI CPU Total Time(ms):  %.6f\n", sum);
 	}

@@ -26,29 +26,63 @@
 #include <string.h>
 
 static const char *const VM_TYPES[] = {
-    "NUMBER_TYPE_BEGIN",   "NUMBER_TYPE_BOOL",	  "NUMBER_TYPE_INT",	 "NUMBER_TYPE_INT8",
-    "NUMBER_TYPE_INT16",   "NUMBER_TYPE_INT32",	  "NUMBER_TYPE_INT64",	 "NUMBER_TYPE_UINT",
-    "NUMBER_TYPE_UINT8",   "NUMBER_TYPE_UINT16",  "NUMBER_TYPE_UINT32",	 "NUMBER_TYPE_UINT64",
-    "NUMBER_TYPE_FLOAT",   "NUMBER_TYPE_FLOAT16", "NUMBER_TYPE_FLOAT32", "NUMBER_TYPE_FLOAT64",
+    "NUMBER_TYPE_BEGIN", "NUMBER_TYPE_BOOL",	"NUMBER_TYPE_INT",     "NUMBER_TYPE_INT8",
+    "NUMBER_TYPE_INT16", "NUMBER_TYPE_INT32",	"NUMBER_TYPE_INT64",   "NUMBER_TYPE_UINT",
+    "NUMBER_TYPE_UINT8", "NUMBER_TYPE_UINT16",	"NUMBER_TYPE_UINT32",  "NUMBER_TYPE_UINT64",
+    "NUMBER_TYPE_FLOAT", "NUMBER_TYPE_FLOAT16", "NUMBER_TYPE_FLOAT32", "NUMBER_TYPE_FLOAT64",
     "NUMBER_TYPE_END"}; /* 26..42 */
 
 static const char *const GE_TYPES[] = {
-    "DT_FLOAT",	       "DT_FLOAT16",	    "DT_INT8",	    "DT_INT32",	     "DT_UINT8",
-    NULL,	       "DT_INT16",	    "DT_UINT16",    "DT_UINT32",     "DT_INT64",
-    "DT_UINT64",       "DT_DOUBLE",	    "DT_BOOL",	    "DT_STRING",     "DT_DUAL_SUB_INT8",
-    "DT_DUAL_SUB_UINT8", "DT_COMPLEX64",    "DT_COMPLEX128", "DT_QINT8",     "DT_QINT16",
-    "DT_QINT32",       "DT_QUINT8",	    "DT_QUINT16",   "DT_RESOURCE",   "DT_STRING_REF",
-    "DT_DUAL",	       "DT_UNDEFINED"}; /* 0..26 */
+    "DT_FLOAT",		 "DT_FLOAT16",	 "DT_INT8",
+    "DT_INT32",		 "DT_UINT8",	 NULL,
+    "DT_INT16",		 "DT_UINT16",	 "DT_UINT32",
+    "DT_INT64",		 "DT_UINT64",	 "DT_DOUBLE",
+    "DT_BOOL",		 "DT_STRING",	 "DT_DUAL_SUB_INT8",
+    "DT_DUAL_SUB_UINT8", "DT_COMPLEX64", "DT_COMPLEX128",
+    "DT_QINT8",		 "DT_QINT16",	 "DT_QINT32",
+    "DT_QUINT8",	 "DT_QUINT16",	 "DT_RESOURCE",
+    "DT_STRING_REF",	 "DT_DUAL",	 "DT_UNDEFINED"}; /* 0..26 */
 
-static const char *const GE_FORMATS[] = {
-    "NCHW", "NHWC", "ND", "NC1HWC0", "FRACTAL_Z", "NC1C0HWPAD", "NHWC1C0", "FSR_NCHW",
-    "FRACTAL_DECONV", "C1HWNC0", "FRACTAL_DECONV_TRANSPOSE", "FRACTAL_DECONV_SP_STRIDE_TRANS",
-    "NC1HWC0_C04", "FRACTAL_Z_C04", "CHWN", "FRACTAL_DECONV_SP_STRIDE8_TRANS", "HWCN",
-    "NC1KHKWHWC0", "BN_WEIGHT", "FILTER_HWCK", "HASHTABLE_LOOKUP_LOOKUPS",
-    "HASHTABLE_LOOKUP_KEYS", "HASHTABLE_LOOKUP_VALUE", "HASHTABLE_LOOKUP_OUTPUT",
-    "HASHTABLE_LOOKUP_HITS", "C1HWNCOC0", "MD", "NDHWC", "FRACTAL_ZZ", "FRACTAL_NZ", "NCDHW",
-    "DHWCN", "NDC1HWC0", "FRACTAL_Z_3D", "CN", "NC", "DHWNC", "FRACTAL_Z_3D_TRANSPOSE",
-    "RESERVED", "ALL"}; /* 0..39, "FORMAT_" prefixed */
+static const char *const GE_FORMATS[] = {"NCHW",
+					 "NHWC",
+					 "ND",
+					 "NC1HWC0",
+					 "FRACTAL_Z",
+					 "NC1C0HWPAD",
+					 "NHWC1C0",
+					 "FSR_NCHW",
+					 "FRACTAL_DECONV",
+					 "C1HWNC0",
+					 "FRACTAL_DECONV_TRANSPOSE",
+					 "FRACTAL_DECONV_SP_STRIDE_TRANS",
+					 "NC1HWC0_C04",
+					 "FRACTAL_Z_C04",
+					 "CHWN",
+					 "FRACTAL_DECONV_SP_STRIDE8_TRANS",
+					 "HWCN",
+					 "NC1KHKWHWC0",
+					 "BN_WEIGHT",
+					 "FILTER_HWCK",
+					 "HASHTABLE_LOOKUP_LOOKUPS",
+					 "HASHTABLE_LOOKUP_KEYS",
+					 "HASHTABLE_LOOKUP_VALUE",
+					 "HASHTABLE_LOOKUP_OUTPUT",
+					 "HASHTABLE_LOOKUP_HITS",
+					 "C1HWNCOC0",
+					 "MD",
+					 "NDHWC",
+					 "FRACTAL_ZZ",
+					 "FRACTAL_NZ",
+					 "NCDHW",
+					 "DHWCN",
+					 "NDC1HWC0",
+					 "FRACTAL_Z_3D",
+					 "CN",
+					 "NC",
+					 "DHWNC",
+					 "FRACTAL_Z_3D_TRANSPOSE",
+					 "RESERVED",
+					 "ALL"}; /* 0..39, "FORMAT_" prefixed */
 
 void ms_raw_task_key(char *key, size_t n, long task_id, long stream_id)
 {
@@ -81,7 +115,8 @@ int ms_raw_fw_tasks(struct ms_raw_fw *fw, const char *buf, size_t n, const char 
 		if (len && line[len - 1] == '\r')
 			len--;
 		if (len == 0 || len >= sizeof(tmp)) {
-			if (len && (rc = ms_raw_warn(r, path, (long long)pos, "line longer than %zu bytes: left out",
+			if (len && (rc = ms_raw_warn(r, path, (long long)pos,
+						     "line longer than %zu bytes: left out",
 						     sizeof(tmp) - 1)))
 				return rc;
 			pos += (nl ? (size_t)(nl - line) + 1 : n - pos);
@@ -90,8 +125,9 @@ int ms_raw_fw_tasks(struct ms_raw_fw *fw, const char *buf, size_t n, const char 
 		memcpy(tmp, line, len);
 		tmp[len] = 0;
 		if (sscanf(tmp, "%4095s %ld %ld %ld", name, &bd, &task, &stream) != 4) {
-			if ((rc = ms_raw_warn(r, path, (long long)pos,
-					      "not \"<op> <block_dim> <task_id> <stream_id>\": left out")))
+			if ((rc = ms_raw_warn(
+				 r, path, (long long)pos,
+				 "not \"<op> <block_dim> <task_id> <stream_id>\": left out")))
 				return rc;
 		} else {
 			struct ms_raw_op *o = find_op(fw, name, strlen(name)), op;
@@ -116,8 +152,9 @@ int ms_raw_fw_tasks(struct ms_raw_fw *fw, const char *buf, size_t n, const char 
 
 void ms_raw_fw_header(struct buf *out)
 {
-	buf_puts(out, "task_id,stream_id,block_dim,full_kernel_name,op_name,kernel_name,kernel_type,"
-		      "subgraph,op_info\r\n");
+	buf_puts(out,
+		 "task_id,stream_id,block_dim,full_kernel_name,op_name,kernel_name,kernel_type,"
+		 "subgraph,op_info\r\n");
 }
 
 /* A CSV field as Python's csv writer writes it (QUOTE_MINIMAL). */
@@ -201,7 +238,8 @@ static int graph_line(struct ms_raw_fw *fw, const char *line, size_t len, long l
 		colon = memchr(t, ':', tn);
 		if (!colon) {
 			rc = ms_raw_warn(r, path, off + (long long)(t - line),
-					 "attribute \"%.*s\" is not name:value: left out", (int)(tn > 60 ? 60 : tn), t);
+					 "attribute \"%.*s\" is not name:value: left out",
+					 (int)(tn > 60 ? 60 : tn), t);
 			if (rc)
 				break;
 			continue;
@@ -229,7 +267,8 @@ static int graph_line(struct ms_raw_fw *fw, const char *line, size_t len, long l
 			open_entry = open_obj = 1;
 			first_attr = 1;
 		} else if (open_obj && an > 6 &&
-			   (memcmp(t, "input_", 6) == 0 || (an > 7 && memcmp(t, "output_", 7) == 0))) {
+			   (memcmp(t, "input_", 6) == 0 ||
+			    (an > 7 && memcmp(t, "output_", 7) == 0))) {
 			const char *attr = memchr(t, '_', an) + 1;
 			size_t atn = an - (size_t)(attr - t);
 
@@ -282,7 +321,8 @@ static int graph_line(struct ms_raw_fw *fw, const char *line, size_t len, long l
 			bad = 1;
 	} else {
 		bad |= buf_puts(out, ",,,");
-		rc = ms_raw_warn(r, path, off, "op %.*s has no task in the task description: no task columns",
+		rc = ms_raw_warn(r, path, off,
+				 "op %.*s has no task in the task description: no task columns",
 				 (int)(name_n > 200 ? 200 : name_n), name);
 	}
 	bad |= csv_field(out, name, name_n);

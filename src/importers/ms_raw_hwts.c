@@ -111,8 +111,9 @@ static int write_tables(const struct ms_raw_fw *fw, struct acc *a, struct buf *d
 		const char *name = fw->ops.v[idx[i]].name;
 
 		all += x->total_ms;
-		bad |= buf_printf(detail, "%s%s%s,%.17g,%ld\r\n", strchr(name, ',') ? "\"" : "", name,
-				  strchr(name, ',') ? "\"" : "", x->total_ms / (double)x->calls, x->calls);
+		bad |= buf_printf(detail, "%s%s%s,%.17g,%ld\r\n", strchr(name, ',') ? "\"" : "",
+				  name, strchr(name, ',') ? "\"" : "",
+				  x->total_ms / (double)x->calls, x->calls);
 	}
 	bad |= buf_puts(type, "kernel_type,total_time,execution_frequency,percent\r\n");
 	for (size_t i = 0; i < k; i++) { /* types in first appearance (by name order) */
@@ -152,8 +153,8 @@ int ms_raw_hwts(const unsigned char *b, size_t n, const char *path, const struct
 		return NNS_ENOMEM;
 	if (n % REC)
 		rc = ms_raw_warn(r, path, (long long)(n - n % REC),
-				 "%zu trailing bytes are not a whole %d-byte record: left out", n % REC,
-				 REC);
+				 "%zu trailing bytes are not a whole %d-byte record: left out",
+				 n % REC, REC);
 	for (size_t pos = 0; !rc && pos + REC <= n; pos += REC) {
 		const unsigned char *p = b + pos;
 		unsigned t = p[0] & 7;
@@ -165,7 +166,8 @@ int ms_raw_hwts(const unsigned char *b, size_t n, const char *path, const struct
 		if (t > 4) {
 			if (!bad_types++)
 				rc = ms_raw_warn(r, path, (long long)pos,
-						 "record type %u is not an hwts log type: left out", t);
+						 "record type %u is not an hwts log type: left out",
+						 t);
 			continue;
 		}
 		if (t > 1)

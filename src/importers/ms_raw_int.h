@@ -18,11 +18,11 @@ int ms_raw_warn(struct ms_raw *r, const char *path, long long off, const char *f
 
 /* One operator of the framework files: its task and its graph row. */
 struct ms_raw_op {
-	char *name;			/* full op name */
-	char key[48];			/* the hwts task key: "<task>" or "<stream>_<task>" */
+	char *name;   /* full op name */
+	char key[48]; /* the hwts task key: "<task>" or "<stream>_<task>" */
 	long task_id, stream_id, block_dim;
-	char *op_type;			/* from the graph file; NULL when absent */
-	int graph;			/* a graph row named it */
+	char *op_type; /* from the graph file; NULL when absent */
+	int graph;     /* a graph row named it */
 };
 
 struct ms_raw_fw {

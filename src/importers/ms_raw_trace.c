@@ -94,8 +94,8 @@ static int record(struct table *t, struct step *s, long step, const char *path, 
 
 	if (!(s->have_start && s->have_end && s->have_fp && s->have_bp) ||
 	    (!s->start_dash && !s->start) || !s->end || !s->fp || !s->bp)
-		return ms_raw_warn(r, path, off, "step %ld lacks its start, end, fp or bp point: skipped",
-				   step);
+		return ms_raw_warn(r, path, off,
+				   "step %ld lacks its start, end, fp or bp point: skipped", step);
 	uint64_t start = s->start_dash ? s->fp : s->start;
 	memset(row, 0, sizeof(row));
 	rc = put(t, row, "step_num", step);
@@ -120,8 +120,10 @@ static int record(struct table *t, struct step *s, long step, const char *path, 
 		for (j = i; j < s->reduce.n; j++)
 			cnt += s->reduce.v[j].stream == sid;
 		if (cnt % 2) {
-			rc = ms_raw_warn(r, path, off, "step %ld: stream %u has %zu reduce points (odd): left out", step,
-					 sid, cnt);
+			rc =
+			    ms_raw_warn(r, path, off,
+					"step %ld: stream %u has %zu reduce points (odd): left out",
+					step, sid, cnt);
 			continue;
 		}
 		uint64_t first = 0;
@@ -247,9 +249,10 @@ int ms_raw_trace(const unsigned char *b, size_t n, const char *path, struct buf 
 			s.have_bp = 1;
 		} else if (!s.open) {
 			if (!warned_pre++)
-				rc = ms_raw_warn(r, path, (long long)pos,
-						 "reduce point (tag %llu) before the first step: left out",
-						 (unsigned long long)tag);
+				rc = ms_raw_warn(
+				    r, path, (long long)pos,
+				    "reduce point (tag %llu) before the first step: left out",
+				    (unsigned long long)tag);
 		} else {
 			struct pt p = {stream, cnt};
 

@@ -49,7 +49,8 @@ int ms_src_read(const struct ms_src *s, const char *pre, const char *post, size_
 	*n = 0;
 	if (s->raw && (rf = raw_file(s, pre, post))) {
 		if (rf->len > max)
-			return nns_err_set(err, NNS_EFORMAT, "%s: larger than %zu bytes", rf->name, max);
+			return nns_err_set(err, NNS_EFORMAT, "%s: larger than %zu bytes", rf->name,
+					   max);
 		if (!(*buf = malloc(rf->len + 1)))
 			return nns_err_set(err, NNS_ENOMEM, "%s: out of memory", rf->name);
 		memcpy(*buf, rf->text, rf->len + 1);

@@ -122,7 +122,8 @@ static void test_job1_step_trace_and_framework(void **state)
 	if (!fixture("JOB1", d, sizeof(d)))
 		return;
 	load(&r, d, 0);
-	same_as(&r, "step_trace_raw_0_detail_time.csv", "profiler/step_trace_raw_0_detail_time.csv");
+	same_as(&r, "step_trace_raw_0_detail_time.csv",
+		"profiler/step_trace_raw_0_detail_time.csv");
 	same_as(&r, "framework_raw_0.csv", "profiler/framework_raw_0.csv");
 	assert_int_equal(r.nwarn, 0);
 	ms_raw_release(&r);
@@ -366,23 +367,27 @@ static void test_damaged_job(void **state)
 		assert_non_null(d);
 		assert_non_null(t);
 		/* by name; MatMul avg (100 + 300) / 2 counts = 0.002 ms */
-		assert_string_equal(d->text, "full_kernel_name,execution_time,execution_frequency\r\n"
-					     "Default/Add-op2,0.00050000000000000001,1\r\n"
-					     "Default/MatMul-op1,0.002,2\r\n");
-		assert_string_equal(t->text, "kernel_type,total_time,execution_frequency,percent\r\n"
-					     "Add,0.00050000000000000001,1,11.11\r\n"
-					     "MatMul,0.0040000000000000001,2,88.89\r\n");
+		assert_string_equal(d->text,
+				    "full_kernel_name,execution_time,execution_frequency\r\n"
+				    "Default/Add-op2,0.00050000000000000001,1\r\n"
+				    "Default/MatMul-op1,0.002,2\r\n");
+		assert_string_equal(t->text,
+				    "kernel_type,total_time,execution_frequency,percent\r\n"
+				    "Add,0.00050000000000000001,1,11.11\r\n"
+				    "MatMul,0.0040000000000000001,2,88.89\r\n");
 	}
 	{
 		const struct ms_raw_file *fw = ms_raw_get(&r, "framework_raw_3.csv");
 
 		assert_non_null(fw);
-		assert_non_null(strstr(fw->text, "30001,2,8,Default/MatMul-op1,Default/MatMul-op1,"
-						 "MatMul-op1,MatMul,Default,\"{\"\"input_0\"\": "
-						 "{\"\"format\"\": \"\"ND\"\", \"\"data_type\"\": "
-						 "\"\"NUMBER_TYPE_FLOAT32\"\", \"\"shape\"\": \"\"2,2\"\"}}\"\r\n"));
-		assert_non_null(strstr(fw->text, "30002,2,1,Default/Add-op2,Default/Add-op2,Add-op2,"
-						 "Add,Default,\"{\"\"input_0\"\": {}}\"\r\n"));
+		assert_non_null(strstr(
+		    fw->text, "30001,2,8,Default/MatMul-op1,Default/MatMul-op1,"
+			      "MatMul-op1,MatMul,Default,\"{\"\"input_0\"\": "
+			      "{\"\"format\"\": \"\"ND\"\", \"\"data_type\"\": "
+			      "\"\"NUMBER_TYPE_FLOAT32\"\", \"\"shape\"\": \"\"2,2\"\"}}\"\r\n"));
+		assert_non_null(strstr(fw->text,
+				       "30002,2,1,Default/Add-op2,Default/Add-op2,Add-op2,"
+				       "Add,Default,\"{\"\"input_0\"\": {}}\"\r\n"));
 	}
 	/* warnings: file and offset each */
 	assert_int_equal(r.nwarn, 5);
@@ -399,7 +404,8 @@ static void test_damaged_job(void **state)
 		     "record type 6"},
 		};
 		for (size_t i = 0; i < 5; i++) {
-			if (!strstr(r.warnings.v[i], want[i][0]) || !strstr(r.warnings.v[i], want[i][1]))
+			if (!strstr(r.warnings.v[i], want[i][0]) ||
+			    !strstr(r.warnings.v[i], want[i][1]))
 				fail_msg("warning %zu: %s", i, r.warnings.v[i]);
 		}
 	}
