@@ -36,6 +36,7 @@
 #include "importers/ms_minddata.h"
 #include "importers/ms_opdetail.h"
 #include "importers/ms_optab.h"
+#include "importers/ms_raw.h"
 #include "importers/ms_src.h"
 
 struct an_profile;
@@ -60,6 +61,10 @@ struct ms_step_row {
 
 struct ms_profile {
 	struct ms_src src; /* dir borrowed from the model */
+	/* a raw job (ms_raw.h): raw_rc NNS_OK when src.raw points at raw, whose
+	 * warnings name the damaged files; NNS_ENOTFOUND for parsed layouts */
+	int raw_rc;
+	struct ms_raw raw;
 
 	struct ms_part at_part, ad_part;
 	struct ms_at at; /* AI Core time by type, file order */

@@ -102,6 +102,26 @@ static int load_steptrace(struct ms_profile *mp, const struct ms_src *s, struct 
 	nns_err_clear(&ignore);
 	mp->point_rc =
 	    ms_point_info_load(s, mp->fp_start, mp->bp_end, sizeof(mp->fp_start), &ignore);
+	if (mp->point_rc && s->raw && s->raw->fp_start[0] && s->raw->bp_end[0]) {
+		snprintf(mp->fp_start, sizeof(mp->fp_start), "%s", s->raw->fp_start);
+		snprintf(mp->bp_end, sizeof(mp->bp_end), "%s", s->raw->bp_end);
+		mp->point_rc = NNS_OK;
+	}
+	return NNS_OK;
+}
+
+/* A raw job directory: its intermediate files made in memory and served
+ * to every reader below through src.raw. */
+static int load_raw(struct ms_profile *mp, struct nns_err *err)
+{
+	struct nns_err e;
+
+	nns_err_clear(&e);
+	mp->raw_rc = mp->src.raw ? NNS_ENOTFOUND : ms_raw_load(&mp->raw, &mp->src, &e);
+	if (mp->raw_rc == NNS_ENOMEM)
+		return nns_err_set(err, NNS_ENOMEM, "%s", e.msg);
+	if (mp->raw_rc == NNS_OK)
+		mp->src.raw = &mp->raw;
 	return NNS_OK;
 }
 
@@ -111,6 +131,9 @@ int ms_profile_load(struct ms_profile *mp, const struct ms_src *s, struct nns_er
 
 	memset(mp, 0, sizeof(*mp));
 	mp->src = *s;
+	if ((rc = load_raw(mp, err)))
+		return rc;
+	s = &mp->src;
 	read_part(&mp->at_part, s, "aicore_intermediate_", "_type.csv", parse_at, &mp->at);
 	read_part(&mp->ad_part, s, "aicore_intermediate_", "_detail.csv", parse_ad, &mp->ad);
 	if ((rc = load_steptrace(mp, s, err)))
@@ -137,6 +160,8 @@ fail:
 
 void ms_profile_release(struct ms_profile *mp)
 {
+	if (mp->raw_rc == NNS_OK)
+		ms_raw_release(&mp->raw);
 	ms_at_release(&mp->at);
 	ms_ad_release(&mp->ad);
 	vec_free(&mp->steps);

@@ -4,6 +4,7 @@
  */
 #include "importers/ms_load.h"
 #include "common/fs.h"
+#include "importers/ms_raw.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +69,10 @@ int ms_match_file(const char *base, int *dev, int *prio)
 		*prio = p->prio;
 		return 1;
 	}
+	if (ms_raw_match(base, dev)) { /* a raw job's file (ms_raw.h): the last resort */
+		*prio = 3;
+		return 1;
+	}
 	return 0;
 }
 
@@ -122,6 +127,23 @@ static int file_exists(const struct fs_root *root, const char *path)
 	return fs_stat_beneath(root, path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* A raw job: its damaged files as the model's note (said as a warning). */
+static int raw_note(struct model *m, const struct ms_src *s, struct nns_err *err)
+{
+	struct ms_raw r;
+	int rc = ms_raw_load(&r, s, err);
+
+	if (rc == NNS_ENOTFOUND)
+		return NNS_OK;
+	if (rc)
+		return rc;
+	if (r.warnings.n && !m->diag.note[0])
+		snprintf(m->diag.note, sizeof(m->diag.note), "%s%s", r.warnings.v[0],
+			 r.nwarn > 1 ? " (and more: see the MindSpore documents' errors)" : "");
+	ms_raw_release(&r);
+	return NNS_OK;
+}
+
 int ms_load_device(struct model *m, const char *path, const struct kineto_opts *ko,
 		   struct nns_err *err)
 {
@@ -141,6 +163,7 @@ int ms_load_device(struct model *m, const char *path, const struct kineto_opts *
 	s.dir = dir;
 	s.dev = dev;
 	s.root = ko ? ko->root : NULL;
+	s.raw = NULL;
 	for (size_t i = 0; i < sizeof(TIMELINES) / sizeof(TIMELINES[0]) && !have; i++)
 		have = ms_src_path(&s, TIMELINES[i], ".json", tl, sizeof(tl)) == 0 &&
 		       file_exists(s.root, tl);
@@ -164,6 +187,10 @@ int ms_load_device(struct model *m, const char *path, const struct kineto_opts *
 			return rc;
 		}
 	}
+	if (prio == 3 && (rc = raw_note(m, &s, err))) {
+		model_release(m);
+		return rc;
+	}
 	snprintf(num, sizeof(num), "%d", dev);
 	if (model_add_meta(m, "mindspore_dir", dir) || model_add_meta(m, "mindspore_device", num)) {
 		model_release(m);
@@ -182,5 +209,6 @@ int ms_model_src(const struct model *m, struct ms_src *s)
 	s->dir = dir;
 	s->dev = atoi(dev);
 	s->root = m->root;
+	s->raw = NULL;
 	return 1;
 }

@@ -1,6 +1,7 @@
 /* ms_src.c - file names of one MindSpore device's profiler files (ms_src.h). */
 #include "importers/ms_src.h"
 #include "common/fs.h"
+#include "importers/ms_raw.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -15,11 +16,22 @@ int ms_src_path(const struct ms_src *s, const char *pre, const char *post, char 
 	return k < 0 || (size_t)k >= n ? -1 : 0;
 }
 
+/* A raw job's intermediate file "<pre><dev><post>" (ms_raw.h), or NULL. */
+static const struct ms_raw_file *raw_file(const struct ms_src *s, const char *pre, const char *post)
+{
+	char name[MS_RAW_NAME_MAX];
+	int k = snprintf(name, sizeof(name), "%s%d%s", pre, s->dev, post);
+
+	return k < 0 || (size_t)k >= sizeof(name) ? NULL : ms_raw_get(s->raw, name);
+}
+
 int ms_src_has(const struct ms_src *s, const char *pre, const char *post)
 {
 	char path[4096];
 	struct stat st;
 
+	if (s->raw && raw_file(s, pre, post))
+		return 1;
 	return ms_src_path(s, pre, post, path, sizeof(path)) == 0 &&
 	       fs_stat_beneath(s->root, path, &st) == 0 && S_ISREG(st.st_mode);
 }
@@ -29,11 +41,22 @@ int ms_src_read(const struct ms_src *s, const char *pre, const char *post, size_
 {
 	char path[4096];
 	struct stat st;
+	const struct ms_raw_file *rf;
 	FILE *f;
 	int bad;
 
 	*buf = NULL;
 	*n = 0;
+	if (s->raw && (rf = raw_file(s, pre, post))) {
+		if (rf->len > max)
+			return nns_err_set(err, NNS_EFORMAT, "%s: larger than %zu bytes", rf->name,
+					   max);
+		if (!(*buf = malloc(rf->len + 1)))
+			return nns_err_set(err, NNS_ENOMEM, "%s: out of memory", rf->name);
+		memcpy(*buf, rf->text, rf->len + 1);
+		*n = rf->len;
+		return NNS_OK;
+	}
 	if (ms_src_path(s, pre, post, path, sizeof(path)))
 		return nns_err_set(err, NNS_EINVAL, "%s: path too long", s->dir);
 	/* what is checked is the file opened, read through its descriptor */

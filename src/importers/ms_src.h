@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 struct fs_root;
+struct ms_raw;
 
 struct ms_src {
 	const char *dir;	    /* the profiler directory, no trailing slash needed */
@@ -21,6 +22,9 @@ struct ms_src {
 	const struct fs_root *root; /* NULL, or the directory its files must lie
 				     * in (common/fs.h): a file that resolves
 				     * outside is refused at its open */
+	const struct ms_raw *raw;   /* NULL, or a raw job's intermediate files
+				     * made in memory (ms_raw.h): served by
+				     * ms_src_read / ms_src_has before the disk */
 };
 
 /* Writes "<dir>/<pre><dev><post>" into buf (e.g. pre "flops_", post ".txt").

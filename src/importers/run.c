@@ -852,6 +852,8 @@ static int walk_dir(struct walk *wk, const char *dir, int depth)
 
 		if ((ds.ms || ds.msprof) && strncmp(ds.subdirs.v[i], "PROF_", 5) == 0)
 			continue;
+		if (ds.ms && strcmp(ds.subdirs.v[i], "data") == 0) /* a raw job's data/ */
+			continue;
 		if (ds.msprof == 2) /* a PROF_* directory read as a timeline */
 			continue;
 		if (depth + 1 >= wk->lim.max_depth) {
