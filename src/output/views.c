@@ -13,6 +13,7 @@
  * Writers of analyses that are not part of an_profile_compute (HTA's) need
  * their pass of the profile (an_profile_need: run once, on first use).
  */
+#include "output/ms_memory_json.h"
 #include "output/output.h"
 
 #include <string.h>
@@ -36,6 +37,7 @@ const struct out_view out_views[] = {
     {"ms_flops", out_json_ms_flops_view, 2, 1},
     {"ms_aicpu", out_json_ms_aicpu_view, 2, 1},
     {"ms_dynshape", out_json_ms_dynshape_view, 2, 1},
+    {"ms_memory", out_json_ms_memory_view, 2, 1},
 };
 
 const size_t out_nviews = sizeof(out_views) / sizeof(out_views[0]);
