@@ -177,9 +177,11 @@ static int nodes(struct gctx *c, struct nns_err *err)
 			if (!(tmp = malloc(cap * sizeof(*tmp))))
 				return nns_err_set(err, NNS_ENOMEM, "out of memory");
 		}
-		memcpy(tmp, f->ids.v + nd->out0, nd->nout * sizeof(*tmp));
-		memcpy(tmp + nd->nout, f->ids.v + nd->ws0, nd->nws * sizeof(*tmp));
-		qsort(tmp, m, sizeof(*tmp), cmp_u64);
+		if (m) { /* memcpy from/to NULL is undefined even for 0 bytes */
+			memcpy(tmp, f->ids.v + nd->out0, nd->nout * sizeof(*tmp));
+			memcpy(tmp + nd->nout, f->ids.v + nd->ws0, nd->nws * sizeof(*tmp));
+			qsort(tmp, m, sizeof(*tmp), cmp_u64);
+		}
 		for (size_t k = 0; k < m; k++) {
 			int row;
 
