@@ -126,7 +126,8 @@ int ms_profile_load(struct ms_profile *mp, const struct ms_src *s, struct nns_er
 	ms_md_load(&mp->md, s);
 	ms_md_compute(&mp->md, &mp->md_result);
 	if ((rc = ms_mem_load_all(&mp->mem, s, mp->opd_rc ? NULL : &mp->opd.fw,
-				  mp->point_rc ? NULL : mp->fp_start, mp->point_rc ? NULL : mp->bp_end)))
+				  mp->point_rc ? NULL : mp->fp_start,
+				  mp->point_rc ? NULL : mp->bp_end)))
 		goto fail;
 	return NNS_OK;
 fail:
