@@ -13,6 +13,7 @@
  *                                  (ms_steptrace.h), the average step's
  *                                  training-trace graph, fp_start / bp_end
  *   FLOPs, op detail, AI CPU, dynamic shape, MindData: the readers' structs.
+ *   device memory                  memory_usage_<dev>.pb (analysis/ms_memory.h)
  * Each part keeps how its read went: NNS_OK, NNS_ENOTFOUND (absent), or an
  * error whose message the documents name; a part that failed is empty.
  *
@@ -24,6 +25,7 @@
 #ifndef NNS_ANALYSIS_AN_MS_H
 #define NNS_ANALYSIS_AN_MS_H
 
+#include "analysis/ms_memory.h"
 #include "analysis/ms_minddata.h"
 #include "analysis/ms_steptrace.h"
 #include "common/err.h"
@@ -93,6 +95,7 @@ struct ms_profile {
 	struct ms_md_result md_result; /* and their analyses (ms_md_compute) */
 
 	struct ms_optabs optabs; /* GPU-mode and host CPU op tables (ms_optab.h) */
+	struct ms_mem mem; /* memory_usage_<dev>.pb and its views (ms_memory.h) */
 };
 
 /* Reads every file of the device s into *mp (caller storage, initialised

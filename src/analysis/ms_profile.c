@@ -152,6 +152,10 @@ int ms_profile_load(struct ms_profile *mp, const struct ms_src *s, struct nns_er
 		goto fail;
 	}
 	ms_md_compute(&mp->md, &mp->md_result);
+	if ((rc = ms_mem_load_all(&mp->mem, s, mp->opd_rc ? NULL : &mp->opd.fw,
+				  mp->point_rc ? NULL : mp->fp_start,
+				  mp->point_rc ? NULL : mp->bp_end)))
+		goto fail;
 	return NNS_OK;
 fail:
 	ms_profile_release(mp);
@@ -174,6 +178,7 @@ void ms_profile_release(struct ms_profile *mp)
 	ms_md_result_release(&mp->md_result);
 	ms_md_release(&mp->md);
 	ms_optabs_release(&mp->optabs);
+	ms_mem_release(&mp->mem);
 	memset(mp, 0, sizeof(*mp));
 }
 

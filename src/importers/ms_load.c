@@ -38,6 +38,7 @@ static const struct ms_pattern PATTERNS[] = {
     {"cpu_op_detail_info_", ".csv", 2},
     {"cpu_op_type_info_", ".csv", 2},
     {"output_op_compute_time_", ".txt", 2},
+    {"memory_usage_", ".pb", 2},
 };
 
 #define NPATTERNS (sizeof(PATTERNS) / sizeof(PATTERNS[0]))

@@ -528,6 +528,8 @@ void report_profile(FILE *f, const struct an_profile *p, const char *title, unsi
 		kernels(f, p, o);
 	if (views & RV_MEMORY)
 		memory(f, p, o);
+	if (views & (RV_OVERVIEW | RV_MEMORY))
+		rp_view_ms_memory(f, p, o);
 	if (views & RV_MODULES)
 		modules(f, p, o);
 	if (views & RV_DATAPIPE)

@@ -44,6 +44,8 @@ void rp_ms_minddata(FILE *f, const struct ms_profile *mp, int full, const struct
 void rp_ms_flops(FILE *f, const struct ms_profile *mp, int full, const struct report_opts *o);
 void rp_ms_dynshape(FILE *f, const struct ms_profile *mp, const struct report_opts *o);
 void rp_ms_op_detail(FILE *f, const struct ms_profile *mp, const struct report_opts *o);
+/* MindSpore devices with memory_usage_<dev>.pb (report_ms_memory.c). */
+void rp_view_ms_memory(FILE *f, const struct an_profile *p, const struct report_opts *o);
 void rp_view_cpu(FILE *f, const struct an_profile *p, const struct report_opts *o);
 
 #endif

@@ -13,6 +13,7 @@
  * Writers of analyses that are not part of an_profile_compute (HTA's) need
  * their pass of the profile (an_profile_need: run once, on first use).
  */
+#include "output/ms_memory_json.h"
 #include "output/output.h"
 
 #include <string.h>
@@ -38,6 +39,7 @@ const struct out_view out_views[] = {
     {"ms_dynshape", out_json_ms_dynshape_view, 2, 1},
     {"ms_gpu_ops", out_json_ms_gpu_ops_view, 2, 1},
     {"ms_cpu_ops", out_json_ms_cpu_ops_view, 2, 1},
+    {"ms_memory", out_json_ms_memory_view, 2, 1},
 };
 
 const size_t out_nviews = sizeof(out_views) / sizeof(out_views[0]);

@@ -169,7 +169,7 @@ const runs = (await api('/api/runs')).runs || [];
 const ABSENT = new Set();
 {
   const any = runs.find((r) => r.kind === 'mindspore');
-  for (const v of ['ms_op_detail', 'ms_flops', 'ms_aicpu', 'ms_minddata', 'ms_dynshape']) {
+  for (const v of ['ms_op_detail', 'ms_flops', 'ms_aicpu', 'ms_minddata', 'ms_dynshape', 'ms_memory']) {
     if (!any) break;
     const r = await fetch(`${URL0}/api/view?${new URLSearchParams({ view: v, run: any.name, worker: any.workers[0].name })}`);
     const body = await r.json().catch(() => ({}));
@@ -450,6 +450,58 @@ else {
       near(cardNumber(await text(o2.page, '[data-testid="ms-aicpu-total"] .card-value')), all / 1000, 1e-9, 'total time card');
     });
     await finish('mindspore run_2 device_1 AI CPU', o2);
+  }
+}
+
+// device memory: run msmem holds only memory_usage_0.pb, written by
+// tests/browser/gen_ms_memory.py after MindSpore's memory_profiling.proto;
+// the curve, peak and breakdowns below are that script's hand computation
+{
+  const MIB = 1 << 20;
+  const r = runs.find((x) => x.name === 'msmem');
+  if (!r || r.kind !== 'mindspore') skip('mindspore device memory', 'no msmem run (tests/browser/gen_ms_memory.py not run)');
+  else {
+    const sel = { run: 'msmem', worker: 'device_0' };
+    await check('mindspore msmem device memory document: curve, peak, lifetimes', async () => {
+      const d = await api('/api/view', { view: 'ms_memory', ...sel });
+      assert.deepEqual(d.errors, []);
+      assert.equal(d.summary.peak_mem_bytes, 6313 * MIB);
+      assert.equal(d.summary.capacity_gb, 32);
+      assert.equal(d.summary.allocations, 8);
+      assert.equal(d.summary.skipped_graphs, 1);
+      assert.equal(d.graphs.length, 1);
+      const g = d.graphs[0];
+      assert.deepEqual(g.lines_bytes, [6163, 6313, 5730, 5507].map((v) => v * MIB));
+      assert.deepEqual(g.nodes.map((n) => n.allocated_bytes), [6063, 150, -583, -223].map((v) => v * MIB));
+      assert.deepEqual(g.nodes.map((n) => n.size_bytes), [1050, 200, 430, 7].map((v) => v * MIB));
+      assert.equal(g.peak_node, 1);
+      assert.deepEqual([g.fp_start, g.bp_end], [10, 12]);
+      assert.deepEqual(g.peak_breakdown.map((k) => g.tensors[k].name), ['Conv2D-op1:0', 'ReLU-op2:0']);
+      const t4 = g.tensors.find((t) => t.tensor_id === 4);
+      assert.deepEqual([t4.life_long, t4.life_start, t4.life_end, t4.live_from, t4.live_to], ['LifeLongGraphEnd', 2, 4, 2, 4]);
+    });
+    const o = await open('mindspore', sel);
+    await check('mindspore msmem: the Device memory panel shows the cards, curve, nodes and the peak breakdown', async () => {
+      await noErrorBox(o.page, 'mindspore');
+      await o.page.waitForSelector('[data-testid="ms-devmem-breakdown-title"]');
+      assert.equal(await text(o.page, '[data-testid="ms-devmem-peak"] .card-value'), '6.17 GB');
+      assert.equal(await text(o.page, '[data-testid="ms-devmem-capacity"] .card-value'), '32 GB');
+      assert.ok(await o.page.$('[data-testid="ms-devmem-chart"] canvas'), 'no curve');
+      const nodes = await tableRows(o.page, 'ms-devmem-nodes');
+      assert.deepEqual(nodes.map((x) => x.name.text), ['Conv2D-op1', 'ReLU-op2', 'MatMul-op3', 'Add-op4']);
+      assert.match(await text(o.page, '[data-testid="ms-devmem-breakdown-title"]'), /node 1 \(ReLU-op2\): 2,/);
+      const bd = await tableRows(o.page, 'ms-devmem-breakdown');
+      assert.deepEqual(bd.map((x) => x.name.text), ['Conv2D-op1:0', 'ReLU-op2:0']);
+      assert.deepEqual(bd.map((x) => x.life.text), ['0–1', '1–2']);
+    });
+    await check('mindspore msmem: a click on a node shows the tensors live there', async () => {
+      await o.page.click('[data-testid="table-ms-devmem-nodes"] tbody tr:nth-child(4)');
+      await o.page.waitForFunction(() => /node 3 \(Add-op4\)/.test(document.querySelector('[data-testid="ms-devmem-breakdown-title"]').textContent));
+      const bd = await tableRows(o.page, 'ms-devmem-breakdown');
+      assert.deepEqual(bd.map((x) => x.name.text), ['MatMul-op3:0', 'Add-op4:0']);
+      await shoot(o.page, 'mindspore-msmem');
+    });
+    await finish('mindspore msmem', o);
   }
 }
 

@@ -100,6 +100,10 @@ if [ -d "$MI/run_1/normal_run/profiler" ]; then
 	chmod -R u+w "$LOG/mindspore"
 fi
 
+# a MindSpore device memory file (memory_usage_0.pb), written here after the
+# public memory_profiling.proto (mindspore.test.mjs, "device memory")
+python3 tests/browser/gen_ms_memory.py "$LOG/msmem" 0 || fail "tests/browser/gen_ms_memory.py failed"
+
 # the distributed / memory / module runs (written here, at test time)
 CONF=$NNS_SHARED/conformance/tbplugin
 node tests/browser/gen_runs.mjs "$LOG" "$CONF" || fail "tests/browser/gen_runs.mjs failed"
