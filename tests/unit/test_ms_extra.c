@@ -97,7 +97,7 @@ typedef void (*writer_fn)(struct jsonw *, const struct ms_profile *);
 /* Runs a writer and parses its output back. */
 static json_t *render(writer_fn fn, const char *dir, int dev)
 {
-	struct ms_src s = {dir, dev, NULL, NULL};
+	struct ms_src s = {.dir = dir, .dev = dev};
 	struct ms_profile mp;
 	struct jsonw w;
 	struct nns_err err;

@@ -420,7 +420,7 @@ static void views_errors(void **state)
 
 static json_t *render(const char *dir, int dev)
 {
-	struct ms_src s = {dir, dev, NULL};
+	struct ms_src s = {.dir = dir, .dev = dev};
 	struct ms_profile mp;
 	struct jsonw w;
 	struct nns_err err;

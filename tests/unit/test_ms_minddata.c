@@ -446,7 +446,7 @@ static void conformance_threshold(void **state)
 	(void)state;
 	fixture(dir, sizeof(dir), "ut_analyser", "minddata_pipeline_raw_3.csv");
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
-		struct ms_src s = {dir, cases[k].dev, NULL, NULL};
+		struct ms_src s = {.dir = dir, .dev = cases[k].dev};
 		struct ms_md_pipeline p;
 		struct nns_err err;
 		size_t idx[16], n;
@@ -749,7 +749,7 @@ static void hand_pipeline(void **state)
  *   queue [5, 0, 64]: 1 empty > 0.9 -> data_process, 1 full. */
 static void hand_document(void **state)
 {
-	struct ms_src s = {tmpdir, 0, NULL, NULL};
+	struct ms_src s = {.dir = tmpdir, .dev = 0};
 	json_t *doc, *x, *dev, *op;
 	static const double steps[] = {0, 1, 1, 2, 2, 3};
 	const char *ids[] = {"minddata_device_queue", "minddata_device_queue_rate",
@@ -894,7 +894,7 @@ static void malformed(void **state)
 	struct ms_md_pipeline p;
 	struct ms_md_cpu c;
 	struct nns_err err;
-	struct ms_src s = {tmpdir, 3, NULL, NULL};
+	struct ms_src s = {.dir = tmpdir, .dev = 3};
 	const char *t;
 
 	(void)state;

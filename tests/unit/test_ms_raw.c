@@ -106,7 +106,7 @@ static void same_as(const struct ms_raw *r, const char *name, const char *expect
 
 static void load(struct ms_raw *r, const char *dir, int dev)
 {
-	struct ms_src s = {dir, dev, NULL, NULL};
+	struct ms_src s = {.dir = dir, .dev = dev};
 	struct nns_err err;
 
 	nns_err_clear(&err);
