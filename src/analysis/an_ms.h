@@ -95,7 +95,7 @@ struct ms_profile {
 	struct ms_md_result md_result; /* and their analyses (ms_md_compute) */
 
 	struct ms_optabs optabs; /* GPU-mode and host CPU op tables (ms_optab.h) */
-	struct ms_mem mem; /* memory_usage_<dev>.pb and its views (ms_memory.h) */
+	struct ms_mem mem;	 /* memory_usage_<dev>.pb and its views (ms_memory.h) */
 };
 
 /* Reads every file of the device s into *mp (caller storage, initialised
