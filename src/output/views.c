@@ -36,6 +36,8 @@ const struct out_view out_views[] = {
     {"ms_flops", out_json_ms_flops_view, 2, 1},
     {"ms_aicpu", out_json_ms_aicpu_view, 2, 1},
     {"ms_dynshape", out_json_ms_dynshape_view, 2, 1},
+    {"ms_parallel", out_json_ms_parallel_view, 2, 1},
+    {"ms_marey", out_json_ms_marey_view, 0, 1},
 };
 
 const size_t out_nviews = sizeof(out_views) / sizeof(out_views[0]);
