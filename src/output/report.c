@@ -493,6 +493,8 @@ void report_profile(FILE *f, const struct an_profile *p, const char *title, unsi
 		overview(f, p, o);
 	if (views & (RV_OVERVIEW | RV_OPERATORS))
 		rp_view_mindspore(f, p, o);
+	if (views & (RV_OVERVIEW | RV_OPERATORS))
+		rp_view_ms_parallel(f, p, o);
 	if (views & RV_OPERATORS)
 		operators(f, o, p);
 	if (views & RV_KERNELS)

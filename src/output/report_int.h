@@ -31,6 +31,8 @@ void rp_wrap(FILE *f, const char *text, int width, const char *first, int indent
 void rp_view_datapipe(FILE *f, const struct an_profile *p, const struct report_opts *o);
 /* MindSpore devices only (report_ms.c): step-trace summary, op time by type. */
 void rp_view_mindspore(FILE *f, const struct an_profile *p, const struct report_opts *o);
+/* The job's parallel strategy and stage timeline (report_ms_parallel.c). */
+void rp_view_ms_parallel(FILE *f, const struct an_profile *p, const struct report_opts *o);
 void rp_view_cpu(FILE *f, const struct an_profile *p, const struct report_opts *o);
 
 #endif
