@@ -74,17 +74,19 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int push_dup(void *vv, const char *s)
+static int push_dup_raw(char ***v, size_t *n, size_t *cap, const char *s)
 {
-	VEC(char *) *v = vv;
-	char *x = strdup(s);
+	char *x;
 
-	if (!x || vec_push(v, x)) {
-		free(x);
+	if (vec_reserve_raw((void **)v, cap, *n + 1, sizeof(char *)))
 		return -1;
-	}
+	if (!(x = strdup(s)))
+		return -1;
+	(*v)[(*n)++] = x;
 	return 0;
 }
+
+#define push_dup(a, s) push_dup_raw(&(a)->v, &(a)->n, &(a)->cap, (s))
 
 /* The sorted union of groups and other's group (Python sorted(set(...))). */
 static int add_group(struct ms_par_node *x, const char *g)
@@ -179,7 +181,8 @@ int ms_par_merge(struct ms_par *p, struct ms_ps_set *s, struct nns_err *err)
 
 		if (st < f0->stage_devices.n)
 			for (size_t k = 0; k < f0->stage_devices.v[st].v.n && ng < cap; k++) {
-				const struct ms_ps_file *f = by_rank(&p->set, f0->stage_devices.v[st].v.v[k]);
+				const struct ms_ps_file *f =
+				    by_rank(&p->set, f0->stage_devices.v[st].v.v[k]);
 
 				if (f)
 					g[ng++] = f;

@@ -19,10 +19,9 @@ struct nidx {
 	struct hmap h;
 };
 
-static long nidx_find(struct nidx *x, char *const *names, size_t stride, size_t n,
-		      const char *name)
+static long nidx_find(struct nidx *x, char *const *names, size_t stride, size_t n, const char *name)
 {
-	uint32_t *v = hmap_get(&x->h, strhash(name));
+	uint32_t *v = names ? hmap_get(&x->h, strhash(name)) : NULL;
 
 	if (v && !strcmp(*(char *const *)((const char *)names + (size_t)*v * stride), name))
 		return *v;
@@ -67,9 +66,9 @@ int ms_marey_aggregate(struct ms_marey *m, struct nns_err *err)
 					d = &m->maps.v[k];
 			for (size_t k = 0; d && k < d->ops.n; k++) {
 				const struct ms_marey_op *o = &d->ops.v[k];
-				long at = nidx_find(&ix, &st->data.v[0].name, sizeof(st->data.v[0]),
-						    st->data.n, o->name);
-				struct ms_marey_agg a;
+				long at = nidx_find(&ix, st->data.n ? &st->data.v[0].name : NULL,
+						    sizeof(st->data.v[0]), st->data.n, o->name);
+				struct ms_marey_agg *a;
 
 				if (at >= 0) {
 					struct ms_marey_agg *g = &st->data.v[at];
@@ -83,13 +82,16 @@ int ms_marey_aggregate(struct ms_marey *m, struct nns_err *err)
 					g->n++;
 					continue;
 				}
-				a.name = strdup(o->name);
-				a.st_max = a.st_min = a.st_avg = o->st;
-				a.ed_max = a.ed_min = a.ed_avg = o->ed;
-				a.n = 1;
-				if (!a.name || vec_push(&st->data, a) ||
-				    nidx_add(&ix, o->name, (uint32_t)(st->data.n - 1))) {
-					free(a.name);
+				if (vec_reserve(&st->data, st->data.n + 1) ||
+				    !(st->data.v[st->data.n].name = strdup(o->name))) {
+					hmap_release(&ix.h);
+					return nns_err_set(err, NNS_ENOMEM, "marey: out of memory");
+				}
+				a = &st->data.v[st->data.n++];
+				a->st_max = a->st_min = a->st_avg = o->st;
+				a->ed_max = a->ed_min = a->ed_avg = o->ed;
+				a->n = 1;
+				if (nidx_add(&ix, o->name, (uint32_t)(st->data.n - 1))) {
 					hmap_release(&ix.h);
 					return nns_err_set(err, NNS_ENOMEM, "marey: out of memory");
 				}
@@ -161,7 +163,8 @@ static int align(struct ms_mtl_set *s, int *stage_of, int *nstages)
 			for (size_t k = 0; k < u->ev.n; k++) {
 				const struct ms_mtl_ev *e = &u->ev.v[k];
 
-				if (e->is_op && e->ts > a2 && e->ts < b2 && !strcmp(e->name, best->name)) {
+				if (e->is_op && e->ts > a2 && e->ts < b2 &&
+				    !strcmp(e->name, best->name)) {
 					visited[j] = 1;
 					stage_of[j] = cur;
 					shift[j] = best->ts - e->ts;
@@ -218,15 +221,19 @@ static int device_ops(struct ms_marey *m, const struct ms_mtl *t, const char *st
 		o.dur = e->dur;
 		m->min_t = fmin(m->min_t, o.st);
 		m->max_t = fmax(m->max_t, o.ed);
-		at = nidx_find(&ix, &p->ops.v[0].name, sizeof(p->ops.v[0]), p->ops.n, e->name);
+		at = nidx_find(&ix, p->ops.n ? &p->ops.v[0].name : NULL, sizeof(p->ops.v[0]),
+			       p->ops.n, e->name);
 		if (at >= 0) {
 			o.name = p->ops.v[at].name;
 			p->ops.v[at] = o;
 			continue;
 		}
-		if (!(o.name = strdup(e->name)) || vec_push(&p->ops, o) ||
-		    nidx_add(&ix, e->name, (uint32_t)(p->ops.n - 1))) {
+		if (!(o.name = strdup(e->name)) || vec_push(&p->ops, o)) {
 			free(o.name);
+			hmap_release(&ix.h);
+			return -1;
+		}
+		if (nidx_add(&ix, e->name, (uint32_t)(p->ops.n - 1))) {
 			hmap_release(&ix.h);
 			return -1;
 		}
@@ -286,7 +293,8 @@ int ms_marey_compute(struct ms_mtl_set *s, const char *step, struct ms_marey *m,
 
 			if (stage_of[i] != order[k])
 				continue;
-			if (!(d = strdup(m->maps.v[i].name)) || vec_push(&m->stages.v[k].devices, d)) {
+			if (!(d = strdup(m->maps.v[i].name)) ||
+			    vec_push(&m->stages.v[k].devices, d)) {
 				free(d);
 				goto oom;
 			}

@@ -213,7 +213,8 @@ static void py_value(struct ctx *c, struct buf *b, const struct msj_node *v, int
 		   !strcmp(dt, "DT_FLOAT64")) {
 		const struct msj_node *f = msj_get(c->j, v, "floatVal");
 
-		py_float(b, numval(c, f) != 0 ? numval(c, f) : numval(c, msj_get(c->j, v, "doubleVal")));
+		py_float(b, numval(c, f) != 0 ? numval(c, f)
+					      : numval(c, msj_get(c->j, v, "doubleVal")));
 	} else if (!strcmp(dt, "DT_TUPLE") || !strcmp(dt, "DT_LIST")) {
 		const struct msj_node *vs = msj_get(c->j, v, "values"), *k;
 		int first = 1;
@@ -351,7 +352,7 @@ static int ends_with_ci(const char *s, const char *suf)
 /* MindInsight's PluginNameEnum: summary nodes' full names end "[:<plugin>]". */
 static int summary_node(const char *full)
 {
-	static const char *const P[] = {"[:image]", "[:scalar]",    "[:graph]",
+	static const char *const P[] = {"[:image]",	"[:scalar]", "[:graph]",
 					"[:histogram]", "[:tensor]", "[:landscape]"};
 
 	for (size_t i = 0; i < sizeof(P) / sizeof(P[0]); i++)
@@ -459,7 +460,8 @@ static int op_node(struct ctx *c, struct ms_ps_file *f, const struct msj_node *n
 	if (!(x.data_type = take(&b)))
 		goto oom;
 	if ((attr_get(&x, "group") && !(x.group = strdup(attr_get(&x, "group")))) ||
-	    (attr_get(&x, "in_strategy") && !(x.in_strategy = strdup(attr_get(&x, "in_strategy")))) ||
+	    (attr_get(&x, "in_strategy") &&
+	     !(x.in_strategy = strdup(attr_get(&x, "in_strategy")))) ||
 	    (attr_get(&x, "group_ranks") && !(x.group_ranks = strdup(attr_get(&x, "group_ranks")))))
 		goto oom;
 	if (vec_push(&f->ops, x))
@@ -592,8 +594,7 @@ static int cmp_int(const void *a, const void *b)
 }
 
 /* The numbers k of "<pre>k<post>" files in src->dir, ascending. */
-static int list_nums(const struct ms_src *src, const char *pre, const char *post, int *ids,
-		     int max)
+static int list_nums(const struct ms_src *src, const char *pre, const char *post, int *ids, int max)
 {
 	DIR *d = fs_opendir_beneath(src->root, src->dir);
 	struct dirent *e;
@@ -623,7 +624,8 @@ int ms_ps_read_dir(const struct ms_src *src, struct ms_ps_set *s, struct nns_err
 		goto out;
 	}
 	if (n == 0) {
-		rc = nns_err_set(err, NNS_ENOTFOUND, "%s: no parallel_strategy_<rank>.json", src->dir);
+		rc = nns_err_set(err, NNS_ENOTFOUND, "%s: no parallel_strategy_<rank>.json",
+				 src->dir);
 		goto out;
 	}
 	for (int i = 0; i < n && rc == NNS_OK; i++) {
@@ -636,7 +638,8 @@ int ms_ps_read_dir(const struct ms_src *src, struct ms_ps_set *s, struct nns_err
 
 		one.dev = ids[i];
 		nns_err_clear(&e);
-		r = ms_read(&one, "parallel_strategy_", ".json", path, sizeof(path), &buf, &len, &e);
+		r = ms_read(&one, "parallel_strategy_", ".json", path, sizeof(path), &buf, &len,
+			    &e);
 		if (r == NNS_OK && buf && len > PS_BYTES_MAX)
 			r = nns_err_set(&e, NNS_EFORMAT, "%s: larger than %zu bytes", path,
 					PS_BYTES_MAX);

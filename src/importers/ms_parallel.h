@@ -62,15 +62,15 @@ struct ms_ps_node {
 	char *scope, *type;
 	char *instance_type; /* "", "GradientAggregation", "Redistribution" */
 	VEC(struct ms_ps_attr) attrs;
-	VEC(char *) inputs;  /* raw input names */
-	char *shape_attr;    /* the "shapes" attribute (str), or NULL */
-	char *shape_json;    /* else the output type's shape as JSON text */
-	char *data_type;     /* "" when no output type */
-	char *group;	     /* attr "group" or NULL */
-	char *in_strategy;   /* attr "in_strategy" or NULL (MindInsight's parallel_shard) */
-	char *group_ranks;   /* attr "group_ranks" or NULL */
-	char *strategy;	     /* in_strategy, else gen_strategy, as str(), or NULL */
-	int topo;	     /* 1.. for op nodes, 0 for consts */
+	VEC(char *) inputs; /* raw input names */
+	char *shape_attr;   /* the "shapes" attribute (str), or NULL */
+	char *shape_json;   /* else the output type's shape as JSON text */
+	char *data_type;    /* "" when no output type */
+	char *group;	    /* attr "group" or NULL */
+	char *in_strategy;  /* attr "in_strategy" or NULL (MindInsight's parallel_shard) */
+	char *group_ranks;  /* attr "group_ranks" or NULL */
+	char *strategy;	    /* in_strategy, else gen_strategy, as str(), or NULL */
+	int topo;	    /* 1.. for op nodes, 0 for consts */
 };
 
 struct ms_ps_strs {

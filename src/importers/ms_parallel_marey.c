@@ -99,7 +99,8 @@ static int read_stages(struct ms_marey *m, const struct msj *j, const struct msj
 	static const char *const K[] = {"st_max", "st_min", "st_avg", "ed_max", "ed_min", "ed_avg"};
 
 	for (const struct msj_node *s = msj_first(j, sd); s; s = msj_next(j, s)) {
-		const struct msj_node *data = msj_get(j, s, "data"), *devs = msj_get(j, s, "devices");
+		const struct msj_node *data = msj_get(j, s, "data"),
+				      *devs = msj_get(j, s, "devices");
 		struct ms_marey_stage st;
 		struct ms_marey_stage *p;
 
@@ -110,7 +111,7 @@ static int read_stages(struct ms_marey *m, const struct msj *j, const struct msj
 		}
 		p = &m->stages.v[m->stages.n - 1];
 		for (const struct msj_node *d = devs && devs->type == MSJ_ARR ? msj_first(j, devs)
-									: NULL;
+									      : NULL;
 		     d; d = msj_next(j, d)) {
 			char *x = msj_str(j, d) ? strdup(msj_str(j, d)) : NULL;
 
@@ -122,10 +123,11 @@ static int read_stages(struct ms_marey *m, const struct msj *j, const struct msj
 			}
 		}
 		for (const struct msj_node *o = data && data->type == MSJ_OBJ ? msj_first(j, data)
-									  : NULL;
+									      : NULL;
 		     o; o = msj_next(j, o)) {
-			struct ms_marey_agg a;
-			double *f[6] = {&a.st_max, &a.st_min, &a.st_avg, &a.ed_max, &a.ed_min, &a.ed_avg};
+			struct ms_marey_agg a = {0};
+			double *f[6] = {&a.st_max, &a.st_min, &a.st_avg,
+					&a.ed_max, &a.ed_min, &a.ed_avg};
 			double n = 0;
 
 			for (int k = 0; k < 6; k++)
@@ -214,7 +216,8 @@ int ms_marey_read(const struct ms_src *src, int step, struct ms_marey *m, struct
 
 	memset(m, 0, sizeof(*m));
 	s.dev = step;
-	if ((rc = ms_read(&s, "ascend_marey_timeline_", ".json", path, sizeof(path), &buf, &n, err)))
+	if ((rc =
+		 ms_read(&s, "ascend_marey_timeline_", ".json", path, sizeof(path), &buf, &n, err)))
 		return rc;
 	if (!buf)
 		return nns_err_set(err, NNS_ENOTFOUND, "%s: no ascend_marey_timeline_%d.json",
@@ -225,7 +228,8 @@ int ms_marey_read(const struct ms_src *src, int step, struct ms_marey *m, struct
 	if (rc)
 		return rc;
 	buf = NULL;
-	if ((rc = ms_read(&s, "scope_map_", ".json", path, sizeof(path), &buf, &n, err)) == NNS_OK &&
+	if ((rc = ms_read(&s, "scope_map_", ".json", path, sizeof(path), &buf, &n, err)) ==
+		NNS_OK &&
 	    buf)
 		rc = ms_marey_parse_scopes(m, buf, n, path, err);
 	free(buf);
@@ -275,8 +279,7 @@ static int tnum(const struct msj *j, const struct msj_node *o, const char *key, 
 	return *end ? -1 : 0;
 }
 
-int ms_mtl_parse(struct ms_mtl *t, const char *buf, size_t n, const char *name,
-		 struct nns_err *err)
+int ms_mtl_parse(struct ms_mtl *t, const char *buf, size_t n, const char *name, struct nns_err *err)
 {
 	struct msj j = {0};
 	const struct msj_node *r;
@@ -286,8 +289,8 @@ int ms_mtl_parse(struct ms_mtl *t, const char *buf, size_t n, const char *name,
 		return rc;
 	r = msj_root(&j);
 	if (r->type != MSJ_ARR) {
-		rc = nns_err_set(err, NNS_EFORMAT, "%s:%u: not a timeline (expected an array)", name,
-				 r->line);
+		rc = nns_err_set(err, NNS_EFORMAT, "%s:%u: not a timeline (expected an array)",
+				 name, r->line);
 		goto out;
 	}
 	for (const struct msj_node *e = msj_first(&j, r); e && !rc; e = msj_next(&j, e)) {

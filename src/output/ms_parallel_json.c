@@ -5,56 +5,60 @@
 #include "output/ms_parallel_json.h"
 #include "analysis/an_ms.h"
 #include "analysis/analysis.h"
-#include "importers/ms_json.h"
 #include "output/output.h"
 
+#include <stdlib.h>
 #include <string.h>
 
-/* A JSON text fragment (the output type's shape) written as a value. */
-static void emit(struct jsonw *w, const struct msj *j, const struct msj_node *x)
+/* The output type's shape, JSON text of nested arrays of strings and
+ * numbers as the reader builds it (importers/ms_parallel.c), written as a
+ * value. */
+static const char *shape_val(struct jsonw *w, const char *t, int depth)
 {
-	switch (x->type) {
-	case MSJ_NULL:
-		jsonw_null(w);
-		break;
-	case MSJ_BOOL:
-		jsonw_bool(w, x->num != 0);
-		break;
-	case MSJ_NUM:
-		jsonw_double(w, x->num);
-		break;
-	case MSJ_STR:
-		jsonw_str(w, msj_str(j, x));
-		break;
-	default:
-		if (x->type == MSJ_ARR)
-			jsonw_arr_begin(w);
-		else
-			jsonw_obj_begin(w);
-		for (const struct msj_node *k = msj_first(j, x); k; k = msj_next(j, k)) {
-			if (x->type == MSJ_OBJ)
-				jsonw_key(w, msj_key(j, k));
-			emit(w, j, k);
+	char b[256];
+	size_t n = 0;
+
+	while (*t == ' ' || *t == ',')
+		t++;
+	if (*t == '[' && depth < 32) {
+		jsonw_arr_begin(w);
+		t++;
+		for (;;) {
+			while (*t == ' ' || *t == ',')
+				t++;
+			if (!*t || *t == ']')
+				break;
+			t = shape_val(w, t, depth + 1);
 		}
-		if (x->type == MSJ_ARR)
-			jsonw_arr_end(w);
-		else
-			jsonw_obj_end(w);
+		jsonw_arr_end(w);
+		return *t ? t + 1 : t;
 	}
+	if (*t == '"') {
+		for (t++; *t && *t != '"'; t++) {
+			if (*t == '\\' && t[1])
+				t++;
+			if (n + 1 < sizeof(b))
+				b[n++] = *t;
+		}
+		b[n] = 0;
+		jsonw_str(w, b);
+		return *t ? t + 1 : t;
+	}
+	while (*t && *t != ',' && *t != ']' && n + 1 < sizeof(b))
+		b[n++] = *t++;
+	b[n] = 0;
+	jsonw_double(w, strtod(b, NULL));
+	return t;
 }
 
 static void shape_json(struct jsonw *w, const char *text)
 {
-	struct msj j = {0};
-	struct nns_err err;
-
-	if (!text || msj_parse(&j, text, strlen(text), "shape", &err)) {
+	if (!text || *text != '[') {
 		jsonw_arr_begin(w);
 		jsonw_arr_end(w);
 		return;
 	}
-	emit(w, &j, msj_root(&j));
-	msj_release(&j);
+	shape_val(w, text, 0);
 }
 
 static void strs(struct jsonw *w, const char *key, char *const *v, size_t n)

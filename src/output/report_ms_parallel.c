@@ -90,15 +90,18 @@ static void strategy(FILE *f, const struct ms_par *par, const struct report_opts
 static void marey(FILE *f, const struct ms_marey *m, const struct report_opts *o)
 {
 	static const struct tb_col cols[] = {
-	    {"Stage", TB_LEFT, 0},	       {"Devices", TB_LEFT, TB_TRUNC_END},
-	    {"Operators", TB_RIGHT, 0},	       {"Start (us from minT)", TB_RIGHT, 0},
-	    {"End (us from minT)", TB_RIGHT, 0}, {"Span us", TB_RIGHT, 0},
+	    {"Stage", TB_LEFT, 0},
+	    {"Devices", TB_LEFT, TB_TRUNC_END},
+	    {"Operators", TB_RIGHT, 0},
+	    {"Start (us from minT)", TB_RIGHT, 0},
+	    {"End (us from minT)", TB_RIGHT, 0},
+	    {"Span us", TB_RIGHT, 0},
 	};
 	struct table tb;
 	char title[128], devs[256];
 
-	snprintf(title, sizeof(title), "MindSpore stage timeline (Marey, step %d, from %s)", m->step,
-		 strcmp(m->source, "file") ? "the timelines" : "a saved answer");
+	snprintf(title, sizeof(title), "MindSpore stage timeline (Marey, step %d, from %s)",
+		 m->step, strcmp(m->source, "file") ? "the timelines" : "a saved answer");
 	rp_section(f, o, title);
 	tb_init(&tb, cols, 6);
 	for (size_t i = 0; i < m->stages.n; i++) {

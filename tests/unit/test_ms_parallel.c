@@ -106,7 +106,8 @@ static const char *const UPSTREAM =
     "\"type\": \"Conv2D\", \"instance_type\": \"\", \"attr\": {\"pad_list\": \"[2, 3, 2, 3]\", "
     "\"group\": \"0\", \"stride\": \"[1, 1, 2, 2]\"}, \"input\": [\"1\"], \"output_shape\": [], "
     "\"output_data_type\": \"\", \"parallel_group\": [\"0\", \"1\"], \"parallel_shard\": [], "
-    "\"parallel_group_rank\": \"\"}], \"const_nodes\": [{\"node_id\": \"cst1\", \"name\": \"cst1\", "
+    "\"parallel_group_rank\": \"\"}], \"const_nodes\": [{\"node_id\": \"cst1\", \"name\": "
+    "\"cst1\", "
     "\"scope\": \"\", \"type\": \"Const\", \"instance_type\": \"\", \"attr\": {}, \"input\": [], "
     "\"output_shape\": [], \"output_data_type\": \"\", \"parallel_group\": [], \"parallel_shard\": "
     "[], \"parallel_group_rank\": \"\"}], \"parameter_nodes\": []}}}";
@@ -122,7 +123,8 @@ static void assert_covers(json_t *ours, json_t *up, const char *where)
 		json_t *o = json_object_get(ours, k);
 
 		if (!o || !json_equal(o, v)) {
-			char *a = o ? json_dumps(o, JSON_COMPACT) : NULL, *b = json_dumps(v, JSON_COMPACT);
+			char *a = o ? json_dumps(o, JSON_COMPACT) : NULL,
+			     *b = json_dumps(v, JSON_COMPACT);
 
 			printf("%s.%s: ours %s, MindInsight %s\n", where, k, a ? a : "(none)", b);
 			free(a);
@@ -192,22 +194,36 @@ static const char *hand_rank(char *buf, size_t n, int rank, const char *group)
 	    "{\"name\":\"1\",\"opType\":\"Load\",\"scope\":\"Default\",\"fullName\":"
 	    "\"Default/Load-op9\",\"instanceName\":\"grad_mirror_x\",\"attribute\":["
 	    "{\"name\":\"in_strategy\",\"value\":{\"dtype\":\"DT_TUPLE\",\"values\":[{\"dtype\":"
-	    "\"DT_TUPLE\",\"values\":[" V_INT("4") "," V_INT("1") "]}]}},"
-	    "{\"name\":\"group\",\"value\":" V_STR("%s") "},"
-	    "{\"name\":\"group_ranks\",\"value\":" V_STR("0-1") "}]},"
-	    "{\"name\":\"2\",\"opType\":\"MatMul\",\"scope\":\"Default/net\",\"fullName\":"
-	    "\"Default/net/MatMul-op2\",\"instanceName\":\"redistribution_op\","
-	    "\"input\":[{\"name\":\"1\"},{\"name\":\"cstA\"},{\"name\":\"w\"},{\"name\":\"9\"}],"
-	    "\"outputType\":{\"dataType\":\"DT_TENSOR\",\"tensorType\":{\"elemType\":\"DT_FLOAT16\","
-	    "\"shape\":{\"dim\":[{\"size\":\"8\"},{\"size\":\"4\"}]}}},"
-	    "\"attribute\":[{\"name\":\"transpose_a\",\"value\":{\"dtype\":\"DT_BOOL\",\"boolVal\":"
-	    "\"0\"}},{\"name\":\"alpha\",\"value\":{\"dtype\":\"DT_FLOAT32\",\"floatVal\":0.5}},"
-	    "{\"name\":\"pads\",\"value\":{\"dtype\":\"DT_LIST\",\"values\":[" V_STR("a") "," V_INT(
-		"2") "]}}]},"
-	    "{\"name\":\"4\",\"opType\":\"Mul\",\"scope\":\"Default\"},"
-	    "{\"name\":\"3\",\"opType\":\"Add\",\"scope\":\"Default\",\"fullName\":"
-	    "\"Default/Add-op3[:scalar]\"}],"
-	    "\"parameters\":[{\"name\":\"w\"}],\"constVals\":[{\"key\":\"cstA\"}]}}",
+	    "\"DT_TUPLE\",\"values\":[" V_INT("4") "," V_INT(
+		"1") "]}]}},"
+		     "{\"name\":\"group\",\"value\":" V_STR(
+			 "%s") "},"
+			       "{\"name\":\"group_ranks\",\"value\":" V_STR(
+				   "0-1") "}]},"
+					  "{\"name\":\"2\",\"opType\":\"MatMul\",\"scope\":"
+					  "\"Default/net\",\"fullName\":"
+					  "\"Default/net/"
+					  "MatMul-op2\",\"instanceName\":\"redistribution_op\","
+					  "\"input\":[{\"name\":\"1\"},{\"name\":\"cstA\"},{"
+					  "\"name\":\"w\"},{\"name\":\"9\"}],"
+					  "\"outputType\":{\"dataType\":\"DT_TENSOR\","
+					  "\"tensorType\":{\"elemType\":\"DT_FLOAT16\","
+					  "\"shape\":{\"dim\":[{\"size\":\"8\"},{\"size\":\"4\"}]}}"
+					  "},"
+					  "\"attribute\":[{\"name\":\"transpose_a\",\"value\":{"
+					  "\"dtype\":\"DT_BOOL\",\"boolVal\":"
+					  "\"0\"}},{\"name\":\"alpha\",\"value\":{\"dtype\":\"DT_"
+					  "FLOAT32\",\"floatVal\":0.5}},"
+					  "{\"name\":\"pads\",\"value\":{\"dtype\":\"DT_LIST\","
+					  "\"values\":[" V_STR("a") "," V_INT(
+					      "2") "]}}]},"
+						   "{\"name\":\"4\",\"opType\":\"Mul\",\"scope\":"
+						   "\"Default\"},"
+						   "{\"name\":\"3\",\"opType\":\"Add\",\"scope\":"
+						   "\"Default\",\"fullName\":"
+						   "\"Default/Add-op3[:scalar]\"}],"
+						   "\"parameters\":[{\"name\":\"w\"}],"
+						   "\"constVals\":[{\"key\":\"cstA\"}]}}",
 	    rank, group);
 	return buf;
 }
@@ -241,9 +257,9 @@ static void hand_parallel_strategy(void **state)
 	assert_int_equal(json_array_size(json_object_get(doc, "errors")), 1);
 	assert_non_null(strstr(json_string_value(json_array_get(json_object_get(doc, "errors"), 0)),
 			       "parallel_strategy_2.json:"));
-	assert_string_equal(json_string_value(json_object_get(json_object_get(doc, "metadata"),
-							      "parallel_type")),
-			    "data_parallel");
+	assert_string_equal(
+	    json_string_value(json_object_get(json_object_get(doc, "metadata"), "parallel_type")),
+	    "data_parallel");
 	g = json_object_get(json_object_get(doc, "graphs"), "0");
 	assert_non_null(g);
 	assert_int_equal(json_array_size(json_object_get(g, "rank_ids")), 2);
@@ -259,26 +275,31 @@ static void hand_parallel_strategy(void **state)
 	assert_string_equal(json_string_value(json_object_get(load, "strategy")), "[[4, 1]]");
 	assert_string_equal(json_string_value(json_object_get(load, "parallel_group_rank")), "0-1");
 	assert_int_equal(json_array_size(json_object_get(load, "parallel_group")), 2);
-	assert_string_equal(json_string_value(json_array_get(json_object_get(load, "parallel_group"), 0)),
-			    "g0");
-	assert_string_equal(json_string_value(json_array_get(json_object_get(load, "parallel_group"), 1)),
-			    "g1");
-	assert_string_equal(json_string_value(json_object_get(mm, "instance_type")), "Redistribution");
+	assert_string_equal(
+	    json_string_value(json_array_get(json_object_get(load, "parallel_group"), 0)), "g0");
+	assert_string_equal(
+	    json_string_value(json_array_get(json_object_get(load, "parallel_group"), 1)), "g1");
+	assert_string_equal(json_string_value(json_object_get(mm, "instance_type")),
+			    "Redistribution");
 	assert_int_equal(json_array_size(json_object_get(mm, "input")), 3);
-	assert_string_equal(json_string_value(json_array_get(json_object_get(mm, "input"), 0)), "1");
-	assert_string_equal(json_string_value(json_array_get(json_object_get(mm, "input"), 1)), "cstA");
-	assert_string_equal(json_string_value(json_array_get(json_object_get(mm, "input"), 2)), "w");
-	assert_string_equal(json_string_value(json_object_get(json_object_get(mm, "attr"), "transpose_a")),
-			    "False");
-	assert_string_equal(json_string_value(json_object_get(json_object_get(mm, "attr"), "alpha")),
-			    "0.5");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(mm, "input"), 0)),
+			    "1");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(mm, "input"), 1)),
+			    "cstA");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(mm, "input"), 2)),
+			    "w");
+	assert_string_equal(
+	    json_string_value(json_object_get(json_object_get(mm, "attr"), "transpose_a")),
+	    "False");
+	assert_string_equal(
+	    json_string_value(json_object_get(json_object_get(mm, "attr"), "alpha")), "0.5");
 	assert_string_equal(json_string_value(json_object_get(json_object_get(mm, "attr"), "pads")),
 			    "['a', 2]");
 	assert_string_equal(json_string_value(json_object_get(mm, "output_data_type")),
 			    "DT_TENSOR[DT_FLOAT16]");
 	assert_int_equal(json_array_size(json_object_get(mm, "output_shape")), 2);
-	assert_string_equal(json_string_value(json_array_get(json_object_get(mm, "output_shape"), 0)),
-			    "8");
+	assert_string_equal(
+	    json_string_value(json_array_get(json_object_get(mm, "output_shape"), 0)), "8");
 	assert_int_equal(json_array_size(json_object_get(mm, "parallel_group")), 0);
 	assert_true(json_is_null(json_object_get(mm, "strategy")));
 	assert_string_equal(json_string_value(json_object_get(add, "node_id")), "3");
@@ -350,7 +371,8 @@ static void marey_fixture(void **state)
 		for (int s = 0; s < 2; s++) {
 			assert_int_equal(m.stages.v[s].data.n, n[s]);
 			for (size_t k = 0; k < n[s]; k++) {
-				const struct ms_marey_agg *a = &m.stages.v[s].data.v[k], *b = &saved[s][k];
+				const struct ms_marey_agg *a = &m.stages.v[s].data.v[k],
+							  *b = &saved[s][k];
 
 				assert_string_equal(a->name, b->name);
 				assert_int_equal(a->n, b->n);
@@ -399,17 +421,19 @@ static void marey_hand(void **state)
 
 	(void)state;
 	assert_non_null(dir);
-	put_file(dir, "ascend_timeline_display_0.json",
-		 "[{\"name\":\"1\",\"ph\":\"X\",\"pid\":3,\"tid\":\"Steps\",\"ts\":100,\"dur\":100},"
-		 "{\"name\":\"MatMul-op1\",\"ph\":\"X\",\"pid\":1,\"tid\":\"5\",\"ts\":110,\"dur\":10},"
-		 "{\"name\":\"AtomicAddrClean-op9\",\"pid\":1,\"tid\":\"5\",\"ts\":120,\"dur\":1},"
-		 "{\"name\":\"AllReduce-op5\",\"pid\":10000,\"tid\":\"7\",\"ts\":130,\"dur\":5},"
-		 "{\"name\":\"AllReduce-op6\",\"pid\":10000,\"tid\":\"7\",\"ts\":150,\"dur\":20},"
-		 "{\"name\":\"Add-op2\",\"pid\":1,\"tid\":\"5\",\"ts\":210,\"dur\":5}]");
-	put_file(dir, "ascend_timeline_display_1.json",
-		 "[{\"name\":\"1\",\"ph\":\"X\",\"pid\":3,\"tid\":\"Steps\",\"ts\":1100,\"dur\":100},"
-		 "{\"name\":\"MatMul-op1\",\"pid\":1,\"tid\":\"5\",\"ts\":1112,\"dur\":12},"
-		 "{\"name\":\"AllReduce-op5\",\"pid\":10000,\"tid\":\"7\",\"ts\":1128,\"dur\":5}]");
+	put_file(
+	    dir, "ascend_timeline_display_0.json",
+	    "[{\"name\":\"1\",\"ph\":\"X\",\"pid\":3,\"tid\":\"Steps\",\"ts\":100,\"dur\":100},"
+	    "{\"name\":\"MatMul-op1\",\"ph\":\"X\",\"pid\":1,\"tid\":\"5\",\"ts\":110,\"dur\":10},"
+	    "{\"name\":\"AtomicAddrClean-op9\",\"pid\":1,\"tid\":\"5\",\"ts\":120,\"dur\":1},"
+	    "{\"name\":\"AllReduce-op5\",\"pid\":10000,\"tid\":\"7\",\"ts\":130,\"dur\":5},"
+	    "{\"name\":\"AllReduce-op6\",\"pid\":10000,\"tid\":\"7\",\"ts\":150,\"dur\":20},"
+	    "{\"name\":\"Add-op2\",\"pid\":1,\"tid\":\"5\",\"ts\":210,\"dur\":5}]");
+	put_file(
+	    dir, "ascend_timeline_display_1.json",
+	    "[{\"name\":\"1\",\"ph\":\"X\",\"pid\":3,\"tid\":\"Steps\",\"ts\":1100,\"dur\":100},"
+	    "{\"name\":\"MatMul-op1\",\"pid\":1,\"tid\":\"5\",\"ts\":1112,\"dur\":12},"
+	    "{\"name\":\"AllReduce-op5\",\"pid\":10000,\"tid\":\"7\",\"ts\":1128,\"dur\":5}]");
 	put_file(dir, "ascend_timeline_display_2.json",
 		 "[{\"name\":\"1\",\"ph\":\"X\",\"pid\":3,\"tid\":\"Steps\",\"ts\":40,\"dur\":100},"
 		 "{\"name\":\"Conv-op3\",\"pid\":1,\"tid\":\"5\",\"ts\":50,\"dur\":10}]");
