@@ -5,6 +5,7 @@
 #include "importers/ms_load.h"
 #include "common/fs.h"
 #include "importers/ms_raw.h"
+#include "importers/ms_parallel.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,8 @@ int ms_match_file(const char *base, int *dev, int *prio)
 {
 	size_t n = strlen(base);
 
+	if (ms_par_match_file(base, dev, prio))
+		return 1; /* parallel strategy, stage timeline (ms_parallel.h) */
 	for (size_t i = 0; i < NPATTERNS; i++) {
 		const struct ms_pattern *p = &PATTERNS[i];
 		size_t a = strlen(p->pre), b = strlen(p->post), k;

@@ -138,6 +138,10 @@ void out_json_ms_aicpu_view(struct jsonw *w, const struct an_profile *p);
 void out_json_ms_dynshape_view(struct jsonw *w, const struct an_profile *p);
 void out_json_ms_gpu_ops_view(struct jsonw *w, const struct an_profile *p);
 void out_json_ms_cpu_ops_view(struct jsonw *w, const struct an_profile *p);
+/* ms_parallel, ms_marey: the job's parallel strategy and stage timeline
+ * (ms_parallel_json.h). */
+void out_json_ms_parallel_view(struct jsonw *w, const struct an_profile *p);
+void out_json_ms_marey_view(struct jsonw *w, const struct an_profile *p);
 /* MindSpore CSV tables of a MindSpore device (nothing for other workers):
  * ms_step_trace.csv (per step and the average, us), ms_op_type.csv,
  * ms_op_detail.csv, each when its source file is there. */

@@ -522,6 +522,8 @@ void report_profile(FILE *f, const struct an_profile *p, const char *title, unsi
 		overview(f, p, o);
 	if (views & (RV_OVERVIEW | RV_OPERATORS | RV_MS_ALL))
 		rp_view_mindspore(f, p, views, o);
+	if (views & (RV_OVERVIEW | RV_OPERATORS))
+		rp_view_ms_parallel(f, p, o);
 	if (views & RV_OPERATORS)
 		operators(f, o, p);
 	if (views & RV_KERNELS)

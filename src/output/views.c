@@ -40,6 +40,8 @@ const struct out_view out_views[] = {
     {"ms_gpu_ops", out_json_ms_gpu_ops_view, 2, 1},
     {"ms_cpu_ops", out_json_ms_cpu_ops_view, 2, 1},
     {"ms_memory", out_json_ms_memory_view, 2, 1},
+    {"ms_parallel", out_json_ms_parallel_view, 2, 1},
+    {"ms_marey", out_json_ms_marey_view, 0, 1},
 };
 
 const size_t out_nviews = sizeof(out_views) / sizeof(out_views[0]);

@@ -278,7 +278,9 @@ if (!msRun || msRun.kind !== 'mindspore' || !dev) {
   await check('mindspore run_1: every panel shows data or a "no data" line, none an error', async () => {
     await noErrorBox(page, 'mindspore');
     const slots = await page.$$eval('[data-testid$="-slot"]', (ss) => ss.map((s) => ({ id: s.dataset.testid, section: !!s.querySelector('section.ms-section') })));
-    assert.equal(slots.length, 7, JSON.stringify(slots));
+    // one slot per entry of web/views/mindspore.js's PANELS
+    const panels = (fs.readFileSync(path.join(ROOT, 'web/views/mindspore.js'), 'utf8').match(/\{ file: '/g) || []).length;
+    assert.equal(slots.length, panels, JSON.stringify(slots));
     for (const s of slots) assert.ok(s.section, `${s.id} is empty`);
     const none = await page.$$eval('.ms-nodata', (ns) => ns.map((n) => n.textContent.trim()));
     for (const t of none) assert.ok(t.length > 10, `no-data line without a reason: "${t}"`);
@@ -537,6 +539,46 @@ else {
       assert.equal(await o.page.$$eval('section.ms-section', (s) => s.length), 0, 'no panels');
     });
     await finish(`mindspore ${r.name}`, o);
+  }
+}
+
+// parallel strategy and the stage timeline (web/mindspore/parallel.js):
+// MindInsight's parallel_strategy answer (test_parallel_strategy.py) and
+// the saved Marey answer of marey_graph, shown in the MindSpore tab
+{
+  const ps = runs.find((r) => r.name === 'mindspore/parallel_strategy');
+  const mg = runs.find((r) => r.name === 'mindspore/marey_graph');
+  if (!ps || !mg) skip('mindspore parallel strategy / marey', 'no parallel_strategy or marey_graph fixture in the logdir');
+  else {
+    const o = await open('mindspore', { run: ps.name, worker: ps.workers[0].name });
+    await check('mindspore parallel_strategy: stage 0 ranks 0, 1 and Conv2D-op2 with its strategy and groups 0, 1', async () => {
+      await o.page.waitForSelector('[data-testid="ms-parallel-summary"]', { timeout: 10000 });
+      const sum = await text(o.page, '[data-testid="ms-parallel-summary"]');
+      assert.match(sum, /Stage 0: 2 operators, 1 with a sharding strategy/);
+      const rows = await tableRows(o.page, 'ms-parallel-ops');
+      const conv = rows.find((r) => r.name.text === 'Default/conv1-Conv2d/Conv2D-op2');
+      assert.ok(conv, 'Conv2D-op2 row');
+      assert.equal(conv.strategy.text, '[[2, 1, 1, 1], [1, 1, 1, 1]]');
+      assert.equal(conv.parallel_group.text, '0, 1');
+      assert.equal(conv.input.text, '1');
+      assert.ok(rows.find((r) => r.name.text === 'Default/GetNext-op767'), 'GetNext-op767 row');
+      assert.ok(await o.page.$('[data-testid="ms-parallel-graph"] canvas'), 'the stage graph is drawn');
+      await noErrorBox(o.page, 'mindspore');
+    });
+    await finish('mindspore parallel_strategy', o);
+    const o2 = await open('mindspore', { run: mg.name, worker: mg.workers[0].name });
+    await check('mindspore marey_graph: stages 0 and 1 with their devices and operator counts, chart drawn', async () => {
+      await o2.page.waitForSelector('[data-testid="ms-marey"]', { timeout: 20000 });
+      const rows = await tableRows(o2.page, 'ms-marey-stages');
+      const s0 = rows.find((r) => r.stage.text === 'stage0'), s1 = rows.find((r) => r.stage.text === 'stage1');
+      assert.ok(s0 && s1, 'both stages');
+      assert.equal(s0.devices.text, 'device0, device1');
+      assert.equal(Number(s0.ops.text.replace(/,/g, "")), 2937); // len(stage_data.stage0.data) of the saved answer
+      assert.equal(Number(s1.ops.text.replace(/,/g, "")), 3760);
+      assert.ok(await o2.page.$('[data-testid="ms-marey-chart"] canvas'), 'the Marey chart is drawn');
+      await noErrorBox(o2.page, 'mindspore');
+    });
+    await finish('mindspore marey_graph', o2);
   }
 }
 

@@ -97,6 +97,8 @@ if [ -d "$MI/run_1/normal_run/profiler" ]; then
 	cp -r "$MI/run_1/normal_run/profiler" "$LOG/mindspore/run_1"
 	[ -d "$MI/profiler" ] && cp -r "$MI/profiler" "$LOG/mindspore/profiler"
 	[ -d "$MI/run_2/normal_run/profiler" ] && cp -r "$MI/run_2/normal_run/profiler" "$LOG/mindspore/run_2"
+	[ -d "$MI/parallel_strategy" ] && cp -r "$MI/parallel_strategy" "$LOG/mindspore/parallel_strategy"
+	[ -d "$MI/marey_graph" ] && cp -r "$MI/marey_graph" "$LOG/mindspore/marey_graph"
 	chmod -R u+w "$LOG/mindspore"
 fi
 

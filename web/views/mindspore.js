@@ -18,6 +18,7 @@ export const PANELS = [
   { file: 'minddata', title: 'Data pipeline' },
   { file: 'dynshape', title: 'Dynamic shape' },
   { file: 'memory', title: 'Memory' },
+  { file: 'parallel', title: 'Parallel strategy and stage timeline' },
 ];
 
 export default {
