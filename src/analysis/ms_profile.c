@@ -160,8 +160,10 @@ int an_ms_attach(struct an_profile *p, struct nns_err *err)
 	if ((rc = ms_profile_load(p->ms, &s, err))) {
 		free(p->ms);
 		p->ms = NULL;
+		return rc;
 	}
-	return rc;
+	/* MindInsight's proposers join the overview's advice */
+	return an_advice_add_ms(p, p->ms, err);
 }
 
 void an_ms_detach(struct an_profile *p)
