@@ -162,6 +162,15 @@ int an_ms_attach(struct an_profile *p, struct nns_err *err)
 		p->ms = NULL;
 		return rc;
 	}
+	/* a model cut to steps (--steps, the CLI's "steps_kept" A-B): the
+	 * step trace too */
+	{
+		const char *k = model_meta_get(p->m, "steps_kept");
+		long a, b;
+
+		if (k && sscanf(k, "%ld-%ld", &a, &b) == 2)
+			ms_profile_keep_steps(p->ms, a, b);
+	}
 	/* MindInsight's proposers join the overview's advice */
 	return an_advice_add_ms(p, p->ms, err);
 }
