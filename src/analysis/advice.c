@@ -56,7 +56,8 @@ static void scan_usage(struct an_profile *p)
 			/* a device, not a pid: a MindSpore device's AI Core and
 			 * communication rows are one device under two pids */
 			int dev = model_event_device(m, (uint32_t)i);
-			uint32_t pid = dev >= 0 ? (uint32_t)dev : 0x80000000u | m->threads.v[e->thread].pid;
+			uint32_t pid =
+			    dev >= 0 ? (uint32_t)dev : 0x80000000u | m->threads.v[e->thread].pid;
 			int k, found = 0;
 			for (k = 0; k < npids && !found; k++)
 				found = pids[k] == pid;
@@ -75,7 +76,6 @@ static void scan_usage(struct an_profile *p)
 	}
 	p->devices_used = npids;
 }
-
 
 /* DDP without NCCL: NCCL advised where a device can run it (compute
  * capability >= 3.5). */

@@ -113,7 +113,7 @@ static int classify(struct model *m, int dev)
 		e->kind = MK_KERNEL;
 		e->extra = (uint32_t)idx;
 		e->device = (int16_t)dev; /* one file, one device (its AI Core pid
-					    * need not be the device id) */
+					   * need not be the device id) */
 		classified = 1;
 	}
 	/* the importer's "no event has a cat" note no longer holds */
@@ -183,8 +183,7 @@ int ms_load_device(struct model *m, const char *path, const struct kineto_opts *
 		int rc2;
 
 		nns_err_clear(&e2);
-		if ((rc2 = ms_add_steps(m, &s, have, &e2)) ||
-		    (rc2 = model_finalize(m, &e2))) {
+		if ((rc2 = ms_add_steps(m, &s, have, &e2)) || (rc2 = model_finalize(m, &e2))) {
 			model_release(m);
 			*err = e2;
 			return rc2;

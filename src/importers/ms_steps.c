@@ -123,7 +123,8 @@ int ms_add_steps(struct model *m, const struct ms_src *s, int have_timeline, str
 	if (have_timeline) {
 		if (base_from_counter(s, &base) == 0) {
 			offset_ns = 0;
-		} else if (first_aicore_ms(s, &first_ms) == 0 && first_aicore_ts(m, &first_ts) == 0) {
+		} else if (first_aicore_ms(s, &first_ms) == 0 &&
+			   first_aicore_ts(m, &first_ts) == 0) {
 			base = first_ms * 1e5; /* cycles at the first AI Core op */
 			offset_ns = first_ts;
 		} else {

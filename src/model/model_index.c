@@ -37,10 +37,9 @@ static int starts(const char *s, const char *p)
  * / "stream_<id>_<k>". */
 static int ascend_comm(const char *name)
 {
-	static const char *const types[] = {"AllReduce", "AllGather", "ReduceScatter",
-					    "Broadcast", "AllToAll",  "AlltoAll",
-					    "AlltoAllV", "NeighborExchange", "Send",
-					    "Receive", "Reduce"};
+	static const char *const types[] = {
+	    "AllReduce", "AllGather",	     "ReduceScatter", "Broadcast", "AllToAll", "AlltoAll",
+	    "AlltoAllV", "NeighborExchange", "Send",	      "Receive",   "Reduce"};
 	const char *b = strrchr(name, '/'), *dash;
 	size_t n;
 

@@ -222,7 +222,9 @@ static void overview_gpus(FILE *f, const struct an_profile *p, const struct repo
 		/* an Ascend device: no CUDA figures (SM, occupancy, tensor cores) */
 		rp_section(f, o, "NPU summary (Ascend)");
 		for (size_t i = 0; i < p->gpus.n; i++)
-			fprintf(f, "  NPU %d  busy %.2f%% of the steps (device ops and communication, %.3f s)\n",
+			fprintf(f,
+				"  NPU %d  busy %.2f%% of the steps (device ops and communication, "
+				"%.3f s)\n",
 				p->gpus.v[i].id, 100.0 * p->gpus.v[i].utilization,
 				(double)p->gpus.v[i].kernel_time / 1e9);
 		return;
