@@ -376,7 +376,8 @@ class Profiler:
         restricts the analysis to those steps (``nnscope analyse --steps``);
         ``mode="async"`` runs the analysis in a child process and returns at
         once (``self.analysis_process`` is its ``subprocess.Popen``; the
-        directory is complete when it exits). An unknown mode warns and runs
+        directory is complete when it exits; its messages are in
+        ``<run>/analysis.log``, and no pipe is held open). An unknown mode warns and runs
         "sync", as MindSpore does. Bad ``step_list`` values raise TypeError /
         ValueError (MindSpore only logs them)."""
         steps = _steps_arg(step_list)
@@ -404,7 +405,10 @@ class Profiler:
         """Operator performance data (MindSpore's ``Profiler.op_analyse``):
         ``op_name`` a name or a list of names; returns a dict name -> row of
         the operator table (calls, host/device self and total time in us,
-        tensor-core use) for every name found. Runs ``analyse()`` first when
+        tensor-core use) for every name found; on a MindSpore device a
+        primitive operator type ("MatMul") gives its AI Core by-type row with
+        ``ops``, the operators of that type. A name found nowhere is a
+        ValueError naming it (a warning when others were found). Runs ``analyse()`` first when
         it has not run. ``device_id`` picks the worker of that rank (the
         ``rank`` metadata, else the worker file names ending in it);
         default: the only or first worker."""
@@ -425,7 +429,7 @@ class Profiler:
         out = getattr(self, "_analysis", None)
         proc = getattr(self, "analysis_process", None)
         if proc is not None:
-            proc.wait()
+            _wait_analyse(proc)
         if not out or not os.path.isdir(out):
             out = self.analyse()
         return op_analyse(out, names, device_id)
@@ -521,10 +525,32 @@ def _analyse_argv(path, out, pretty, steps):
 
 
 def _spawn_analyse(path, out, pretty, steps):
+    """The analysis as a child process whose messages go to
+    ``<path>/analysis.log``: no pipe is left open in this process (a pipe
+    nobody reads would also block the child once it filled)."""
     if not os.path.exists(path):
         raise FileNotFoundError("nnscope: no such run directory: %s" % path)
-    return subprocess.Popen(_analyse_argv(path, out, pretty, steps) + ["--quiet"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    log = os.path.join(path, "analysis.log")
+    with open(log, "wb") as f:
+        proc = subprocess.Popen(_analyse_argv(path, out, pretty, steps) + ["--quiet"],
+                                stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=f)
+    proc.nnscope_log = log
+    return proc
+
+
+def _wait_analyse(proc):
+    """Waits for an async analysis; RuntimeError with its message when it
+    failed."""
+    rc = proc.wait()
+    if rc != 0:
+        try:
+            with open(proc.nnscope_log, errors="replace") as f:
+                lines = f.read().strip().splitlines()
+        except OSError:
+            lines = []
+        raise RuntimeError("nnscope analyse failed (exit %d): %s"
+                           % (rc, lines[-1] if lines else ""))
 
 
 def offline_analyse(path, out=None, pretty=False, step_list=None):
@@ -586,7 +612,45 @@ def op_analyse(out, op_name, device_id=None):
     with open(os.path.join(pick, "operators.json")) as f:
         ops = json.load(f)
     rows = {r["name"]: r for r in ops.get("by_name", [])}
-    return {n: rows[n] for n in names if n in rows}
+    found = {n: rows[n] for n in names if n in rows}
+    # a MindSpore device: op_name is a primitive operator type, as
+    # MindSpore's op_analyse takes it ("MatMul"): its AI Core by-type row
+    # with the operators of that type (ms_ops.json / ms_op_detail.json)
+    types, by_op = _ms_op_types(pick)
+    for n in names:
+        if n not in found and n in types:
+            found[n] = dict(types[n], ops=[r for r in by_op
+                                          if r.get("kernel_type") == n])
+    missing = [n for n in names if n not in found]
+    if missing:
+        known = sorted(rows) or sorted(types)
+        msg = ("nnscope: no operator%s %s in %s (op_name is an operator name "
+               "of the operator table%s; %d known%s)"
+               % ("s" if len(missing) > 1 else "", ", ".join(map(repr, missing)),
+                  pick, " or a MindSpore operator type" if types else "",
+                  len(known), ", e.g. " + ", ".join(known[:5]) if known else ""))
+        if not found:
+            raise ValueError(msg)
+        warnings.warn(msg, stacklevel=3)
+    return found
+
+
+def _ms_op_types(d):
+    """A MindSpore worker's AI Core by-type rows (by kernel_type) and by-op
+    rows, or ({}, [])."""
+    types, by_op = {}, []
+    try:
+        with open(os.path.join(d, "ms_ops.json")) as f:
+            doc = json.load(f)
+        types = {r["kernel_type"]: r for r in doc.get("by_type") or []}
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}, []
+    try:
+        with open(os.path.join(d, "ms_op_detail.json")) as f:
+            by_op = json.load(f).get("by_op") or []
+    except (OSError, ValueError):
+        by_op = []
+    return types, by_op
 
 
 # ---- step and epoch helpers ------------------------------------------------
@@ -604,7 +668,10 @@ def _cur(run_context, attr, fallback):
 
 class StopAtStep:
     """Collects steps ``start_step`` .. ``stop_step`` (inclusive, counted
-    from 1), as MindSpore's StopAtStep callback example.
+    from 1), as MindSpore's StopAtStep callback example. The steps keep
+    their numbers: step N is ``ProfilerStep#N-1`` in the trace (steps are
+    numbered from 0 there, as torch's), so ``StopAtStep(3, 5)`` records
+    steps 2, 3, 4 and ``analyse(step_list=[3, 4])`` selects the last two.
 
     Works as a MindSpore-style callback (``step_begin``/``step_end``/``end``
     and the ``on_train_*`` spellings, reading ``cur_step_num`` from the run
@@ -634,15 +701,21 @@ class StopAtStep:
 
     def step_begin(self, run_context=None):
         self._n = _cur(run_context, "cur_step_num", self._n + 1)
+        # the profiler counts every step, collected or not, so that step
+        # N (from 1) is recorded as ProfilerStep#N-1 as without the
+        # callback, and step_list / --steps name the steps by those numbers
+        while self.profiler.step_num < self._n - 1:
+            self.profiler.step()
         if self._n == self.start_step and not self.profiler.started:
             self.profiler.start()
 
     def step_end(self, run_context=None):
         n = _cur(run_context, "cur_step_num", self._n)
-        if self.profiler.started:
+        started = self.profiler.started
+        if self.profiler.step_num < n:
             self.profiler.step()
-            if n >= self.stop_step:
-                self.profiler.stop()
+        if started and n >= self.stop_step:
+            self.profiler.stop()
 
     def end(self, run_context=None):
         if self.profiler.started:

@@ -5,8 +5,14 @@
  * (tb_plugin embedded HTML links; the links are given in parentheses).
  * Tensor-core / AMP advice only where the devices can have NVIDIA tensor
  * cores (an_tc_support): never on AMD, MTIA or pre-Volta traces.
+ * On an NPU (an Ascend device of a MindSpore run: an_device_is_npu) no GPU
+ * advice (utilization / batch size, AMP, GPU memory, NCCL, DataParallel);
+ * an_advice_add_ms adds MindInsight's proposers' advice instead once the
+ * MindSpore files are read (an_ms_attach).
  */
 #include "an_advice.h"
+#include "an_gpu.h"
+#include "an_ms.h"
 #include "an_tensorcore.h"
 #include "analysis.h"
 #include "names.h"
@@ -47,7 +53,11 @@ static void scan_usage(struct an_profile *p)
 	for (i = 0; i < m->events.n; i++) {
 		const struct model_event *e = &m->events.v[i];
 		if (model_kind_is_device(e->kind)) {
-			uint32_t pid = m->threads.v[e->thread].pid;
+			/* a device, not a pid: a MindSpore device's AI Core and
+			 * communication rows are one device under two pids */
+			int dev = model_event_device(m, (uint32_t)i);
+			uint32_t pid =
+			    dev >= 0 ? (uint32_t)dev : 0x80000000u | m->threads.v[e->thread].pid;
 			int k, found = 0;
 			for (k = 0; k < npids && !found; k++)
 				found = pids[k] == pid;
@@ -117,6 +127,8 @@ int an_advice_compute(struct an_profile *p, struct nns_err *err)
 	size_t i;
 	int rc = 0;
 
+	int npu = an_device_is_npu(p->m);
+
 	scan_usage(p);
 	if (total > 0 && o->avg[AN_DATALOADER] / total > 0.05)
 		rc |= add(
@@ -127,14 +139,14 @@ int an_advice_compute(struct an_profile *p, struct nns_err *err)
 		    "(https://pytorch.org/docs/stable/"
 		    "data.html#single-and-multi-process-data-loading).",
 		    100.0 * o->avg[AN_DATALOADER] / total);
-	if (p->use_dp && p->devices_used > 1)
+	if (p->use_dp && p->devices_used > 1 && !npu)
 		rc |= add(
 		    p, "ddp",
 		    "It is recommended to use DistributedDataParallel instead of DataParallel to "
 		    "do multi-GPU training (%d devices used). "
 		    "(https://pytorch.org/docs/stable/notes/cuda.html#cuda-nn-ddp-instead)",
 		    p->devices_used);
-	if (p->use_ddp && !p->use_nccl)
+	if (p->use_ddp && !p->use_nccl && !npu)
 		rc |= nccl_advice(p);
 	if (total > 0 && o->avg[AN_COMM] / total > 0.1)
 		rc |= add(
@@ -145,7 +157,7 @@ int an_advice_compute(struct an_profile *p, struct nns_err *err)
 		    "effective batch size, which may hurt model convergence and accuracy. For such "
 		    "case, you may want to evaluate LAMB optimizer.",
 		    100.0 * o->avg[AN_COMM] / total);
-	for (i = 0; i < p->gpus.n; i++)
+	for (i = 0; i < p->gpus.n && !npu; i++)
 		if (p->gpus.v[i].utilization < 0.5)
 			rc |= add(
 			    p, "gpu_utilization",
@@ -155,7 +167,7 @@ int an_advice_compute(struct an_profile *p, struct nns_err *err)
 			    p->gpus.v[i].id, 100.0 * p->gpus.v[i].utilization);
 	/* tensor cores only where they can exist: an NVIDIA device of
 	 * compute capability >= 7.0 (not AMD, MTIA, pre-Volta: an_tc_support) */
-	if (p->tc_support == AN_TC_NVIDIA && p->kernels.tc_used_ratio == 0.0 &&
+	if (!npu && p->tc_support == AN_TC_NVIDIA && p->kernels.tc_used_ratio == 0.0 &&
 	    p->tc_eligible_ops_kernel_ratio > 0)
 		rc |= add(
 		    p, "amp",
@@ -163,12 +175,40 @@ int an_advice_compute(struct an_profile *p, struct nns_err *err)
 		    "could enable Automatic Mixed Precision to speedup by using FP16 "
 		    "(https://pytorch.org/docs/stable/amp.html).",
 		    100.0 * p->tc_eligible_ops_kernel_ratio);
-	rc |= memory_advice(p);
+	if (!npu)
+		rc |= memory_advice(p);
 	/* data pipeline and CPU (datapipe.c, cpuutil.c: texts with evidence) */
 	if (p->datapipe.recommendation)
 		rc |= add(p, "data_pipeline", "%s", p->datapipe.recommendation);
 	if (p->cpu.recommendation)
 		rc |= add(p, "cpu", "%s", p->cpu.recommendation);
+	if (rc)
+		return nns_err_set(err, NNS_ENOMEM, "out of memory while writing advice");
+	return NNS_OK;
+}
+
+/* MindInsight's proposers on a MindSpore device (docs/MINDSPORE.md
+ * "Proposals"): the step_trace proposer (average iteration interval above
+ * 0.5 ms) and the MindData proposers, with their ids, after the generic
+ * advice. */
+int an_advice_add_ms(struct an_profile *p, const struct ms_profile *mp, struct nns_err *err)
+{
+	int rc = 0;
+
+	if (!mp)
+		return NNS_OK;
+	if (mp->sum_rc == NNS_OK && mp->sum.interval_ms > 0.5)
+		rc |= add(p, "step_trace-iter_interval",
+			  "The average iteration interval is %.4f ms (%.2f%% of the step), above "
+			  "0.5 ms: the path from data processing to the computational graph can be "
+			  "optimized (graph mode and dataset sink mode; see the data pipeline).",
+			  mp->sum.interval_ms, mp->sum.interval_pct);
+	if (mp->md_result.prop_rc == NNS_OK)
+		for (size_t i = 0; i < mp->md_result.props.v.n; i++) {
+			const struct ms_md_proposal *x = &mp->md_result.props.v.v[i];
+
+			rc |= add(p, x->id, "%s", x->text);
+		}
 	if (rc)
 		return nns_err_set(err, NNS_ENOMEM, "out of memory while writing advice");
 	return NNS_OK;

@@ -23,4 +23,11 @@ struct an_advice {
 /* AN_PASS_ADVICE: fills p->advice and the usage flags (use_dp ...). */
 int an_advice_compute(struct an_profile *p, struct nns_err *err);
 
+/* Appends MindInsight's proposals of a MindSpore device (its step-trace
+ * and MindData proposers, ids as MindInsight's) to p->advice; an_ms_attach
+ * calls it once the device's files are read. mp NULL adds nothing.
+ * NNS_OK or NNS_ENOMEM. */
+struct ms_profile;
+int an_advice_add_ms(struct an_profile *p, const struct ms_profile *mp, struct nns_err *err);
+
 #endif

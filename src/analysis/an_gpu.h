@@ -37,6 +37,13 @@ struct an_gpu {
 		     * util_buckets' buckets (same starts) */
 };
 
+/* What the devices of m are called: the model's "device_kind" metadata
+ * ("NPU" for an Ascend device of a MindSpore run, importers/ms_load.h),
+ * else "GPU". */
+const char *an_device_kind(const struct model *m);
+/* 1 when m's devices are NPUs (Ascend): no GPU-only advice or columns. */
+int an_device_is_npu(const struct model *m);
+
 /* AN_PASS_GPU: fills p->gpus. */
 int an_gpu_compute(struct an_profile *p, struct nns_err *err);
 

@@ -108,6 +108,11 @@ void ms_profile_release(struct ms_profile *mp);
  * (freed by an_profile_release); else leaves p->ms NULL. NNS_OK or
  * NNS_ENOMEM. */
 int an_ms_attach(struct an_profile *p, struct nns_err *err);
+/* `--steps first-last` (ms_steps_cut.c): keeps the step-trace rows of
+ * those steps with a new average row and MindInsight's summary of them;
+ * the other tables are not per step and stay whole. */
+void ms_profile_keep_steps(struct ms_profile *mp, long first, long last);
+
 /* Frees p->ms (NULL is fine) and clears it. */
 void an_ms_detach(struct an_profile *p);
 

@@ -17,6 +17,18 @@
 
 #define AN_MAX_GPUS 64
 
+const char *an_device_kind(const struct model *m)
+{
+	const char *k = m ? model_meta_get(m, "device_kind") : NULL;
+
+	return k && *k ? k : "GPU";
+}
+
+int an_device_is_npu(const struct model *m)
+{
+	return strcmp(an_device_kind(m), "NPU") == 0;
+}
+
 struct edge {
 	int64_t ts;
 	double bps; /* +blocks/SM at start, - at end */

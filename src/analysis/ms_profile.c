@@ -195,8 +195,19 @@ int an_ms_attach(struct an_profile *p, struct nns_err *err)
 	if ((rc = ms_profile_load(p->ms, &s, err))) {
 		free(p->ms);
 		p->ms = NULL;
+		return rc;
 	}
-	return rc;
+	/* a model cut to steps (--steps, the CLI's "steps_kept" A-B): the
+	 * step trace too */
+	{
+		const char *k = model_meta_get(p->m, "steps_kept");
+		long a, b;
+
+		if (k && sscanf(k, "%ld-%ld", &a, &b) == 2)
+			ms_profile_keep_steps(p->ms, a, b);
+	}
+	/* MindInsight's proposers join the overview's advice */
+	return an_advice_add_ms(p, p->ms, err);
 }
 
 void an_ms_detach(struct an_profile *p)

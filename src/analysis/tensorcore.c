@@ -22,6 +22,7 @@
  * Volta, a ratio of 0 would read as measured and AMP advice as founded;
  * there the ratios are unknown and the advice is left out.
  */
+#include "an_gpu.h"
 #include "an_tensorcore.h"
 #include "analysis.h"
 
@@ -176,8 +177,8 @@ int an_tc_support(const struct model *m, const struct an_tc_evidence *ev, int de
 {
 	int verdict = AN_TC_NONE;
 
-	if (ev->amd || ev->accel || (ev->launches && !ev->cuda))
-		return AN_TC_NONE;
+	if (ev->amd || ev->accel || (ev->launches && !ev->cuda) || an_device_is_npu(m))
+		return AN_TC_NONE; /* an Ascend NPU has no tensor cores either */
 	if (device >= 0) {
 		const struct model_device *d = model_device_by_id(m, device);
 

@@ -374,6 +374,15 @@ static int cut_to_steps(struct cli_item *it, const char *path, const struct cli_
 		cli_error(path, err.msg[0] ? err.msg : "cutting the trace to the steps failed");
 		return CLI_EINPUT;
 	}
+	{ /* the MindSpore step trace is cut by it too (an_ms_attach) */
+		char kept[48];
+
+		snprintf(kept, sizeof(kept), "%ld-%ld", st->first, st->last);
+		if (model_add_meta(&it->m, "steps_kept", kept)) {
+			cli_error(path, "out of memory");
+			return CLI_EINPUT;
+		}
+	}
 	return CLI_OK;
 }
 

@@ -96,6 +96,8 @@ static int parse_int(const char *s, long *v)
 /* Events without a category get a kind from their pid and tid. */
 static int classify(struct model *m, int dev)
 {
+	int classified = 0;
+
 	for (size_t i = 0; i < m->events.n; i++) {
 		struct model_event *e = &m->events.v[i];
 		const struct model_thread *t = &m->threads.v[e->thread];
@@ -108,6 +110,7 @@ static int classify(struct model *m, int dev)
 			continue;
 		if (pid == MS_PID_HOST || (tid && strcmp(tid, "Ops") == 0)) {
 			e->kind = MK_CPU_OP;
+			classified = 1;
 			continue;
 		}
 		if (pid > MS_PID_COMM && pid != 13000)
@@ -119,9 +122,26 @@ static int classify(struct model *m, int dev)
 			return NNS_ENOMEM;
 		e->kind = MK_KERNEL;
 		e->extra = (uint32_t)idx;
-		e->device = (int16_t)(pid < MS_PID_AICPU ? pid : dev);
+		e->device = (int16_t)dev; /* one file, one device (its AI Core pid
+					   * need not be the device id) */
+		classified = 1;
 	}
+	/* the importer's "no event has a cat" note no longer holds */
+	if (classified && strstr(m->diag.note, "has a \"cat\""))
+		m->diag.note[0] = '\0';
 	return NNS_OK;
+}
+
+/* A GPU-mode device: a GPU timeline or GPU op tables; else Ascend. */
+static int ms_is_gpu(const struct ms_src *s, const char *tl, int have)
+{
+	const char *b = strrchr(tl, '/');
+
+	if (have)
+		return strncmp(b ? b + 1 : tl, "gpu_", 4) == 0;
+	return ms_src_has(s, "gpu_op_detail_info_", ".csv") ||
+	       ms_src_has(s, "gpu_op_type_info_", ".csv") ||
+	       ms_src_has(s, "gpu_activity_data_", ".csv");
 }
 
 static int file_exists(const struct fs_root *root, const char *path)
@@ -171,24 +191,30 @@ int ms_load_device(struct model *m, const char *path, const struct kineto_opts *
 	for (size_t i = 0; i < sizeof(TIMELINES) / sizeof(TIMELINES[0]) && !have; i++)
 		have = ms_src_path(&s, TIMELINES[i], ".json", tl, sizeof(tl)) == 0 &&
 		       file_exists(s.root, tl);
+	if (model_init(m))
+		return nns_err_set(err, NNS_ENOMEM, "%s: out of memory", path);
 	if (have) {
-		if (model_init(m))
-			return nns_err_set(err, NNS_ENOMEM, "%s: out of memory", path);
 		rc = kineto_load_file(tl, m, ko, err);
 		if (rc && rc != NNS_ETRUNC) {
 			model_release(m);
 			return rc;
 		}
+		/* the kinds change and the steps are added: index again */
+		model_reopen(m);
 		if (classify(m, dev)) {
 			model_release(m);
 			return nns_err_set(err, NNS_ENOMEM, "%s: out of memory", tl);
 		}
-	} else {
-		if (model_init(m))
-			return nns_err_set(err, NNS_ENOMEM, "%s: out of memory", path);
-		if ((rc = model_finalize(m, err))) {
+	}
+	{
+		struct nns_err e2;
+		int rc2;
+
+		nns_err_clear(&e2);
+		if ((rc2 = ms_add_steps(m, &s, have, &e2)) || (rc2 = model_finalize(m, &e2))) {
 			model_release(m);
-			return rc;
+			*err = e2;
+			return rc2;
 		}
 	}
 	if (prio == 3 && (rc = raw_note(m, &s, err))) {
@@ -196,7 +222,8 @@ int ms_load_device(struct model *m, const char *path, const struct kineto_opts *
 		return rc;
 	}
 	snprintf(num, sizeof(num), "%d", dev);
-	if (model_add_meta(m, "mindspore_dir", dir) || model_add_meta(m, "mindspore_device", num)) {
+	if (model_add_meta(m, "mindspore_dir", dir) || model_add_meta(m, "mindspore_device", num) ||
+	    model_add_meta(m, "device_kind", ms_is_gpu(&s, tl, have) ? "GPU" : "NPU")) {
 		model_release(m);
 		return nns_err_set(err, NNS_ENOMEM, "%s: out of memory", path);
 	}

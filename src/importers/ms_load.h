@@ -17,7 +17,9 @@
  * 11000 host CPU ops; a GPU timeline's "Ops" thread holds operators), else
  * an empty model; and the metadata "mindspore_dir" / "mindspore_device"
  * that the MindSpore documents (steptrace, ms_ops, ms_minddata ...) read
- * the other files with.
+ * the other files with; "device_kind" NPU (Ascend) or GPU (a GPU timeline
+ * or GPU op tables), which the overview names the devices by. The step
+ * trace's steps become the model's steps (ms_add_steps).
  */
 #ifndef NNS_IMPORTERS_MS_LOAD_H
 #define NNS_IMPORTERS_MS_LOAD_H
@@ -42,5 +44,11 @@ int ms_load_device(struct model *m, const char *path, const struct kineto_opts *
  * (pointing into the model's strings; its files read beneath m->root) or
  * 0 for other models. */
 int ms_model_src(const struct model *m, struct ms_src *s);
+
+/* Adds the steps of the step trace of s as "ProfilerStep#<k>" ranges to m
+ * (not finalized; ms_steps.c says how their times are placed on the
+ * timeline, have_timeline: m holds the device's timeline). No step trace,
+ * or steps that cannot be placed, add nothing. NNS_OK or NNS_ENOMEM. */
+int ms_add_steps(struct model *m, const struct ms_src *s, int have_timeline, struct nns_err *err);
 
 #endif

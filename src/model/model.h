@@ -102,7 +102,8 @@ enum model_class { MC_NONE = 0, MC_COMPUTE, MC_MEMORY, MC_COMM };
 #define MODEL_EF_SRCCAT (31u << MODEL_EF_SRCCAT_SHIFT)
 
 /* The one kernel classifier (HTA's get_kernel_type, plus NCCL >= 2.19,
- * RCCL and MTIA names): MC_NONE for non-device kinds. */
+ * RCCL and MTIA names, and Ascend HCCL / MindSpore all-reduce stream
+ * names): MC_NONE for non-device kinds. */
 int model_class_of(int kind, const char *name);
 /* "computation", "memory", "communication" (HTA's names), "none". */
 const char *model_class_name(int c);
@@ -431,6 +432,11 @@ int model_merge(struct model *dst, struct model *src, struct nns_err *err);
  * queues, samples and instants by ts (stable), and builds launch_of. Must be called once, after all
  * model_add_*. */
 int model_finalize(struct model *m, struct nns_err *err);
+/* Undoes model_finalize's index (not its sort) so that an importer that
+ * loaded a finalized model can change event kinds or add rows and then
+ * call model_finalize again (a MindSpore timeline classified by its pids,
+ * with the steps of its step trace). A model not finalized is left as is. */
+void model_reopen(struct model *m);
 
 /* Cuts a finalized model down to [t0, t1] ns (model_window.c): host events
  * overlapping it, device events with their launch (or overlapping it when

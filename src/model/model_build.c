@@ -610,6 +610,16 @@ static int link_launches(struct model *m)
 	return NNS_OK;
 }
 
+void model_reopen(struct model *m)
+{
+	if (!m->finalized)
+		return;
+	free(m->launch_of);
+	m->launch_of = NULL;
+	model_index_release(m);
+	m->finalized = 0;
+}
+
 int model_finalize(struct model *m, struct nns_err *err)
 {
 	size_t i;

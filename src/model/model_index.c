@@ -29,6 +29,41 @@ static int starts(const char *s, const char *p)
 	return strncmp(s, p, strlen(p)) == 0;
 }
 
+/* Ascend's collective communication (HCCL) in MindSpore / CANN names:
+ * "hcom_allReduce__360_0_1", "HcomAllReduce", "hccl..."; an op whose type
+ * (the name after the last '/', before "-op") is a collective:
+ * "AllReduce-op12", "Default/Broadcast-op3"; and MindSpore's all-reduce
+ * stream rows of the step trace and timeline, "stream_<id>_parallel_<k>"
+ * / "stream_<id>_<k>". */
+static int ascend_comm(const char *name)
+{
+	static const char *const types[] = {
+	    "AllReduce", "AllGather",	     "ReduceScatter", "Broadcast", "AllToAll", "AlltoAll",
+	    "AlltoAllV", "NeighborExchange", "Send",	      "Receive",   "Reduce"};
+	const char *b = strrchr(name, '/'), *dash;
+	size_t n;
+
+	if (starts(name, "hcom_") || starts(name, "Hcom") || starts(name, "hccl") ||
+	    starts(name, "HCCL"))
+		return 1;
+	if (starts(name, "stream_") && name[7] >= '0' && name[7] <= '9') {
+		const char *p = name + 7;
+		while (*p >= '0' && *p <= '9')
+			p++;
+		if (*p == '_')
+			return 1;
+	}
+	b = b ? b + 1 : name;
+	dash = strstr(b, "-op");
+	n = dash ? (size_t)(dash - b) : strlen(b);
+	if (!dash)
+		return 0; /* a bare "Send" / "Broadcast" may be anything's */
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (strlen(types[i]) == n && strncmp(b, types[i], n) == 0)
+			return 1;
+	return 0;
+}
+
 int model_class_of(int kind, const char *name)
 {
 	if (!model_kind_is_device(kind))
@@ -42,6 +77,8 @@ int model_class_of(int kind, const char *name)
 	 * ncclDevKernel, RCCL's and Gloo's */
 	if (starts(name, "nccl") || has(name, "ncclKernel") || has(name, "ncclDevKernel") ||
 	    starts(name, "rccl") || has(name, "rcclKernel") || has(name, "gloo:"))
+		return MC_COMM;
+	if (ascend_comm(name))
 		return MC_COMM;
 	/* HTA's is_memory_kernel, plus accelerators' copy engines: MTIA's
 	 * dma_request events (mtia_ccp_events) */

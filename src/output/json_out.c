@@ -50,6 +50,9 @@ static void write_gpu(struct jsonw *w, const struct an_profile *p, const struct 
 	/* the device's own figures only when the trace describes it */
 	if (p->m && model_device_by_id(p->m, g->id))
 		sc_json_fields(w, &sc_gpus, g, &x, device);
+	/* a MindSpore device says what it is ("NPU" for Ascend) */
+	if (p->m && model_meta_get(p->m, "device_kind"))
+		jsonw_kstr(w, "kind", an_device_kind(p->m));
 	write_points(w, "gpu_util_timeline", g->util_buckets.v, g->util_buckets.n);
 	/* the elementary SM-efficiency ranges can number millions; the file
 	 * carries them averaged over the utilization buckets */
@@ -174,6 +177,13 @@ void out_json_overview(struct jsonw *w, const struct an_profile *p, const struct
 	jsonw_kbool(w, "use_dp", p->use_dp);
 	jsonw_kbool(w, "use_ddp", p->use_ddp);
 	jsonw_kint(w, "devices_used", p->devices_used);
+	if (p->m && model_meta_get(p->m, "device_kind")) {
+		jsonw_kstr(w, "device_kind", an_device_kind(p->m));
+		if (an_device_is_npu(p->m))
+			jsonw_kstr(w, "device_vendor", "Ascend");
+		if (model_meta_get(p->m, "steps_from"))
+			jsonw_kstr(w, "steps_from", model_meta_get(p->m, "steps_from"));
+	}
 	if (p->m) {
 		/* Kineto's distributedInfo.rank, or nnscope's "rank" metadata
 		 * (model_add_meta sets dist_rank from it) */

@@ -247,6 +247,17 @@ static void overview_gpus(FILE *f, const struct an_profile *p, const struct repo
 
 	if (p->gpus.n == 0)
 		return;
+	if (an_device_is_npu(p->m)) {
+		/* an Ascend device: no CUDA figures (SM, occupancy, tensor cores) */
+		rp_section(f, o, "NPU summary (Ascend)");
+		for (size_t i = 0; i < p->gpus.n; i++)
+			fprintf(f,
+				"  NPU %d  busy %.2f%% of the steps (device ops and communication, "
+				"%.3f s)\n",
+				p->gpus.v[i].id, 100.0 * p->gpus.v[i].utilization,
+				(double)p->gpus.v[i].kernel_time / 1e9);
+		return;
+	}
 	rp_section(f, o, "GPU summary");
 	term_rows(f, o, &sc_gpus, p->gpus.v, NULL, p->gpus.n, &x, sel, TB_TRUNC_END, 2);
 }

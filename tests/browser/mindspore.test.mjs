@@ -526,6 +526,41 @@ else {
   }
 }
 
+// the generic Overview and Operator tabs on run_1's Ascend device (issue 22):
+// the step trace's 322 steps, one NPU, no GPU advice; the Operator tab points
+// to the MindSpore tab's operator tables
+if (!msRun || msRun.kind !== 'mindspore' || !dev) {
+  skip('overview on Ascend', `no MindSpore run ${MS_RUN} in the logdir`);
+} else {
+  const sel = { run: msRun.name, worker: dev.name };
+  const o = await open('overview', sel);
+  await check('overview run_1: 322 steps from the step trace, one NPU, no GPU advice', async () => {
+    await noErrorBox(o.page, 'overview');
+    const steps = await text(o.page, '[data-testid="view-overview"] .card-value').catch(() => '');
+    const body = await o.page.$eval('[data-testid="view-overview"]', (e) => e.textContent);
+    assert.match(body, /322/, 'the step count shown');
+    assert.match(body, /from the MindSpore step trace/);
+    assert.match(body, /NPU summary \(Ascend\)/);
+    assert.ok(!/GPU summary/.test(body), 'no GPU summary');
+    assert.ok(!/low utilization/.test(body), 'no GPU utilization advice');
+    assert.equal(await o.page.$$eval('[data-testid^="npu-"]', (c) => c.length), 1, 'one NPU card');
+    assert.equal(await o.page.$$eval('[data-testid^="gpu-"]', (c) => c.length), 0, 'no GPU card');
+    void steps;
+  });
+  await shoot(o.page, 'overview-ascend-run_1');
+  await finish('overview run_1', o);
+  const o2 = await open('operator', sel);
+  await check('operator run_1: points to the MindSpore tab, no PyTorch hints', async () => {
+    const t = await text(o2.page, '[data-testid="view-operator"] [data-testid="empty-state"]');
+    assert.match(t, /MindSpore tab/);
+    assert.ok(!/torch/.test(t), `PyTorch hints: ${t}`);
+    await o2.page.click('[data-testid="operator-ms-link"]');
+    await o2.page.waitForSelector('[data-testid="view-mindspore"][data-loaded="1"]', { timeout: LOAD_MS, state: 'attached' });
+  });
+  await shoot(o2.page, 'operator-ascend-run_1');
+  await finish('operator run_1', o2);
+}
+
 // a worker that is not a MindSpore device
 {
   const ok = (x) => x.kind !== 'mindspore' && x.workers.length && x.name !== 'damaged';

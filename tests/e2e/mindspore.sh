@@ -108,8 +108,67 @@ RUN2=$SHARED/data/mindinsight/run_2
 check_q "run_2 (interval 12.4321 ms, test_training_trace_analyse): the iteration-interval proposal" \
 	jqt "$TMP/r2/device_1/steptrace.json" '[.proposals[].id] == ["step_trace-iter_interval"] and .summary.iteration_interval_ms == 12.4321'
 
-# ---- the other MindSpore documents are views of their devices -------------------
+# ---- the generic overview on Ascend (issue 22) --------------------------------
 PROF=$SHARED/data/mindinsight/profiler
+# Hand-computed from run_1's files: the step trace's data rows (step_num >= 1)
+# and each step's end - start (10 ns counts / 100 = us); the timeline's AI
+# Core rows (pid 1) summed and united, its all-reduce stream rows (pid 10000)
+# summed, and the union of both.
+python3 - "$RUN1" >"$TMP/hand.json" <<'PY'
+import csv, json, sys
+d = sys.argv[1]
+rows = [r for r in csv.DictReader(open(d + "/step_trace_raw_1_detail_time.csv"))
+        if r["step_num"].isdigit() and int(r["step_num"]) >= 1]
+tl = [e for e in json.load(open(d + "/timeline_display_1.json")) if e.get("ph") == "X"]
+def union(iv):
+    out = []
+    for a, b in sorted(iv):
+        if out and a <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], b)
+        else:
+            out.append([a, b])
+    return sum(b - a for a, b in out)
+ai = [(e["ts"], e["ts"] + e["dur"]) for e in tl if e["pid"] < 9000]
+cm = [(e["ts"], e["ts"] + e["dur"]) for e in tl if e["pid"] == 10000]
+sel = [r for r in rows if 3 <= int(r["step_num"]) <= 5]
+print(json.dumps({
+    "steps": len(rows),
+    "step1_us": (int(rows[0]["end_point"]) - int(rows[0]["start_point"])) / 100,
+    "aicore_us": sum(b - a for a, b in ai),
+    "comm_sum_us": sum(b - a for a, b in cm),
+    "non_compute_us": union(ai + cm) - union(ai),
+    "sel_total_ms": round(sum(int(r["total"]) for r in sel) / len(sel) * 1e-5, 4),
+    "sel_fp_bp_ms": round(sum(int(r["fp_and_bp"]) for r in sel) / len(sel) * 1e-5, 4)}))
+PY
+jh() { jq -e -n --slurpfile h "$TMP/hand.json" --slurpfile d "$1" "\$h[0] as \$h | \$d[0] as \$d | $2"; }
+check_q "overview: the step trace's 322 steps, named 1..322" jh "$D/overview.json" \
+	'($d.steps | length) == $h.steps and $d.steps[0].name == "1" and $d.steps[-1].name == "\($h.steps)"'
+check_q "overview: step 1 is end - start of its step-trace row (284271.18 us)" jh "$D/overview.json" \
+	'(($d.steps[0].total_us - $h.step1_us) | fabs) < 0.01'
+check_q "AI Core ops are the computation: 1.77 s (temporal compute_us)" jh "$D/temporal.json" \
+	'(($d.devices[0].compute_us - $h.aicore_us) | fabs) < 0.05 and ($d.devices | length) == 1'
+check_q "the all-reduce streams are communication: 30.1 s beside compute (non_compute_us)" jh "$D/temporal.json" \
+	'(($d.devices[0].non_compute_us - $h.non_compute_us) | fabs) < 0.05'
+check_q "the all-reduce stream rows sum to 39.1 s (kernels total - compute)" jh "$D/kernels.json" \
+	'(($d.total_us - $h.aicore_us - $h.comm_sum_us) | fabs) < 0.1'
+check_q "the overview counts communication in every step, kernels 2.7 %" jqt "$D/overview.json" \
+	'.average.communication_us > 90000 and .average.kernel_us < 6000 and .has_communication'
+check_q "one device, an NPU (Ascend)" jqt "$D/overview.json" \
+	'.devices_used == 1 and .device_kind == "NPU" and .device_vendor == "Ascend" and (.gpus | length) == 1 and .gpus[0].kind == "NPU" and .gpus[0].tensor_core_ratio == null'
+check_q "no GPU advice on an NPU; MindInsight's pipeline proposals instead" jqt "$D/overview.json" \
+	'([.recommendations[].id] | (index("gpu_utilization") == null and index("amp") == null and index("memory") == null and index("minddata_pipeline-general") != null))'
+"$NNSCOPE" report "$SHARED/data/mindinsight/run_1" >"$TMP/r1.txt" 2>&1
+check_q "report: an NPU summary, no GPU utilization advice" \
+	bash -c "grep -q 'NPU summary (Ascend)' '$TMP/r1.txt' && ! grep -q 'GPU summary' '$TMP/r1.txt' && ! grep -q 'low utilization' '$TMP/r1.txt'"
+"$NNSCOPE" analyse --steps 3-5 "$SHARED/data/mindinsight/run_1" --out "$TMP/r1s" >"$TMP/r1s.log" 2>&1
+check_q "--steps 3-5 on run_1: the overview's steps 3, 4, 5" jqt "$TMP/r1s/device_1/overview.json" '[.steps[].name] == ["3","4","5"]'
+check_q "--steps 3-5: the step trace cut, its summary the mean of steps 3-5" jh "$TMP/r1s/device_1/steptrace.json" \
+	'($d.steps | length) == 3 and $d.summary.total_steps == 3 and $d.summary.total_ms == $h.sel_total_ms and $d.summary.fp_bp_ms == $h.sel_fp_bp_ms'
+"$NNSCOPE" analyse "$PROF" --out "$TMP/prof1" >/dev/null 2>&1
+check_q "profiler/device_0 (AI Core pid 1, AI CPU 9000): one device, device 0" jqt "$TMP/prof1/profiler/device_0/overview.json" \
+	'.devices_used == 1 and [.gpus[].id] == [0] and .device_kind == "NPU"'
+
+# ---- the other MindSpore documents are views of their devices -------------------
 # the directory is two runs: profiler (its devices) and profiler/msprof (the
 # ranks of its PROF_* timelines, tests/e2e/ms_timeline.sh)
 "$NNSCOPE" analyse "$PROF" --out "$TMP/prof" >/dev/null 2>&1

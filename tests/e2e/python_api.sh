@@ -19,6 +19,8 @@ e2e_need jq
 e2e_setup python_api.sh nnscope-py
 unset NNSCOPE_OPTIONS MS_PROFILER_OPTIONS NNSCOPE_BIN
 
+SHARED=${NNS_SHARED:-$(cd "$(dirname "$0")/../.." && pwd)/../shared}
+export MS_RUN1=$SHARED/data/mindinsight/run_1
 cd "$TMP"
 rc=0
 "$PYTHON" - "$TMP" <<'PY' || rc=$?
@@ -150,6 +152,77 @@ ov = overview(os.path.join(tmp, "run4", "analysis"))
 check("StopAtStep(3, 5) collected 3 steps",
       ov is not None and len(ov["steps"]) == 3,
       ov and [s["name"] for s in ov["steps"]])
+
+# the steps keep their numbers (issue 22): step N is ProfilerStep#N-1, so
+# StopAtStep(3, 5) records 2, 3, 4 and step_list=[3, 4] selects two of them
+check("StopAtStep(3, 5) keeps the step numbers 2-4",
+      ov is not None and [s["name"] for s in ov["steps"]] == ["2", "3", "4"],
+      ov and [s["name"] for s in ov["steps"]])
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # run4/analysis's files are not traces
+    sel = nnscope.Profiler.offline_analyse(os.path.join(tmp, "run4"), step_list=[3, 4],
+                                           out=os.path.join(tmp, "run4sel"))
+ov = overview(sel)
+check("step_list=[3, 4] after StopAtStep(3, 5): steps 3 and 4",
+      ov is not None and [s["name"] for s in ov["steps"]] == ["3", "4"],
+      ov and [s["name"] for s in ov["steps"]])
+
+# op_analyse of a name no table has: a ValueError naming it, not {}
+msg = raises(ValueError, nnscope.op_analyse, os.path.join(tmp, "run4", "analysis"),
+             "forward")
+check("op_analyse('forward'): ValueError naming it",
+      msg is not None and "'forward'" in msg and "aten::work" in msg, msg)
+rows = nnscope.op_analyse(os.path.join(tmp, "run4", "analysis"), "aten::work")
+check("op_analyse('aten::work'): its row (3 calls)",
+      rows.get("aten::work", {}).get("calls") == 3, rows)
+
+
+# analyse(mode="async") leaves no pipe open in this process
+def pipes():
+    n = 0
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            n += os.readlink("/proc/self/fd/" + fd).startswith("pipe:")
+        except OSError:
+            pass
+    return n
+
+
+p = nnscope.Profiler(output_path=os.path.join(tmp, "run7"))
+with nnscope.range("aten::work"):
+    time.sleep(0.001)
+p.step()
+before = pipes()
+with warnings.catch_warnings():
+    warnings.simplefilter("error", ResourceWarning)
+    out = p.analyse(mode="async")
+    during = pipes()
+    rc7 = p.analysis_process.wait()
+    del p
+check("analyse(mode='async'): no pipe left open (%d before, %d during)"
+      % (before, during), during == before and rc7 == 0)
+check("analyse(mode='async'): the analysis is written",
+      overview(out) is not None)
+
+# MindSpore's op_analyse takes a primitive operator type: on run_1 MatMul is
+# the AI Core by-type row (2807.82 us, 25 calls, test_op_analyser.py's
+# first row) with its operators
+ms = os.environ.get("MS_RUN1")
+if ms and os.path.isdir(ms):
+    out = nnscope.offline_analyse(ms, out=os.path.join(tmp, "ms1"))
+    rows = nnscope.op_analyse(out, "MatMul")
+    r = rows.get("MatMul", {})
+    check("op_analyse('MatMul') on run_1: 2807.82 us, 25 calls, its ops",
+          r.get("total_time_us") == 2807.82 and r.get("execution_frequency") == 25
+          and len(r.get("ops", [])) > 0
+          and all(o["kernel_type"] == "MatMul" for o in r["ops"]), r)
+    out = nnscope.offline_analyse(ms, out=os.path.join(tmp, "ms2"), step_list=[3, 4])
+    ov = overview(out)
+    check("step_list=[3, 4] on MindSpore run_1: steps 3 and 4",
+          ov is not None and [s["name"] for s in ov["steps"]] == ["3", "4"],
+          ov and [s["name"] for s in ov["steps"]])
+else:
+    print("SKIP MindSpore op_analyse: no shared/data/mindinsight/run_1")
 
 # ---- bad options: ValueError with the reason ----------------------------------
 bad = [dict(bogus=1), dict(timeline_limit=0), dict(timeline_limit="big"),

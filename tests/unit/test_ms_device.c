@@ -332,7 +332,7 @@ static void test_load_timeline(void **state)
 	struct model m;
 	struct nns_err err;
 	struct ms_src s = {0};
-	size_t kernels = 0, comm = 0;
+	size_t kernels = 0, comm = 0, steps = 0;
 
 	(void)state;
 	if (shared_dir(dir, sizeof(dir), "run_1/normal_run/profiler"))
@@ -349,17 +349,25 @@ static void test_load_timeline(void **state)
 		const struct model_event *e = &m.events.v[i];
 		const char *pid = model_str(&m, m.threads.v[e->thread].pid);
 
+		if (strcmp(pid, "Step Trace") == 0) { /* the step trace's steps (ms_steps.c) */
+			assert_int_equal(e->kind, MK_USER_ANNOTATION);
+			steps++;
+			continue;
+		}
 		assert_int_equal(e->kind, MK_KERNEL);
+		assert_int_equal(e->device, 1);
 		if (strcmp(pid, "1") == 0) {
 			kernels++;
-			assert_int_equal(e->device, 1);
+			assert_int_equal(model_event_class(&m, (uint32_t)i), MC_COMPUTE);
 		} else {
 			assert_string_equal(pid, "10000");
+			assert_int_equal(model_event_class(&m, (uint32_t)i), MC_COMM);
 			comm++;
 		}
 	}
 	assert_int_equal(kernels, 2817);
 	assert_int_equal(comm, 3542);
+	assert_int_equal(steps, 322); /* the step trace's data rows */
 	/* the profile of a MindSpore device carries its results (p->ms) */
 	{
 		struct an_profile p;

@@ -27,6 +27,19 @@ export default {
     if (!ctx.alive()) return;
     const byName = doc.by_name || [];
     if (!byName.length) {
+      // a MindSpore device: its operators are MindInsight's AI Core / AI CPU
+      // tables on the MindSpore tab, not host operator ranges
+      const run = (ctx.runs?.runs || []).find((r) => r.name === ctx.run);
+      if (run && run.kind === 'mindspore') {
+        el.appendChild(emptyState('Operators of a MindSpore device are on the MindSpore tab.',
+          h('span', { testid: 'operator-ms-hint' },
+            'This device has no host operator ranges: its operator statistics are MindInsight\'s tables ' +
+            '(AI Core time by operator type and by operator, AI CPU, FLOPs) read from aicore_intermediate_<id>_type.csv, ' +
+            '_detail.csv and the other files of the profiler directory. See the ',
+            h('a', { href: '#', testid: 'operator-ms-link', onclick: (e) => { e.preventDefault(); ctx.navigate('mindspore'); } }, 'MindSpore tab'),
+            '.')));
+        return;
+      }
       el.appendChild(emptyState('No operators in this trace.',
         'Operators are the cpu_op / Operator events of a PyTorch profiler trace (torch.profiler.profile with ProfilerActivity.CPU), or nnscope operator ranges (nnscope.torch with ops=True, or nns_op_begin/end).'));
       return;

@@ -32,6 +32,17 @@ function diagnosticsBanner(doc) {
       d.first_problem ? h('li', null, 'First problem: ', h('span', { class: 'mono' }, String(d.first_problem))) : null));
 }
 
+// An Ascend NPU of a MindSpore run (overview.json device_kind "NPU"): no
+// CUDA figures (name, memory, compute capability, SM, occupancy, tensor cores)
+function npuCard(g, vendor) {
+  const row = (k, v) => [h('dt', null, k), h('dd', null, v)];
+  return h('div', { class: 'gpu-card', testid: `npu-${g.id}` },
+    h('h4', null, `NPU ${g.id}${vendor ? ' (' + vendor + ')' : ''}`),
+    h('dl', { class: 'kv' },
+      row('Busy (device ops and communication)', fmtPct(g.utilization)),
+      g.kernel_us != null ? row('Busy time', fmtUs(g.kernel_us)) : null));
+}
+
 function gpuCard(g) {
   const row = (k, v) => [h('dt', null, k), h('dd', null, v)];
   return h('div', { class: 'gpu-card', testid: `gpu-${g.id}` },
@@ -71,12 +82,13 @@ export default docView({
     // summary figures
     const cards = [
       { label: 'Run', value: doc.run ?? ctx.run, sub: [doc.worker ?? ctx.worker, doc.span != null ? 'span ' + doc.span : null].filter(Boolean).join(' · ') },
-      { label: 'Steps', value: fmtInt(avg.steps ?? steps.length) },
+      { label: 'Steps', value: fmtInt(avg.steps ?? steps.length), sub: doc.steps_from === 'mindspore_step_trace' ? 'from the MindSpore step trace' : '' },
       { label: 'Avg step time', value: fmtUs(avg.total_us) },
     ];
     const top = roles.map((r) => ({ ...r, v: avg[r.key] || 0 })).sort((a, b) => b.v - a.v)[0];
     if (top && avg.total_us > 0) cards.push({ label: 'Largest part', value: top.name, sub: `${fmtPct(top.v / avg.total_us)} of the step` });
-    if (gpus.length) cards.push({ label: 'GPU utilization', value: fmtPct(gpus.reduce((s, g) => s + (g.utilization || 0), 0) / gpus.length), sub: `${gpus.length} GPU${gpus.length > 1 ? 's' : ''}` });
+    const kind = doc.device_kind || 'GPU';
+    if (gpus.length) cards.push({ label: `${kind} utilization`, value: fmtPct(gpus.reduce((s, g) => s + (g.utilization || 0), 0) / gpus.length), sub: `${gpus.length} ${kind}${gpus.length > 1 ? 's' : ''}${doc.device_vendor ? ' (' + doc.device_vendor + ')' : ''}` });
     cards.push({ label: 'Events', value: fmtInt(doc.diagnostics?.events), sub: doc.source ? String(doc.source).split('/').slice(-1)[0] : '' });
     el.appendChild(statCards(cards, 'overview-cards'));
 
@@ -95,7 +107,8 @@ export default docView({
 
     // GPU summary + advice
     const side = [];
-    if (gpus.length) side.push(panel('GPU summary', h('div', { class: 'cards' }, gpus.map(gpuCard))));
+    if (gpus.length && kind === 'NPU') side.push(panel(`NPU summary${doc.device_vendor ? ' (' + doc.device_vendor + ')' : ''}`, h('div', { class: 'cards' }, gpus.map((g) => npuCard(g, doc.device_vendor)))));
+    else if (gpus.length) side.push(panel('GPU summary', h('div', { class: 'cards' }, gpus.map(gpuCard))));
     const recs = doc.recommendations || [];
     side.push(h('section', { class: 'panel', testid: 'advice' },
       h('div', { class: 'panel-head' }, h('h3', null, 'Performance recommendations')),
@@ -143,11 +156,11 @@ export default docView({
     const tl = gpus.filter((g) => (g.gpu_util_timeline || []).length > 1);
     if (tl.length) {
       const box = chartBox('chart-gpu-util', 200);
-      el.insertBefore(panel('GPU utilization over time', box), el.lastChild);
+      el.insertBefore(panel(`${kind} utilization over time`, box), el.lastChild);
       const t0 = doc.trace_start_us || Math.min(...tl.map((g) => g.gpu_util_timeline[0][0]));
       const series = [];
       for (const g of tl) {
-        series.push({ name: `GPU ${g.id} utilization`, type: 'line', showSymbol: false, step: 'end',
+        series.push({ name: `${kind} ${g.id} utilization`, type: 'line', showSymbol: false, step: 'end',
           data: g.gpu_util_timeline.map(([t, v]) => [(t - t0) / 1000, v * 100]) });
         if ((g.sm_efficiency_timeline || []).length)
           series.push({ name: `GPU ${g.id} est. SM efficiency`, type: 'line', showSymbol: false, step: 'end', lineStyle: { type: 'dashed' },
