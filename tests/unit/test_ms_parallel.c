@@ -137,7 +137,7 @@ static void assert_covers(json_t *ours, json_t *up, const char *where)
 static void upstream_parallel_strategy(void **state)
 {
 	char dir[512];
-	struct ms_src src;
+	struct ms_src src = {0};
 	struct ms_par p;
 	json_t *doc, *up, *g, *ug;
 
@@ -237,7 +237,7 @@ static void hand_parallel_strategy(void **state)
 {
 	char tmpl[] = "/tmp/nns_mspar_XXXXXX", buf[4096];
 	char *dir = mkdtemp(tmpl);
-	struct ms_src src;
+	struct ms_src src = {0};
 	struct ms_par p;
 	json_t *doc, *g, *ops, *load, *mm, *add;
 
@@ -330,7 +330,7 @@ static void discovery_names(void **state)
 static void marey_fixture(void **state)
 {
 	char dir[512];
-	struct ms_src src;
+	struct ms_src src = {0};
 	struct ms_marey m;
 	struct nns_err err;
 	size_t total = 0;
@@ -414,7 +414,7 @@ static void marey_hand(void **state)
 {
 	char tmpl[] = "/tmp/nns_msmarey_XXXXXX";
 	char *dir = mkdtemp(tmpl);
-	struct ms_src src;
+	struct ms_src src = {0};
 	struct ms_marey m;
 	struct nns_err err;
 	const struct ms_marey_agg *a;
