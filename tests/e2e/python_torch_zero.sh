@@ -97,9 +97,15 @@ PY
 cat >"$TMP/usersite/sitecustomize.py" <<PY
 open("$TMP/usersite.marker", "a").write("ran\n")
 PY
+# it works for 0.3 s of CPU, so that its process keeps a trace (a process
+# that records nothing and uses under 100 ms of CPU leaves no file)
 cat >"$TMP/app/notorch.py" <<'PY'
 import json
 import sys
+import time
+t = time.process_time()
+while time.process_time() - t < 0.3:
+    sum(range(1000))
 print(json.dumps({"nnscope": "nnscope" in sys.modules, "torch": "torch" in sys.modules}))
 PY
 
