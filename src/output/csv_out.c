@@ -5,6 +5,7 @@
  * memory_ops.csv. RFC 4180: comma separated, CRLF-free "\n" rows, fields
  * quoted when needed with inner quotes doubled. Times are microseconds.
  */
+#include "output/ms_memory_json.h"
 #include "output/output.h"
 #include "output/outfile.h"
 #include "output/schema.h"
@@ -79,6 +80,7 @@ static void memory_ops(FILE *f, const struct an_profile *p)
 
 int out_write_csv(const char *dir, const struct an_profile *p, struct nns_err *err)
 {
+	int rc0;
 	static const struct {
 		const char *name;
 		void (*fn)(FILE *, const struct an_profile *);
@@ -100,5 +102,7 @@ int out_write_csv(const char *dir, const struct an_profile *p, struct nns_err *e
 		if (rc)
 			return rc;
 	}
-	return out_write_ms_csv(dir, p, err);
+	if ((rc0 = out_write_ms_csv(dir, p, err)))
+		return rc0;
+	return out_write_ms_memory_csv(dir, p, err);
 }

@@ -4,6 +4,7 @@
  */
 #include "output/ms_memory_json.h"
 #include "analysis/an_ms.h"
+#include "output/outfile.h"
 #include "output/output.h"
 
 #include <stdio.h>
@@ -166,4 +167,41 @@ void out_json_ms_memory_view(struct jsonw *w, const struct an_profile *p)
 		return;
 	}
 	out_json_ms_memory(w, &mp->mem, mp->opd_rc ? NULL : &mp->opd.fw, mp->src.dev);
+}
+
+int out_write_ms_memory_csv(const char *dir, const struct an_profile *p, struct nns_err *err)
+{
+	const struct ms_profile *mp = p->ms;
+	const struct ms_fw *fw;
+	struct out_file of;
+	int rc;
+
+	if (!mp || mp->mem.rc != NNS_OK)
+		return NNS_OK;
+	fw = mp->opd_rc ? NULL : &mp->opd.fw;
+	if ((rc = out_file_open(&of, dir, "ms_memory_nodes.csv", err)))
+		return rc;
+	fputs("graph_id,index,node_id,name,fullname,allocations,size_bytes,allocated_bytes,"
+	      "usage_bytes\n",
+	      of.f);
+	for (size_t g = 0; g < mp->mem.res.graphs.n; g++) {
+		const struct ms_mem_gres *gr = &mp->mem.res.graphs.v[g];
+		const struct ms_mem_file *f = &mp->mem.file;
+
+		for (size_t i = 0; i < gr->nnode; i++) {
+			const struct ms_mem_nrow *nr = &gr->nodes[i];
+			const struct ms_mem_node *nd = &f->nodes.v[nr->n];
+
+			fprintf(of.f, "%lld,%zu,%llu,", (long long)f->graphs.v[gr->g].graph_id, i,
+				(unsigned long long)nd->node_id);
+			out_csv_field(of.f, ms_mem_str(f, nd->name));
+			fputc(',', of.f);
+			out_csv_field(of.f, fw && nr->fw_op >= 0
+						? ms_fw_str(fw, fw->ops.v[nr->fw_op].name)
+						: "");
+			fprintf(of.f, ",%u,%lld,%lld,%lld\n", nr->allocations, (long long)nr->size,
+				(long long)nr->allocated, (long long)gr->lines[i]);
+		}
+	}
+	return out_file_commit(&of, err);
 }

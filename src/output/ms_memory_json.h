@@ -23,6 +23,11 @@
  * The breakdown at node i (MindInsight's) is the tensors with a source_node
  * and live_from <= i < live_to, in this order; the page computes it for the
  * node it is asked for.
+ *
+ * ms_memory_nodes.csv (out_write_ms_memory_csv, with `analyse --csv` like the
+ * other MindSpore tables): one row per node of every graph, in execution
+ * order: graph_id,index,node_id,name,fullname,allocations,size_bytes,
+ * allocated_bytes,usage_bytes (usage_bytes = lines_bytes[index], the curve).
  */
 #ifndef NNS_OUTPUT_MS_MEMORY_JSON_H
 #define NNS_OUTPUT_MS_MEMORY_JSON_H
@@ -37,5 +42,9 @@ void out_json_ms_memory(struct jsonw *w, const struct ms_mem *m, const struct ms
 /* The views.c row: the document of p->ms, or {"error": ...} when p is not a
  * MindSpore device. */
 void out_json_ms_memory_view(struct jsonw *w, const struct an_profile *p);
+/* Writes dir/ms_memory_nodes.csv when p is a MindSpore device whose
+ * memory_usage_<dev>.pb was read; else writes nothing. */
+struct nns_err;
+int out_write_ms_memory_csv(const char *dir, const struct an_profile *p, struct nns_err *err);
 
 #endif

@@ -51,6 +51,8 @@ int report_parse_views(const char *s, unsigned *views)
 	    {"cpu_ops", RV_MS_CPU},
 	    {"ms_cpu_ops", RV_MS_CPU},
 	    {"cluster", RV_MS_CLUSTER},
+	    {"ms_memory", RV_MS_MEMORY},
+	    {"device_memory", RV_MS_MEMORY},
 	    {"mindspore", RV_MS_ALL},
 	};
 	unsigned v = 0;
@@ -541,8 +543,8 @@ void report_profile(FILE *f, const struct an_profile *p, const char *title, unsi
 		kernels(f, p, o);
 	if (views & RV_MEMORY)
 		memory(f, p, o);
-	if (views & (RV_OVERVIEW | RV_MEMORY))
-		rp_view_ms_memory(f, p, o);
+	if (views & (RV_OVERVIEW | RV_MEMORY | RV_MS_MEMORY))
+		rp_view_ms_memory(f, p, (views & RV_MS_MEMORY) != 0, o);
 	if (views & RV_MODULES)
 		modules(f, p, o);
 	if (views & RV_DATAPIPE)

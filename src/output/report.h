@@ -10,7 +10,8 @@
  * datapipe (queues, verdict, per-step data waits, findings), cpu (machine /
  * process / thread utilization per step, host_info stage times); the
  * MindSpore tables (steptrace, ms_ops, ms_op_detail, aicpu, flops, minddata,
- * dynshape, gpu_ops, cpu_ops, cluster; "mindspore" = all of them): the
+ * dynshape, gpu_ops, cpu_ops, cluster, ms_memory; "mindspore" = all of
+ * them): the
  * default view of a MindSpore device adds what MindInsight's summary page
  * shows (report_ms.c).
  *
@@ -44,8 +45,9 @@ enum report_view {
 	RV_MS_GPU = 1u << 15, /* GPU op type / detail / CUDA activity */
 	RV_MS_CPU = 1u << 16, /* host CPU op type / detail */
 	RV_MS_CLUSTER = 1u << 17,
-	RV_MS_ALL = 0x3ff00u,
-	RV_ALL = 0x3ffffu
+	RV_MS_MEMORY = 1u << 18, /* device memory (memory_usage_<dev>.pb) */
+	RV_MS_ALL = 0x7ff00u,
+	RV_ALL = 0x7ffffu
 };
 
 struct report_opts {

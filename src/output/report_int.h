@@ -44,8 +44,10 @@ void rp_ms_minddata(FILE *f, const struct ms_profile *mp, int full, const struct
 void rp_ms_flops(FILE *f, const struct ms_profile *mp, int full, const struct report_opts *o);
 void rp_ms_dynshape(FILE *f, const struct ms_profile *mp, const struct report_opts *o);
 void rp_ms_op_detail(FILE *f, const struct ms_profile *mp, const struct report_opts *o);
-/* MindSpore devices with memory_usage_<dev>.pb (report_ms_memory.c). */
-void rp_view_ms_memory(FILE *f, const struct an_profile *p, const struct report_opts *o);
+/* MindSpore devices with memory_usage_<dev>.pb (report_ms_memory.c); asked:
+ * the view was named (`--view ms_memory`), so a device without the file
+ * says so. */
+void rp_view_ms_memory(FILE *f, const struct an_profile *p, int asked, const struct report_opts *o);
 /* The job's parallel strategy and stage timeline (report_ms_parallel.c). */
 void rp_view_ms_parallel(FILE *f, const struct an_profile *p, const struct report_opts *o);
 void rp_view_cpu(FILE *f, const struct an_profile *p, const struct report_opts *o);

@@ -90,12 +90,14 @@ out:
 	free(k);
 }
 
-void rp_view_ms_memory(FILE *f, const struct an_profile *p, const struct report_opts *o)
+void rp_view_ms_memory(FILE *f, const struct an_profile *p, int asked, const struct report_opts *o)
 {
 	const struct ms_mem *m = p->ms ? &p->ms->mem : NULL;
 	const struct ms_mem_result *r;
 	char b1[48], b2[48], b3[48];
 
+	if (m && m->rc == NNS_ENOTFOUND && asked)
+		fprintf(f, "\n(no memory_usage_%d.pb)\n", p->ms->src.dev);
 	if (!m || m->rc == NNS_ENOTFOUND)
 		return;
 	rp_section(f, o, "MindSpore device memory (memory_usage, execution order)");

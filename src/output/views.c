@@ -13,6 +13,7 @@
  * Writers of analyses that are not part of an_profile_compute (HTA's) need
  * their pass of the profile (an_profile_need: run once, on first use).
  */
+#include "output/ms_host_out.h"
 #include "output/ms_memory_json.h"
 #include "output/output.h"
 
@@ -40,6 +41,7 @@ const struct out_view out_views[] = {
     {"ms_gpu_ops", out_json_ms_gpu_ops_view, 2, 1},
     {"ms_cpu_ops", out_json_ms_cpu_ops_view, 2, 1},
     {"ms_memory", out_json_ms_memory_view, 2, 1},
+    {"ms_host", out_json_ms_host_view, 2, 1},
     {"ms_parallel", out_json_ms_parallel_view, 2, 1},
     {"ms_marey", out_json_ms_marey_view, 0, 1},
 };

@@ -507,6 +507,66 @@ else {
   }
 }
 
+// GPU-mode and host CPU op tables: run mshostops is tests/e2e/data/ms_hostops
+// (hand-written; values as tests/e2e/ms_tables.sh computes them); run
+// mshostinfo is tests/e2e/data/ms_hostinfo (host_info/host_info_0.csv beside a
+// host CPU op table: values as tests/e2e/ms_hostinfo.sh computes them)
+{
+  const r = runs.find((x) => x.name === 'mshostops');
+  if (!r || r.kind !== 'mindspore') skip('mindspore GPU and host CPU op tables', 'no mshostops run (tests/browser/run.sh copies tests/e2e/data/ms_hostops)');
+  else {
+    const o = await open('mindspore', { run: 'mshostops', worker: 'device_0' });
+    await check('mindspore mshostops: the GPU operators panel shows the three tables with MindInsight\'s columns', async () => {
+      await noErrorBox(o.page, 'mindspore');
+      await o.page.waitForSelector('[data-testid="ms-gpu-ops"]');
+      const types = await tableRows(o.page, 'ms-gpu_op_type-table');
+      assert.deepEqual(types.map((x) => x.op_type.text), ['MatMul', 'ReLU', 'Add']);
+      assert.equal(types[0].total_time_us.text, '1,200.5');
+      assert.equal(types[0].execution_frequency.text, '4');
+      assert.equal(types[0].total_percent.text, '60');
+      assert.equal(types[2].total_time_us.text, '0.456789');
+      const heads = await o.page.$$eval('[data-testid="table-ms-gpu_op_type-table"] thead th', (t) => t.map((x) => x.textContent.trim()));
+      assert.ok(heads.some((x) => /Execution time ratio/.test(x)), heads.join('|'));
+      assert.equal((await tableRows(o.page, 'ms-gpu_op_detail-table')).length, 2);
+      assert.ok((await tableRows(o.page, 'ms-gpu_activity-table')).length >= 1);
+    });
+    await check('mindspore mshostops: the host CPU operators panel shows Cast 1500 us, 75 %', async () => {
+      await o.page.waitForSelector('[data-testid="ms-cpu-ops"]');
+      const t = await tableRows(o.page, 'ms-cpu_op_type-table');
+      const cast = t.find((x) => x.op_type.text === 'Cast');
+      assert.ok(cast, 'no Cast row');
+      assert.equal(cast.total_compute_time_us.text, '1500');
+      assert.equal(cast.total_time_proportion.text, '75');
+      assert.ok((await tableRows(o.page, 'ms-cpu_op_detail-table')).length >= 1);
+      await shoot(o.page, 'mindspore-hostops');
+    });
+    await finish('mindspore mshostops', o);
+  }
+  const q = runs.find((x) => x.name === 'mshostinfo');
+  if (!q || q.kind !== 'mindspore') skip('mindspore host information', 'no mshostinfo run (tests/browser/run.sh copies tests/e2e/data/ms_hostinfo)');
+  else {
+    const o = await open('mindspore', { run: 'mshostinfo', worker: 'device_0' });
+    await check('mindspore mshostinfo: the host panel shows the stage times, the host memory rows and the timeline counts', async () => {
+      await noErrorBox(o.page, 'mindspore');
+      await o.page.waitForSelector('[data-testid="ms-host"]');
+      assert.equal(await text(o.page, '[data-testid="ms-host-rows"] .card-value'), '6');
+      assert.equal(await text(o.page, '[data-testid="ms-host-mem-rows"] .card-value'), '2');
+      assert.equal(await text(o.page, '[data-testid="ms-host-peak"] .card-value'), '3,072 kB');
+      assert.equal(await text(o.page, '[data-testid="ms-host-spans"] .card-value'), '2');
+      const st = await tableRows(o.page, 'ms-host-stage-table');
+      assert.deepEqual(st.map((x) => x.stage.text), ['Optimize', 'Parse']);
+      const mem = await tableRows(o.page, 'ms-host-memory-table');
+      assert.deepEqual(mem.map((x) => x['memory_usage(kB)'].text.replace(/,/g, '')), ['2048', '3072']);
+      assert.match(await text(o.page, '[data-testid="ms-host-dataset"]'), /dataset_<rank>\.csv/);
+      // only the host CPU table of this device: no GPU panel
+      assert.equal(await o.page.$('[data-testid="ms-gpu-ops"]'), null);
+      assert.ok(await o.page.$('[data-testid="ms-cpu-ops"]'));
+      await shoot(o.page, 'mindspore-hostinfo');
+    });
+    await finish('mindspore mshostinfo', o);
+  }
+}
+
 // every other MindSpore device: the tab renders, panels fail alone, no page errors
 {
   const others = [];

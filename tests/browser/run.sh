@@ -105,6 +105,10 @@ fi
 # a MindSpore device memory file (memory_usage_0.pb), written here after the
 # public memory_profiling.proto (mindspore.test.mjs, "device memory")
 python3 tests/browser/gen_ms_memory.py "$LOG/msmem" 0 || fail "tests/browser/gen_ms_memory.py failed"
+# hand-written GPU / host CPU op tables and a host_info CSV (mindspore.test.mjs,
+# "GPU and host CPU op tables", "host information")
+cp -r tests/e2e/data/ms_hostops "$LOG/mshostops"
+cp -r tests/e2e/data/ms_hostinfo "$LOG/mshostinfo"
 
 # the distributed / memory / module runs (written here, at test time)
 CONF=$NNS_SHARED/conformance/tbplugin

@@ -1,7 +1,8 @@
 // MindSpore view: MindInsight's pages for the selected MindSpore device (a
 // worker device_<id> of a run whose /api/runs kind is "mindspore"): step
 // trace summary and training-trace graph, AI Core operators by type and by
-// op, FLOPs, AI CPU, data pipeline, dynamic shape and memory. One panel
+// op, FLOPs, AI CPU, data pipeline, dynamic shape, memory, GPU / host CPU
+// operators and host information (the last two only where present). One panel
 // module each under web/mindspore/; each reads its own /api/view document
 // and fails alone (a panel whose document the server does not write shows a
 // muted "no data" line, an error shows in its slot only).
@@ -18,6 +19,8 @@ export const PANELS = [
   { file: 'minddata', title: 'Data pipeline' },
   { file: 'dynshape', title: 'Dynamic shape' },
   { file: 'memory', title: 'Memory' },
+  { file: 'hostops', title: 'GPU and host CPU operators' },
+  { file: 'host', title: 'Host information' },
   { file: 'parallel', title: 'Parallel strategy and stage timeline' },
 ];
 
