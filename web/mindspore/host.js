@@ -3,17 +3,20 @@
 // host time per module / event / stage (the hostinfo view), the host memory
 // rows (host_memory_<rank>.csv: ms_host.memory) and the host timeline
 // (timeline_<rank>.json; nnscope analyse writes it as host_timeline.json:
-// ms_host.timeline gives its counts). Shown only when the device has
-// host_info rows. src/output/ms_host_out.h has the definitions.
+// ms_host.timeline gives its counts). A device without host_info rows
+// gets a "no data" line. src/output/ms_host_out.h has the definitions.
 import { h, fmtNum } from '../lib/util.js';
 import { createTable } from '../lib/table.js';
-import { section, cards } from './common.js';
+import { section, cards, noData } from './common.js';
 
 const int = (v) => (typeof v === 'number' ? String(v) : '–');
 
 export async function render(el, ctx) {
   const [doc, hi] = await Promise.all([ctx.doc('ms_host'), ctx.doc('hostinfo').catch(() => null)]);
-  if (!doc || !doc.rows) return; // no host_info rows: no panel
+  if (!doc || !doc.rows) { // no host_info rows
+    el.appendChild(noData('No host information for this device (host_info/host_info_<rank>.csv).'));
+    return;
+  }
   const mem = doc.memory;
   const tl = doc.timeline;
   const events = (hi && Array.isArray(hi.events)) ? hi.events : [];

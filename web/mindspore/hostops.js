@@ -3,11 +3,11 @@
 // CpuOpTypeAnalyser / CpuOpInfoAnalyser pages). Reads ms_gpu_ops and
 // ms_cpu_ops, whose tables are MindInsight's query answers
 // {col_name, object, size} (src/importers/ms_optab.h lists each column and
-// its source). The panel is shown only when the device has one of the
-// tables; values are shown as MindInsight rounds them (no unit rescaling).
+// its source). A device without them gets a "no data" line; values
+// are shown as MindInsight rounds them (no unit rescaling).
 import { h, fmtNum } from '../lib/util.js';
 import { createTable } from '../lib/table.js';
-import { section, docErrors } from './common.js';
+import { section, docErrors, noData } from './common.js';
 
 // MindInsight's column titles (its operator page), by document column name
 const TITLES = {
@@ -67,8 +67,11 @@ export async function render(el, ctx) {
   const cpuTabs = ['cpu_op_type', 'cpu_op_detail'].filter((k) => cpu && has(cpu[k]));
   const gErr = docErrors(gpu);
   const cErr = docErrors(cpu);
-  // only a device with these tables (GPU mode, host CPU ops) gets the panel
-  if (!gpuTabs.length && !cpuTabs.length && !gErr && !cErr) return;
+  // only a device with these tables (GPU mode, host CPU ops) gets the tables
+  if (!gpuTabs.length && !cpuTabs.length && !gErr && !cErr) {
+    el.appendChild(noData('No GPU-mode or host CPU operator tables for this device (gpu_op_type_info_<id>.csv, gpu_op_detail_info_<id>.csv, gpu_activity_data_<id>.csv, cpu_op_type_info_<id>.csv, cpu_op_detail_info_<id>.csv).'));
+    return;
+  }
   if (gpuTabs.length || gErr) {
     el.appendChild(section('GPU operators', 'ms-gpu-ops', gErr,
       gpuTabs.map((k) => table(k, gpu[k]))));
