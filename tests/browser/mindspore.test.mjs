@@ -634,9 +634,10 @@ if (!msRun || msRun.kind !== 'mindspore' || !dev) {
       assert.deepEqual(models, ['all', '2'], 'rank 0 has sub-graph 2');
     });
     await check('trace msprof rank_0: Summary hides Ascend Hardware and HCCL', async () => {
-      const meta = o.page.waitForResponse((r) => r.url().includes('/api/trace/meta') && r.url().includes('timeline=summary') && r.status() === 200, { timeout: LOAD_MS });
-      await o.page.selectOption('[data-testid="trace-msprof-level"]', 'summary');
-      await meta;
+      await Promise.all([
+        o.page.waitForResponse((r) => r.url().includes('/api/trace/meta') && r.url().includes('timeline=summary') && r.status() === 200, { timeout: LOAD_MS }),
+        o.page.selectOption('[data-testid="trace-msprof-level"]', 'summary'),
+      ]);
       await o.page.waitForFunction(() => window.__nnsTrace && window.__nnsTrace.groups.length && !window.__nnsTrace.groups.includes('HCCL rank0'), null, { timeout: LOAD_MS });
       assert.deepEqual([...(await groups())].sort(), ['Overlap Analysis rank0', 'Step Trace rank0']);
       assert.equal(await o.page.$eval('[data-testid="trace-msprof-level"]', (e) => e.value), 'summary');
