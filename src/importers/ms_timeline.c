@@ -530,7 +530,8 @@ static int classify(struct model *m, int rank)
 	for (size_t i = 0; i < m->events.n; i++) {
 		struct model_event *e = &m->events.v[i];
 		const struct model_thread *t = &m->threads.v[e->thread];
-		const char *pid = model_str(m, t->pid), *tn = t->name ? model_str(m, t->name) : NULL;
+		const char *pid = model_str(m, t->pid),
+			   *tn = t->name ? model_str(m, t->name) : NULL;
 		const char *pn, *name = model_str(m, e->name);
 		struct model_dev_args a;
 		char key[240];
@@ -580,8 +581,8 @@ int mstl_opts_parse(const char *s, struct mstl_opts *o)
 				char *end;
 				long v = strtol(p, &end, 10);
 
-				if (end == p || v < 0 || v > 1000000 || o->nmodels >= MSTL_MODELS_MAX ||
-				    (end < s + n && *end != ','))
+				if (end == p || v < 0 || v > 1000000 ||
+				    o->nmodels >= MSTL_MODELS_MAX || (end < s + n && *end != ','))
 					return -1;
 				o->models[o->nmodels++] = (int)v;
 				p = end < s + n ? end + 1 : end;
@@ -612,7 +613,8 @@ void mstl_opts_format(const struct mstl_opts *o, char *out, size_t n)
 		snprintf(out + len, n - (size_t)len, "all");
 	for (int i = 0; i < k && len >= 0 && (size_t)len < n; i++)
 		if (!i || models[i] != models[i - 1])
-			len += snprintf(out + len, n - (size_t)len, "%s%d", i ? "," : "", models[i]);
+			len +=
+			    snprintf(out + len, n - (size_t)len, "%s%d", i ? "," : "", models[i]);
 }
 
 int mstl_load_rank(struct model *m, const char *devdir, const struct kineto_opts *ko,

@@ -411,8 +411,8 @@ struct reg_entry *reg_variant(struct registry *r, struct reg_entry *base, const 
 		e->mtime_ns = base->mtime_ns;
 		e->run_workers = base->run_workers;
 		e->gone = base->gone; /* cache_dir stays zero: base "", none */
-		if (!e->run || !e->worker || !e->span || !e->path || !e->run_dir ||
-		    !e->variant || vec_push(&r->entries, e))
+		if (!e->run || !e->worker || !e->span || !e->path || !e->run_dir || !e->variant ||
+		    vec_push(&r->entries, e))
 			entry_free(e);
 		else
 			found = e;

@@ -347,10 +347,11 @@ static struct reg_entry *timeline_arg(struct server *s, struct srv_req *q, struc
 	if (!name_ok(q, "timeline", v, 1))
 		return NULL;
 	if (mstl_opts_parse(v, &o)) {
-		srv_error(q, 400,
-			  "parameter 'timeline' wants summary|detail/merged|apart/all|<sub-graph ids>, "
-			  "not '%.100s'",
-			  v);
+		srv_error(
+		    q, 400,
+		    "parameter 'timeline' wants summary|detail/merged|apart/all|<sub-graph ids>, "
+		    "not '%.100s'",
+		    v);
 		return NULL;
 	}
 	if (!mstl_is_rank_dir(&s->reg.root, e->path)) {
