@@ -17,6 +17,7 @@
  * event is read from its last occurrence and noted (m->diag.notes).
  */
 #include "kineto_internal.h"
+#include "common/strhash.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -502,6 +503,22 @@ static int parse_args(struct kparser *ps, const char **pp, struct kev *e)
 	return KP_OK;
 }
 
+/* A flow's "id"/"bind_id": a number (or numeric text, "0x10"), else, as
+ * Chrome's trace format allows, any string (MindSpore's step trace writes
+ * "Data_aug Bound 1"): its FNV-1a hash with bit 62 set, so that the events
+ * of one string id pair and stay apart from small numeric ids. 1 when v
+ * gives an id. */
+static int flow_id(const struct kval *v, int64_t *id)
+{
+	if (kj_val_i64(v, id))
+		return 1;
+	if (v->type != KV_STR || v->s.n == 0)
+		return 0;
+	*id = (int64_t)((strhash_add(STRHASH_INIT, v->s.p, v->s.n) & ((1ull << 62) - 1)) |
+			(1ull << 62));
+	return 1;
+}
+
 static int ev_member(struct kparser *ps, const char **pp, struct kev *e, struct kstr k)
 {
 	struct kval v;
@@ -524,7 +541,7 @@ static int ev_member(struct kparser *ps, const char **pp, struct kev *e, struct 
 			seen(e, KB_ID, "id");
 			if ((r = kj_scalar(ps, pp, &v, EV_DEPTH)))
 				return r;
-			e->has_id = kj_val_i64(&v, &e->id);
+			e->has_id = flow_id(&v, &e->id);
 			return KP_OK;
 		}
 		break;
@@ -578,7 +595,7 @@ static int ev_member(struct kparser *ps, const char **pp, struct kev *e, struct 
 			if ((r = kj_scalar(ps, pp, &v, EV_DEPTH)))
 				return r;
 			if (!e->has_id)
-				e->has_id = kj_val_i64(&v, &e->id);
+				e->has_id = flow_id(&v, &e->id);
 			return KP_OK;
 		}
 		break;
@@ -709,7 +726,7 @@ static int commit_flow(struct kparser *ps, struct kev *e, const char *at)
 	if (bad_ts(ps, e, at, "flow event"))
 		return KP_OK;
 	if (!e->has_id) {
-		kp_skipped(ps, at, "flow event without a numeric \"id\" skipped");
+		kp_skipped(ps, at, "flow event without an \"id\" skipped");
 		return KP_OK;
 	}
 	memset(&f, 0, sizeof(f));

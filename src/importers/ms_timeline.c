@@ -500,19 +500,143 @@ int mstl_write(struct buf *b, const struct fs_root *root, const struct mstl_rank
 	return NNS_OK;
 }
 
+/* 1 when name is a bare CANN task type ("NOTIFY_WAIT", "EVENT_RECORD",
+ * "MEMCPY_ASYNC"): upper case, digits and '_' only. */
+static int task_type_name(const char *name)
+{
+	if (!name || !*name)
+		return 0;
+	for (; *name; name++)
+		if (!((*name >= 'A' && *name <= 'Z') || (*name >= '0' && *name <= '9') ||
+		      *name == '_'))
+			return 0;
+	return 1;
+}
+
+static int starts(const char *s, const char *p)
+{
+	return s && strncmp(s, p, strlen(p)) == 0;
+}
+
+/* The device work of a loaded rank as kernels of device rank: the Ascend
+ * Hardware plane's ops (AI Core, AI CPU: named by the op; the bare task
+ * types NOTIFY_WAIT, EVENT_RECORD, MEMCPY_ASYNC ... are the steps of HCCL's
+ * collectives and the runtime's syncs and stay ranges) on stream = their
+ * "Stream <s>" thread, and the HCCL plane's "Communication Kernel" events
+ * (the collectives, "Default/AllReduce-op534_0": communication by
+ * model_class_of). The planes' other rows stay ranges. */
+static int classify(struct model *m, int rank)
+{
+	for (size_t i = 0; i < m->events.n; i++) {
+		struct model_event *e = &m->events.v[i];
+		const struct model_thread *t = &m->threads.v[e->thread];
+		const char *pid = model_str(m, t->pid),
+			   *tn = t->name ? model_str(m, t->name) : NULL;
+		const char *pn, *name = model_str(m, e->name);
+		struct model_dev_args a;
+		char key[240];
+		int64_t idx;
+		int hw;
+
+		if (e->kind != MK_OTHER || !pid)
+			continue;
+		snprintf(key, sizeof(key), "process_name:%s", pid);
+		pn = model_meta_get(m, key);
+		hw = starts(pn, "Ascend Hardware");
+		if (!(hw && !task_type_name(name)) &&
+		    !(starts(pn, "HCCL") && tn && strcmp(tn, "Communication Kernel") == 0))
+			continue;
+		model_dev_args_init(&a);
+		a.stream = strtoll(model_str(m, t->tid), NULL, 10);
+		if ((idx = model_add_dev_args(m, &a)) < 0)
+			return NNS_ENOMEM;
+		e->kind = MK_KERNEL;
+		e->extra = (uint32_t)idx;
+		e->device = (int16_t)rank;
+	}
+	if (strstr(m->diag.note, "has a \"cat\""))
+		m->diag.note[0] = '\0'; /* "no event has a cat" no longer holds */
+	return NNS_OK;
+}
+
+int mstl_opts_parse(const char *s, struct mstl_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->detail = 1;
+	while (s && *s) {
+		size_t n = strcspn(s, "/");
+
+		if (n == 7 && !strncmp(s, "summary", n))
+			o->detail = 0;
+		else if (n == 6 && !strncmp(s, "detail", n))
+			o->detail = 1;
+		else if (n == 5 && !strncmp(s, "apart", n))
+			o->apart = 1;
+		else if (n == 6 && !strncmp(s, "merged", n))
+			o->apart = 0;
+		else if (!(n == 3 && !strncmp(s, "all", n))) {
+			const char *p = s;
+
+			while (p < s + n) {
+				char *end;
+				long v = strtol(p, &end, 10);
+
+				if (end == p || v < 0 || v > 1000000 ||
+				    o->nmodels >= MSTL_MODELS_MAX || (end < s + n && *end != ','))
+					return -1;
+				o->models[o->nmodels++] = (int)v;
+				p = end < s + n ? end + 1 : end;
+			}
+		}
+		s += n;
+		if (*s == '/')
+			s++;
+	}
+	return 0;
+}
+
+void mstl_opts_format(const struct mstl_opts *o, char *out, size_t n)
+{
+	int models[MSTL_MODELS_MAX], k = o->nmodels, len;
+
+	memcpy(models, o->models, sizeof(models));
+	for (int i = 1; i < k; i++) /* sorted, each once */
+		for (int j = i; j > 0 && models[j - 1] > models[j]; j--) {
+			int t = models[j];
+
+			models[j] = models[j - 1];
+			models[j - 1] = t;
+		}
+	len = snprintf(out, n, "%s/%s/", o->detail ? "detail" : "summary",
+		       o->apart ? "apart" : "merged");
+	if (!k && len >= 0 && (size_t)len < n)
+		snprintf(out + len, n - (size_t)len, "all");
+	for (int i = 0; i < k && len >= 0 && (size_t)len < n; i++)
+		if (!i || models[i] != models[i - 1])
+			len +=
+			    snprintf(out + len, n - (size_t)len, "%s%d", i ? "," : "", models[i]);
+}
+
 int mstl_load_rank(struct model *m, const char *devdir, const struct kineto_opts *ko,
 		   struct nns_err *err)
+{
+	return mstl_load_rank_opts(m, devdir, NULL, ko, err);
+}
+
+int mstl_load_rank_opts(struct model *m, const char *devdir, const char *view,
+			const struct kineto_opts *ko, struct nns_err *err)
 {
 	const struct fs_root *root = ko ? ko->root : NULL;
 	struct mstl_opts o;
 	struct mstl_rank r;
 	struct mstl_ranks rs;
 	struct buf b;
-	char num[16];
-	int rc;
+	char num[16], canon[600], list[600];
+	int models[MSTL_MODELS_MAX], nm, len = 0, rc;
 
-	memset(&o, 0, sizeof(o));
-	o.detail = 1;
+	if (mstl_opts_parse(view, &o))
+		return nns_err_set(err, NNS_EINVAL, "%s: bad timeline view '%.100s'", devdir, view);
+	mstl_opts_format(&o, canon, sizeof(canon));
 	r.dir = (char *)devdir;
 	mstl_rank_info(root, devdir, &r.rank, &r.offset_ns);
 	rs.v.v = &r;
@@ -526,8 +650,30 @@ int mstl_load_rank(struct model *m, const char *devdir, const struct kineto_opts
 	if (!rc)
 		rc = kineto_load_buffer(b.p, b.len, devdir, m, ko, err);
 	buf_free(&b);
+	if (rc == NNS_OK || rc == NNS_ETRUNC) {
+		struct nns_err e2;
+		int rc2;
+
+		nns_err_clear(&e2);
+		model_reopen(m);
+		if (classify(m, r.rank))
+			rc = nns_err_set(err, NNS_ENOMEM, "%s: out of memory", devdir);
+		else if ((rc2 = model_finalize(m, &e2)) != NNS_OK) {
+			*err = e2;
+			rc = rc2;
+		}
+	}
+	/* what the Trace view offers: the rank, its sub-graphs, the view shown */
+	nm = mstl_models(root, devdir, models, MSTL_MODELS_MAX);
+	list[0] = '\0';
+	for (int i = 0; i < nm && len >= 0 && (size_t)len < sizeof(list); i++)
+		len += snprintf(list + len, sizeof(list) - (size_t)len, "%s%d", i ? "," : "",
+				models[i]);
 	snprintf(num, sizeof(num), "%d", r.rank);
-	if ((rc == NNS_OK || rc == NNS_ETRUNC) && model_add_meta(m, "msprof_rank", num))
+	if ((rc == NNS_OK || rc == NNS_ETRUNC) &&
+	    (model_add_meta(m, "msprof_rank", num) || model_add_meta(m, "msprof_models", list) ||
+	     model_add_meta(m, "msprof_view", canon) || model_add_meta(m, "device_kind", "NPU") ||
+	     model_add_meta(m, "trace_tracks", "threads")))
 		rc = nns_err_set(err, NNS_ENOMEM, "%s: out of memory", devdir);
 	if (rc && rc != NNS_ETRUNC)
 		model_release(m);

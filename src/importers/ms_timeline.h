@@ -102,4 +102,20 @@ int mstl_write(struct buf *b, const struct fs_root *root, const struct mstl_rank
 int mstl_load_rank(struct model *m, const char *devdir, const struct kineto_opts *ko,
 		   struct nns_err *err);
 
+/* The same with a view: "<summary|detail>/<merged|apart>/<all|m,m,...>"
+ * (any part may be left out: detail, merged, every sub-graph; NULL: the
+ * default). The loaded rank's device work is classified as kernels of
+ * device <rank> (Ascend Hardware's ops, HCCL's collectives; see
+ * ms_timeline.c classify) while the Trace view keeps every event on its
+ * plane's thread (metadata trace_tracks = threads); metadata msprof_rank,
+ * msprof_models (the sub-graphs, "0,2"), msprof_view (the canonical view)
+ * and device_kind NPU. NNS_EINVAL for a view that does not parse. */
+int mstl_load_rank_opts(struct model *m, const char *devdir, const char *view,
+			const struct kineto_opts *ko, struct nns_err *err);
+
+/* Parses a view (above) into o: 0, or -1 when it does not parse. */
+int mstl_opts_parse(const char *view, struct mstl_opts *o);
+/* The canonical text of o ("detail/merged/all", "summary/apart/0,2"). */
+void mstl_opts_format(const struct mstl_opts *o, char *out, size_t n);
+
 #endif

@@ -11,6 +11,7 @@
 #include "common/clock.h"
 #include "common/strhash.h"
 #include "importers/load.h"
+#include "importers/ms_timeline.h"
 #include "output/jsonw.h"
 #include "output/output.h"
 #include "server/cache.h"
@@ -86,13 +87,15 @@ static void entry_free(struct reg_entry *e)
 	free(e->span);
 	free(e->path);
 	free(e->run_dir);
+	free(e->variant);
 	free(e);
 }
 
 static struct reg_entry *entry_by_path(struct registry *r, const char *path)
 {
 	for (size_t i = 0; i < r->entries.n; i++)
-		if (!r->entries.v[i]->replaced && strcmp(r->entries.v[i]->path, path) == 0)
+		if (!r->entries.v[i]->replaced && !r->entries.v[i]->variant &&
+		    strcmp(r->entries.v[i]->path, path) == 0)
 			return r->entries.v[i];
 	return NULL;
 }
@@ -281,8 +284,16 @@ static void merge_locked(struct registry *r, const struct run_set *rs)
 			}
 		}
 	}
+	for (size_t i = 0; i < r->entries.n; i++) {
+		struct reg_entry *v = r->entries.v[i];
+
+		if (v->variant) /* a view lives as long as its entry */
+			v->gone = v->was_gone = v->parent->gone || v->parent->replaced;
+	}
 	for (size_t i = 0; i < r->entries.n; i++)
-		if (r->entries.v[i]->gone && !r->entries.v[i]->was_gone) {
+		if (r->entries.v[i]->variant)
+			continue;
+		else if (r->entries.v[i]->gone && !r->entries.v[i]->was_gone) {
 			r->entries.v[i]->was_gone = 1;
 			changed = 1;
 		} else if (!r->entries.v[i]->gone) {
@@ -347,8 +358,8 @@ struct reg_entry *reg_find(struct registry *r, const char *run, const char *work
 	for (size_t i = 0; i < r->entries.n && !found; i++) {
 		struct reg_entry *e = r->entries.v[i];
 
-		if (!e->gone && strcmp(e->run, run) == 0 && strcmp(e->worker, worker) == 0 &&
-		    strcmp(e->span, span) == 0)
+		if (!e->gone && !e->variant && strcmp(e->run, run) == 0 &&
+		    strcmp(e->worker, worker) == 0 && strcmp(e->span, span) == 0)
 			found = e;
 	}
 	pthread_mutex_unlock(&r->mu);
@@ -366,11 +377,48 @@ size_t reg_find_group(struct registry *r, const char *run, const char *span, str
 	for (size_t i = 0; i < r->entries.n && n < max; i++) {
 		struct reg_entry *e = r->entries.v[i];
 
-		if (!e->gone && strcmp(e->run, run) == 0 && strcmp(e->span, span) == 0)
+		if (!e->gone && !e->variant && strcmp(e->run, run) == 0 &&
+		    strcmp(e->span, span) == 0)
 			out[n++] = e;
 	}
 	pthread_mutex_unlock(&r->mu);
 	return n;
+}
+
+struct reg_entry *reg_variant(struct registry *r, struct reg_entry *base, const char *view)
+{
+	struct reg_entry *found = NULL, *e;
+	size_t nv = 0;
+
+	pthread_mutex_lock(&r->mu);
+	for (size_t i = 0; i < r->entries.n && !found; i++) {
+		e = r->entries.v[i];
+		if (!e->variant)
+			continue;
+		nv++;
+		if (e->parent == base && strcmp(e->variant, view) == 0)
+			found = e;
+	}
+	if (!found && nv < REG_MAX_VARIANTS && (e = calloc(1, sizeof(*e))) != NULL) {
+		e->run = xstrdup(base->run);
+		e->worker = xstrdup(base->worker);
+		e->span = xstrdup(base->span);
+		e->path = xstrdup(base->path);
+		e->run_dir = xstrdup(base->run_dir);
+		e->variant = xstrdup(view);
+		e->parent = base;
+		e->size = base->size;
+		e->mtime_ns = base->mtime_ns;
+		e->run_workers = base->run_workers;
+		e->gone = base->gone; /* cache_dir stays zero: base "", none */
+		if (!e->run || !e->worker || !e->span || !e->path || !e->run_dir || !e->variant ||
+		    vec_push(&r->entries, e))
+			entry_free(e);
+		else
+			found = e;
+	}
+	pthread_mutex_unlock(&r->mu);
+	return found;
 }
 
 int reg_state(struct registry *r, struct reg_entry *e)
@@ -482,7 +530,8 @@ static int load_entry(struct registry *r, struct reg_entry *e, struct model **mo
 		return nns_err_set(err, NNS_ENOMEM, "%s: out of memory", e->path);
 	}
 	atomic_store(&e->done_bytes, 0);
-	rc = load_trace(m, e->path, &ko, err);
+	rc = e->variant ? mstl_load_rank_opts(m, e->path, e->variant, &ko, err)
+			: load_trace(m, e->path, &ko, err);
 	if (rc == NNS_OK || rc == NNS_ETRUNC) {
 		if (atomic_load(&e->cancel)) {
 			/* cancelled: what was read may be partial (the parallel
@@ -519,7 +568,7 @@ static int load_entry(struct registry *r, struct reg_entry *e, struct model **mo
 		struct out_source src = {e->worker, e->span[0] ? e->span : NULL, e->path, e->run};
 		struct cache_key k = key_of(e);
 
-		if (!cache_valid(&e->cache_dir, &k))
+		if (!e->variant && !cache_valid(&e->cache_dir, &k))
 			cache_write(&e->cache_dir, &k, &src, p);
 	}
 

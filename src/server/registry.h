@@ -74,6 +74,12 @@ struct reg_entry {
 	int run_workers;	    /* workers of the run (host_info matching) */
 	VEC(char *) host_info;	    /* the run's host_info CSVs */
 	struct cache_dir cache_dir; /* <cache root>/<worker>[.<span>], base "" if none */
+	/* A view of an msprof timeline rank other than its default (reg_variant):
+	 * the view ("summary/apart/0,2", ms_timeline.h) and the discovered entry
+	 * it is a view of; NULL for a discovered entry. Never cached on disk,
+	 * never listed, found only by reg_variant. */
+	char *variant;
+	struct reg_entry *parent;
 
 	int gone;		    /* (mu) no longer found by a rescan */
 	int was_gone;		    /* (mu) gone at the previous rescan too */
@@ -151,6 +157,12 @@ char *reg_runs_json(struct registry *r, size_t *len);
 /* The entry of (run, worker, span) — span NULL or "" for none — or NULL. */
 struct reg_entry *reg_find(struct registry *r, const char *run, const char *worker,
 			   const char *span);
+/* The entry of base's view `view` (a canonical msprof timeline view,
+ * ms_timeline.h), made on first use; loaded, held and evicted like any
+ * entry. NULL when out of memory or when REG_MAX_VARIANTS exist. */
+#define REG_MAX_VARIANTS 256
+struct reg_entry *reg_variant(struct registry *r, struct reg_entry *base, const char *view);
+
 /* The entries of run with span name span ("" or NULL: none), into out
  * (up to max); returns how many. */
 size_t reg_find_group(struct registry *r, const char *run, const char *span, struct reg_entry **out,

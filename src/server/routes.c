@@ -11,6 +11,7 @@
 #include "output/jsonw.h"
 #include "output/output.h"
 #include "output/schema_page.h"
+#include "importers/ms_timeline.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -331,6 +332,40 @@ static int tracks_arg(struct srv_req *q, uint32_t *tracks, size_t *n)
 	return 1;
 }
 
+/* An msprof timeline rank's view (`timeline`: "summary/apart/0,2", see
+ * ms_timeline.h): the entry that holds it, e itself for the default view
+ * (detail, merged, every sub-graph), or NULL after answering 400 / 503. */
+static struct reg_entry *timeline_arg(struct server *s, struct srv_req *q, struct reg_entry *e)
+{
+	const char *v = srv_arg(q, "timeline");
+	struct mstl_opts o;
+	struct reg_entry *x;
+	char canon[600];
+
+	if (!v || !*v)
+		return e;
+	if (!name_ok(q, "timeline", v, 1))
+		return NULL;
+	if (mstl_opts_parse(v, &o)) {
+		srv_error(
+		    q, 400,
+		    "parameter 'timeline' wants summary|detail/merged|apart/all|<sub-graph ids>, "
+		    "not '%.100s'",
+		    v);
+		return NULL;
+	}
+	if (!mstl_is_rank_dir(&s->reg.root, e->path)) {
+		srv_error(q, 400, "worker '%.200s' is not a rank of an msprof timeline", e->worker);
+		return NULL;
+	}
+	mstl_opts_format(&o, canon, sizeof(canon));
+	if (strcmp(canon, "detail/merged/all") == 0)
+		return e;
+	if (!(x = reg_variant(&s->reg, e, canon)))
+		srv_error(q, 503, "too many timeline views or out of memory");
+	return x;
+}
+
 static void api_trace(struct server *s, struct srv_req *q, const char *what)
 {
 	static const int64_t TMAX = (int64_t)1 << 62;
@@ -345,7 +380,7 @@ static void api_trace(struct server *s, struct srv_req *q, const char *what)
 	if (strcmp(what, "meta") && strcmp(what, "window") && strcmp(what, "event") &&
 	    strcmp(what, "summary"))
 		return srv_error(q, 404, "no trace endpoint '%.64s'", what);
-	if (!(e = entry_arg(s, q, "")))
+	if (!(e = entry_arg(s, q, "")) || !(e = timeline_arg(s, q, e)))
 		return;
 	if (!strcmp(what, "window") &&
 	    (!int_arg(q, "t0", -TMAX, TMAX, &t0) || !int_arg(q, "t1", -TMAX, TMAX, &t1) ||

@@ -31,6 +31,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -132,13 +133,15 @@ static int dset_add(struct dset *s, int64_t dev, int64_t stream)
 /* Marks the threads that carry host events (used[], *nhost of them) and
  * gathers the (device, stream) keys of device events and GPU annotations
  * (stream -1: the device's annotation track). */
-static int find_tracks(const struct model *m, unsigned char *used, size_t *nhost, struct dset *ds)
+static int find_tracks(const struct trace_index *ix, unsigned char *used, size_t *nhost,
+		       struct dset *ds)
 {
+	const struct model *m = ix->m;
 	size_t n = m->events.n, nth = m->threads.n, i, nh = 0;
 
 	for (i = 0; i < n; i++) {
 		const struct model_event *e = &m->events.v[i];
-		if (ti_is_host(e->kind)) {
+		if (ti_on_thread(ix, e->kind)) {
 			if (e->thread < nth && !used[e->thread]) {
 				used[e->thread] = 1;
 				nh++;
@@ -247,7 +250,7 @@ static int make_tracks(struct trace_index *ix, uint32_t *ev_track)
 	int rc = NNS_ENOMEM;
 
 	ix->thread_track = malloc((nth ? nth : 1) * sizeof(*ix->thread_track));
-	if (!used || !ix->thread_track || find_tracks(m, used, &nh, &ds) != NNS_OK)
+	if (!used || !ix->thread_track || find_tracks(ix, used, &nh, &ds) != NNS_OK)
 		goto out;
 	for (i = 0; i < nth; i++)
 		ix->thread_track[i] = UINT32_MAX;
@@ -632,6 +635,8 @@ int trace_index_build(struct trace_index **out, const struct model *m, const str
 		return nns_err_set(err, NNS_ENOMEM, "out of memory building the trace index");
 	ix->m = m;
 	ix->p = p;
+	ix->all_on_threads = model_meta_get(m, "trace_tracks") &&
+			     strcmp(model_meta_get(m, "trace_tracks"), "threads") == 0;
 	ix->origin = m->min_ts <= m->max_end ? m->min_ts : 0;
 	ix->end = m->min_ts <= m->max_end ? m->max_end - m->min_ts : 0;
 	ix->nev = n;
@@ -763,5 +768,29 @@ void trace_meta_json(const struct trace_index *ix, struct jsonw *w)
 	}
 	jsonw_arr_end(w);
 	jsonw_kint(w, "events", (int64_t)ix->nev);
+	if (model_meta_get(ix->m, "msprof_rank")) {
+		/* an msprof timeline rank: what the Trace view may choose
+		 * (importers/ms_timeline.h, the trace API's `timeline`) */
+		const char *ms = model_meta_get(ix->m, "msprof_models"), *v;
+
+		jsonw_key(w, "msprof");
+		jsonw_obj_begin(w);
+		jsonw_kint(w, "rank", strtoll(model_meta_get(ix->m, "msprof_rank"), NULL, 10));
+		jsonw_key(w, "models");
+		jsonw_arr_begin(w);
+		for (const char *p = ms ? ms : ""; *p; p += *p == ',') {
+			char *end;
+			long long x = strtoll(p, &end, 10);
+
+			if (end == p)
+				break;
+			jsonw_int(w, x);
+			p = end;
+		}
+		jsonw_arr_end(w);
+		v = model_meta_get(ix->m, "msprof_view");
+		jsonw_kstr(w, "view", v ? v : "detail/merged/all");
+		jsonw_obj_end(w);
+	}
 	jsonw_obj_end(w);
 }

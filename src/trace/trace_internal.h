@@ -100,6 +100,11 @@ struct trace_index {
 	size_t nfb;
 
 	uint32_t *launched; /* device events with a launch, sorted by launch_of */
+
+	/* every event on its thread's track, device events too (model metadata
+	 * "trace_tracks" = "threads": an msprof timeline, whose planes are the
+	 * file's processes and threads) */
+	int all_on_threads;
 	size_t nlaunched;
 };
 
@@ -201,6 +206,11 @@ uint32_t ti_innermost_at(const struct trace_index *ix, uint32_t track, int64_t t
 			 uint32_t below_depth);
 /* Host event kinds go on thread tracks (not device, not GPU annotation). */
 int ti_is_host(int kind);
+/* Whether an event of kind goes on its thread's track in ix. */
+static inline int ti_on_thread(const struct trace_index *ix, int kind)
+{
+	return ix->all_on_threads || ti_is_host(kind);
+}
 /* The integer in s, after a non-digit prefix ("stream 7"); *ok = 0 if none. */
 int64_t ti_num_in(const char *s, int *ok);
 /* Device and stream of a device event or GPU annotation (from args, else

@@ -146,7 +146,7 @@ uint32_t ti_track_of(const struct trace_index *ix, uint32_t id)
 	if (id >= ix->m->events.n)
 		return UINT32_MAX;
 	e = &ix->m->events.v[id];
-	if (ti_is_host(e->kind))
+	if (ti_on_thread(ix, e->kind))
 		return ix->thread_track[e->thread];
 	ti_dev_stream(ix->m, e, &dev, &stream);
 	if (e->kind == MK_GPU_ANNOTATION) {

@@ -677,6 +677,36 @@ if (!msRun || msRun.kind !== 'mindspore' || !dev) {
   }
 }
 
+// the cluster (msprof) timeline of a rank in the Trace view (web/trace/msprof.js):
+// the four planes of the detail view; Summary leaves Step Trace and Overlap
+// Analysis only (run.sh copies $NNS_SHARED/data/mindinsight/profiler to mindspore/profiler)
+{
+  const tl = runs.find((r) => r.name === 'mindspore/profiler/msprof');
+  if (!tl) skip('msprof timeline in the Trace view', 'no mindspore/profiler/msprof run (no shared MindInsight profiler data)');
+  else {
+    const o = await open('trace', { run: tl.name, worker: 'rank_0' });
+    const groups = () => o.page.evaluate(() => (window.__nnsTrace && window.__nnsTrace.groups) || []);
+    await check('trace msprof rank_0: the planes Ascend Hardware, HCCL, Overlap Analysis, Step Trace, and the view controls', async () => {
+      await o.page.waitForFunction(() => window.__nnsTrace && window.__nnsTrace.drawn > 0, null, { timeout: LOAD_MS });
+      assert.deepEqual([...(await groups())].sort(), ['Ascend Hardware rank0', 'HCCL rank0', 'Overlap Analysis rank0', 'Step Trace rank0']);
+      assert.equal(await o.page.$eval('[data-testid="trace-msprof-level"]', (e) => e.value), 'detail');
+      const models = await o.page.$$eval('[data-testid="trace-msprof-model"] option', (os) => os.map((x) => x.value));
+      assert.deepEqual(models, ['all', '2'], 'rank 0 has sub-graph 2');
+    });
+    await check('trace msprof rank_0: Summary hides Ascend Hardware and HCCL', async () => {
+      await Promise.all([
+        o.page.waitForResponse((r) => r.url().includes('/api/trace/meta') && r.url().includes('timeline=summary') && r.status() === 200, { timeout: LOAD_MS }),
+        o.page.selectOption('[data-testid="trace-msprof-level"]', 'summary'),
+      ]);
+      await o.page.waitForFunction(() => window.__nnsTrace && window.__nnsTrace.groups.length && !window.__nnsTrace.groups.includes('HCCL rank0'), null, { timeout: LOAD_MS });
+      assert.deepEqual([...(await groups())].sort(), ['Overlap Analysis rank0', 'Step Trace rank0']);
+      assert.equal(await o.page.$eval('[data-testid="trace-msprof-level"]', (e) => e.value), 'summary');
+    });
+    await shoot(o.page, 'trace-msprof-rank0-summary');
+    await finish('trace msprof rank_0', o);
+  }
+}
+
 await browser.close();
 console.log(`mindspore browser tests: ${T.passed} passed, ${T.failed} failed`);
 process.exit(T.failed ? 1 : 0);

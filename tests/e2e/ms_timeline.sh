@@ -54,6 +54,40 @@ check "analyse: profiler/msprof has the workers rank_0 and rank_1 only" \
 	test "$(ls "$TMP/a/profiler/msprof" | grep -c '^rank_')" = 2 -a ! -e "$TMP/a/profiler/msprof/hccl_0_2_1"
 check_q "analyse: no per-file worker (hccl_0_2_1 ...) anywhere" bash -c "! find '$TMP/a' -name 'hccl_*' | grep -q ."
 
+# ---- the rank workers' kernels (issue 22 item 3) -------------------------------------
+# hand-computed from the files: the Ascend Hardware ops (task_time events not
+# named by a bare task type such as NOTIFY_WAIT) are compute kernels, the
+# HCCL "Communication Kernel" collectives communication kernels
+python3 - "$D" "$TMP/a/profiler/msprof" >"$TMP/k.txt" 2>&1 <<'PY'
+import glob, json, re, sys
+D, A = sys.argv[1:3]
+ok = True
+for prof in sorted(glob.glob(D + "/PROF_*")):
+    dev = glob.glob(prof + "/device_*")[0]
+    r = max(0, int(json.load(open(glob.glob(dev + "/info.json.*[0-9]")[0]))["rank_id"]))
+    tl = dev + "/timeline"
+    ops = [e for f in glob.glob(tl + "/task_time_*.json") for e in json.load(open(f))
+           if e.get("ph") == "X" and not re.fullmatch(r"[A-Z0-9_]+", e["name"])]
+    ck = [e for f in glob.glob(tl + "/hccl_*.json") for e in json.load(open(f)) if e.get("ph") == "X" and e["tid"] == 70000]
+    k = json.load(open("%s/rank_%d/kernels.json" % (A, r)))
+    ov = json.load(open("%s/rank_%d/overview.json" % (A, r)))
+    want_k = round(sum(e["dur"] for e in ops + ck), 3)
+    want_c = round(sum(e["dur"] for e in ck), 3)
+    calls = sum(x["calls"] for x in k["by_name"])
+    for name, cond in (("rank %d: %d kernels, %.3f us (ops + collectives)" % (r, len(ops) + len(ck), want_k),
+                        abs(k["total_us"] - want_k) < 0.01 and calls == len(ops) + len(ck)),
+                       ("rank %d: overview communication %.3f us, NPU" % (r, want_c),
+                        abs(ov["average"]["communication_us"] - want_c) < 0.01 and ov["gpus"][0]["kind"] == "NPU")):
+        print(("PASS " if cond else "FAIL ") + name)
+        ok = ok and cond
+sys.exit(0 if ok else 1)
+PY
+rck=$?
+cat "$TMP/k.txt"
+passes=$((passes + $(grep -c '^PASS' "$TMP/k.txt")))
+fails=$((fails + $(grep -c '^FAIL' "$TMP/k.txt")))
+[ "$rck" = 0 ] || [ "$(grep -c '^FAIL' "$TMP/k.txt")" != 0 ] || fail "the kernel checks did not run"
+
 # ---- export: the planes, per rank --------------------------------------------------
 "$NNSCOPE" export "$D" -o "$TMP/detail.json" --detail -q
 "$NNSCOPE" export "$D" -o "$TMP/summary.json" --summary -q
@@ -154,6 +188,28 @@ if command -v curl >/dev/null; then
 		jqt "$TMP/meta.json" '([.tracks[].group] | unique) == ["Ascend Hardware rank0","HCCL rank0","Overlap Analysis rank0","Step Trace rank0"]'
 	check_q "serve: rank_0's stream tracks keep their names" \
 		jqt "$TMP/meta.json" '[.tracks[] | select(.group == "Ascend Hardware rank0") | .name] | index("Thread 2 (Stream 2)") != null'
+	# the trace API's timeline views (issue 22 item 1: the Trace view's controls)
+	tmeta() {
+		for _ in $(seq 300); do
+			c=$(curl -s -o "$TMP/meta2.json" -w '%{http_code}' \
+				"http://127.0.0.1:$PORT/api/trace/meta?run=profiler/msprof&worker=rank_0&timeline=$1" || echo 000)
+			[ "$c" = 202 ] || break
+			sleep 0.2
+		done
+	}
+	check_q "serve: the default meta offers rank 0, sub-graph 2, view detail/merged/all" \
+		jqt "$TMP/meta.json" '.msprof == {"rank":0,"models":[2],"view":"detail/merged/all"}'
+	tmeta summary
+	check_q "serve: timeline=summary keeps Step Trace and Overlap Analysis only" \
+		jqt "$TMP/meta2.json" '([.tracks[].group] | unique) == ["Overlap Analysis rank0","Step Trace rank0"] and .msprof.view == "summary/merged/all"'
+	tmeta summary/apart/2
+	check_q "serve: timeline=summary/apart/2: the Step Trace thread 'Model ID:2'" \
+		jqt "$TMP/meta2.json" '[.tracks[] | select(.group == "Step Trace rank0") | .name] == ["Thread 10036 (Model ID:2)"]'
+	tmeta summary/merged/0
+	check_q "serve: timeline=summary/merged/0: rank 0 has no sub-graph 0, so no Overlap Analysis" \
+		jqt "$TMP/meta2.json" '[.tracks[] | select(.group == "Overlap Analysis rank0")] == []'
+	tmeta bogus
+	check "serve: timeline=bogus answers 400" test "$c" = 400
 	kill "$SPID" 2>/dev/null || true
 	wait "$SPID" 2>/dev/null || true
 fi

@@ -308,6 +308,10 @@ static void test_memory_flow_counter(void **state)
 	    "{\"ph\":\"f\",\"id\":1,\"pid\":0,\"tid\":1,\"ts\":8.5,\"cat\":\"ac2g\",\"bp\":\"e\"},"
 	    "{\"ph\":\"s\",\"bind_id\":3,\"pid\":1,\"tid\":1,\"ts\":9,\"cat\":\"fwdbwd\"},"
 	    "{\"ph\":\"t\",\"id\":\"0x10\",\"pid\":1,\"tid\":1,\"ts\":9,\"cat\":\"fwdbwd\"},"
+	    /* string ids (Chrome's format allows them; MindSpore's step trace) */
+	    "{\"ph\":\"s\",\"id\":\"Data_aug Bound 1\",\"pid\":1,\"tid\":1,\"ts\":9.5},"
+	    "{\"ph\":\"t\",\"id\":\"Data_aug Bound 1\",\"pid\":1,\"tid\":1,\"ts\":9.5},"
+	    "{\"ph\":\"s\",\"bind_id\":\"Data_aug Bound 2\",\"pid\":1,\"tid\":1,\"ts\":9.6},"
 	    "{\"ph\":\"C\",\"name\":\"GPU 0 Util\",\"pid\":0,\"ts\":10,\"args\":{\"util\":0.5}},"
 	    "{\"ph\":\"C\",\"name\":\"mem\",\"pid\":0,\"ts\":11,\"args\":{\"a\":1,\"b\":2,\"s\":"
 	    "\"x\"}},"
@@ -336,7 +340,7 @@ static void test_memory_flow_counter(void **state)
 	assert_int_equal(r->flags, MODEL_MEM_HAS_ADDR | MODEL_MEM_HAS_TOTAL_ALLOC |
 				       MODEL_MEM_HAS_TOTAL_RESERVED);
 
-	assert_int_equal(m.flows.n, 4);
+	assert_int_equal(m.flows.n, 7);
 	assert_int_equal(m.flows.v[0].kind, MF_OTHER);
 	assert_int_equal(m.flows.v[0].id, 34417);
 	assert_int_equal(m.flows.v[0].ph, 's');
@@ -346,6 +350,14 @@ static void test_memory_flow_counter(void **state)
 	assert_int_equal(m.flows.v[2].id, 3);
 	assert_int_equal(m.flows.v[3].id, 16);
 	assert_int_equal(m.flows.v[3].ph, 't');
+	/* one string id, one id: the pair matches; another string, another id;
+	 * none collides with a numeric one */
+	assert_int_equal(m.flows.v[4].ph, 's');
+	assert_int_equal(m.flows.v[5].ph, 't');
+	assert_true(m.flows.v[4].id == m.flows.v[5].id);
+	assert_true(m.flows.v[6].id != m.flows.v[4].id);
+	assert_true(m.flows.v[4].id >= (int64_t)1 << 62 && m.flows.v[6].id >= (int64_t)1 << 62);
+	assert_int_equal(m.diag.events_skipped, 0);
 
 	assert_int_equal(m.counters.n, 4);
 	assert_string_equal(model_str(&m, m.counters.v[0].name), "GPU 0 Util");

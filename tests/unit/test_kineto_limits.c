@@ -406,7 +406,7 @@ static void test_minor_cases(void **state)
 	    {"{\"ph\":\"i\",\"name\":\"[memory]\",\"ts\":1e300}",
 	     "[memory] event with a \"ts\" out of range", NULL},
 	    {"{\"ph\":\"s\",\"id\":1,\"ts\":1e300}", "flow event with a \"ts\" out of range", NULL},
-	    {"{\"ph\":\"s\",\"ts\":1}", "flow event without a numeric \"id\" skipped", NULL},
+	    {"{\"ph\":\"s\",\"ts\":1}", "flow event without an \"id\" skipped", NULL},
 	    {"{\"ph\":\"B\",\"name\":\"x\",\"ts\":\"q\"}", "B/E event with a non-numeric \"ts\"",
 	     NULL},
 	    {"{\"ph\":\"X\",\"name\":\"x\",\"ts\":1,\"ts\":5,\"dur\":1}", NULL,

@@ -627,6 +627,8 @@ export class Timeline extends TimelineDraw {
       get items() { return tl.stats.items; },
       get flows() { return tl.stats.flows; },
       get selected() { return tl.selected ? tl.selected.id : null; },
+      // the track groups of the meta, in order ("Step Trace rank0", "GPU 0")
+      get groups() { return [...new Set(((tl.opts.meta || {}).tracks || []).map((t) => t.group))]; },
       // collapse or expand a track group by its name ("GPU 0", "Process 25738")
       toggleGroup(name) { tl.toggleGroup('g:' + name); },
       hit(id) {
@@ -658,7 +660,7 @@ export class Timeline extends TimelineDraw {
 
 // The probe of a Trace view with nothing to draw.
 export const EMPTY_PROBE = Object.freeze({
-  drawn: 0, visible: null, lastQueryMs: 0, items: 0, flows: 0, selected: null,
+  drawn: 0, visible: null, lastQueryMs: 0, items: 0, flows: 0, selected: null, groups: [],
   toggleGroup() {}, hit() { return null; }, firstItem() { return null; }, setView() {},
 });
 

@@ -7,6 +7,7 @@ import { h, fmtInt } from '../lib/util.js';
 import { Timeline, EMPTY_PROBE } from '../trace/timeline.js';
 import { fmtDur, fmtTime, colorFor } from '../trace/format.js';
 import { attachCriticalPath } from '../trace/critpath.js';
+import { msprofControls } from '../trace/msprof.js';
 
 const CSS_HREF = new URL('../trace/trace.css', import.meta.url).href;
 
@@ -36,6 +37,7 @@ class TraceView {
     this.hashTimer = 0;
     this.base = { run: ctx.run || '', worker: ctx.worker || '' };
     if (ctx.span) this.base.span = ctx.span;
+    if (ctx.params && ctx.params.timeline) this.base.timeline = ctx.params.timeline;
     this.sumSort = { key: 'total', desc: true };
   }
 
@@ -81,6 +83,14 @@ class TraceView {
     // view loaded then); give up waiting after 20 s
     await Promise.race([this.firstDraw, new Promise((r) => { this.loadTimer = setTimeout(r, 20000); })]);
     clearTimeout(this.loadTimer);
+  }
+
+  // Shows another view of an msprof rank: the timeline again from its meta.
+  reload(timeline) {
+    this.dispose();
+    this.alive = true;
+    this.base.timeline = timeline;
+    return this.start();
   }
 
   loaded() {
@@ -131,8 +141,10 @@ class TraceView {
     const help = h('span', { class: 'nns-trace-help' },
       h('kbd', {}, 'W'), '/', h('kbd', {}, 'S'), ' zoom · ', h('kbd', {}, 'A'), '/', h('kbd', {}, 'D'),
       ' pan · wheel zoom · drag pan · ', h('kbd', {}, 'Shift'), '+drag select · ', h('kbd', {}, 'F'), ' fit selection');
+    // an msprof timeline rank: its views (web/trace/msprof.js)
+    const ms = meta.msprof ? msprofControls(meta.msprof, (v) => this.reload(v)) : '';
     const bar = h('div', { class: 'nns-trace-bar' },
-      reset, this.selBtn,
+      ms, reset, this.selBtn,
       h('label', { title: 'Arrows op→kernel and forward→backward of the selected event' }, this.flowsShow, 'Flows'),
       h('label', { title: 'Show every flow arrow, not only those of the selected event' }, this.flowsAll, 'All flows'),
       h('span', { class: 'nns-trace-info', text: `${fmtInt(meta.events || 0)} events · ${meta.tracks.length} tracks${stepCount ? ` · ${stepCount} steps` : ''} · ${fmtDur((meta.end || 0) - (meta.start || 0))}` }),
