@@ -14,7 +14,7 @@ const int = (v) => (typeof v === 'number' ? String(v) : '–');
 export async function render(el, ctx) {
   const [doc, hi] = await Promise.all([ctx.doc('ms_host'), ctx.doc('hostinfo').catch(() => null)]);
   if (!doc || !doc.rows) { // no host_info rows
-    el.appendChild(noData('No host information for this device (host_info/host_info_<rank>.csv).'));
+    el.appendChild(section('Host information', 'ms-host', null, noData('No host information for this device (host_info/host_info_<rank>.csv).')));
     return;
   }
   const mem = doc.memory;

@@ -69,7 +69,7 @@ export async function render(el, ctx) {
   const cErr = docErrors(cpu);
   // only a device with these tables (GPU mode, host CPU ops) gets the tables
   if (!gpuTabs.length && !cpuTabs.length && !gErr && !cErr) {
-    el.appendChild(noData('No GPU-mode or host CPU operator tables for this device (gpu_op_type_info_<id>.csv, gpu_op_detail_info_<id>.csv, gpu_activity_data_<id>.csv, cpu_op_type_info_<id>.csv, cpu_op_detail_info_<id>.csv).'));
+    el.appendChild(section('GPU and host CPU operators', 'ms-hostops', null, noData('No GPU-mode or host CPU operator tables for this device (gpu_op_type_info_<id>.csv, gpu_op_detail_info_<id>.csv, gpu_activity_data_<id>.csv, cpu_op_type_info_<id>.csv, cpu_op_detail_info_<id>.csv).')));
     return;
   }
   if (gpuTabs.length || gErr) {
