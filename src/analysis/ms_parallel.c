@@ -95,6 +95,8 @@ static int add_group(struct ms_par_node *x, const char *g)
 
 	if (g && push_dup(&x->groups, g))
 		return -1;
+	if (x->groups.n < 2)
+		return 0;
 	qsort(x->groups.v, x->groups.n, sizeof(char *), cmp_str);
 	for (size_t i = 0; i < x->groups.n; i++) {
 		if (w && !strcmp(x->groups.v[w - 1], x->groups.v[i])) {

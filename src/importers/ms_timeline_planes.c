@@ -381,7 +381,7 @@ static int find_pid(const struct msj *j, const char *pname, char *pid, size_t n)
 
 void mstl_overlap(struct mstl_w *w, struct msj *files, size_t n)
 {
-	char pid[64], tid[8];
+	char pid[64], tid[16];
 
 	if (!n || !find_pid(&files[0], "Overlap Analysis", pid, sizeof(pid)))
 		return;
