@@ -526,9 +526,12 @@ static size_t tl_rows(char *text, struct tl_row **out)
 		if (strcmp(c1 + 1, " stream_id") == 0)
 			continue; /* the header */
 		if (n == cap) {
+			struct tl_row *nv;
+
 			cap = cap ? cap * 2 : 1024;
-			v = realloc(v, cap * sizeof(*v));
-			assert_non_null(v);
+			nv = realloc(v, cap * sizeof(*v));
+			assert_non_null(nv);
+			v = nv;
 		}
 		snprintf(v[n].name, sizeof(v[n].name), "%s", l);
 		v[n].stream = strtol(c1 + 1, NULL, 10);
@@ -536,7 +539,8 @@ static size_t tl_rows(char *text, struct tl_row **out)
 		v[n].dur = strtod(c3 + 1, NULL);
 		n++;
 	}
-	qsort(v, n, sizeof(*v), tl_cmp);
+	if (n)
+		qsort(v, n, sizeof(*v), tl_cmp);
 	*out = v;
 	return n;
 }
