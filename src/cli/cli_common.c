@@ -466,6 +466,9 @@ int cli_load_steps(struct cli_item *it, const char *path, const struct kineto_op
 	cli_load_host_info(&it->m, it->run);
 	if (it->m.diag.note[0]) /* odd but readable input: the importer's note */
 		cli_warn(NULL, it->m.diag.note);
+	for (size_t i = 0; i < it->m.meta.n; i++) /* and its other warnings (ms_raw.h) */
+		if (strcmp(model_str(&it->m, it->m.meta.v[i].key), "input_warning") == 0)
+			cli_warn(NULL, model_str(&it->m, it->m.meta.v[i].value));
 	/* a problem no count below says (data after the document, a clock
 	 * running backwards ...): said as it is */
 	if (rc != NNS_ETRUNC && !it->m.diag.events_skipped && it->m.diag.first_problem[0])

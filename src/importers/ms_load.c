@@ -40,6 +40,9 @@ static const struct ms_pattern PATTERNS[] = {
     {"cpu_op_type_info_", ".csv", 2},
     {"output_op_compute_time_", ".txt", 2},
     {"memory_usage_", ".pb", 2},
+    /* MindData's raw pipeline profile: with it a raw job such as JOB2 whose
+     * framework files sit in ../container/<dev>/data is a run (ms_raw.c) */
+    {"pipeline_profiling_", ".json", 2},
 };
 
 #define NPATTERNS (sizeof(PATTERNS) / sizeof(PATTERNS[0]))
@@ -151,30 +154,15 @@ static int file_exists(const struct fs_root *root, const char *path)
 	return fs_stat_beneath(root, path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* A raw job: its damaged files as the model's note (said as a warning). */
-static int raw_note(struct model *m, const struct ms_src *s, struct nns_err *err)
-{
-	struct ms_raw r;
-	int rc = ms_raw_load(&r, s, err);
-
-	if (rc == NNS_ENOTFOUND)
-		return NNS_OK;
-	if (rc)
-		return rc;
-	if (r.warnings.n && !m->diag.note[0])
-		snprintf(m->diag.note, sizeof(m->diag.note), "%s%s", r.warnings.v[0],
-			 r.nwarn > 1 ? " (and more: see the MindSpore documents' errors)" : "");
-	ms_raw_release(&r);
-	return NNS_OK;
-}
-
 int ms_load_device(struct model *m, const char *path, const struct kineto_opts *ko,
 		   struct nns_err *err)
 {
 	const char *slash = strrchr(path, '/');
 	char dir[4096], tl[4200], num[16];
 	struct ms_src s;
-	int dev, prio, rc = NNS_OK, have = 0;
+	struct ms_raw raw;
+	size_t nraw = 0;
+	int dev, prio, rc = NNS_OK, have = 0, have_raw = 0;
 
 	if (!ms_match_file(slash ? slash + 1 : path, &dev, &prio))
 		return nns_err_set(err, NNS_EINVAL, "%s: not a MindSpore profiler file", path);
@@ -206,27 +194,47 @@ int ms_load_device(struct model *m, const char *path, const struct kineto_opts *
 			return nns_err_set(err, NNS_ENOMEM, "%s: out of memory", tl);
 		}
 	}
-	{
+	if (!have) { /* a raw job's files (ms_raw.h): its AI Core ops, its steps */
 		struct nns_err e2;
-		int rc2;
+		int rc2 = ms_raw_load(&raw, &s, &e2);
 
-		nns_err_clear(&e2);
-		if ((rc2 = ms_add_steps(m, &s, have, &e2)) || (rc2 = model_finalize(m, &e2))) {
+		if (rc2 == NNS_OK) {
+			have_raw = 1;
+			s.raw = &raw;
+			rc2 = ms_raw_add_ops(m, &raw, dev, &nraw, &e2);
+			if (!rc2 && ms_raw_warn_model(m, &raw))
+				rc2 = nns_err_set(&e2, NNS_ENOMEM, "%s: out of memory", path);
+		}
+		if (rc2 && rc2 != NNS_ENOTFOUND) {
+			if (have_raw)
+				ms_raw_release(&raw);
 			model_release(m);
 			*err = e2;
 			return rc2;
 		}
 	}
-	if (prio == 3 && (rc = raw_note(m, &s, err))) {
-		model_release(m);
-		return rc;
+	{
+		struct nns_err e2;
+		int rc2;
+
+		nns_err_clear(&e2);
+		if ((rc2 = ms_add_steps(m, &s, have || nraw, &e2)) ||
+		    (rc2 = model_finalize(m, &e2))) {
+			if (have_raw)
+				ms_raw_release(&raw);
+			model_release(m);
+			*err = e2;
+			return rc2;
+		}
 	}
 	snprintf(num, sizeof(num), "%d", dev);
 	if (model_add_meta(m, "mindspore_dir", dir) || model_add_meta(m, "mindspore_device", num) ||
 	    model_add_meta(m, "device_kind", ms_is_gpu(&s, tl, have) ? "GPU" : "NPU")) {
+		rc = nns_err_set(err, NNS_ENOMEM, "%s: out of memory", path);
 		model_release(m);
-		return nns_err_set(err, NNS_ENOMEM, "%s: out of memory", path);
 	}
+	if (have_raw)
+		ms_raw_release(&raw);
 	return rc;
 }
 

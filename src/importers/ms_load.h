@@ -19,7 +19,10 @@
  * that the MindSpore documents (steptrace, ms_ops, ms_minddata ...) read
  * the other files with; "device_kind" NPU (Ascend) or GPU (a GPU timeline
  * or GPU op tables), which the overview names the devices by. The step
- * trace's steps become the model's steps (ms_add_steps).
+ * trace's steps become the model's steps (ms_add_steps). Without a
+ * timeline, a raw job's files (ms_raw.h) give the AI Core ops as kernels
+ * (ms_raw_add_ops), the steps on their clock and every raw warning
+ * (ms_raw_warn_model).
  */
 #ifndef NNS_IMPORTERS_MS_LOAD_H
 #define NNS_IMPORTERS_MS_LOAD_H

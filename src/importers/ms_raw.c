@@ -130,8 +130,24 @@ static int str_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Lists dir's raw files of device dev by kind (sorted full paths). */
-static int list(struct names *nm, const struct fs_root *root, const char *dir, int dev)
+/* 1 when base's field before ".slice_" is the job id tag (as in
+ * "Framework.host.vm.task_desc_info.0.JOB2.slice_0"), else 0. */
+static int tagged(const char *base, const char *tag)
+{
+	const char *sl = strstr(base, ".slice_"), *p;
+	size_t n = strlen(tag);
+
+	if (!sl || !n)
+		return 0;
+	for (p = sl; p > base && p[-1] != '.'; p--)
+		;
+	return (size_t)(sl - p) == n && strncmp(p, tag, n) == 0;
+}
+
+/* Lists dir's raw files of device dev by kind (sorted full paths); with
+ * tag, only the framework files of that job (a container's data). */
+static int list_tag(struct names *nm, const struct fs_root *root, const char *dir, int dev,
+		    const char *tag)
 {
 	DIR *d = fs_opendir_beneath(root, dir);
 	struct dirent *de;
@@ -143,7 +159,7 @@ static int list(struct names *nm, const struct fs_root *root, const char *dir, i
 		int dv, k = classify(de->d_name, &dv);
 		char *p;
 
-		if (k < 0 || dv != dev)
+		if (k < 0 || dv != dev || (tag && (k > K_POINT || !tagged(de->d_name, tag))))
 			continue;
 		if (!(p = str_printf("%s/%s", dir, de->d_name)) || vec_push(&nm->v[k], p)) {
 			free(p);
@@ -155,6 +171,32 @@ static int list(struct names *nm, const struct fs_root *root, const char *dir, i
 		if (nm->v[k].n > 1)
 			qsort(nm->v[k].v, nm->v[k].n, sizeof(char *), str_cmp);
 	return rc;
+}
+
+static int list(struct names *nm, const struct fs_root *root, const char *dir, int dev)
+{
+	return list_tag(nm, root, dir, dev, NULL);
+}
+
+/* MindInsight's FrameworkParser also reads <raw root>/container/<dev>/data/
+ * Framework.host.*.<dev>.<job id>.slice_*, the raw root being the job
+ * directory's parent and the job id its name (test_framework_parser.py:
+ * JOB2's files sit in container/0/data): those files of job dir's. */
+static int list_container(struct names *nm, const struct fs_root *root, const char *dir, int dev)
+{
+	char parent[FS_PATH_MAX], sub[FS_PATH_MAX + 48];
+	const char *slash = strrchr(dir, '/'), *name = slash ? slash + 1 : dir;
+
+	if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		return NNS_OK;
+	if (slash)
+		snprintf(parent, sizeof(parent), "%.*s", (int)(slash - dir), dir);
+	else
+		snprintf(parent, sizeof(parent), ".");
+	if (snprintf(sub, sizeof(sub), "%s/container/%d/data", parent[0] ? parent : "/", dev) >=
+	    (int)sizeof(sub))
+		return NNS_OK;
+	return list_tag(nm, root, sub, dev, name);
 }
 
 static void names_free(struct names *nm)
@@ -263,13 +305,15 @@ static void points(struct ms_raw *r, const char *b, size_t n)
 static int convert(struct ms_raw *r, const struct ms_src *s, struct names *nm)
 {
 	struct ms_raw_fw fw = {0};
-	struct buf in, out, out2;
+	struct buf in, out, out2, tl, mincc;
 	const char *first;
 	int rc = NNS_OK;
 
 	buf_init(&in, 0);
 	buf_init(&out, 0);
 	buf_init(&out2, 0);
+	buf_init(&tl, 0);
+	buf_init(&mincc, 0);
 	for (size_t i = 0; !rc && i < nm->v[K_TASK].n; i++) {
 		char *b;
 		size_t n;
@@ -311,10 +355,12 @@ static int convert(struct ms_raw *r, const struct ms_src *s, struct names *nm)
 			    "no framework task description beside it: its operators have no names");
 		else
 			rc = ms_raw_hwts((const unsigned char *)in.p, in.len, first, &fw, &out,
-					 &out2, r);
+					 &out2, &tl, &mincc, r);
 	}
 	rc = rc ? rc : keep(r, s, "aicore_intermediate_", "_detail.csv", &out);
 	rc = rc ? rc : keep(r, s, "aicore_intermediate_", "_type.csv", &out2);
+	rc = rc ? rc : keep(r, s, "output_timeline_data_", ".txt", &tl);
+	rc = rc ? rc : keep(r, s, "min_cycle_counter_", ".txt", &mincc);
 	buf_reset(&in);
 	if (!rc && nm->v[K_AICPU].n && !(rc = joined(r, s->root, nm, K_AICPU, &in, &first)) &&
 	    in.len)
@@ -324,12 +370,14 @@ static int convert(struct ms_raw *r, const struct ms_src *s, struct names *nm)
 	buf_free(&in);
 	buf_free(&out);
 	buf_free(&out2);
+	buf_free(&tl);
+	buf_free(&mincc);
 	return rc;
 }
 
 int ms_raw_load(struct ms_raw *r, const struct ms_src *s, struct nns_err *err)
 {
-	struct names job = {0}, data = {0};
+	struct names job = {0}, data = {0}, box = {0};
 	char dir[FS_PATH_MAX], sub[FS_PATH_MAX + 8];
 	int rc;
 
@@ -345,6 +393,15 @@ int ms_raw_load(struct ms_raw *r, const struct ms_src *s, struct nns_err *err)
 		job.v[k] = data.v[k];
 		memset(&data.v[k], 0, sizeof(data.v[k]));
 	}
+	if (!rc && !job.v[K_TASK].n && !job.v[K_GRAPH].n &&
+	    !(rc = list_container(&box, s->root, dir, s->dev))) {
+		for (int k = K_TASK; k <= K_POINT; k++) {
+			if (job.v[k].n)
+				continue;
+			job.v[k] = box.v[k];
+			memset(&box.v[k], 0, sizeof(box.v[k]));
+		}
+	}
 	for (int k = 0; !rc && k < K_N; k++)
 		r->inputs += (int)job.v[k].n;
 	if (!rc && !r->inputs)
@@ -353,6 +410,7 @@ int ms_raw_load(struct ms_raw *r, const struct ms_src *s, struct nns_err *err)
 		rc = convert(r, s, &job);
 	names_free(&job);
 	names_free(&data);
+	names_free(&box);
 	if (rc == NNS_ENOMEM) {
 		ms_raw_release(r);
 		return nns_err_set(err, rc, "%s: out of memory", s->dir);

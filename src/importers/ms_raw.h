@@ -24,6 +24,11 @@
  * "<path>: offset N: why" in warnings (the first MS_RAW_WARN_MAX kept,
  * nwarn counts all); what can be read is kept.
  *
+ * Ops and steps: the hwts executions also become output_timeline_data_<dev>
+ * .txt and min_cycle_counter_<dev>.txt (as MindSpore's OPComputeTimeParser
+ * writes them); ms_raw_add_ops turns them into the model's kernels and
+ * ms_steps.c places the step trace's steps on the same clock.
+ *
  * Ownership: struct ms_raw owns its texts and warnings; ms_raw_release
  * frees them. Bounds: each input file at most MS_RAW_FILE_MAX bytes (a
  * larger one is a warning and is not read).
@@ -37,6 +42,7 @@
 #include "common/vec.h"
 
 struct ms_src;
+struct model;
 
 #define MS_RAW_NAME_MAX 96
 #define MS_RAW_WARN_MAX 32
@@ -73,5 +79,16 @@ int ms_raw_load(struct ms_raw *r, const struct ms_src *s, struct nns_err *err);
 const struct ms_raw_file *ms_raw_get(const struct ms_raw *r, const char *name);
 
 void ms_raw_release(struct ms_raw *r);
+
+/* Adds the AI Core executions of r (its output_timeline_data_<dev>.txt) to m
+ * as device kernels on their streams (ms_raw_model.c says how); *added is
+ * their number (0: r has no timeline rows). NNS_OK or NNS_ENOMEM. */
+int ms_raw_add_ops(struct model *m, const struct ms_raw *r, int dev, size_t *added,
+		   struct nns_err *err);
+
+/* Puts r's warnings on m: the first as its note (with how many more), each
+ * other kept one as a metadata "input_warning" (the CLI and the report list
+ * them), and one saying how many were not kept. NNS_OK or NNS_ENOMEM. */
+int ms_raw_warn_model(struct model *m, const struct ms_raw *r);
 
 #endif

@@ -22,6 +22,15 @@
  * "kernel_type,total_time,execution_frequency,percent" = per framework
  * op_type in first appearance: the ops' totals (ms), their calls, and
  * round(total / all * 100, 2).
+ *
+ * Timeline (optime_parser.py): every execution is a row "op_name,stream_id,
+ * start_time(ms),duration(ms)" of output_timeline_data_<dev>.txt, start =
+ * start count / 1e5 (as run_1's file, made from JOB3's log, has it; newer
+ * MindInsight subtracts min), duration = (end - start) / 1e5, stream = the
+ * stream of the op's first execution's record, rows by start (ties in
+ * execution order); min = the least start count of the executions whose op
+ * name does not begin with "assign", written as min_cycle_counter_<dev>.txt
+ * (no execution: neither file).
  */
 #include "importers/ms_raw_int.h"
 
@@ -35,6 +44,7 @@
 struct ev {
 	int start; /* 1 start, 0 end */
 	uint64_t cnt;
+	long stream; /* the record's stream */
 	size_t op;   /* index into fw->ops */
 	size_t task; /* same: its task (ops and tasks coincide) */
 };
@@ -43,8 +53,47 @@ struct acc {
 	double total_ms;
 	long calls;
 	size_t first_task;
+	long stream; /* of the first execution */
 	int seen;
 };
+
+/* One execution, for the timeline. */
+struct exe {
+	size_t op, seq;
+	uint64_t start;
+	int64_t dur; /* may be < 0 in a damaged log (upstream keeps it) */
+};
+
+static int by_start(const void *a, const void *b)
+{
+	const struct exe *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* output_timeline_data and min_cycle_counter (file comment). */
+static int write_timeline(const struct ms_raw_fw *fw, const struct acc *a, struct exe *x, size_t n,
+			  struct buf *tl, struct buf *mincc)
+{
+	uint64_t min = UINT64_MAX;
+	int bad = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(fw->ops.v[x[i].op].name, "assign", 6) != 0 && x[i].start < min)
+			min = x[i].start;
+	if (!n || min == UINT64_MAX)
+		return NNS_OK; /* upstream: inf; no base to place anything on */
+	qsort(x, n, sizeof(*x), by_start);
+	bad |= buf_puts(tl, "op_name, stream_id, start_time(ms), duration(ms)\n");
+	for (size_t i = 0; i < n; i++)
+		bad |=
+		    buf_printf(tl, "%s,%ld,%.17g,%.17g\n", fw->ops.v[x[i].op].name,
+			       a[x[i].op].stream, (double)x[i].start / 1e5, (double)x[i].dur / 1e5);
+	bad |= buf_printf(mincc, "%llu", (unsigned long long)min);
+	return bad ? NNS_ENOMEM : NNS_OK;
+}
 
 static uint64_t le(const unsigned char *p, int k)
 {
@@ -143,9 +192,11 @@ static int write_tables(const struct ms_raw_fw *fw, struct acc *a, struct buf *d
 }
 
 int ms_raw_hwts(const unsigned char *b, size_t n, const char *path, const struct ms_raw_fw *fw,
-		struct buf *detail, struct buf *type, struct ms_raw *r)
+		struct buf *detail, struct buf *type, struct buf *tl, struct buf *mincc,
+		struct ms_raw *r)
 {
 	VEC(struct ev) evs = {0};
+	VEC(struct exe) xs = {0};
 	struct acc *a = calloc(fw->ops.n ? fw->ops.n : 1, sizeof(*a));
 	int rc = NNS_OK, bad_types = 0;
 
@@ -175,7 +226,7 @@ int ms_raw_hwts(const unsigned char *b, size_t n, const char *path, const struct
 		ms_raw_task_key(key, sizeof(key), (long)le(p + 6, 2), (long)le(p + 16, 4));
 		if ((op = find_key(fw, key)) < 0)
 			continue;
-		struct ev e = {t == 0, le(p + 8, 8), (size_t)op, (size_t)op};
+		struct ev e = {t == 0, le(p + 8, 8), (long)le(p + 16, 4), (size_t)op, (size_t)op};
 		if (vec_push(&evs, e))
 			rc = NNS_ENOMEM;
 	}
@@ -187,9 +238,15 @@ int ms_raw_hwts(const unsigned char *b, size_t n, const char *path, const struct
 		if (s->start && !e->start && s->op == e->op) {
 			struct acc *x = &a[s->op];
 			double d = (double)(int64_t)(e->cnt - s->cnt) / 1e5;
+			struct exe xe = {s->op, xs.n, s->cnt, (int64_t)(e->cnt - s->cnt)};
 
+			if (vec_push(&xs, xe)) {
+				rc = NNS_ENOMEM;
+				break;
+			}
 			if (!x->seen) {
 				x->seen = 1;
+				x->stream = s->stream;
 				x->first_task = s->task;
 				x->calls = 1;
 				x->total_ms = d;
@@ -204,7 +261,10 @@ int ms_raw_hwts(const unsigned char *b, size_t n, const char *path, const struct
 	}
 	if (!rc)
 		rc = write_tables(fw, a, detail, type);
+	if (!rc)
+		rc = write_timeline(fw, a, xs.v, xs.n, tl, mincc);
 	free(a);
 	vec_free(&evs);
+	vec_free(&xs);
 	return rc;
 }

@@ -49,9 +49,11 @@ void ms_raw_fw_release(struct ms_raw_fw *fw);
 int ms_raw_trace(const unsigned char *b, size_t n, const char *path, struct buf *out,
 		 struct ms_raw *r);
 
-/* hwts log + framework ops -> aicore detail and type CSVs. */
+/* hwts log + framework ops -> aicore detail and type CSVs, the timeline
+ * rows (output_timeline_data) and the min cycle counter. */
 int ms_raw_hwts(const unsigned char *b, size_t n, const char *path, const struct ms_raw_fw *fw,
-		struct buf *detail, struct buf *type, struct ms_raw *r);
+		struct buf *detail, struct buf *type, struct buf *tl, struct buf *mincc,
+		struct ms_raw *r);
 
 /* DATA_PREPROCESS AICPU -> output_data_preprocess_aicpu text. */
 int ms_raw_aicpu(const char *b, size_t n, const char *path, struct buf *out, struct ms_raw *r);

@@ -14,17 +14,27 @@
 #include "output/schema.h"
 #include "output/output.h"
 
+#include <stdio.h>
 #include <string.h>
 
 void out_json_ms_ops_view(struct jsonw *w, const struct an_profile *p)
 {
 	const struct ms_profile *mp = p->ms;
-	const char *errs[3];
+	const char *errs[4 + MS_RAW_WARN_MAX];
+	char more[96];
 	size_t ne = 0;
 
 	if (!mp) {
 		out_json_ms_ops(w, NULL, NULL, NULL, NULL, 0);
 		return;
+	}
+	/* a raw job's warnings, each (ms_raw.h keeps the first MS_RAW_WARN_MAX) */
+	for (size_t i = 0; mp->raw_rc == NNS_OK && i < mp->raw.warnings.n; i++)
+		errs[ne++] = mp->raw.warnings.v[i];
+	if (mp->raw_rc == NNS_OK && mp->raw.nwarn > mp->raw.warnings.n) {
+		snprintf(more, sizeof(more), "%zu more raw-file warnings not listed",
+			 mp->raw.nwarn - mp->raw.warnings.n);
+		errs[ne++] = more;
 	}
 	if (mp->at_part.rc && mp->at_part.rc != NNS_ENOTFOUND)
 		errs[ne++] = mp->at_part.named;

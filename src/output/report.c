@@ -297,6 +297,15 @@ static void overview(FILE *f, const struct an_profile *p, const struct report_op
 			rp_put_safe(f, p->m->diag.note, sizeof(p->m->diag.note));
 			fputc('\n', f);
 		}
+		for (size_t i = 0; i < p->m->meta.n; i++) { /* the note's other warnings */
+			const char *w = model_str(p->m, p->m->meta.v[i].value);
+
+			if (strcmp(model_str(p->m, p->m->meta.v[i].key), "input_warning") != 0)
+				continue;
+			fputs("  ", f);
+			rp_put_safe(f, w, strlen(w) + 1);
+			fputc('\n', f);
+		}
 		if (p->m->diag.truncated)
 			fprintf(f, "  the trace is truncated; only the events before the cut were "
 				   "analysed\n");

@@ -284,6 +284,12 @@ static void put_hwts(FILE *f, unsigned type, uint16_t task, uint32_t stream, uin
  * stream 5 (1160..1200), which the first row does not have, so it is not a
  * column. The job id changes at step 3 (a warning), 7 bytes are left at
  * the end (a warning). */
+static const char *const r_want_files[] = {
+    "training_trace.46.dev.profiler_default_tag.3.slice_0: offset 280",
+    "training_trace.46.dev.profiler_default_tag.3.slice_0: offset 200",
+    "hwts.log.data.45.dev.profiler_default_tag.3.slice_0: offset 448",
+    "hwts.log.data.45.dev.profiler_default_tag.3.slice_0: offset 384"};
+
 static void test_damaged_job(void **state)
 {
 	char dir[] = "/tmp/nns_msraw_XXXXXX", p[1024], data[600];
@@ -420,6 +426,46 @@ static void test_damaged_job(void **state)
 		nns_err_clear(&err);
 		assert_int_equal(ms_load_device(&m, p, NULL, &err), NNS_OK);
 		assert_non_null(strstr(m.diag.note, "offset 142"));
+		/* every other warning as an "input_warning" (CLI, report) */
+		{
+			size_t nw = 0;
+
+			for (size_t i = 0; i < m.meta.n; i++)
+				if (strcmp(model_str(&m, m.meta.v[i].key), "input_warning") == 0)
+					assert_non_null(strstr(model_str(&m, m.meta.v[i].value),
+							       r_want_files[nw++]));
+			assert_int_equal(nw, 4);
+		}
+		/* the hwts executions as kernels on stream 2, from min cycle
+		 * 1000 (x 10 ns): MatMul 0+1000, Add 2000+500, MatMul 10000+3000;
+		 * the steps from the same base: step 1 at (1010 - 1000) x 10 */
+		{
+			int64_t want[][2] = {{0, 1000}, {2000, 500}, {10000, 3000}};
+			size_t nk = 0, ns = 0;
+
+			for (size_t i = 0; i < m.events.n; i++) {
+				const struct model_event *e = &m.events.v[i];
+				const struct model_thread *t = &m.threads.v[e->thread];
+
+				if (e->kind == MK_KERNEL) {
+					assert_true(nk < 3);
+					assert_int_equal(e->ts, want[nk][0]);
+					assert_int_equal(e->dur, want[nk][1]);
+					assert_int_equal(e->device, 3);
+					assert_string_equal(model_str(&m, t->name), "Stream #2");
+					assert_string_equal(model_str(&m, t->pid), "3");
+					nk++;
+				} else if (e->kind == MK_USER_ANNOTATION &&
+					   strcmp(model_str(&m, e->name), "ProfilerStep#1") == 0) {
+					assert_int_equal(e->ts, 100);
+					assert_int_equal(e->dur, 900);
+					ns++;
+				}
+			}
+			assert_int_equal(nk, 3);
+			assert_int_equal(ns, 1);
+			assert_string_equal(model_meta_get(&m, "process_name:3"), "AI Core Op");
+		}
 		model_release(&m);
 	}
 	snprintf(p, sizeof(p), "rm -rf '%s'", dir);
@@ -444,6 +490,161 @@ static void test_no_raw_files(void **state)
 	rmdir(dir);
 }
 
+/* A parsed timeline row: name, stream, start, duration. */
+struct tl_row {
+	char name[400];
+	long stream;
+	double start, dur;
+};
+
+static int tl_cmp(const void *a, const void *b)
+{
+	const struct tl_row *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static size_t tl_rows(char *text, struct tl_row **out)
+{
+	size_t n = 0, cap = 0;
+	struct tl_row *v = NULL;
+
+	for (char *l = strtok(text, "\r\n"); l; l = strtok(NULL, "\r\n")) {
+		char *c3 = strrchr(l, ','), *c2, *c1;
+
+		if (!c3)
+			continue;
+		*c3 = 0;
+		c2 = strrchr(l, ',');
+		assert_non_null(c2);
+		*c2 = 0;
+		c1 = strrchr(l, ',');
+		assert_non_null(c1);
+		*c1 = 0;
+		if (strcmp(c1 + 1, " stream_id") == 0)
+			continue; /* the header */
+		if (n == cap) {
+			struct tl_row *nv;
+
+			cap = cap ? cap * 2 : 1024;
+			nv = realloc(v, cap * sizeof(*v));
+			assert_non_null(nv);
+			v = nv;
+		}
+		snprintf(v[n].name, sizeof(v[n].name), "%s", l);
+		v[n].stream = strtol(c1 + 1, NULL, 10);
+		v[n].start = strtod(c2 + 1, NULL);
+		v[n].dur = strtod(c3 + 1, NULL);
+		n++;
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), tl_cmp);
+	*out = v;
+	return n;
+}
+
+/* JOB3's executions are run_1's output_timeline_data_1.txt (MindSpore made
+ * it from this log: 2817 rows) and its min_cycle_counter_1.txt, value for
+ * value; as the model: 2817 kernels, their durations summing to the AI
+ * Core tables' total (Σ by type 1771382.85 us, python mirror), 11 streams,
+ * and the 322 steps on the same clock (the first at (start - min) x 10). */
+static void test_job3_timeline_is_run1(void **state)
+{
+	char d[1024], path[1200], *want;
+	struct ms_raw r;
+	struct tl_row *a, *b;
+	size_t na, nb, n;
+	const struct ms_raw_file *f;
+
+	(void)state;
+	if (!fixture("JOB3", d, sizeof(d)))
+		return;
+	load(&r, d, 1);
+	assert_non_null(f = ms_raw_get(&r, "min_cycle_counter_1.txt"));
+	assert_string_equal(f->text, "43806841592"); /* run_1: 43806841592.0 */
+	assert_non_null(f = ms_raw_get(&r, "output_timeline_data_1.txt"));
+	{
+		char *got = strdup(f->text);
+
+		assert_non_null(got);
+		na = tl_rows(got, &a);
+		free(got);
+	}
+	snprintf(path, sizeof(path),
+		 "%s/data/mindinsight/run_1/normal_run/profiler/output_timeline_data_1.txt",
+		 tu_shared_dir());
+	want = slurp(path, &n);
+	nb = tl_rows(want, &b);
+	free(want);
+	assert_int_equal(na, 2817);
+	assert_int_equal(nb, 2817);
+	for (size_t i = 0; i < na; i++)
+		if (strcmp(a[i].name, b[i].name) || a[i].stream != b[i].stream ||
+		    a[i].start != b[i].start || a[i].dur != b[i].dur)
+			fail_msg("row %zu: %s,%ld,%.17g,%.17g != %s,%ld,%.17g,%.17g", i, a[i].name,
+				 a[i].stream, a[i].start, a[i].dur, b[i].name, b[i].stream,
+				 b[i].start, b[i].dur);
+	free(a);
+	free(b);
+	ms_raw_release(&r);
+
+	/* the model */
+	{
+		struct model m;
+		struct nns_err err;
+		int64_t sum = 0, first_step = -1;
+		size_t nk = 0, nsteps = 0, nstreams = 0;
+
+		snprintf(path, sizeof(path),
+			 "%s/hwts.log.data.45.dev.profiler_default_tag.1.slice_0", d);
+		nns_err_clear(&err);
+		assert_int_equal(ms_load_device(&m, path, NULL, &err), NNS_OK);
+		for (size_t i = 0; i < m.events.n; i++) {
+			const struct model_event *e = &m.events.v[i];
+
+			if (e->kind == MK_KERNEL) {
+				nk++;
+				sum += e->dur;
+			} else if (e->kind == MK_USER_ANNOTATION &&
+				   strncmp(model_str(&m, e->name), "ProfilerStep#", 13) == 0) {
+				nsteps++;
+				if (strcmp(model_str(&m, e->name), "ProfilerStep#1") == 0)
+					first_step = e->ts;
+			}
+		}
+		for (size_t i = 0; i < m.threads.n; i++)
+			nstreams += m.threads.v[i].name &&
+				    strncmp(model_str(&m, m.threads.v[i].name), "Stream #", 8) == 0;
+		assert_int_equal(nk, 2817);
+		assert_int_equal(sum, 1771382850); /* ns: 177138285 counts x 10 */
+		assert_int_equal(nsteps, 322);
+		assert_int_equal(nstreams, 11);
+		/* step 1 starts at 89.55 us after the first op (steptrace.json) */
+		assert_int_equal(first_step, 89550);
+		assert_string_equal(model_meta_get(&m, "device_kind"), "NPU");
+		model_release(&m);
+	}
+}
+
+/* JOB2 holds no framework file: MindInsight's FrameworkParser('JOB2', '0')
+ * finds them in <raw root>/container/0/data (Framework.host.vm.*.0.JOB2.*),
+ * the raw root being JOB2's parent (test_framework_parser.py); the table is
+ * profiler/framework_raw_0.csv, as for container/0 itself. */
+static void test_job2_uses_container(void **state)
+{
+	char d[1024];
+	struct ms_raw r;
+
+	(void)state;
+	if (!fixture("JOB2", d, sizeof(d)))
+		return;
+	load(&r, d, 0);
+	same_as(&r, "framework_raw_0.csv", "profiler/framework_raw_0.csv");
+	ms_raw_release(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -454,6 +655,8 @@ int main(void)
 	    cmocka_unit_test(test_job_aicpu_as_expected),
 	    cmocka_unit_test(test_damaged_job),
 	    cmocka_unit_test(test_no_raw_files),
+	    cmocka_unit_test(test_job3_timeline_is_run1),
+	    cmocka_unit_test(test_job2_uses_container),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
