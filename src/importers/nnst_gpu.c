@@ -37,9 +37,11 @@
  * Clocks: records with NNST_GPUF_HOSTCLOCK carry raw timestamps of the
  * trace. The others carry CUPTI ns, mapped by a least-squares line through
  * the GPUCLOCK points (computed in CLOCK_MONOTONIC ns, so TSC traces fit a
- * slope near 1): one point or a degenerate set gives an offset only; no
- * point at all takes CUPTI ns as CLOCK_MONOTONIC ns and says so in
- * diag.first_problem. Malformed records are skipped and counted.
+ * slope near 1): one point or a degenerate set gives an offset only, so
+ * does a slope off 1 by more than 1 % (said once a record needs the
+ * mapping: with CUPTI on the collector's clock the points pair ticks with
+ * ticks); no point at all takes CUPTI ns as CLOCK_MONOTONIC ns and says so
+ * in diag.first_problem. Malformed records are skipped and counted.
  */
 #include "model/occupancy.h"
 #include "nnst_internal.h"
@@ -83,6 +85,8 @@ struct ni_gpu {
 	VEC(struct nnst_gpuclock) pts;
 	int fit;		   /* 0 none, 1 offset only, 2 line */
 	long double gm, ym, slope; /* mono = ym + slope * (gpu - gm) */
+	double refused;		   /* a slope the points gave and the fit refused, else 0 */
+	int refused_said;	   /* said once a record in CUPTI time needed the fit */
 	struct hmap ext_of;	   /* corr -> index into exts */
 	VEC(struct gpu_ext) exts;
 	VEC(struct occ_device) occ; /* by index of model.devices */
@@ -305,10 +309,10 @@ int ni_gpu_prepare(struct ni *x)
 			g->slope = s;
 			g->fit = 2;
 		} else {
-			ni_problem(x,
-				   "%s: the GPUCLOCK points give a slope of %g ns per CUPTI ns; "
-				   "mapped by their mean offset instead",
-				   x->name, (double)s);
+			/* said when a record needs the line: with CUPTI on the
+			 * collector's clock (HOSTCLOCK records) the points pair
+			 * raw ticks with raw ticks and are never used */
+			g->refused = (double)s;
 		}
 	}
 	return 0;
@@ -326,6 +330,14 @@ static int map_time(struct ni *x, struct ni_gpu *g, const struct grec *r, uint64
 		mono = nnst_clockmap_ns(&x->clock, t);
 	} else if (g->fit) {
 		long double v = g->ym + g->slope * ((long double)t - g->gm);
+
+		if (g->refused != 0 && !g->refused_said) {
+			g->refused_said = 1;
+			ni_problem(x,
+				   "%s: the GPUCLOCK points give a slope of %g ns per CUPTI ns; "
+				   "mapped by their mean offset instead",
+				   x->name, g->refused);
+		}
 
 		if (!(v > -(long double)INT64_MAX && v < (long double)INT64_MAX))
 			return 0;

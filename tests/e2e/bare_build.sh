@@ -17,7 +17,9 @@
 #     /usr/bin/python3 builds and imports; a program profiled through it
 #     gives a .nnst that build/nnscope analyses to the right operator counts;
 #     the torch shim is built against Debian's torch 1.13 and nnscope.torch
-#     imports, or the reason it skipped is printed;
+#     imports, or the reason it skipped is printed; with the shim, nnscope
+#     copied beside the build (as the GPU check does) runs an unmodified
+#     torch script with the zero-code hook: 3 optimizer steps, 3 steps;
 #   - pass 2 (zlib.h hidden too): build_bare.sh takes the kit's prebuilt
 #     libnnscope.so, says so, and the extension still builds, imports and
 #     profiles.
@@ -169,6 +171,30 @@ if [ "$noshim" = 0 ]; then
 	if [ -n "$so" ]; then
 		ok "torch shim built against Debian's torch: $(basename "$so")"
 		grep -q "^shim (" "$TMP/build-$pass.log" && ok "nnscope.torch imports" || no "nnscope.torch did not import"
+		# the zero-code hook as the GPU check runs it: the kit's program
+		# copied beside the build finds python/nnscope_site there
+		[ -f "$out/python/nnscope_site/sitecustomize.py" ] && ok "the zero-code hook is in the build" ||
+			no "no python/nnscope_site/sitecustomize.py in $out"
+		cp "$NNS" "$out/nnscope"
+		"$out/nnscope" run -q -o "$TMP/zero-$pass" -- "$PY" -c '
+import torch
+m = torch.nn.Linear(8, 4)
+opt = torch.optim.SGD(m.parameters(), lr=0.1)
+for _ in range(3):
+    opt.zero_grad()
+    m(torch.ones(2, 8)).sum().backward()
+    opt.step()
+' >"$TMP/zero-$pass.log" 2>&1 || no "nnscope run of a torch script failed: $(tail -2 "$TMP/zero-$pass.log" | tr '
+' ' ')"
+		if "$NNS" analyse "$TMP/zero-$pass" --out "$TMP/anz-$pass" -q >/dev/null 2>&1; then
+			w=$(dirname "$(find "$TMP/anz-$pass" -name overview.json | head -1)")
+			n=$(jq '.steps | length' "$w/overview.json" 2>/dev/null)
+			l=$(jq '[.by_name[] | select(.name == "aten::linear") | .calls] | add // 0' "$w/operators.json" 2>/dev/null)
+			[ "$n" = 3 ] && ok "zero-code run: 3 steps for 3 optimizer steps" || no "zero-code run: $n steps (want 3)"
+			[ "$l" = 3 ] && ok "zero-code run: 3 aten::linear calls" || no "zero-code run: aten::linear $l calls (want 3)"
+		else
+			no "build/nnscope analyse of the zero-code trace failed"
+		fi
 	elif grep -q "torch shim: skipped (" "$TMP/build-$pass.log"; then
 		echo "SKIPNOTE $pass: $(grep -m1 'torch shim: skipped' "$TMP/build-$pass.log")"
 	else

@@ -18,6 +18,9 @@
 #                       the .py files, and the RecordFunction shim built against
 #                       $PYTHON's torch by python/torch_shim/build.py (which
 #                       says why when it skips: no torch, no headers);
+#   python/nnscope_site/ the zero-code hook (sitecustomize.py) that an
+#                       OUT/nnscope program puts on PYTHONPATH under
+#                       `nnscope run` (src/cli/cmd_run.c torch_site);
 # then imports nnscope (and nnscope.torch when torch imports) from OUT.
 # One line per part says what was built and how. Environment: PYTHON
 # (python3), NO_SHIM=1 (do not build the shim), JOBS (parallel compiles,
@@ -56,6 +59,8 @@ cc -std=c11 -O2 -g -D_GNU_SOURCE -fPIC -shared -fvisibility=hidden -Iinclude -I"
 	{ echo "FAIL: the Python extension does not build for $PYTHON"; exit 2; }
 echo "python extension built: _nnscope$EXT"
 cp python/nnscope/*.py python/torch_shim/nnscope_rf.cpp "$B/python/nnscope/" || exit 2
+mkdir -p "$B/python/nnscope_site" &&
+	cp python/nnscope_site/sitecustomize.py "$B/python/nnscope_site/" || exit 2
 if [ "${NO_SHIM:-0}" = 1 ]; then
 	echo "torch shim: not built (NO_SHIM=1)"
 else

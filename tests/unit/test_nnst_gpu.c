@@ -426,6 +426,29 @@ static void test_tsc_and_fits(void **state)
 	nb_free(&b);
 	nb_free(&c);
 
+	/* CUPTI on the collector's clock (as on a GPU machine): the points
+	 * pair TSC ticks with TSC ticks, a slope of 1/3 ns per tick that no
+	 * record needs: nothing said */
+	nb_header(&b, PID, NNST_F_TSC, RT, MONO, 5000);
+	strings(&b);
+	nb_clock(&b, 5000 + 3 * 1000000, MONO + 1000000, RT + 1000000);
+	nb_chunk(&b, NNST_CHUNK_GPU, g.p + 80, g.n - 80); /* the host-clock record */
+	c.n = 0;
+	nb_u64(&c, 5000 + 3 * 100);
+	nb_u64(&c, 5000 + 3 * 100);
+	nb_u64(&c, 5000 + 3 * 900000);
+	nb_u64(&c, 5000 + 3 * 900000);
+	nb_chunk(&b, NNST_CHUNK_GPUCLOCK, c.p, c.n);
+	nb_end(&b);
+	assert_int_equal(tu_nnst_load(b.p, b.n, &m), NNS_OK);
+	k = tu_find_event(&m, "cudaLaunchKernel", 0);
+	assert_non_null(k);
+	assert_int_equal(k->ts, T(MONO + 1400));
+	assert_null(strstr(m.diag.first_problem, "slope"));
+	model_release(&m);
+	nb_free(&b);
+	nb_free(&c);
+
 	/* two points with a slope of 1.5: refused, mean offset used */
 	nb_header(&b, PID, 0, RT, MONO, 0);
 	strings(&b);
