@@ -379,21 +379,27 @@ int fake_cupti_launch(const char *kernel, uint32_t grid, uint32_t block, uint64_
 	if (F.enabled & (1ull << 10)) { /* CONCURRENT_KERNEL */
 		uint32_t corr = ++F.corr;
 		uint64_t t0 = now();
+		/* the API record ends when the call returns, as CUPTI's does
+		 * (a fixed 500 ns outlasted the caller's range on a fast
+		 * machine): its room first, filled last */
+		uint8_t *api = room_locked(40, &f);
 
-		if ((r = room_locked(40, &f)))
-			api_record(r, 211, corr, t0, t0 + 500);
 		if ((r = room_locked(216, &f)))
 			kernel_record(r, kernel, grid, block, corr, t0);
+		if (api)
+			api_record(api, 211, corr, t0, now());
 		ok = r != NULL;
 	}
 	if (copy_bytes && (F.enabled & (1ull << 1))) { /* MEMCPY */
 		uint32_t corr = ++F.corr;
 		uint64_t t0 = now();
 
-		if ((r = room_locked(40, &f)))
-			api_record(r, 31, corr, t0, t0 + 800);
+		uint8_t *api = room_locked(40, &f);
+
 		if ((r = room_locked(96, &f)))
 			memcpy_record(r, copy_bytes, corr, t0);
+		if (api)
+			api_record(api, 31, corr, t0, now());
 		ok = ok && r != NULL;
 	}
 	pthread_mutex_unlock(&F.mu);
