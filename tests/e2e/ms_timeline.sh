@@ -118,7 +118,10 @@ for prof in sorted(glob.glob(D + "/PROF_*")):
                        ("rank %d: each step lasts its iteration (Iteration 1: %.2f us)" % (r, its[1][1]),
                         len(got_steps) == len(its) and all(n in its and abs(t - its[n][1]) < 0.01 for n, t in got_steps)),
                        ("rank %d: overview communication %.3f us per step, NPU" % (r, want_c),
-                        abs(ov["average"]["communication_us"] - want_c) < 0.01 and ov["gpus"][0]["kind"] == "NPU")):
+                        abs(ov["average"]["communication_us"] - want_c) < 0.01 and ov["gpus"][0]["kind"] == "NPU"),
+                       ("rank %d: the communication advice (%.1f%% of the step) speaks of HCCL and MindSpore, not NCCL" % (r, 100 * want_c / ov["average"]["total_us"]),
+                        [x["text"].count("%.1f%% of the step time is in HCCL communication" % (100 * want_c / ov["average"]["total_us"])) + x["text"].count("all_reduce_fusion_config") - x["text"].count("NCCL")
+                         for x in ov["recommendations"] if x["id"] == "communication"] == [2])):
         print(("PASS " if cond else "FAIL ") + name)
         ok = ok and cond
 sys.exit(0 if ok else 1)
