@@ -8,7 +8,8 @@
  * On an NPU (an Ascend device of a MindSpore run: an_device_is_npu) no GPU
  * advice (utilization / batch size, AMP, GPU memory, NCCL, DataParallel);
  * an_advice_add_ms adds MindInsight's proposers' advice instead once the
- * MindSpore files are read (an_ms_attach).
+ * MindSpore files are read (an_ms_attach). The communication advice is
+ * worded per device kind (comm_advice.c: HCCL and MindSpore on an NPU).
  */
 #include "an_advice.h"
 #include "an_gpu.h"
@@ -26,21 +27,30 @@
 static int add(struct an_profile *p, const char *id, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-static int add(struct an_profile *p, const char *id, const char *fmt, ...)
+/* Appends text (malloc'ed, NULL: out of memory), which it takes. */
+static int add_text(struct an_profile *p, const char *id, char *text)
 {
 	struct an_advice_item it;
-	va_list ap;
 
 	memset(&it, 0, sizeof(it));
 	snprintf(it.id, sizeof(it.id), "%s", id);
-	va_start(ap, fmt);
-	it.text = str_vprintf(fmt, ap);
-	va_end(ap);
+	it.text = text;
 	if (!it.text || vec_push(&p->advice.items, it)) {
-		free(it.text);
+		free(text);
 		return NNS_ENOMEM;
 	}
 	return 0;
+}
+
+static int add(struct an_profile *p, const char *id, const char *fmt, ...)
+{
+	va_list ap;
+	char *text;
+
+	va_start(ap, fmt);
+	text = str_vprintf(fmt, ap);
+	va_end(ap);
+	return add_text(p, id, text);
 }
 
 static void scan_usage(struct an_profile *p)
@@ -149,14 +159,9 @@ int an_advice_compute(struct an_profile *p, struct nns_err *err)
 	if (p->use_ddp && !p->use_nccl && !npu)
 		rc |= nccl_advice(p);
 	if (total > 0 && o->avg[AN_COMM] / total > 0.1)
-		rc |= add(
+		rc |= add_text(
 		    p, "communication",
-		    "This run has high time cost on communication. %.1f%% of the step time is in "
-		    "communication. You could try Gradient Compression or Gradient Accumulation or "
-		    "increase the batch size. Note: Gradient accumulation will increase global "
-		    "effective batch size, which may hurt model convergence and accuracy. For such "
-		    "case, you may want to evaluate LAMB optimizer.",
-		    100.0 * o->avg[AN_COMM] / total);
+		    comm_advice_text(an_device_kind(p->m), 100.0 * o->avg[AN_COMM] / total));
 	for (i = 0; i < p->gpus.n && !npu; i++)
 		if (p->gpus.v[i].utilization < 0.5)
 			rc |= add(

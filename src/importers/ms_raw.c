@@ -103,17 +103,20 @@ int ms_raw_job_dir(const char *dir, char *out, size_t n)
 
 int ms_raw_warn(struct ms_raw *r, const char *path, long long off, const char *fmt, ...)
 {
-	char why[512], *msg;
+	char *why, *msg;
 	va_list ap;
 
 	r->nwarn++;
 	if (r->warnings.n >= MS_RAW_WARN_MAX)
 		return NNS_OK;
 	va_start(ap, fmt);
-	vsnprintf(why, sizeof(why), fmt, ap);
+	why = str_vprintf(fmt, ap); /* whole: a warning may name long paths */
 	va_end(ap);
+	if (!why)
+		return NNS_ENOMEM;
 	msg = off >= 0 ? str_printf("%s: offset %lld: %s", path, off, why)
 		       : str_printf("%s: %s", path, why);
+	free(why);
 	if (!msg || vec_push(&r->warnings, msg)) {
 		free(msg);
 		return NNS_ENOMEM;
@@ -181,22 +184,53 @@ static int list(struct names *nm, const struct fs_root *root, const char *dir, i
 /* MindInsight's FrameworkParser also reads <raw root>/container/<dev>/data/
  * Framework.host.*.<dev>.<job id>.slice_*, the raw root being the job
  * directory's parent and the job id its name (test_framework_parser.py:
- * JOB2's files sit in container/0/data): those files of job dir's. */
-static int list_container(struct names *nm, const struct fs_root *root, const char *dir, int dev)
+ * JOB2's files sit in container/0/data): that directory into out and the
+ * job id into *job; 0, or -1 when dir has no usable name. */
+static int container_dir(const char *dir, int dev, char *out, size_t n, const char **job)
 {
-	char parent[FS_PATH_MAX], sub[FS_PATH_MAX + 48];
+	char parent[FS_PATH_MAX];
 	const char *slash = strrchr(dir, '/'), *name = slash ? slash + 1 : dir;
 
+	*job = name;
 	if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
-		return NNS_OK;
+		return -1;
 	if (slash)
 		snprintf(parent, sizeof(parent), "%.*s", (int)(slash - dir), dir);
 	else
 		snprintf(parent, sizeof(parent), ".");
-	if (snprintf(sub, sizeof(sub), "%s/container/%d/data", parent[0] ? parent : "/", dev) >=
-	    (int)sizeof(sub))
+	return snprintf(out, n, "%s/container/%d/data", parent[0] ? parent : "/", dev) >= (int)n
+		   ? -1
+		   : 0;
+}
+
+/* The framework files of job dir in its container directory. */
+static int list_container(struct names *nm, const struct fs_root *root, const char *dir, int dev)
+{
+	char sub[FS_PATH_MAX + 48];
+	const char *job;
+
+	if (container_dir(dir, dev, sub, sizeof(sub), &job))
 		return NNS_OK;
-	return list_tag(nm, root, sub, dev, name);
+	return list_tag(nm, root, sub, dev, job);
+}
+
+/* No framework file anywhere MindInsight looks: one warning naming the
+ * places and the file names searched (the other inputs are still read). */
+static int warn_no_framework(struct ms_raw *r, const char *dir, int dev)
+{
+	char box[FS_PATH_MAX + 48];
+	const char *job;
+
+	if (container_dir(dir, dev, box, sizeof(box), &job))
+		snprintf(box, sizeof(box), "%s", "(no container directory: the job has no name)");
+	return ms_raw_warn(
+	    r, dir, -1,
+	    "no framework files of device %d "
+	    "(Framework.host.[vm.]{task_desc_info,graph_desc_info,point}.%d[.<job>]."
+	    "slice_<n>) in %s, %s/data or %s (those of job %s): the AI Core executions "
+	    "(hwts) cannot be named and are left out; the other files (step trace, "
+	    "AI CPU, MindData) are analysed",
+	    dev, dev, dir, dir, box, job);
 }
 
 static void names_free(struct names *nm)
@@ -349,13 +383,16 @@ static int convert(struct ms_raw *r, const struct ms_src *s, struct names *nm)
 	buf_reset(&in);
 	if (!rc && nm->v[K_HWTS].n && !(rc = joined(r, s->root, nm, K_HWTS, &in, &first)) &&
 	    in.len) {
-		if (!fw.ops.n)
-			rc = ms_raw_warn(
-			    r, first, -1,
-			    "no framework task description beside it: its operators have no names");
-		else
+		if (!fw.ops.n) {
+			/* without any framework file warn_no_framework said it */
+			if (nm->v[K_TASK].n || nm->v[K_GRAPH].n || nm->v[K_POINT].n)
+				rc = ms_raw_warn(r, first, -1,
+						 "no framework task description beside it: its "
+						 "operators have no names");
+		} else {
 			rc = ms_raw_hwts((const unsigned char *)in.p, in.len, first, &fw, &out,
 					 &out2, &tl, &mincc, r);
+		}
 	}
 	rc = rc ? rc : keep(r, s, "aicore_intermediate_", "_detail.csv", &out);
 	rc = rc ? rc : keep(r, s, "aicore_intermediate_", "_type.csv", &out2);
@@ -406,6 +443,8 @@ int ms_raw_load(struct ms_raw *r, const struct ms_src *s, struct nns_err *err)
 		r->inputs += (int)job.v[k].n;
 	if (!rc && !r->inputs)
 		rc = NNS_ENOTFOUND;
+	if (!rc && !job.v[K_TASK].n && !job.v[K_GRAPH].n && !job.v[K_POINT].n)
+		rc = warn_no_framework(r, dir, s->dev);
 	if (!rc)
 		rc = convert(r, s, &job);
 	names_free(&job);

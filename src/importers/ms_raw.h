@@ -22,7 +22,9 @@
  * Damage: a record cut short, an unknown record type, a job id that
  * changes, a line that is not "name:value" ... is a warning
  * "<path>: offset N: why" in warnings (the first MS_RAW_WARN_MAX kept,
- * nwarn counts all); what can be read is kept.
+ * nwarn counts all); what can be read is kept. No framework file in any
+ * place searched is one warning "<job dir>: no framework files ..." naming
+ * those places and the file names; the other inputs are still converted.
  *
  * Ops and steps: the hwts executions also become output_timeline_data_<dev>
  * .txt and min_cycle_counter_<dev>.txt (as MindSpore's OPComputeTimeParser

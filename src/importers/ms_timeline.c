@@ -658,7 +658,10 @@ int mstl_load_rank_opts(struct model *m, const char *devdir, const char *view,
 		model_reopen(m);
 		if (classify(m, r.rank))
 			rc = nns_err_set(err, NNS_ENOMEM, "%s: out of memory", devdir);
-		else if ((rc2 = model_finalize(m, &e2)) != NNS_OK) {
+		else if ((rc2 = mstl_add_steps(m, &e2)) != NNS_OK) {
+			*err = e2;
+			rc = rc2;
+		} else if ((rc2 = model_finalize(m, &e2)) != NNS_OK) {
 			*err = e2;
 			rc = rc2;
 		}

@@ -109,7 +109,9 @@ int mstl_load_rank(struct model *m, const char *devdir, const struct kineto_opts
  * ms_timeline.c classify) while the Trace view keeps every event on its
  * plane's thread (metadata trace_tracks = threads); metadata msprof_rank,
  * msprof_models (the sub-graphs, "0,2"), msprof_view (the canonical view)
- * and device_kind NPU. NNS_EINVAL for a view that does not parse. */
+ * and device_kind NPU; its steps are the Step Trace plane's iterations
+ * (ms_timeline_steps.c, metadata steps_from "msprof_step_trace"). NNS_EINVAL
+ * for a view that does not parse. */
 int mstl_load_rank_opts(struct model *m, const char *devdir, const char *view,
 			const struct kineto_opts *ko, struct nns_err *err);
 

@@ -25,4 +25,8 @@ void mstl_overlap(struct mstl_w *w, struct msj *files, size_t n);
 /* Ascend Hardware (pname "Ascend Hardware", task_time files) or HCCL. */
 void mstl_copy_plane(struct mstl_w *w, struct msj *files, size_t n, const char *pname);
 
+/* The steps of a loaded rank from its Step Trace plane
+ * (ms_timeline_steps.c): on an open model, before model_finalize. */
+int mstl_add_steps(struct model *m, struct nns_err *err);
+
 #endif

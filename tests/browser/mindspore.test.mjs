@@ -87,7 +87,10 @@ const browser = await chromium.launch({ executablePath: process.env.NNS_CHROMIUM
 const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
 context.setDefaultTimeout(10000);
 
-async function open(view, sel) {
+// a parameter of the page's address (the hash's query), or null
+const hashParam = (page, k) => page.evaluate((key) => new URLSearchParams(location.hash.replace(/^#/, '')).get(key), k);
+
+async function open(view, sel, extra = {}) {
   const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
@@ -98,7 +101,7 @@ async function open(view, sel) {
     if (/status of 404/.test(m.text()) && /\/api\/view\?/.test(url) && ABSENT.has(new URL(url).searchParams.get('view'))) return;
     errors.push(`console: ${m.text()} ${url}`);
   });
-  const q = new URLSearchParams({ view, run: sel.run, worker: sel.worker });
+  const q = new URLSearchParams({ view, run: sel.run, worker: sel.worker, ...extra });
   try {
     await page.goto(`${URL0}/#${q}`);
     await page.waitForSelector(`[data-testid="view-${view}"][data-loaded="1"]`, { timeout: LOAD_MS, state: 'attached' });
@@ -679,7 +682,8 @@ if (!msRun || msRun.kind !== 'mindspore' || !dev) {
 
 // the cluster (msprof) timeline of a rank in the Trace view (web/trace/msprof.js):
 // the four planes of the detail view; Summary leaves Step Trace and Overlap
-// Analysis only (run.sh copies $NNS_SHARED/data/mindinsight/profiler to mindspore/profiler)
+// Analysis only; the choice is kept in the address as timeline= and an address
+// with timeline= opens that view (run.sh copies $NNS_SHARED/data/mindinsight/profiler to mindspore/profiler)
 {
   const tl = runs.find((r) => r.name === 'mindspore/profiler/msprof');
   if (!tl) skip('msprof timeline in the Trace view', 'no mindspore/profiler/msprof run (no shared MindInsight profiler data)');
@@ -701,9 +705,33 @@ if (!msRun || msRun.kind !== 'mindspore' || !dev) {
       await o.page.waitForFunction(() => window.__nnsTrace && window.__nnsTrace.groups.length && !window.__nnsTrace.groups.includes('HCCL rank0'), null, { timeout: LOAD_MS });
       assert.deepEqual([...(await groups())].sort(), ['Overlap Analysis rank0', 'Step Trace rank0']);
       assert.equal(await o.page.$eval('[data-testid="trace-msprof-level"]', (e) => e.value), 'summary');
+      // the choice is kept in the page's address (issue 22 part 4)
+      assert.equal(await hashParam(o.page, 'timeline'), 'summary/merged/all');
     });
     await shoot(o.page, 'trace-msprof-rank0-summary');
     await finish('trace msprof rank_0', o);
+    // an address with timeline= opens that view: summary, sub-graphs apart,
+    // sub-graph 2 (rank 0's Step Trace thread "Model ID:2"); a change of the
+    // sub-graph rewrites timeline= in the address
+    const o2 = await open('trace', { run: tl.name, worker: 'rank_0' }, { timeline: 'summary/apart/2' });
+    await check('trace msprof rank_0 from an address with timeline=summary/apart/2: that view is selected and shown', async () => {
+      await o2.page.waitForFunction(() => window.__nnsTrace && window.__nnsTrace.drawn > 0, null, { timeout: LOAD_MS });
+      const sel = await o2.page.$$eval('[data-testid="trace-msprof"] select', (ss) => ss.map((x) => x.value));
+      assert.deepEqual(sel, ['summary', 'apart', '2']);
+      const g = await o2.page.evaluate(() => window.__nnsTrace.groups);
+      assert.deepEqual([...g].sort(), ['Overlap Analysis rank0', 'Step Trace rank0']);
+    });
+    await check('trace msprof rank_0: choosing all sub-graphs writes timeline=summary/apart/all into the address', async () => {
+      await Promise.all([
+        o2.page.waitForResponse((r) => r.url().includes('/api/trace/meta') && r.url().includes('timeline=summary%2Fapart%2Fall') && r.status() === 200, { timeout: LOAD_MS }),
+        o2.page.selectOption('[data-testid="trace-msprof-model"]', 'all'),
+      ]);
+      assert.equal(await hashParam(o2.page, 'timeline'), 'summary/apart/all');
+      // the rest of the address stays
+      assert.equal(await hashParam(o2.page, 'worker'), 'rank_0');
+      assert.equal(await hashParam(o2.page, 'view'), 'trace');
+    });
+    await finish('trace msprof rank_0 (timeline= in the address)', o2);
   }
 }
 

@@ -19,6 +19,9 @@
 #   - JOB2 (only pipeline_profiling_0.json) analysed with the framework
 #     files of ../container/0/data, as MindInsight finds them;
 #   - every raw warning (3) in the CLI, ms_ops.json errors and the report;
+#   - no framework files (ERROR_JOB, JOB_AICPU, JOB3's hwts and training
+#     trace alone): one warning naming the directories and file names
+#     searched, the steps / AICPU calls still analysed;
 #   - the binary before this change refused JOB1 ("no traces found") when
 #     NNSCOPE_BEFORE is set.
 #
@@ -106,6 +109,28 @@ check_q "ms_ops.json errors: the 3 warnings" jqt "$TMP/bad3/device_0/ms_ops.json
 	'(.errors | length) == 3 and (.errors | map(select(test("offset 4780: 7 trailing"))) | length) == 1'
 "$NNSCOPE" report "$TMP/in3" >"$TMP/bad3.report" 2>&1
 check_q "report's Input problems: the 3 warnings" test "$(sed -n '/Input problems/,$p' "$TMP/bad3.report" | grep -c "$TMP/in3/")" = 3
+
+# no framework files (issue 22 part 3): one warning naming the places looked
+# in (the job, its data/, ../container/<dev>/data) and the file names, and
+# the rest still analysed. ERROR_JOB has only a training trace (device 10),
+# JOB_AICPU only data/DATA_PREPROCESS.dev.AICPU.0; a copy of JOB3's hwts log
+# and training trace without its framework files warns once, not twice.
+nofw() { # nofw NAME JOBDIR DEV: the log has exactly one warning, the no-framework one
+	local log=$TMP/$1.log job=$2 dev=$3
+	test "$(grep -c warning "$log")" = 1 &&
+		grep -qF "warning: $job: no framework files of device $dev (Framework.host.[vm.]{task_desc_info,graph_desc_info,point}.$dev[.<job>].slice_<n>) in $job, $job/data or $(dirname "$job")/container/$dev/data (those of job $(basename "$job"))" "$log"
+}
+check_q "ERROR_JOB: one warning naming the places and names searched for framework files" nofw ej "$D/ERROR_JOB" 10
+check_q "ERROR_JOB: the warning is in ms_ops.json's errors too" jqt "$TMP/ej/device_10/ms_ops.json" \
+	'[.errors[] | select(test("no framework files of device 10"))] | length == 1'
+check_q "ERROR_JOB: its 40 steps still analysed" jqt "$TMP/ej/device_10/steptrace.json" '.summary.total_steps == 40'
+check_q "JOB_AICPU: one warning naming the places searched" nofw ja "$D/JOB_AICPU" 0
+check_q "JOB_AICPU: its 3 AICPU calls still analysed" jqt "$TMP/ja/data/device_0/ms_aicpu.json" '.calls == 3'
+mkdir -p "$TMP/nofw"
+cp "$D/JOB3/"hwts.log.* "$D/JOB3/data/"training_trace.* "$TMP/nofw/"
+check "hwts + training trace without framework files analysed (exit 0)" ana nofw3 "$TMP/nofw"
+check_q "hwts without framework files: one warning (not a second for the hwts log)" nofw nofw3 "$TMP/nofw" 1
+check_q "hwts without framework files: JOB3's 322 steps kept" jqt "$TMP/nofw3/device_1/steptrace.json" '.summary.total_steps == 322'
 
 if [ -n "${NNSCOPE_BEFORE:-}" ]; then
 	"$NNSCOPE_BEFORE" analyse "$D/JOB1" --out "$TMP/before" >"$TMP/before.log" 2>&1

@@ -17,6 +17,10 @@
 #   - ts moved by collectionTimeBegin - clockMonotonicRaw/1000 exactly;
 #   - process names from "M" process_name events for any Chrome trace
 #     (export, and the Trace view's groups);
+#   - steps (issue 22 part 1): one step per "Iteration <k>" of the Step Trace
+#     plane (10 per rank on the fixture, counted from the files), the
+#     sub-graph with the most iterations when there are several (a hand-made
+#     rank), overview steps_from "msprof_step_trace", --steps 3-5;
 #   - nnscope serve: /api/trace/meta of rank_0 groups its tracks under
 #     "Step Trace rank0", "Overlap Analysis rank0", "Ascend Hardware rank0",
 #     "HCCL rank0".
@@ -39,6 +43,28 @@ JSON
 "$NNSCOPE" export "$TMP/pn.json" -o "$TMP/pn.out.json" -q
 check_q "export keeps a trace's process name" \
 	jqt "$TMP/pn.out.json" '[.traceEvents[] | select(.name == "process_name") | .args.name] == ["My Proc"]'
+
+# ---- steps of a rank with two sub-graphs: the one with the most iterations ----
+# a hand-made rank: sub-graph 1 has iterations 1-2, sub-graph 3 has 1-3
+# (20, 20, 30 us); an FP_BP row is not an iteration
+SG=$TMP/sg/PROF_1/device_0
+mkdir -p "$SG/timeline"
+echo '{"rank_id":0}' >"$SG/info.json.0"
+echo '{"collectionTimeBegin":"0","clockMonotonicRaw":"0"}' >"$SG/start_info.0"
+cat >"$SG/timeline/step_trace_0_1_1.json" <<'JSON'
+[{"name":"process_name","pid":5,"tid":0,"args":{"name":"Step Trace"},"ph":"M"},
+{"name":"thread_name","pid":5,"tid":51,"args":{"name":"Model ID:1"},"ph":"M"},
+{"name":"thread_name","pid":5,"tid":53,"args":{"name":"Model ID:3"},"ph":"M"},
+{"name":"Iteration 1","pid":5,"tid":51,"ts":100,"dur":50,"ph":"X"},
+{"name":"Iteration 2","pid":5,"tid":51,"ts":200,"dur":50,"ph":"X"},
+{"name":"Iteration 1","pid":5,"tid":53,"ts":110,"dur":20,"ph":"X"},
+{"name":"FP_BP Time 1","pid":5,"tid":53,"ts":110,"dur":10,"ph":"X"},
+{"name":"Iteration 2","pid":5,"tid":53,"ts":150,"dur":20,"ph":"X"},
+{"name":"Iteration 3","pid":5,"tid":53,"ts":210,"dur":30,"ph":"X"}]
+JSON
+"$NNSCOPE" analyse "$TMP/sg" --out "$TMP/sgo" >"$TMP/sgo.txt" 2>&1
+check_q "two sub-graphs: the steps are sub-graph 3's iterations 1-3 (20, 20, 30 us)" \
+	jqt "$TMP/sgo/rank_0/overview.json" '[.steps[] | [.name, .total_us]] == [["1",20],["2",20],["3",30]] and .steps_from == "msprof_step_trace"'
 
 D=$SHARED/data/mindinsight/profiler
 EXP=$SHARED/conformance/mindinsight/expected_values.json
@@ -72,12 +98,30 @@ for prof in sorted(glob.glob(D + "/PROF_*")):
     k = json.load(open("%s/rank_%d/kernels.json" % (A, r)))
     ov = json.load(open("%s/rank_%d/overview.json" % (A, r)))
     want_k = round(sum(e["dur"] for e in ops + ck), 3)
-    want_c = round(sum(e["dur"] for e in ck), 3)
     calls = sum(x["calls"] for x in k["by_name"])
+    # the steps: one per "Iteration <k>" of the Step Trace plane (every
+    # step_trace file of a rank is a copy: 10 iterations on the fixture)
+    its = {}
+    for f in glob.glob(tl + "/step_trace_*.json"):
+        for e in json.load(open(f)):
+            if e.get("ph") == "X" and re.fullmatch(r"Iteration \d+", e["name"]):
+                its[int(e["name"].split()[1])] = (e["ts"], e["dur"])
+    # communication per step: the collectives clipped to the iteration
+    # (they never overlap each other), averaged over the steps
+    clip = lambda a, b: sum(max(0, min(b, e["ts"] + e["dur"]) - max(a, e["ts"])) for e in ck)
+    want_c = round(sum(clip(ts, ts + d) for ts, d in its.values()) / len(its), 3)
+    got_steps = [(int(s["name"]), s["total_us"]) for s in ov["steps"]]
     for name, cond in (("rank %d: %d kernels, %.3f us (ops + collectives)" % (r, len(ops) + len(ck), want_k),
                         abs(k["total_us"] - want_k) < 0.01 and calls == len(ops) + len(ck)),
-                       ("rank %d: overview communication %.3f us, NPU" % (r, want_c),
-                        abs(ov["average"]["communication_us"] - want_c) < 0.01 and ov["gpus"][0]["kind"] == "NPU")):
+                       ("rank %d: %d steps (%d..%d) from the Step Trace plane, steps_from msprof_step_trace" % (r, len(its), min(its), max(its)),
+                        len(its) == 10 and [n for n, _ in got_steps] == sorted(its) and ov.get("steps_from") == "msprof_step_trace"),
+                       ("rank %d: each step lasts its iteration (Iteration 1: %.2f us)" % (r, its[1][1]),
+                        len(got_steps) == len(its) and all(n in its and abs(t - its[n][1]) < 0.01 for n, t in got_steps)),
+                       ("rank %d: overview communication %.3f us per step, NPU" % (r, want_c),
+                        abs(ov["average"]["communication_us"] - want_c) < 0.01 and ov["gpus"][0]["kind"] == "NPU"),
+                       ("rank %d: the communication advice (%.1f%% of the step) speaks of HCCL and MindSpore, not NCCL" % (r, 100 * want_c / ov["average"]["total_us"]),
+                        [x["text"].count("%.1f%% of the step time is in HCCL communication" % (100 * want_c / ov["average"]["total_us"])) + x["text"].count("all_reduce_fusion_config") - x["text"].count("NCCL")
+                         for x in ov["recommendations"] if x["id"] == "communication"] == [2])):
         print(("PASS " if cond else "FAIL ") + name)
         ok = ok and cond
 sys.exit(0 if ok else 1)
@@ -87,6 +131,16 @@ cat "$TMP/k.txt"
 passes=$((passes + $(grep -c '^PASS' "$TMP/k.txt")))
 fails=$((fails + $(grep -c '^FAIL' "$TMP/k.txt")))
 [ "$rck" = 0 ] || [ "$(grep -c '^FAIL' "$TMP/k.txt")" != 0 ] || fail "the kernel checks did not run"
+
+# ---- --steps on the rank workers: the steps are the Step Trace's iterations ------
+"$NNSCOPE" analyse "$D" --steps 3-5 --out "$TMP/s35" >"$TMP/s35.txt" 2>&1
+for r in 0 1; do
+	check_q "analyse --steps 3-5: rank_$r keeps steps 3, 4, 5" \
+		jqt "$TMP/s35/profiler/msprof/rank_$r/overview.json" '[.steps[].name] == ["3","4","5"] and .steps_from == "msprof_step_trace"'
+done
+# Iteration 3 of rank 0 (step_trace_0_2_*.json): dur 15304.02 us
+check_q "analyse --steps 3-5: rank_0 step 3 lasts Iteration 3's 15304.02 us" \
+	jqt "$TMP/s35/profiler/msprof/rank_0/overview.json" '.steps[0].total_us == 15304.02'
 
 # ---- export: the planes, per rank --------------------------------------------------
 "$NNSCOPE" export "$D" -o "$TMP/detail.json" --detail -q
@@ -203,8 +257,8 @@ if command -v curl >/dev/null; then
 	check_q "serve: timeline=summary keeps Step Trace and Overlap Analysis only" \
 		jqt "$TMP/meta2.json" '([.tracks[].group] | unique) == ["Overlap Analysis rank0","Step Trace rank0"] and .msprof.view == "summary/merged/all"'
 	tmeta summary/apart/2
-	check_q "serve: timeline=summary/apart/2: the Step Trace thread 'Model ID:2'" \
-		jqt "$TMP/meta2.json" '[.tracks[] | select(.group == "Step Trace rank0") | .name] == ["Thread 10036 (Model ID:2)"]'
+	check_q "serve: timeline=summary/apart/2: the Step Trace thread 'Model ID:2' and its steps" \
+		jqt "$TMP/meta2.json" '[.tracks[] | select(.group == "Step Trace rank0") | .name] == ["Thread 10036 (Model ID:2)","Thread steps (Model ID:2)"]'
 	tmeta summary/merged/0
 	check_q "serve: timeline=summary/merged/0: rank 0 has no sub-graph 0, so no Overlap Analysis" \
 		jqt "$TMP/meta2.json" '[.tracks[] | select(.group == "Overlap Analysis rank0")] == []'

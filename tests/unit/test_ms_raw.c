@@ -140,7 +140,11 @@ static void test_error_job_step_trace(void **state)
 	load(&r, d, 10);
 	same_as(&r, "step_trace_raw_10_detail_time.csv",
 		"profiler/step_trace_raw_10_detail_time.csv");
-	assert_int_equal(r.nwarn, 0);
+	/* no framework file anywhere: one warning naming where it looked */
+	assert_int_equal(r.nwarn, 1);
+	assert_non_null(strstr(r.warnings.v[0], "no framework files of device 10"));
+	assert_non_null(strstr(r.warnings.v[0], "ERROR_JOB/data or "));
+	assert_non_null(strstr(r.warnings.v[0], "/container/10/data (those of job ERROR_JOB)"));
 	ms_raw_release(&r);
 }
 

@@ -85,11 +85,14 @@ class TraceView {
     clearTimeout(this.loadTimer);
   }
 
-  // Shows another view of an msprof rank: the timeline again from its meta.
+  // Shows another view of an msprof rank: the timeline again from its meta,
+  // the choice kept in the page's address (timeline=, read back by the
+  // constructor on a load of that address).
   reload(timeline) {
     this.dispose();
     this.alive = true;
     this.base.timeline = timeline;
+    this.updateHash({ timeline });
     return this.start();
   }
 
