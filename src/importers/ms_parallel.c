@@ -680,6 +680,11 @@ int ms_marey_file_step(const struct ms_src *src, int *step)
 	return 1;
 }
 
+int ms_marey_file_steps(const struct ms_src *src, int *ids, int max)
+{
+	return list_nums(src, "ascend_marey_timeline_", ".json", ids, max);
+}
+
 int ms_par_match_file(const char *base, int *dev, int *prio)
 {
 	static const struct {
