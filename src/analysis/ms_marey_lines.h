@@ -17,8 +17,8 @@
  *   the op in the map; points sorted by x (ties: file order). A device with
  *   no point has no line. min / max of y over every line of the kind (the
  *   chart scales each row's line between them).
- * Blocks (StageTree.vue), devices in stage order (each stage's devices by
- *   the number in their name), then the stages:
+ * Blocks (StageTree.vue), per stage in stage order: its devices with data
+ *   (by the number in their name), then the stage itself:
  *   device: FLOPs / FLOPS of flops_summary_<id>.json, their ratio to the
  *     largest over the devices; peak / capacity of memory_usage_<id>.pb
  *     (ms_memory.h's summary) and peak / capacity;
