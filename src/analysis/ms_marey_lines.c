@@ -152,7 +152,8 @@ static const struct ms_mem_gres *graph1(const struct ms_mem_result *mr,
 					const struct ms_mem_file *mf)
 {
 	for (size_t i = 0; i < mr->graphs.n; i++)
-		if (mr->graphs.v[i].g < mf->graphs.n && mf->graphs.v[mr->graphs.v[i].g].graph_id == 1)
+		if (mr->graphs.v[i].g < mf->graphs.n &&
+		    mf->graphs.v[mr->graphs.v[i].g].graph_id == 1)
 			return &mr->graphs.v[i];
 	return NULL;
 }
@@ -260,8 +261,7 @@ static double mean_of(const struct mean *a)
 	return a->n ? a->sum / a->n : NAN;
 }
 
-int ms_marey_lines_finish(struct ms_marey_lines *l, const struct ms_marey *m,
-			  struct nns_err *err)
+int ms_marey_lines_finish(struct ms_marey_lines *l, const struct ms_marey *m, struct nns_err *err)
 {
 	VEC(struct ms_marey_block) out = {0};
 	double max_f = NAN, max_fs = NAN;
@@ -289,7 +289,8 @@ int ms_marey_lines_finish(struct ms_marey_lines *l, const struct ms_marey *m,
 		/* the stage's devices with a block, by the number in their name */
 		for (size_t k = 0; k < s->devices.n; k++)
 			for (size_t i = 0; i < l->blocks.n; i++)
-				if (l->blocks.v[i].name && !strcmp(l->blocks.v[i].name, s->devices.v[k])) {
+				if (l->blocks.v[i].name &&
+				    !strcmp(l->blocks.v[i].name, s->devices.v[k])) {
 					size_t j = n++;
 
 					while (j > 0 && devnum(l->blocks.v[order[j - 1]].name) >
@@ -342,10 +343,9 @@ static int note(struct ms_marey_lines *l, const char *msg)
 
 	if (l->errors.n >= MAX_ERRORS)
 		return 0;
-	if (!(s = strdup(msg)) || vec_push(&l->errors, s)) {
-		free(s);
+	if (vec_reserve(&l->errors, l->errors.n + 1) || !(s = strdup(msg)))
 		return -1;
-	}
+	l->errors.v[l->errors.n++] = s;
 	return 0;
 }
 
@@ -374,8 +374,8 @@ int ms_marey_lines_load(struct ms_marey_lines *l, const struct ms_marey *m,
 		if (mem.rc && mem.rc != NNS_ENOTFOUND && note(l, mem.err.msg))
 			rc = nomem(err);
 		if (rc == NNS_OK)
-			rc = ms_marey_lines_add(l, m, i, frc ? NULL : &fl,
-						mem.rc ? NULL : &mem.res, mem.rc ? NULL : &mem.file, err);
+			rc = ms_marey_lines_add(l, m, i, frc ? NULL : &fl, mem.rc ? NULL : &mem.res,
+						mem.rc ? NULL : &mem.file, err);
 		ms_flops_release(&fl);
 		ms_mem_release(&mem);
 	}

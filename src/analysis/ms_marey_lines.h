@@ -75,8 +75,7 @@ int ms_marey_lines_add(struct ms_marey_lines *l, const struct ms_marey *m, size_
 		       const struct ms_flops *fl, const struct ms_mem_result *mr,
 		       const struct ms_mem_file *mf, struct nns_err *err);
 /* After every device: the ranges, the ratios and the stage blocks. */
-int ms_marey_lines_finish(struct ms_marey_lines *l, const struct ms_marey *m,
-			  struct nns_err *err);
+int ms_marey_lines_finish(struct ms_marey_lines *l, const struct ms_marey *m, struct nns_err *err);
 /* ms_marey_lines_init + every device of m->maps read from src->dir (src->dev
  * unused) + finish. */
 int ms_marey_lines_load(struct ms_marey_lines *l, const struct ms_marey *m,

@@ -354,7 +354,8 @@ static int pick_step(const char *step, const int *steps, size_t n, int *k, struc
 	if (!*step || strlen(step) > 9 || strspn(step, "0123456789") != strlen(step) ||
 	    (*k = atoi(step)) < 1)
 		return nns_err_set(err, NNS_EINVAL,
-				   "step '%.40s' is not a step number (a whole number from 1)", step);
+				   "step '%.40s' is not a step number (a whole number from 1)",
+				   step);
 	for (size_t i = 0; i < n; i++)
 		if (steps[i] == *k)
 			return NNS_OK;

@@ -140,7 +140,7 @@ struct ms_marey {
 	VEC(struct ms_marey_dev) maps;
 	VEC(struct ms_marey_stage) stages;
 	VEC(struct ms_marey_scope) scopes; /* scope_map_<step>.json, file order */
-	VEC(int) steps; /* the job's steps, ascending (analysis/ms_parallel.h) */
+	VEC(int) steps;			   /* the job's steps, ascending (analysis/ms_parallel.h) */
 };
 
 void ms_marey_release(struct ms_marey *m);

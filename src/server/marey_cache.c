@@ -68,8 +68,7 @@ char *mc_get(struct marey_cache *c, const char *dir, const char *step, size_t *l
 	return out;
 }
 
-void mc_put(struct marey_cache *c, const char *dir, const char *step, const char *doc,
-	    size_t len)
+void mc_put(struct marey_cache *c, const char *dir, const char *step, const char *doc, size_t len)
 {
 	char *key, *copy;
 	struct mc_entry *e;

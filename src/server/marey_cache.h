@@ -41,7 +41,6 @@ char *mc_get(struct marey_cache *c, const char *dir, const char *step, size_t *l
 /* Caches a copy of doc[0..len) for (dir, step), evicting the least
  * recently used entries to stay within the bounds; a document over
  * MC_MAX_BYTES, or out of memory: not cached. */
-void mc_put(struct marey_cache *c, const char *dir, const char *step, const char *doc,
-	    size_t len);
+void mc_put(struct marey_cache *c, const char *dir, const char *step, const char *doc, size_t len);
 
 #endif

@@ -40,7 +40,7 @@ struct server {
 	struct conn_guard guard; /* connection deadlines and shedding (conns.h) */
 	struct srv_opts o;
 	struct marey_cache marey; /* ms_marey documents per step (marey_cache.h) */
-	int port; /* the bound port */
+	int port;		  /* the bound port */
 	void *mhd;
 };
 

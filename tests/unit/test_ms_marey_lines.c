@@ -126,11 +126,12 @@ static void lines_and_blocks(void **state)
 		    "Default/MatMul-op2, 30, 3, 1\nDefault/Conv-op1, 10, 1, 1\n"
 		    "StreamSend-op5, 9, 1, 1\nAtomicAddrClean-op6, 9, 1, 1\nGone-op7, 4, 1, 1\n",
 		    "{\"FLOPs\": 50, \"FLOPS\": 5, \"FLOPS_Utilization\": 1}");
-	parse_flops(&f3,
-		    "full_kernel_name, MFLOPs(10^6 cube), GFLOPS(10^9 cube), FLOPS utilization(cube), "
-		    "MFLOPs(10^6 vector), GFLOPS(10^9 vector), FLOPS utilization(vec)\n"
-		    "a/b/Conv-op1, 5, 1, 1, 1, 1, 1\n",
-		    "{\"FLOPs\": 150, \"FLOPS\": 20, \"FLOPS_Utilization\": 1}");
+	parse_flops(
+	    &f3,
+	    "full_kernel_name, MFLOPs(10^6 cube), GFLOPS(10^9 cube), FLOPS utilization(cube), "
+	    "MFLOPs(10^6 vector), GFLOPS(10^9 vector), FLOPS utilization(vec)\n"
+	    "a/b/Conv-op1, 5, 1, 1, 1, 1, 1\n",
+	    "{\"FLOPs\": 150, \"FLOPS\": 20, \"FLOPS_Utilization\": 1}");
 
 	/* device1's memory: graph id 1 (nodes 0, 1) and graph id 2 (node 2) */
 	memset(&mf, 0, sizeof(mf));
