@@ -68,9 +68,18 @@ int ms_marey_compute(struct ms_mtl_set *s, const char *step, struct ms_marey *m,
 		     struct nns_err *err);
 
 /* The stage timeline of src->dir: computed from its timelines when it has
- * some, else its saved answer (the smallest step when step is NULL).
- * NNS_OK, NNS_ENOTFOUND (neither), other errors. */
+ * some, else its saved answer. m->steps: the job's steps, ascending (the
+ * numbers naming the timelines' step rows, [1] = the whole time when there
+ * are none; or the k of every ascend_marey_timeline_<k>.json). step: a
+ * decimal step number among them, NULL for the first. NNS_OK,
+ * NNS_ENOTFOUND (neither), NNS_EINVAL (step not a number or not one of the
+ * job's, the message lists them), other errors. */
 int ms_marey_load(const struct ms_src *src, const char *step, struct ms_marey *m,
 		  struct nns_err *err);
+
+/* 1 when src's device is the one that carries the job's stage timeline
+ * (written and reported once per job): the first device with a timeline,
+ * else device 0. */
+int ms_marey_owner(const struct ms_src *src);
 
 #endif

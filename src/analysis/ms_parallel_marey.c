@@ -310,28 +310,117 @@ oom:
 	return nomem(err);
 }
 
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The steps of the timelines: the numbers that name a step row, ascending,
+ * once each; [1] (the whole time) when no device has step rows. */
+static int mtl_steps(const struct ms_mtl_set *s, struct ms_marey *m)
+{
+	size_t w = 0;
+
+	for (size_t i = 0; i < s->devs.n; i++)
+		for (size_t k = 0; k < s->devs.v[i].ev.n; k++) {
+			const struct ms_mtl_ev *e = &s->devs.v[i].ev.v[k];
+
+			if (!e->is_op && strlen(e->name) <= 9 && vec_push(&m->steps, atoi(e->name)))
+				return -1;
+		}
+	if (!m->steps.n && vec_push(&m->steps, 1))
+		return -1;
+	qsort(m->steps.v, m->steps.n, sizeof(int), cmp_int);
+	for (size_t i = 0; i < m->steps.n; i++)
+		if (!w || m->steps.v[w - 1] != m->steps.v[i])
+			m->steps.v[w++] = m->steps.v[i];
+	m->steps.n = w;
+	return 0;
+}
+
+/* The step asked for, checked against steps[0..n): NNS_OK and *k, else
+ * NNS_EINVAL naming the steps there are. step NULL: the first step. */
+static int pick_step(const char *step, const int *steps, size_t n, int *k, struct nns_err *err)
+{
+	char list[96];
+	size_t used = 0;
+
+	if (!step) {
+		*k = n ? steps[0] : 1;
+		return NNS_OK;
+	}
+	if (!*step || strlen(step) > 9 || strspn(step, "0123456789") != strlen(step) ||
+	    (*k = atoi(step)) < 1)
+		return nns_err_set(err, NNS_EINVAL,
+				   "step '%.40s' is not a step number (a whole number from 1)",
+				   step);
+	for (size_t i = 0; i < n; i++)
+		if (steps[i] == *k)
+			return NNS_OK;
+	list[0] = 0;
+	for (size_t i = 0; i < n && used + 16 < sizeof(list); i++)
+		used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%d", i ? ", " : "",
+					 steps[i]);
+	return nns_err_set(err, NNS_EINVAL, "step %d is not a step of this job (steps: %s%s)", *k,
+			   list, used + 16 >= sizeof(list) ? ", ..." : "");
+}
+
 int ms_marey_load(const struct ms_src *src, const char *step, struct ms_marey *m,
 		  struct nns_err *err)
 {
 	struct ms_mtl_set s;
-	int rc, k;
+	struct ms_marey tmp;
+	char name[16];
+	int rc, k, ids[64], n;
 
 	memset(m, 0, sizeof(*m));
+	memset(&tmp, 0, sizeof(tmp));
 	rc = ms_mtl_read_dir(src, &s, err);
 	if (rc == NNS_OK) {
-		rc = ms_marey_compute(&s, step ? step : "1", m, err);
+		if (mtl_steps(&s, &tmp)) {
+			ms_mtl_set_release(&s);
+			vec_free(&tmp.steps);
+			return nomem(err);
+		}
+		rc = pick_step(step, tmp.steps.v, tmp.steps.n, &k, err);
+		if (rc == NNS_OK) {
+			snprintf(name, sizeof(name), "%d", k);
+			rc = ms_marey_compute(&s, name, m, err);
+		}
 		ms_mtl_set_release(&s);
+		if (rc == NNS_OK)
+			m->steps = tmp.steps;
+		else
+			vec_free(&tmp.steps);
 		return rc;
 	}
 	if (rc != NNS_ENOTFOUND)
 		return rc;
-	if (step)
-		k = atoi(step);
-	else if (!ms_marey_file_step(src, &k))
+	n = ms_marey_file_steps(src, ids, 64);
+	if (n <= 0)
 		return nns_err_set(err, NNS_ENOTFOUND,
 				   "%s: no ascend_timeline_display_<dev>.json nor "
 				   "ascend_marey_timeline_<step>.json",
 				   src->dir);
 	nns_err_clear(err);
-	return ms_marey_read(src, k, m, err);
+	if ((rc = pick_step(step, ids, (size_t)n, &k, err)) != NNS_OK)
+		return rc;
+	if ((rc = ms_marey_read(src, k, m, err)) != NNS_OK)
+		return rc;
+	for (int i = 0; i < n; i++)
+		if (vec_push(&m->steps, ids[i])) {
+			ms_marey_release(m);
+			return nomem(err);
+		}
+	return NNS_OK;
+}
+
+int ms_marey_owner(const struct ms_src *src)
+{
+	int ids[1];
+
+	/* the first timeline device, else device 0 for a saved answer */
+	return ms_mtl_devices(src, ids, 1) == 1 ? ids[0] == src->dev : src->dev == 0;
 }

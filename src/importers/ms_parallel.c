@@ -586,14 +586,8 @@ static int match_num(const char *name, const char *pre, const char *post, int *v
 	return 1;
 }
 
-static int cmp_int(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* The numbers k of "<pre>k<post>" files in src->dir, ascending. */
+/* The smallest max numbers k of "<pre>k<post>" files in src->dir,
+ * ascending (every entry is read: readdir's order is not the numbers'). */
 static int list_nums(const struct ms_src *src, const char *pre, const char *post, int *ids, int max)
 {
 	DIR *d = fs_opendir_beneath(src->root, src->dir);
@@ -602,11 +596,17 @@ static int list_nums(const struct ms_src *src, const char *pre, const char *post
 
 	if (!d)
 		return -1;
-	while ((e = readdir(d)) && n < max)
-		if (match_num(e->d_name, pre, post, &v))
-			ids[n++] = v;
+	while ((e = readdir(d)))
+		if (match_num(e->d_name, pre, post, &v) && (n < max || (n > 0 && v < ids[n - 1]))) {
+			int j = n < max ? n++ : n - 1;
+
+			while (j > 0 && ids[j - 1] > v) {
+				ids[j] = ids[j - 1];
+				j--;
+			}
+			ids[j] = v;
+		}
 	closedir(d);
-	qsort(ids, (size_t)n, sizeof(*ids), cmp_int);
 	return n;
 }
 
@@ -678,6 +678,11 @@ int ms_marey_file_step(const struct ms_src *src, int *step)
 		return 0;
 	*step = ids[0];
 	return 1;
+}
+
+int ms_marey_file_steps(const struct ms_src *src, int *ids, int max)
+{
+	return list_nums(src, "ascend_marey_timeline_", ".json", ids, max);
 }
 
 int ms_par_match_file(const char *base, int *dev, int *prio)

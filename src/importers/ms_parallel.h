@@ -140,6 +140,7 @@ struct ms_marey {
 	VEC(struct ms_marey_dev) maps;
 	VEC(struct ms_marey_stage) stages;
 	VEC(struct ms_marey_scope) scopes; /* scope_map_<step>.json, file order */
+	VEC(int) steps;			   /* the job's steps, ascending (analysis/ms_parallel.h) */
 };
 
 void ms_marey_release(struct ms_marey *m);
@@ -147,6 +148,9 @@ void ms_marey_release(struct ms_marey *m);
 /* The smallest step k of an ascend_marey_timeline_<k>.json in src->dir:
  * 1 and *step, else 0. */
 int ms_marey_file_step(const struct ms_src *src, int *step);
+/* The steps k of src->dir's ascend_marey_timeline_<k>.json, ascending, into
+ * ids (at most max); the count, or -1 when the directory cannot be listed. */
+int ms_marey_file_steps(const struct ms_src *src, int *ids, int max);
 
 /* Reads ascend_marey_timeline_<step>.json and, when present,
  * scope_map_<step>.json of src->dir. NNS_OK, NNS_ENOTFOUND, errors. */

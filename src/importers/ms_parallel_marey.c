@@ -37,6 +37,7 @@ void ms_marey_release(struct ms_marey *m)
 		free(m->scopes.v[i].scope);
 	}
 	vec_free(&m->scopes);
+	vec_free(&m->steps);
 	memset(m, 0, sizeof(*m));
 }
 

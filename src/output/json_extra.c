@@ -289,7 +289,8 @@ int out_write_extra(const char *dir, const struct an_profile *p, const struct ou
 	int rc = 0;
 
 	for (size_t i = 0; !rc && i < out_nviews; i++) {
-		if (!out_view_applies(&out_views[i], p))
+		if (!out_view_applies(&out_views[i], p) ||
+		    (out_views[i].written_for && !out_views[i].written_for(p)))
 			continue;
 		snprintf(name, sizeof(name), "%s.json", out_views[i].name);
 		rc = write_one(dir, name, out_views[i].fn, p,

@@ -7,6 +7,7 @@
 #include "analysis/analysis.h"
 #include "output/output.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -163,13 +164,79 @@ void out_json_ms_par(struct jsonw *w, const struct ms_par *p)
 	jsonw_obj_end(w);
 }
 
-void out_json_ms_marey(struct jsonw *w, const struct ms_marey *m, int rc, const char *why)
+static void lines(struct jsonw *w, const char *key, const void *vec)
+{
+	const VEC(struct ms_marey_line) *v = vec;
+
+	jsonw_key(w, key);
+	jsonw_obj_begin(w);
+	for (size_t i = 0; v && i < v->n; i++) {
+		jsonw_key(w, v->v[i].device);
+		jsonw_arr_begin(w);
+		for (size_t k = 0; k < v->v[i].pts.n; k++) {
+			jsonw_arr_begin(w);
+			jsonw_double(w, v->v[i].pts.v[k].x);
+			jsonw_double(w, v->v[i].pts.v[k].y);
+			jsonw_str(w, v->v[i].pts.v[k].op);
+			jsonw_arr_end(w);
+		}
+		jsonw_arr_end(w);
+	}
+	jsonw_obj_end(w);
+}
+
+static void range(struct jsonw *w, const char *key, double lo, double hi)
+{
+	jsonw_key(w, key);
+	jsonw_arr_begin(w);
+	jsonw_double(w, lo);
+	jsonw_double(w, hi);
+	jsonw_arr_end(w);
+}
+
+/* nnscope's part of the document: steps, lines, blocks. */
+static void extras(struct jsonw *w, const struct ms_marey *m, const struct ms_marey_lines *l)
+{
+	jsonw_key(w, "steps");
+	jsonw_arr_begin(w);
+	for (size_t i = 0; m && i < m->steps.n; i++)
+		jsonw_int(w, m->steps.v[i]);
+	jsonw_arr_end(w);
+	lines(w, "flops_lines", l ? &l->flops : NULL);
+	lines(w, "memory_lines", l ? &l->mem : NULL);
+	range(w, "flops_range", l ? l->flops_min : NAN, l ? l->flops_max : NAN);
+	range(w, "memory_range", l ? l->mem_min : NAN, l ? l->mem_max : NAN);
+	jsonw_key(w, "blocks");
+	jsonw_arr_begin(w);
+	for (size_t i = 0; l && i < l->blocks.n; i++) {
+		const struct ms_marey_block *b = &l->blocks.v[i];
+
+		jsonw_obj_begin(w);
+		jsonw_kstr(w, "name", b->name);
+		jsonw_kstr(w, "kind", b->is_stage ? "stage" : "device");
+		jsonw_kstr(w, "stage", b->stage);
+		jsonw_kdouble(w, "flops", b->flops);
+		jsonw_kdouble(w, "flops_ratio", b->flops_ratio);
+		jsonw_kdouble(w, "flops_per_s", b->flops_s);
+		jsonw_kdouble(w, "flops_per_s_ratio", b->flops_s_ratio);
+		jsonw_kdouble(w, "peak_mem", b->peak);
+		jsonw_kdouble(w, "capacity", b->capacity);
+		jsonw_kdouble(w, "mem_ratio", b->mem_ratio);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+	strs(w, "lines_errors", l ? l->errors.v : NULL, l ? l->errors.n : 0);
+}
+
+void out_json_ms_marey(struct jsonw *w, const struct ms_marey *m, const struct ms_marey_lines *l,
+		       int rc, const char *why)
 {
 	jsonw_obj_begin(w);
 	if (rc == NNS_OK) {
 		jsonw_kint(w, "step", m->step);
 		jsonw_kstr(w, "source", m->source);
 	}
+	extras(w, rc ? NULL : m, rc ? NULL : l);
 	jsonw_key(w, "maps");
 	jsonw_obj_begin(w);
 	for (size_t i = 0; !rc && i < m->maps.n; i++) {
@@ -257,17 +324,23 @@ void out_json_ms_parallel_view(struct jsonw *w, const struct an_profile *p)
 	ms_par_release(&par);
 }
 
+void out_json_ms_marey_doc(struct jsonw *w, const struct ms_marey_doc *d)
+{
+	out_json_ms_marey(w, &d->m, &d->l, d->rc, d->err.msg);
+}
+
 void out_json_ms_marey_view(struct jsonw *w, const struct an_profile *p)
 {
-	struct ms_marey m;
-	struct nns_err err;
-	int rc;
+	struct ms_marey_doc d;
 
 	if (not_ms(w, p))
 		return;
-	nns_err_clear(&err);
-	rc = ms_marey_load(&p->ms->src, NULL, &m, &err);
-	out_json_ms_marey(w, &m, rc, err.msg);
-	if (!rc)
-		ms_marey_release(&m);
+	ms_marey_doc_load(&d, &p->ms->src, NULL);
+	out_json_ms_marey_doc(w, &d);
+	ms_marey_doc_release(&d);
+}
+
+int out_ms_marey_applies(const struct an_profile *p)
+{
+	return p->ms && ms_marey_owner(&p->ms->src);
 }

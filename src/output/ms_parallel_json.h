@@ -17,15 +17,25 @@
  *   {"step","source":"timelines"|"file","maps":{device:{op:{st,ed,dur}}},
  *   "minT","maxT","stage_data":{stage:{"data":{op:{st_max,st_min,st_avg,
  *   ed_max,ed_min,ed_avg,n}},"devices":[str]}},"scope_map":null|{op:scope},
- *   "error":null|str}; times in us as the files have them.
+ *   "error":null|str}; times in us as the files have them. nnscope adds
+ *   (analysis/ms_marey_lines.h) "steps":[int] (the job's steps),
+ *   "flops_lines" / "memory_lines":{device:[[x,y,op]]} (x us as maps, y
+ *   MFLOPs / bytes), "flops_range" / "memory_range":[min,max],
+ *   "blocks":[{"name","kind":"device"|"stage","stage","flops",
+ *   "flops_ratio","flops_per_s","flops_per_s_ratio","peak_mem","capacity",
+ *   "mem_ratio"}] (null when absent) and "lines_errors":[str].
  */
 #ifndef NNS_OUTPUT_MS_PARALLEL_JSON_H
 #define NNS_OUTPUT_MS_PARALLEL_JSON_H
 
+#include "analysis/ms_marey_lines.h"
 #include "analysis/ms_parallel.h"
 #include "output/jsonw.h"
 
 void out_json_ms_par(struct jsonw *w, const struct ms_par *p);
-void out_json_ms_marey(struct jsonw *w, const struct ms_marey *m, int rc, const char *why);
+/* l may be NULL (no lines). */
+void out_json_ms_marey(struct jsonw *w, const struct ms_marey *m, const struct ms_marey_lines *l,
+		       int rc, const char *why);
+void out_json_ms_marey_doc(struct jsonw *w, const struct ms_marey_doc *d);
 
 #endif

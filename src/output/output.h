@@ -118,6 +118,9 @@ struct out_view {
 	void (*fn)(struct jsonw *w, const struct an_profile *p);
 	int pretty;
 	int mindspore; /* written only for MindSpore devices (ms_views.c) */
+	/* NULL, or: `nnscope analyse` writes the file only where it says 1 (a
+	 * document of the whole job, written once); the server answers any */
+	int (*written_for)(const struct an_profile *p);
 };
 extern const struct out_view out_views[];
 extern const size_t out_nviews;
@@ -142,6 +145,9 @@ void out_json_ms_cpu_ops_view(struct jsonw *w, const struct an_profile *p);
  * (ms_parallel_json.h). */
 void out_json_ms_parallel_view(struct jsonw *w, const struct an_profile *p);
 void out_json_ms_marey_view(struct jsonw *w, const struct an_profile *p);
+/* ms_marey.json is written once per job: for the device that carries the
+ * stage timeline (ms_marey_owner). */
+int out_ms_marey_applies(const struct an_profile *p);
 /* MindSpore CSV tables of a MindSpore device (nothing for other workers):
  * ms_step_trace.csv (per step and the average, us), ms_op_type.csv,
  * ms_op_detail.csv, each when its source file is there. */

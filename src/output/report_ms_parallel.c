@@ -144,7 +144,6 @@ void rp_view_ms_parallel(FILE *f, const struct an_profile *p, const struct repor
 	struct ms_par par;
 	struct ms_marey m;
 	struct nns_err err;
-	int ids[1];
 
 	if (!p->ms)
 		return;
@@ -152,9 +151,7 @@ void rp_view_ms_parallel(FILE *f, const struct an_profile *p, const struct repor
 	if (par.rc == NNS_OK && par.set.files.n && par.set.files.v[0].rank == p->ms->src.dev)
 		strategy(f, &par, o);
 	ms_par_release(&par);
-	/* the first timeline device, else device 0 for a saved answer */
-	if (ms_mtl_devices(&p->ms->src, ids, 1) == 1 ? ids[0] != p->ms->src.dev
-						     : p->ms->src.dev != 0)
+	if (!ms_marey_owner(&p->ms->src))
 		return;
 	nns_err_clear(&err);
 	if (ms_marey_load(&p->ms->src, NULL, &m, &err) == NNS_OK) {

@@ -100,6 +100,12 @@ void srv_reply(struct srv_req *q, int status, const char *mime, char *body, size
 	q->status = status;
 }
 
+void srv_header(struct srv_req *q, const char *name, const char *value)
+{
+	if (q->resp)
+		MHD_add_response_header(q->resp, name, value);
+}
+
 void srv_error(struct srv_req *q, int status, const char *fmt, ...)
 {
 	char msg[1024], *body = NULL;
@@ -487,8 +493,13 @@ int srv_start(struct server *s, const struct srv_opts *o, struct nns_err *err)
 	if ((rc = reg_init(&s->reg, o->logdir, o->cache_dir, &lim, err)) != NNS_OK)
 		return rc;
 	s->reg.limits = o->limits;
+	if (mc_init(&s->marey)) {
+		reg_release(&s->reg);
+		return nns_err_set(err, NNS_ENOMEM, "cannot start the Marey cache");
+	}
 	if (cg_init(&s->guard, CONN_LIMIT - CONN_HEADROOM,
 		    o->request_timeout == 0 ? 10 : o->request_timeout) != 0) {
+		mc_release(&s->marey);
 		reg_release(&s->reg);
 		return nns_err_set(err, NNS_ENOMEM, "cannot start the connection guard");
 	}
@@ -496,6 +507,7 @@ int srv_start(struct server *s, const struct srv_opts *o, struct nns_err *err)
 		int e = errno;
 
 		cg_release(&s->guard);
+		mc_release(&s->marey);
 		reg_release(&s->reg);
 		return nns_err_set(err, NNS_EIO, "cannot listen on %s port %d: %s%s", s->o.host,
 				   o->port, strerror(e),
@@ -516,6 +528,7 @@ int srv_start(struct server *s, const struct srv_opts *o, struct nns_err *err)
 	if (!s->mhd) {
 		close(fd);
 		cg_release(&s->guard);
+		mc_release(&s->marey);
 		reg_release(&s->reg);
 		return nns_err_set(err, NNS_EIO, "cannot start the HTTP server on %s port %d",
 				   s->o.host, s->port);
@@ -529,5 +542,6 @@ void srv_stop(struct server *s)
 		MHD_stop_daemon(s->mhd);
 	s->mhd = NULL;
 	cg_release(&s->guard); /* after the daemon: no connection is left */
+	mc_release(&s->marey);
 	reg_release(&s->reg);
 }

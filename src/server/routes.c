@@ -9,6 +9,8 @@
  */
 #include "server/server.h"
 #include "output/jsonw.h"
+#include "analysis/an_ms.h"
+#include "output/ms_parallel_json.h"
 #include "output/output.h"
 #include "output/schema_page.h"
 #include "importers/ms_timeline.h"
@@ -110,6 +112,58 @@ static void api_runs(struct server *s, struct srv_req *q)
 		srv_reply(q, 200, "application/json", doc, len);
 }
 
+/* ms_marey with its step (step=N, default the job's first): from the
+ * Marey cache, else computed and cached; a bad step is a 400 naming the
+ * job's steps. Header X-Nnscope-Cache: hit | miss. */
+static void api_marey(struct server *s, struct srv_req *q, struct reg_entry *e)
+{
+	const char *step = srv_arg(q, "step");
+	struct ms_marey_doc d;
+	struct jsonw w;
+	char *doc;
+	size_t len = 0;
+
+	if (step && strlen(step) > 40)
+		return srv_error(q, 400, "parameter 'step' is too long");
+	if (!acquire(s, q, e))
+		return;
+	if (!e->p->ms) {
+		reg_put(&s->reg, e);
+		if (jsonw_init_mem(&w, 0, 0))
+			return srv_error(q, 503, "out of memory");
+		out_json_ms_marey_view(&w, e->p); /* "not a MindSpore device" */
+		return srv_reply_json(q, &w);
+	}
+	if ((doc = mc_get(&s->marey, e->p->ms->src.dir, step ? step : "", &len))) {
+		reg_put(&s->reg, e);
+		srv_reply(q, 200, "application/json", doc, len);
+		return srv_header(q, "X-Nnscope-Cache", "hit");
+	}
+	ms_marey_doc_load(&d, &e->p->ms->src, step);
+	if (d.rc == NNS_EINVAL || d.rc == NNS_ENOMEM) {
+		reg_put(&s->reg, e);
+		srv_error(q, d.rc == NNS_EINVAL ? 400 : 503, "%s", d.err.msg);
+		return ms_marey_doc_release(&d);
+	}
+	if (jsonw_init_mem(&w, 0, 0)) {
+		reg_put(&s->reg, e);
+		ms_marey_doc_release(&d);
+		return srv_error(q, 503, "out of memory");
+	}
+	out_json_ms_marey_doc(&w, &d);
+	ms_marey_doc_release(&d);
+	if (jsonw_finish(&w, NULL) != NNS_OK || !(doc = jsonw_take(&w, &len))) {
+		reg_put(&s->reg, e);
+		jsonw_release(&w);
+		return srv_error(q, 500, "cannot write the answer");
+	}
+	jsonw_release(&w);
+	mc_put(&s->marey, e->p->ms->src.dir, step ? step : "", doc, len);
+	reg_put(&s->reg, e);
+	srv_reply(q, 200, "application/json", doc, len);
+	srv_header(q, "X-Nnscope-Cache", "miss");
+}
+
 static void api_view(struct server *s, struct srv_req *q)
 {
 	const char *view = srv_arg(q, "view");
@@ -133,6 +187,8 @@ static void api_view(struct server *s, struct srv_req *q)
 		return srv_error(q, 404, "no view '%.64s'", view);
 	if (!(e = entry_arg(s, q, "")))
 		return;
+	if (!strcmp(view, "ms_marey"))
+		return api_marey(s, q, e);
 	/* a span analysed before: its cache answers without loading it */
 	if (reg_state(&s->reg, e) != REG_READY &&
 	    (doc = reg_cached_view(&s->reg, e, view, &len)) != NULL)

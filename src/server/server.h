@@ -12,6 +12,7 @@
 #include "common/err.h"
 #include "output/jsonw.h"
 #include "server/conns.h"
+#include "server/marey_cache.h"
 #include "server/registry.h"
 
 #include <stddef.h>
@@ -38,7 +39,8 @@ struct server {
 	struct registry reg;
 	struct conn_guard guard; /* connection deadlines and shedding (conns.h) */
 	struct srv_opts o;
-	int port; /* the bound port */
+	struct marey_cache marey; /* ms_marey documents per step (marey_cache.h) */
+	int port;		  /* the bound port */
 	void *mhd;
 };
 
@@ -51,6 +53,8 @@ void srv_stop(struct server *s);
 const char *srv_arg(struct srv_req *q, const char *name);
 /* Answers with a body that the response takes ownership of (malloc'd). */
 void srv_reply(struct srv_req *q, int status, const char *mime, char *body, size_t len);
+/* Adds a header to the answer already made (nothing without one). */
+void srv_header(struct srv_req *q, const char *name, const char *value);
 /* Answers {"error": msg} with status. */
 void srv_error(struct srv_req *q, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -680,6 +680,74 @@ if (!msRun || msRun.kind !== 'mindspore' || !dev) {
   }
 }
 
+// the Marey view's FLOPs / memory lines, blocks and step chooser
+// (web/mindspore/parallel.js) on the hand-made job of tests/e2e/gen_ms_marey.py
+// (run.sh writes it as msmarey; the values below are computed in its docstring)
+{
+  const mm = runs.find((r) => r.name === 'msmarey');
+  if (!mm) skip('mindspore marey lines', 'no msmarey run (tests/browser/run.sh writes it with tests/e2e/gen_ms_marey.py)');
+  else {
+    const o = await open('mindspore', { run: 'msmarey', worker: 'device_1' });
+    // the chart's line series and y-axis labels as ECharts holds them
+    const drawn = () => o.page.evaluate(() => {
+      const el = document.querySelector('[data-testid="ms-marey-chart"]');
+      const inst = window.echarts && window.echarts.getInstanceByDom(el);
+      const opt = inst.getOption();
+      const labels = [];
+      for (let i = 0; inst.getModel().getComponent('yAxis', i); i++) {
+        const ax = inst.getModel().getComponent('yAxis', i);
+        if (ax.get('show') === false) continue;
+        labels.push(...ax.axis.getViewLabels().map((l) => l.formattedLabel).filter((t) => t));
+      }
+      return {
+        labels,
+        lines: opt.series.filter((x) => x.type === 'line').map((x) => ({ name: x.name, device: x.data[0].device, pts: x.data.map((d) => [d.value[0], d.raw]) })),
+        step: window.__nnsMarey && window.__nnsMarey.step,
+      };
+    });
+    await check('mindspore msmarey: one y label per device row in stage order; FLOPs and memory lines of step 1 drawn', async () => {
+      await o.page.waitForFunction(() => window.__nnsMarey && window.__nnsMarey.chart, null, { timeout: LOAD_MS });
+      const d = await drawn();
+      assert.deepEqual(d.labels, ['stage0 device0', 'stage0 device1', 'stage1 device2']);
+      assert.equal(d.step, 1);
+      // x from minT (10 in step 1), y the raw values
+      assert.deepEqual(d.lines.map((l) => [l.name, l.device, l.pts]), [
+        ['FLOPs', 'device0', [[10, 100], [60, 300]]],
+        ['FLOPs', 'device1', [[15, 200], [55, 400]]],
+        ['memory', 'device0', [[10, 150], [60, 450]]],
+        ['memory', 'device2', [[12.5, 1800], [40, 3300]]],
+      ]);
+      const stage0 = await text(o.page, '[data-testid="ms-marey-block-stage0"]');
+      assert.match(stage0, /500/);
+      assert.equal(await o.page.$eval('[data-testid="ms-marey-step"]', (e) => e.value), '1');
+      await noErrorBox(o.page, 'mindspore');
+    });
+    await check('mindspore msmarey: the step chooser asks for step 2, redraws its lines and keeps ms_step in the URL', async () => {
+      await Promise.all([
+        o.page.waitForResponse((r) => r.url().includes('view=ms_marey') && r.url().includes('step=2') && r.status() === 200, { timeout: LOAD_MS }),
+        o.page.selectOption('[data-testid="ms-marey-step"]', '2'),
+      ]);
+      await o.page.waitForFunction(() => window.__nnsMarey && window.__nnsMarey.step === 2, null, { timeout: LOAD_MS });
+      const d = await drawn();
+      // step 2: minT 110
+      assert.deepEqual(d.lines.find((l) => l.name === 'FLOPs' && l.device === 'device0').pts, [[15, 100], [65, 300]]);
+      assert.deepEqual(d.lines.find((l) => l.name === 'memory' && l.device === 'device2').pts, [[12.5, 1800], [30, 3300]]);
+      assert.match(await o.page.evaluate(() => location.hash), /ms_step=2/);
+      assert.match(await text(o.page, '[data-testid="ms-marey"] h3'), /step 2/);
+    });
+    await check('mindspore msmarey: a page opened with ms_step=2 shows step 2', async () => {
+      const p2 = await context.newPage();
+      const q = new URLSearchParams({ view: 'mindspore', run: 'msmarey', worker: 'device_0', ms_step: '2' });
+      await p2.goto(`${URL0}/#${q}`);
+      await p2.waitForFunction(() => window.__nnsMarey && window.__nnsMarey.chart, null, { timeout: LOAD_MS });
+      assert.equal(await p2.evaluate(() => window.__nnsMarey.step), 2);
+      assert.equal(await p2.$eval('[data-testid="ms-marey-step"]', (e) => e.value), '2');
+      await p2.close();
+    });
+    await finish('mindspore msmarey', o);
+  }
+}
+
 // the cluster (msprof) timeline of a rank in the Trace view (web/trace/msprof.js):
 // the four planes of the detail view; Summary leaves Step Trace and Overlap
 // Analysis only; the choice is kept in the address as timeline= and an address

@@ -105,6 +105,9 @@ fi
 # a MindSpore device memory file (memory_usage_0.pb), written here after the
 # public memory_profiling.proto (mindspore.test.mjs, "device memory")
 python3 tests/browser/gen_ms_memory.py "$LOG/msmem" 0 || fail "tests/browser/gen_ms_memory.py failed"
+# a hand-made MindSpore job for the Marey view's lines, blocks and steps
+# (mindspore.test.mjs, "msmarey")
+python3 tests/e2e/gen_ms_marey.py "$LOG/msmarey" || fail "tests/e2e/gen_ms_marey.py failed"
 # hand-written GPU / host CPU op tables and a host_info CSV (mindspore.test.mjs,
 # "GPU and host CPU op tables", "host information")
 cp -r tests/e2e/data/ms_hostops "$LOG/mshostops"
