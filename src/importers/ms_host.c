@@ -34,7 +34,7 @@ struct rd {
 
 static int add_c(struct rd *r, char c)
 {
-	if ((c & 0xc0) != 0x80 && ++r->field_chars > MSH_FIELD_LIMIT)
+	if (c && (c & 0xc0) != 0x80 && ++r->field_chars > MSH_FIELD_LIMIT) /* NUL: a field's end */
 		r->too_long = 1;
 	if (r->rec_n + 2 > r->rec_cap && vec_reserve_raw((void **)&r->rec, &r->rec_cap, r->rec_n + 2, 1))
 		return NNS_ENOMEM;
@@ -46,7 +46,6 @@ static int save_field(struct rd *r)
 {
 	if (add_c(r, '\0'))
 		return NNS_ENOMEM;
-	r->field_chars--; /* the NUL is no character */
 	if (vec_push(&r->fo, r->field_start))
 		return NNS_ENOMEM;
 	r->field_start = r->rec_n;
