@@ -109,6 +109,8 @@ python3 tests/browser/gen_ms_memory.py "$LOG/msmem" 0 || fail "tests/browser/gen
 # "GPU and host CPU op tables", "host information")
 cp -r tests/e2e/data/ms_hostops "$LOG/mshostops"
 cp -r tests/e2e/data/ms_hostinfo "$LOG/mshostinfo"
+# host_info with Dataset rows for ranks 0-3 (mindspore.test.mjs, "the dataset table")
+cp -r tests/e2e/data/ms_hostds "$LOG/mshostds"
 
 # the distributed / memory / module runs (written here, at test time)
 CONF=$NNS_SHARED/conformance/tbplugin
