@@ -46,7 +46,8 @@ struct tsmap {
 		uint32_t key;
 		int alive;
 		int64_t ts;
-	}) e;
+	})
+	e;
 	size_t alive;
 };
 
@@ -194,7 +195,8 @@ static int unfinished(struct ctx *x)
 			continue; /* k.rfind('_') == -1 */
 		last--;
 		/* k.rfind('_', 0, last_dash - 1) */
-		for (second = last >= 1 ? last - 1 : 0; second > 0 && k[second - 1] != '_'; second--)
+		for (second = last >= 1 ? last - 1 : 0; second > 0 && k[second - 1] != '_';
+		     second--)
 			;
 		if (second == 0)
 			continue;
@@ -367,11 +369,12 @@ out:
 	ts_release(&x.ts);
 	free(x.key);
 	if (rc == R_UNSUP)
-		nns_err_set(err, NNS_EFORMAT,
-			    "host_info_%lld.csv: a number beyond 2^62 or with non-ASCII digits "
-			    "(MindSpore reads it; nnscope cannot reproduce that exactly): no host_info "
-			    "output",
-			    (long long)h->rank);
+		nns_err_set(
+		    err, NNS_EFORMAT,
+		    "host_info_%lld.csv: a number beyond 2^62 or with non-ASCII digits "
+		    "(MindSpore reads it; nnscope cannot reproduce that exactly): no host_info "
+		    "output",
+		    (long long)h->rank);
 	else if (rc)
 		nns_err_set(err, NNS_ENOMEM, "host_info: out of memory");
 	if (rc) {

@@ -46,9 +46,9 @@
 enum { MSH_X, MSH_I, MSH_B };
 
 struct ms_host_tl_item {
-	int kind;	    /* MSH_X, MSH_I, MSH_B */
-	size_t row;	    /* X, i: the row (an X's end row) */
-	int64_t ts, dur;    /* µs; dur for X only */
+	int kind;		 /* MSH_X, MSH_I, MSH_B */
+	size_t row;		 /* X, i: the row (an X's end row) */
+	int64_t ts, dur;	 /* µs; dur for X only */
 	uint32_t name, pid, tid; /* B: ids in the result's strings */
 };
 
@@ -59,13 +59,13 @@ struct ms_host_ds_item {
 };
 
 struct ms_host_result {
-	int parse_raised;	 /* _parse_host_info raised: no file at all */
+	int parse_raised;	  /* _parse_host_info raised: no file at all */
 	int64_t parse_raised_row; /* which data row (0 = the first after the header) */
-	VEC(size_t) mem;	 /* the memory rows (memory_usage(kB) > 0), file order */
-	int64_t mem_raise_at;	 /* index into mem where DictWriter raises, -1 none */
-	int64_t mem_peak_kb;	 /* the largest memory_usage(kB) of mem */
+	VEC(size_t) mem;	  /* the memory rows (memory_usage(kB) > 0), file order */
+	int64_t mem_raise_at;	  /* index into mem where DictWriter raises, -1 none */
+	int64_t mem_peak_kb;	  /* the largest memory_usage(kB) of mem */
 	VEC(struct ms_host_tl_item) tl;
-	int ds_raised;		 /* the dataset function raised: no dataset file */
+	int ds_raised; /* the dataset function raised: no dataset file */
 	int64_t ds_raised_row;
 	VEC(struct ms_host_ds_item) ds;
 	int64_t ds_unmatched_starts; /* starts left open in the dataset pass */

@@ -164,8 +164,8 @@ size_t num_pyfloat(double v, char *buf, size_t size)
 				nd > 1 ? "." : "", digits + 1, "", exp10 < 0 ? '-' : '+',
 				exp10 < 0 ? -exp10 : exp10);
 	} else if (exp10 < 0) {
-		len += snprintf(buf + len, size - (size_t)len, "0.%.*s%s", -exp10 - 1,
-				"0000", digits);
+		len +=
+		    snprintf(buf + len, size - (size_t)len, "0.%.*s%s", -exp10 - 1, "0000", digits);
 	} else if (nd <= exp10 + 1) {
 		len += snprintf(buf + len, size - (size_t)len, "%s%.*s.0", digits, exp10 + 1 - nd,
 				"0000000000000000");

@@ -65,7 +65,8 @@ void load_host_info(struct model *m, const struct run *r,
 			/* a MindSpore device: rank = device id; a lone file is anyone's */
 			if (r->host_info.n != 1 && rank != ms.dev)
 				continue;
-		} else if (m->pid < 0 && r->workers.n != 1 && !(rank >= 0 && rank == m->dist_rank)) {
+		} else if (m->pid < 0 && r->workers.n != 1 &&
+			   !(rank >= 0 && rank == m->dist_rank)) {
 			continue;
 		}
 		nns_err_clear(&err);

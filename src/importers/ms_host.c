@@ -36,7 +36,8 @@ static int add_c(struct rd *r, char c)
 {
 	if (c && (c & 0xc0) != 0x80 && ++r->field_chars > MSH_FIELD_LIMIT) /* NUL: a field's end */
 		r->too_long = 1;
-	if (r->rec_n + 2 > r->rec_cap && vec_reserve_raw((void **)&r->rec, &r->rec_cap, r->rec_n + 2, 1))
+	if (r->rec_n + 2 > r->rec_cap &&
+	    vec_reserve_raw((void **)&r->rec, &r->rec_cap, r->rec_n + 2, 1))
 		return NNS_ENOMEM;
 	r->rec[r->rec_n++] = c;
 	return 0;
@@ -238,15 +239,18 @@ int ms_host_parse(struct ms_host_csv *h, const char *buf, size_t n, struct nns_e
 	memset(h, 0, sizeof(*h));
 	h->rank = -1;
 	for (size_t i = 0; i < n;) {
-		size_t len = (unsigned char)buf[i] < 0x80 ? 1 : utf8_seq((const unsigned char *)buf + i, n - i);
+		size_t len = (unsigned char)buf[i] < 0x80
+				 ? 1
+				 : utf8_seq((const unsigned char *)buf + i, n - i);
 
 		if (len == 0)
-			return nns_err_set(err, NNS_EFORMAT,
-					   "byte %zu: not UTF-8 (MindSpore's reader fails on it too)", i);
+			return nns_err_set(
+			    err, NNS_EFORMAT,
+			    "byte %zu: not UTF-8 (MindSpore's reader fails on it too)", i);
 		if (buf[i] == '\0')
-			return nns_err_set(err, NNS_EFORMAT,
-					   "byte %zu: a NUL byte (nnscope does not read host_info with one)",
-					   i);
+			return nns_err_set(
+			    err, NNS_EFORMAT,
+			    "byte %zu: a NUL byte (nnscope does not read host_info with one)", i);
 		i += len;
 	}
 	if (n && !(t = malloc(n)))
@@ -265,10 +269,11 @@ int ms_host_parse(struct ms_host_csv *h, const char *buf, size_t n, struct nns_e
 	rc = parse_text(&r, t, tn);
 	free(t);
 	if (!rc && r.too_long)
-		rc = nns_err_set(err, NNS_EFORMAT,
-				 "a field over %d characters (Python's csv field limit: MindSpore's "
-				 "reader fails on it)",
-				 MSH_FIELD_LIMIT);
+		rc =
+		    nns_err_set(err, NNS_EFORMAT,
+				"a field over %d characters (Python's csv field limit: MindSpore's "
+				"reader fails on it)",
+				MSH_FIELD_LIMIT);
 	else if (rc)
 		nns_err_set(err, rc, "out of memory");
 	release_rd(&r);

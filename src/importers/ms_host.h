@@ -47,8 +47,8 @@ enum {
 	MSH_NCOL
 };
 
-#define MSH_ABSENT UINT32_MAX	     /* the header has no such column */
-#define MSH_NONE (UINT32_MAX - 1)    /* a short row: None */
+#define MSH_ABSENT UINT32_MAX	  /* the header has no such column */
+#define MSH_NONE (UINT32_MAX - 1) /* a short row: None */
 #define MSH_MAX_BYTES ((size_t)1 << 30)
 #define MSH_FIELD_LIMIT 131072 /* Python's csv.field_size_limit() */
 

@@ -108,8 +108,8 @@ static void timeline_json(FILE *f, const struct ms_host_csv *h, const struct ms_
 		fputs("\", \"cat\": ", f);
 		py_json_str(f, ms_host_val(h, row, MSH_MODULE));
 		if (it->kind == MSH_X)
-			fprintf(f, ", \"ts\": %" PRId64 ", \"dur\": %" PRId64 ", \"ph\": \"X\"", it->ts,
-				it->dur);
+			fprintf(f, ", \"ts\": %" PRId64 ", \"dur\": %" PRId64 ", \"ph\": \"X\"",
+				it->ts, it->dur);
 		else
 			fprintf(f, ", \"ts\": %" PRId64 ", \"ph\": \"i\"", it->ts);
 		fputs(", \"pid\": ", f);
@@ -147,10 +147,22 @@ static void dataset_csv(FILE *f, const struct ms_host_csv *h, const struct ms_ho
 	}
 }
 
+void out_ms_host_stream(FILE *f, int which, const struct ms_host_csv *h,
+			const struct ms_host_result *r)
+{
+	if (which == MS_HOST_MEMORY)
+		memory_csv(f, h, r);
+	else if (which == MS_HOST_TIMELINE)
+		timeline_json(f, h, r);
+	else
+		dataset_csv(f, h, r);
+}
+
 typedef void (*file_fn)(FILE *f, const struct ms_host_csv *h, const struct ms_host_result *r);
 
 static int write_one(const char *dir, const char *pre, const char *ext, file_fn fn,
-		     const struct ms_host_csv *h, const struct ms_host_result *r, struct nns_err *err)
+		     const struct ms_host_csv *h, const struct ms_host_result *r,
+		     struct nns_err *err)
 {
 	struct out_file of;
 	int rc;

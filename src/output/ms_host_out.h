@@ -36,6 +36,11 @@
 
 struct an_profile;
 
+enum { MS_HOST_MEMORY, MS_HOST_TIMELINE, MS_HOST_DATASET };
+/* The content of one of the files (MS_HOST_*) to f, whether or not
+ * MindSpore writes it (ms_host_writes_* say). */
+void out_ms_host_stream(FILE *f, int which, const struct ms_host_csv *h,
+			const struct ms_host_result *r);
 /* The three files of h / r (above) into dir (created if missing). */
 int out_ms_host_files(const char *dir, const struct ms_host_csv *h, const struct ms_host_result *r,
 		      struct nns_err *err);

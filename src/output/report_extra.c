@@ -240,8 +240,8 @@ static void host_info(FILE *f, const struct an_profile *p, const struct report_o
 static void ms_dataset(FILE *f, const struct an_profile *p, const struct report_opts *o)
 {
 	static const struct tb_col cols[] = {
-	    {"Operation", TB_LEFT, TB_TRUNC_END}, {"Stage", TB_LEFT, 0},
-	    {"Occurrences", TB_RIGHT, 0},	  {"Avg. time (us)", TB_RIGHT, 0},
+	    {"Operation", TB_LEFT, TB_TRUNC_END},   {"Stage", TB_LEFT, 0},
+	    {"Occurrences", TB_RIGHT, 0},	    {"Avg. time (us)", TB_RIGHT, 0},
 	    {"Custom Info", TB_LEFT, TB_TRUNC_END},
 	};
 	const struct ms_profile *mp = p->ms;
