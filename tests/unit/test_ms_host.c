@@ -23,7 +23,9 @@
 #include "common/jsonesc.h"
 #include "common/num.h"
 
-#define HDR "tid,pid,parent_pid,module_name,event,stage,level,start_end,custom_info,memory_usage(kB),time_stamp(us)\n"
+#define HDR                                                                                        \
+	"tid,pid,parent_pid,module_name,event,stage,level,start_end,custom_info,memory_usage(kB)," \
+	"time_stamp(us)\n"
 
 static const char *pyf(double v)
 {
