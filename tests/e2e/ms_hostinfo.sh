@@ -4,9 +4,10 @@
 # and "Device memory"):
 #   - `analyse` writes <out>/host_info/{timeline,host_memory,dataset}_<rank>
 #     byte-identical to MindSpore's (gen_ms_host.py runs MindSpore's code on
-#     the same inputs: tests/e2e/data/ms_hostds, ms_hostone, ms_hostinfo),
-#     with hand-computed values checked too (averages, quoting, the B items,
-#     where MindSpore raises); ms_host.json and /api/view?view=ms_host carry
+#     the same inputs: tests/e2e/data/ms_hostds, ms_hostone, ms_hostinfo and
+#     40 random ones from gen_ms_host_rand.py), with hand-computed values
+#     checked too (averages, quoting, the B items, where MindSpore raises);
+#     ms_host.json and /api/view?view=ms_host carry
 #     the dataset table; `report --view cpu` prints it;
 #   - `report --view ms_memory`: on a device without memory_usage_0.pb it says
 #     so; on tests/browser/gen_ms_memory.py's file it prints the device memory
@@ -30,7 +31,8 @@ MIB=1048576
 # lone host_info_3.csv that device 0 takes).
 same_files() { # same_files EXPECTED_DIR GOT_DIR: the same names, each byte-identical
 	[ -d "$2" ] && [ "$(cd "$1" && ls | sort)" = "$(cd "$2" && ls | sort)" ] || return 1
-	for f in "$1"/*; do cmp -s "$f" "$2/$(basename "$f")" || return 1; done
+	local f
+	for f in $(cd "$1" && ls); do cmp -s "$1/$f" "$2/$f" || return 1; done
 }
 if command -v python3 >/dev/null 2>&1; then
 	for fx in ms_hostds ms_hostone ms_hostinfo; do
@@ -42,6 +44,18 @@ if command -v python3 >/dev/null 2>&1; then
 	for f in dataset_0.csv dataset_1.csv host_memory_0.csv host_memory_1.csv host_memory_2.csv timeline_0.json timeline_1.json; do
 		check_q "ms_hostds: $f byte-identical to MindSpore's" cmp "$TMP/exp_ms_hostds/$f" "$TMP/ms_hostds/host_info/$f"
 	done
+	# 40 random host_info files (gen_ms_host_rand.py): every output of each byte-identical
+	bad=""
+	for seed in $(seq 1 40); do
+		R=$TMP/rand$seed
+		python3 "$HERE/gen_ms_host_rand.py" "$seed" "$R/in"
+		python3 "$HERE/gen_ms_host.py" "$R/in/host_info" "$R/exp" 2>/dev/null
+		"$NNSCOPE" analyse "$R/in" --out "$R/out" -q >/dev/null 2>&1
+		mkdir -p "$R/out/host_info"
+		same_files "$R/exp" "$R/out/host_info" || bad="$bad $seed"
+	done
+	check "40 random host_info files: nnscope's outputs are MindSpore's, byte for byte${bad:+ (differ: seeds$bad)}" \
+		test -z "$bad"
 else
 	echo "SKIP the byte comparison with MindSpore's code: no python3"
 fi
