@@ -5,6 +5,7 @@
  * and DictReader's mapping of each record onto the header.
  */
 #include "importers/ms_host.h"
+#include "importers/hostinfo.h"
 #include "common/jsonesc.h"
 
 #include <dirent.h>
@@ -282,22 +283,6 @@ int ms_host_parse(struct ms_host_csv *h, const char *buf, size_t n, struct nns_e
 	return rc;
 }
 
-/* N of host_info_<N>.csv, -1 for other names. */
-static int64_t file_rank(const char *base)
-{
-	size_t k = strlen(base), p = strlen("host_info_");
-	int64_t v = 0;
-
-	if (strncmp(base, "host_info_", p) != 0 || k < p + 5 || strcmp(base + k - 4, ".csv") != 0)
-		return -1;
-	for (size_t i = p; i < k - 4; i++) {
-		if (base[i] < '0' || base[i] > '9' || v > 100000000)
-			return -1;
-		v = v * 10 + (base[i] - '0');
-	}
-	return v;
-}
-
 /* The only host_info_<N>.csv of <dir>/host_info: N, else -1. */
 static int64_t only_rank(const struct ms_src *s)
 {
@@ -312,7 +297,7 @@ static int64_t only_rank(const struct ms_src *s)
 	if (!(dp = fs_opendir_beneath(s->root, path)))
 		return -1;
 	while ((de = readdir(dp)) != NULL && n < 2) {
-		int64_t k = file_rank(de->d_name);
+		int64_t k = hostinfo_file_rank(de->d_name);
 
 		if (k >= 0) {
 			rank = k;
