@@ -27,6 +27,7 @@
 
 #include "analysis/ms_memory.h"
 #include "analysis/ms_minddata.h"
+#include "analysis/ms_host.h"
 #include "analysis/ms_steptrace.h"
 #include "common/err.h"
 #include "common/vec.h"
@@ -96,6 +97,15 @@ struct ms_profile {
 
 	struct ms_optabs optabs; /* GPU-mode and host CPU op tables (ms_optab.h) */
 	struct ms_mem mem;	 /* memory_usage_<dev>.pb and its views (ms_memory.h) */
+
+	/* host_info/host_info_<rank>.csv (importers/ms_host.h) and MindSpore's
+	 * analysis of it (analysis/ms_host.h): host_rc NNS_OK when both hold
+	 * it, NNS_ENOTFOUND when the device has no host_info file, else why
+	 * (host_err) */
+	int host_rc;
+	struct nns_err host_err;
+	struct ms_host_csv host;
+	struct ms_host_result host_res;
 };
 
 /* Reads every file of the device s into *mp (caller storage, initialised

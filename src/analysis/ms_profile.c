@@ -125,11 +125,28 @@ static int load_raw(struct ms_profile *mp, struct nns_err *err)
 	return NNS_OK;
 }
 
+/* The device's host_info file and MindSpore's analysis of it: absent or
+ * refused is recorded in host_rc, only NNS_ENOMEM fails. */
+static int load_host(struct ms_profile *mp, const struct ms_src *s, struct nns_err *err)
+{
+	nns_err_clear(&mp->host_err);
+	mp->host_rc = ms_host_load(&mp->host, s, &mp->host_err);
+	if (mp->host_rc == NNS_OK) {
+		mp->host_rc = ms_host_compute(&mp->host, &mp->host_res, &mp->host_err);
+		if (mp->host_rc)
+			ms_host_release(&mp->host);
+	}
+	if (mp->host_rc == NNS_ENOMEM)
+		return nns_err_set(err, NNS_ENOMEM, "%s", mp->host_err.msg);
+	return NNS_OK;
+}
+
 int ms_profile_load(struct ms_profile *mp, const struct ms_src *s, struct nns_err *err)
 {
 	int rc;
 
 	memset(mp, 0, sizeof(*mp));
+	mp->host_rc = NNS_ENOTFOUND;
 	mp->src = *s;
 	if ((rc = load_raw(mp, err)))
 		return rc;
@@ -152,6 +169,8 @@ int ms_profile_load(struct ms_profile *mp, const struct ms_src *s, struct nns_er
 		goto fail;
 	}
 	ms_md_compute(&mp->md, &mp->md_result);
+	if ((rc = load_host(mp, s, err)))
+		goto fail;
 	if ((rc = ms_mem_load_all(&mp->mem, s, mp->opd_rc ? NULL : &mp->opd.fw,
 				  mp->point_rc ? NULL : mp->fp_start,
 				  mp->point_rc ? NULL : mp->bp_end)))
@@ -179,6 +198,10 @@ void ms_profile_release(struct ms_profile *mp)
 	ms_md_release(&mp->md);
 	ms_optabs_release(&mp->optabs);
 	ms_mem_release(&mp->mem);
+	if (mp->host_rc == NNS_OK) {
+		ms_host_release(&mp->host);
+		ms_host_result_release(&mp->host_res);
+	}
 	memset(mp, 0, sizeof(*mp));
 }
 

@@ -71,6 +71,40 @@ static size_t escape_ascii(unsigned c, char esc[8])
 	}
 }
 
+static unsigned decode_cp(const unsigned char *s, size_t len)
+{
+	static const unsigned lead_mask[5] = {0, 0x7f, 0x1f, 0x0f, 0x07};
+	unsigned cp = s[0] & lead_mask[len];
+
+	for (size_t k = 1; k < len; k++)
+		cp = cp << 6 | (s[k] & 0x3f);
+	return cp;
+}
+
+/* \uXXXX of cp, a surrogate pair above U+FFFF (Python's ensure_ascii). */
+static void escape_cp(unsigned cp, json_put_fn put, void *ctx)
+{
+	static const char hex[] = "0123456789abcdef";
+	char esc[12];
+	unsigned u[2];
+	int n = 1;
+
+	u[0] = cp;
+	if (cp > 0xffff) {
+		cp -= 0x10000;
+		u[0] = 0xd800 | cp >> 10;
+		u[1] = 0xdc00 | (cp & 0x3ff);
+		n = 2;
+	}
+	for (int k = 0; k < n; k++) {
+		esc[0] = '\\';
+		esc[1] = 'u';
+		for (int d = 0; d < 4; d++)
+			esc[2 + d] = hex[(u[k] >> (12 - 4 * d)) & 15];
+		put(ctx, esc, 6);
+	}
+}
+
 void json_escape(const char *str, size_t n, unsigned flags, json_put_fn put, void *ctx)
 {
 	const unsigned char *s = (const unsigned char *)str;
@@ -81,12 +115,20 @@ void json_escape(const char *str, size_t n, unsigned flags, json_put_fn put, voi
 		size_t len;
 		char esc[8];
 
-		if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
+		if (c >= 0x20 && c != '"' && c != '\\' &&
+		    (c < 0x7f || (c == 0x7f && !(flags & JSON_ESC_ASCII)))) {
 			run++;
 			i++;
 			continue;
 		}
 		len = c < 0x80 ? 1 : utf8_seq(s + i, n - i);
+		if ((flags & JSON_ESC_ASCII) && (len > 1 || c == 0x7f)) {
+			put(ctx, (const char *)s + i - run, run);
+			run = 0;
+			escape_cp(decode_cp(s + i, len), put, ctx);
+			i += len;
+			continue;
+		}
 		if (len == 3 && c == 0xe2 && s[i + 1] == 0x80 &&
 		    (s[i + 2] == 0xa8 || s[i + 2] == 0xa9)) {
 			put(ctx, (const char *)s + i - run, run);

@@ -18,7 +18,10 @@
 
 #include <stddef.h>
 
-enum { JSON_ESC_KEEP_BYTES = 1 };
+/* JSON_ESC_ASCII: as Python's json.dumps (ensure_ascii): every byte outside
+ * ' '..'~' escaped, non-ASCII characters as \uXXXX (a surrogate pair above
+ * U+FFFF), DEL as \u007f. */
+enum { JSON_ESC_KEEP_BYTES = 1, JSON_ESC_ASCII = 2 };
 
 typedef void (*json_put_fn)(void *ctx, const char *s, size_t n);
 

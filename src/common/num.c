@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,4 +84,94 @@ int num_double(const char *s, size_t n, double *out, struct nns_err *err)
 		return bad(err, "out of the double range", s, n);
 	*out = v;
 	return 0;
+}
+
+/* ---- Python's int() and repr(float) ----------------------------------------- */
+
+static int py_space(unsigned char c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r') || (c >= 0x1c && c <= 0x1f);
+}
+
+int num_pyint(const char *s, size_t n, int64_t *out)
+{
+	const uint64_t limit = (uint64_t)1 << 62;
+	uint64_t v = 0;
+	size_t i = 0;
+	int neg = 0, digit_last = 0, any = 0;
+
+	for (size_t k = 0; k < n; k++)
+		if ((unsigned char)s[k] >= 0x80)
+			return -2; /* Unicode digits / spaces: Python may take them */
+	while (n > 0 && py_space((unsigned char)s[n - 1]))
+		n--;
+	while (i < n && py_space((unsigned char)s[i]))
+		i++;
+	if (i < n && (s[i] == '+' || s[i] == '-'))
+		neg = s[i++] == '-';
+	for (; i < n; i++) {
+		unsigned d = (unsigned)(unsigned char)s[i] - '0';
+
+		if (s[i] == '_') {
+			if (!digit_last)
+				return -1;
+			digit_last = 0;
+			continue;
+		}
+		if (d > 9)
+			return -1;
+		if (v > limit / 10 || v * 10 + d >= limit)
+			return -2;
+		v = v * 10 + d;
+		digit_last = any = 1;
+	}
+	if (!any || !digit_last)
+		return -1;
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	return 0;
+}
+
+size_t num_pyfloat(double v, char *buf, size_t size)
+{
+	char e[40], digits[24], *p;
+	int prec, exp10, nd = 0, len;
+
+	if (size < NUM_PYFLOAT_MAX)
+		return 0;
+	if (isnan(v))
+		return (size_t)snprintf(buf, size, "nan");
+	if (isinf(v))
+		return (size_t)snprintf(buf, size, "%sinf", v < 0 ? "-" : "");
+	/* the shortest %.*e that reads back as v (the closest one of that length) */
+	for (prec = 0; prec < 17; prec++) {
+		snprintf(e, sizeof(e), "%.*e", prec, v);
+		if (strtod(e, NULL) == v)
+			break;
+	}
+	snprintf(e, sizeof(e), "%.*e", prec, v);
+	p = e + (e[0] == '-');
+	for (; *p && *p != 'e'; p++)
+		if (*p >= '0' && *p <= '9')
+			digits[nd++] = *p;
+	exp10 = atoi(p + 1);
+	while (nd > 1 && digits[nd - 1] == '0')
+		nd--;
+	digits[nd] = '\0';
+	/* Python: decpt = exp10 + 1; exponent form when decpt <= -4 or > 16 */
+	len = snprintf(buf, size, "%s", signbit(v) ? "-" : "");
+	if (exp10 + 1 <= -4 || exp10 + 1 > 16) {
+		len += snprintf(buf + len, size - (size_t)len, "%c%s%s%se%c%02d", digits[0],
+				nd > 1 ? "." : "", digits + 1, "", exp10 < 0 ? '-' : '+',
+				exp10 < 0 ? -exp10 : exp10);
+	} else if (exp10 < 0) {
+		len +=
+		    snprintf(buf + len, size - (size_t)len, "0.%.*s%s", -exp10 - 1, "0000", digits);
+	} else if (nd <= exp10 + 1) {
+		len += snprintf(buf + len, size - (size_t)len, "%s%.*s.0", digits, exp10 + 1 - nd,
+				"0000000000000000");
+	} else {
+		len += snprintf(buf + len, size - (size_t)len, "%.*s.%s", exp10 + 1, digits,
+				digits + exp10 + 1);
+	}
+	return (size_t)len;
 }

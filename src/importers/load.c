@@ -53,13 +53,22 @@ int load_trace(struct model *m, const char *path, const struct kineto_opts *ko, 
 void load_host_info(struct model *m, const struct run *r,
 		    void (*warn)(void *ctx, const char *path, const char *msg), void *ctx)
 {
+	struct ms_src ms;
+	int is_ms = ms_model_src(m, &ms);
+
 	for (size_t i = 0; r && i < r->host_info.n; i++) {
 		const char *path = r->host_info.v[i], *base = strrchr(path, '/');
 		int64_t rank = hostinfo_file_rank(base ? base + 1 : path);
 		struct nns_err err;
 
-		if (m->pid < 0 && r->workers.n != 1 && !(rank >= 0 && rank == m->dist_rank))
+		if (is_ms) {
+			/* a MindSpore device: rank = device id; a lone file is anyone's */
+			if (r->host_info.n != 1 && rank != ms.dev)
+				continue;
+		} else if (m->pid < 0 && r->workers.n != 1 &&
+			   !(rank >= 0 && rank == m->dist_rank)) {
 			continue;
+		}
 		nns_err_clear(&err);
 		if (hostinfo_load_file(path, m, m->pid, &err) && warn)
 			warn(ctx, path, err.msg);

@@ -296,8 +296,6 @@ int out_write_extra(const char *dir, const struct an_profile *p, const struct ou
 		rc = write_one(dir, name, out_views[i].fn, p,
 			       o && o->pretty_depth ? o->pretty_depth : out_views[i].pretty, err);
 	}
-	if (!rc)
-		rc = out_write_ms_host(dir, p, err); /* MindSpore's host_info split */
 	if (!rc && o && o->csv) {
 		struct out_file of;
 

@@ -5,6 +5,7 @@
  * them; extra keys are documented in docs/CLI.md.
  */
 #include "output/output.h"
+#include "output/ms_host_out.h"
 #include "output/outfile.h"
 #include "output/schema.h"
 #include "common/fs.h"
@@ -435,7 +436,10 @@ int out_write_profile(const char *dir, const struct out_source *src, const struc
 	rc = out_join(path, sizeof(path), dir, sub, err);
 	if (!rc)
 		rc = fs_mkdirs(path, err);
-	return rc ? rc : out_write_views(path, src, p, o, err);
+	if (!rc)
+		rc = out_write_views(path, src, p, o, err);
+	/* MindSpore's host_info outputs sit in <out>/host_info, as MindSpore's do */
+	return rc ? rc : out_write_ms_host(dir, p, err);
 }
 
 static int write_small(const char *dir, const char *name, void (*fn)(struct jsonw *, const void *),

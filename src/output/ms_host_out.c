@@ -1,319 +1,377 @@
 /*
- * ms_host_out.c - the host_info rows of a MindSpore device split out as
- * MindSpore's Profiler.analyse does for `profile_framework` (ms_host_out.h):
- * the host memory rows, the host timeline (Chrome trace) and the view
- * "ms_host". Only writes: the rows are the model's (importers/hostinfo.c).
+ * ms_host_out.c - MindSpore's host_info outputs written as Python writes
+ * them (ms_host_out.h): csv.writer's minimal quoting and "\r\n", floats as
+ * repr(), json.dump's separators and ensure_ascii escapes. Only writes:
+ * the rows and items are analysis/ms_host.c's.
  */
 #include "output/ms_host_out.h"
+#include "analysis/an_ms.h"
 #include "analysis/analysis.h"
+#include "common/fs.h"
+#include "common/jsonesc.h"
+#include "common/num.h"
 #include "output/outfile.h"
-#include "output/output.h"
 
-#include <stdlib.h>
+#include <inttypes.h>
 #include <string.h>
 
-static const char *const COLS[] = {
-    "tid",   "pid",	  "parent_pid",	 "module_name",	     "event",	       "stage",
-    "level", "start_end", "custom_info", "memory_usage(kB)", "time_stamp(us)", NULL,
-};
+/* ---- Python's csv.writer (excel dialect) and json.dump ------------------- */
 
-static const char *str(const struct model *m, uint32_t id)
+/* One field, QUOTE_MINIMAL: quoted when it holds the delimiter, the quote
+ * or a line-terminator character; None (NULL) is empty. */
+static void py_csv_field(FILE *f, const char *s, int first)
 {
-	return id ? model_str(m, id) : "";
-}
-
-size_t ms_host_memory_rows(const struct model *m)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < m->host.n; i++)
-		n += m->host.v[i].memory_kb != 0;
-	return n;
-}
-
-/* ---- host_memory.csv ----------------------------------------------------- */
-
-static void csv_row(FILE *f, const struct model *m, const struct model_host *r)
-{
-	fprintf(f, "%lld,%lld,%lld,", (long long)r->tid, (long long)r->pid,
-		(long long)r->parent_pid);
-	out_csv_field(f, str(m, r->module));
-	fputc(',', f);
-	out_csv_field(f, str(m, r->event));
-	fputc(',', f);
-	out_csv_field(f, str(m, r->stage));
-	fprintf(f, ",%d,%d,", r->level, r->start_end);
-	out_csv_field(f, str(m, r->custom));
-	fprintf(f, ",%lld,%lld\n", (long long)r->memory_kb, (long long)r->ts_us);
-}
-
-/* ---- the host timeline --------------------------------------------------- */
-
-/* A row's sort key: (pid, tid, module, event, stage), then time, then
- * file order (qsort is not stable). */
-struct hkey {
-	int64_t pid, tid, ts;
-	uint32_t module, event, stage;
-	size_t i;
-};
-
-static int cmp_i64(int64_t a, int64_t b)
-{
-	return a < b ? -1 : a > b;
-}
-
-static int same_group(const struct hkey *x, const struct hkey *y)
-{
-	return x->pid == y->pid && x->tid == y->tid && x->module == y->module &&
-	       x->event == y->event && x->stage == y->stage;
-}
-
-static int key_cmp(const void *a, const void *b)
-{
-	const struct hkey *x = a, *y = b;
-	int c;
-
-	if ((c = cmp_i64(x->pid, y->pid)) || (c = cmp_i64(x->tid, y->tid)) ||
-	    (c = cmp_i64(x->module, y->module)) || (c = cmp_i64(x->event, y->event)) ||
-	    (c = cmp_i64(x->stage, y->stage)) || (c = cmp_i64(x->ts, y->ts)))
-		return c;
-	return x->i < y->i ? -1 : x->i > y->i;
-}
-
-static void ev_common(struct jsonw *w, const struct model *m, const struct model_host *r,
-		      const char *ph)
-{
-	char name[600];
-
-	snprintf(name, sizeof(name), "%.290s::%.290s", str(m, r->event), str(m, r->stage));
-	jsonw_kstr(w, "name", name);
-	jsonw_kstr(w, "cat", str(m, r->module));
-	jsonw_kstr(w, "ph", ph);
-	jsonw_kint(w, "pid", r->pid);
-	jsonw_kint(w, "tid", r->tid);
-	jsonw_kint(w, "ts", r->ts_us);
-}
-
-static void ev_args(struct jsonw *w, const struct model *m, const struct model_host *r)
-{
-	jsonw_key(w, "args");
-	jsonw_obj_begin(w);
-	jsonw_kstr(w, "module_name", str(m, r->module));
-	jsonw_kint(w, "level", r->level);
-	if (r->custom)
-		jsonw_kstr(w, "custom_info", str(m, r->custom));
-	jsonw_obj_end(w);
-}
-
-int ms_host_timeline(struct jsonw *w, const struct model *m, struct ms_host_counts *n)
-{
-	struct hkey *ix = NULL;
-	size_t *stack = NULL, k = 0;
-
-	memset(n, 0, sizeof(*n));
-	if (m->host.n && (!(ix = malloc(m->host.n * sizeof(*ix))) ||
-			  !(stack = malloc(m->host.n * sizeof(*stack))))) {
-		free(ix);
-		return NNS_ENOMEM;
+	if (!first)
+		fputc(',', f);
+	if (!s)
+		return;
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, f);
+		return;
 	}
-	for (size_t i = 0; i < m->host.n; i++) {
-		const struct model_host *r = &m->host.v[i];
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
 
-		if (r->ts_us == 0)
+static void put_file(void *ctx, const char *s, size_t n)
+{
+	fwrite(s, 1, n, (FILE *)ctx);
+}
+
+/* A json.dumps string, or null for None. */
+static void py_json_str(FILE *f, const char *s)
+{
+	if (!s) {
+		fputs("null", f);
+		return;
+	}
+	fputc('"', f);
+	json_escape(s, strlen(s), JSON_ESC_ASCII, put_file, f);
+	fputc('"', f);
+}
+
+/* ---- the three files ------------------------------------------------------ */
+
+static int open_file(struct out_file *of, const char *dir, const char *pre, int64_t rank,
+		     const char *ext, struct nns_err *err)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "%s_%" PRId64 ".%s", pre, rank, ext);
+	return out_file_open(of, dir, name, err);
+}
+
+static void memory_csv(FILE *f, const struct ms_host_csv *h, const struct ms_host_result *r)
+{
+	size_t n = r->mem_raise_at >= 0 ? (size_t)r->mem_raise_at : r->mem.n;
+
+	for (int c = 0; c < MSH_NCOL; c++)
+		py_csv_field(f, ms_host_cols[c], c == 0);
+	fputs("\r\n", f);
+	for (size_t i = 0; i < n; i++) {
+		const struct ms_host_row *row = &h->rows.v[r->mem.v[i]];
+
+		for (int c = 0; c < MSH_NCOL; c++)
+			py_csv_field(f, ms_host_val(h, row, c), c == 0);
+		fputs("\r\n", f);
+	}
+}
+
+static void timeline_json(FILE *f, const struct ms_host_csv *h, const struct ms_host_result *r)
+{
+	fputc('[', f);
+	for (size_t i = 0; i < r->tl.n; i++) {
+		const struct ms_host_tl_item *it = &r->tl.v[i];
+		const struct ms_host_row *row = &h->rows.v[it->row];
+
+		fputs(i ? ", {\"name\": " : "{\"name\": ", f);
+		if (it->kind == MSH_B) {
+			py_json_str(f, strpool_get(&r->strings, it->name));
+			fputs(", \"pid\": ", f);
+			py_json_str(f, strpool_get(&r->strings, it->pid));
+			fputs(", \"tid\": ", f);
+			py_json_str(f, strpool_get(&r->strings, it->tid));
+			fprintf(f, ", \"ph\": \"B\", \"ts\": %" PRId64 "}", it->ts);
 			continue;
-		ix[k++] = (struct hkey){r->pid, r->tid, r->ts_us, r->module, r->event, r->stage, i};
-	}
-	if (k > 1)
-		qsort(ix, k, sizeof(*ix), key_cmp);
-	jsonw_obj_begin(w);
-	jsonw_kstr(w, "displayTimeUnit", "ms");
-	jsonw_key(w, "traceEvents");
-	jsonw_arr_begin(w);
-	for (size_t a = 0; a < k;) {
-		size_t b = a + 1, sp = 0;
-
-		while (b < k && same_group(&ix[a], &ix[b]))
-			b++;
-		/* one (pid, tid, module, event, stage) in time order: an end closes
-		 * the latest open start */
-		for (size_t c = a; c < b; c++) {
-			const struct model_host *r = &m->host.v[ix[c].i];
-
-			if (r->start_end == 0) {
-				stack[sp++] = ix[c].i;
-			} else if (r->start_end == 1) {
-				const struct model_host *s;
-
-				if (!sp) {
-					n->unmatched_ends++;
-					continue;
-				}
-				s = &m->host.v[stack[--sp]];
-				jsonw_obj_begin(w);
-				ev_common(w, m, s, "X");
-				jsonw_kint(w, "dur", r->ts_us - s->ts_us);
-				ev_args(w, m, s);
-				jsonw_obj_end(w);
-				n->spans++;
-			} else {
-				jsonw_obj_begin(w);
-				ev_common(w, m, r, "i");
-				jsonw_kstr(w, "s", "t");
-				ev_args(w, m, r);
-				jsonw_obj_end(w);
-				n->instants++;
-			}
 		}
-		n->unmatched_starts += sp;
-		a = b;
+		fputc('"', f);
+		json_escape(ms_host_val(h, row, MSH_EVENT), strlen(ms_host_val(h, row, MSH_EVENT)),
+			    JSON_ESC_ASCII, put_file, f);
+		fputs("::", f);
+		json_escape(ms_host_val(h, row, MSH_STAGE), strlen(ms_host_val(h, row, MSH_STAGE)),
+			    JSON_ESC_ASCII, put_file, f);
+		fputs("\", \"cat\": ", f);
+		py_json_str(f, ms_host_val(h, row, MSH_MODULE));
+		if (it->kind == MSH_X)
+			fprintf(f, ", \"ts\": %" PRId64 ", \"dur\": %" PRId64 ", \"ph\": \"X\"",
+				it->ts, it->dur);
+		else
+			fprintf(f, ", \"ts\": %" PRId64 ", \"ph\": \"i\"", it->ts);
+		fputs(", \"pid\": ", f);
+		py_json_str(f, ms_host_val(h, row, MSH_PID));
+		fputs(", \"tid\": ", f);
+		py_json_str(f, ms_host_val(h, row, MSH_TID));
+		fputs(", \"args\": {\"parent_pid\": ", f);
+		py_json_str(f, ms_host_val(h, row, MSH_PPID));
+		fputs("}}", f);
 	}
-	/* the host memory as a counter per process, in file order */
-	for (size_t i = 0; i < m->host.n; i++) {
-		const struct model_host *r = &m->host.v[i];
-
-		if (!r->memory_kb || !r->ts_us)
-			continue;
-		jsonw_obj_begin(w);
-		jsonw_kstr(w, "name", "Host memory (kB)");
-		jsonw_kstr(w, "ph", "C");
-		jsonw_kint(w, "pid", r->pid);
-		jsonw_kint(w, "ts", r->ts_us);
-		jsonw_key(w, "args");
-		jsonw_obj_begin(w);
-		jsonw_kint(w, "memory_usage(kB)", r->memory_kb);
-		jsonw_obj_end(w);
-		jsonw_obj_end(w);
-		n->counters++;
-	}
-	jsonw_arr_end(w);
-	jsonw_obj_end(w);
-	free(ix);
-	free(stack);
-	return NNS_OK;
+	fputc(']', f);
 }
 
-/* ---- files --------------------------------------------------------------- */
-
-int out_write_ms_host(const char *dir, const struct an_profile *p, struct nns_err *err)
+static void dataset_csv(FILE *f, const struct ms_host_csv *h, const struct ms_host_result *r)
 {
-	const struct model *m = p->m;
+	static const char *const head[] = {"Operation", "Stage", "Occurrences", "Avg. time (us)",
+					   "Custom Info"};
+
+	for (int c = 0; c < 5; c++)
+		py_csv_field(f, head[c], c == 0);
+	fputs("\r\n", f);
+	for (size_t i = 0; i < r->ds.n; i++) {
+		const struct ms_host_ds_item *d = &r->ds.v[i];
+		const struct ms_host_row *row = &h->rows.v[d->row];
+		char cnt[24], avg[NUM_PYFLOAT_MAX];
+
+		snprintf(cnt, sizeof(cnt), "%" PRId64, d->count);
+		num_pyfloat(d->avg, avg, sizeof(avg));
+		py_csv_field(f, ms_host_val(h, row, MSH_EVENT), 1);
+		py_csv_field(f, ms_host_val(h, row, MSH_STAGE), 0);
+		py_csv_field(f, cnt, 0);
+		py_csv_field(f, avg, 0);
+		py_csv_field(f, ms_host_val(h, row, MSH_CUSTOM), 0);
+		fputs("\r\n", f);
+	}
+}
+
+void out_ms_host_stream(FILE *f, int which, const struct ms_host_csv *h,
+			const struct ms_host_result *r)
+{
+	if (which == MS_HOST_MEMORY)
+		memory_csv(f, h, r);
+	else if (which == MS_HOST_TIMELINE)
+		timeline_json(f, h, r);
+	else
+		dataset_csv(f, h, r);
+}
+
+typedef void (*file_fn)(FILE *f, const struct ms_host_csv *h, const struct ms_host_result *r);
+
+static int write_one(const char *dir, const char *pre, const char *ext, file_fn fn,
+		     const struct ms_host_csv *h, const struct ms_host_result *r,
+		     struct nns_err *err)
+{
 	struct out_file of;
-	struct jsonw w;
-	struct ms_host_counts n;
 	int rc;
 
-	if (!p->ms || !m || !m->host.n)
-		return NNS_OK;
-	if (ms_host_memory_rows(m)) {
-		if ((rc = out_file_open(&of, dir, "host_memory.csv", err)))
-			return rc;
-		for (int c = 0; COLS[c]; c++)
-			fprintf(of.f, "%s%s", c ? "," : "", COLS[c]);
-		fputc('\n', of.f);
-		for (size_t i = 0; i < m->host.n; i++)
-			if (m->host.v[i].memory_kb != 0)
-				csv_row(of.f, m, &m->host.v[i]);
-		if ((rc = out_file_commit(&of, err)))
-			return rc;
-	}
-	if ((rc = out_file_open(&of, dir, "host_timeline.json", err)))
+	if ((rc = open_file(&of, dir, pre, h->rank, ext, err)))
 		return rc;
-	if (jsonw_init_file(&w, of.f, 0)) {
-		out_file_abort(&of);
-		return nns_err_set(err, NNS_ENOMEM, "host_timeline.json: out of memory");
-	}
-	rc = ms_host_timeline(&w, m, &n);
-	if (!rc)
-		rc = jsonw_finish(&w, err);
-	else
-		nns_err_set(err, rc, "host_timeline.json: out of memory");
-	jsonw_release(&w);
-	if (rc) {
-		out_file_abort(&of);
-		return rc;
-	}
+	fn(of.f, h, r);
 	return out_file_commit(&of, err);
 }
 
-/* ---- the view ------------------------------------------------------------ */
+int out_ms_host_files(const char *dir, const struct ms_host_csv *h, const struct ms_host_result *r,
+		      struct nns_err *err)
+{
+	int rc = NNS_OK;
+
+	if (!ms_host_writes_memory(r) && !ms_host_writes_timeline(r) && !ms_host_writes_dataset(r))
+		return NNS_OK;
+	if ((rc = fs_mkdirs(dir, err)))
+		return rc;
+	if (ms_host_writes_memory(r))
+		rc = write_one(dir, "host_memory", "csv", memory_csv, h, r, err);
+	if (!rc && ms_host_writes_timeline(r))
+		rc = write_one(dir, "timeline", "json", timeline_json, h, r, err);
+	if (!rc && ms_host_writes_dataset(r))
+		rc = write_one(dir, "dataset", "csv", dataset_csv, h, r, err);
+	return rc;
+}
+
+int out_write_ms_host(const char *out_root, const struct an_profile *p, struct nns_err *err)
+{
+	char dir[OUT_PATH_MAX];
+	int rc;
+
+	if (!p->ms || p->ms->host_rc != NNS_OK)
+		return NNS_OK;
+	if ((rc = out_join(dir, sizeof(dir), out_root, "host_info", err)))
+		return rc;
+	return out_ms_host_files(dir, &p->ms->host, &p->ms->host_res, err);
+}
+
+/* ---- the view ------------------------------------------------------------- */
+
+static void view_memory(struct jsonw *w, const struct ms_host_csv *h,
+			const struct ms_host_result *r)
+{
+	size_t shown = r->mem.n < MS_HOST_VIEW_MAX ? r->mem.n : MS_HOST_VIEW_MAX;
+	char file[64];
+
+	if (!ms_host_writes_memory(r)) {
+		jsonw_knull(w, "memory");
+		return;
+	}
+	snprintf(file, sizeof(file), "host_memory_%" PRId64 ".csv", h->rank);
+	jsonw_key(w, "memory");
+	jsonw_obj_begin(w);
+	jsonw_kstr(w, "file", file);
+	jsonw_key(w, "col_name");
+	jsonw_arr_begin(w);
+	for (int c = 0; c < MSH_NCOL; c++)
+		jsonw_str(w, ms_host_cols[c]);
+	jsonw_arr_end(w);
+	jsonw_key(w, "object");
+	jsonw_arr_begin(w);
+	for (size_t i = 0; i < shown; i++) {
+		const struct ms_host_row *row = &h->rows.v[r->mem.v[i]];
+
+		jsonw_arr_begin(w);
+		for (int c = 0; c < MSH_NCOL; c++) {
+			const char *s = ms_host_val(h, row, c);
+
+			if (s)
+				jsonw_str(w, s);
+			else
+				jsonw_null(w);
+		}
+		jsonw_arr_end(w);
+	}
+	jsonw_arr_end(w);
+	jsonw_kint(w, "size", (int64_t)r->mem.n);
+	jsonw_kint(w, "shown", (int64_t)shown);
+	jsonw_kint(w, "peak_kb", r->mem_peak_kb);
+	jsonw_obj_end(w);
+}
+
+static void view_timeline(struct jsonw *w, const struct ms_host_csv *h,
+			  const struct ms_host_result *r)
+{
+	size_t k[3] = {0, 0, 0};
+	char file[64];
+
+	if (!ms_host_writes_timeline(r)) {
+		jsonw_knull(w, "timeline");
+		return;
+	}
+	for (size_t i = 0; i < r->tl.n; i++)
+		k[r->tl.v[i].kind]++;
+	snprintf(file, sizeof(file), "timeline_%" PRId64 ".json", h->rank);
+	jsonw_key(w, "timeline");
+	jsonw_obj_begin(w);
+	jsonw_kstr(w, "file", file);
+	jsonw_kint(w, "items", (int64_t)r->tl.n);
+	jsonw_kint(w, "spans", (int64_t)k[MSH_X]);
+	jsonw_kint(w, "instants", (int64_t)k[MSH_I]);
+	jsonw_kint(w, "unfinished", (int64_t)k[MSH_B]);
+	jsonw_obj_end(w);
+}
+
+static void view_dataset(struct jsonw *w, const struct ms_host_csv *h,
+			 const struct ms_host_result *r)
+{
+	static const char *const head[] = {"Operation", "Stage", "Occurrences", "Avg. time (us)",
+					   "Custom Info"};
+	char file[64];
+
+	if (!ms_host_writes_dataset(r)) {
+		jsonw_knull(w, "dataset");
+		return;
+	}
+	snprintf(file, sizeof(file), "dataset_%" PRId64 ".csv", h->rank);
+	jsonw_key(w, "dataset");
+	jsonw_obj_begin(w);
+	jsonw_kstr(w, "file", file);
+	jsonw_key(w, "col_name");
+	jsonw_arr_begin(w);
+	for (int c = 0; c < 5; c++)
+		jsonw_str(w, head[c]);
+	jsonw_arr_end(w);
+	jsonw_key(w, "object");
+	jsonw_arr_begin(w);
+	for (size_t i = 0; i < r->ds.n && i < MS_HOST_VIEW_MAX; i++) {
+		const struct ms_host_ds_item *d = &r->ds.v[i];
+		const struct ms_host_row *row = &h->rows.v[d->row];
+
+		jsonw_arr_begin(w);
+		jsonw_str(w, ms_host_val(h, row, MSH_EVENT));
+		jsonw_str(w, ms_host_val(h, row, MSH_STAGE));
+		jsonw_int(w, d->count);
+		jsonw_double(w, d->avg);
+		jsonw_str(w, ms_host_val(h, row, MSH_CUSTOM));
+		jsonw_arr_end(w);
+	}
+	jsonw_arr_end(w);
+	jsonw_kint(w, "size", (int64_t)r->ds.n);
+	jsonw_kint(w, "unmatched_starts", r->ds_unmatched_starts);
+	jsonw_obj_end(w);
+}
+
+static void view_notes(struct jsonw *w, const struct ms_host_result *r)
+{
+	char msg[160];
+
+	jsonw_key(w, "notes");
+	jsonw_arr_begin(w);
+	if (r->parse_raised) {
+		snprintf(msg, sizeof(msg),
+			 "row %" PRId64 " makes MindSpore's _parse_host_info raise (a value int() "
+			 "or str + cannot take): no host_info output",
+			 r->parse_raised_row + 2);
+		jsonw_str(w, msg);
+	}
+	if (r->mem_raise_at >= 0)
+		jsonw_str(w, "a memory row has a column outside MindSpore's memory_header: "
+			     "csv.DictWriter raises there, so the memory file stops at it and "
+			     "neither the timeline nor the dataset file is written");
+	if (r->ds_raised) {
+		snprintf(msg, sizeof(msg),
+			 "row %" PRId64 " makes MindSpore's _calculate_dataset_execution_time "
+			 "raise: no dataset file",
+			 r->ds_raised_row + 2);
+		jsonw_str(w, msg);
+	}
+	jsonw_arr_end(w);
+}
 
 void out_json_ms_host_view(struct jsonw *w, const struct an_profile *p)
 {
-	const struct model *m = p->m;
-	size_t nmem = m ? ms_host_memory_rows(m) : 0, shown = 0;
-	int64_t peak = 0;
+	const struct ms_profile *mp = p->ms;
 
 	jsonw_obj_begin(w);
-	if (!p->ms || !m) {
+	if (!mp) {
 		jsonw_kstr(w, "error", "not a MindSpore device");
 		jsonw_obj_end(w);
 		return;
 	}
-	jsonw_kint(w, "rows", (int64_t)m->host.n);
-	jsonw_key(w, "memory");
-	if (!nmem) {
-		jsonw_null(w);
-	} else {
-		jsonw_obj_begin(w);
-		jsonw_key(w, "col_name");
-		jsonw_arr_begin(w);
-		for (int c = 0; COLS[c]; c++)
-			jsonw_str(w, COLS[c]);
-		jsonw_arr_end(w);
-		jsonw_key(w, "object");
-		jsonw_arr_begin(w);
-		for (size_t i = 0; i < m->host.n; i++) {
-			const struct model_host *r = &m->host.v[i];
-
-			if (!r->memory_kb)
-				continue;
-			if (r->memory_kb > peak)
-				peak = r->memory_kb;
-			if (shown >= MS_HOST_VIEW_MAX)
-				continue;
-			shown++;
-			jsonw_arr_begin(w);
-			jsonw_int(w, r->tid);
-			jsonw_int(w, r->pid);
-			jsonw_int(w, r->parent_pid);
-			jsonw_str(w, str(m, r->module));
-			jsonw_str(w, str(m, r->event));
-			jsonw_str(w, str(m, r->stage));
-			jsonw_int(w, r->level);
-			jsonw_int(w, r->start_end);
-			jsonw_str(w, str(m, r->custom));
-			jsonw_int(w, r->memory_kb);
-			jsonw_int(w, r->ts_us);
-			jsonw_arr_end(w);
-		}
-		jsonw_arr_end(w);
-		jsonw_kint(w, "size", (int64_t)nmem);
-		jsonw_kint(w, "shown", (int64_t)shown);
-		jsonw_kint(w, "peak_kb", peak);
+	if (mp->host_rc != NNS_OK) {
+		jsonw_knull(w, "rank");
+		jsonw_kint(w, "rows", 0);
+		if (mp->host_rc == NNS_ENOTFOUND)
+			jsonw_knull(w, "error");
+		else
+			jsonw_kstr(w, "error", mp->host_err.msg);
+		jsonw_knull(w, "memory");
+		jsonw_knull(w, "timeline");
+		jsonw_knull(w, "dataset");
 		jsonw_obj_end(w);
+		return;
 	}
 	{
-		struct ms_host_counts n;
-		struct jsonw sink;
+		char file[64];
 
-		/* the timeline's counts, as analyse writes it (into a discarded buffer) */
-		if (m->host.n && !jsonw_init_mem(&sink, (size_t)1 << 30, 0) &&
-		    !ms_host_timeline(&sink, m, &n)) {
-			jsonw_key(w, "timeline");
-			jsonw_obj_begin(w);
-			jsonw_kstr(w, "file", "host_timeline.json");
-			jsonw_kint(w, "spans", (int64_t)n.spans);
-			jsonw_kint(w, "instants", (int64_t)n.instants);
-			jsonw_kint(w, "counters", (int64_t)n.counters);
-			jsonw_kint(w, "unmatched_starts", (int64_t)n.unmatched_starts);
-			jsonw_kint(w, "unmatched_ends", (int64_t)n.unmatched_ends);
-			jsonw_obj_end(w);
-			jsonw_release(&sink);
-		} else {
-			jsonw_knull(w, "timeline");
-		}
+		snprintf(file, sizeof(file), "host_info_%" PRId64 ".csv", mp->host.rank);
+		jsonw_kint(w, "rank", mp->host.rank);
+		jsonw_kstr(w, "file", file);
 	}
-	jsonw_knull(w, "dataset");
-	jsonw_kstr(w, "dataset_note", MS_HOST_DATASET_NOTE);
+	jsonw_kint(w, "rows", (int64_t)mp->host.rows.n);
+	jsonw_knull(w, "error");
+	view_memory(w, &mp->host, &mp->host_res);
+	view_timeline(w, &mp->host, &mp->host_res);
+	view_dataset(w, &mp->host, &mp->host_res);
+	view_notes(w, &mp->host_res);
 	jsonw_obj_end(w);
 }

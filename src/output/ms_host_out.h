@@ -1,65 +1,52 @@
 /*
- * ms_host_out.h - the host_info rows of a MindSpore device
- * (host_info/host_info_<rank>.csv, read into model.host by
- * importers/hostinfo.c) split out as MindSpore's documentation describes
- * Profiler.analyse's output for profile_framework ("all" | "time" |
- * "memory"; docs/MINDSPORE.md "Host information"):
+ * ms_host_out.h - MindSpore's host_info outputs, byte for byte as
+ * MindSpore's Profiler.analyse writes them (profile_framework "all" |
+ * "time" | "memory"; computed by analysis/ms_host.h from the device's
+ * host_info/host_info_<rank>.csv; docs/MINDSPORE.md "Host information"):
  *
- *   host_memory.csv     (MindSpore: host_info/host_memory_<rank>.csv) the rows
- *                       whose memory_usage(kB) is not 0 (0 = "no memory
- *                       collected at this stage"), in file order, with the
- *                       host_info header: tid,pid,parent_pid,module_name,
- *                       event,stage,level,start_end,custom_info,
- *                       memory_usage(kB),time_stamp(us)
- *   host_timeline.json  (MindSpore: host_info/timeline_<rank>.json, "for
- *                       chrome://tracing") a Chrome trace in µs of the
- *                       CSV's own time_stamp(us): per (pid, tid, module,
- *                       event, stage) in time order, a start (start_end 0)
- *                       and the next end (1) are one "X" event named
- *                       "<event>::<stage>", cat = module_name, args
- *                       module_name / level / custom_info (an end closes the
- *                       latest open start; unmatched ones are counted, not
- *                       drawn); start_end 2 is an "i" instant; each row with
- *                       memory is a "C" counter "Host memory (kB)" of its pid.
- *                       Rows without a time stamp are left out.
+ *   <out>/host_info/host_memory_<rank>.csv  csv.DictWriter: the 11 columns,
+ *       the rows with memory_usage(kB) > 0, their text as read ("\r\n"
+ *       line ends, Python's minimal quoting)
+ *   <out>/host_info/timeline_<rank>.json    json.dump of the timeline items
+ *       (", " and ": " separators, ensure_ascii escapes)
+ *   <out>/host_info/dataset_<rank>.csv      csv.writer: Operation, Stage,
+ *       Occurrences, Avg. time (us) (Python's repr of the float), Custom Info
  *
- * `nnscope analyse` writes both into a MindSpore device's directory when it
- * has host_info rows (the memory file only when a row has memory); the view
- * "ms_host" (ms_host.json, /api/view?view=ms_host) is
- *   {"rows": n, "memory": {"col_name": [the 11 columns], "object": [[...]]
- *    (first MS_HOST_VIEW_MAX rows), "size", "shown", "peak_kb"} | null,
- *    "timeline": {"file","spans","instants","counters","unmatched_starts",
- *    "unmatched_ends"} | null, "dataset": null, "dataset_note": text}.
- * dataset_<rank>.csv is not written: its definition (MindSpore's splitter)
- * was not found in the public source searched (dataset_note says so).
+ * each only when MindSpore writes it (ms_host_writes_*). `nnscope analyse`
+ * writes them into <out>/host_info/ for every MindSpore device with a
+ * host_info file. The view "ms_host" (ms_host.json, /api/view?view=ms_host):
+ *   {"rank", "file", "rows", "error" (why there is no output, or null),
+ *    "memory": {"col_name", "object" (the first MS_HOST_VIEW_MAX rows, the
+ *    CSV's text), "size", "shown", "peak_kb"} | null,
+ *    "timeline": {"file", "items", "spans", "instants", "unfinished"} | null,
+ *    "dataset": {"file", "col_name", "object": [[op, stage, occurrences,
+ *    avg_us, custom_info]], "size"} | null, "notes": [why a file is absent]}
+ * or {"rank": null, "rows": 0, ...} for a device without host_info.
  */
 #ifndef NNS_OUTPUT_MS_HOST_OUT_H
 #define NNS_OUTPUT_MS_HOST_OUT_H
 
-#include <stddef.h>
+#include <stdio.h>
 
+#include "analysis/ms_host.h"
 #include "common/err.h"
-#include "model/model.h"
 #include "output/jsonw.h"
 
 #define MS_HOST_VIEW_MAX 20000
-#define MS_HOST_DATASET_NOTE                                                                       \
-	"dataset_<rank>.csv is not split out: MindSpore's definition of it was not found in the "  \
-	"public source (docs/MINDSPORE.md)"
 
 struct an_profile;
 
-struct ms_host_counts {
-	size_t spans, instants, counters, unmatched_starts, unmatched_ends;
-};
-
-/* Rows of m with memory_usage(kB) != 0. */
-size_t ms_host_memory_rows(const struct model *m);
-/* Writes m's host timeline (above) as one JSON object; counts into *n.
- * NNS_OK or NNS_ENOMEM (nothing written then). */
-int ms_host_timeline(struct jsonw *w, const struct model *m, struct ms_host_counts *n);
-/* The files above into dir, for a MindSpore device (p->ms) with host rows. */
-int out_write_ms_host(const char *dir, const struct an_profile *p, struct nns_err *err);
+enum { MS_HOST_MEMORY, MS_HOST_TIMELINE, MS_HOST_DATASET };
+/* The content of one of the files (MS_HOST_*) to f, whether or not
+ * MindSpore writes it (ms_host_writes_* say). */
+void out_ms_host_stream(FILE *f, int which, const struct ms_host_csv *h,
+			const struct ms_host_result *r);
+/* The three files of h / r (above) into dir (created if missing). */
+int out_ms_host_files(const char *dir, const struct ms_host_csv *h, const struct ms_host_result *r,
+		      struct nns_err *err);
+/* The files of a MindSpore device p (p->ms, with a host_info file) into
+ * <out_root>/host_info; NNS_OK and nothing for other devices. */
+int out_write_ms_host(const char *out_root, const struct an_profile *p, struct nns_err *err);
 /* The views.c row "ms_host". */
 void out_json_ms_host_view(struct jsonw *w, const struct an_profile *p);
 

@@ -1,8 +1,10 @@
 /*
  * report_extra.c - terminal views `datapipe` (queues, verdict, per-step
  * waits, findings) and `cpu` (machine/process/thread utilization, per
- * step, stages, and the host_info stage times) of one worker/span.
+ * step, stages, the host_info stage times, and for a MindSpore device
+ * MindSpore's dataset table, dataset_<rank>.csv) of one worker/span.
  */
+#include "analysis/an_ms.h"
 #include "output/report_int.h"
 #include "output/table.h"
 
@@ -234,6 +236,55 @@ static void host_info(FILE *f, const struct an_profile *p, const struct report_o
 			(long long)h->unmatched_starts, (long long)h->unmatched_ends);
 }
 
+/* MindSpore's dataset execution time (analysis/ms_host.h), as dataset_<rank>.csv. */
+static void ms_dataset(FILE *f, const struct an_profile *p, const struct report_opts *o)
+{
+	static const struct tb_col cols[] = {
+	    {"Operation", TB_LEFT, TB_TRUNC_END},   {"Stage", TB_LEFT, 0},
+	    {"Occurrences", TB_RIGHT, 0},	    {"Avg. time (us)", TB_RIGHT, 0},
+	    {"Custom Info", TB_LEFT, TB_TRUNC_END},
+	};
+	const struct ms_profile *mp = p->ms;
+	const struct ms_host_result *r;
+	size_t shown;
+	struct table t;
+	char title[96], b[48];
+
+	if (!mp || mp->host_rc != NNS_OK)
+		return;
+	r = &mp->host_res;
+	snprintf(title, sizeof(title), "MindSpore dataset execution time (dataset_%lld.csv)",
+		 (long long)mp->host.rank);
+	rp_section(f, o, title);
+	if (!ms_host_writes_dataset(r)) {
+		fprintf(f, "  (none: MindSpore's analysis raises on this host_info before "
+			   "writing it; ms_host.json says where)\n");
+		return;
+	}
+	if (!r->ds.n) {
+		fprintf(f, "  (no Dataset start/end pairs in host_info_%lld.csv)\n",
+			(long long)mp->host.rank);
+		return;
+	}
+	shown = r->ds.n < (size_t)o->top ? r->ds.n : (size_t)o->top;
+	tb_init(&t, cols, 5);
+	for (size_t i = 0; i < shown; i++) {
+		const struct ms_host_ds_item *d = &r->ds.v[i];
+		const struct ms_host_row *row = &mp->host.rows.v[d->row];
+
+		tb_cell(&t, "%s", ms_host_val(&mp->host, row, MSH_EVENT));
+		tb_cell(&t, "%s", ms_host_val(&mp->host, row, MSH_STAGE));
+		tb_cell(&t, "%s", tb_fmt_int(b, sizeof(b), d->count));
+		tb_cell(&t, "%.3f", d->avg);
+		tb_cell(&t, "%s", ms_host_val(&mp->host, row, MSH_CUSTOM));
+	}
+	tb_print(&t, f, o->width, 2, o->color);
+	tb_release(&t);
+	if (shown < r->ds.n)
+		fprintf(f, "  … %zu more rows (dataset_%lld.csv has them all)\n", r->ds.n - shown,
+			(long long)mp->host.rank);
+}
+
 static void cpu(FILE *f, const struct an_profile *p, const struct report_opts *o)
 {
 	const struct an_cpu *c = &p->cpu;
@@ -252,6 +303,7 @@ static void cpu(FILE *f, const struct an_profile *p, const struct report_opts *o
 		cpu_threads(f, p, o);
 	}
 	host_info(f, p, o);
+	ms_dataset(f, p, o);
 }
 
 void rp_view_datapipe(FILE *f, const struct an_profile *p, const struct report_opts *o)

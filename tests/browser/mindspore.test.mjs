@@ -560,13 +560,45 @@ else {
       assert.deepEqual(st.map((x) => x.stage.text), ['Optimize', 'Parse']);
       const mem = await tableRows(o.page, 'ms-host-memory-table');
       assert.deepEqual(mem.map((x) => x['memory_usage(kB)'].text.replace(/,/g, '')), ['2048', '3072']);
-      assert.match(await text(o.page, '[data-testid="ms-host-dataset"]'), /dataset_<rank>\.csv/);
+      // MindSpore's dataset table: this host_info has no Dataset start / end pair
+      assert.match(await text(o.page, '[data-testid="ms-host-dataset"]'), /dataset_0\.csv[\s\S]*No Dataset start/);
+      assert.equal(await text(o.page, '[data-testid="ms-host-ds-rows"] .card-value'), '0');
       // only the host CPU table of this device: no GPU panel
       assert.equal(await o.page.$('[data-testid="ms-gpu-ops"]'), null);
       assert.ok(await o.page.$('[data-testid="ms-cpu-ops"]'));
       await shoot(o.page, 'mindspore-hostinfo');
     });
     await finish('mindspore mshostinfo', o);
+  }
+  // mshostds is tests/e2e/data/ms_hostds: device 0's host_info_0.csv has Dataset
+  // rows; values as MindSpore computes them (tests/e2e/ms_hostinfo.sh compares
+  // dataset_0.csv with MindSpore's own code byte for byte)
+  const d = runs.find((x) => x.name === 'mshostds');
+  if (!d || d.kind !== 'mindspore') skip('mindspore dataset table', 'no mshostds run (tests/browser/run.sh copies tests/e2e/data/ms_hostds)');
+  else {
+    const o = await open('mindspore', { run: 'mshostds', worker: 'device_0' });
+    await check('mindspore mshostds: the host panel shows MindSpore\'s dataset table (Batch::Get 3 x 133.333 us, 6 rows)', async () => {
+      await noErrorBox(o.page, 'mindspore');
+      await o.page.waitForSelector('[data-testid="ms-host-dataset"]');
+      assert.equal(await text(o.page, '[data-testid="ms-host-ds-rows"] .card-value'), '6');
+      assert.match(await text(o.page, '[data-testid="ms-host"] h4'), /./);
+      const t = await tableRows(o.page, 'ms-host-dataset-table');
+      assert.equal(t.length, 6);
+      const heads = await o.page.$$eval('[data-testid="table-ms-host-dataset-table"] thead th', (x) => x.map((e) => e.textContent.trim()));
+      for (const c of ['Operation', 'Stage', 'Occurrences', 'Avg. time (us)', 'Custom Info']) assert.ok(heads.some((x) => x.startsWith(c)), heads.join('|'));
+      const batch = t.find((x) => x.Operation.text === 'Batch');
+      assert.ok(batch, 'no Batch row');
+      assert.equal(batch.Stage.text, 'Get');
+      assert.equal(batch.Occurrences.text, '3');
+      assert.equal(batch['Avg. time (us)'].text, '133.333');
+      const read = t.find((x) => x.Stage.text === '读取');
+      assert.ok(read, 'no Map::读取 row');
+      assert.equal(read['Avg. time (us)'].text, '250');
+      assert.ok(t.some((x) => x['Custom Info'].text === 'op="resize",size=2'));
+      assert.equal(await text(o.page, '[data-testid="ms-host-rows"] .card-value'), '28');
+      await shoot(o.page, 'mindspore-host-dataset');
+    });
+    await finish('mindspore mshostds', o);
   }
 }
 

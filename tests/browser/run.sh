@@ -112,6 +112,8 @@ python3 tests/e2e/gen_ms_marey.py "$LOG/msmarey" || fail "tests/e2e/gen_ms_marey
 # "GPU and host CPU op tables", "host information")
 cp -r tests/e2e/data/ms_hostops "$LOG/mshostops"
 cp -r tests/e2e/data/ms_hostinfo "$LOG/mshostinfo"
+# host_info with Dataset rows for ranks 0-3 (mindspore.test.mjs, "the dataset table")
+cp -r tests/e2e/data/ms_hostds "$LOG/mshostds"
 
 # the distributed / memory / module runs (written here, at test time)
 CONF=$NNS_SHARED/conformance/tbplugin
