@@ -115,11 +115,29 @@ expect ok hostclock $((6 * N))
 expect ok meta.cupti "collecting (CUPTI version 130001, host clock)"
 # the fake saw: subscribe, the timestamp callback, the 8 kinds, one forced
 # flush and one delivery of every record (6N) after it
-got=$(grep -v '^enable' "$TMP/ok.log" | tr '\n' ' ')
+got=$(grep -v -e '^enable' -e '_api_' "$TMP/ok.log" | tr '\n' ' ')
 [ "$got" = "subscribe register_ts flush 1 delivered $((6 * N)) " ] &&
 	pass "ok: every record came with the forced flush at exit" || fail "ok: fake log: $got"
 got=$(sed -n 's/^enable //p' "$TMP/ok.log" | sort -n | tr '\n' ' ')
 [ "$got" = "1 2 4 5 10 38 39 49 " ] && pass "ok: kinds enabled: $got" || fail "ok: kinds enabled: $got"
+# the quiet API calls (cupti.c quiet_apis): 12 runtime and 13 driver ids
+# turned off after the kinds, cudaGetDevice (17) among them, so the fake's
+# cudaGetDevice before each launch left no record (the counts above)
+got=$(grep -c '^runtime_api_off ' "$TMP/ok.log")/$(grep -c '^driver_api_off ' "$TMP/ok.log")
+[ "$got" = 12/13 ] && pass "ok: quiet API calls turned off (runtime/driver: $got)" ||
+	fail "ok: quiet API calls turned off: $got, wanted 12/13"
+grep -qx 'runtime_api_off 17' "$TMP/ok.log" && pass "ok: cudaGetDevice is not recorded" ||
+	fail "ok: cudaGetDevice (17) was not turned off"
+expect ok meta.cupti_quiet_apis 25
+expect ok runtime.cudaGetDevice ""
+# NNSCOPE_CUPTI_QUIET=0, or a libcupti without per-call filters: every call
+profile loud 0 NNSCOPE_CUPTI_QUIET=0
+expect loud runtime.cudaGetDevice $((2 * N))
+expect loud meta.cupti_quiet_apis 0
+profile nofilter 0 FAKE_CUPTI_NO_API_FILTER=1
+expect nofilter runtime.cudaGetDevice $((2 * N))
+expect nofilter meta.cupti_quiet_apis 0
+expect nofilter runtime.cudaLaunchKernel $((2 * N))
 grep -q '^InitializeInjection 1$' "$TMP/ok.out" && pass "ok: InitializeInjection returned 1" ||
 	fail "ok: InitializeInjection: $(cat "$TMP/ok.out")"
 

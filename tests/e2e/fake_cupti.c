@@ -59,6 +59,8 @@ int cuptiGetTimestamp(uint64_t *ts);
 int cuptiGetCallbackName(uint32_t domain, uint32_t cbid, const char **name);
 int cuptiGetVersion(uint32_t *v);
 int cuptiSetThreadIdType(int type);
+int cuptiActivityEnableRuntimeApi(uint32_t cbid, uint8_t enable);
+int cuptiActivityEnableDriverApi(uint32_t cbid, uint8_t enable);
 int cuInit(unsigned flags);
 int cuDeviceGetCount(int *n);
 int cuDeviceGet(int *dev, int ordinal);
@@ -77,7 +79,8 @@ static struct {
 	uint8_t *buf;
 	size_t size, used, nrec;
 	uint32_t corr;
-	int system_tid; /* cuptiSetThreadIdType(1) was called */
+	int system_tid;	    /* cuptiSetThreadIdType(1) was called */
+	int get_device_off; /* cuptiActivityEnableRuntimeApi(17, 0) was called */
 } F = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 static void logf_(const char *fmt, long v)
@@ -248,9 +251,35 @@ int cuptiGetTimestamp(uint64_t *ts)
 	return 0;
 }
 
+/* Per-call API filters (CUPTI 12.x+): logged; cudaGetDevice (17) is the
+ * one the fake emits (a record before each launch while the runtime kind
+ * is on). FAKE_CUPTI_NO_API_FILTER=1 answers "not supported". */
+int cuptiActivityEnableRuntimeApi(uint32_t cbid, uint8_t enable)
+{
+	if (getenv("FAKE_CUPTI_NO_API_FILTER"))
+		return 1;
+	logf_(enable ? "runtime_api_on %ld" : "runtime_api_off %ld", (long)cbid);
+	if (cbid == 17) {
+		pthread_mutex_lock(&F.mu);
+		F.get_device_off = !enable;
+		pthread_mutex_unlock(&F.mu);
+	}
+	return 0;
+}
+
+int cuptiActivityEnableDriverApi(uint32_t cbid, uint8_t enable)
+{
+	if (getenv("FAKE_CUPTI_NO_API_FILTER"))
+		return 1;
+	logf_(enable ? "driver_api_on %ld" : "driver_api_off %ld", (long)cbid);
+	return 0;
+}
+
 int cuptiGetCallbackName(uint32_t domain, uint32_t cbid, const char **name)
 {
-	if (domain == 2 && cbid == 211)
+	if (domain == 2 && cbid == 17)
+		*name = "cudaGetDevice_v3020";
+	else if (domain == 2 && cbid == 211)
 		*name = "cudaLaunchKernel_v7000";
 	else if (domain == 2 && cbid == 31)
 		*name = "cudaMemcpy_v3020";
@@ -376,6 +405,12 @@ int fake_cupti_launch(const char *kernel, uint32_t grid, uint32_t block, uint64_
 	int ok = 1;
 
 	pthread_mutex_lock(&F.mu);
+	if ((F.enabled & (1ull << 5)) && !F.get_device_off) { /* RUNTIME: PyTorch's cudaGetDevice */
+		uint64_t t0 = now();
+
+		if ((r = room_locked(40, &f)))
+			api_record(r, 17, ++F.corr, t0, now());
+	}
 	if (F.enabled & (1ull << 10)) { /* CONCURRENT_KERNEL */
 		uint32_t corr = ++F.corr;
 		uint64_t t0 = now();
