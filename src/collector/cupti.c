@@ -131,9 +131,10 @@ static const struct {
  * NNSCOPE_CUPTI_QUIET=0): queries that launch, copy and wait for nothing and
  * that PyTorch makes by the thousand a step. On an H200 (docs/GPU.md) they
  * were 93 % of a ResNet-18 step's 188k API records (cudaGetDevice alone
- * 94k, cuDevicePrimaryCtxGetState 31k, cuKernelGetName 10k), and the API
- * kinds cost more than the kernel records; torch.profiler leaves most of
- * them out of its trace as well. Callback ids from CUDA 13's
+ * 94k, cuDevicePrimaryCtxGetState 31k, cuKernelGetName 10k): six times the
+ * trace's size for calls no analysis reads (torch.profiler leaves most of
+ * them out too). The step time did not measurably change: CUPTI's cost is
+ * in its API callbacks, which stay. Callback ids from CUDA 13's
  * cupti_runtime_cbid.h / cupti_driver_cbid.h (append-only enums); where
  * libcupti lacks cuptiActivityEnableRuntimeApi/DriverApi (before 12.x)
  * every call is recorded. */
