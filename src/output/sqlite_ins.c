@@ -78,6 +78,8 @@ int sq_ins_row(struct sq_ins *b, struct nns_err *err)
 				return NNS_EIO;
 			b->st = b->full;
 		} else {
+			sqlite3_finalize(b->tail); /* (there is one tail) */
+			b->tail = NULL;
 			if (prepare_rows(b, rows, &b->tail, err))
 				return NNS_EIO;
 			b->st = b->tail;
