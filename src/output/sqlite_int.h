@@ -28,6 +28,28 @@ int sq_prepare(struct out_sqlite *s, const char *sql, sqlite3_stmt **st, struct 
 /* Steps a bound insert and resets it for the next row. */
 int sq_step(struct out_sqlite *s, sqlite3_stmt *st, const char *what, struct nns_err *err);
 
+/* A multi-row insert of n rows into a raw table (sqlite_ins.c says how to
+ * use it): up to SQ_INS_ROWS rows per sqlite3_step. */
+#define SQ_INS_ROWS 32
+struct sq_ins {
+	struct out_sqlite *s;
+	const char *table, *what;  /* static strings */
+	int ncol, batch;	   /* columns; rows per full statement */
+	sqlite3_stmt *full, *tail; /* batch rows; the last, shorter, step's */
+	sqlite3_stmt *st;	   /* the statement to bind the row into */
+	int o;			   /* ... at parameters o + 1 .. o + ncol */
+	int rows, r;		   /* rows of st; rows bound in it so far */
+	size_t left;		   /* rows not yet done */
+};
+int sq_ins_open(struct sq_ins *b, struct out_sqlite *s, const char *table, int ncol, size_t n,
+		const char *what, struct nns_err *err);
+/* Points b->st / b->o at the next row's parameters. */
+int sq_ins_row(struct sq_ins *b, struct nns_err *err);
+/* The row is bound: steps the statement once its rows are all bound. */
+int sq_ins_done(struct sq_ins *b, struct nns_err *err);
+/* Finalizes the statements (rows not done are not written). */
+void sq_ins_close(struct sq_ins *b);
+
 /* The temporary database (sqlite_tmp.c): creates the empty file
  * "<path>.nnscope-tmp.<host>.<pid>.<salt>" (its name into tmp); removes the
  * temporaries in dir that killed exports of this host left (their pid is
