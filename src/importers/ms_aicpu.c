@@ -375,6 +375,7 @@ int ms_aicpu_parse_txt(struct ms_aicpu *a, const char *buf, size_t n, const char
 		c.line = line;
 		c.exec_ms = NAN;
 		if (k != 6 || tok_num(tok[0], len[0], &serial) || serial != floor(serial) ||
+		    fabs(serial) > 9e15 || /* a long, as num_int's */
 		    tok_num(tok[2], len[2], &c.total_ms) ||
 		    tok_num(tok[3], len[3], &c.dispatch_ms) ||
 		    tok_num(tok[4], len[4], &c.run_start) || tok_num(tok[5], len[5], &c.run_end)) {

@@ -689,6 +689,9 @@ static void aicpu_hand(void **state)
 			       "run_start,run_end\n1,A,0.1,0,0,1\n";
 	const char *bad_txt = "serial_number node_type_name total_time(ms) dispatch_time(ms) "
 			      "run_start run_end\n1 A 0.5 0.1 1 2\n2 B 0.5 0.1 1\n";
+	const char *huge_txt =
+	    "serial_number node_type_name total_time(ms) dispatch_time(ms) "
+	    "run_start run_end\n7777777777777777777777777777777777 A 0.5 0.1 1 2\n";
 	struct ms_aicpu a;
 	struct nns_err err;
 
@@ -720,6 +723,10 @@ static void aicpu_hand(void **state)
 	assert_int_equal(ms_aicpu_parse_txt(&a, bad_txt, strlen(bad_txt), "a.txt", &err),
 			 NNS_EFORMAT);
 	assert_non_null(strstr(err.msg, "a.txt:3:"));
+	/* a serial beyond a long (fuzz_ms_extra: UBSan on the conversion) */
+	assert_int_equal(ms_aicpu_parse_txt(&a, huge_txt, strlen(huge_txt), "a.txt", &err),
+			 NNS_EFORMAT);
+	assert_non_null(strstr(err.msg, "a.txt:2:"));
 	assert_int_equal(ms_aicpu_parse_txt(&a, "hello\n", 6, "a.txt", &err), NNS_EFORMAT);
 	assert_non_null(strstr(err.msg, "a.txt:1:"));
 }
