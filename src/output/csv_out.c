@@ -12,17 +12,9 @@
 
 #include <string.h>
 
-void out_csv_field(FILE *f, const char *s)
+/* s between quotes, its quotes doubled. */
+static void csv_quoted(FILE *f, const char *s)
 {
-	size_t n;
-
-	if (!s)
-		return;
-	n = strlen(s);
-	if (n == 0 || (strpbrk(s, ",\"\r\n") == NULL && s[0] != ' ' && s[n - 1] != ' ')) {
-		fputs(s, f);
-		return;
-	}
 	fputc('"', f);
 	for (const char *p = s; *p; p++) {
 		if (*p == '"')
@@ -30,6 +22,29 @@ void out_csv_field(FILE *f, const char *s)
 		fputc(*p, f);
 	}
 	fputc('"', f);
+}
+
+void out_csv_field(FILE *f, const char *s)
+{
+	size_t n;
+
+	if (!s)
+		return;
+	n = strlen(s);
+	if (n == 0 || (strpbrk(s, ",\"\r\n") == NULL && s[0] != ' ' && s[n - 1] != ' '))
+		fputs(s, f);
+	else
+		csv_quoted(f, s);
+}
+
+void out_csv_field_py(FILE *f, const char *s)
+{
+	if (!s)
+		return;
+	if (!strpbrk(s, ",\"\r\n"))
+		fputs(s, f);
+	else
+		csv_quoted(f, s);
 }
 
 /* One schema table: the header of the columns cols, then n rows. */

@@ -11,31 +11,19 @@
 #include "common/jsonesc.h"
 #include "common/num.h"
 #include "output/outfile.h"
+#include "output/output.h"
 
 #include <inttypes.h>
 #include <string.h>
 
 /* ---- Python's csv.writer (excel dialect) and json.dump ------------------- */
 
-/* One field, QUOTE_MINIMAL: quoted when it holds the delimiter, the quote
- * or a line-terminator character; None (NULL) is empty. */
+/* One field of a row (csv_out.c's Python rule). */
 static void py_csv_field(FILE *f, const char *s, int first)
 {
 	if (!first)
 		fputc(',', f);
-	if (!s)
-		return;
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
+	out_csv_field_py(f, s);
 }
 
 static void put_file(void *ctx, const char *s, size_t n)
@@ -57,14 +45,24 @@ static void py_json_str(FILE *f, const char *s)
 
 /* ---- the three files ------------------------------------------------------ */
 
+/* MindSpore's name of a rank's file: <pre>_<rank>.<ext>. */
+static void file_name(char *name, size_t size, const char *pre, int64_t rank, const char *ext)
+{
+	snprintf(name, size, "%s_%" PRId64 ".%s", pre, rank, ext);
+}
+
 static int open_file(struct out_file *of, const char *dir, const char *pre, int64_t rank,
 		     const char *ext, struct nns_err *err)
 {
 	char name[64];
 
-	snprintf(name, sizeof(name), "%s_%" PRId64 ".%s", pre, rank, ext);
+	file_name(name, sizeof(name), pre, rank, ext);
 	return out_file_open(of, dir, name, err);
 }
+
+/* dataset_<rank>.csv's header (MindSpore's _calculate_dataset_execution_time) */
+static const char *const dataset_head[] = {"Operation", "Stage", "Occurrences", "Avg. time (us)",
+					   "Custom Info"};
 
 static void memory_csv(FILE *f, const struct ms_host_csv *h, const struct ms_host_result *r)
 {
@@ -125,11 +123,9 @@ static void timeline_json(FILE *f, const struct ms_host_csv *h, const struct ms_
 
 static void dataset_csv(FILE *f, const struct ms_host_csv *h, const struct ms_host_result *r)
 {
-	static const char *const head[] = {"Operation", "Stage", "Occurrences", "Avg. time (us)",
-					   "Custom Info"};
 
 	for (int c = 0; c < 5; c++)
-		py_csv_field(f, head[c], c == 0);
+		py_csv_field(f, dataset_head[c], c == 0);
 	fputs("\r\n", f);
 	for (size_t i = 0; i < r->ds.n; i++) {
 		const struct ms_host_ds_item *d = &r->ds.v[i];
@@ -215,7 +211,7 @@ static void view_memory(struct jsonw *w, const struct ms_host_csv *h,
 		jsonw_knull(w, "memory");
 		return;
 	}
-	snprintf(file, sizeof(file), "host_memory_%" PRId64 ".csv", h->rank);
+	file_name(file, sizeof(file), "host_memory", h->rank, "csv");
 	jsonw_key(w, "memory");
 	jsonw_obj_begin(w);
 	jsonw_kstr(w, "file", file);
@@ -259,7 +255,7 @@ static void view_timeline(struct jsonw *w, const struct ms_host_csv *h,
 	}
 	for (size_t i = 0; i < r->tl.n; i++)
 		k[r->tl.v[i].kind]++;
-	snprintf(file, sizeof(file), "timeline_%" PRId64 ".json", h->rank);
+	file_name(file, sizeof(file), "timeline", h->rank, "json");
 	jsonw_key(w, "timeline");
 	jsonw_obj_begin(w);
 	jsonw_kstr(w, "file", file);
@@ -273,22 +269,20 @@ static void view_timeline(struct jsonw *w, const struct ms_host_csv *h,
 static void view_dataset(struct jsonw *w, const struct ms_host_csv *h,
 			 const struct ms_host_result *r)
 {
-	static const char *const head[] = {"Operation", "Stage", "Occurrences", "Avg. time (us)",
-					   "Custom Info"};
 	char file[64];
 
 	if (!ms_host_writes_dataset(r)) {
 		jsonw_knull(w, "dataset");
 		return;
 	}
-	snprintf(file, sizeof(file), "dataset_%" PRId64 ".csv", h->rank);
+	file_name(file, sizeof(file), "dataset", h->rank, "csv");
 	jsonw_key(w, "dataset");
 	jsonw_obj_begin(w);
 	jsonw_kstr(w, "file", file);
 	jsonw_key(w, "col_name");
 	jsonw_arr_begin(w);
 	for (int c = 0; c < 5; c++)
-		jsonw_str(w, head[c]);
+		jsonw_str(w, dataset_head[c]);
 	jsonw_arr_end(w);
 	jsonw_key(w, "object");
 	jsonw_arr_begin(w);

@@ -210,6 +210,9 @@ int out_write_csv(const char *dir, const struct an_profile *p, struct nns_err *e
 /* Writes one CSV field to f with RFC 4180 quoting (quotes when the field
  * holds a comma, quote, CR or LF, or starts/ends with a space). */
 void out_csv_field(FILE *f, const char *s);
+/* Python's csv.writer (QUOTE_MINIMAL): quoted only for a comma, a quote or
+ * a line end; empty and space-edged fields as they are; NULL is empty. */
+void out_csv_field_py(FILE *f, const char *s);
 
 /* Writes the members (not the braces) of an event's args object under
  * Kineto's names: External id, correlation, then device launch parameters

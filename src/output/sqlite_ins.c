@@ -47,8 +47,8 @@ static int prepare_rows(struct sq_ins *b, int rows, sqlite3_stmt **st, struct nn
 	return rc;
 }
 
-int sq_ins_open(struct sq_ins *b, struct out_sqlite *s, const char *table, int ncol, size_t n,
-		const char *what, struct nns_err *err)
+void sq_ins_open(struct sq_ins *b, struct out_sqlite *s, const char *table, int ncol, size_t n,
+		 const char *what)
 {
 	int limit = sqlite3_limit(s->db, SQLITE_LIMIT_VARIABLE_NUMBER, -1);
 
@@ -61,7 +61,6 @@ int sq_ins_open(struct sq_ins *b, struct out_sqlite *s, const char *table, int n
 	b->batch = SQ_INS_ROWS;
 	if (limit > 0 && b->batch > limit / ncol)
 		b->batch = limit / ncol > 0 ? limit / ncol : 1;
-	return NNS_OK;
 }
 
 int sq_ins_row(struct sq_ins *b, struct nns_err *err)

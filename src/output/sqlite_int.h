@@ -41,8 +41,9 @@ struct sq_ins {
 	int rows, r;		   /* rows of st; rows bound in it so far */
 	size_t left;		   /* rows not yet done */
 };
-int sq_ins_open(struct sq_ins *b, struct out_sqlite *s, const char *table, int ncol, size_t n,
-		const char *what, struct nns_err *err);
+/* Starts n rows of ncol columns into table; what names the step in errors. */
+void sq_ins_open(struct sq_ins *b, struct out_sqlite *s, const char *table, int ncol, size_t n,
+		 const char *what);
 /* Points b->st / b->o at the next row's parameters. */
 int sq_ins_row(struct sq_ins *b, struct nns_err *err);
 /* The row is bound: steps the statement once its rows are all bound. */

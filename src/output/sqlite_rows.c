@@ -54,7 +54,7 @@ static int put_threads(struct out_sqlite *s, int64_t wid, const struct model *m,
 	struct sq_ins b;
 	int rc = NNS_OK;
 
-	sq_ins_open(&b, s, "threads", 5, m->threads.n, "inserting threads", err);
+	sq_ins_open(&b, s, "threads", 5, m->threads.n, "inserting threads");
 	for (size_t i = 0; i < m->threads.n && !rc; i++) {
 		const struct model_thread *t = &m->threads.v[i];
 		sqlite3_stmt *st;
@@ -186,7 +186,7 @@ static int put_strings(struct out_sqlite *s, const struct model *m, struct nns_e
 	struct sq_ins b;
 	int rc = NNS_OK;
 
-	sq_ins_open(&b, s, "strings", 2, m->strings.count, "inserting strings", err);
+	sq_ins_open(&b, s, "strings", 2, m->strings.count, "inserting strings");
 	for (size_t i = 0; i < m->strings.count && !rc; i++) {
 		sqlite3_stmt *st;
 		int o;
@@ -215,7 +215,7 @@ static int put_events(struct out_sqlite *s, int64_t wid, const struct an_profile
 
 	for (int i = 0; i <= MK__COUNT; i++)
 		kinds[i] = model_kind_name(i);
-	sq_ins_open(&b, s, "events_raw", C__N - 1, m->events.n, "inserting events", err);
+	sq_ins_open(&b, s, "events_raw", C__N - 1, m->events.n, "inserting events");
 	for (size_t i = 0; i < m->events.n && !rc; i++) {
 		const struct model_event *e = &m->events.v[i];
 		sqlite3_stmt *st;
@@ -280,7 +280,7 @@ static int put_counters(struct out_sqlite *s, int64_t wid, const struct model *m
 	struct sq_ins b;
 	int rc = NNS_OK;
 
-	sq_ins_open(&b, s, "counters", 5, m->counters.n, "inserting counters", err);
+	sq_ins_open(&b, s, "counters", 5, m->counters.n, "inserting counters");
 	for (size_t i = 0; i < m->counters.n && !rc; i++) {
 		const struct model_counter *c = &m->counters.v[i];
 		sqlite3_stmt *st;
@@ -306,7 +306,7 @@ static int put_mems(struct out_sqlite *s, int64_t wid, const struct model *m, st
 	struct sq_ins b;
 	int rc = NNS_OK;
 
-	sq_ins_open(&b, s, "memory_events", 9, m->mems.n, "inserting memory events", err);
+	sq_ins_open(&b, s, "memory_events", 9, m->mems.n, "inserting memory events");
 	for (size_t i = 0; i < m->mems.n && !rc; i++) {
 		const struct model_mem *r = &m->mems.v[i];
 		sqlite3_stmt *st;
@@ -337,7 +337,7 @@ static int put_flows(struct out_sqlite *s, int64_t wid, const struct model *m, s
 	struct sq_ins b;
 	int rc = NNS_OK;
 
-	sq_ins_open(&b, s, "flows", 6, m->flows.n, "inserting flows", err);
+	sq_ins_open(&b, s, "flows", 6, m->flows.n, "inserting flows");
 	for (size_t i = 0; i < m->flows.n && !rc; i++) {
 		const struct model_flow *f = &m->flows.v[i];
 		sqlite3_stmt *st;
@@ -367,7 +367,7 @@ static int put_devices(struct out_sqlite *s, int64_t wid, const struct model *m,
 	struct sq_ins b;
 	int rc = NNS_OK;
 
-	sq_ins_open(&b, s, "devices", 12, m->devices.n, "inserting devices", err);
+	sq_ins_open(&b, s, "devices", 12, m->devices.n, "inserting devices");
 	for (size_t i = 0; i < m->devices.n && !rc; i++) {
 		const struct model_device *d = &m->devices.v[i];
 		sqlite3_stmt *st;
@@ -401,7 +401,7 @@ static int put_instants(struct out_sqlite *s, int64_t wid, const struct model *m
 	struct sq_ins b;
 	int rc = NNS_OK;
 
-	sq_ins_open(&b, s, "instants", 4, m->instants.n, "inserting instants", err);
+	sq_ins_open(&b, s, "instants", 4, m->instants.n, "inserting instants");
 	for (size_t i = 0; i < m->instants.n && !rc; i++) {
 		const struct model_instant *x = &m->instants.v[i];
 		sqlite3_stmt *st;
@@ -426,7 +426,7 @@ static int put_queues(struct out_sqlite *s, int64_t wid, const struct model *m, 
 	struct sq_ins b;
 	int rc = NNS_OK;
 
-	sq_ins_open(&b, s, "queues", 6, m->queues.n, "inserting queues", err);
+	sq_ins_open(&b, s, "queues", 6, m->queues.n, "inserting queues");
 	for (size_t i = 0; i < m->queues.n && !rc; i++) {
 		const struct model_queue *q = &m->queues.v[i];
 		sqlite3_stmt *st;
@@ -455,7 +455,7 @@ static int put_samples(struct out_sqlite *s, int64_t wid, const struct model *m,
 	struct sq_ins b;
 	int rc = NNS_OK;
 
-	sq_ins_open(&b, s, "samples", 12, m->samples.n, "inserting samples", err);
+	sq_ins_open(&b, s, "samples", 12, m->samples.n, "inserting samples");
 	for (size_t i = 0; i < m->samples.n && !rc; i++) {
 		const struct model_sample *x = &m->samples.v[i];
 		sqlite3_stmt *st;
@@ -493,7 +493,7 @@ static int put_meta(struct out_sqlite *s, int64_t wid, const struct model *m, st
 	struct sq_ins b;
 	int rc = NNS_OK;
 
-	sq_ins_open(&b, s, "worker_meta", 3, m->meta.n, "inserting worker metadata", err);
+	sq_ins_open(&b, s, "worker_meta", 3, m->meta.n, "inserting worker metadata");
 	for (size_t i = 0; i < m->meta.n && !rc; i++) {
 		sqlite3_stmt *st;
 		int o;
