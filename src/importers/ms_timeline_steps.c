@@ -65,19 +65,27 @@ static int model_id(const char *s, long *v, const char **rest)
 	return *v < 0 ? -1 : 0;
 }
 
-/* 1 with it filled when event i is an iteration of the Step Trace plane. */
+/* Whether thread t is in the Step Trace plane's process. */
+static int step_trace_thread(const struct model *m, const struct model_thread *t)
+{
+	const char *pid = model_str(m, t->pid);
+	char key[240];
+
+	if (!pid)
+		return 0;
+	snprintf(key, sizeof(key), "process_name:%s", pid);
+	return starts(model_meta_get(m, key), "Step Trace");
+}
+
+/* 1 with it filled when event i, on a Step Trace thread, is an iteration. */
 static int iteration_of(const struct model *m, size_t i, struct iter *it)
 {
 	const struct model_event *e = &m->events.v[i];
 	const struct model_thread *t = &m->threads.v[e->thread];
-	const char *pid = model_str(m, t->pid), *name = model_str(m, e->name), *rest;
+	const char *name = model_str(m, e->name), *rest;
 	const char *tn = t->name ? model_str(m, t->name) : NULL;
-	char key[240];
 
-	if (e->kind != MK_OTHER || !pid || !name)
-		return 0;
-	snprintf(key, sizeof(key), "process_name:%s", pid);
-	if (!starts(model_meta_get(m, key), "Step Trace"))
+	if (e->kind != MK_OTHER || !name)
 		return 0;
 	while (*name == ' ')
 		name++;
@@ -136,11 +144,17 @@ int mstl_add_steps(struct model *m, struct nns_err *err)
 	uint32_t tid, thread, tname;
 	char name[48];
 	int rc = NNS_OK;
+	/* the plane's threads, looked up once, not once per event */
+	unsigned char *st = calloc(m->threads.n ? m->threads.n : 1, 1);
 
+	if (!st)
+		return nns_err_set(err, NNS_ENOMEM, "out of memory reading the step trace");
+	for (size_t t = 0; t < m->threads.n; t++)
+		st[t] = (unsigned char)step_trace_thread(m, &m->threads.v[t]);
 	for (size_t i = 0; i < m->events.n && v.n < ITER_MAX; i++) {
 		struct iter it;
 
-		if (iteration_of(m, i, &it) && vec_push(&v, it)) {
+		if (st[m->events.v[i].thread] && iteration_of(m, i, &it) && vec_push(&v, it)) {
 			rc = nns_err_set(err, NNS_ENOMEM, "out of memory reading the step trace");
 			goto out;
 		}
@@ -179,6 +193,7 @@ int mstl_add_steps(struct model *m, struct nns_err *err)
 oom:
 	rc = nns_err_set(err, NNS_ENOMEM, "out of memory adding the step trace's steps");
 out:
+	free(st);
 	vec_free(&v);
 	return rc;
 }
