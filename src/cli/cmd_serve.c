@@ -34,7 +34,11 @@ static const char USAGE[] =
     "                     (default 30; 0: never); the next request starts it again\n"
     "      --request-timeout S  close a connection whose request has not arrived\n"
     "                     in full S seconds after it opened (default 10; 0: "
-    "never)\n" CLI_LIMITS_HELP "  -q, --quiet        print only the address and errors\n"
+    "never)\n"
+    "      --live-idle S  a .nnst trace without its END chunk that grew in the\n"
+    "                     last S seconds is live: the page follows it as it is\n"
+    "                     written (default 10; 0: never live)\n" CLI_LIMITS_HELP
+    "  -q, --quiet        print only the address and errors\n"
     "  -h, --help         show this help\n";
 
 static int is_loopback(const char *host)
@@ -48,7 +52,7 @@ static int serve_parse_args(int argc, char **argv, struct srv_opts *o, int *bind
 {
 	static const struct cli_cmd cmd = {"serve", USAGE, 0};
 	long port = 8080, threads = 4, max_loaded = 8, load_timeout = 300, request_timeout = 10,
-	     load_abandon = 30;
+	     load_abandon = 30, live_idle = 10;
 	struct cli_limits lim = {0, 0, 0};
 	const struct cli_opt opts[] = {
 	    CLI_OPT_STR("logdir", 'l' | CLI_LONG_ONLY, &o->logdir),
@@ -63,6 +67,7 @@ static int serve_parse_args(int argc, char **argv, struct srv_opts *o, int *bind
 	    CLI_OPT_LONG("load-abandon", 'B' | CLI_LONG_ONLY, &load_abandon, 0, 86400, "0..86400"),
 	    CLI_OPT_LONG("request-timeout", 'R' | CLI_LONG_ONLY, &request_timeout, 0, 3600,
 			 "0..3600"),
+	    CLI_OPT_LONG("live-idle", 'L' | CLI_LONG_ONLY, &live_idle, 0, 86400, "0..86400"),
 	    CLI_OPT_LIMITS(&lim),
 	    CLI_OPT_END,
 	};
@@ -87,6 +92,7 @@ static int serve_parse_args(int argc, char **argv, struct srv_opts *o, int *bind
 	o->load_timeout = load_timeout ? (double)load_timeout : -1;	     /* 0: never */
 	o->request_timeout = request_timeout ? (double)request_timeout : -1; /* 0: never */
 	o->load_abandon = load_abandon ? (double)load_abandon : -1;	     /* 0: never */
+	o->live_idle = live_idle ? (double)live_idle : -1;		     /* 0: never live */
 	cli_kineto_limits(&o->limits, &lim);
 	o->loopback = is_loopback(o->host);
 	return CLI_CONTINUE;

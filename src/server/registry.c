@@ -4,7 +4,8 @@
  * document; the LRU of loaded entries; and the background workers that
  * load, analyse, cache (cache.c) and index (src/trace) a trace, with the
  * supervisor that marks slow loads and cancels abandoned or overdue ones
- * (the scheduling rules are in registry.h).
+ * (the scheduling rules are in registry.h). Live entries (a .nnst being
+ * written) are handled by live_entries.c; the rescan sets their flag.
  */
 #include "server/registry.h"
 #include "analysis/an_ms.h"
@@ -15,6 +16,7 @@
 #include "output/jsonw.h"
 #include "output/output.h"
 #include "server/cache.h"
+#include "server/live_entries.h"
 #include "server/loads.h"
 #include "server/scan.h"
 
@@ -91,6 +93,15 @@ static void entry_free(struct reg_entry *e)
 	free(e);
 }
 
+void reg_unload_locked(struct registry *r, struct reg_entry *e)
+{
+	(void)r;
+	if (e->state != REG_READY || e->refs)
+		return;
+	entry_unload(e);
+	e->state = REG_IDLE;
+}
+
 static struct reg_entry *entry_by_path(struct registry *r, const char *path)
 {
 	for (size_t i = 0; i < r->entries.n; i++)
@@ -133,6 +144,14 @@ fail:
 	return NULL;
 }
 
+/* Whether the trace at path is live (caller holds mu). */
+static int path_live(struct registry *r, const char *path)
+{
+	const struct reg_entry *e = entry_by_path(r, path);
+
+	return e && e->live;
+}
+
 static void runs_doc(struct registry *r, const struct run_set *rs)
 {
 	struct jsonw w;
@@ -148,7 +167,7 @@ static void runs_doc(struct registry *r, const struct run_set *rs)
 	jsonw_arr_begin(&w);
 	for (size_t i = 0; rs && i < rs->runs.n; i++) {
 		const struct run *run = &rs->runs.v[i];
-		int nnst = 0, kin = 0, any = 0;
+		int nnst = 0, kin = 0, any = 0, run_live = 0;
 		int64_t mtime_ms; /* of its newest trace file: the Diff view's default order */
 
 		for (size_t j = 0; j < run->workers.n; j++)
@@ -164,6 +183,7 @@ static void runs_doc(struct registry *r, const struct run_set *rs)
 		jsonw_arr_begin(&w);
 		for (size_t j = 0; j < run->workers.n; j++) {
 			const struct run_worker *wk = &run->workers.v[j];
+			int live = 0;
 
 			if (wk->spans.n == 0)
 				continue; /* its files pointed out of the logdir */
@@ -173,16 +193,19 @@ static void runs_doc(struct registry *r, const struct run_set *rs)
 			jsonw_arr_begin(&w);
 			for (size_t k = 0; k < wk->spans.n; k++) {
 				const char *p = wk->spans.v[k].path;
-				size_t pl = strlen(p);
 
-				if (pl > 5 && strcmp(p + pl - 5, ".nnst") == 0)
+				if (live_is_nnst(p))
 					nnst = 1;
 				else
 					kin = 1;
+				live |= path_live(r, p);
 				if (wk->spans.v[k].name)
 					jsonw_str(&w, wk->spans.v[k].name);
 			}
 			jsonw_arr_end(&w);
+			if (live)
+				jsonw_kbool(&w, "live", 1);
+			run_live |= live;
 			jsonw_obj_end(&w);
 		}
 		jsonw_arr_end(&w);
@@ -191,6 +214,8 @@ static void runs_doc(struct registry *r, const struct run_set *rs)
 			   : nnst && kin	 ? "mixed"
 			   : nnst		 ? "nnscope"
 						 : "kineto");
+		if (run_live)
+			jsonw_kbool(&w, "live", 1);
 		jsonw_obj_end(&w);
 	}
 	jsonw_arr_end(&w);
@@ -234,6 +259,7 @@ static uint64_t skipped_sig(const struct run_set *rs)
 static void merge_locked(struct registry *r, const struct run_set *rs)
 {
 	int changed = 0;
+	int64_t now = clock_mono_ns();
 
 	for (size_t i = 0; i < r->entries.n; i++)
 		r->entries.v[i]->gone = 1; /* until found again (never for replaced ones) */
@@ -247,12 +273,20 @@ static void merge_locked(struct registry *r, const struct run_set *rs)
 				const struct run_span *s = &w->spans.v[k];
 				struct reg_entry *e = entry_by_path(r, s->path);
 				int64_t size, mt;
+				int same_names;
 
 				if (scan_stat(&r->root, s->path, &size, &mt) != 0)
 					continue;
-				if (e && (e->size != size || e->mtime_ns != mt ||
-					  strcmp(e->run, run->name) || strcmp(e->worker, w->name) ||
-					  strcmp(e->span, s->name ? s->name : ""))) {
+				same_names = e && !strcmp(e->run, run->name) &&
+					     !strcmp(e->worker, w->name) &&
+					     !strcmp(e->span, s->name ? s->name : "");
+				if (e && same_names && e->live && e->state != REG_READY &&
+				    e->state != REG_WORKING && e->state != REG_QUEUED) {
+					/* a live trace grows: the same entry, nothing loaded */
+					e->size = size;
+					e->mtime_ns = mt;
+				} else if (e &&
+					   (e->size != size || e->mtime_ns != mt || !same_names)) {
 					if (e->refs || e->state == REG_WORKING ||
 					    e->state == REG_QUEUED) {
 						e->gone = 0; /* retried at the next scan */
@@ -281,6 +315,8 @@ static void merge_locked(struct registry *r, const struct run_set *rs)
 				}
 				if (e->gone)
 					e->gone = 0;
+				live_update_locked(
+				    r, e, live_probe(&r->root, s->path, size, mt, r->live_idle_ns));
 			}
 		}
 	}
@@ -299,11 +335,20 @@ static void merge_locked(struct registry *r, const struct run_set *rs)
 		} else if (!r->entries.v[i]->gone) {
 			r->entries.v[i]->was_gone = 0;
 		}
+	for (size_t i = 0; i < r->entries.n; i++) {
+		struct reg_entry *e = r->entries.v[i];
+
+		if (!e->variant && !e->gone && e->live != e->listed_live)
+			changed = 1; /* became live or stopped being live */
+	}
 	if (changed || !r->runs_json || skipped_sig(rs) != r->skipped_sig) {
 		r->generation++;
 		r->skipped_sig = skipped_sig(rs);
 		runs_doc(r, rs);
+		for (size_t i = 0; i < r->entries.n; i++)
+			r->entries.v[i]->listed_live = r->entries.v[i]->live;
 	}
+	live_sweep_locked(r, now);
 }
 
 /* Walks the logdir (without holding mu: a big tree must not stall the
@@ -385,6 +430,34 @@ size_t reg_find_group(struct registry *r, const char *run, const char *span, str
 	return n;
 }
 
+/* A new variant entry of base (reg_variant, reg_snapshot_locked), in the
+ * entries; caller holds mu. NULL when out of memory. */
+static struct reg_entry *variant_new_locked(struct registry *r, struct reg_entry *base,
+					    const char *view)
+{
+	struct reg_entry *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return NULL;
+	e->run = xstrdup(base->run);
+	e->worker = xstrdup(base->worker);
+	e->span = xstrdup(base->span);
+	e->path = xstrdup(base->path);
+	e->run_dir = xstrdup(base->run_dir);
+	e->variant = xstrdup(view);
+	e->parent = base;
+	e->size = base->size;
+	e->mtime_ns = base->mtime_ns;
+	e->run_workers = base->run_workers;
+	e->gone = base->gone; /* cache_dir stays zero: base "", none */
+	if (!e->run || !e->worker || !e->span || !e->path || !e->run_dir || !e->variant ||
+	    vec_push(&r->entries, e)) {
+		entry_free(e);
+		return NULL;
+	}
+	return e;
+}
+
 struct reg_entry *reg_variant(struct registry *r, struct reg_entry *base, const char *view)
 {
 	struct reg_entry *found = NULL, *e;
@@ -399,26 +472,21 @@ struct reg_entry *reg_variant(struct registry *r, struct reg_entry *base, const 
 		if (e->parent == base && strcmp(e->variant, view) == 0)
 			found = e;
 	}
-	if (!found && nv < REG_MAX_VARIANTS && (e = calloc(1, sizeof(*e))) != NULL) {
-		e->run = xstrdup(base->run);
-		e->worker = xstrdup(base->worker);
-		e->span = xstrdup(base->span);
-		e->path = xstrdup(base->path);
-		e->run_dir = xstrdup(base->run_dir);
-		e->variant = xstrdup(view);
-		e->parent = base;
-		e->size = base->size;
-		e->mtime_ns = base->mtime_ns;
-		e->run_workers = base->run_workers;
-		e->gone = base->gone; /* cache_dir stays zero: base "", none */
-		if (!e->run || !e->worker || !e->span || !e->path || !e->run_dir || !e->variant ||
-		    vec_push(&r->entries, e))
-			entry_free(e);
-		else
-			found = e;
-	}
+	if (!found && nv < REG_MAX_VARIANTS)
+		found = variant_new_locked(r, base, view);
 	pthread_mutex_unlock(&r->mu);
 	return found;
+}
+
+struct reg_entry *reg_snapshot_locked(struct registry *r, struct reg_entry *base, int slot)
+{
+	struct reg_entry *e = base->snap[slot & 1];
+
+	if (!e && (e = variant_new_locked(r, base, slot ? "live-snapshot/1" : "live-snapshot/0"))) {
+		e->snapshot = 1;
+		base->snap[slot & 1] = e;
+	}
+	return e;
 }
 
 int reg_state(struct registry *r, struct reg_entry *e)
@@ -431,21 +499,37 @@ int reg_state(struct registry *r, struct reg_entry *e)
 	return st;
 }
 
+void reg_queue_locked(struct registry *r, struct reg_entry *e, int64_t now)
+{
+	e->asked_ns = now; /* somebody still waits for it (the supervisor) */
+	if (e->state == REG_IDLE && !r->stop && vec_push(&r->queue, e) == NNS_OK) {
+		e->state = REG_QUEUED;
+		e->phase = PH_QUEUED;
+		e->queued_ns = now;
+		pthread_cond_broadcast(&r->cv);
+	}
+}
+
 int reg_acquire(struct registry *r, struct reg_entry *e, struct reg_progress *pr)
 {
 	int64_t now = clock_mono_ns();
 	int st;
 
 	pthread_mutex_lock(&r->mu);
-	e->asked_ns = now; /* somebody still waits for it (the supervisor) */
-	if (e->state == REG_IDLE && !r->stop) {
-		if (vec_push(&r->queue, e) == NNS_OK) {
-			e->state = REG_QUEUED;
-			e->phase = PH_QUEUED;
-			e->queued_ns = now;
-			pthread_cond_broadcast(&r->cv);
+	if (e->live) {
+		pthread_mutex_unlock(&r->mu);
+		if (pr) {
+			memset(pr, 0, sizeof(*pr));
+			pr->state = REG_LIVE;
+			snprintf(pr->err, sizeof(pr->err),
+				 "%s is still being written: this view is available when the run "
+				 "ends (while it runs: overview, operators, kernels, memory, cpu, "
+				 "datapipe and the trace)",
+				 e->path);
 		}
+		return REG_LIVE;
 	}
+	reg_queue_locked(r, e, now);
 	st = e->state;
 	if (st == REG_READY) {
 		e->refs++;
@@ -530,8 +614,8 @@ static int load_entry(struct registry *r, struct reg_entry *e, struct model **mo
 		return nns_err_set(err, NNS_ENOMEM, "%s: out of memory", e->path);
 	}
 	atomic_store(&e->done_bytes, 0);
-	rc = e->variant ? mstl_load_rank_opts(m, e->path, e->variant, &ko, err)
-			: load_trace(m, e->path, &ko, err);
+	rc = e->variant && !e->snapshot ? mstl_load_rank_opts(m, e->path, e->variant, &ko, err)
+					: load_trace(m, e->path, &ko, err);
 	if (rc == NNS_OK || rc == NNS_ETRUNC) {
 		if (atomic_load(&e->cancel)) {
 			/* cancelled: what was read may be partial (the parallel
@@ -862,6 +946,7 @@ int reg_init(struct registry *r, const char *logdir, const char *cache_dir,
 	r->slow_ns = secs_ns(l.slow_s, 2);
 	r->abandon_ns = secs_ns(l.abandon_s, 30);
 	r->deadline_ns = secs_ns(l.deadline_s, 300);
+	r->live_idle_ns = secs_ns(l.live_idle_s, 10);
 	pthread_mutex_init(&r->mu, NULL);
 	pthread_cond_init(&r->cv, NULL);
 	pthread_cond_init(&r->super_cv, NULL);
@@ -901,6 +986,7 @@ void reg_release(struct registry *r)
 		pthread_join(r->workers[i], NULL);
 	if (r->super_started)
 		pthread_join(r->super, NULL);
+	live_free_all(r);
 	for (size_t i = 0; i < r->entries.n; i++)
 		entry_free(r->entries.v[i]);
 	vec_free(&r->entries);

@@ -26,6 +26,12 @@
  * it got). The progress answer says which file, how far, for how long and,
  * for a slow load, why (reg_cause).
  *
+ * A .nnst trace still being written is *live* (live_entries.h): it is not
+ * loaded while live (reg_acquire answers REG_LIVE); its live views come
+ * from a struct live_follow that reads only the new bytes, and its Trace
+ * view from snapshot entries loaded the ordinary way. When it ends (END
+ * chunk, or no growth for live_idle_ns) it becomes an ordinary entry.
+ *
  * Concurrency: every field marked (mu) is guarded by registry.mu. Entries
  * are never freed before reg_release(), so a pointer from reg_find() stays
  * valid; the model/profile/index of a READY entry stay valid while the
@@ -48,12 +54,21 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-enum reg_state { REG_IDLE, REG_QUEUED, REG_WORKING, REG_READY, REG_FAILED };
+enum reg_state {
+	REG_IDLE,
+	REG_QUEUED,
+	REG_WORKING,
+	REG_READY,
+	REG_FAILED,
+	REG_LIVE /* only returned by reg_acquire: a live entry is never loaded */
+};
 enum reg_phase { PH_QUEUED, PH_PARSING, PH_ANALYSING, PH_CACHING, PH_INDEXING };
 /* Why a load was stopped before it finished. */
 enum reg_cancel { RC_NONE, RC_ABANDONED, RC_DEADLINE, RC_SHUTDOWN };
 
 #define REG_MAX_LOADERS 8
+
+struct reg_live; /* live_entries.h */
 
 /* How loads are scheduled and bounded (reg_init; zeros take the defaults). */
 struct reg_limits {
@@ -64,6 +79,8 @@ struct reg_limits {
 	double deadline_s;   /* cancel a load running longer (300 s; < 0: none) */
 	int64_t small_bytes; /* files up to this size (.gz: 1/8) have a loader of
 			      * their own (32 MiB; < 0: none) */
+	double live_idle_s;  /* a .nnst without END that grew within this is live
+			      * (10 s; < 0: nothing is live) */
 };
 
 struct reg_entry {
@@ -80,6 +97,16 @@ struct reg_entry {
 	 * never listed, found only by reg_variant. */
 	char *variant;
 	struct reg_entry *parent;
+	int snapshot; /* a variant that is a snapshot of a live entry (live_entries.h):
+		       * loaded as the plain file, never cached */
+
+	/* live (live_entries.h) */
+	int live;	     /* (mu) a .nnst being written: never loaded while set */
+	int listed_live;     /* (mu) live as the /api/runs document says */
+	int live_done;	     /* (mu) its follow failed: not live again until the file changes */
+	struct reg_live *lv; /* (mu) its follow, NULL until a request opens one */
+	struct reg_entry *snap[2]; /* (mu) the Trace view's snapshots of it */
+	int snap_cur;		   /* (mu) the one answering (index in snap) */
 
 	int gone;		    /* (mu) no longer found by a rescan */
 	int was_gone;		    /* (mu) gone at the previous rescan too */
@@ -136,6 +163,8 @@ struct registry {
 
 	struct fs_root root;  /* the logdir held open: every file is read beneath it */
 	uint64_t skipped_sig; /* (mu) of the skipped files in runs_json */
+	int64_t live_idle_ns; /* see reg_limits.live_idle_s; 0: nothing is live */
+	size_t nfollows;      /* (mu) struct reg_live open */
 	/* the input limits (max_*) of every load, set before serving */
 	struct kineto_opts limits;
 };
@@ -162,6 +191,15 @@ struct reg_entry *reg_find(struct registry *r, const char *run, const char *work
  * entry. NULL when out of memory or when REG_MAX_VARIANTS exist. */
 #define REG_MAX_VARIANTS 256
 struct reg_entry *reg_variant(struct registry *r, struct reg_entry *base, const char *view);
+/* Snapshot slot `slot` (0 or 1) of live entry base, made on first use
+ * (a variant loaded as the plain file); caller holds mu. NULL as
+ * reg_variant. */
+struct reg_entry *reg_snapshot_locked(struct registry *r, struct reg_entry *base, int slot);
+/* Queues IDLE entry e for loading (as a request would); caller holds mu. */
+void reg_queue_locked(struct registry *r, struct reg_entry *e, int64_t now);
+/* Frees what READY entry e holds and makes it IDLE, when nobody holds it;
+ * caller holds mu. */
+void reg_unload_locked(struct registry *r, struct reg_entry *e);
 
 /* The entries of run with span name span ("" or NULL: none), into out
  * (up to max); returns how many. */
@@ -185,8 +223,9 @@ struct reg_progress {
 };
 
 /* If e is READY, takes a reference (release with reg_put) and returns
- * REG_READY. Otherwise queues it for loading when IDLE and returns its
- * state with the progress in *pr (REG_FAILED: pr->err says why). */
+ * REG_READY. A live entry is not loaded: REG_LIVE (pr->err says why).
+ * Otherwise queues it for loading when IDLE and returns its state with the
+ * progress in *pr (REG_FAILED: pr->err says why). */
 int reg_acquire(struct registry *r, struct reg_entry *e, struct reg_progress *pr);
 void reg_put(struct registry *r, struct reg_entry *e);
 /* e's state (enum reg_state), read under the lock. */

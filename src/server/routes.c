@@ -5,7 +5,10 @@
  *
  * Parameters are names looked up in the registry, never paths. A span
  * that is not loaded yet is queued and answered 202 with its progress
- * (which file, how far, why it is slow); /api/loads lists every load.
+ * (which file, how far, why it is slow); /api/loads lists every load. A
+ * live span (a .nnst being written, live_entries.h) is never loaded: its
+ * live views come from routes_live.c, its Trace from a snapshot, and the
+ * other views answer 409 until it ends.
  */
 #include "server/server.h"
 #include "output/jsonw.h"
@@ -14,6 +17,7 @@
 #include "output/output.h"
 #include "output/schema_page.h"
 #include "importers/ms_timeline.h"
+#include "server/live_entries.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -50,9 +54,8 @@ static int name_ok(struct srv_req *q, const char *key, const char *v, int requir
 	return 1;
 }
 
-/* The entry named by run/worker/span (suffix "" or "2"), or NULL after
- * answering 400/404. */
-static struct reg_entry *entry_arg(struct server *s, struct srv_req *q, const char *suffix)
+/* srv_entry_arg (server.h). */
+struct reg_entry *srv_entry_arg(struct server *s, struct srv_req *q, const char *suffix)
 {
 	char k_run[8], k_worker[12], k_span[10];
 	const char *run, *worker, *span;
@@ -75,15 +78,16 @@ static struct reg_entry *entry_arg(struct server *s, struct srv_req *q, const ch
 	return e;
 }
 
-/* The status of a span that could not be loaded: 503 out of memory or
- * past the load deadline (--load-timeout), 410 file replaced while
- * served, else 422 (the trace itself cannot be read: the message says
- * where and why). */
+/* The status of a span that could not be loaded: 409 still being written
+ * (live), 503 out of memory or past the load deadline (--load-timeout),
+ * 410 file replaced while served, else 422 (the trace itself cannot be
+ * read: the message says where and why). */
 static int failed_status(const struct reg_progress *pr)
 {
-	return pr->err_code == NNS_ENOMEM || pr->timed_out ? 503
-	       : pr->err_code == NNS_ENOTFOUND		   ? 410
-							   : 422;
+	return pr->state == REG_LIVE			     ? 409
+	       : pr->err_code == NNS_ENOMEM || pr->timed_out ? 503
+	       : pr->err_code == NNS_ENOTFOUND		     ? 410
+							     : 422;
 }
 
 /* Takes a reference on a READY entry; otherwise answers 202 or an error. */
@@ -94,7 +98,7 @@ static int acquire(struct server *s, struct srv_req *q, struct reg_entry *e)
 
 	if (st == REG_READY)
 		return 1;
-	if (st == REG_FAILED)
+	if (st == REG_FAILED || st == REG_LIVE)
 		srv_error(q, failed_status(&pr), "%s", pr.err);
 	else
 		srv_progress(q, &pr);
@@ -185,8 +189,10 @@ static void api_view(struct server *s, struct srv_req *q)
 		fn = more->fn;
 	else
 		return srv_error(q, 404, "no view '%.64s'", view);
-	if (!(e = entry_arg(s, q, "")))
+	if (!(e = srv_entry_arg(s, q, "")))
 		return;
+	if (live_entry_is_live(&s->reg, e) && api_view_live(s, q, e, view))
+		return; /* its live document, or 409 */
 	if (!strcmp(view, "ms_marey"))
 		return api_marey(s, q, e);
 	/* a span analysed before: its cache answers without loading it */
@@ -233,7 +239,7 @@ int srv_acquire_all(struct server *s, struct srv_req *q, struct reg_entry **es, 
 		if (held[i]) {
 			ready++;
 			total += 1;
-		} else if (st == REG_FAILED) {
+		} else if (st == REG_FAILED || st == REG_LIVE) {
 			if (!failed)
 				*worst = *pr;
 			failed = 1;
@@ -315,7 +321,7 @@ static void api_diff(struct server *s, struct srv_req *q)
 	char base[512], exp[512];
 	int rc;
 
-	if (!(es[0] = entry_arg(s, q, "")) || !(es[1] = entry_arg(s, q, "2")))
+	if (!(es[0] = srv_entry_arg(s, q, "")) || !(es[1] = srv_entry_arg(s, q, "2")))
 		return;
 	if (!srv_acquire_all(s, q, es, es[0] == es[1] ? 1 : 2))
 		return;
@@ -436,8 +442,11 @@ static void api_trace(struct server *s, struct srv_req *q, const char *what)
 	if (strcmp(what, "meta") && strcmp(what, "window") && strcmp(what, "event") &&
 	    strcmp(what, "summary"))
 		return srv_error(q, 404, "no trace endpoint '%.64s'", what);
-	if (!(e = entry_arg(s, q, "")) || !(e = timeline_arg(s, q, e)))
+	if (!(e = srv_entry_arg(s, q, "")) || !(e = timeline_arg(s, q, e)))
 		return;
+	/* a live trace: the snapshot of it that answers (live_entries.h) */
+	if (!(e = live_trace_entry(&s->reg, e)))
+		return srv_error(q, 503, "out of memory");
 	if (!strcmp(what, "window") &&
 	    (!int_arg(q, "t0", -TMAX, TMAX, &t0) || !int_arg(q, "t1", -TMAX, TMAX, &t1) ||
 	     !int_arg(q, "px", 1, 8192, &px)))
@@ -539,6 +548,8 @@ void routes_api(struct server *s, struct srv_req *q, const char *url)
 		api_runs(s, q);
 	else if (!strcmp(p, "view"))
 		api_view(s, q);
+	else if (!strcmp(p, "live"))
+		api_live(s, q);
 	else if (!strcmp(p, "distributed"))
 		api_distributed(s, q);
 	else if (!strcmp(p, "diff"))

@@ -29,6 +29,8 @@ struct srv_opts {
 	double request_timeout; /* s for a request to arrive in full (0: 10; < 0: none) */
 	double load_timeout;	/* s a trace may take to load (0: 300; < 0: none) */
 	double load_abandon;	/* s without a request before a load stops (0: 30; < 0: none) */
+	double live_idle;	/* s without growth before a .nnst stops being live (0: 10;
+				 * < 0: nothing is live) */
 	/* the input limits (max_*) of every load */
 	struct kineto_opts limits;
 };
@@ -69,6 +71,17 @@ void srv_json_load(struct jsonw *w, const struct reg_progress *pr);
 
 /* Routes an API request (url starts with "/api/"). routes.c */
 void routes_api(struct server *s, struct srv_req *q, const char *url);
+/* The entry named by the parameters run<suffix>, worker<suffix>,
+ * span<suffix> (suffix "" or "2"), or NULL after answering 400/404.
+ * routes.c */
+struct reg_entry *srv_entry_arg(struct server *s, struct srv_req *q, const char *suffix);
+/* /api/live (docs/SERVER.md). routes_live.c */
+void api_live(struct server *s, struct srv_req *q);
+/* /api/view of live entry e: its live document `view`, or 409 for a view
+ * a live trace does not have; 1 when it answered, 0 when e turned out not
+ * to be live any more (the caller answers the ordinary way).
+ * routes_live.c */
+int api_view_live(struct server *s, struct srv_req *q, struct reg_entry *e, const char *view);
 /* Acquires every entry of es[0..n) (a run's workers, a diff's pair):
  * returns 1 with all held (release each with reg_put), or 0 holding none
  * after answering 202 (the mean progress, with the slowest span not
