@@ -31,15 +31,15 @@
 #define LIVE_ALERTS_MAX 256 /* hits kept, oldest dropped first */
 
 struct live_alert_rule {
-	char text[128]; /* as given */
+	char text[128];	      /* as given */
 	int metric, op, stat; /* parsed */
 	double factor, value;
 };
 
 struct live_alert_hit {
-	size_t rule;	 /* index in rules */
-	int64_t rank;	 /* -1 for a single trace */
-	int64_t step;	 /* step number, -1 for rank rules */
+	size_t rule;  /* index in rules */
+	int64_t rank; /* -1 for a single trace */
+	int64_t step; /* step number, -1 for rank rules */
 	double value, bound;
 	int64_t wall_ns; /* CLOCK_REALTIME when it fired */
 	char message[256];
@@ -49,8 +49,8 @@ struct live_alerts {
 	struct live_alert_rule *rules;
 	size_t nrules;
 	struct live_alert_hit hits[LIVE_ALERTS_MAX]; /* a ring */
-	size_t nhits;	/* kept, <= LIVE_ALERTS_MAX */
-	uint64_t fired; /* all hits so far */
+	size_t nhits;				     /* kept, <= LIVE_ALERTS_MAX */
+	uint64_t fired;				     /* all hits so far */
 	/* per (rule, rank) progress: internal */
 	void *state;
 };

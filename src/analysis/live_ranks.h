@@ -32,17 +32,17 @@ struct live_rank_row {
 struct live_ranks {
 	struct live_rank_row *rows; /* by rank */
 	size_t n;
-	size_t window;	   /* steps in the common window (0: no verdict yet) */
+	size_t window;		      /* steps in the common window (0: no verdict yet) */
 	int64_t window_lo, window_hi; /* step numbers of the window, inclusive */
-	int slow;	   /* index in rows of the slow rank, -1 none */
-	double slow_pct;   /* its excess over the mean, % (rounded to 2 places) */
-	char verdict[256]; /* one line, as cluster.json's proposal says it */
+	int slow;		      /* index in rows of the slow rank, -1 none */
+	double slow_pct;	      /* its excess over the mean, % (rounded to 2 places) */
+	char verdict[256];	      /* one line, as cluster.json's proposal says it */
 };
 
 /* ranks[i] is rank i's live state, workers[i] its worker name. `last`:
  * steps in the common window (0: 20). NNS_OK or NNS_ENOMEM. */
-int live_ranks_compute(struct live *const *ranks, const char *const *workers, size_t n,
-		       size_t last, struct live_ranks *out, struct nns_err *err);
+int live_ranks_compute(struct live *const *ranks, const char *const *workers, size_t n, size_t last,
+		       struct live_ranks *out, struct nns_err *err);
 void live_ranks_release(struct live_ranks *r);
 
 #endif
