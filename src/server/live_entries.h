@@ -27,7 +27,7 @@
 #ifndef NNS_SERVER_LIVE_ENTRIES_H
 #define NNS_SERVER_LIVE_ENTRIES_H
 
-#include "output/live_json.h"
+#include "server/live_follow.h"
 #include "server/registry.h"
 
 #include <pthread.h>

@@ -40,6 +40,7 @@ static int last_arg(struct srv_req *q, size_t *last)
 static void reply_doc(struct server *s, struct srv_req *q, struct reg_live *lv, const char *view,
 		      size_t last)
 {
+	struct live_src src;
 	struct jsonw w;
 	int rc;
 
@@ -47,7 +48,8 @@ static void reply_doc(struct server *s, struct srv_req *q, struct reg_live *lv, 
 		live_put(&s->reg, lv);
 		return srv_error(q, 503, "out of memory");
 	}
-	rc = live_json_view(&w, lv->f, view, last, s->reg.live_idle_ns);
+	live_follow_src(lv->f, s->reg.live_idle_ns, &src);
+	rc = live_json_view(&w, lv->f->live, &src, view, last);
 	live_put(&s->reg, lv);
 	if (rc != NNS_OK) {
 		jsonw_release(&w);
