@@ -1,8 +1,14 @@
 // nnscope single-page UI shell: run/worker/span selectors, nav, hash state,
-// the shared api() helper with 202-progress polling, lazy view loading.
+// the shared api() helper with 202-progress polling, lazy view loading, and
+// live runs: while the selected worker is being written (/api/runs "live")
+// a LIVE badge shows, and the current view is rendered again every second
+// (tab visible) off screen and swapped in, keeping the tables' sort and
+// search, the charts' zoom (lib/keep.js), the scroll positions and the
+// focused input; when the run ends the view renders its final documents.
 import { h, errorBox, emptyState, fmtBytes } from './lib/util.js';
 import { disposeCharts, loadCharts } from './lib/charts.js';
 import { loadSchema } from './lib/schema.js';
+import { keepActive, keepClear } from './lib/keep.js';
 
 export const VIEWS = [
   { id: 'overview', title: 'Overview' },
@@ -30,6 +36,12 @@ const VIEW_DOC = {
 const CORE = ['view', 'run', 'worker', 'span'];
 const POLL_MS = 300;
 const RUNS_POLL_MS = 5000;
+const LIVE_RUNS_POLL_MS = 2000; // the end of a live run shows within this
+const LIVE_REFRESH_MS = 1000;
+// the views drawn from a live run's documents (/api/view answers the live
+// document of overview, operators, kernels, memory, cpu, datapipe), rendered
+// again every LIVE_REFRESH_MS; the Trace view follows the tail itself
+const LIVE_VIEWS = new Set(['overview', 'operator', 'kernel', 'memory', 'cpu', 'datapipe']);
 
 const $ = (id) => document.getElementById(id);
 const runSel = $('run-select');
@@ -37,6 +49,7 @@ const workerSel = $('worker-select');
 const spanSel = $('span-select');
 const nav = $('nav');
 const content = $('content');
+const liveBadge = $('live-badge');
 
 const state = {
   runs: null, // the /api/runs document
@@ -47,8 +60,10 @@ const state = {
   span: '',
   params: {},
 };
-let current = null; // { mod, root, controller, key }
+let current = null; // { mod, root, controller, key, sel, live }
 let renderToken = 0;
+let liveBusy = false; // a live refresh is under way
+let liveCount = 0; // live refreshes swapped in since the view rendered (data-refreshes)
 
 /* ------------------------------------------------------------------ api */
 
@@ -175,6 +190,8 @@ const stateHash = () => hashFor(state.view, state.run, state.worker, state.span,
 
 function findRun(name) { return state.runs?.runs?.find((r) => r.name === name) || null; }
 function findWorker(run, name) { return run?.workers?.find((w) => w.name === name) || null; }
+/** Whether the selected worker's trace is being written (/api/runs "live"). */
+function selectedLive() { return !!findWorker(findRun(state.run), state.worker)?.live; }
 
 /** Make state.run/worker/span valid for the current runs document. */
 function resolveSelection(want) {
@@ -205,9 +222,11 @@ function fillSelect(sel, items, value, emptyLabel) {
 
 function refreshSelectors() {
   const runs = state.runs?.runs || [];
-  fillSelect(runSel, runs.map((r) => ({ value: r.name, label: r.kind && r.kind !== 'kineto' ? `${r.name} (${r.kind})` : r.name })), state.run, 'no runs');
+  const liveMark = (x) => (x.live ? ' ● LIVE' : '');
+  fillSelect(runSel, runs.map((r) => ({ value: r.name, label: (r.kind && r.kind !== 'kineto' ? `${r.name} (${r.kind})` : r.name) + liveMark(r) })), state.run, 'no runs');
   const run = findRun(state.run);
-  fillSelect(workerSel, (run?.workers || []).map((w) => ({ value: w.name, label: w.name })), state.worker, '—');
+  fillSelect(workerSel, (run?.workers || []).map((w) => ({ value: w.name, label: w.name + liveMark(w) })), state.worker, '—');
+  liveBadge.hidden = !selectedLive();
   const w = findWorker(run, state.worker);
   fillSelect(spanSel, (w?.spans || []).map((s) => ({ value: s, label: s })), state.span, 'no spans');
   const ld = $('logdir');
@@ -260,8 +279,9 @@ spanSel.addEventListener('change', () => {
 
 /* ------------------------------------------------------------- views */
 
+// a live run that ends renders again (its final documents)
 function renderKey() {
-  return stateHash() + '|' + (state.runs ? 'r' : 'n');
+  return stateHash() + '|' + (state.runs ? 'r' : 'n') + (selectedLive() ? '|live' : '');
 }
 
 function onHashChange() {
@@ -286,6 +306,9 @@ function makeCtx(root, controller) {
     runs: state.runs,
     params: { ...state.params },
     signal,
+    /** the selected worker's trace is being written: the view is rendered again every second
+     * (LIVE_VIEWS) or follows it itself (Trace) */
+    live: selectedLive(),
     /** GET path?params; own: a signal of the caller's (aborted by the caller, e.g. on dispose)
      * instead of the view's */
     api: (path, params, own) => api(path, params, { signal: own || signal }),
@@ -319,6 +342,12 @@ function makeCtx(root, controller) {
 
 async function renderView(key) {
   const token = ++renderToken;
+  const sel = stateHash();
+  const live = selectedLive();
+  // what the tables and charts keep: kept across a live run's end (the
+  // final documents keep the sort and zoom), forgotten on another selection
+  if (!current || current.sel !== sel) keepClear();
+  keepActive(live || (current && current.sel === sel && current.live));
   if (current) {
     current.controller.abort();
     try { current.mod?.dispose?.(); } catch (e) { console.error('dispose failed', e); }
@@ -330,7 +359,8 @@ async function renderView(key) {
   const root = h('div', { class: 'view view-' + id, testid: `view-${id}`, dataset: { view: id } });
   content.appendChild(root);
   const controller = new AbortController();
-  current = { mod: null, root, controller, key };
+  current = { mod: null, root, controller, key, sel, live };
+  liveCount = 0;
   document.title = `${VIEWS.find((v) => v.id === id)?.title || id} · ${state.run || 'nnscope'} · nnscope`;
 
   let ctx = null;
@@ -376,8 +406,99 @@ async function renderView(key) {
       root.dataset.loaded = '1';
       document.body.dataset.ready = '1';
     }
+    if (token === renderToken) keepActive(live);
   }
 }
+
+/* ---------------------------------------------------------- live runs */
+
+
+// The scroll offsets of the scrolled boxes of root, by the test id of the
+// nearest element that has one (the tables' boxes: table-<name>).
+function scrollsOf(root) {
+  const out = new Map();
+  for (const el of root.querySelectorAll('.tbl-scroll, [data-keep-scroll]')) {
+    const id = el.closest('[data-testid]')?.getAttribute('data-testid');
+    if (id && (el.scrollTop || el.scrollLeft) && !out.has(id)) out.set(id, [el.scrollTop, el.scrollLeft]);
+  }
+  return out;
+}
+
+function restoreScrolls(root, saved) {
+  for (const el of root.querySelectorAll('.tbl-scroll, [data-keep-scroll]')) {
+    const id = el.closest('[data-testid]')?.getAttribute('data-testid');
+    const s = id && saved.get(id);
+    if (s) [el.scrollTop, el.scrollLeft] = s;
+  }
+}
+
+// The focused control of root (a table's search box), to focus its
+// namesake after the swap with the caret where it was.
+function focusOf(root) {
+  const a = document.activeElement;
+  if (!a || !root.contains(a) || !a.getAttribute('data-testid')) return null;
+  return { id: a.getAttribute('data-testid'), start: a.selectionStart, end: a.selectionEnd };
+}
+
+function restoreFocus(root, f) {
+  const el = f && root.querySelector(`[data-testid="${CSS.escape(f.id)}"]`);
+  if (!el) return;
+  el.focus({ preventScroll: true });
+  if (f.start != null && el.setSelectionRange) try { el.setSelectionRange(f.start, f.end); } catch { /* not a text box */ }
+}
+
+/** Renders the current view of a live run again, off screen (same width, so
+ * that the charts size themselves), from fresh documents, and swaps it in
+ * place: the page keeps its scroll, the tables their sort, search and page,
+ * the charts their zoom (lib/keep.js), the focused box its caret. A render
+ * that fails (the run just ended: 202, a network error) leaves the page as
+ * it is. */
+async function liveRefresh() {
+  const old = current;
+  if (!old || !old.live || !old.mod || old.root.dataset.loaded !== '1' || !LIVE_VIEWS.has(state.view)) return;
+  const token = renderToken;
+  const root = h('div', { class: old.root.className, testid: old.root.getAttribute('data-testid'), dataset: { view: old.root.dataset.view } });
+  Object.assign(root.style, { position: 'fixed', left: '0', top: '0', width: old.root.getBoundingClientRect().width + 'px', visibility: 'hidden', pointerEvents: 'none', zIndex: '-1' });
+  root.setAttribute('aria-hidden', 'true');
+  content.appendChild(root);
+  const controller = new AbortController();
+  const ctx = makeCtx(root, controller);
+  let ok = false;
+  try {
+    await old.mod.render(root, ctx);
+    ok = !ctx.redirected;
+  } catch (e) {
+    if (e?.name !== 'AbortError') console.warn('live refresh failed', e);
+  }
+  if (!ok || token !== renderToken || current !== old) {
+    controller.abort();
+    disposeCharts(root);
+    root.remove();
+    return;
+  }
+  const sx = window.scrollX;
+  const sy = window.scrollY;
+  const scrolls = scrollsOf(old.root);
+  const focus = focusOf(old.root);
+  root.removeAttribute('style');
+  root.removeAttribute('aria-hidden');
+  content.replaceChild(root, old.root);
+  old.controller.abort();
+  disposeCharts(old.root);
+  old.root = root;
+  old.controller = controller;
+  restoreScrolls(root, scrolls);
+  restoreFocus(root, focus);
+  window.scrollTo(sx, sy);
+  root.dataset.loaded = '1';
+  root.dataset.refreshes = String(++liveCount);
+}
+
+setInterval(() => {
+  if (document.hidden || liveBusy || !current?.live) return;
+  liveBusy = true;
+  liveRefresh().finally(() => { liveBusy = false; });
+}, LIVE_REFRESH_MS);
 
 /* ------------------------------------------------------------ startup */
 
@@ -401,10 +522,12 @@ async function loadRuns(initial) {
   state.generation = doc.generation;
   if (initial || !hadRuns) { onHashChange(); return; }
   // keep the selection when it still exists; re-render only if it changed
+  // (or the selected worker started or stopped being live)
   const before = `${state.run}\u0000${state.worker}\u0000${state.span}`;
   resolveSelection({ run: state.run, worker: state.worker, span: state.span });
   refreshSelectors();
-  if (`${state.run}\u0000${state.worker}\u0000${state.span}` !== before || !(hadRuns.runs || []).length) {
+  if (`${state.run}\u0000${state.worker}\u0000${state.span}` !== before || !(hadRuns.runs || []).length ||
+    (current && current.key !== renderKey())) {
     go(stateHash(), true);
   }
 }
@@ -413,4 +536,11 @@ buildNav();
 loadCharts().catch(() => { /* reported by the view that needs it */ });
 window.addEventListener('hashchange', onHashChange);
 loadRuns(true);
-setInterval(() => { if (!document.hidden) loadRuns(false); }, RUNS_POLL_MS);
+// /api/runs every 5 s, every 2 s while the selected worker is live
+let runsPolled = Date.now();
+setInterval(() => {
+  const every = selectedLive() ? LIVE_RUNS_POLL_MS : RUNS_POLL_MS;
+  if (document.hidden || Date.now() - runsPolled < every - 50) return;
+  runsPolled = Date.now();
+  loadRuns(false);
+}, 500);

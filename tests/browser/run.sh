@@ -18,9 +18,15 @@
 # tab), defaults.test.mjs (what the views pick and show on their own: the
 # selected run's cluster, Diff's default pair, the Trace view's first
 # window, pie legends, the unattributed-device-time warning), loading.test.mjs
-# (a slow load: the page says which file and why; a small span still opens).
+# (a slow load: the page says which file and why; a small span still opens),
+# live.test.mjs (a run followed while it is written: an empty logdir of its
+# own that the test fills with the C example, then stops it).
 # Prints one PASS/FAIL/SKIP line per check; exits non-zero on any FAIL.
 # Screenshots: $BUILD/screenshots/<view>-<run>.png.
+#
+#   tests/browser/run.sh [TEST...]   only those test files (ui, mindspore,
+#                                    defaults, loading, live; default all),
+#                                    with only the logdirs they need
 #
 # env: NNSCOPE (nnscope binary), NNS_SHARED (../shared), BUILD (build dir)
 set -uo pipefail
@@ -30,6 +36,11 @@ BUILD=${BUILD:-$ROOT/build}
 NNSCOPE=${NNSCOPE:-$BUILD/nnscope}
 NNS_SHARED=${NNS_SHARED:-$ROOT/../shared}
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
+WANT=" ${*:-ui mindspore defaults loading live} "
+want() { [[ "$WANT" == *" $1 "* ]]; }
+for t in $WANT; do
+	[ -f "tests/browser/$t.test.mjs" ] || { echo "FAIL browser: no test file tests/browser/$t.test.mjs"; exit 1; }
+done
 
 fail() { echo "FAIL browser: $*"; exit 1; }
 command -v node >/dev/null 2>&1 || fail "node not found (run 'make deps')"
@@ -54,6 +65,25 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+# start_server NAME LOGDIR: sets URL_<NAME>
+start_server() {
+	local name=$1 dir=$2 out=$TMP/serve-$1.out i url=""
+	shift 2
+	"$NNSCOPE" serve --logdir "$dir" --port 0 --cache-dir "$TMP/cache-$name" -q "$@" >"$out" 2>"$TMP/serve-$name.err" &
+	PIDS+=($!)
+	for i in $(seq 100); do
+		url=$(grep -o 'http://[^ ]*' "$out" 2>/dev/null | head -1)
+		[ -n "$url" ] && break
+		sleep 0.1
+	done
+	[ -n "$url" ] || { cat "$TMP/serve-$name.err"; fail "nnscope serve ($name) did not start"; }
+	printf -v "URL_$name" '%s' "${url%/}"
+}
+mkdir -p "$BUILD/screenshots"
+SERVERS=""
+rc=0
+
+if want ui || want mindspore || want defaults; then
 LOG=$TMP/logdir
 mkdir -p "$LOG" "$TMP/empty"
 KINETO=$NNS_SHARED/data/kineto
@@ -119,21 +149,12 @@ cp -r tests/e2e/data/ms_hostds "$LOG/mshostds"
 CONF=$NNS_SHARED/conformance/tbplugin
 node tests/browser/gen_runs.mjs "$LOG" "$CONF" || fail "tests/browser/gen_runs.mjs failed"
 
-# start_server NAME LOGDIR: sets URL_<NAME>
-start_server() {
-	local name=$1 dir=$2 out=$TMP/serve-$1.out i url=""
-	"$NNSCOPE" serve --logdir "$dir" --port 0 --cache-dir "$TMP/cache-$name" -q >"$out" 2>"$TMP/serve-$name.err" &
-	PIDS+=($!)
-	for i in $(seq 100); do
-		url=$(grep -o 'http://[^ ]*' "$out" 2>/dev/null | head -1)
-		[ -n "$url" ] && break
-		sleep 0.1
-	done
-	[ -n "$url" ] || { cat "$TMP/serve-$name.err"; fail "nnscope serve ($name) did not start"; }
-	printf -v "URL_$name" '%s' "${url%/}"
-}
 start_server main "$LOG"
 start_server empty "$TMP/empty"
+SERVERS="$SERVERS main empty"
+fi
+
+if want loading; then
 SLOW=$TMP/slowlog
 mkdir -p "$SLOW/big" "$SLOW/small"
 python3 tests/e2e/lib/serve_probe.py mkbig "$SLOW/big/w0.pt.trace.json.gz" 4000 >/dev/null || fail "serve_probe.py mkbig failed"
@@ -141,19 +162,39 @@ ln "$SLOW/big/w0.pt.trace.json.gz" "$SLOW/big/w1.pt.trace.json.gz"
 printf '{"traceEvents":[{"name":"ProfilerStep#1","ph":"X","cat":"user_annotation","ts":1,"dur":100,"pid":1,"tid":1},{"name":"aten::mm","ph":"X","cat":"cpu_op","ts":2,"dur":50,"pid":1,"tid":1}]}' \
 	>"$SLOW/small/w.pt.trace.json"
 start_server slow "$SLOW"
+SERVERS="$SERVERS slow"
+fi
 
-mkdir -p "$BUILD/screenshots"
+# live.test.mjs writes its run here while the test watches (--live-idle 10:
+# its end is the END chunk the collector writes when the test stops it)
+if want live; then
+mkdir -p "$TMP/livelog"
+start_server live "$TMP/livelog"
+SERVERS="$SERVERS live"
+fi
+
+if want ui; then
 NNS_URL=$URL_main NNS_URL_EMPTY=$URL_empty NNS_SHOTS=$BUILD/screenshots NNS_KINETO_DIR=$KINETO NNS_CONF_DIR=$CONF \
-	NNS_CHROMIUM=$CHROMIUM NNS_ROOT=$ROOT node tests/browser/ui.test.mjs
-rc=$?
+	NNS_CHROMIUM=$CHROMIUM NNS_ROOT=$ROOT node tests/browser/ui.test.mjs || rc=1
+fi
+if want mindspore; then
 NNS_URL=$URL_main NNS_SHOTS=$BUILD/screenshots NNS_CHROMIUM=$CHROMIUM NNS_ROOT=$ROOT \
 	NNS_MI_CONF=$NNS_SHARED/conformance/mindinsight/expected_values.json NNS_MS_RUN=mindspore/run_1 NNS_MI_DATA=$NNS_SHARED/data/mindinsight \
 	node tests/browser/mindspore.test.mjs || rc=1
+fi
+if want defaults; then
 NNS_URL=$URL_main NNS_SHOTS=$BUILD/screenshots NNS_CHROMIUM=$CHROMIUM NNS_ROOT=$ROOT NNS_MSJOB=${NNS_MSJOB:-} \
 	node tests/browser/defaults.test.mjs || rc=1
+fi
+if want loading; then
 NNS_URL=$URL_slow NNS_SHOTS=$BUILD/screenshots NNS_CHROMIUM=$CHROMIUM NNS_ROOT=$ROOT \
 	node tests/browser/loading.test.mjs || rc=1
-for n in main empty slow; do
+fi
+if want live; then
+NNS_URL=$URL_live NNS_LIVE_DIR=$TMP/livelog NNS_MLP=$BUILD/examples/mlp NNS_SHOTS=$BUILD/screenshots \
+	NNS_CHROMIUM=$CHROMIUM NNS_ROOT=$ROOT node tests/browser/live.test.mjs || rc=1
+fi
+for n in $SERVERS; do
 	if [ -s "$TMP/serve-$n.err" ]; then echo "--- server $n stderr:"; tail -20 "$TMP/serve-$n.err"; fi
 done
 exit $rc

@@ -2,6 +2,7 @@
 // loaded by loadCharts()).
 import { h, esc, fmtUs, shorten } from './util.js';
 import { roles } from './schema.js';
+import { keep, kept } from './keep.js';
 
 const live = new Set();
 
@@ -57,9 +58,39 @@ export function legendTextWidth(chartW, frac, max) {
   return Math.round(Math.max(60, Math.min(max, chartW * frac - 44)));
 }
 
+/** The zoom of chart c's data zooms and its legend selection, kept (lib/keep.js) under the test
+ * id of its box while a live run is shown, given back to the chart of the next render that has
+ * the same box: by value, or, for a zoom that reaches the end, by percent (it keeps showing the
+ * newest data). The zoom is also dispatched (after the render) so that the views that follow
+ * it (the Memory view's tables) do. */
+function keepChart(c, el, option) {
+  const id = el.getAttribute('data-testid');
+  if (!id) return;
+  const key = 'chart:' + id;
+  const k = kept(key);
+  const zooms = [].concat(option.dataZoom || []).length;
+  if (k && k.legend) c.setOption({ legend: { selected: k.legend } });
+  if (k && k.zoom && zooms === k.zoom.length) {
+    const z = k.zoom.map((d) => (d.end >= 99.999 || d.startValue == null
+      ? { start: d.start, end: d.end } : { startValue: d.startValue, endValue: d.endValue }));
+    c.setOption({ dataZoom: z });
+    setTimeout(() => {
+      if (!c.isDisposed()) z.forEach((d, i) => c.dispatchAction({ type: 'dataZoom', dataZoomIndex: i, ...d }));
+    }, 0);
+  }
+  if (zooms) {
+    c.on('datazoom', () => {
+      const dz = c.getOption().dataZoom || [];
+      keep(key, { zoom: dz.map((d) => ({ start: d.start, end: d.end, startValue: d.startValue, endValue: d.endValue })) });
+    });
+  }
+  c.on('legendselectchanged', (e) => keep(key, { legend: e.selected }));
+}
+
 /** Initialise a chart on a container (must be in the document) and register it for resize/dispose.
  * An option with `legendFit: {frac, max}` (pieOption's) gets its legend labels truncated to the
- * width that its share of the container leaves, again on every resize. */
+ * width that its share of the container leaves, again on every resize. While a live run is shown,
+ * its zoom and legend selection carry over to the next render (keepChart). */
 export function makeChart(el, option) {
   if (typeof echarts === 'undefined') {
     el.textContent = 'Chart library not loaded.';
@@ -73,6 +104,7 @@ export function makeChart(el, option) {
   }
   const c = echarts.init(el, null, { renderer: 'canvas' });
   c.setOption(Object.assign({ animation: false, textStyle: { fontFamily: 'inherit' } }, option));
+  keepChart(c, el, option);
   live.add(c);
   let lastW = el.clientWidth;
   const refit = () => {

@@ -2,6 +2,7 @@
 // formatted numbers. DOM hooks: table-<name>, search-<name>, th-<name>-<key>,
 // pager-<name>, page-next-<name>, page-prev-<name>.
 import { h, formatters } from './util.js';
+import { keep, kept, keeping } from './keep.js';
 
 /**
  * createTable({
@@ -11,6 +12,8 @@ import { h, formatters } from './util.js';
  *   rows, sortKey, sortDir: 'asc'|'desc', pageSize: 50, search: true,
  *   onRowClick(row), rowClass(row), footer: [{...row}] (pinned rows, e.g. averages), caption
  * }) -> { el, setRows(rows), setRange? }
+ * While a live run is shown (lib/keep.js) a table starts from the sort, search and page its
+ * namesake had in the previous render, and setRows keeps the page.
  */
 export function createTable(opts) {
   const name = opts.name;
@@ -22,6 +25,10 @@ export function createTable(opts) {
   let query = '';
   let page = 0;
   let view = rows;
+  const kkey = 'table:' + name;
+  const k = kept(kkey);
+  if (k) ({ sortKey, sortDir, query, page } = k);
+  const remember = () => keep(kkey, { sortKey, sortDir, query, page, raw: search.value });
 
   const getv = (c, r) => (c.value ? c.value(r) : r[c.key]);
   // a named formatter gets the value only (fmtNum(v, digits) must not take the row for digits);
@@ -55,6 +62,7 @@ export function createTable(opts) {
   const pinfo = h('span', { class: 'tbl-pinfo' });
   const pager = h('div', { class: 'tbl-pager', testid: `pager-${name}` }, first, prev, pinfo, next, last);
   root.append(tools, scroller, pager);
+  if (k && k.raw) search.value = k.raw;
 
   // header
   const hr = h('tr');
@@ -98,6 +106,7 @@ export function createTable(opts) {
   }
 
   function refresh() {
+    remember();
     let v = rows;
     if (query) {
       const textCols = columns.filter((c) => !isNumeric(c) || c.searchable);
@@ -140,6 +149,7 @@ export function createTable(opts) {
   }
 
   function renderBody() {
+    remember();
     tbody.textContent = '';
     const start = page * pageSize;
     const slice = view.slice(start, start + pageSize);
@@ -176,7 +186,7 @@ export function createTable(opts) {
     setRows(newRows, footer) {
       rows = newRows || [];
       if (footer !== undefined) opts.footer = footer;
-      page = 0;
+      if (!keeping()) page = 0;
       refresh();
     },
     get rows() { return view; },

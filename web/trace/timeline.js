@@ -169,6 +169,25 @@ export class Timeline extends TimelineDraw {
     this.viewChanged();
   }
 
+  // A newer meta of the same trace (a live trace's next snapshot, Trace
+  // view): its extent and rows again (collapsed groups stay collapsed), the
+  // view moved to `view` (or kept), and a window asked for again; what is
+  // drawn stays until it comes.
+  setMeta(meta, view) {
+    this.meta = meta;
+    this.opts.meta = meta;
+    this.full = {
+      t0: meta.start || 0,
+      t1: Math.max((meta.end || 0), (meta.start || 0) + 1000),
+    };
+    this.trackById = new Map(meta.tracks.map((t) => [t.id, t]));
+    this.headerH = RULER_H + (meta.steps && meta.steps.length ? STEP_H : 0);
+    this.buildLayout();
+    if (this.data) this.data = { ...this.data, c0: Infinity, c1: -Infinity }; // covers nothing now
+    if (view && isFinite(view.t0) && isFinite(view.t1) && view.t1 > view.t0) this.v = { t0: +view.t0, t1: +view.t1 };
+    this.viewChanged();
+  }
+
   viewChanged() {
     this.clampView();
     this.requestDraw();

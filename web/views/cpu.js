@@ -6,6 +6,7 @@ import { h, emptyState, panel, banner, statCards, fmtPct100, fmtNum, fmtMs, link
 import { createTable } from '../lib/table.js';
 import { chartBox, makeChart } from '../lib/charts.js';
 import { columns } from '../lib/schema.js';
+import { liveNote } from '../lib/live.js';
 
 const pct = (v) => fmtPct100(v);
 // user + sys of a thread or stage: the page's own column
@@ -15,7 +16,9 @@ export default {
   id: 'cpu',
   title: 'CPU Utilization',
   async render(el, ctx) {
-    const [doc, host] = await Promise.all([ctx.view('cpu'), ctx.view('hostinfo')]);
+    // a live run has no hostinfo document yet (409): the CPU samples only
+    const [doc, host] = await Promise.all([ctx.view('cpu'),
+      ctx.live ? ctx.view('hostinfo').catch(() => ({ available: false })) : ctx.view('hostinfo')]);
     if (!doc.available) {
       el.appendChild(emptyState('No CPU utilization samples in this trace.',
         'CPU samples come from nnscope\'s collector: record with nnscope (nnscope run, nnscope.Profiler or the C API) and cpu_sampling_interval_ms > 0 (default 1000; e.g. nnscope.Profiler(cpu_sampling_interval_ms=100)). PyTorch profiler traces carry no CPU samples.'));
@@ -24,6 +27,7 @@ export default {
     }
     const m = doc.machine || {};
     const p = doc.process || {};
+    if (doc.live) el.appendChild(liveNote(doc.live, 'The per-step, thread and stage tables come when the run ends.'));
     el.appendChild(statCards([
       { label: 'Machine user', value: pct(m.user), sub: `${m.samples} samples` },
       { label: 'Machine sys', value: pct(m.sys) },

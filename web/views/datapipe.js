@@ -16,10 +16,13 @@ export default docView({
   id: 'datapipe',
   title: 'Data Pipeline',
   doc: 'datapipe',
+  liveText: 'Queue samples so far; the verdict, findings and per-step waits come when the run ends.',
   async render(el, ctx, doc) {
     const queues = doc.queues || [];
     const steps = doc.steps || [];
-    const v = VERDICT[doc.verdict] || { cls: 'none', text: String(doc.verdict ?? 'unknown') };
+    const v = VERDICT[doc.verdict] || (doc.live && doc.verdict == null
+      ? { cls: 'none', text: 'Judged when the run ends' }
+      : { cls: 'none', text: String(doc.verdict ?? 'unknown') });
 
     el.appendChild(h('div', { class: 'toolbar' },
       h('span', null, 'Verdict: '), h('span', { class: `badge ${v.cls}`, testid: 'datapipe-verdict' }, v.text),

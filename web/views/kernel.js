@@ -10,6 +10,7 @@ export default docView({
   id: 'kernel',
   title: 'GPU Kernel',
   doc: 'kernels',
+  liveText: 'Kernel times so far; the properties and tensor-core columns come when the run ends.',
   rows: (doc) => doc.by_name,
   empty: ['This trace has no GPU kernels.',
     'Profile with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA] (torch.profiler) so CUPTI records the kernels; nnscope\'s own traces have kernels only when the CUDA collector is enabled.'],

@@ -56,6 +56,7 @@ export default docView({
   id: 'memory',
   title: 'Memory',
   doc: 'memory',
+  liveText: 'The allocation curve so far; the events and per-operator statistics come when the run ends.',
   rows: (doc) => Object.keys(doc.devices || {}),
   empty: ['No memory records in this trace.',
     'Profile with profile_memory=True (torch.profiler.profile(..., profile_memory=True)) to record allocator events; nnscope.torch records them with profile_memory=True too.'],

@@ -7,6 +7,7 @@ import { unattributedText } from '../lib/attribution.js';
 import { createTable } from '../lib/table.js';
 import { chartBox, makeChart, pieOption, disposeCharts } from '../lib/charts.js';
 import { columns } from '../lib/schema.js';
+import { liveNote } from '../lib/live.js';
 
 const PIES = [
   { key: 'device_self_us', id: 'device-self', title: 'Device self time', device: true },
@@ -25,6 +26,7 @@ export default {
     const doc = await ctx.view('operators');
     const ov = await ovP;
     if (!ctx.alive()) return;
+    if (doc.live) el.appendChild(liveNote(doc.live, 'Host times per operator; device times, input shapes and call stacks come when the run ends.'));
     const byName = doc.by_name || [];
     if (!byName.length) {
       // a MindSpore device: its operators are MindInsight's AI Core / AI CPU

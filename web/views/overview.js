@@ -6,6 +6,7 @@ import { unattributedText } from '../lib/attribution.js';
 import { breakdownRoles, chartBox, makeChart, usAxisTooltip } from '../lib/charts.js';
 import { columns } from '../lib/schema.js';
 import { docView } from '../lib/view.js';
+import { liveLine } from '../lib/live.js';
 
 function diagnosticsBanner(doc) {
   const d = doc.diagnostics || {};
@@ -62,12 +63,15 @@ export default docView({
   id: 'overview',
   title: 'Overview',
   doc: 'overview',
+  liveNote: false, // its own live line
   async render(el, ctx, doc) {
     const steps = doc.steps || [];
     const avg = doc.average || {};
     const gpus = doc.gpus || [];
     const roles = breakdownRoles();
 
+    // a live run: steps completed, step times, throughput, what the last refresh read
+    if (doc.live) el.appendChild(liveLine(doc.live, steps));
     const diag = diagnosticsBanner(doc);
     if (diag) el.appendChild(diag);
     const at = doc.diagnostics?.attribution;
@@ -89,7 +93,7 @@ export default docView({
     if (top && avg.total_us > 0) cards.push({ label: 'Largest part', value: top.name, sub: `${fmtPct(top.v / avg.total_us)} of the step` });
     const kind = doc.device_kind || 'GPU';
     if (gpus.length) cards.push({ label: `${kind} utilization`, value: fmtPct(gpus.reduce((s, g) => s + (g.utilization || 0), 0) / gpus.length), sub: `${gpus.length} ${kind}${gpus.length > 1 ? 's' : ''}${doc.device_vendor ? ' (' + doc.device_vendor + ')' : ''}` });
-    cards.push({ label: 'Events', value: fmtInt(doc.diagnostics?.events), sub: doc.source ? String(doc.source).split('/').slice(-1)[0] : '' });
+    cards.push({ label: 'Events', value: fmtInt(doc.diagnostics?.events ?? doc.live?.events), sub: doc.source ? String(doc.source).split('/').slice(-1)[0] : '' });
     el.appendChild(statCards(cards, 'overview-cards'));
 
     if (!steps.length) {

@@ -3,6 +3,12 @@
 // Data: /api/trace/meta, /api/trace/window, /api/trace/event,
 // /api/trace/summary (docs/SERVER.md, "Trace API"), fetched with the shell's
 // ctx.api (202 polling and the progress bar in one place, web/app.js).
+// A live run (ctx.live: its trace is being written) answers from snapshots
+// of the file that the server takes again as it grows: every LIVE_META_MS
+// the view asks for the meta again and, when it changed, draws the new
+// extent; a view that showed the end of the trace moves with it (same
+// width, the newest events), one the user zoomed or panned away from the
+// end stays where it is ("Follow the end" brings it back).
 import { h, fmtInt } from '../lib/util.js';
 import { Timeline, EMPTY_PROBE } from '../trace/timeline.js';
 import { fmtDur, fmtTime, colorFor } from '../trace/format.js';
@@ -10,6 +16,7 @@ import { attachCriticalPath } from '../trace/critpath.js';
 import { msprofControls } from '../trace/msprof.js';
 
 const CSS_HREF = new URL('../trace/trace.css', import.meta.url).href;
+const LIVE_META_MS = 2000;
 
 function ensureCss() {
   if (document.querySelector('link[data-nns-trace-css]')) return;
@@ -139,18 +146,21 @@ class TraceView {
     });
     const reset = h('button', { type: 'button', testid: 'trace-reset', title: 'Show the whole trace (0)' }, 'Reset zoom');
     reset.addEventListener('click', () => this.tl.reset());
+    // a live run: the view follows the end while it shows it
+    this.liveEl = this.ctx.live ? h('span', { class: 'nns-trace-live', testid: 'trace-live' }) : null;
+    this.followBtn = this.ctx.live ? h('button', { type: 'button', testid: 'trace-live-follow', title: 'Show the newest events and follow them as the trace grows' }, 'Follow the end') : null;
+    if (this.followBtn) this.followBtn.addEventListener('click', () => this.followEnd());
     this.info = h('span', { class: 'nns-trace-info' });
-    const stepCount = (meta.steps || []).length;
     const help = h('span', { class: 'nns-trace-help' },
       h('kbd', {}, 'W'), '/', h('kbd', {}, 'S'), ' zoom · ', h('kbd', {}, 'A'), '/', h('kbd', {}, 'D'),
       ' pan · wheel zoom · drag pan · ', h('kbd', {}, 'Shift'), '+drag select · ', h('kbd', {}, 'F'), ' fit selection');
     // an msprof timeline rank: its views (web/trace/msprof.js)
     const ms = meta.msprof ? msprofControls(meta.msprof, (v) => this.reload(v)) : '';
     const bar = h('div', { class: 'nns-trace-bar' },
-      ms, reset, this.selBtn,
+      ms, this.liveEl, this.followBtn, reset, this.selBtn,
       h('label', { title: 'Arrows op→kernel and forward→backward of the selected event' }, this.flowsShow, 'Flows'),
       h('label', { title: 'Show every flow arrow, not only those of the selected event' }, this.flowsAll, 'All flows'),
-      h('span', { class: 'nns-trace-info', text: `${fmtInt(meta.events || 0)} events · ${meta.tracks.length} tracks${stepCount ? ` · ${stepCount} steps` : ''} · ${fmtDur((meta.end || 0) - (meta.start || 0))}` }),
+      this.statsEl = h('span', { class: 'nns-trace-info', testid: 'trace-stats', text: this.statsText(meta) }),
       this.info, help);
     this.errBox = h('div', { class: 'nns-trace-error', hidden: true });
     const main = h('div', { class: 'nns-trace-main' });
@@ -185,6 +195,68 @@ class TraceView {
     this.fitHeight();
     this.viewChanged(this.tl.v.t0, this.tl.v.t1);
     if (p.ev != null && p.ev !== '' && isFinite(Number(p.ev))) this.select(Number(p.ev), null, true);
+    if (this.ctx.live) this.startLive();
+  }
+
+  statsText(meta) {
+    const stepCount = (meta.steps || []).length;
+    return `${fmtInt(meta.events || 0)} events · ${meta.tracks.length} tracks${stepCount ? ` · ${stepCount} steps` : ''} · ${fmtDur((meta.end || 0) - (meta.start || 0))}`;
+  }
+
+  // ---- a live run ----------------------------------------------------------------
+
+  // Whether the view shows the end of the trace (within 2 % of its width):
+  // then it follows the trace as it grows.
+  atEnd() {
+    const v = this.tl.v;
+    return v.t1 >= (this.meta.end || 0) - (v.t1 - v.t0) * 0.02;
+  }
+
+  showLiveState() {
+    if (!this.liveEl) return;
+    const follow = this.atEnd();
+    this.liveEl.textContent = follow ? 'LIVE · following the end' : 'LIVE · paused here';
+    this.liveEl.dataset.follow = follow ? '1' : '';
+    this.followBtn.hidden = follow;
+  }
+
+  followEnd() {
+    const v = this.tl.v;
+    const end = this.meta.end || 0;
+    this.tl.setView(end - (v.t1 - v.t0), end);
+  }
+
+  startLive() {
+    this.showLiveState();
+    const tick = async () => {
+      if (!this.alive) return;
+      if (!document.hidden && !this.liveCtrl) {
+        const ctrl = new AbortController();
+        this.liveCtrl = ctrl;
+        try {
+          const meta = await this.ctx.api('/api/trace/meta', this.params(), ctrl.signal);
+          if (this.alive && !ctrl.signal.aborted) this.liveMeta(meta);
+        } catch { /* the next tick asks again; the run may have just ended */ }
+        if (this.liveCtrl === ctrl) this.liveCtrl = null;
+      }
+      if (this.alive) this.liveTimer = setTimeout(tick, LIVE_META_MS);
+    };
+    this.liveTimer = setTimeout(tick, LIVE_META_MS);
+  }
+
+  // The meta of a newer snapshot: the same view, moved to the new end when
+  // it showed the end.
+  liveMeta(meta) {
+    if (!meta || !meta.tracks || !meta.tracks.length || !this.tl) return;
+    if (meta.end === this.meta.end && meta.events === this.meta.events && meta.tracks.length === this.meta.tracks.length) return;
+    const v = this.tl.v;
+    const follow = this.atEnd();
+    const end = meta.end || 0;
+    this.meta = meta;
+    this.tl.setMeta(meta, follow ? { t0: end - (v.t1 - v.t0), t1: end } : null);
+    this.statsEl.textContent = this.statsText(meta);
+    this.publishProbe(this.tl.probe());
+    this.showLiveState();
   }
 
   // Make the view fill the window below its top, leaving room for the panel.
@@ -205,6 +277,7 @@ class TraceView {
   }
 
   viewChanged(t0, t1) {
+    if (this.liveEl && this.tl) this.showLiveState();
     if (this.info) this.info.textContent = `view ${fmtTime(t0 - (this.meta.start || 0))} – ${fmtTime(t1 - (this.meta.start || 0))} (${fmtDur(t1 - t0)})`;
     clearTimeout(this.hashTimer);
     this.hashTimer = setTimeout(() => this.updateHash({ t0: Math.round(t0), t1: Math.round(t1) }), 250);
@@ -393,6 +466,9 @@ class TraceView {
     clearTimeout(this.hashTimer);
     clearTimeout(this.errTimer);
     clearTimeout(this.loadTimer);
+    clearTimeout(this.liveTimer);
+    if (this.liveCtrl) this.liveCtrl.abort();
+    this.liveCtrl = null;
     if (this.firstDrawDone) this.firstDrawDone();
     if (this.evCtrl) this.evCtrl.abort();
     if (this.sumCtrl) this.sumCtrl.abort();
