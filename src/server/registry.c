@@ -466,7 +466,7 @@ struct reg_entry *reg_variant(struct registry *r, struct reg_entry *base, const 
 	pthread_mutex_lock(&r->mu);
 	for (size_t i = 0; i < r->entries.n && !found; i++) {
 		e = r->entries.v[i];
-		if (!e->variant)
+		if (!e->variant || e->snapshot) /* snapshots: two per live entry at most */
 			continue;
 		nv++;
 		if (e->parent == base && strcmp(e->variant, view) == 0)

@@ -192,8 +192,8 @@ struct reg_entry *reg_find(struct registry *r, const char *run, const char *work
 #define REG_MAX_VARIANTS 256
 struct reg_entry *reg_variant(struct registry *r, struct reg_entry *base, const char *view);
 /* Snapshot slot `slot` (0 or 1) of live entry base, made on first use
- * (a variant loaded as the plain file); caller holds mu. NULL as
- * reg_variant. */
+ * (a variant loaded as the plain file, not counted in REG_MAX_VARIANTS);
+ * caller holds mu. NULL when out of memory. */
 struct reg_entry *reg_snapshot_locked(struct registry *r, struct reg_entry *base, int slot);
 /* Queues IDLE entry e for loading (as a request would); caller holds mu. */
 void reg_queue_locked(struct registry *r, struct reg_entry *e, int64_t now);
