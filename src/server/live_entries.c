@@ -154,7 +154,7 @@ static int lv_refresh(struct registry *r, struct reg_live *lv, struct nns_err *e
 		}
 		lv->refreshed_ns = 0;
 	}
-	if (lv->refreshed_ns && now - lv->refreshed_ns < LIVE_REFRESH_NS)
+	if (lv->refreshed_ns && now - lv->refreshed_ns < r->live_refresh_ns)
 		return NNS_OK;
 	nns_err_clear(&rerr);
 	live_follow_refresh(lv->f, &rerr); /* a sticky error stays in f->err */

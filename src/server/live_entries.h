@@ -4,7 +4,8 @@
  * the registry's live_idle_ns is live. A live entry is never loaded whole;
  * a request for one of its live documents (output/live_json.h) goes to its
  * struct reg_live: a live_follow, opened on first use, refreshed on
- * request at most once per LIVE_REFRESH_NS (reading only the bytes
+ * request at most once per LIVE_REFRESH_NS (registry.live_refresh_ns;
+ * reading only the bytes
  * appended since), with a mutex of its own. Its Trace view answers from
  * snapshot entries (the file as it was, loaded the ordinary way), taken
  * again when the file grew and the last one is older than

@@ -947,6 +947,7 @@ int reg_init(struct registry *r, const char *logdir, const char *cache_dir,
 	r->abandon_ns = secs_ns(l.abandon_s, 30);
 	r->deadline_ns = secs_ns(l.deadline_s, 300);
 	r->live_idle_ns = secs_ns(l.live_idle_s, 10);
+	r->live_refresh_ns = LIVE_REFRESH_NS;
 	pthread_mutex_init(&r->mu, NULL);
 	pthread_cond_init(&r->cv, NULL);
 	pthread_cond_init(&r->super_cv, NULL);

@@ -161,10 +161,11 @@ struct registry {
 	uint64_t clock;				  /* (mu) for last_used */
 	int quiet;
 
-	struct fs_root root;  /* the logdir held open: every file is read beneath it */
-	uint64_t skipped_sig; /* (mu) of the skipped files in runs_json */
-	int64_t live_idle_ns; /* see reg_limits.live_idle_s; 0: nothing is live */
-	size_t nfollows;      /* (mu) struct reg_live open */
+	struct fs_root root;	 /* the logdir held open: every file is read beneath it */
+	uint64_t skipped_sig;	 /* (mu) of the skipped files in runs_json */
+	int64_t live_idle_ns;	 /* see reg_limits.live_idle_s; 0: nothing is live */
+	int64_t live_refresh_ns; /* a follow's refreshes at most this often (LIVE_REFRESH_NS) */
+	size_t nfollows;	 /* (mu) struct reg_live open */
 	/* the input limits (max_*) of every load, set before serving */
 	struct kineto_opts limits;
 };
