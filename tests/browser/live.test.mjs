@@ -130,6 +130,25 @@ try {
     assert.equal(await page.evaluate(() => window.__sameDocument), 1, 'the page was reloaded');
   });
 
+  await check('GPU Kernel, Memory, CPU and Data Pipeline views render a live run and refresh it without errors', async () => {
+    for (const v of ['kernel', 'memory', 'cpu', 'datapipe']) {
+      await page.click(`[data-testid="nav-${v}"]`);
+      await page.waitForSelector(`[data-testid="view-${v}"][data-loaded="1"]`, { timeout: 20000, state: 'attached' });
+      await waitRefreshes(1);
+      assert.equal(await page.$(`[data-testid="view-${v}"] [data-testid="error"]`), null, `${v}: ${await page.textContent(`[data-testid="view-${v}"]`)}`);
+      assert.ok(await page.$(`[data-testid="view-${v}"] [data-testid="live-note"]`), `${v}: no live note`);
+    }
+    // with samples: the CPU view draws them
+    await page.click('[data-testid="nav-cpu"]');
+    await page.waitForSelector('[data-testid="view-cpu"][data-loaded="1"] [data-testid="chart-cpu"]', { timeout: 20000 });
+  });
+
+  await check('a view only the whole trace gives says it comes when the run ends (409)', async () => {
+    await page.click('[data-testid="nav-module"]');
+    await page.waitForSelector('[data-testid="view-module"][data-loaded="1"] [data-testid="error"]', { timeout: 20000 });
+    assert.match(await page.textContent('[data-testid="view-module"] [data-testid="error"]'), /409.*available when the run ends/);
+  });
+
   await check('Trace view: follows the end of the trace while it grows, stays where the user moved it', async () => {
     await page.click('[data-testid="nav-trace"]');
     await page.waitForSelector('[data-testid="view-trace"][data-loaded="1"] [data-testid="trace-live"]', { timeout: 30000 });
