@@ -415,6 +415,13 @@ $(BUILD)/bench/lod: bench/lod.c $(call link_from,trace)
 	$(if $(Q),@echo "  LINK    $@")
 	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(call link_from,trace) $(LDLIBS)
 
+# bench/live_refresh: the cost of a live refresh of 1 MB on growing runs
+# (docs/LIVE.md); bench/serve prints its table.
+$(BUILD)/bench/live_refresh: bench/live_refresh.c $(call link_from,server)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  LINK    $@")
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(call link_from,server) $(LDLIBS) $(SERVER_LIBS)
+
 # bench/model_bytes: the model's and the process's bytes per event of a
 # trace (bench/ingest prints them; the importer's memory budget uses them).
 $(BUILD)/bench/model_bytes: bench/model_bytes.c $(call link_from,analysis)

@@ -280,16 +280,15 @@ static int add_kernel(struct live *l, uint32_t name, int64_t start, int64_t dur)
  * steps past it (so the pass over the log is amortised). */
 static void prune(struct live *l)
 {
-	size_t n = l->steps.n, keep_from, first;
+	size_t n = l->steps.n, keep_from, first = l->frozen;
 	struct live_step *tmp;
 	int64_t lo;
 	size_t j = 0;
 
-	if (n <= LIVE_RECENT_STEPS + LIVE_PRUNE_EVERY)
+	if (n < LIVE_RECENT_STEPS + LIVE_PRUNE_EVERY ||
+	    n - LIVE_RECENT_STEPS - first < LIVE_PRUNE_EVERY)
 		return;
 	keep_from = n - LIVE_RECENT_STEPS;
-	for (first = keep_from; first > 0 && !l->steps.v[first - 1].final; first--)
-		;
 	tmp = malloc((n - first) * sizeof(*tmp));
 	if (!tmp)
 		return; /* tried again at the next step */
@@ -299,6 +298,7 @@ static void prune(struct live *l)
 		l->steps.v[i].final = 1;
 	}
 	free(tmp);
+	l->frozen = keep_from;
 	lo = l->steps.v[keep_from].start;
 	for (size_t i = 0; i < l->recent.n; i++)
 		if (l->recent.v[i].start >= lo)

@@ -129,6 +129,7 @@ struct live {
 	uint32_t host;		  /* names id of META "hostname", 0 unknown */
 	/* steps */
 	VEC(struct live_step) steps; /* completed, in order */
+	size_t frozen;		     /* steps[0..frozen) left the recent window */
 	int64_t open_num;	     /* the open step's number, -1 none */
 	int64_t open_start;
 	uint32_t open_thread;
