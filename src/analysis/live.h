@@ -11,7 +11,7 @@
  *
  * The numbers follow `nnscope analyse` where the stream allows it, and the
  * final view after the trace closes is `nnscope analyse` itself (the server
- * and `nnscope top` switch to it). Differences while live, by design:
+ * switches to it; `nnscope top` prints the final live state). Differences while live, by design:
  *   - steps: a step is complete when the next step mark (nns_step, STOP)
  *     or the end of its ProfilerStep#N range arrives; the open step is not
  *     listed. Its breakdown counts the ranges and GPU records that start
@@ -128,7 +128,7 @@ struct live {
 	int64_t offset;		  /* realtime - monotonic */
 	/* meta */
 	int64_t rank, world_size; /* -1 unknown */
-	uint32_t host;		  /* names id of META "hostname", 0 unknown */
+	uint32_t host;		  /* names id of META "host", 0 unknown */
 	/* steps */
 	VEC(struct live_step) steps; /* completed, in order */
 	size_t frozen;		     /* steps[0..frozen) left the recent window */

@@ -461,6 +461,47 @@ static void test_live_vs_analyse(void **state)
 	nb_free(&ev1);
 }
 
+/* The step a STOP closes is kept only when its thread began a range in it
+ * (a queue sample is not one), as the importer does. */
+static void test_live_stop(void **state)
+{
+	for (int with_range = 0; with_range < 2; with_range++) {
+		struct nb b = {0}, ev = {0};
+		struct live *l;
+		struct model m;
+		struct an_profile p;
+		struct nns_err err;
+
+		(void)state;
+		nb_header(&b, 10, 0, RT, MONO, 0);
+		names(&b);
+		nb_meta(&b, "host", "node7");
+		nb_ev(&ev, 1000, NNST_EV_STEP, 0, 0, -1, 0, 0);
+		nb_ev(&ev, 1100, NNST_EV_PUSH, 0, S_MM, -1, 0, 0);
+		nb_ev(&ev, 1200, NNST_EV_POP, 0, 0, -1, 0, 0);
+		nb_ev(&ev, 2000, NNST_EV_STEP, 0, 0, -1, 1, 0);
+		nb_ev(&ev, 2100, NNST_EV_QUEUE, 0, S_Q, -1, 1, 4);
+		if (with_range) {
+			nb_ev(&ev, 2200, NNST_EV_PUSH, 0, S_FWD, -1, 0, 0);
+			nb_ev(&ev, 2300, NNST_EV_POP, 0, 0, -1, 0, 0);
+		}
+		nb_ev(&ev, 2500, NNST_EV_STOP, 0, 0, -1, 0, 0);
+		nb_events(&b, 0, &ev);
+		nb_end(&b);
+		l = feed_all(&b);
+		assert_int_equal(tu_nnst_load(b.p, b.n, &m), NNS_OK);
+		assert_int_equal(an_profile_compute(&p, &m, &err), NNS_OK);
+		assert_int_equal(l->steps.n, 1 + with_range);
+		assert_int_equal(p.overview.steps.n, 1 + with_range);
+		assert_string_equal(live_str(l, l->host), "node7");
+		an_profile_release(&p);
+		model_release(&m);
+		live_free(l);
+		nb_free(&b);
+		nb_free(&ev);
+	}
+}
+
 /* Beyond LIVE_EXACT_STEPS steps the run's median and p90 come from the
  * histogram: within 1 % of the exact values; min, max, mean exact. */
 static void test_live_many_steps(void **state)
@@ -499,11 +540,9 @@ static void test_live_many_steps(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_tail_pieces),
-	    cmocka_unit_test(test_tail_damage),
-	    cmocka_unit_test(test_live_hand),
-	    cmocka_unit_test(test_live_vs_analyse),
-	    cmocka_unit_test(test_live_many_steps),
+	    cmocka_unit_test(test_tail_pieces), cmocka_unit_test(test_tail_damage),
+	    cmocka_unit_test(test_live_hand),	cmocka_unit_test(test_live_vs_analyse),
+	    cmocka_unit_test(test_live_stop),	cmocka_unit_test(test_live_many_steps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
