@@ -92,8 +92,9 @@ struct live_point {
 struct live_series {
 	VEC(struct live_point) p;
 	int merge_max; /* 1: merged values are the maximum, 0: the mean */
-	uint32_t span; /* raw points per kept point now (1, 2, 4, ...) */
-	uint64_t raw;  /* raw points added */
+	uint32_t span;	 /* raw points per kept point now (1, 2, 4, ...) */
+	uint32_t last_k; /* raw points merged into the last kept point */
+	uint64_t raw;	 /* raw points added */
 };
 
 /* Per device memory: series v = {allocated, reserved}. */
@@ -172,9 +173,11 @@ struct live_step_stats {
 };
 void live_step_stats(const struct live *l, size_t last, struct live_step_stats *st);
 
-/* The step breakdown of l->steps[i] now (recent steps are summed from the
- * recent log at each call, older ones are frozen). */
-void live_step_breakdown(const struct live *l, size_t i, struct live_step *out);
+/* The steps l->steps[first..n) with their breakdown as of now into
+ * out[0..n-first) (the caller's array): steps still in the recent window
+ * are summed from the recent log (one pass over it), older ones were
+ * frozen when they left it. */
+void live_steps_now(const struct live *l, size_t first, struct live_step *out);
 
 /* Operator and kernel tables of the last `last` completed steps (records
  * starting in them; last <= LIVE_RECENT_STEPS), sorted by self (operators)

@@ -22,6 +22,9 @@
 #define NNST_MIN_VERSION 1	     /* oldest reader that can read it */
 #define NNST_CHUNK_MAGIC 0x4b434e4eu /* "NNCK" */
 #define NNST_MAX_CHUNK (64u << 20)   /* a reader refuses larger payloads */
+#define NNST_HEADER_SIZE 64	     /* bytes of struct nnst_header in the file */
+#define NNST_HEADER_MAX (1u << 20)   /* a larger header_size is not a header */
+#define NNST_CHUNK_HEADER_SIZE 24    /* bytes of struct nnst_chunk_header */
 
 struct nnst_header { /* 64 bytes */
 	char magic[8];
@@ -182,6 +185,11 @@ int nnst_reader_open(struct nnst_reader **out, const char *path, char *err, size
  * closes it too). */
 int nnst_reader_fdopen(struct nnst_reader **out, int fd, char *err, size_t errlen);
 const struct nnst_header *nnst_reader_header(const struct nnst_reader *r);
+/* Decodes and checks the file header in b[0..got): NNS_OK, or
+ * NNS_EFORMAT with a message (no magic, cut short, a newer format, a bad
+ * version or header_size). */
+int nnst_header_parse(struct nnst_header *h, const uint8_t *b, size_t got, char *err,
+		      size_t errlen);
 /* Next chunk: 1 and *type, *payload, *len (valid until the next call), 0 at a
  * clean end, NNS_ETRUNC when the file stops inside a chunk or a chunk is
  * damaged (err says at which byte offset). */

@@ -34,9 +34,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define NNST_HEADER_SIZE 64
-#define NNST_HEADER_MAX (1u << 20) /* a larger header_size is not a header */
-#define NNST_CHUNK_HEADER_SIZE 24
 
 struct nnst_reader {
 	FILE *f;
@@ -78,10 +75,9 @@ static size_t read_full(FILE *f, void *buf, size_t n)
 	return got;
 }
 
-static int parse_header(struct nnst_reader *r, const uint8_t *b, size_t got, char *err,
-			size_t errlen)
+int nnst_header_parse(struct nnst_header *h, const uint8_t *b, size_t got, char *err,
+		      size_t errlen)
 {
-	struct nnst_header *h = &r->hdr;
 
 	if (got < 8 || memcmp(b, NNST_MAGIC, 8) != 0) {
 		put_err(err, errlen, "not an nnscope trace (no \"%s\" magic at byte 0)",
@@ -163,7 +159,7 @@ int nnst_reader_fdopen(struct nnst_reader **out, int fd, char *err, size_t errle
 		rc = NNS_EIO;
 		goto fail;
 	}
-	rc = parse_header(r, b, got, err, errlen);
+	rc = nnst_header_parse(&r->hdr, b, got, err, errlen);
 	if (rc)
 		goto fail;
 	/* a longer header (a newer writer): skip what we do not know */

@@ -75,6 +75,22 @@ int nnst_load_file(const char *path, struct model *m, struct nns_err *err);
  * given): a file that resolves outside is refused ("<path>: refused:
  * resolves outside <root>", NNS_EIO). The file is opened once; both passes
  * read that descriptor. */
+/* The class of a PUSH range's or MARK's name, as the importer reads it
+ * (above): NNST_NC_MODULE "nn.Module: *", NNST_NC_STEP "ProfilerStep#*",
+ * NNST_NC_DIMS / NNST_NC_TYPE "input_dims:" / "input_type:" marks,
+ * NNST_NC_KINDOP the mark "kind:cpu_op", NNST_NC_OP an operator name,
+ * else NNST_NC_ANNOT (a user annotation). */
+enum {
+	NNST_NC_ANNOT = 1,
+	NNST_NC_OP,
+	NNST_NC_MODULE,
+	NNST_NC_STEP,
+	NNST_NC_DIMS,
+	NNST_NC_KINDOP,
+	NNST_NC_TYPE
+};
+int nnst_name_class(const char *name);
+
 struct fs_root;
 int nnst_load_file_in(const struct fs_root *root, const char *path, struct model *m,
 		      struct nns_err *err);

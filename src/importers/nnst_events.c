@@ -16,8 +16,15 @@ static int64_t clamp_i64(uint64_t v)
 	return v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v;
 }
 
-/* Name classes of range names (and of marks: NC_DIMS). */
-enum { NC_ANNOT = 1, NC_OP, NC_MODULE, NC_STEP, NC_DIMS, NC_KINDOP, NC_TYPE };
+enum {
+	NC_ANNOT = NNST_NC_ANNOT,
+	NC_OP = NNST_NC_OP,
+	NC_MODULE = NNST_NC_MODULE,
+	NC_STEP = NNST_NC_STEP,
+	NC_DIMS = NNST_NC_DIMS,
+	NC_KINDOP = NNST_NC_KINDOP,
+	NC_TYPE = NNST_NC_TYPE
+};
 
 #define DIMS_PREFIX "input_dims:"
 #define TYPE_PREFIX "input_type:"
@@ -41,7 +48,7 @@ static int qualified(const char *s)
 	return p[0] == ':' && p[1] == ':' && p[2] && p[2] != ':';
 }
 
-static int classify(const char *s)
+int nnst_name_class(const char *s)
 {
 	if (starts(s, "nn.Module: "))
 		return NC_MODULE;
@@ -66,11 +73,11 @@ static int name_class(struct ni *x, uint32_t name)
 		size_t old = x->ncls;
 
 		if (vec_reserve_raw((void **)&x->cls, &x->ncls, (size_t)name + 1, 1))
-			return classify(model_str(x->m, name));
+			return nnst_name_class(model_str(x->m, name));
 		memset(x->cls + old, 0, x->ncls - old);
 	}
 	if (!x->cls[name])
-		x->cls[name] = (uint8_t)classify(model_str(x->m, name));
+		x->cls[name] = (uint8_t)nnst_name_class(model_str(x->m, name));
 	return x->cls[name];
 }
 
