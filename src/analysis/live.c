@@ -25,7 +25,13 @@ enum { F_ANNOT, F_OP, F_DATALOADER, F_NODE, F_STEP };
 
 struct live_frame {
 	int64_t ts;
-	int64_t child; /* ns of direct child nodes */
+	int64_t child;	 /* ns of direct child nodes */
+	uint32_t nchild; /* direct child nodes */
+	/* the first child node: what an operator whose only child is an
+	 * operator of its name merges with (optree.c remove_dup) */
+	uint32_t c_name;
+	uint8_t c_kind;
+	int64_t c_start, c_dur, c_self, c_child;
 	uint32_t name;
 	uint8_t kind;	/* F_* */
 	uint8_t warmup; /* pushed in a schedule's warmup: not kept */
@@ -35,7 +41,7 @@ struct live_frame {
 
 struct live_thread {
 	VEC(struct live_frame) stack;
-	uint32_t overflow; /* pushes beyond LIVE_MAX_DEPTH still open */
+	uint32_t overflow;  /* pushes beyond LIVE_MAX_DEPTH still open */
 	int16_t mem_device; /* device of the ALLOC/FREE just read, INT16_MIN none */
 	uint64_t lost;
 	uint64_t events;
@@ -274,16 +280,15 @@ static int add_kernel(struct live *l, uint32_t name, int64_t start, int64_t dur)
  * steps past it (so the pass over the log is amortised). */
 static void prune(struct live *l)
 {
-	size_t n = l->steps.n, keep_from, first;
+	size_t n = l->steps.n, keep_from, first = l->frozen;
 	struct live_step *tmp;
 	int64_t lo;
 	size_t j = 0;
 
-	if (n <= LIVE_RECENT_STEPS + LIVE_PRUNE_EVERY)
+	if (n < LIVE_RECENT_STEPS + LIVE_PRUNE_EVERY ||
+	    n - LIVE_RECENT_STEPS - first < LIVE_PRUNE_EVERY)
 		return;
 	keep_from = n - LIVE_RECENT_STEPS;
-	for (first = keep_from; first > 0 && !l->steps.v[first - 1].final; first--)
-		;
 	tmp = malloc((n - first) * sizeof(*tmp));
 	if (!tmp)
 		return; /* tried again at the next step */
@@ -293,6 +298,7 @@ static void prune(struct live *l)
 		l->steps.v[i].final = 1;
 	}
 	free(tmp);
+	l->frozen = keep_from;
 	lo = l->steps.v[keep_from].start;
 	for (size_t i = 0; i < l->recent.n; i++)
 		if (l->recent.v[i].start >= lo)
@@ -375,13 +381,18 @@ static int frame_kind(const struct live *l, uint32_t name)
 
 static int push(struct live *l, struct live_thread *t, int64_t ts, uint32_t name, int warmup)
 {
-	struct live_frame f = {ts, 0, name, (uint8_t)frame_kind(l, name), (uint8_t)warmup, 0, 0};
+	struct live_frame f;
 
 	if (t->overflow || t->stack.n >= LIVE_MAX_DEPTH) {
 		t->overflow++;
 		l->skipped++;
 		return NNS_OK;
 	}
+	memset(&f, 0, sizeof(f));
+	f.ts = ts;
+	f.name = name;
+	f.kind = (uint8_t)frame_kind(l, name);
+	f.warmup = (uint8_t)warmup;
 	if (t->stack.n) {
 		const struct live_frame *p = &t->stack.v[t->stack.n - 1];
 
@@ -390,6 +401,32 @@ static int push(struct live *l, struct live_thread *t, int64_t ts, uint32_t name
 	if (f.kind == F_STEP)
 		l->step_ranges = 1;
 	return vec_push(&t->stack, f) ? NNS_ENOMEM : NNS_OK;
+}
+
+/* An operator whose only child node is an operator of its name is one
+ * call (optree.c remove_dup): the child's row comes out of the table and
+ * the log, and its children become the operator's. */
+static void unmerge(struct live *l, const struct live_frame *f)
+{
+	uint32_t *ix = hmap_get(&l->op_of, f->c_name);
+
+	if (ix && *ix < l->ops.n) {
+		struct live_op *o = &l->ops.v[*ix];
+
+		o->calls--;
+		o->total -= f->c_dur;
+		o->self -= f->c_self;
+	}
+	for (size_t i = l->recent.n; i > 0; i--) {
+		struct live_rec *r = &l->recent.v[i - 1];
+
+		if (r->what == LIVE_R_OP && r->name == f->c_name && r->start == f->c_start &&
+		    r->dur == f->c_dur) {
+			memmove(r, r + 1, (l->recent.n - i) * sizeof(*r));
+			l->recent.n--;
+			break;
+		}
+	}
 }
 
 static int pop(struct live *l, struct live_thread *t, uint32_t idx, int64_t ts)
@@ -407,15 +444,30 @@ static int pop(struct live *l, struct live_thread *t, uint32_t idx, int64_t ts)
 	if (f.warmup)
 		return NNS_OK;
 	dur = ts > f.ts ? ts - f.ts : 0;
-	if (f.kind != F_ANNOT) /* a node: its parent node's child time */
-		for (size_t i = t->stack.n; i > 0; i--)
-			if (t->stack.v[i - 1].kind != F_ANNOT) {
-				t->stack.v[i - 1].child = sat_add64(t->stack.v[i - 1].child, dur);
-				break;
-			}
+	if (f.kind == F_OP && f.nchild == 1 && f.c_kind == F_OP && f.c_name == f.name) {
+		unmerge(l, &f);
+		f.child = f.c_child;
+	}
 	self = dur - f.child;
 	if (self < 0)
 		self = 0;
+	if (f.kind != F_ANNOT) /* a node: its parent node's child */
+		for (size_t i = t->stack.n; i > 0; i--) {
+			struct live_frame *p = &t->stack.v[i - 1];
+
+			if (p->kind == F_ANNOT)
+				continue;
+			p->child = sat_add64(p->child, dur);
+			if (++p->nchild == 1) {
+				p->c_name = f.name;
+				p->c_kind = f.kind;
+				p->c_start = f.ts;
+				p->c_dur = dur;
+				p->c_self = self;
+				p->c_child = f.child;
+			}
+			break;
+		}
 	switch (f.kind) {
 	case F_OP:
 		return add_op(l, f.name, f.ts, dur, self, !f.in_op);
@@ -489,10 +541,10 @@ static void mem_total(struct live *l, struct live_thread *t, uint64_t a, uint64_
 	if (m->reserved > m->peak_reserved)
 		m->peak_reserved = m->reserved;
 	/* the point just added says the totals */
-	m->s.p.v[m->s.p.n - 1].v[0] = fmax(m->s.last_k > 1 ? m->s.p.v[m->s.p.n - 1].v[0] : 0,
-					   (double)m->allocated);
-	m->s.p.v[m->s.p.n - 1].v[1] = fmax(m->s.last_k > 1 ? m->s.p.v[m->s.p.n - 1].v[1] : 0,
-					   (double)m->reserved);
+	m->s.p.v[m->s.p.n - 1].v[0] =
+	    fmax(m->s.last_k > 1 ? m->s.p.v[m->s.p.n - 1].v[0] : 0, (double)m->allocated);
+	m->s.p.v[m->s.p.n - 1].v[1] =
+	    fmax(m->s.last_k > 1 ? m->s.p.v[m->s.p.n - 1].v[1] : 0, (double)m->reserved);
 }
 
 static int queue_event(struct live *l, int64_t ts, uint32_t name, uint64_t size, uint64_t cap)

@@ -44,7 +44,7 @@
 
 /* A completed step. Times are model ns (CLOCK_REALTIME, as the importer). */
 struct live_step {
-	int64_t num;	  /* N of ProfilerStep#N / nns_step(N) */
+	int64_t num; /* N of ProfilerStep#N / nns_step(N) */
 	int64_t start, end;
 	int64_t dataloader; /* ns of DataLoader ranges starting in the step */
 	int64_t cpu_ops;    /* ns of outermost operators (not DataLoader) starting in it */
@@ -91,7 +91,7 @@ struct live_point {
  * (time of the first, values: max for memory, mean for utilization). */
 struct live_series {
 	VEC(struct live_point) p;
-	int merge_max; /* 1: merged values are the maximum, 0: the mean */
+	int merge_max;	 /* 1: merged values are the maximum, 0: the mean */
 	uint32_t span;	 /* raw points per kept point now (1, 2, 4, ...) */
 	uint32_t last_k; /* raw points merged into the last kept point */
 	uint64_t raw;	 /* raw points added */
@@ -129,6 +129,7 @@ struct live {
 	uint32_t host;		  /* names id of META "hostname", 0 unknown */
 	/* steps */
 	VEC(struct live_step) steps; /* completed, in order */
+	size_t frozen;		     /* steps[0..frozen) left the recent window */
 	int64_t open_num;	     /* the open step's number, -1 none */
 	int64_t open_start;
 	uint32_t open_thread;

@@ -40,8 +40,8 @@ void live_step_stats(const struct live *l, size_t last, struct live_step_stats *
 	st->p90 = d[(size_t)((double)(st->n - 1) * 0.9 + 0.5)];
 	free(d);
 	if (l->steps.v[n - 1].end > l->steps.v[first].start)
-		st->steps_per_s = (double)st->n * 1e9 /
-				  (double)(l->steps.v[n - 1].end - l->steps.v[first].start);
+		st->steps_per_s =
+		    (double)st->n * 1e9 / (double)(l->steps.v[n - 1].end - l->steps.v[first].start);
 }
 
 /* The index in s[0..n) of the step holding time ts, n if none (steps are
@@ -75,7 +75,8 @@ void live_steps_now(const struct live *l, size_t first, struct live_step *out)
 			break;
 		}
 	for (size_t i = sum_from; i < n; i++)
-		out[i].dataloader = out[i].cpu_ops = out[i].kernel = out[i].memcpy = out[i].comm = 0;
+		out[i].dataloader = out[i].cpu_ops = out[i].kernel = out[i].memcpy = out[i].comm =
+		    0;
 	if (sum_from == n)
 		return;
 	for (size_t i = 0; i < l->recent.n; i++) {
@@ -150,8 +151,8 @@ static int group_recent(const struct live *l, uint8_t what, int64_t lo, int64_t 
 			size_t *n)
 {
 	struct hmap at;
-	size_t cap = 0, elem = what == LIVE_R_OP ? sizeof(struct live_op)
-						  : sizeof(struct live_kernel);
+	size_t cap = 0,
+	       elem = what == LIVE_R_OP ? sizeof(struct live_op) : sizeof(struct live_kernel);
 	char *v = NULL;
 
 	hmap_init(&at);

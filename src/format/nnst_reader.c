@@ -34,7 +34,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-
 struct nnst_reader {
 	FILE *f;
 	struct nnst_header hdr;
@@ -75,8 +74,7 @@ static size_t read_full(FILE *f, void *buf, size_t n)
 	return got;
 }
 
-int nnst_header_parse(struct nnst_header *h, const uint8_t *b, size_t got, char *err,
-		      size_t errlen)
+int nnst_header_parse(struct nnst_header *h, const uint8_t *b, size_t got, char *err, size_t errlen)
 {
 
 	if (got < 8 || memcmp(b, NNST_MAGIC, 8) != 0) {

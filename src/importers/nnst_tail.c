@@ -141,7 +141,8 @@ static int chunks(struct nnst_tail *t, nnst_tail_fn fn, void *arg, struct nns_er
 		int rc;
 
 		if (le32(h) != NNST_CHUNK_MAGIC)
-			return fail(t, err, NNS_ETRUNC, "byte %" PRIu64 ": no chunk magic (damaged data)",
+			return fail(t, err, NNS_ETRUNC,
+				    "byte %" PRIu64 ": no chunk magic (damaged data)",
 				    t->st.offset);
 		if (len > NNST_MAX_CHUNK)
 			return fail(t, err, NNS_ETRUNC,
@@ -160,8 +161,9 @@ static int chunks(struct nnst_tail *t, nnst_tail_fn fn, void *arg, struct nns_er
 		if (type == NNST_CHUNK_END)
 			t->state = 1;
 		if (rc)
-			return nns_err_set(err, rc, "%s: byte %" PRIu64 ": the chunk's records were not all kept",
-					   t->path, t->st.offset);
+			return nns_err_set(
+			    err, rc, "%s: byte %" PRIu64 ": the chunk's records were not all kept",
+			    t->path, t->st.offset);
 	}
 	return NNS_OK;
 }
