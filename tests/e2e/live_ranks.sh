@@ -38,12 +38,12 @@ SLOW=2
 RUN=$TMP/run
 # small model: the loader's stall sets the step time, not the CPU (2 cores
 # shared by 4 ranks would make compute-bound steps differ by chance)
-ARGS=(--quiet --steps $STEPS --stall-ms $STALL_MS --batch 32 --in 64 --hidden 64 --out "$RUN")
+ARGS=(--quiet --steps "$STEPS" --stall-ms "$STALL_MS" --batch 32 --in 64 --hidden 64 --out "$RUN")
 
 pids=()
 for r in 0 1 2 3; do
 	extra=()
-	[ "$r" = "$SLOW" ] && extra=(--delay-ms $DELAY_MS --delay-from-step $FROM)
+	[ "$r" = "$SLOW" ] && extra=(--delay-ms "$DELAY_MS" --delay-from-step "$FROM")
 	env RANK=$r WORLD_SIZE=4 LOCAL_RANK=$r "$MLP" "${ARGS[@]}" "${extra[@]}" >"$TMP/rank$r.log" 2>&1 &
 	pids+=($!)
 	E2E_PIDS+=($!)

@@ -115,6 +115,7 @@ check "the last line says ended, with analyse's $live_steps steps" \
 	jqt "$TMP/last.json" ".state == \"ended\" and .traces[0].steps == $live_steps"
 check "only the last line says ended" \
 	test "$(jq -s '[.[] | select(.state == "ended")] | length' "$TMP/live.jsonl")" -eq 1
+# shellcheck disable=SC2016 # a jq program in single quotes
 check "the step counts never go down" \
 	jqs_true "$TMP/live.jsonl" '[.[].traces[0].steps] as $s | all(range(1; $s | length); $s[.] >= $s[. - 1])'
 
