@@ -8,6 +8,7 @@
 #include "analysis/live_alert.h"
 
 #include "common/clock.h"
+#include "common/hmap.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -194,6 +195,7 @@ struct prog {
 
 struct alert_state {
 	VEC(struct prog *) p;
+	struct hmap of; /* (rule, rank key) -> index in p */
 };
 
 void live_alerts_init(struct live_alerts *a)
@@ -209,6 +211,7 @@ void live_alerts_release(struct live_alerts *a)
 		for (size_t i = 0; i < st->p.n; i++)
 			free(st->p.v[i]);
 		vec_free(&st->p);
+		hmap_release(&st->of);
 		free(st);
 	}
 	free(a->rules);
@@ -238,21 +241,38 @@ int live_alerts_add(struct live_alerts *a, const char *rule, struct nns_err *err
 	return NNS_OK;
 }
 
+static uint64_t prog_key(size_t rule, int64_t rank)
+{
+	uint32_t rk = rank == INT64_MIN ? UINT32_MAX : rank < 0 ? UINT32_MAX - 1 : (uint32_t)rank;
+
+	return hmap_pair((uint32_t)rule, rk);
+}
+
+/* The progress of (rule, rank), made on first use; NULL out of memory. */
 static struct prog *prog_of(struct live_alerts *a, size_t rule, int64_t rank)
 {
 	struct alert_state *st = a->state;
+	const uint32_t *at;
 	struct prog *p;
+	int is_new = 0;
 
-	if (!st && !(st = a->state = calloc(1, sizeof(*st))))
-		return NULL;
-	for (size_t i = 0; i < st->p.n; i++)
-		if (st->p.v[i]->rule == rule && st->p.v[i]->rank == rank)
-			return st->p.v[i];
+	if (!st) {
+		if (!(st = a->state = calloc(1, sizeof(*st))))
+			return NULL;
+		hmap_init(&st->of);
+	}
+	if ((at = hmap_get(&st->of, prog_key(rule, rank))))
+		return st->p.v[*at];
 	if (!(p = calloc(1, sizeof(*p))))
 		return NULL;
 	p->rule = rule;
 	p->rank = rank;
 	if (vec_push(&st->p, p)) {
+		free(p);
+		return NULL;
+	}
+	if (!hmap_put(&st->of, prog_key(rule, rank), (uint32_t)(st->p.n - 1), &is_new)) {
+		st->p.n--;
 		free(p);
 		return NULL;
 	}
