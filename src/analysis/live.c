@@ -136,6 +136,7 @@ void live_free(struct live *l)
 	vec_free(&l->cpu_machine.p);
 	vec_free(&l->cpu_process.p);
 	vec_free(&l->steps);
+	free(l->step_hist);
 	vec_free(&l->ops);
 	vec_free(&l->kernels);
 	vec_free(&l->recent);
@@ -308,6 +309,26 @@ static void prune(struct live *l)
 
 /* ---- steps --------------------------------------------------------------- */
 
+/* The histogram bucket of a step of d ns: 1 % wide from 1 us. */
+static size_t hist_bucket(int64_t d)
+{
+	double b = d > 1000 ? log((double)d / 1000.0) / log(1.01) + 1 : 0;
+
+	return b >= LIVE_HIST_BUCKETS - 1 ? LIVE_HIST_BUCKETS - 1 : (size_t)b;
+}
+
+static void step_stat(struct live *l, int64_t d)
+{
+	if (!l->step_hist && !(l->step_hist = calloc(LIVE_HIST_BUCKETS, sizeof(uint32_t))))
+		return; /* the histogram is then missing: stats sort what is kept */
+	l->step_hist[hist_bucket(d)]++;
+	l->step_sum += (double)d;
+	if (l->steps.n == 1 || d < l->step_min)
+		l->step_min = d;
+	if (l->steps.n == 1 || d > l->step_max)
+		l->step_max = d;
+}
+
 static int complete_step(struct live *l, int64_t num, int64_t start, int64_t end, uint32_t thread)
 {
 	struct live_step s;
@@ -321,6 +342,7 @@ static int complete_step(struct live *l, int64_t num, int64_t start, int64_t end
 	 * range) still goes in its place */
 	if (vec_push(&l->steps, s))
 		return NNS_ENOMEM;
+	step_stat(l, s.end - s.start);
 	for (size_t i = l->steps.n - 1; i > 0 && l->steps.v[i - 1].start > s.start; i--) {
 		l->steps.v[i] = l->steps.v[i - 1];
 		l->steps.v[i - 1] = s;
