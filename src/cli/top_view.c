@@ -170,9 +170,16 @@ static void text_traces(FILE *f, const struct top *t)
 	}
 	tb_print(&tb, f, t->width, 0, t->color);
 	tb_release(&tb);
-	for (size_t i = 0; i < t->traces.n; i++)
-		if (t->traces.v[i].f->failed)
-			fprintf(f, "%s: %s\n", t->traces.v[i].path, t->traces.v[i].f->err.msg);
+	for (size_t i = 0; i < t->traces.n; i++) {
+		const struct top_trace *tr = &t->traces.v[i];
+
+		if (!tr->f->failed)
+			continue;
+		if (strncmp(tr->f->err.msg, tr->path, strlen(tr->path)) == 0)
+			fprintf(f, "%s\n", tr->f->err.msg); /* it names the file */
+		else
+			fprintf(f, "%s: %s\n", tr->path, tr->f->err.msg);
+	}
 }
 
 static void text_focus(FILE *f, const struct top *t, const struct focus *fo)
