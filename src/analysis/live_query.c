@@ -235,7 +235,11 @@ nomem:
 	return NNS_ENOMEM;
 }
 
-int live_top_ops(const struct live *l, size_t last, struct live_op **rows, size_t *n)
+/* The whole run's rows (a sorted copy of `base`) or the last steps' (from
+ * the recent log), sorted by cmp. */
+static int top_rows(const struct live *l, size_t last, uint8_t what, const void *base, size_t nbase,
+		    size_t elem, int (*cmp)(const void *, const void *, void *), void **rows,
+		    size_t *n)
 {
 	int64_t lo, hi;
 	void *v = NULL;
@@ -243,44 +247,31 @@ int live_top_ops(const struct live *l, size_t last, struct live_op **rows, size_
 	*rows = NULL;
 	*n = 0;
 	if (last == 0) {
-		if (!l->ops.n)
+		if (!nbase)
 			return NNS_OK;
-		if (!(v = malloc(l->ops.n * sizeof(struct live_op))))
+		if (!(v = malloc(nbase * elem)))
 			return NNS_ENOMEM;
-		memcpy(v, l->ops.v, l->ops.n * sizeof(struct live_op));
-		*n = l->ops.n;
+		memcpy(v, base, nbase * elem);
+		*n = nbase;
 	} else if (!last_range(l, last, &lo, &hi)) {
 		return NNS_OK;
-	} else if (group_recent(l, LIVE_R_OP, lo, hi, &v, n)) {
+	} else if (group_recent(l, what, lo, hi, &v, n)) {
 		return NNS_ENOMEM;
 	}
 	if (*n)
-		qsort_r(v, *n, sizeof(struct live_op), op_cmp, (void *)l);
+		qsort_r(v, *n, elem, cmp, (void *)l);
 	*rows = v;
 	return NNS_OK;
 }
 
+int live_top_ops(const struct live *l, size_t last, struct live_op **rows, size_t *n)
+{
+	return top_rows(l, last, LIVE_R_OP, l->ops.v, l->ops.n, sizeof(struct live_op), op_cmp,
+			(void **)rows, n);
+}
+
 int live_top_kernels(const struct live *l, size_t last, struct live_kernel **rows, size_t *n)
 {
-	int64_t lo, hi;
-	void *v = NULL;
-
-	*rows = NULL;
-	*n = 0;
-	if (last == 0) {
-		if (!l->kernels.n)
-			return NNS_OK;
-		if (!(v = malloc(l->kernels.n * sizeof(struct live_kernel))))
-			return NNS_ENOMEM;
-		memcpy(v, l->kernels.v, l->kernels.n * sizeof(struct live_kernel));
-		*n = l->kernels.n;
-	} else if (!last_range(l, last, &lo, &hi)) {
-		return NNS_OK;
-	} else if (group_recent(l, LIVE_R_KERNEL, lo, hi, &v, n)) {
-		return NNS_ENOMEM;
-	}
-	if (*n)
-		qsort_r(v, *n, sizeof(struct live_kernel), kernel_cmp, (void *)l);
-	*rows = v;
-	return NNS_OK;
+	return top_rows(l, last, LIVE_R_KERNEL, l->kernels.v, l->kernels.n,
+			sizeof(struct live_kernel), kernel_cmp, (void **)rows, n);
 }
