@@ -406,7 +406,7 @@ bench-hostile: $(NNSCOPE)
 
 # bench/serve: LOD latency on >= 10M events, page load -> first timeline,
 # warm-cache Overview, and wrk against the API (a table).
-bench-serve: $(NNSCOPE) $(BUILD)/bench/lod
+bench-serve: $(NNSCOPE) $(BUILD)/bench/lod $(BUILD)/bench/live_refresh
 	@NNSCOPE=$(abspath $(NNSCOPE)) BUILD=$(abspath $(BUILD)) bash bench/serve
 
 # bench/lod: level-of-detail query latency on a synthetic >= 10M-event trace.
@@ -414,6 +414,16 @@ $(BUILD)/bench/lod: bench/lod.c $(call link_from,trace)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  LINK    $@")
 	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(call link_from,trace) $(LDLIBS)
+
+# bench/live_refresh: the cost of a live refresh of 1 MB on growing runs
+# (docs/LIVE.md); bench/serve prints its table, `make bench-live` only it.
+.PHONY: bench-live
+bench-live: $(BUILD)/bench/live_refresh
+	@$(BUILD)/bench/live_refresh
+$(BUILD)/bench/live_refresh: bench/live_refresh.c $(call link_from,server)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  LINK    $@")
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(call link_from,server) $(LDLIBS) $(SERVER_LIBS)
 
 # bench/model_bytes: the model's and the process's bytes per event of a
 # trace (bench/ingest prints them; the importer's memory budget uses them).

@@ -5,7 +5,7 @@
  *
  *   build/examples/mlp [--steps N] [--batch B] [--in D] [--hidden H]
  *       [--classes C] [--lr LR] [--stall-ms MS] [--delay-ms MS]
- *       [--queue-cap Q] [--queue-sample-ms MS] [--threads T] [--seed S]
+ *       [--delay-from-step N] [--queue-cap Q] [--queue-sample-ms MS] [--threads T] [--seed S]
  *       [--out DIR] [--no-profile] [--analyse] [--quiet]
  *
  * Profiler options come from NNSCOPE_OPTIONS (or MS_PROFILER_OPTIONS), then
@@ -24,7 +24,10 @@
  * itself sleep at the start of every step, in a "mlp.delay" range ahead of
  * the data wait: a slow host in the iteration interval, for the cluster
  * test that launches several ranks and slows one (RANK/WORLD_SIZE are read
- * by the collector).
+ * by the collector). --delay-from-step N (or NNS_MLP_DELAY_FROM; the option
+ * wins) applies the delay only from step N on: a rank that slows midway,
+ * for the live view's tests (its first "mlp.delay" range is when it
+ * slowed).
  *
  * The last line is machine-readable for bench/overhead_examples:
  *   mlp: steps=N loss_first=.. loss_last=.. acc_last=.. step_ms_mean=..
@@ -42,7 +45,8 @@
 #include <time.h>
 
 struct args {
-	int steps, batch, in, hidden, classes, stall_ms, delay_ms, queue_cap, sample_ms, threads;
+	int steps, batch, in, hidden, classes, stall_ms, delay_ms, delay_from, queue_cap, sample_ms;
+	int threads;
 	int quiet;
 	int profile, analyse;
 	float lr;
@@ -71,10 +75,11 @@ static int cmp_double(const void *a, const void *b)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: mlp [--steps N] [--batch B] [--in D] [--hidden H] [--classes C]\n"
-			"           [--lr LR] [--stall-ms MS] [--delay-ms MS] [--queue-cap Q]\n"
-			"           [--queue-sample-ms MS] [--threads T]\n"
-			"           [--seed S] [--out DIR] [--no-profile] [--analyse] [--quiet]\n");
+	fprintf(stderr,
+		"usage: mlp [--steps N] [--batch B] [--in D] [--hidden H] [--classes C]\n"
+		"           [--lr LR] [--stall-ms MS] [--delay-ms MS] [--delay-from-step N]\n"
+		"           [--queue-cap Q] [--queue-sample-ms MS] [--threads T]\n"
+		"           [--seed S] [--out DIR] [--no-profile] [--analyse] [--quiet]\n");
 }
 
 static int parse_int(const char *s, int lo, int hi, int *out)
@@ -91,6 +96,7 @@ static int parse_int(const char *s, int lo, int hi, int *out)
 static int parse_args(int argc, char **argv, struct args *a)
 {
 	const char *delay_env = getenv("NNS_MLP_DELAY_MS");
+	const char *from_env = getenv("NNS_MLP_DELAY_FROM");
 
 	*a = (struct args){.steps = 200,
 			   .batch = 128,
@@ -105,6 +111,10 @@ static int parse_args(int argc, char **argv, struct args *a)
 			   .seed = 1};
 	if (delay_env && *delay_env && parse_int(delay_env, 0, 60000, &a->delay_ms)) {
 		fprintf(stderr, "mlp: bad NNS_MLP_DELAY_MS: %s (0..60000)\n", delay_env);
+		return -1;
+	}
+	if (from_env && *from_env && parse_int(from_env, 0, 1 << 30, &a->delay_from)) {
+		fprintf(stderr, "mlp: bad NNS_MLP_DELAY_FROM: %s (0..%d)\n", from_env, 1 << 30);
 		return -1;
 	}
 	for (int i = 1; i < argc; i++) {
@@ -143,6 +153,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 			ip = &a->stall_ms, lo = 0, hi = 60000;
 		else if (!strcmp(k, "--delay-ms"))
 			ip = &a->delay_ms, lo = 0, hi = 60000;
+		else if (!strcmp(k, "--delay-from-step"))
+			ip = &a->delay_from, lo = 0, hi = 1 << 30;
 		else if (!strcmp(k, "--queue-cap"))
 			ip = &a->queue_cap, hi = 1024;
 		else if (!strcmp(k, "--queue-sample-ms"))
@@ -238,7 +250,7 @@ int main(int argc, char **argv)
 		struct batch *b;
 
 		t0 = now_s();
-		if (a.delay_ms > 0) {
+		if (a.delay_ms > 0 && step >= a.delay_from) {
 			struct timespec d = {a.delay_ms / 1000,
 					     (long)(a.delay_ms % 1000) * 1000000L};
 

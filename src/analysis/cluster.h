@@ -149,6 +149,13 @@ int cl_finish(struct cl_result *c, struct nns_err *err);
 
 /* The proposers (cluster_propose.c); called by cl_finish. */
 int cl_propose(struct cl_result *c, struct nns_err *err);
+/* The slow-rank rule's measure (slow_rank, slow_rank_fp_bp, and the live
+ * verdict of analysis/live_ranks.h) on per-rank values ms[0..n), each
+ * already cl_round(.., 4): the largest ms[i] / mean(ms) - 1, its index in
+ * *worst (the first of equals). -INFINITY, *worst untouched, when n < 2 or
+ * the mean is not > 0. A rank is slow when it exceeds the threshold
+ * (CL_STEP_INTERVAL_THRESHOLD); its percent is cl_round(share * 100, 2). */
+double cl_slow_share(const double *ms, size_t n, size_t *worst);
 
 /* Sorts the rank table by "rank", "host", "iteration_interval", "fp_bp",
  * "tail" or "total" (NNS_EINVAL for another key). */

@@ -90,33 +90,45 @@ static void init_rate(struct cl_proposal *p, const char *id, double rate, double
 	p->threshold = threshold * 100;
 }
 
+double cl_slow_share(const double *ms, size_t n, size_t *worst)
+{
+	double sum = 0, mean, best = -INFINITY;
+
+	if (n < 2)
+		return -INFINITY;
+	for (size_t i = 0; i < n; i++)
+		sum += ms[i];
+	mean = sum / (double)n;
+	if (!(mean > 0))
+		return -INFINITY;
+	for (size_t i = 0; i < n; i++)
+		if (ms[i] / mean - 1 > best) {
+			best = ms[i] / mean - 1;
+			*worst = i;
+		}
+	return best;
+}
+
 /* The slow-rank rule on one per-rank average (interval or FP+BP, us). */
 static int slow_by(struct cl_result *c, const char *id, int fp_bp, double threshold,
 		   struct nns_err *err)
 {
 	struct cl_proposal p;
-	double sum = 0, mean, best = -INFINITY, others;
-	const struct cl_rank *worst = NULL;
-	size_t n = c->ranks.n;
+	double best, others, *ms;
+	const struct cl_rank *worst;
+	size_t n = c->ranks.n, wi = 0;
 
 	if (n < 2)
 		return NNS_OK;
+	if (!(ms = malloc(n * sizeof(*ms))))
+		return nns_err_set(err, NNS_ENOMEM, "out of memory");
 	for (size_t i = 0; i < n; i++)
-		sum +=
+		ms[i] =
 		    cl_round(cl_ms(fp_bp ? c->ranks.v[i].fp_bp_us : c->ranks.v[i].interval_us), 4);
-	mean = sum / (double)n;
-	if (!(mean > 0))
-		return NNS_OK;
-	for (size_t i = 0; i < n; i++) {
-		const struct cl_rank *r = &c->ranks.v[i];
-		double v = cl_round(cl_ms(fp_bp ? r->fp_bp_us : r->interval_us), 4);
-
-		if (v / mean - 1 > best) {
-			best = v / mean - 1;
-			worst = r;
-		}
-	}
-	if (!worst || !(best > threshold))
+	best = cl_slow_share(ms, n, &wi);
+	free(ms);
+	worst = &c->ranks.v[wi];
+	if (!(best > threshold))
 		return NNS_OK;
 	init_off_mean(&p, id, CL_HAS_RANK | CL_HAS_EXCESS,
 		      cl_ms(fp_bp ? worst->fp_bp_us : worst->interval_us), "ms", best, threshold);

@@ -44,7 +44,7 @@ struct live_thread {
 	uint32_t overflow;  /* pushes beyond LIVE_MAX_DEPTH still open */
 	int16_t mem_device; /* device of the ALLOC/FREE just read, INT16_MIN none */
 	uint64_t lost;
-	uint64_t events;
+	uint64_t pushes; /* ranges begun (not in a warmup) since the open step began */
 };
 
 /* ---- series ------------------------------------------------------------ */
@@ -136,6 +136,7 @@ void live_free(struct live *l)
 	vec_free(&l->cpu_machine.p);
 	vec_free(&l->cpu_process.p);
 	vec_free(&l->steps);
+	free(l->step_hist);
 	vec_free(&l->ops);
 	vec_free(&l->kernels);
 	vec_free(&l->recent);
@@ -162,9 +163,18 @@ int live_header(struct live *l, const struct nnst_header *h)
 	return NNS_OK;
 }
 
+/* Model times stay within +-2^61 ns, as the importer's, so that the
+ * differences the queries and documents take never overflow. */
+#define LIVE_TS_LIMIT ((int64_t)1 << 61)
+
+static int64_t clamp_ts(int64_t ns)
+{
+	return ns > LIVE_TS_LIMIT ? LIVE_TS_LIMIT : ns < -LIVE_TS_LIMIT ? -LIVE_TS_LIMIT : ns;
+}
+
 static int64_t mono_to_model(const struct live *l, int64_t mono)
 {
-	return sat_add64(mono, l->offset);
+	return clamp_ts(sat_add64(clamp_ts(mono), clamp_ts(l->offset)));
 }
 
 static int64_t raw_time(const struct live *l, uint64_t raw)
@@ -280,16 +290,15 @@ static int add_kernel(struct live *l, uint32_t name, int64_t start, int64_t dur)
  * steps past it (so the pass over the log is amortised). */
 static void prune(struct live *l)
 {
-	size_t n = l->steps.n, keep_from, first;
+	size_t n = l->steps.n, keep_from, first = l->frozen;
 	struct live_step *tmp;
 	int64_t lo;
 	size_t j = 0;
 
-	if (n <= LIVE_RECENT_STEPS + LIVE_PRUNE_EVERY)
+	if (n < LIVE_RECENT_STEPS + LIVE_PRUNE_EVERY ||
+	    n - LIVE_RECENT_STEPS - first < LIVE_PRUNE_EVERY)
 		return;
 	keep_from = n - LIVE_RECENT_STEPS;
-	for (first = keep_from; first > 0 && !l->steps.v[first - 1].final; first--)
-		;
 	tmp = malloc((n - first) * sizeof(*tmp));
 	if (!tmp)
 		return; /* tried again at the next step */
@@ -299,6 +308,7 @@ static void prune(struct live *l)
 		l->steps.v[i].final = 1;
 	}
 	free(tmp);
+	l->frozen = keep_from;
 	lo = l->steps.v[keep_from].start;
 	for (size_t i = 0; i < l->recent.n; i++)
 		if (l->recent.v[i].start >= lo)
@@ -307,6 +317,26 @@ static void prune(struct live *l)
 }
 
 /* ---- steps --------------------------------------------------------------- */
+
+/* The histogram bucket of a step of d ns: 1 % wide from 1 us. */
+static size_t hist_bucket(int64_t d)
+{
+	double b = d > 1000 ? log((double)d / 1000.0) / log(1.01) + 1 : 0;
+
+	return b >= LIVE_HIST_BUCKETS - 1 ? LIVE_HIST_BUCKETS - 1 : (size_t)b;
+}
+
+static void step_stat(struct live *l, int64_t d)
+{
+	if (!l->step_hist && !(l->step_hist = calloc(LIVE_HIST_BUCKETS, sizeof(uint32_t))))
+		return; /* the histogram is then missing: stats sort what is kept */
+	l->step_hist[hist_bucket(d)]++;
+	l->step_sum += (double)d;
+	if (l->steps.n == 1 || d < l->step_min)
+		l->step_min = d;
+	if (l->steps.n == 1 || d > l->step_max)
+		l->step_max = d;
+}
 
 static int complete_step(struct live *l, int64_t num, int64_t start, int64_t end, uint32_t thread)
 {
@@ -321,6 +351,7 @@ static int complete_step(struct live *l, int64_t num, int64_t start, int64_t end
 	 * range) still goes in its place */
 	if (vec_push(&l->steps, s))
 		return NNS_ENOMEM;
+	step_stat(l, s.end - s.start);
 	for (size_t i = l->steps.n - 1; i > 0 && l->steps.v[i - 1].start > s.start; i--) {
 		l->steps.v[i] = l->steps.v[i - 1];
 		l->steps.v[i - 1] = s;
@@ -340,9 +371,10 @@ static int bound(struct live *l, uint32_t idx, int64_t ts, int64_t num, int stop
 	if (l->open_num >= 0 && ts > l->open_start) {
 		struct live_thread *t = thread_of(l, l->open_thread);
 
-		/* the step a STOP closes is dropped when its thread recorded
-		 * nothing in it (as the importer) */
-		if (!stop || (t && t->events > 1))
+		/* the step a STOP closes is dropped when its thread began no
+		 * range in it (as the importer: no event of the model starts in
+		 * it; queue samples and marks are not events) */
+		if (!stop || (t && t->pushes > 0))
 			rc = complete_step(l, l->open_num, l->open_start, ts, l->open_thread);
 	}
 	l->open_num = num;
@@ -352,7 +384,7 @@ static int bound(struct live *l, uint32_t idx, int64_t ts, int64_t num, int stop
 		struct live_thread *t = thread_of(l, idx);
 
 		if (t)
-			t->events = 0;
+			t->pushes = 0;
 	}
 	return rc;
 }
@@ -591,7 +623,8 @@ static int event(struct live *l, struct live_thread *t, uint32_t idx, const uint
 	uint64_t a = le64(q + 16), b = le64(q + 24);
 
 	l->events++;
-	t->events++;
+	if (type == NNST_EV_PUSH && !warmup)
+		t->pushes++;
 	if (type != NNST_EV_MEMTOTAL)
 		t->mem_device = INT16_MIN;
 	if (type < NNST_EV_PUSH || type > NNST_EV_STOP) {
@@ -730,7 +763,7 @@ static int meta_chunk(struct live *l, const uint8_t *p, uint32_t len)
 			x = strtoll(num, &end, 10);
 			if (end != num && !*end && x >= 0)
 				*(kl == 4 ? &l->rank : &l->world_size) = x;
-		} else if (kl == 8 && !memcmp(k, "hostname", 8)) {
+		} else if (kl == 4 && !memcmp(k, "host", 4)) {
 			uint32_t s = strpool_intern(&l->names, v, vl);
 
 			if (s == STRPOOL_NONE)
@@ -764,7 +797,9 @@ static int samples_chunk(struct live *l, const uint8_t *p, uint32_t len)
 		if (kind == NNST_SAMPLE_MACHINE) {
 			rc = series_add(&l->cpu_machine, ts, v);
 		} else if (kind == NNST_SAMPLE_PROCESS) {
-			v[2] = (double)le64(q + 48); /* rss_kb */
+			uint64_t rss = le64(q + 48); /* kB: beyond 2^50 kB is no RSS */
+
+			v[2] = rss < (1ull << 50) ? (double)rss : 0;
 			v[3] = 0;
 			rc = series_add(&l->cpu_process, ts, v);
 		}
@@ -814,7 +849,7 @@ static int gpu_time(const struct live *l, uint64_t v, int hostclock, int64_t *ou
 	}
 	if (!l->gpu_raw)
 		return 0;
-	*out = sat_add64(raw_time(l, l->gpu_raw), (int64_t)(v - l->gpu_ns));
+	*out = clamp_ts(sat_add64(raw_time(l, l->gpu_raw), clamp_ts((int64_t)(v - l->gpu_ns))));
 	return 1;
 }
 
@@ -871,7 +906,7 @@ int live_feed(struct live *l, uint32_t type, const uint8_t *p, uint32_t len)
 		l->ended = 1;
 		/* the open step lasts to the end of the trace, kept when its
 		 * thread recorded something in it (as the importer) */
-		if (t && t->events > 0 && !l->step_ranges && l->last_ts > l->open_start) {
+		if (t && t->pushes > 0 && !l->step_ranges && l->last_ts > l->open_start) {
 			int64_t num = l->open_num;
 
 			l->open_num = -1;

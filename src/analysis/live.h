@@ -11,7 +11,7 @@
  *
  * The numbers follow `nnscope analyse` where the stream allows it, and the
  * final view after the trace closes is `nnscope analyse` itself (the server
- * and `nnscope top` switch to it). Differences while live, by design:
+ * switches to it; `nnscope top` prints the final live state). Differences while live, by design:
  *   - steps: a step is complete when the next step mark (nns_step, STOP)
  *     or the end of its ProfilerStep#N range arrives; the open step is not
  *     listed. Its breakdown counts the ranges and GPU records that start
@@ -39,8 +39,10 @@
 
 #include <stdint.h>
 
-#define LIVE_RECENT_STEPS 128 /* steps whose ranges stay in the recent log */
-#define LIVE_SERIES_MAX 4096  /* points kept per series before merging */
+#define LIVE_RECENT_STEPS 128  /* steps whose ranges stay in the recent log */
+#define LIVE_SERIES_MAX 4096   /* points kept per series before merging */
+#define LIVE_EXACT_STEPS 4096  /* step statistics sort up to this many steps */
+#define LIVE_HIST_BUCKETS 2400 /* 1 % buckets from 1 us to ~4 h */
 
 /* A completed step. Times are model ns (CLOCK_REALTIME, as the importer). */
 struct live_step {
@@ -126,10 +128,16 @@ struct live {
 	int64_t offset;		  /* realtime - monotonic */
 	/* meta */
 	int64_t rank, world_size; /* -1 unknown */
-	uint32_t host;		  /* names id of META "hostname", 0 unknown */
+	uint32_t host;		  /* names id of META "host", 0 unknown */
 	/* steps */
 	VEC(struct live_step) steps; /* completed, in order */
-	int64_t open_num;	     /* the open step's number, -1 none */
+	size_t frozen;		     /* steps[0..frozen) left the recent window */
+	/* step durations of the whole run: exact up to LIVE_EXACT_STEPS,
+	 * then median and p90 from a histogram of 1 % wide buckets */
+	uint32_t *step_hist; /* LIVE_HIST_BUCKETS, allocated with the first step */
+	double step_sum;
+	int64_t step_min, step_max;
+	int64_t open_num; /* the open step's number, -1 none */
 	int64_t open_start;
 	uint32_t open_thread;
 	int step_ranges; /* ProfilerStep#N ranges seen: they give the steps */
@@ -164,7 +172,9 @@ int live_feed(struct live *l, uint32_t type, const uint8_t *payload, uint32_t le
 /* ---- queries ---------------------------------------------------------- */
 
 /* Statistics of the durations of the last `last` completed steps (0: all),
- * in ns. n = how many. */
+ * in ns. n = how many. Exact for up to LIVE_EXACT_STEPS steps; beyond, the
+ * median and p90 of the whole run are those of the histogram (within 1 %)
+ * and the last `last` steps are the last LIVE_EXACT_STEPS. */
 struct live_step_stats {
 	size_t n;
 	int64_t last, min, max, median, p90;

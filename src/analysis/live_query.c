@@ -7,6 +7,7 @@
  */
 #include "analysis/live.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,13 +18,37 @@ static int i64_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The duration at rank q (0..1) of the run's steps from the histogram: the
+ * middle of its bucket, clamped to the exact extremes. */
+static int64_t hist_at(const struct live *l, double q)
+{
+	uint64_t want = (uint64_t)((double)(l->steps.n - 1) * q + 0.5), seen = 0;
+
+	for (size_t b = 0; b < LIVE_HIST_BUCKETS; b++) {
+		seen += l->step_hist[b];
+		if (seen > want) {
+			double mid = b ? 1000.0 * pow(1.01, (double)b - 0.5) : 500.0;
+			int64_t v = (int64_t)mid;
+
+			return v < l->step_min ? l->step_min : v > l->step_max ? l->step_max : v;
+		}
+	}
+	return l->step_max;
+}
+
 void live_step_stats(const struct live *l, size_t last, struct live_step_stats *st)
 {
-	size_t n = l->steps.n, first = last && last < n ? n - last : 0;
+	size_t n = l->steps.n, first;
+	int whole = last == 0 || last >= n;
 	int64_t *d;
 
 	memset(st, 0, sizeof(*st));
-	if (n == 0 || !(d = malloc((n - first) * sizeof(*d))))
+	if (n == 0)
+		return;
+	if (last == 0 || last > LIVE_EXACT_STEPS)
+		last = LIVE_EXACT_STEPS;
+	first = last < n ? n - last : 0;
+	if (!(d = malloc((n - first) * sizeof(*d))))
 		return;
 	st->n = n - first;
 	for (size_t i = first; i < n; i++) {
@@ -39,6 +64,15 @@ void live_step_stats(const struct live *l, size_t last, struct live_step_stats *
 	st->median = st->n % 2 ? d[st->n / 2] : (d[st->n / 2 - 1] + d[st->n / 2]) / 2;
 	st->p90 = d[(size_t)((double)(st->n - 1) * 0.9 + 0.5)];
 	free(d);
+	if (whole && first > 0 && l->step_hist) { /* the whole run, beyond the exact sort */
+		first = 0;
+		st->n = n;
+		st->mean = l->step_sum / (double)n;
+		st->min = l->step_min;
+		st->max = l->step_max;
+		st->median = hist_at(l, 0.5);
+		st->p90 = hist_at(l, 0.9);
+	}
 	if (l->steps.v[n - 1].end > l->steps.v[first].start)
 		st->steps_per_s =
 		    (double)st->n * 1e9 / (double)(l->steps.v[n - 1].end - l->steps.v[first].start);
@@ -201,7 +235,11 @@ nomem:
 	return NNS_ENOMEM;
 }
 
-int live_top_ops(const struct live *l, size_t last, struct live_op **rows, size_t *n)
+/* The whole run's rows (a sorted copy of `base`) or the last steps' (from
+ * the recent log), sorted by cmp. */
+static int top_rows(const struct live *l, size_t last, uint8_t what, const void *base, size_t nbase,
+		    size_t elem, int (*cmp)(const void *, const void *, void *), void **rows,
+		    size_t *n)
 {
 	int64_t lo, hi;
 	void *v = NULL;
@@ -209,44 +247,31 @@ int live_top_ops(const struct live *l, size_t last, struct live_op **rows, size_
 	*rows = NULL;
 	*n = 0;
 	if (last == 0) {
-		if (!l->ops.n)
+		if (!nbase)
 			return NNS_OK;
-		if (!(v = malloc(l->ops.n * sizeof(struct live_op))))
+		if (!(v = malloc(nbase * elem)))
 			return NNS_ENOMEM;
-		memcpy(v, l->ops.v, l->ops.n * sizeof(struct live_op));
-		*n = l->ops.n;
+		memcpy(v, base, nbase * elem);
+		*n = nbase;
 	} else if (!last_range(l, last, &lo, &hi)) {
 		return NNS_OK;
-	} else if (group_recent(l, LIVE_R_OP, lo, hi, &v, n)) {
+	} else if (group_recent(l, what, lo, hi, &v, n)) {
 		return NNS_ENOMEM;
 	}
 	if (*n)
-		qsort_r(v, *n, sizeof(struct live_op), op_cmp, (void *)l);
+		qsort_r(v, *n, elem, cmp, (void *)l);
 	*rows = v;
 	return NNS_OK;
 }
 
+int live_top_ops(const struct live *l, size_t last, struct live_op **rows, size_t *n)
+{
+	return top_rows(l, last, LIVE_R_OP, l->ops.v, l->ops.n, sizeof(struct live_op), op_cmp,
+			(void **)rows, n);
+}
+
 int live_top_kernels(const struct live *l, size_t last, struct live_kernel **rows, size_t *n)
 {
-	int64_t lo, hi;
-	void *v = NULL;
-
-	*rows = NULL;
-	*n = 0;
-	if (last == 0) {
-		if (!l->kernels.n)
-			return NNS_OK;
-		if (!(v = malloc(l->kernels.n * sizeof(struct live_kernel))))
-			return NNS_ENOMEM;
-		memcpy(v, l->kernels.v, l->kernels.n * sizeof(struct live_kernel));
-		*n = l->kernels.n;
-	} else if (!last_range(l, last, &lo, &hi)) {
-		return NNS_OK;
-	} else if (group_recent(l, LIVE_R_KERNEL, lo, hi, &v, n)) {
-		return NNS_ENOMEM;
-	}
-	if (*n)
-		qsort_r(v, *n, sizeof(struct live_kernel), kernel_cmp, (void *)l);
-	*rows = v;
-	return NNS_OK;
+	return top_rows(l, last, LIVE_R_KERNEL, l->kernels.v, l->kernels.n,
+			sizeof(struct live_kernel), kernel_cmp, (void **)rows, n);
 }

@@ -26,6 +26,7 @@ int cmd_run(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_collect(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 
 /* "nnscope: <path>: <msg>" on stderr (path omitted when msg starts with
  * it, or when path is NULL). */

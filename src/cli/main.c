@@ -24,6 +24,7 @@ static const struct command commands[] = {
     {"run", cmd_run, "run a program under the collector (LD_PRELOAD): nnscope run -- CMD"},
     {"export", cmd_export, "write traces as Chrome-trace JSON (Perfetto) or a SQLite database"},
     {"serve", cmd_serve, "web UI for every run under a folder (http://127.0.0.1:8080)"},
+    {"top", cmd_top, "watch a run while it trains: steps, slow rank, top ops, alerts"},
     {"collect", cmd_collect, "gather the hosts' rank directories over ssh/rsync (--hosts FILE)"},
 };
 

@@ -11,14 +11,20 @@
  *          correct CRCs (mode bit 1: TSC timestamps; bit 2: no END), so
  *          the fuzzer reaches the importer's record parsing;
  *   12..   the rest is a host_info CSV.
- * The file is handed to the importer through a memfd. No crash, hang,
- * leak or sanitizer report is allowed; a status other than OK / ETRUNC /
- * EFORMAT / ENOMEM is a bug.
+ * The file is handed to the importer through a memfd. A .nnst file is also
+ * followed as it grows (importers/nnst_tail.h into analysis/live.h): written
+ * to a second memfd in three pieces cut where the input says, a poll after
+ * each, then every live document and query. No crash, hang, leak or
+ * sanitizer report is allowed; a status other than OK / ETRUNC / EFORMAT /
+ * ENOMEM is a bug.
  */
 #include "analysis/analysis.h"
 #include "format/nnst.h"
 #include "importers/hostinfo.h"
+#include "analysis/live.h"
 #include "importers/nnst.h"
+#include "importers/nnst_tail.h"
+#include "output/live_json.h"
 #include "output/output.h"
 
 #include <stdint.h>
@@ -107,6 +113,66 @@ static void analyse(struct model *m)
 	an_profile_release(&p);
 }
 
+static int feed(void *arg, uint32_t type, const uint8_t *payload, uint32_t len)
+{
+	struct live *l = arg;
+
+	return live_feed(l, type, payload, len);
+}
+
+/* Follows file[0..n) written in three pieces; then every document. */
+static void follow(const uint8_t *file, size_t n, unsigned cut)
+{
+	static const char *const views[] = {"summary", "overview", "operators", "kernels",
+					    "memory",  "cpu",	   "datapipe"};
+	size_t cuts[3] = {n * (cut & 7) / 8, n * (4 + ((cut >> 3) & 3)) / 8, n};
+	struct nnst_tail *t;
+	struct nns_err err;
+	struct live *l = live_new();
+	char path[64];
+	size_t done = 0;
+	int fd = memfd_create("fuzz-live.nnst", 0);
+
+	if (fd < 0 || !l) {
+		if (fd >= 0)
+			close(fd);
+		live_free(l);
+		return;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	if (nnst_tail_open(&t, NULL, path, &err) == NNS_OK) {
+		for (int i = 0; i < 3; i++) {
+			int rc;
+
+			if (cuts[i] > done && write(fd, file + done, cuts[i] - done) < 0)
+				break;
+			done = cuts[i] > done ? cuts[i] : done;
+			if (!l->have_hdr && nnst_tail_header(t))
+				live_header(l, nnst_tail_header(t));
+			rc = nnst_tail_poll(t, feed, l, &err);
+			if (rc != NNS_OK && rc != NNS_ETRUNC && rc != NNS_EFORMAT &&
+			    rc != NNS_ENOMEM)
+				__builtin_trap();
+			if (!l->have_hdr && nnst_tail_header(t))
+				live_header(l, nnst_tail_header(t));
+		}
+		nnst_tail_close(t);
+	}
+	for (size_t i = 0; i < sizeof(views) / sizeof(*views); i++) {
+		struct live_src src = {.file = "fuzz.nnst", .live = 1};
+		struct jsonw w;
+
+		if (jsonw_init_mem(&w, 64 << 20, 0))
+			break;
+		if (live_json_view(&w, l, &src, views[i], 1 + cut % 130) == NNS_EINVAL)
+			__builtin_trap();
+		jsonw_finish(&w, &err);
+		jsonw_release(&w);
+	}
+	close(fd);
+	live_free(l);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct model m;
@@ -148,6 +214,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (write(fd, buf, n) != (ssize_t)n)
 			goto out;
 	}
+	follow(mode < 4 ? data : buf, n, size ? data[size - 1] : 0);
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	rc = nnst_load_file(path, &m, &err);
 	if (rc != NNS_OK && rc != NNS_ETRUNC && rc != NNS_EFORMAT && rc != NNS_ENOMEM)
