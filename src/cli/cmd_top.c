@@ -233,48 +233,11 @@ int64_t top_trace_rank(const struct top *t, size_t i)
 	return l->rank >= 0 ? l->rank : (int64_t)i;
 }
 
-/* The verdict of the traces that are ranks: with rank metadata, the
- * processes without it (a launcher) are none. */
-static int verdict(struct top *t)
-{
-	struct live **ls = calloc(t->traces.n + 1, sizeof(*ls));
-	const char **ws = calloc(t->traces.n + 1, sizeof(*ws));
-	struct nns_err err;
-	size_t n = 0;
-	int any_rank = 0, rc = CLI_OK;
-
-	if (!ls || !ws) {
-		cli_error(NULL, "out of memory");
-		rc = CLI_EINPUT;
-		goto out;
-	}
-	for (size_t i = 0; i < t->traces.n; i++)
-		if (t->traces.v[i].f->live->rank >= 0)
-			any_rank = 1;
-	for (size_t i = 0; i < t->traces.n; i++) {
-		struct top_trace *tr = &t->traces.v[i];
-
-		tr->is_rank = !any_rank || tr->f->live->rank >= 0;
-		if (!tr->is_rank)
-			continue;
-		ls[n] = tr->f->live;
-		ws[n++] = tr->worker;
-	}
-	nns_err_clear(&err);
-	if (live_ranks_compute(ls, ws, n, (size_t)t->last, &t->ranks, &err)) {
-		cli_error(NULL, err.msg);
-		rc = CLI_EINPUT;
-	}
-out:
-	free(ls);
-	free(ws);
-	return rc;
-}
-
 /* Reads what every trace gained, then the verdict and the alerts. */
 static int refresh(struct top *t)
 {
 	uint64_t before = t->alerts.fired;
+	struct live_run_trace *rt;
 	struct nns_err err;
 	int rc = 0;
 
@@ -290,15 +253,21 @@ static int refresh(struct top *t)
 		if (strcmp(top_trace_state(tr), "ended") != 0 && !tr->f->failed)
 			t->all_ended = 0;
 	}
-	if (verdict(t) != CLI_OK)
-		return CLI_EINPUT;
-	for (size_t i = 0; i < t->traces.n && rc >= 0; i++)
-		rc = live_alerts_check(&t->alerts, t->traces.v[i].f->live,
-				       t->traces.n == 1 ? -1 : top_trace_rank(t, i), NULL);
-	if (rc >= 0 && t->ranks.n > 1)
-		rc = live_alerts_check(&t->alerts, NULL, -1, &t->ranks);
-	if (rc < 0) {
+	if (!(rt = calloc(t->traces.n + 1, sizeof(*rt)))) {
 		cli_error(NULL, "out of memory");
+		return CLI_EINPUT;
+	}
+	for (size_t i = 0; i < t->traces.n; i++) {
+		rt[i].l = t->traces.v[i].f->live;
+		rt[i].worker = t->traces.v[i].worker;
+	}
+	nns_err_clear(&err);
+	rc = live_run_check(rt, t->traces.n, (size_t)t->last, &t->ranks, &t->alerts, &err);
+	for (size_t i = 0; i < t->traces.n; i++)
+		t->traces.v[i].is_rank = rt[i].is_rank;
+	free(rt);
+	if (rc < 0) {
+		cli_error(NULL, err.msg);
 		return CLI_EINPUT;
 	}
 	t->new_hits = (int)(t->alerts.fired - before);

@@ -12,6 +12,7 @@
 
 #include "analysis/live_alert.h"
 #include "analysis/live_ranks.h"
+#include "analysis/live_run.h"
 #include "server/live_follow.h"
 
 #include <stdio.h>
