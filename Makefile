@@ -418,8 +418,9 @@ $(BUILD)/bench/lod: bench/lod.c $(call link_from,trace)
 # bench/live_refresh: the cost of a live refresh of 1 MB on growing runs
 # (docs/LIVE.md); bench/serve prints its table, `make bench-live` only it.
 .PHONY: bench-live
-bench-live: $(BUILD)/bench/live_refresh
+bench-live: $(NNSCOPE) $(BUILD)/bench/live_refresh
 	@$(BUILD)/bench/live_refresh
+	@NNSCOPE=$(abspath $(NNSCOPE)) BUILD=$(abspath $(BUILD)) bash bench/live_http
 $(BUILD)/bench/live_refresh: bench/live_refresh.c $(call link_from,server)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  LINK    $@")

@@ -9,6 +9,13 @@
  * size. Prints a table.
  *
  *   build/bench/live_refresh [--sizes-mb 10,100,1000] [--dir DIR] [--rounds N]
+ *   build/bench/live_refresh --grow PATH [--size-mb N] [--rounds N] [--pause-ms MS]
+ *
+ * --grow writes a run of N MB (default 1000) at PATH, prints "ready", then
+ * every MS ms (default 1500) appends 1 MB of steps and prints "appended
+ * <bytes>", N rounds (default 10), and exits without closing the trace:
+ * bench/serve times `nnscope serve`'s /api/live against it (the server
+ * refreshes a follow at most once a second).
  *
  * Each step: a step mark, a DataLoader range, 2 outer operators holding 60
  * nested ones each (240 ranges), and 100 kernels on the host clock: about
@@ -24,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define EV_BLOCK 16384 /* events per EVENTS chunk, as the collector's blocks */
@@ -161,25 +169,60 @@ static int dbl_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* --grow: a run that grows by 1 MB every pause_ms, for an HTTP client. */
+static int grow(const char *path, uint64_t mb, int rounds, int pause_ms)
+{
+	struct gen *g = calloc(1, sizeof(*g));
+	struct timespec nap = {pause_ms / 1000, (long)(pause_ms % 1000) * 1000000L};
+
+	if (!g)
+		die("out of memory", NULL);
+	start(g, path);
+	steps(g, mb << 20);
+	printf("ready %llu\n", (unsigned long long)g->bytes);
+	fflush(stdout);
+	for (int r = 0; r < rounds; r++) {
+		nanosleep(&nap, NULL);
+		steps(g, 1 << 20);
+		printf("appended %llu\n", (unsigned long long)g->bytes);
+		fflush(stdout);
+	}
+	nnst_writer_close(&g->w); /* no END: the run stays open */
+	free(g);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", *grow_path = NULL;
 	char sizes[256] = "10,100,1000", path[4096];
-	int rounds = 20;
+	int rounds = 20, pause_ms = 1500;
+	uint64_t size_mb = 1000;
 
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--sizes-mb") && i + 1 < argc)
+		if (!strcmp(argv[i], "--grow") && i + 1 < argc)
+			grow_path = argv[++i];
+		else if (!strcmp(argv[i], "--size-mb") && i + 1 < argc)
+			size_mb = strtoull(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--pause-ms") && i + 1 < argc)
+			pause_ms = atoi(argv[++i]) > 0 ? atoi(argv[i]) : 1500;
+		else if (!strcmp(argv[i], "--sizes-mb") && i + 1 < argc)
 			snprintf(sizes, sizeof(sizes), "%s", argv[++i]);
 		else if (!strcmp(argv[i], "--dir") && i + 1 < argc)
 			dir = argv[++i];
 		else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
 			rounds = atoi(argv[++i]) > 0 ? atoi(argv[i]) : 20;
 		else {
-			fprintf(stderr, "usage: live_refresh [--sizes-mb A,B,..] [--dir DIR] "
-					"[--rounds N]\n");
+			fprintf(stderr,
+				"usage: live_refresh [--sizes-mb A,B,..] [--dir DIR] "
+				"[--rounds N]\n"
+				"       live_refresh --grow PATH [--size-mb N] [--rounds N] "
+				"[--pause-ms MS]\n");
 			return 2;
 		}
 	}
+	if (grow_path)
+		return grow(grow_path, size_mb ? size_mb : 1000, rounds, pause_ms);
 	snprintf(path, sizeof(path), "%s/nnscope-live-bench-%d.nnst", dir, (int)getpid());
 	printf("live refresh: 1 MB appended, then refresh (read + feed) and the summary "
 	       "document; target <= 50 ms per refresh of 1 MB, independent of the run's size\n");
