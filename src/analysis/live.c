@@ -23,6 +23,12 @@
 /* Frame kinds: what a range is to the tables. */
 enum { F_ANNOT, F_OP, F_DATALOADER, F_NODE, F_STEP };
 
+/* Step-time roles of host ranges, in the overview's priority order
+ * (breakdown.c: communication > DataLoader > CPU exec); R_NONE: steps and
+ * modules, which take no time of their own. */
+enum { R_COMM, R_DL, R_CPU, R_N, R_NONE = R_N };
+static const uint8_t role_rec[R_N] = {LIVE_R_COMM, LIVE_R_DATALOADER, LIVE_R_CPU};
+
 struct live_frame {
 	int64_t ts;
 	int64_t child;	 /* ns of direct child nodes */
@@ -35,8 +41,9 @@ struct live_frame {
 	uint32_t name;
 	uint8_t kind;	/* F_* */
 	uint8_t warmup; /* pushed in a schedule's warmup: not kept */
-	uint8_t in_op;	/* an operator or DataLoader range encloses it */
+	uint8_t role;	/* R_* */
 	uint8_t pad;
+	int64_t got[R_N]; /* time of its children's ranges taken by each role */
 };
 
 struct live_thread {
@@ -224,15 +231,14 @@ static struct live_thread *thread_of(struct live *l, uint32_t idx)
 /* ---- tables and the recent log ----------------------------------------- */
 
 static int log_rec(struct live *l, uint8_t what, uint32_t name, int64_t start, int64_t dur,
-		   int64_t self, int outer)
+		   int64_t self)
 {
-	struct live_rec r = {start, dur, self, name, what, (uint8_t)outer, 0};
+	struct live_rec r = {start, dur, self, name, what, 0, 0};
 
 	return vec_push(&l->recent, r) ? NNS_ENOMEM : NNS_OK;
 }
 
-static int add_op(struct live *l, uint32_t name, int64_t start, int64_t dur, int64_t self,
-		  int outer)
+static int add_op(struct live *l, uint32_t name, int64_t start, int64_t dur, int64_t self)
 {
 	int is_new;
 	uint32_t *ix = hmap_put(&l->op_of, name, (uint32_t)l->ops.n, &is_new);
@@ -254,7 +260,7 @@ static int add_op(struct live *l, uint32_t name, int64_t start, int64_t dur, int
 	o->calls++;
 	o->total = sat_add64(o->total, dur);
 	o->self = sat_add64(o->self, self);
-	return log_rec(l, LIVE_R_OP, name, start, dur, self, outer);
+	return log_rec(l, LIVE_R_OP, name, start, dur, self);
 }
 
 static int add_kernel(struct live *l, uint32_t name, int64_t start, int64_t dur)
@@ -282,7 +288,7 @@ static int add_kernel(struct live *l, uint32_t name, int64_t start, int64_t dur)
 		k->min = dur;
 	if (dur > k->max)
 		k->max = dur;
-	return log_rec(l, LIVE_R_KERNEL, name, start, dur, dur, 1);
+	return log_rec(l, LIVE_R_KERNEL, name, start, dur, dur);
 }
 
 /* Freezes the breakdown of the steps that leave the recent window and
@@ -411,6 +417,49 @@ static int frame_kind(const struct live *l, uint32_t name)
 	}
 }
 
+static int frame_role(const struct live *l, uint32_t name, int kind)
+{
+	const char *s = live_str(l, name);
+
+	if (kind == F_STEP || nnst_name_class(s) == NNST_NC_MODULE)
+		return R_NONE;
+	if (an_is_comm_name(s, NULL))
+		return R_COMM;
+	return an_is_dataloader_name(s) ? R_DL : R_CPU;
+}
+
+/* The step-time roles of popped frame f (its own role over its whole
+ * range, under the higher roles its children took) go to its parent
+ * frame, or, from an outermost one, into the recent log (the
+ * overview's union of each role's ranges, on one thread). */
+static int take_roles(struct live *l, struct live_thread *t, const struct live_frame *f,
+		      int64_t dur)
+{
+	int64_t a[R_N];
+
+	memcpy(a, f->got, sizeof(a));
+	if (f->role != R_NONE) {
+		int64_t higher = 0;
+
+		for (int r = 0; r < f->role; r++)
+			higher += a[r];
+		a[f->role] = dur > higher ? dur - higher : 0;
+		for (int r = f->role + 1; r < R_N; r++)
+			a[r] = 0;
+	}
+	if (t->stack.n) {
+		struct live_frame *p = &t->stack.v[t->stack.n - 1];
+
+		for (int r = 0; r < R_N; r++)
+			p->got[r] = sat_add64(p->got[r], a[r]);
+		return NNS_OK;
+	}
+	for (int r = 0; r < R_N; r++)
+		if (a[r] > 0 && log_rec(l, role_rec[r], f->name, f->ts, a[r], a[r]))
+			return NNS_ENOMEM;
+	return NNS_OK;
+}
+
 static int push(struct live *l, struct live_thread *t, int64_t ts, uint32_t name, int warmup)
 {
 	struct live_frame f;
@@ -425,11 +474,7 @@ static int push(struct live *l, struct live_thread *t, int64_t ts, uint32_t name
 	f.name = name;
 	f.kind = (uint8_t)frame_kind(l, name);
 	f.warmup = (uint8_t)warmup;
-	if (t->stack.n) {
-		const struct live_frame *p = &t->stack.v[t->stack.n - 1];
-
-		f.in_op = p->in_op || p->kind == F_OP || p->kind == F_DATALOADER;
-	}
+	f.role = (uint8_t)frame_role(l, name, f.kind);
 	if (f.kind == F_STEP)
 		l->step_ranges = 1;
 	return vec_push(&t->stack, f) ? NNS_ENOMEM : NNS_OK;
@@ -500,11 +545,11 @@ static int pop(struct live *l, struct live_thread *t, uint32_t idx, int64_t ts)
 			}
 			break;
 		}
+	if (take_roles(l, t, &f, dur))
+		return NNS_ENOMEM;
 	switch (f.kind) {
 	case F_OP:
-		return add_op(l, f.name, f.ts, dur, self, !f.in_op);
-	case F_DATALOADER:
-		return log_rec(l, LIVE_R_DATALOADER, f.name, f.ts, dur, self, !f.in_op);
+		return add_op(l, f.name, f.ts, dur, self);
 	case F_STEP: {
 		long long num = -1;
 
@@ -877,7 +922,7 @@ static int gpu_chunk(struct live *l, const uint8_t *p, uint32_t len)
 			rc = add_kernel(l, name, start, end - start);
 		else
 			rc = log_rec(l, type == NNST_GPU_COLL ? LIVE_R_COMM : LIVE_R_MEMCPY, name,
-				     start, end - start, end - start, 1);
+				     start, end - start, end - start);
 		if (rc)
 			return rc;
 	}

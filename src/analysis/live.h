@@ -44,12 +44,17 @@
 #define LIVE_EXACT_STEPS 4096  /* step statistics sort up to this many steps */
 #define LIVE_HIST_BUCKETS 2400 /* 1 % buckets from 1 us to ~4 h */
 
-/* A completed step. Times are model ns (CLOCK_REALTIME, as the importer). */
+/* A completed step. Times are model ns (CLOCK_REALTIME, as the importer).
+ * The host roles are the overview's (breakdown.c) on each thread: every
+ * outermost range gives its time to the highest-priority role among the
+ * ranges that hold each instant (communication, DataLoader, CPU exec;
+ * steps and modules take none), counted in the step its outermost range
+ * starts in; threads are summed, not merged. */
 struct live_step {
 	int64_t num; /* N of ProfilerStep#N / nns_step(N) */
 	int64_t start, end;
-	int64_t dataloader; /* ns of DataLoader ranges starting in the step */
-	int64_t cpu_ops;    /* ns of outermost operators (not DataLoader) starting in it */
+	int64_t dataloader; /* ns of host time the DataLoader role takes (below) */
+	int64_t cpu_ops;    /* ns of host time the CPU exec role takes */
 	int64_t kernel;	    /* ns of GPU kernels starting in it */
 	int64_t memcpy;	    /* ns of GPU memcpy + memset starting in it */
 	int64_t comm;	    /* ns of NCCL collectives starting in it */
@@ -74,13 +79,18 @@ struct live_kernel {
 };
 
 /* A range or GPU record kept in the recent log. */
-enum { LIVE_R_OP = 1, LIVE_R_DATALOADER, LIVE_R_KERNEL, LIVE_R_MEMCPY, LIVE_R_COMM };
+/* LIVE_R_OP: an operator (the tables); LIVE_R_CPU, LIVE_R_DATALOADER,
+ * LIVE_R_COMM: the time an outermost host range and what it holds give
+ * each step-time role (the overview's priority: communication, then
+ * DataLoader, then CPU exec), named after that range; LIVE_R_KERNEL,
+ * LIVE_R_MEMCPY (memcpy and memset), LIVE_R_COMM: GPU records. */
+enum { LIVE_R_OP = 1, LIVE_R_DATALOADER, LIVE_R_KERNEL, LIVE_R_MEMCPY, LIVE_R_COMM, LIVE_R_CPU };
 struct live_rec {
 	int64_t start, dur, self;
 	uint32_t name;
-	uint8_t what;  /* LIVE_R_* */
-	uint8_t outer; /* an outermost operator of its thread */
-	uint16_t pad;
+	uint8_t what; /* LIVE_R_* */
+	uint8_t pad;
+	uint16_t pad2;
 };
 
 /* A point of a series: value columns by series kind (live_series). */

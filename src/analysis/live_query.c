@@ -122,13 +122,11 @@ void live_steps_now(const struct live *l, size_t first, struct live_step *out)
 			continue;
 		s = &out[sum_from + k];
 		switch (r->what) {
-		case LIVE_R_OP:
-			if (r->outer)
-				s->cpu_ops += r->dur;
+		case LIVE_R_CPU:
+			s->cpu_ops += r->dur;
 			break;
 		case LIVE_R_DATALOADER:
-			if (r->outer)
-				s->dataloader += r->dur;
+			s->dataloader += r->dur;
 			break;
 		case LIVE_R_KERNEL:
 			s->kernel += r->dur;

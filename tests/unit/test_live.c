@@ -286,10 +286,10 @@ static void test_live_hand(void **state)
 	assert_int_equal(s[0].start, T(1000));
 	assert_int_equal(s[0].end, T(3000));
 	assert_int_equal(s[0].dataloader, 300);
-	assert_int_equal(s[0].cpu_ops, 500); /* mm (outermost); add is inside it */
+	assert_int_equal(s[0].cpu_ops, 700); /* "forward" holds mm and add: CPU exec */
 	assert_int_equal(s[0].kernel, 0);
 	assert_int_equal(s[1].num, 1);
-	assert_int_equal(s[1].cpu_ops, 200); /* add, under the optimizer node */
+	assert_int_equal(s[1].cpu_ops, 400); /* the optimizer step, add in it */
 	assert_int_equal(s[1].kernel, 100);
 	assert_non_null(op(l, "aten::mm"));
 	assert_int_equal(op(l, "aten::mm")->calls, 1);
@@ -367,7 +367,10 @@ static uint64_t ranges(struct nb *ev, uint64_t *seed, uint64_t t, uint64_t span,
 	return end;
 }
 
-static void test_live_vs_analyse(void **state)
+/* A random trace of `threads` threads (1 or 2) fed in random pieces: the
+ * steps and the operator table equal the full analysis's; with one thread
+ * the host step-time roles (DataLoader, CPU exec, Other) too. */
+static void vs_analyse(int threads)
 {
 	struct nb b = {0}, ev0 = {0}, ev1 = {0};
 	uint64_t seed = 88172645463325252ull, t = 1000;
@@ -379,7 +382,6 @@ static void test_live_vs_analyse(void **state)
 	size_t off = 0;
 	int fd;
 
-	(void)state;
 	nb_header(&b, 10, 0, RT, MONO, 0);
 	names(&b);
 	for (uint32_t i = 0; i < 5; i++)
@@ -393,17 +395,20 @@ static void test_live_vs_analyse(void **state)
 		nb_ev(&ev0, t + 1, NNST_EV_PUSH, 0, S_DL, -1, 0, 0);
 		nb_ev(&ev0, t + 200, NNST_EV_POP, 0, 0, -1, 0, 0);
 		ranges(&ev0, &seed, t + 210, len - 220, 0);
-		ranges(&ev1, &seed, t + 300, len - 400, 0);
+		if (threads > 1)
+			ranges(&ev1, &seed, t + 300, len - 400, 0);
 		t += len;
 		if (step % 7 == 6) { /* blocks of both threads, as the writer drains them */
 			nb_events(&b, 0, &ev0);
-			nb_events(&b, 1, &ev1);
+			if (ev1.n)
+				nb_events(&b, 1, &ev1);
 			ev0.n = ev1.n = 0;
 		}
 	}
 	nb_ev(&ev0, t, NNST_EV_STOP, 0, 0, -1, 0, 0);
 	nb_events(&b, 0, &ev0);
-	nb_events(&b, 1, &ev1);
+	if (ev1.n)
+		nb_events(&b, 1, &ev1);
 	nb_end(&b);
 
 	/* the file grows in random pieces; a refresh after each */
@@ -436,6 +441,24 @@ static void test_live_vs_analyse(void **state)
 		assert_string_equal(name, p.overview.steps.v[i].name);
 		assert_int_equal(f->live->steps.v[i].start, p.overview.steps.v[i].host_start);
 		assert_int_equal(f->live->steps.v[i].end, p.overview.steps.v[i].host_end);
+	}
+	if (threads == 1) { /* the host roles of every step */
+		struct live_step *now = malloc(f->live->steps.n * sizeof(*now));
+		int64_t sum_cpu = 0;
+
+		assert_non_null(now);
+		live_steps_now(f->live, 0, now);
+		for (size_t i = 0; i < p.overview.steps.n; i++) {
+			const struct an_step *a = &p.overview.steps.v[i];
+			int64_t other = (now[i].end - now[i].start) - now[i].dataloader - now[i].cpu_ops;
+
+			assert_int_equal(now[i].dataloader, a->cost[AN_DATALOADER]);
+			assert_int_equal(now[i].cpu_ops, a->cost[AN_CPUOP]);
+			assert_int_equal(other, a->cost[AN_OTHER]);
+			sum_cpu += now[i].cpu_ops;
+		}
+		assert_true(sum_cpu > 0);
+		free(now);
 	}
 	/* the operator table */
 	assert_int_equal(f->live->ops.n, p.ops.by_name.n);
@@ -535,6 +558,13 @@ static void test_live_many_steps(void **state)
 	live_free(l);
 	nb_free(&b);
 	nb_free(&ev);
+}
+
+static void test_live_vs_analyse(void **state)
+{
+	(void)state;
+	vs_analyse(2);
+	vs_analyse(1);
 }
 
 int main(void)

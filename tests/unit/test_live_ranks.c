@@ -181,7 +181,7 @@ static void test_order_and_names(void **state)
 	struct live_ranks r;
 	struct nns_err err;
 	int64_t d[3];
-	char want[8];
+	char want[16];
 
 	(void)state;
 	memset(&r, 0, sizeof(r));
