@@ -450,7 +450,8 @@ static void vs_analyse(int threads)
 		live_steps_now(f->live, 0, now);
 		for (size_t i = 0; i < p.overview.steps.n; i++) {
 			const struct an_step *a = &p.overview.steps.v[i];
-			int64_t other = (now[i].end - now[i].start) - now[i].dataloader - now[i].cpu_ops;
+			int64_t other =
+			    (now[i].end - now[i].start) - now[i].dataloader - now[i].cpu_ops;
 
 			assert_int_equal(now[i].dataloader, a->cost[AN_DATALOADER]);
 			assert_int_equal(now[i].cpu_ops, a->cost[AN_CPUOP]);
