@@ -189,7 +189,7 @@ struct prog {
 	size_t next;  /* steps checked */
 	size_t nhist; /* values in hist */
 	size_t head;  /* next slot */
-	int holding;  /* rank rules: held at the last check */
+	int holding;  /* held at the last check (rank rules) or step (step rules) */
 	double hist[LIVE_ALERT_HISTORY];
 };
 
@@ -390,7 +390,10 @@ static int check_steps(struct live_alerts *a, size_t rule, const struct live *l,
 		if (r->stat)
 			bound = p->nhist >= LIVE_ALERT_MIN_HISTORY ? r->factor * stat_of(p, r->stat)
 								   : NAN;
-		if (!isnan(bound) && holds(r->op, v, bound)) {
+		int held = !isnan(bound) && holds(r->op, v, bound);
+
+		/* once per episode: a step where it stops holding re-arms it */
+		if (held && !p->holding) {
 			if (rank >= 0)
 				snprintf(where, sizeof(where), "rank %lld step %lld",
 					 (long long)rank, (long long)s->num);
@@ -399,6 +402,7 @@ static int check_steps(struct live_alerts *a, size_t rule, const struct live *l,
 			add_hit(a, rule, rank, s->num, v, bound, where);
 			fired++;
 		}
+		p->holding = held;
 		p->hist[p->head] = v;
 		p->head = (p->head + 1) % LIVE_ALERT_HISTORY;
 		if (p->nhist < LIVE_ALERT_HISTORY)

@@ -24,10 +24,11 @@
  * A step rule is checked once per newly completed step of each rank (its
  * value as it is when first seen: a breakdown that grows later is not
  * re-read) and needs at least LIVE_ALERT_MIN_HISTORY earlier steps for a
- * STAT; it fires for every step where it holds. A rank rule is checked at
- * each live_alerts_check given ranks with a verdict window, and fires
- * again only after it stopped holding (checking it twice with the same
- * ranks fires at most once).
+ * STAT; it fires at the first step where it holds and again only after a
+ * step where it did not (a slowdown of 100 steps is one hit, at its first
+ * step). A rank rule is checked at each live_alerts_check given ranks with
+ * a verdict window, and fires again only after it stopped holding
+ * (checking it twice with the same ranks fires at most once).
  *
  * Ownership: struct live_alerts is caller storage (live_alerts_init ..
  * live_alerts_release); it keeps the rules and the last LIVE_ALERTS_MAX

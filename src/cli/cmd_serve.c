@@ -3,6 +3,7 @@
  * (docs/SERVER.md) until SIGINT/SIGTERM.
  */
 #include "cli/cli.h"
+#include "analysis/live_alert.h"
 #include "server/server.h"
 
 #include <signal.h>
@@ -37,7 +38,11 @@ static const char USAGE[] =
     "never)\n"
     "      --live-idle S  a .nnst trace without its END chunk that grew in the\n"
     "                     last S seconds is live: the page follows it as it is\n"
-    "                     written (default 10; 0: never live)\n" CLI_LIMITS_HELP
+    "                     written (default 10; 0: never live)\n"
+    "  -a, --alert RULE   an alert rule checked on every live run each second,\n"
+    "                     e.g. 'step_ms > 1.5*median', 'rank_pct > 20' (repeat\n"
+    "                     for more; grammar: docs/CLI.md \"top\"); a hit is printed\n"
+    "                     and flagged in the page\n" CLI_LIMITS_HELP
     "  -q, --quiet        print only the address and errors\n"
     "  -h, --help         show this help\n";
 
@@ -46,9 +51,35 @@ static int is_loopback(const char *host)
 	return strncmp(host, "127.", 4) == 0 || strcmp(host, "::1") == 0;
 }
 
+/* The --alert rules as given (the argv strings). */
+struct alert_args {
+	const char *v[LIVE_ALERT_RULES_MAX];
+	size_t n;
+};
+
+static int parse_alert(void *dst, const char *arg)
+{
+	struct alert_args *a = dst;
+	struct live_alerts check;
+	struct nns_err err;
+	int rc;
+
+	if (a->n >= LIVE_ALERT_RULES_MAX)
+		return cli_usage_error("serve", "more than %d --alert rules", LIVE_ALERT_RULES_MAX);
+	live_alerts_init(&check);
+	nns_err_clear(&err);
+	rc = live_alerts_add(&check, arg, &err);
+	live_alerts_release(&check);
+	if (rc)
+		return cli_usage_error("serve", "bad --alert '%s': %s", arg, err.msg);
+	a->v[a->n++] = arg;
+	return CLI_CONTINUE;
+}
+
 /* The server's options from the command line: CLI_CONTINUE, or the exit
  * code after --help or a usage error. */
-static int serve_parse_args(int argc, char **argv, struct srv_opts *o, int *bind_all)
+static int serve_parse_args(int argc, char **argv, struct srv_opts *o, int *bind_all,
+			    struct alert_args *alerts)
 {
 	static const struct cli_cmd cmd = {"serve", USAGE, 0};
 	long port = 8080, threads = 4, max_loaded = 8, load_timeout = 300, request_timeout = 10,
@@ -68,6 +99,7 @@ static int serve_parse_args(int argc, char **argv, struct srv_opts *o, int *bind
 	    CLI_OPT_LONG("request-timeout", 'R' | CLI_LONG_ONLY, &request_timeout, 0, 3600,
 			 "0..3600"),
 	    CLI_OPT_LONG("live-idle", 'L' | CLI_LONG_ONLY, &live_idle, 0, 86400, "0..86400"),
+	    CLI_OPT_CALL("alert", 'a', 1, parse_alert, alerts),
 	    CLI_OPT_LIMITS(&lim),
 	    CLI_OPT_END,
 	};
@@ -95,6 +127,8 @@ static int serve_parse_args(int argc, char **argv, struct srv_opts *o, int *bind
 	o->live_idle = live_idle ? (double)live_idle : -1;		     /* 0: never live */
 	cli_kineto_limits(&o->limits, &lim);
 	o->loopback = is_loopback(o->host);
+	o->alerts = alerts->v;
+	o->nalerts = alerts->n;
 	return CLI_CONTINUE;
 }
 
@@ -127,13 +161,14 @@ static void print_address(const struct srv_opts *o, const struct server *s, int 
 
 int cmd_serve(int argc, char **argv)
 {
+	struct alert_args alerts = {{0}, 0};
 	struct srv_opts o;
 	struct server s;
 	struct nns_err err;
 	int rc, bind_all, sig = 0;
 	sigset_t set;
 
-	if ((rc = serve_parse_args(argc, argv, &o, &bind_all)) != CLI_CONTINUE)
+	if ((rc = serve_parse_args(argc, argv, &o, &bind_all, &alerts)) != CLI_CONTINUE)
 		return rc;
 	block_signals(&set);
 	nns_err_clear(&err);

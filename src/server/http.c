@@ -24,6 +24,7 @@
  * 400/414 at once. Should a libmicrohttpd parse a copy instead, the request
  * still ends at --request-timeout (the guard).
  */
+#include "server/live_watch.h"
 #include "server/server.h"
 #include "output/jsonw.h"
 #include "server/assets.h"
@@ -504,9 +505,16 @@ int srv_start(struct server *s, const struct srv_opts *o, struct nns_err *err)
 		reg_release(&s->reg);
 		return nns_err_set(err, NNS_ENOMEM, "cannot start the connection guard");
 	}
+	if ((rc = live_watch_start(s, o->alerts, o->nalerts, err)) != NNS_OK) {
+		cg_release(&s->guard);
+		mc_release(&s->marey);
+		reg_release(&s->reg);
+		return rc;
+	}
 	if ((fd = listen_on(&ss, sslen, &s->port)) < 0) {
 		int e = errno;
 
+		live_watch_stop(s);
 		cg_release(&s->guard);
 		mc_release(&s->marey);
 		reg_release(&s->reg);
@@ -528,6 +536,7 @@ int srv_start(struct server *s, const struct srv_opts *o, struct nns_err *err)
 	    MHD_OPTION_URI_LOG_CALLBACK, on_uri, s, MHD_OPTION_END);
 	if (!s->mhd) {
 		close(fd);
+		live_watch_stop(s);
 		cg_release(&s->guard);
 		mc_release(&s->marey);
 		reg_release(&s->reg);
@@ -542,6 +551,7 @@ void srv_stop(struct server *s)
 	if (s->mhd)
 		MHD_stop_daemon(s->mhd);
 	s->mhd = NULL;
+	live_watch_stop(s);    /* after the daemon, before the registry */
 	cg_release(&s->guard); /* after the daemon: no connection is left */
 	mc_release(&s->marey);
 	reg_release(&s->reg);

@@ -231,23 +231,51 @@ void live_lock(struct registry *r, struct reg_live *lv)
 }
 
 size_t live_collect(struct registry *r, const char *run, const char *span, struct reg_live **out,
-		    size_t max)
+		    size_t max, int *any_live)
 {
 	int64_t now = clock_mono_ns();
 	size_t n = 0;
 
 	if (!span)
 		span = "";
+	*any_live = 0;
 	pthread_mutex_lock(&r->mu);
-	for (size_t i = 0; i < r->entries.n && n < max; i++) {
+	for (size_t i = 0; i < r->entries.n; i++) {
+		struct reg_entry *e = r->entries.v[i];
+
+		if (!e->variant && !e->gone && !e->replaced && e->live && !strcmp(e->run, run) &&
+		    (!strcmp(span, "*") || !strcmp(e->span, span)))
+			*any_live = 1;
+	}
+	for (size_t i = 0; *any_live && i < r->entries.n && n < max; i++) {
 		struct reg_entry *e = r->entries.v[i];
 		struct reg_live *lv;
 
-		if (e->variant || e->gone || e->replaced || !e->live || strcmp(e->run, run) ||
+		if (e->variant || e->gone || e->replaced || strcmp(e->run, run) ||
 		    (strcmp(span, "*") && strcmp(e->span, span)) || !live_is_nnst(e->path))
 			continue;
 		if ((lv = lv_hold_locked(r, e, now)) != NULL)
 			out[n++] = lv;
+	}
+	pthread_mutex_unlock(&r->mu);
+	return n;
+}
+
+size_t live_runs(struct registry *r, char **out, size_t max)
+{
+	size_t n = 0;
+
+	pthread_mutex_lock(&r->mu);
+	for (size_t i = 0; i < r->entries.n && n < max; i++) {
+		struct reg_entry *e = r->entries.v[i];
+		int seen = 0;
+
+		if (e->variant || e->gone || e->replaced || !e->live)
+			continue;
+		for (size_t k = 0; k < n && !seen; k++)
+			seen = strcmp(out[k], e->run) == 0;
+		if (!seen && (out[n] = strdup(e->run)) != NULL)
+			n++;
 	}
 	pthread_mutex_unlock(&r->mu);
 	return n;

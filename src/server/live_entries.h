@@ -92,14 +92,18 @@ void live_put(struct registry *r, struct reg_live *lv);
  * memory. */
 struct reg_entry *live_trace_entry(struct registry *r, struct reg_entry *e);
 
-/* The live entries of run (span "" or NULL: those without a span; "*":
- * every span), up to max, with their follows held (each opened when
- * needed), unlocked: lock each lv->mu around its use (live_lock refreshes
- * it), release each with live_release. Returns how many. This is where
- * the per-run live views (slow rank, alerts: analysis/live_ranks.h,
- * live_alert.h) collect a run's follows. */
+/* When run has a live entry (span "" or NULL: those without a span; "*":
+ * every span; *any_live then 1): every .nnst entry of run, live or ended,
+ * up to max, in the registry's order (the order to lock them in), with
+ * their follows held (each opened when needed), unlocked: lock each lv->mu
+ * around its use (live_lock refreshes it), release each with
+ * live_release. Returns how many (0 when no entry is live). The run's
+ * live verdict and alerts (live_watch.h) collect its follows so. */
 size_t live_collect(struct registry *r, const char *run, const char *span, struct reg_live **out,
-		    size_t max);
+		    size_t max, int *any_live);
+/* The names of the runs that have a live entry now (malloc'd copies the
+ * caller frees), up to max: how many. */
+size_t live_runs(struct registry *r, char **out, size_t max);
 /* Locks lv->mu and refreshes it as live_get does. */
 void live_lock(struct registry *r, struct reg_live *lv);
 /* Releases lv (taken by live_collect; not locked). */

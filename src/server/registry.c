@@ -364,10 +364,8 @@ static void rescan(struct registry *r)
 	run_set_release(&rs);
 }
 
-char *reg_runs_json(struct registry *r, size_t *len)
+int reg_rescan_if_stale(struct registry *r)
 {
-	char *copy = NULL;
-
 	int stale;
 
 	pthread_mutex_lock(&r->mu);
@@ -383,6 +381,14 @@ char *reg_runs_json(struct registry *r, size_t *len)
 		r->scanning = 0;
 		pthread_mutex_unlock(&r->mu);
 	}
+	return stale;
+}
+
+char *reg_runs_json(struct registry *r, size_t *len)
+{
+	char *copy = NULL;
+
+	reg_rescan_if_stale(r);
 	pthread_mutex_lock(&r->mu);
 	if (r->runs_json && (copy = malloc(r->runs_json_len + 1)) != NULL) {
 		memcpy(copy, r->runs_json, r->runs_json_len + 1);

@@ -179,6 +179,9 @@ int reg_init(struct registry *r, const char *logdir, const char *cache_dir,
 /* Cancels the loads under way, stops the loaders and frees everything. */
 void reg_release(struct registry *r);
 
+/* Walks the logdir again when the last walk is older than 2 s (and no
+ * other is under way): 1 when it walked. */
+int reg_rescan_if_stale(struct registry *r);
 /* The /api/runs document (rescanning first when the last scan is older
  * than 2 s). Returns a malloc'd copy in *out (caller frees), or NULL on
  * allocation failure. */

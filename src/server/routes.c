@@ -10,6 +10,7 @@
  * live views come from routes_live.c, its Trace from a snapshot, and the
  * other views answer 409 until it ends.
  */
+#include "server/live_watch.h"
 #include "server/server.h"
 #include "output/jsonw.h"
 #include "analysis/an_ms.h"
@@ -550,6 +551,8 @@ void routes_api(struct server *s, struct srv_req *q, const char *url)
 		api_view(s, q);
 	else if (!strcmp(p, "live"))
 		api_live(s, q);
+	else if (!strcmp(p, "live_alerts"))
+		api_live_alerts(s, q);
 	else if (!strcmp(p, "distributed"))
 		api_distributed(s, q);
 	else if (!strcmp(p, "diff"))

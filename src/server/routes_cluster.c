@@ -14,6 +14,7 @@
 #include "analysis/cluster.h"
 #include "importers/ms_cluster.h"
 #include "output/cluster_out.h"
+#include "server/live_watch.h"
 #include "server/server.h"
 
 #include <limits.h>
@@ -89,9 +90,16 @@ void api_cluster(struct server *s, struct srv_req *q)
 	if (!(es = calloc(CLUSTER_GROUP_MAX, sizeof(*es))))
 		return srv_error(q, 503, "out of memory");
 	n = reg_find_group(&s->reg, run, span, es, CLUSTER_GROUP_MAX);
+	if (n == 0 && reg_rescan_if_stale(&s->reg)) /* a run that appeared since */
+		n = reg_find_group(&s->reg, run, span, es, CLUSTER_GROUP_MAX);
 	if (n == 0) {
 		free(es);
 		return ms_job(s, q, run);
+	}
+	/* a rank still being written: the live verdict (live_watch.h) */
+	if (live_watch_cluster(s, q, run, span)) {
+		free(es);
+		return;
 	}
 	/* every worker of the group must be loaded; else 202 or the error */
 	if (!srv_acquire_all(s, q, es, n)) {

@@ -33,6 +33,9 @@ struct srv_opts {
 				 * < 0: nothing is live) */
 	/* the input limits (max_*) of every load */
 	struct kineto_opts limits;
+	/* --alert rules (analysis/live_alert.h), checked on every live run */
+	const char *const *alerts;
+	size_t nalerts;
 };
 
 struct srv_req; /* one request (http.c) */
@@ -42,6 +45,7 @@ struct server {
 	struct conn_guard guard; /* connection deadlines and shedding (conns.h) */
 	struct srv_opts o;
 	struct marey_cache marey; /* ms_marey documents per step (marey_cache.h) */
+	struct live_watch *watch; /* live verdicts and --alert rules (live_watch.h) */
 	int port;		  /* the bound port */
 	void *mhd;
 };

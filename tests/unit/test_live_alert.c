@@ -304,16 +304,17 @@ static void test_rank_rules(void **state)
 	/* still holding: no new hit, also when checked per rank */
 	assert_int_equal(live_alerts_check(&a, NULL, -1, &r), 0);
 	assert_int_equal(live_alerts_check(&a, l[0], 0, &r), 0);
-	/* rank 2's 5 slow steps fire the step rule */
-	assert_int_equal(live_alerts_check(&a, l[2], 2, &r), 5);
-	assert_int_equal(a.fired, 6);
+	/* rank 2's 5 slow steps in a row are one episode: one hit, at the first */
+	assert_int_equal(live_alerts_check(&a, l[2], 2, &r), 1);
+	assert_int_equal(a.fired, 2);
+	assert_int_equal(live_alerts_hit(&a, 1)->step, 5);
 	/* the whole run: 10.84 %, no longer holding (re-armed) ... */
 	assert_int_equal(live_ranks_compute(l, NULL, 4, 10, &r, &err), NNS_OK);
 	assert_int_equal(live_alerts_check(&a, NULL, -1, &r), 0);
 	/* ... then holding again: a new hit */
 	assert_int_equal(live_ranks_compute(l, NULL, 4, 5, &r, &err), NNS_OK);
 	assert_int_equal(live_alerts_check(&a, NULL, -1, &r), 1);
-	assert_int_equal(a.fired, 7);
+	assert_int_equal(a.fired, 3);
 	/* no verdict window: not checked */
 	assert_int_equal(live_ranks_compute(l, NULL, 1, 5, &r, &err), NNS_OK);
 	assert_int_equal(live_alerts_check(&a, NULL, -1, &r), 0);
@@ -351,24 +352,27 @@ static void test_ring_and_json(void **state)
 	struct nb b = {0};
 	struct jsonw w;
 	size_t off = 0;
-	int64_t d[300];
+	int64_t d[600];
 	json_t *j, *hits;
 
 	(void)state;
 	assert_non_null(l);
-	lu_fill(d, 300, 1);
+	/* 1 ms and 3 ms steps in turn: 'step_ms > 2' holds at every odd step,
+	 * each its own episode (the even step before re-arms it) */
+	for (size_t i = 0; i < 600; i++)
+		d[i] = i % 2 ? 3000000 : 1000000;
 	lu_begin(&b, -1);
-	lu_steps(&b, 1, 0, 1000000, d, NULL, 300);
+	lu_steps(&b, 1, 0, 1000000, d, NULL, 600);
 	assert_int_equal(lu_feed_from(l, &b, &off), 0);
-	assert_int_equal(l->steps.n, 300);
+	assert_int_equal(l->steps.n, 600);
 	live_alerts_init(&a);
-	assert_int_equal(live_alerts_add(&a, "step_ms > 0", &err), NNS_OK);
+	assert_int_equal(live_alerts_add(&a, "step_ms > 2", &err), NNS_OK);
 	assert_int_equal(live_alerts_check(&a, l, -1, NULL), 300);
 	assert_int_equal(a.fired, 300);
 	assert_int_equal(a.nhits, LIVE_ALERTS_MAX);
-	/* the oldest kept is step 300 - 256 = 44, the newest 299 */
-	assert_int_equal(live_alerts_hit(&a, 0)->step, 300 - LIVE_ALERTS_MAX);
-	assert_int_equal(live_alerts_hit(&a, LIVE_ALERTS_MAX - 1)->step, 299);
+	/* hits at steps 1, 3, .. 599; the oldest kept is the 45th (step 89) */
+	assert_int_equal(live_alerts_hit(&a, 0)->step, 2 * (300 - LIVE_ALERTS_MAX) + 1);
+	assert_int_equal(live_alerts_hit(&a, LIVE_ALERTS_MAX - 1)->step, 599);
 
 	assert_int_equal(jsonw_init_mem(&w, 0, 0), NNS_OK);
 	live_alerts_json(&w, &a, 3);
@@ -382,10 +386,10 @@ static void test_ring_and_json(void **state)
 			    "step_ms");
 	hits = json_object_get(j, "hits");
 	assert_int_equal(json_array_size(hits), 3);
-	assert_int_equal(json_integer_value(json_object_get(json_array_get(hits, 0), "step")), 297);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(hits, 0), "step")), 595);
 	assert_true(json_is_null(json_object_get(json_array_get(hits, 0), "rank")));
 	assert_string_equal(json_string_value(json_object_get(json_array_get(hits, 2), "text")),
-			    "step_ms > 0");
+			    "step_ms > 2");
 	json_decref(j);
 	nb_free(&b);
 	live_free(l);
