@@ -10,7 +10,7 @@
 //     SLOW, and the view's alert list does too;
 //   - a sort of the ranks table set by the test stays set across the refreshes;
 //   - after every rank exited, the view shows the finished cluster (no live header) by itself,
-//     and the alert badge stays;
+//     and the alert badge stays, until another run is selected;
 //   - no page errors.
 // One PASS/FAIL/SKIP line per check; exit status 1 on any FAIL.
 // env: NNS_URL (a server on NNS_LIVE_DIR, empty at start, --alert 'rank_pct > 20'),
@@ -199,6 +199,17 @@ try {
     assert.ok(!doc.runs.find((r) => r.name === RUN).live, 'the run is still listed live');
   });
   if (SHOTS) await page.screenshot({ path: path.join(SHOTS, 'live-cluster-ended.png'), fullPage: true });
+
+  await check('selecting another run takes the alert badge and its line away', async () => {
+    // another run: a copy of rank 0's finished trace
+    const src = fs.readdirSync(runDir).find((f) => f.endsWith('.nnst'));
+    fs.mkdirSync(path.join(process.env.NNS_LIVE_DIR, 'other'), { recursive: true });
+    fs.copyFileSync(path.join(runDir, src), path.join(process.env.NNS_LIVE_DIR, 'other', src));
+    await page.waitForSelector('[data-testid="run-select"] option[value="other"]', { state: 'attached', timeout: 20000 });
+    await page.selectOption('[data-testid="run-select"]', 'other');
+    await page.waitForSelector('[data-testid="live-alerts"]', { state: 'hidden', timeout: 5000 });
+    assert.ok(!(await page.isVisible('[data-testid="live-alert-last"]')), 'the alert line stayed');
+  });
 
   await check('no page errors', async () => assert.deepEqual(errors, []));
 } finally {

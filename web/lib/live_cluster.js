@@ -108,7 +108,7 @@ function alertsPanel(alerts) {
     : 'No alert rules: give them to the server (nnscope serve --alert \'rank_pct > 20\', docs/CLI.md).');
   const body = h('div', { testid: 'cluster-alerts', dataset: { fired: String(fired), shown: String(shown.length) } }, rulesLine,
     shown.length
-      ? h('ol', { class: 'alert-hits' }, shown.map((x) => h('li', { testid: 'cluster-alert-hit', class: 'alert-hit' },
+      ? h('ul', { class: 'alert-hits' }, shown.map((x) => h('li', { testid: 'cluster-alert-hit', class: 'alert-hit' },
         hitTime(x) ? h('span', { class: 'muted' }, hitTime(x) + ' ') : null, hitText(x))))
       : rules.length ? h('div', { class: 'muted' }, 'No alert has fired.') : null,
     fired > shown.length ? h('div', { class: 'muted' }, `${fmtInt(fired)} fired in all; the newest ${shown.length} are listed.`) : null);
