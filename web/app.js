@@ -5,10 +5,14 @@
 // (tab visible) off screen and swapped in, keeping the tables' sort and
 // search, the charts' zoom (lib/keep.js), the scroll positions and the
 // focused input; when the run ends the view renders its final documents.
+// The Cluster view is per run: it is live (refreshed, badge shown) while any
+// worker of the selected run is; while the selected run is live the shell
+// also polls its alert hits (lib/live_alerts.js: the "⚠ N alerts" badge).
 import { h, errorBox, emptyState, fmtBytes } from './lib/util.js';
 import { disposeCharts, loadCharts } from './lib/charts.js';
 import { loadSchema } from './lib/schema.js';
 import { keepActive, keepClear } from './lib/keep.js';
+import { createAlertBadge } from './lib/live_alerts.js';
 
 export const VIEWS = [
   { id: 'overview', title: 'Overview' },
@@ -39,9 +43,13 @@ const RUNS_POLL_MS = 5000;
 const LIVE_RUNS_POLL_MS = 2000; // the end of a live run shows within this
 const LIVE_REFRESH_MS = 1000;
 // the views drawn from a live run's documents (/api/view answers the live
-// document of overview, operators, kernels, memory, cpu, datapipe), rendered
-// again every LIVE_REFRESH_MS; the Trace view follows the tail itself
-const LIVE_VIEWS = new Set(['overview', 'operator', 'kernel', 'memory', 'cpu', 'datapipe']);
+// document of overview, operators, kernels, memory, cpu, datapipe; /api/cluster
+// the live cluster of a run), rendered again every LIVE_REFRESH_MS; the Trace
+// view follows the tail itself
+const LIVE_VIEWS = new Set(['overview', 'operator', 'kernel', 'memory', 'cpu', 'datapipe', 'cluster']);
+// the views of a whole run: live while any worker of the selected run is
+// (the others: while the selected worker is)
+const RUN_VIEWS = new Set(['cluster']);
 
 const $ = (id) => document.getElementById(id);
 const runSel = $('run-select');
@@ -50,6 +58,10 @@ const spanSel = $('span-select');
 const nav = $('nav');
 const content = $('content');
 const liveBadge = $('live-badge');
+const alertBadge = createAlertBadge({
+  badge: $('live-alerts'), line: $('live-alert-last'),
+  onOpen: () => go(hashFor('cluster', state.run, state.worker, state.span, keepParams(state.params))),
+});
 
 const state = {
   runs: null, // the /api/runs document
@@ -192,6 +204,14 @@ function findRun(name) { return state.runs?.runs?.find((r) => r.name === name) |
 function findWorker(run, name) { return run?.workers?.find((w) => w.name === name) || null; }
 /** Whether the selected worker's trace is being written (/api/runs "live"). */
 function selectedLive() { return !!findWorker(findRun(state.run), state.worker)?.live; }
+/** Whether a worker of the selected run is being written. */
+function runLive() {
+  const run = findRun(state.run);
+  return !!(run && (run.live || run.workers?.some((w) => w.live)));
+}
+/** Whether the current view shows something being written: the selected run for the views of a
+ * whole run (RUN_VIEWS), the selected worker for the others. */
+function viewLive() { return RUN_VIEWS.has(state.view) ? runLive() : selectedLive(); }
 
 /** Make state.run/worker/span valid for the current runs document. */
 function resolveSelection(want) {
@@ -226,7 +246,11 @@ function refreshSelectors() {
   fillSelect(runSel, runs.map((r) => ({ value: r.name, label: (r.kind && r.kind !== 'kineto' ? `${r.name} (${r.kind})` : r.name) + liveMark(r) })), state.run, 'no runs');
   const run = findRun(state.run);
   fillSelect(workerSel, (run?.workers || []).map((w) => ({ value: w.name, label: w.name + liveMark(w) })), state.worker, '—');
-  liveBadge.hidden = !selectedLive();
+  liveBadge.hidden = !viewLive();
+  liveBadge.title = RUN_VIEWS.has(state.view)
+    ? 'A worker of this run is being written: the view follows it'
+    : 'This worker\'s trace is being written: the view follows it';
+  alertBadge.show(state.run);
   const w = findWorker(run, state.worker);
   fillSelect(spanSel, (w?.spans || []).map((s) => ({ value: s, label: s })), state.span, 'no spans');
   const ld = $('logdir');
@@ -281,7 +305,7 @@ spanSel.addEventListener('change', () => {
 
 // a live run that ends renders again (its final documents)
 function renderKey() {
-  return stateHash() + '|' + (state.runs ? 'r' : 'n') + (selectedLive() ? '|live' : '');
+  return stateHash() + '|' + (state.runs ? 'r' : 'n') + (viewLive() ? '|live' : '');
 }
 
 function onHashChange() {
@@ -306,9 +330,9 @@ function makeCtx(root, controller) {
     runs: state.runs,
     params: { ...state.params },
     signal,
-    /** the selected worker's trace is being written: the view is rendered again every second
-     * (LIVE_VIEWS) or follows it itself (Trace) */
-    live: selectedLive(),
+    /** the selected worker's trace (for the Cluster view: a worker of the run) is being
+     * written: the view is rendered again every second (LIVE_VIEWS) or follows it itself (Trace) */
+    live: viewLive(),
     /** GET path?params; own: a signal of the caller's (aborted by the caller, e.g. on dispose)
      * instead of the view's */
     api: (path, params, own) => api(path, params, { signal: own || signal }),
@@ -343,7 +367,7 @@ function makeCtx(root, controller) {
 async function renderView(key) {
   const token = ++renderToken;
   const sel = stateHash();
-  const live = selectedLive();
+  const live = viewLive();
   // what the tables and charts keep: kept across a live run's end (the
   // final documents keep the sort and zoom), forgotten on another selection
   if (!current || current.sel !== sel) keepClear();
@@ -507,6 +531,7 @@ async function loadRuns(initial) {
   try {
     doc = await api('/api/runs');
   } catch (e) {
+    alertBadge.poll(state.run, runLive());
     if (initial) {
       content.textContent = '';
       const root = h('div', { class: 'view', testid: `view-${parseHash().view || 'overview'}` }, errorBox(e));
@@ -516,11 +541,14 @@ async function loadRuns(initial) {
     }
     return;
   }
-  if (!initial && doc.generation === state.generation) return;
+  if (!initial && doc.generation === state.generation) {
+    alertBadge.poll(state.run, runLive());
+    return;
+  }
   const hadRuns = state.runs;
   state.runs = doc;
   state.generation = doc.generation;
-  if (initial || !hadRuns) { onHashChange(); return; }
+  if (initial || !hadRuns) { onHashChange(); alertBadge.poll(state.run, runLive()); return; }
   // keep the selection when it still exists; re-render only if it changed
   // (or the selected worker started or stopped being live)
   const before = `${state.run}\u0000${state.worker}\u0000${state.span}`;
@@ -530,16 +558,18 @@ async function loadRuns(initial) {
     (current && current.key !== renderKey())) {
     go(stateHash(), true);
   }
+  alertBadge.poll(state.run, runLive());
 }
 
 buildNav();
 loadCharts().catch(() => { /* reported by the view that needs it */ });
 window.addEventListener('hashchange', onHashChange);
 loadRuns(true);
-// /api/runs every 5 s, every 2 s while the selected worker is live
+// /api/runs every 5 s, every 2 s while a worker of the selected run is live
+// (and with it the run's alert hits)
 let runsPolled = Date.now();
 setInterval(() => {
-  const every = selectedLive() ? LIVE_RUNS_POLL_MS : RUNS_POLL_MS;
+  const every = runLive() ? LIVE_RUNS_POLL_MS : RUNS_POLL_MS;
   if (document.hidden || Date.now() - runsPolled < every - 50) return;
   runsPolled = Date.now();
   loadRuns(false);

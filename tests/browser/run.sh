@@ -20,12 +20,16 @@
 # window, pie legends, the unattributed-device-time warning), loading.test.mjs
 # (a slow load: the page says which file and why; a small span still opens),
 # live.test.mjs (a run followed while it is written: an empty logdir of its
-# own that the test fills with the C example, then stops it).
+# own that the test fills with the C example, then stops it),
+# live_cluster.test.mjs (the live Cluster view and the alert badge: an empty
+# logdir of its own, served with --alert 'rank_pct > 20', that the test fills
+# with 4 ranks of the C example, one slowed midway).
 # Prints one PASS/FAIL/SKIP line per check; exits non-zero on any FAIL.
 # Screenshots: $BUILD/screenshots/<view>-<run>.png.
 #
 #   tests/browser/run.sh [TEST...]   only those test files (ui, mindspore,
-#                                    defaults, loading, live; default all),
+#                                    defaults, loading, live, live_cluster;
+#                                    default all),
 #                                    with only the logdirs they need
 #
 # env: NNSCOPE (nnscope binary), NNS_SHARED (../shared), BUILD (build dir)
@@ -36,7 +40,7 @@ BUILD=${BUILD:-$ROOT/build}
 NNSCOPE=${NNSCOPE:-$BUILD/nnscope}
 NNS_SHARED=${NNS_SHARED:-$ROOT/../shared}
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
-WANT=" ${*:-ui mindspore defaults loading live} "
+WANT=" ${*:-ui mindspore defaults loading live live_cluster} "
 want() { [[ "$WANT" == *" $1 "* ]]; }
 for t in $WANT; do
 	[ -f "tests/browser/$t.test.mjs" ] || { echo "FAIL browser: no test file tests/browser/$t.test.mjs"; exit 1; }
@@ -172,6 +176,12 @@ mkdir -p "$TMP/livelog"
 start_server live "$TMP/livelog"
 SERVERS="$SERVERS live"
 fi
+# live_cluster.test.mjs writes its 4-rank job here while the test watches
+if want live_cluster; then
+mkdir -p "$TMP/liveclusterlog"
+start_server livecluster "$TMP/liveclusterlog" --alert 'rank_pct > 20'
+SERVERS="$SERVERS livecluster"
+fi
 
 if want ui; then
 NNS_URL=$URL_main NNS_URL_EMPTY=$URL_empty NNS_SHOTS=$BUILD/screenshots NNS_KINETO_DIR=$KINETO NNS_CONF_DIR=$CONF \
@@ -193,6 +203,10 @@ fi
 if want live; then
 NNS_URL=$URL_live NNS_LIVE_DIR=$TMP/livelog NNS_MLP=$BUILD/examples/mlp NNS_SHOTS=$BUILD/screenshots \
 	NNS_CHROMIUM=$CHROMIUM NNS_ROOT=$ROOT node tests/browser/live.test.mjs || rc=1
+fi
+if want live_cluster; then
+NNS_URL=$URL_livecluster NNS_LIVE_DIR=$TMP/liveclusterlog NNS_MLP=$BUILD/examples/mlp NNS_SHOTS=$BUILD/screenshots \
+	NNS_CHROMIUM=$CHROMIUM NNS_ROOT=$ROOT node tests/browser/live_cluster.test.mjs || rc=1
 fi
 for n in $SERVERS; do
 	if [ -s "$TMP/serve-$n.err" ]; then echo "--- server $n stderr:"; tail -20 "$TMP/serve-$n.err"; fi

@@ -12,10 +12,16 @@
 // cluster-proposal-<id>, cluster-slow-rank, cluster-slow-host, cluster-slow-link, chart-cluster,
 // table-cluster-ranks (+ the table's th-/search-/pager- hooks), cluster-links (table-cluster-links),
 // cluster-clock, cluster-other-runs (links cluster-run-<name> in the empty state).
+//
+// While a worker of the run is written, /api/cluster answers the live document ({"live": true}):
+// it is drawn by lib/live_cluster.js (the verdict over the last steps every rank has completed,
+// the per-rank table, the alert hits; its testids are listed there), and the shell renders the
+// view again every second until the run ends, when this view draws the finished cluster.json.
 import { h, emptyState, panel, banner, fmtUs, axisUs, select, labeled, statCards } from '../lib/util.js';
 import { createTable } from '../lib/table.js';
 import { chartBox, makeChart, usAxisTooltip } from '../lib/charts.js';
 import { columns, named } from '../lib/schema.js';
+import { renderLiveCluster } from '../lib/live_cluster.js';
 
 // the stacked parts of a rank's step, named by the rank table's columns
 const PARTS = [
@@ -87,6 +93,10 @@ export default {
     }
     const doc = await ctx.api('/api/cluster', job ? { run: job } : { run: ctx.run, span: ctx.span });
     if (!ctx.alive()) return;
+    if (doc && doc.live === true) {
+      renderLiveCluster(el, ctx, doc);
+      return;
+    }
     if (!(doc.ranks || []).length) {
       el.appendChild(emptyState(`Run "${ctx.run}" has no cluster data.`,
         doc.note || 'None of its workers has steps that could be compared across ranks.'));
