@@ -33,7 +33,7 @@
 struct live_rank_row {
 	int64_t rank;	    /* META rank, else the position given */
 	const char *worker; /* as given ("" when NULL) */
-	const char *host;   /* META hostname, "" unknown */
+	const char *host;   /* META host, "" unknown */
 	size_t steps;	    /* completed steps */
 	int64_t last_step;  /* number of its last completed step, -1 none */
 	double last_ms;	    /* duration of that step, NAN none */

@@ -5,6 +5,7 @@
 #include "output/live_ranks_json.h"
 
 #include "analysis/cluster.h"
+#include "output/schema.h"
 
 static void kstep(struct jsonw *w, const char *key, int64_t step)
 {
@@ -12,23 +13,6 @@ static void kstep(struct jsonw *w, const char *key, int64_t step)
 		jsonw_knull(w, key);
 	else
 		jsonw_kint(w, key, step);
-}
-
-static void row_json(struct jsonw *w, const struct live_rank_row *r)
-{
-	jsonw_obj_begin(w);
-	jsonw_kint(w, "rank", r->rank);
-	jsonw_kstr(w, "worker", r->worker);
-	jsonw_kstr(w, "host", r->host);
-	jsonw_kint(w, "steps", (int64_t)r->steps);
-	kstep(w, "last_step", r->last_step);
-	jsonw_kdouble(w, "last_ms", r->last_ms);
-	jsonw_kdouble(w, "mean_ms", r->mean_ms);
-	jsonw_kdouble(w, "window_ms", r->window_ms);
-	jsonw_kdouble(w, "vs_mean_pct", r->vs_mean_pct);
-	jsonw_kint(w, "behind", r->behind);
-	jsonw_kbool(w, "ended", r->ended);
-	jsonw_obj_end(w);
 }
 
 void live_ranks_json(struct jsonw *w, const struct live_ranks *r)
@@ -67,7 +51,7 @@ void live_ranks_json(struct jsonw *w, const struct live_ranks *r)
 	jsonw_key(w, "ranks");
 	jsonw_arr_begin(w);
 	for (size_t i = 0; i < r->n; i++)
-		row_json(w, &r->rows[i]);
+		sc_json_row(w, &sc_live_ranks, &r->rows[i], NULL, NULL);
 	jsonw_arr_end(w);
 	jsonw_obj_end(w);
 }

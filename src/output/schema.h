@@ -145,6 +145,9 @@ extern const struct sc_table sc_gpus;		  /* struct an_gpu */
 extern const struct sc_table sc_cluster_ranks;	   /* struct cl_rank */
 extern const struct sc_table sc_cluster_steps;	   /* struct cl_step */
 extern const struct sc_table sc_cluster_proposals; /* struct cl_proposal, aux = cl_result */
+/* The live documents' row tables (schema_live.c). */
+extern const struct sc_table sc_live_ranks; /* struct live_rank_row */
+
 /* HTA's other row tables (schema_hta.c): the critical path, the launch
  * side and the time analyses' statistics. */
 extern const struct sc_table sc_critpath_segments; /* struct hcp_seg */

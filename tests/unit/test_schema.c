@@ -37,6 +37,8 @@ static const struct sc_table *const all_tables[] = {
     &sc_ms_flops_ops, &sc_ms_aicpu_types, &sc_ms_aicpu_ops, &sc_ms_ds_ops, &sc_ms_ds_kernels,
     &sc_cluster_ranks, &sc_cluster_steps, &sc_cluster_proposals, &sc_cluster_links,
     &sc_cluster_stages,
+    /* the live documents' (schema_live.c) */
+    &sc_live_ranks,
 };
 /* clang-format on */
 

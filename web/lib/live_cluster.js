@@ -13,6 +13,7 @@ import { h, panel, banner, fmtUs, fmtNum, fmtInt, esc } from './util.js';
 import { createTable } from './table.js';
 import { chartBox, makeChart } from './charts.js';
 import { firedCount, newestFirst, hitText, hitTime } from './live_alerts.js';
+import { columns } from './schema.js';
 
 export const ALERT_HITS_SHOWN = 20;
 
@@ -21,19 +22,21 @@ const ms = (v) => (isNum(v) ? fmtUs(v * 1e3) : '–');
 const signedPct = (v) => (isNum(v) ? `${v > 0 ? '+' : ''}${fmtNum(v, 2)}%` : '–');
 const arr = (v) => (Array.isArray(v) ? v : []);
 
-const COLUMNS = [
-  { key: 'rank', title: 'Rank', fmt: 'int' },
-  { key: 'worker', title: 'Worker' },
-  { key: 'host', title: 'Host' },
-  { key: 'steps', title: 'Steps', fmt: 'int', tip: 'steps completed' },
-  { key: 'last_step', title: 'Last step', fmt: 'int', tip: 'the number of its last completed step' },
-  { key: 'last_ms', title: 'Last (ms)', fmt: (v) => fmtNum(v, 3), numeric: true, tip: 'the duration of its last completed step' },
-  { key: 'mean_ms', title: 'Mean (ms)', fmt: (v) => fmtNum(v, 3), numeric: true, tip: 'its mean step time over the whole run so far' },
-  { key: 'window_ms', title: 'Window (ms)', fmt: (v) => fmtNum(v, 3), numeric: true, tip: 'its mean step time over the common window of steps (what the verdict compares)' },
-  { key: 'vs_mean_pct', title: 'vs mean (%)', fmt: signedPct, numeric: true, tip: 'its window time against the mean of every rank\'s window time' },
-  { key: 'behind', title: 'Behind', fmt: 'int', tip: 'steps behind the rank furthest ahead' },
-  { key: 'ended', title: 'Ended', fmt: 'bool', tip: 'its trace is closed (END chunk)' },
-];
+// the rank table: titles from /api/schema (live_ranks, src/output/schema_live.c); the page's
+// number formats and tips here
+const COLUMNS = () => columns('live_ranks', [
+  { key: 'rank', fmt: 'int' },
+  'worker',
+  'host',
+  { key: 'steps', fmt: 'int', tip: 'steps completed' },
+  { key: 'last_step', fmt: 'int', tip: 'the number of its last completed step' },
+  { key: 'last_ms', fmt: (v) => fmtNum(v, 3), numeric: true, tip: 'the duration of its last completed step' },
+  { key: 'mean_ms', fmt: (v) => fmtNum(v, 3), numeric: true, tip: 'its mean step time over the whole run so far' },
+  { key: 'window_ms', fmt: (v) => fmtNum(v, 3), numeric: true, tip: 'its mean step time over the common window of steps (what the verdict compares)' },
+  { key: 'vs_mean_pct', fmt: signedPct, numeric: true, tip: 'its window time against the mean of every rank\'s window time' },
+  { key: 'behind', fmt: 'int', tip: 'steps behind the rank furthest ahead' },
+  { key: 'ended', fmt: 'bool', tip: 'its trace is closed (END chunk)' },
+]);
 
 function header(doc, v, ranks) {
   const n = ranks.length;
@@ -139,7 +142,7 @@ export function renderLiveCluster(el, ctx, doc) {
     name: 'cluster-live-ranks', rows: ranks, sortKey: 'rank', sortDir: 'asc', search: true,
     searchPlaceholder: 'Search ranks / workers / hosts…', onRowClick: openRank,
     rowClass: (r) => (slowRank !== null && r.rank === slowRank ? 'hl' : ''),
-    columns: COLUMNS,
+    columns: COLUMNS(),
   });
   el.appendChild(panel('Ranks', table.el));
   el.appendChild(alertsPanel(doc.alerts));
