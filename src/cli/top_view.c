@@ -375,19 +375,7 @@ static void json_focus(struct jsonw *w, const struct top *t, const struct focus 
 	jsonw_kdouble(w, "gpu_busy_pct", fo->gpu_pct);
 	jsonw_kdouble(w, "rss_kb", fo->rss_kb);
 	jsonw_key(w, "memory");
-	jsonw_arr_begin(w);
-	for (size_t i = 0; i < l->mems.n; i++) {
-		const struct live_mem *m = &l->mems.v[i];
-
-		jsonw_obj_begin(w);
-		jsonw_kint(w, "device", m->device);
-		jsonw_kint(w, "allocated", m->allocated);
-		jsonw_kint(w, "reserved", m->reserved);
-		jsonw_kint(w, "peak_allocated", m->peak_allocated);
-		jsonw_kint(w, "peak_reserved", m->peak_reserved);
-		jsonw_obj_end(w);
-	}
-	jsonw_arr_end(w);
+	live_json_memory(w, l);
 	jsonw_obj_end(w);
 }
 

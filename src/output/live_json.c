@@ -204,13 +204,31 @@ static const double *latest(const struct live_series *s)
 
 /* ---- documents --------------------------------------------------------- */
 
+void live_json_memory(struct jsonw *w, const struct live *l)
+{
+	char dn[16];
+
+	jsonw_arr_begin(w);
+	for (size_t i = 0; i < l->mems.n; i++) {
+		const struct live_mem *m = &l->mems.v[i];
+
+		jsonw_obj_begin(w);
+		jsonw_kstr(w, "device", device_name(m->device, dn, sizeof(dn)));
+		jsonw_kint(w, "allocated_bytes", m->allocated);
+		jsonw_kint(w, "reserved_bytes", m->reserved);
+		jsonw_kint(w, "peak_allocated_bytes", m->peak_allocated);
+		jsonw_kint(w, "peak_reserved_bytes", m->peak_reserved);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+}
+
 static int summary(struct jsonw *w, const struct live *l, size_t last)
 {
 	struct live_step_stats st;
 	size_t first, n;
 	struct live_step *s = steps_now(l, SUMMARY_STEPS, &first, &n);
 	int64_t t0 = t0_of(l), kern = 0, wall = 0;
-	char dn[16];
 
 	jsonw_kint(w, "last", (int64_t)last);
 	live_step_stats(l, last, &st);
@@ -249,19 +267,7 @@ static int summary(struct jsonw *w, const struct live *l, size_t last)
 	    kernels_table(w, "kernels", l, 0, TOP_ROWS, NULL))
 		return NNS_ENOMEM;
 	jsonw_key(w, "memory");
-	jsonw_arr_begin(w);
-	for (size_t i = 0; i < l->mems.n; i++) {
-		const struct live_mem *m = &l->mems.v[i];
-
-		jsonw_obj_begin(w);
-		jsonw_kstr(w, "device", device_name(m->device, dn, sizeof(dn)));
-		jsonw_kint(w, "allocated_bytes", m->allocated);
-		jsonw_kint(w, "reserved_bytes", m->reserved);
-		jsonw_kint(w, "peak_allocated_bytes", m->peak_allocated);
-		jsonw_kint(w, "peak_reserved_bytes", m->peak_reserved);
-		jsonw_obj_end(w);
-	}
-	jsonw_arr_end(w);
+	live_json_memory(w, l);
 	jsonw_key(w, "cpu");
 	jsonw_obj_begin(w);
 	jsonw_kint(w, "samples", (int64_t)l->samples);

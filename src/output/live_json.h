@@ -40,6 +40,10 @@ struct live_src {
  * view (nothing written). */
 int live_json_view(struct jsonw *w, const struct live *l, const struct live_src *src,
 		   const char *view, size_t last);
+/* The summary's "memory" array (one object per device: "device" "CPU" /
+ * "GPU<n>", allocated, reserved and their peaks in bytes), for a document
+ * of its own (nnscope top --json). */
+void live_json_memory(struct jsonw *w, const struct live *l);
 /* 1 if view is one of the documents above. */
 int live_json_has_view(const char *view);
 

@@ -21,6 +21,8 @@ set -euo pipefail
 
 # shellcheck source=lib/common.bash
 . "$(dirname "$0")/lib/common.bash"
+# shellcheck source=lib/ranks.bash
+. "$(dirname "$0")/lib/ranks.bash"
 BUILD=$(cd "$(dirname "$NNSCOPE")" && pwd)
 MLP=$BUILD/examples/mlp
 e2e_need jq timeout
@@ -36,31 +38,13 @@ FROM=100
 DELAY_MS=60
 SLOW=2
 RUN=$TMP/run
-# small model: the loader's stall sets the step time, not the CPU (2 cores
-# shared by 4 ranks would make compute-bound steps differ by chance)
-ARGS=(--quiet --steps "$STEPS" --stall-ms "$STALL_MS" --batch 32 --in 64 --hidden 64 --out "$RUN")
-
-pids=()
-for r in 0 1 2 3; do
-	extra=()
-	[ "$r" = "$SLOW" ] && extra=(--delay-ms "$DELAY_MS" --delay-from-step "$FROM")
-	env RANK=$r WORLD_SIZE=4 LOCAL_RANK=$r "$MLP" "${ARGS[@]}" "${extra[@]}" >"$TMP/rank$r.log" 2>&1 &
-	pids+=($!)
-	E2E_PIDS+=($!)
-done
-SLOW_PID=${pids[$SLOW]}
-for _ in $(seq 200); do
-	[ "$(find "$RUN" -name '*.nnst' 2>/dev/null | wc -l)" -ge 4 ] && break
-	sleep 0.05
-done
-check "4 traces appeared" test "$(find "$RUN" -name '*.nnst' | wc -l)" -eq 4
+ranks_launch "$RUN" "$STEPS" "$STALL_MS" "$SLOW" "$DELAY_MS" "$FROM"
+ranks_traces "$RUN"
 
 rc=0
 timeout 300 "$NNSCOPE" top "$RUN" --json --alert 'rank_pct > 20' --interval 0.5 \
 	>"$TMP/top.jsonl" 2>"$TMP/top.err" || rc=$?
-ok=1
-for p in "${pids[@]}"; do wait "$p" || ok=0; done
-check "4 ranks ran" test $ok = 1
+ranks_wait
 check "top stopped by itself when the job ended (exit 0)" test "$rc" = 0
 [ "$rc" = 0 ] || sed 's/^/    /' "$TMP/top.err" | head -5
 J=$TMP/top.jsonl
@@ -68,10 +52,7 @@ check "the last line says ended, 4 ranks" \
 	jqt <(tail -1 "$J") '.state == "ended" and (.ranks.ranks | length) == 4 and ([.ranks.ranks[].rank] == [0,1,2,3])'
 
 # when rank SLOW slowed: its first mlp.delay range, from its own trace
-slow_trace=$(find "$RUN" -name "*_${SLOW_PID}.nnst" | head -1)
-"$NNSCOPE" export "$slow_trace" --format chrome --out "$TMP/slow.json" >/dev/null 2>&1 ||
-	fail "export the slow rank's trace"
-change_ms=$(jq '.baseTimeNanoseconds as $b | [.traceEvents[] | select(.name == "mlp.delay") | .ts] | min | ($b / 1e6 + . / 1e3) | floor' "$TMP/slow.json" 2>/dev/null || echo null)
+change_ms=$(ranks_slowdown_ms "$RUN")
 delays=$(jq '[.traceEvents[] | select(.name == "mlp.delay")] | length' "$TMP/slow.json" 2>/dev/null || echo 0)
 check "rank $SLOW slept in $((STEPS - FROM)) mlp.delay ranges (steps $FROM..)" test "$delays" = $((STEPS - FROM))
 if [ "$change_ms" = null ] || [ -z "$change_ms" ]; then

@@ -27,6 +27,8 @@ set -euo pipefail
 
 # shellcheck source=lib/common.bash
 . "$(dirname "$0")/lib/common.bash"
+# shellcheck source=lib/ranks.bash
+. "$(dirname "$0")/lib/ranks.bash"
 BUILD=$(cd "$(dirname "$NNSCOPE")" && pwd)
 MLP=$BUILD/examples/mlp
 e2e_need jq curl
@@ -46,21 +48,9 @@ mkdir -p "$LOG"
 e2e_serve "$LOG" --cache-dir "$TMP/cache" --alert 'rank_pct > 20' --alert 'step_ms > 2*median' ||
 	{ echo "FAIL serve_live_ranks.sh: the server did not start: $(cat "$SERVE_OUT.err")"; exit 1; }
 B="http://127.0.0.1:$PORT"
-ARGS=(--quiet --steps "$STEPS" --stall-ms "$STALL_MS" --batch 32 --in 64 --hidden 64 --out "$RUN")
-pids=()
-for r in 0 1 2 3; do
-	extra=()
-	[ "$r" = "$SLOW" ] && extra=(--delay-ms "$DELAY_MS" --delay-from-step "$FROM")
-	env RANK=$r WORLD_SIZE=4 LOCAL_RANK=$r "$MLP" "${ARGS[@]}" "${extra[@]}" >"$TMP/rank$r.log" 2>&1 &
-	pids+=($!)
-	E2E_PIDS+=($!)
-done
-SLOW_PID=${pids[$SLOW]}
-for _ in $(seq 200); do
-	[ "$(find "$RUN" -name '*.nnst' 2>/dev/null | wc -l)" -ge 4 ] && break
-	sleep 0.05
-done
-check "4 traces appeared" test "$(find "$RUN" -name '*.nnst' | wc -l)" -eq 4
+ranks_launch "$RUN" "$STEPS" "$STALL_MS" "$SLOW" "$DELAY_MS" "$FROM"
+
+ranks_traces "$RUN"
 # the page asks for a run once /api/runs lists it (rescanned every 2 s)
 for _ in $(seq 100); do
 	curl -s "$B/api/runs" | jq -e '.runs[] | select(.name == "job") | .live' >/dev/null 2>&1 && break
@@ -70,7 +60,7 @@ done
 # poll while any rank runs: one line per answer: wall ms, status, live,
 # ranks, slow rank (-1 none), window
 : >"$TMP/polls.tsv"
-running() { for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && return 0; done; return 1; }
+running() { for p in "${RANK_PIDS[@]}"; do kill -0 "$p" 2>/dev/null && return 0; done; return 1; }
 while running; do
 	c=$(curl -s -o "$TMP/c.json" -w '%{http_code}' "$B/api/cluster?run=job" || true)
 	now=$(date +%s%3N)
@@ -83,9 +73,7 @@ while running; do
 	fi
 	sleep 0.3
 done
-ok=1
-for p in "${pids[@]}"; do wait "$p" || ok=0; done
-check "4 ranks ran" test $ok = 1
+ranks_wait
 live_polls=$(awk '$3 == 1' "$TMP/polls.tsv" | wc -l)
 echo "    $(wc -l <"$TMP/polls.tsv") polls, $live_polls live"
 check "while the job ran, /api/cluster answered the live verdict of 4 ranks" \
@@ -98,10 +86,7 @@ check_q "the live answer: ranks 0..3 with their steps, a window, the alert rules
 	"$TMP/c-live.json"
 
 # when rank SLOW slowed: its first mlp.delay range, from its own trace
-slow_trace=$(find "$RUN" -name "*_${SLOW_PID}.nnst" | head -1)
-"$NNSCOPE" export "$slow_trace" --format chrome --out "$TMP/slow.json" >/dev/null 2>&1 ||
-	fail "export the slow rank's trace"
-change_ms=$(jq '.baseTimeNanoseconds as $b | [.traceEvents[] | select(.name == "mlp.delay") | .ts] | min | ($b / 1e6 + . / 1e3) | floor' "$TMP/slow.json" 2>/dev/null || echo null)
+change_ms=$(ranks_slowdown_ms "$RUN")
 if [ "$change_ms" = null ] || [ -z "$change_ms" ]; then
 	fail "the slowdown's start is in the trace"
 	e2e_summary
