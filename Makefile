@@ -245,7 +245,7 @@ demo:
 		cp -r "$(SHARED)/data/mindinsight/profiler" $(DEMO)/mindspore/profiler && \
 		cp -r "$(SHARED)/data/mindinsight/cluster_propose" $(DEMO)/mindspore/cluster_propose && \
 		chmod -R u+w $(DEMO)/mindspore; fi
-	@echo "== a 4-rank job runs for ~90 s under $(DEMO)/live: open it to watch it live (rank 2 slows down at step 2000; its Cluster view names it, the alert flags it)"
+	@echo "== a 4-rank job runs for ~2 min under $(DEMO)/live: open it to watch it live (rank 2 slows down at step 2000; its Cluster view names it, the alert flags it)"
 	bash scripts/demo-live.sh $(MLP_BIN) $(DEMO)/live
 	@echo "== serving the UI for $(DEMO): open http://127.0.0.1:$(DEMO_PORT)/ (Ctrl-C stops; DEMO_PORT=N picks another port)"
 	$(NNSCOPE) serve --logdir $(DEMO) --port $(DEMO_PORT) --alert 'rank_pct > 20'

@@ -1,7 +1,7 @@
 #!/bin/bash
 # demo-live.sh - the demo's live run: a job of 4 ranks of the C example
 # written into OUT_DIR while `make demo` serves, so that the page shows a
-# run as it is written (docs/LIVE.md): about 90 s of 20 ms steps (the
+# run as it is written (docs/LIVE.md): about 2 minutes of 20 ms steps (the
 # loader's stall, so 4 ranks load 2 cores lightly), rank 2 slowed by 40 ms
 # a step from step 2000 on, which the Cluster view names live and the
 # demo's --alert 'rank_pct > 20' flags. Started in the background; the
