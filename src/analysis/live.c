@@ -354,11 +354,12 @@ static int complete_step(struct live *l, int64_t num, int64_t start, int64_t end
 	s.end = end > start ? end : start;
 	s.thread = thread;
 	/* steps complete in time order; one out of order (another thread's
-	 * range) still goes in its place */
+	 * range) still goes in its place among the steps not frozen (at most
+	 * the window: a file of steps in reverse order costs no more) */
 	if (vec_push(&l->steps, s))
 		return NNS_ENOMEM;
 	step_stat(l, s.end - s.start);
-	for (size_t i = l->steps.n - 1; i > 0 && l->steps.v[i - 1].start > s.start; i--) {
+	for (size_t i = l->steps.n - 1; i > l->frozen && l->steps.v[i - 1].start > s.start; i--) {
 		l->steps.v[i] = l->steps.v[i - 1];
 		l->steps.v[i - 1] = s;
 	}

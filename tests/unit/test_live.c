@@ -526,6 +526,34 @@ static void test_live_stop(void **state)
 	}
 }
 
+/* ProfilerStep ranges that arrive in reverse order (another thread's, or
+ * a hostile file) go in their place among the steps not frozen, and the
+ * cost per step stays bounded by the window: 60,000 of them all count. */
+static void test_live_steps_reversed(void **state)
+{
+	struct nb b = {0}, ev = {0};
+	struct live *l;
+	const int n = 60000;
+
+	(void)state;
+	nb_header(&b, 10, 0, RT, MONO, 0);
+	names(&b);
+	for (int i = n; i > 0; i--) { /* each on a thread of its own: no nesting */
+		nb_ev(&ev, (uint64_t)i * 1000, NNST_EV_PUSH, 0, S_STEP7, -1, 0, 0);
+		nb_ev(&ev, (uint64_t)i * 1000 + 500, NNST_EV_POP, 0, 0, -1, 0, 0);
+		nb_events(&b, (uint32_t)(i % 50000), &ev);
+		ev.n = 0;
+	}
+	l = feed_all(&b);
+	assert_int_equal(l->steps.n, n);
+	/* the window is in order */
+	for (size_t i = l->frozen + 1; i < l->steps.n; i++)
+		assert_true(l->steps.v[i - 1].start <= l->steps.v[i].start);
+	live_free(l);
+	nb_free(&b);
+	nb_free(&ev);
+}
+
 /* Beyond LIVE_EXACT_STEPS steps the run's median and p90 come from the
  * histogram: within 1 % of the exact values; min, max, mean exact. */
 static void test_live_many_steps(void **state)
@@ -571,9 +599,10 @@ static void test_live_vs_analyse(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_tail_pieces), cmocka_unit_test(test_tail_damage),
-	    cmocka_unit_test(test_live_hand),	cmocka_unit_test(test_live_vs_analyse),
-	    cmocka_unit_test(test_live_stop),	cmocka_unit_test(test_live_many_steps),
+	    cmocka_unit_test(test_tail_pieces),	    cmocka_unit_test(test_tail_damage),
+	    cmocka_unit_test(test_live_hand),	    cmocka_unit_test(test_live_vs_analyse),
+	    cmocka_unit_test(test_live_stop),	    cmocka_unit_test(test_live_steps_reversed),
+	    cmocka_unit_test(test_live_many_steps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
