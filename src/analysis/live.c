@@ -571,6 +571,8 @@ static struct live_mem *mem_of(struct live *l, int16_t device)
 	for (size_t i = 0; i < l->mems.n; i++)
 		if (l->mems.v[i].device == device)
 			return &l->mems.v[i];
+	if (l->mems.n >= LIVE_MAX_DEVICES)
+		return NULL;
 	memset(&z, 0, sizeof(z));
 	z.device = device;
 	series_init(&z.s, 1);
@@ -584,8 +586,12 @@ static int mem_event(struct live *l, struct live_thread *t, int64_t ts, int16_t 
 	int64_t b = bytes > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)bytes;
 	double v[4];
 
-	if (!m)
-		return NNS_ENOMEM;
+	if (!m) {
+		if (l->mems.n < LIVE_MAX_DEVICES)
+			return NNS_ENOMEM;
+		l->skipped++; /* a device beyond the ones kept */
+		return NNS_OK;
+	}
 	m->allocated = freed ? m->allocated - b : sat_add64(m->allocated, b);
 	if (m->allocated < 0)
 		m->allocated = 0;
@@ -634,6 +640,10 @@ static int queue_event(struct live *l, int64_t ts, uint32_t name, uint64_t size,
 		if (l->queues.v[i].name == name)
 			q = &l->queues.v[i];
 	if (!q) {
+		if (l->queues.n >= LIVE_MAX_QUEUES) {
+			l->skipped++;
+			return NNS_OK;
+		}
 		memset(&z, 0, sizeof(z));
 		z.name = name;
 		series_init(&z.s, 0);
@@ -855,24 +865,24 @@ static int samples_chunk(struct live *l, const uint8_t *p, uint32_t len)
 	return NNS_OK;
 }
 
+/* LOST: the largest count seen per thread (and for the process), summed
+ * as the importer does; kept up to date by the increase, not re-summed. */
 static int lost_chunk(struct live *l, const uint8_t *p, uint32_t len)
 {
-	uint64_t total = 0;
-
 	for (uint32_t off = 0; len - off >= 12; off += 12) {
 		uint32_t idx = le32(p + off);
 		uint64_t n = le64(p + off + 4);
-		struct live_thread *t = idx == NNST_THREAD_PROCESS ? NULL : thread_of(l, idx);
+		struct live_thread *t;
 
-		if (t && n > t->lost)
+		if (idx == NNST_THREAD_PROCESS) {
+			if (n > l->lost_process)
+				l->lost_process = n;
+		} else if ((t = thread_of(l, idx)) && n > t->lost) {
+			l->lost_threads += n - t->lost;
 			t->lost = n;
-		else if (!t && idx == NNST_THREAD_PROCESS && n > total)
-			total = n;
+		}
 	}
-	l->lost = total;
-	for (size_t i = 0; i < l->threads.n; i++)
-		if (l->threads.v[i])
-			l->lost += l->threads.v[i]->lost;
+	l->lost = l->lost_process + l->lost_threads;
 	return NNS_OK;
 }
 

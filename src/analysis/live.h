@@ -42,6 +42,8 @@
 #define LIVE_RECENT_STEPS 128  /* steps whose ranges stay in the recent log */
 #define LIVE_SERIES_MAX 4096   /* points kept per series before merging */
 #define LIVE_EXACT_STEPS 4096  /* step statistics sort up to this many steps */
+#define LIVE_MAX_DEVICES 64    /* memory devices kept (more: records skipped) */
+#define LIVE_MAX_QUEUES 256    /* queues kept (more: samples skipped) */
 #define LIVE_HIST_BUCKETS 2400 /* 1 % buckets from 1 us to ~4 h */
 
 /* A completed step. Times are model ns (CLOCK_REALTIME, as the importer).
@@ -166,6 +168,7 @@ struct live {
 	/* counts */
 	int64_t first_ts, last_ts; /* model ns; INT64_MAX / INT64_MIN none */
 	uint64_t events, gpu_records, samples, lost, skipped;
+	uint64_t lost_process, lost_threads; /* lost = their sum (largest counts seen) */
 	uint64_t feeds;
 	int ended; /* END chunk */
 };

@@ -554,6 +554,41 @@ static void test_live_steps_reversed(void **state)
 	nb_free(&ev);
 }
 
+/* What a file can multiply is bounded: memory devices and queues beyond
+ * the ones kept are skipped (each would cost a series and a scan per
+ * record); LOST counts are the largest seen per thread and process,
+ * summed, however many LOST chunks come. */
+static void test_live_bounds(void **state)
+{
+	struct nb b = {0}, ev = {0};
+	struct live *l;
+
+	(void)state;
+	nb_header(&b, 10, 0, RT, MONO, 0);
+	for (uint32_t i = 0; i < 300; i++) {
+		char q[32];
+
+		snprintf(q, sizeof(q), "queue%u", i);
+		nb_string(&b, 1000 + i, q);
+		nb_ev(&ev, 1000 + i, NNST_EV_QUEUE, 0, 1000 + i, -1, 1, 4);
+	}
+	for (int d = 0; d < 100; d++)
+		nb_ev(&ev, 5000 + (uint64_t)d, NNST_EV_ALLOC, 0, 0, (int16_t)d, 0xa0, 64);
+	nb_events(&b, 0, &ev);
+	nb_lost(&b, 0, 5);
+	nb_lost(&b, NNST_THREAD_PROCESS, 7);
+	nb_lost(&b, 0, 3); /* smaller: the largest stays */
+	nb_lost(&b, 1, 2);
+	l = feed_all(&b);
+	assert_int_equal(l->queues.n, LIVE_MAX_QUEUES);
+	assert_int_equal(l->mems.n, LIVE_MAX_DEVICES);
+	assert_int_equal(l->skipped, (300 - LIVE_MAX_QUEUES) + (100 - LIVE_MAX_DEVICES));
+	assert_int_equal(l->lost, 7 + 5 + 2);
+	live_free(l);
+	nb_free(&b);
+	nb_free(&ev);
+}
+
 /* Beyond LIVE_EXACT_STEPS steps the run's median and p90 come from the
  * histogram: within 1 % of the exact values; min, max, mean exact. */
 static void test_live_many_steps(void **state)
@@ -599,10 +634,10 @@ static void test_live_vs_analyse(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_tail_pieces),	    cmocka_unit_test(test_tail_damage),
-	    cmocka_unit_test(test_live_hand),	    cmocka_unit_test(test_live_vs_analyse),
-	    cmocka_unit_test(test_live_stop),	    cmocka_unit_test(test_live_steps_reversed),
-	    cmocka_unit_test(test_live_many_steps),
+	    cmocka_unit_test(test_tail_pieces), cmocka_unit_test(test_tail_damage),
+	    cmocka_unit_test(test_live_hand),	cmocka_unit_test(test_live_vs_analyse),
+	    cmocka_unit_test(test_live_stop),	cmocka_unit_test(test_live_steps_reversed),
+	    cmocka_unit_test(test_live_bounds), cmocka_unit_test(test_live_many_steps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
