@@ -92,6 +92,24 @@ static void print_hits_locked(const struct server *s, struct run_alerts *ra)
 	ra->printed = ra->a.fired;
 }
 
+/* The alerts document of a run's state a, or, when it has none (no rules,
+ * or never checked), of the rules with no hit; w->mu held. */
+static void alerts_json_locked(struct jsonw *doc, const struct live_watch *w,
+			       const struct live_alerts *a)
+{
+	struct live_alerts none;
+
+	if (a) {
+		live_alerts_json(doc, a, WATCH_HITS_SHOWN);
+		return;
+	}
+	live_alerts_init(&none);
+	for (size_t i = 0; i < w->nrules; i++)
+		live_alerts_add(&none, w->rules[i], NULL); /* checked at start */
+	live_alerts_json(doc, &none, WATCH_HITS_SHOWN);
+	live_alerts_release(&none);
+}
+
 /* Checks run (span: as live_collect) and, when doc is not NULL, writes
  * the live cluster document into it. 0 when no entry of run is live,
  * 1 when checked, NNS_ENOMEM. */
@@ -141,15 +159,7 @@ static int check_run(struct server *s, const char *run, const char *span, struct
 		jsonw_key(doc, "verdict");
 		live_ranks_json(doc, &ranks);
 		jsonw_key(doc, "alerts");
-		if (a) {
-			live_alerts_json(doc, a, WATCH_HITS_SHOWN);
-		} else {
-			struct live_alerts none;
-
-			live_alerts_init(&none);
-			live_alerts_json(doc, &none, 0);
-			live_alerts_release(&none);
-		}
+		alerts_json_locked(doc, w, a);
 		jsonw_obj_end(doc);
 	}
 	pthread_mutex_unlock(&w->mu);
@@ -292,8 +302,7 @@ void api_live_alerts(struct server *s, struct srv_req *q)
 {
 	const char *run = srv_arg(q, "run");
 	struct live_watch *lw = s->watch;
-	struct run_alerts *ra = NULL;
-	struct live_alerts none, *a = NULL;
+	const struct live_alerts *a = NULL;
 	char *runs[WATCH_RUNS_MAX];
 	size_t n;
 	int live = 0;
@@ -309,23 +318,16 @@ void api_live_alerts(struct server *s, struct srv_req *q)
 	}
 	if (jsonw_init_mem(&w, 0, 0))
 		return srv_error(q, 503, "out of memory");
-	live_alerts_init(&none);
 	pthread_mutex_lock(&lw->mu);
-	for (size_t i = 0; i < lw->runs.n && !ra; i++)
+	for (size_t i = 0; i < lw->runs.n && !a; i++)
 		if (strcmp(lw->runs.v[i].run, run) == 0)
-			a = &(ra = &lw->runs.v[i])->a;
-	if (!a) { /* no rules, or the run was never checked: its rules, no hit */
-		for (size_t i = 0; i < lw->nrules; i++)
-			live_alerts_add(&none, lw->rules[i], NULL);
-		a = &none;
-	}
+			a = &lw->runs.v[i].a;
 	jsonw_obj_begin(&w);
 	jsonw_kstr(&w, "run", run);
 	jsonw_kbool(&w, "live", live);
 	jsonw_key(&w, "alerts");
-	live_alerts_json(&w, a, WATCH_HITS_SHOWN);
+	alerts_json_locked(&w, lw, a);
 	jsonw_obj_end(&w);
 	pthread_mutex_unlock(&lw->mu);
-	live_alerts_release(&none);
 	srv_reply_json(q, &w);
 }
