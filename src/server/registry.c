@@ -8,12 +8,11 @@
  * written) are handled by live_entries.c; the rescan sets their flag.
  */
 #include "server/registry.h"
+#include "server/registry_int.h"
 #include "analysis/an_ms.h"
 #include "common/clock.h"
-#include "common/strhash.h"
 #include "importers/load.h"
 #include "importers/ms_timeline.h"
-#include "output/jsonw.h"
 #include "output/output.h"
 #include "server/cache.h"
 #include "server/live_entries.h"
@@ -102,7 +101,7 @@ void reg_unload_locked(struct registry *r, struct reg_entry *e)
 	e->state = REG_IDLE;
 }
 
-static struct reg_entry *entry_by_path(struct registry *r, const char *path)
+struct reg_entry *reg_entry_by_path_locked(struct registry *r, const char *path)
 {
 	for (size_t i = 0; i < r->entries.n; i++)
 		if (!r->entries.v[i]->replaced && !r->entries.v[i]->variant &&
@@ -144,115 +143,6 @@ fail:
 	return NULL;
 }
 
-/* Whether the trace at path is live (caller holds mu). */
-static int path_live(struct registry *r, const char *path)
-{
-	const struct reg_entry *e = entry_by_path(r, path);
-
-	return e && e->live;
-}
-
-static void runs_doc(struct registry *r, const struct run_set *rs)
-{
-	struct jsonw w;
-	char *doc;
-	size_t len = 0;
-
-	if (jsonw_init_mem(&w, 0, 0))
-		return;
-	jsonw_obj_begin(&w);
-	jsonw_kstr(&w, "logdir", r->logdir);
-	jsonw_kint(&w, "generation", (int64_t)r->generation);
-	jsonw_key(&w, "runs");
-	jsonw_arr_begin(&w);
-	for (size_t i = 0; rs && i < rs->runs.n; i++) {
-		const struct run *run = &rs->runs.v[i];
-		int nnst = 0, kin = 0, any = 0, run_live = 0;
-		int64_t mtime_ms; /* of its newest trace file: the Diff view's default order */
-
-		for (size_t j = 0; j < run->workers.n; j++)
-			any |= run->workers.v[j].spans.n > 0;
-		if (!any)
-			continue; /* every file of it pointed out of the logdir */
-		mtime_ms = scan_run_mtime_ms(&r->root, run);
-		jsonw_obj_begin(&w);
-		jsonw_kstr(&w, "name", run->name);
-		if (mtime_ms > 0)
-			jsonw_kint(&w, "mtime_ms", mtime_ms);
-		jsonw_key(&w, "workers");
-		jsonw_arr_begin(&w);
-		for (size_t j = 0; j < run->workers.n; j++) {
-			const struct run_worker *wk = &run->workers.v[j];
-			int live = 0;
-
-			if (wk->spans.n == 0)
-				continue; /* its files pointed out of the logdir */
-			jsonw_obj_begin(&w);
-			jsonw_kstr(&w, "name", wk->name);
-			jsonw_key(&w, "spans");
-			jsonw_arr_begin(&w);
-			for (size_t k = 0; k < wk->spans.n; k++) {
-				const char *p = wk->spans.v[k].path;
-
-				if (live_is_nnst(p))
-					nnst = 1;
-				else
-					kin = 1;
-				live |= path_live(r, p);
-				if (wk->spans.v[k].name)
-					jsonw_str(&w, wk->spans.v[k].name);
-			}
-			jsonw_arr_end(&w);
-			if (live)
-				jsonw_kbool(&w, "live", 1);
-			run_live |= live;
-			jsonw_obj_end(&w);
-		}
-		jsonw_arr_end(&w);
-		jsonw_kstr(&w, "kind",
-			   run_is_mindspore(run) ? "mindspore"
-			   : nnst && kin	 ? "mixed"
-			   : nnst		 ? "nnscope"
-						 : "kineto");
-		if (run_live)
-			jsonw_kbool(&w, "live", 1);
-		jsonw_obj_end(&w);
-	}
-	jsonw_arr_end(&w);
-	/* files left out, links that resolve outside the logdir among them */
-	jsonw_key(&w, "skipped");
-	jsonw_arr_begin(&w);
-	for (size_t i = 0; rs && i < rs->skipped.n; i++) {
-		jsonw_obj_begin(&w);
-		jsonw_kstr(&w, "path", rs->skipped.v[i].path);
-		jsonw_kstr(&w, "reason", rs->skipped.v[i].reason);
-		jsonw_obj_end(&w);
-	}
-	jsonw_arr_end(&w);
-	if (rs && rs->skipped_more)
-		jsonw_kint(&w, "skipped_more", (int64_t)rs->skipped_more);
-	jsonw_obj_end(&w);
-	if (jsonw_finish(&w, NULL) == NNS_OK && (doc = jsonw_take(&w, &len)) != NULL) {
-		free(r->runs_json);
-		r->runs_json = doc;
-		r->runs_json_len = len;
-	}
-	jsonw_release(&w);
-}
-
-/* What the skipped list says, as one number (the runs document is made
- * again when it changes). */
-static uint64_t skipped_sig(const struct run_set *rs)
-{
-	uint64_t h = strhash_add(STRHASH_INIT, &rs->skipped_more, sizeof(rs->skipped_more));
-
-	for (size_t i = 0; i < rs->skipped.n; i++) {
-		h = strhash_add(h, rs->skipped.v[i].path, strlen(rs->skipped.v[i].path) + 1);
-		h = strhash_add(h, rs->skipped.v[i].reason, strlen(rs->skipped.v[i].reason) + 1);
-	}
-	return h;
-}
-
 /* Merges a fresh discovery into the entries; caller holds mu. Entries
  * whose file changed are replaced (when nobody holds them) so that they
  * are analysed again. */
@@ -271,7 +161,7 @@ static void merge_locked(struct registry *r, const struct run_set *rs)
 
 			for (size_t k = 0; k < w->spans.n; k++) {
 				const struct run_span *s = &w->spans.v[k];
-				struct reg_entry *e = entry_by_path(r, s->path);
+				struct reg_entry *e = reg_entry_by_path_locked(r, s->path);
 				int64_t size, mt;
 				int same_names;
 
@@ -341,10 +231,10 @@ static void merge_locked(struct registry *r, const struct run_set *rs)
 		if (!e->variant && !e->gone && e->live != e->listed_live)
 			changed = 1; /* became live or stopped being live */
 	}
-	if (changed || !r->runs_json || skipped_sig(rs) != r->skipped_sig) {
+	if (changed || !r->runs_json || reg_skipped_sig(rs) != r->skipped_sig) {
 		r->generation++;
-		r->skipped_sig = skipped_sig(rs);
-		runs_doc(r, rs);
+		r->skipped_sig = reg_skipped_sig(rs);
+		reg_runs_doc_locked(r, rs);
 		for (size_t i = 0; i < r->entries.n; i++)
 			r->entries.v[i]->listed_live = r->entries.v[i]->live;
 	}
