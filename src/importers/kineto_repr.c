@@ -160,8 +160,95 @@ static int repr_value(struct kparser *ps, const char **pp, int depth)
 	return kp_unexpected(ps, p, "expected a value");
 }
 
+/* The common case without the general walk: a list already written the
+ * way repr() prints it, of lists, plain numbers and plain strings
+ * ("[[2, 8, 5], [], []]", "[\"float\", \"\"]", "[50, 1, 1]": what Kineto
+ * writes). Then the repr is the input text with '"' turned into '\''. Any
+ * other byte, spacing or nesting (escapes, a quote inside a string, -0,
+ * exponents, objects, a value cut by the window's end) leaves the value to
+ * the general path: nothing is consumed and 0 returned. 1 when the text
+ * is in ps->tmp (tmp_over clear) and *pp is past the value. */
+static int repr_fast(struct kparser *ps, const char **pp, int depth)
+{
+	const unsigned char *s = (const unsigned char *)*pp, *p = s;
+	int d = 0, quotes = 0;
+
+	if (*p != '[')
+		return 0;
+	for (;;) {
+		/* p is at the start of a value */
+		if (*p == '[') {
+			if (depth + ++d > KP_DEPTH_MAX)
+				return 0;
+			p++;
+			if (*p == ']')
+				goto close;
+			continue;
+		} else if (*p == '"') {
+			p++;
+			while (*p >= 0x20 && *p != '"' && *p != '\\' && *p != '\'' && *p != 0x7f &&
+			       *p != 0xC2)
+				p++;
+			if (*p != '"')
+				return 0;
+			p++;
+			quotes = 1;
+		} else {
+			const unsigned char *n = p;
+			if (*p == '-')
+				p++;
+			if (*p < '0' || *p > '9')
+				return 0;
+			while (*p >= '0' && *p <= '9')
+				p++;
+			if (*p == '.') {
+				p++;
+				if (*p < '0' || *p > '9')
+					return 0;
+				while (*p >= '0' && *p <= '9')
+					p++;
+			}
+			if (p - n > KP_NUM_MAX || (p - n == 2 && n[0] == '-' && n[1] == '0'))
+				return 0;
+		}
+		/* after a value: ", " and the next, or the closing brackets */
+		if (p[0] == ',' && p[1] == ' ' && p[2] != ' ') {
+			p += 2;
+			continue;
+		}
+		if (*p != ']')
+			return 0;
+	close:
+		while (*p == ']' && d > 0) {
+			p++;
+			d--;
+		}
+		if (d == 0)
+			break;
+		if (p[0] == ',' && p[1] == ' ' && p[2] != ' ') {
+			p += 2;
+			continue;
+		}
+		return 0;
+	}
+	if ((size_t)(p - s) > KP_REPR_MAX)
+		return 0;
+	buf_reset(&ps->tmp);
+	ps->tmp_over = 0;
+	if (buf_append(&ps->tmp, (const char *)s, (size_t)(p - s)))
+		return 0;
+	if (quotes)
+		for (size_t i = 0; i < ps->tmp.len; i++)
+			if (ps->tmp.p[i] == '"')
+				ps->tmp.p[i] = '\'';
+	*pp = (const char *)p;
+	return 1;
+}
+
 int kj_repr(struct kparser *ps, const char **pp, int depth, int reset)
 {
+	if (reset && repr_fast(ps, pp, depth))
+		return KP_OK;
 	if (reset) {
 		buf_reset(&ps->tmp);
 		ps->tmp_over = 0;

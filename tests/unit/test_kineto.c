@@ -229,6 +229,62 @@ static void test_host_args(void **state)
 	model_release(&m);
 }
 
+/* The canonical text of "Input Dims" / "Input type" values already written
+ * the way repr() prints them (taken as they are), and of values that only
+ * look so up to some byte (spacing, -0, exponents, quotes, escapes,
+ * literals, nesting): each must come out as Python's repr of the parsed
+ * value, whichever way the importer gets there. */
+static void test_repr_forms(void **state)
+{
+	static const struct {
+		const char *json, *repr;
+	} cases[] = {
+	    {"[[2, 8, 5], [], []]", "[[2, 8, 5], [], []]"},
+	    {"[[64, 3, 224, 224], [-1, 0]]", "[[64, 3, 224, 224], [-1, 0]]"},
+	    {"[]", "[]"},
+	    {"[[[]]]", "[[[]]]"},
+	    {"[1.5, 10.25]", "[1.5, 10.25]"},
+	    {"[[2,8],[3]]", "[[2, 8], [3]]"},
+	    {"[[2, 8],  [3]]", "[[2, 8], [3]]"},
+	    {"[ [2, 8]]", "[[2, 8]]"},
+	    {"[[2, 8] ]", "[[2, 8]]"},
+	    {"[[2, 8],\n [3]]", "[[2, 8], [3]]"},
+	    {"[-0, 1]", "[0, 1]"},
+	    {"[1, -0]", "[1, 0]"},
+	    {"[-01, 007]", "[-01, 007]"},
+	    {"[1e5, 2E-3]", "[1e5, 2E-3]"},
+	    {"[\"float\", \"Int\", \"\"]", "['float', 'Int', '']"},
+	    {"[\"it's\", \"x\"]", "[\"it's\", 'x']"},
+	    {"[\"a\\\"b\"]", "['a\"b']"},
+	    {"[\"tab\\there\"]", "['tab\\there']"},
+	    {"[\"caf\\u00e9\", \"\xc3\xa9t\xc3\xa9\"]", "['caf\xc3\xa9', '\xc3\xa9t\xc3\xa9']"},
+	    {"[true, false, null]", "[True, False, None]"},
+	    {"[[1, 2], {\"k\": 1}]", "[[1, 2], {'k': 1}]"},
+	    {"[[1, 2], \"s\", 3]", "[[1, 2], 's', 3]"},
+	};
+	char json[512];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct model m;
+		struct nns_err err;
+		const struct model_event *e;
+
+		snprintf(json, sizeof(json),
+			 "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"op\","
+			 "\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"args\":{\"Input Dims\":%s,"
+			 "\"Input type\":%s}}]}",
+			 cases[i].json, cases[i].json);
+		assert_int_equal(load(&m, json, &err), NNS_OK);
+		e = must_find(&m, "op");
+		assert_int_not_equal(e->extra, MODEL_NOIDX);
+		assert_string_equal(model_str(&m, m.op_args.v[e->extra].input_dims), cases[i].repr);
+		assert_string_equal(model_str(&m, m.op_args.v[e->extra].input_type), cases[i].repr);
+		model_release(&m);
+	}
+}
+
 static void test_device_args(void **state)
 {
 	const char *json =
@@ -554,6 +610,7 @@ int main(void)
 	    cmocka_unit_test(test_timestamps),
 	    cmocka_unit_test(test_threads),
 	    cmocka_unit_test(test_host_args),
+	    cmocka_unit_test(test_repr_forms),
 	    cmocka_unit_test(test_device_args),
 	    cmocka_unit_test(test_memory_flow_counter),
 	    cmocka_unit_test(test_top_level),
