@@ -96,9 +96,12 @@ struct an_opts {
 /* The pass cache of a profile (profile.c): a pass runs once, ok or not,
  * and a failed one answers its first error again. */
 struct an_pass_cache {
-	pthread_mutex_t lock;	   /* held while a pass runs (the server's threads
-				    * share a profile) */
+	pthread_mutex_t lock;	   /* guards the fields below (the server's threads
+				    * share a profile); released while a pass runs */
+	pthread_cond_t cond;	   /* signalled when a pass ends */
 	uint32_t done;		   /* bit per pass that ran */
+	uint32_t running;	   /* bit per pass running now */
+	int names_ready;	   /* an_names_prepare ran (before the first pass) */
 	int rc[AN_PASS__N];	   /* its status */
 	char *msg[AN_PASS__N];	   /* owned: its error message, NULL if none */
 	unsigned runs[AN_PASS__N]; /* times it ran (tests: 0 or 1) */
@@ -144,15 +147,37 @@ struct an_profile {
 void an_profile_init(struct an_profile *p, const struct model *m);
 /* Runs pass `pass` on first use, its needs first, and remembers the
  * outcome: NNS_OK, or the status (and message) it failed with, every time.
- * Thread-safe on one profile. A profile is a cache of its model's
- * analyses: a pass adds its own result and changes nothing a reader has
- * seen, which is why writers holding the profile const may ask. A pass's
- * run must not call an_profile_need itself (the lock is held): its needs
- * are in the table. */
+ * Thread-safe on one profile: a pass another thread is running is waited
+ * for. A profile is a cache of its model's analyses: a pass adds its own
+ * result and changes nothing a reader has seen, which is why writers
+ * holding the profile const may ask. Passes run side by side (below), so a
+ * pass reads only the model and the results of the passes the table says
+ * it needs, and writes only its own; its run must not call
+ * an_profile_need itself: its needs are in the table. */
 int an_profile_need(const struct an_profile *p, enum an_pass pass, struct nns_err *err);
+
+/* The bit of a pass in a mask of passes. */
+#define AN_PASS_BIT(x) (1u << (x))
+/* The base passes (an_profile_compute). */
+#define AN_PASSES_BASE (AN_PASS_BIT(AN_PASS_NBASE) - 1u)
+/* What the default documents read (`nnscope analyse`, the server's cache):
+ * every pass but the critical path of a chosen step. */
+#define AN_PASSES_DOCS ((AN_PASS_BIT(AN_PASS__N) - 1u) & ~AN_PASS_BIT(AN_PASS_CRITPATH_STEP))
+
+/* Runs the passes of mask that have not run, and their needs, on up to
+ * `threads` threads (this one and threads - 1 started here; <= 1: this
+ * thread alone), each pass as soon as its needs are done. The results are
+ * those of an_profile_need pass by pass. NNS_OK, or the status and message
+ * of the first pass of mask (in table order) that failed. */
+int an_profile_need_mask(const struct an_profile *p, uint32_t mask, int threads,
+			 struct nns_err *err);
 /* an_profile_init, then every base pass (the profile proper, not HTA's).
  * NNS_OK, NNS_EINVAL (model not finalized) or NNS_ENOMEM. */
 int an_profile_compute(struct an_profile *p, const struct model *m, struct nns_err *err);
+/* The same with the passes of mask too (AN_PASSES_DOCS: what the
+ * documents read), on up to `threads` threads (an_profile_need_mask). */
+int an_profile_compute_mask(struct an_profile *p, const struct model *m, uint32_t mask, int threads,
+			    struct nns_err *err);
 /* Frees everything the passes made (also of a failed or zeroed profile). */
 void an_profile_release(struct an_profile *p);
 

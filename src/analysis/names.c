@@ -1,6 +1,13 @@
-/* names.c - name predicates used to classify events (names.h). */
+/*
+ * names.c - name predicates used to classify events (names.h), and the
+ * profile's memo of each name's classes. The memos are filled for every
+ * event name before the first pass (an_names_prepare), so passes that run
+ * at the same time only read them; a name no event carries is classified
+ * on first use (the same value whoever writes it).
+ */
 #include "names.h"
 #include "analysis.h"
+#include "an_tensorcore.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -91,4 +98,28 @@ unsigned an_name_flags(struct an_profile *p, uint32_t name)
 	if (!(p->name_flags[name] & 0x8000))
 		p->name_flags[name] = (uint16_t)(classify(model_str(m, name)) | 0x8000);
 	return p->name_flags[name] & 0x7fff;
+}
+
+int an_names_prepare(struct an_profile *p)
+{
+	const struct model *m = p->m;
+	size_t i;
+
+	if (p->name_flags && p->tc_cache)
+		return NNS_OK;
+	if (!p->name_flags &&
+	    !(p->name_flags = calloc(m->strings.count + 1, sizeof(*p->name_flags))))
+		return NNS_ENOMEM;
+	if (!p->tc_cache && !(p->tc_cache = calloc(m->strings.count + 1, 1)))
+		return NNS_ENOMEM;
+	for (i = 0; i < m->events.n; i++) {
+		const struct model_event *e = &m->events.v[i];
+		if (e->name >= m->strings.count)
+			continue;
+		if (!(p->name_flags[e->name] & 0x8000))
+			(void)an_name_flags(p, e->name);
+		if (e->kind == MK_KERNEL && !p->tc_cache[e->name])
+			(void)an_tc_kernel_id(p, e->name);
+	}
+	return NNS_OK;
 }

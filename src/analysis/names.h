@@ -31,6 +31,11 @@ enum {
 struct an_profile;
 /* Flags of string id `name`, memoised in the profile (built on first use). */
 unsigned an_name_flags(struct an_profile *p, uint32_t name);
+/* Fills the profile's name memos (an_name_flags, an_tc_kernel_id) for the
+ * name of every event, so that passes running side by side only read them:
+ * 0 or NNS_ENOMEM (the memos then stay unbuilt and the passes classify
+ * each name as they go). Runs before the first pass (profile.c). */
+int an_names_prepare(struct an_profile *p);
 
 /* Host-side "CPU" kinds that tb_plugin counts in CPU Exec (python, operator,
  * user annotation; not python_function, not GPU-side annotations). */

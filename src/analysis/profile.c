@@ -1,8 +1,10 @@
 /*
  * profile.c - the pass table of a worker's profile and its cache: which
  * analyses exist, what each needs, and an_profile_need, which runs a pass
- * (its needs first) once and remembers how it went. an_profile_compute
- * runs the base passes; an_profile_release frees what every pass made.
+ * (its needs first) once and remembers how it went; an_profile_need_mask,
+ * which runs several on a few threads, each as soon as its needs ended.
+ * an_profile_compute runs the base passes; an_profile_release frees what
+ * every pass made.
  *
  * The table is the order of truth: a pass only needs passes above it, so
  * running them top to bottom is always valid and cycles cannot be written
@@ -10,6 +12,7 @@
  */
 #include "analysis/an_hta.h"
 #include "analysis/an_ms.h"
+#include "analysis/names.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -125,42 +128,68 @@ void an_profile_init(struct an_profile *p, const struct model *m)
 	memset(p, 0, sizeof(*p));
 	p->m = m;
 	pthread_mutex_init(&p->cache.lock, NULL);
+	pthread_cond_init(&p->cache.cond, NULL);
 }
 
-/* Runs pass (after its needs) unless it ran; the lock is held. */
-static int need_locked(struct an_profile *p, enum an_pass pass)
+/* Runs pass, whose needs have ended, and records how it went. The lock is
+ * held on entry and on return, and released while the pass runs so that
+ * other passes run beside it. A pass one of whose needs failed fails the
+ * same way without running. */
+static void run_pass(struct an_profile *p, enum an_pass pass)
 {
 	struct an_pass_cache *c = &p->cache;
 	const struct an_pass_def *d = &an_passes[pass];
 	struct nns_err e;
 	int k, rc = NNS_OK;
 
-	if (c->done & (1u << pass))
-		return c->rc[pass];
 	nns_err_clear(&e);
-	for (k = 0; k < (int)pass && rc == NNS_OK; k++)
-		if (d->needs & (1u << k))
-			rc = need_locked(p, (enum an_pass)k);
-	if (rc == NNS_OK) {
-		if (pass >= AN_PASS_NBASE && !p->hta && !(p->hta = calloc(1, sizeof(*p->hta))))
-			rc = nns_err_set(&e, NNS_ENOMEM, "out of memory");
-		else {
-			rc = d->run(p, &e);
-			c->runs[pass]++;
+	for (k = 0; k < (int)pass; k++)
+		if ((d->needs & (1u << k)) && c->rc[k]) {
+			rc = nns_err_set(&e, c->rc[k], "%s", c->msg[k] ? c->msg[k] : "");
+			break;
 		}
-	} else {
-		/* a need failed: this pass fails the same way */
-		for (k = 0; k < (int)pass; k++)
-			if ((d->needs & (1u << k)) && c->rc[k]) {
-				nns_err_set(&e, c->rc[k], "%s", c->msg[k] ? c->msg[k] : "");
-				break;
-			}
+	if (rc == NNS_OK && !c->names_ready) {
+		if (an_names_prepare(p))
+			rc = nns_err_set(&e, NNS_ENOMEM, "out of memory");
+		else
+			c->names_ready = 1;
+	}
+	if (rc == NNS_OK && pass >= AN_PASS_NBASE && !p->hta &&
+	    !(p->hta = calloc(1, sizeof(*p->hta))))
+		rc = nns_err_set(&e, NNS_ENOMEM, "out of memory");
+	if (rc == NNS_OK) {
+		c->running |= 1u << pass;
+		pthread_mutex_unlock(&c->lock);
+		rc = d->run(p, &e);
+		pthread_mutex_lock(&c->lock);
+		c->running &= ~(1u << pass);
+		c->runs[pass]++;
 	}
 	c->done |= 1u << pass;
 	c->rc[pass] = rc;
 	if (rc)
 		c->msg[pass] = strdup(e.msg);
-	return rc;
+	pthread_cond_broadcast(&c->cond);
+}
+
+/* Runs pass (after its needs) unless it ran, waiting for it when another
+ * thread runs it; the lock is held. */
+static int need_locked(struct an_profile *p, enum an_pass pass)
+{
+	struct an_pass_cache *c = &p->cache;
+	const struct an_pass_def *d = &an_passes[pass];
+	int k;
+
+	if (c->done & (1u << pass))
+		return c->rc[pass];
+	for (k = 0; k < (int)pass; k++)
+		if ((d->needs & (1u << k)) && need_locked(p, (enum an_pass)k))
+			break; /* run_pass fails it the same way */
+	while (!(c->done & (1u << pass)) && (c->running & (1u << pass)))
+		pthread_cond_wait(&c->cond, &c->lock);
+	if (!(c->done & (1u << pass)))
+		run_pass(p, pass);
+	return c->rc[pass];
 }
 
 int an_profile_need(const struct an_profile *cp, enum an_pass pass, struct nns_err *err)
@@ -184,6 +213,87 @@ const struct an_hta *an_profile_hta(const struct an_profile *p, enum an_pass pas
 				    struct nns_err *err)
 {
 	return an_profile_need(p, pass, err) ? NULL : p->hta;
+}
+
+/* ---- passes side by side ---------------------------------------------------- */
+
+struct pass_sched {
+	struct an_profile *p;
+	uint32_t want; /* the passes to run, closed under needs */
+};
+
+/* Takes the first pass of want whose needs have all ended and that nobody
+ * runs, runs it, and again, until every pass of want has ended. */
+static void *sched_main(void *arg)
+{
+	struct pass_sched *s = arg;
+	struct an_pass_cache *c = &s->p->cache;
+
+	pthread_mutex_lock(&c->lock);
+	for (;;) {
+		uint32_t left = s->want & ~c->done;
+		int k, pick = -1;
+
+		if (!left)
+			break;
+		for (k = 0; k < AN_PASS__N && pick < 0; k++)
+			if ((left & (1u << k)) && !(c->running & (1u << k)) &&
+			    !(an_passes[k].needs & ~c->done))
+				pick = k;
+		if (pick < 0)
+			pthread_cond_wait(&c->cond, &c->lock);
+		else
+			run_pass(s->p, (enum an_pass)pick);
+	}
+	pthread_mutex_unlock(&c->lock);
+	return NULL;
+}
+
+int an_profile_need_mask(const struct an_profile *cp, uint32_t mask, int threads,
+			 struct nns_err *err)
+{
+	struct an_profile *p = (struct an_profile *)cp; /* see an_profile_need */
+	struct pass_sched s = {p, mask & (AN_PASS_BIT(AN_PASS__N) - 1u)};
+	pthread_t th[7];
+	int k, n = 0, rc = NNS_OK;
+
+	if (!p->m)
+		return nns_err_set(err, NNS_EINVAL, "internal: no model in this profile");
+	for (k = AN_PASS__N - 1; k >= 0; k--) /* needs come before: one pass down closes it */
+		if (s.want & (1u << k))
+			s.want |= an_passes[k].needs;
+	if (threads > 8)
+		threads = 8;
+	for (; n < threads - 1; n++)
+		if (pthread_create(&th[n], NULL, sched_main, &s))
+			break; /* fewer threads: the passes still all run */
+	sched_main(&s);
+	for (k = 0; k < n; k++)
+		pthread_join(th[k], NULL);
+	pthread_mutex_lock(&p->cache.lock);
+	for (k = 0; k < AN_PASS__N && !rc; k++)
+		if ((mask & (1u << k)) && (rc = p->cache.rc[k]))
+			nns_err_set(err, rc, "%s", p->cache.msg[k] ? p->cache.msg[k] : "");
+	pthread_mutex_unlock(&p->cache.lock);
+	return rc;
+}
+
+int an_profile_compute_mask(struct an_profile *p, const struct model *m, uint32_t mask, int threads,
+			    struct nns_err *err)
+{
+	int k, rc;
+
+	an_profile_init(p, m);
+	if (!m->finalized)
+		return nns_err_set(err, NNS_EINVAL, "internal: model not finalized");
+	if ((rc = an_profile_need_mask(p, mask | AN_PASSES_BASE, threads, err)))
+		return rc;
+	/* the base passes' status first, as an_profile_compute reports it */
+	for (k = 0; k < AN_PASS_NBASE; k++)
+		if (p->cache.rc[k])
+			return nns_err_set(err, p->cache.rc[k], "%s",
+					   p->cache.msg[k] ? p->cache.msg[k] : "");
+	return NNS_OK;
 }
 
 int an_profile_compute(struct an_profile *p, const struct model *m, struct nns_err *err)
@@ -263,5 +373,6 @@ void an_profile_release(struct an_profile *p)
 	for (r = 0; r < AN_PASS__N; r++)
 		free(p->cache.msg[r]);
 	pthread_mutex_destroy(&p->cache.lock);
+	pthread_cond_destroy(&p->cache.cond);
 	memset(p, 0, sizeof(*p));
 }

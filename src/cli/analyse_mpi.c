@@ -256,6 +256,7 @@ static int visit_share(const struct run *r, struct cli_visit *v, struct mpi_dl *
 		it.run = r;
 		it.worker = wk;
 		it.span = s;
+		it.passes = v->passes;
 		if (cli_load_steps(&it, s->path, &v->kopts, &v->steps)) {
 			(*failed)++;
 			continue;

@@ -168,7 +168,8 @@ struct cli_item {
 	const struct run_span *span;
 	struct model m;
 	struct an_profile p;
-	int loaded; /* m and p are valid */
+	int loaded;	 /* m and p are valid */
+	uint32_t passes; /* passes computed with the base ones (AN_PASS_BIT) */
 };
 
 /* --steps A-B: analyse only the steps numbered A..B (MindSpore's
@@ -189,6 +190,8 @@ struct cli_visit {
 	const char *only_span;	 /* NULL = all; a span name or suffix */
 	int want_dist;		 /* compute an_dist for groups of > 1 worker */
 	struct an_opts aopts;	 /* options of the passes, given to every profile */
+	uint32_t passes;	 /* passes to compute at load beside the base ones
+				  * (AN_PASSES_DOCS: what analyse writes) */
 	size_t groups;		 /* set by cli_visit_run: span groups of the run */
 	size_t load_failed;	 /* spans that could not be loaded (counted, reported) */
 	void *ctx;

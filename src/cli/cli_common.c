@@ -444,6 +444,14 @@ int cli_load(struct cli_item *it, const char *path, const struct kineto_opts *ko
 	return cli_load_steps(it, path, ko, NULL);
 }
 
+/* Threads for the passes: as many as the parser's (-j; 0 = one per CPU). */
+static int pass_threads(const struct kineto_opts *ko)
+{
+	long n = ko && ko->threads > 0 ? ko->threads : sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > 8 ? 8 : (int)n;
+}
+
 int cli_load_steps(struct cli_item *it, const char *path, const struct kineto_opts *ko,
 		   const struct cli_steps *st)
 {
@@ -509,7 +517,7 @@ int cli_load_steps(struct cli_item *it, const char *path, const struct kineto_op
 		return CLI_EINPUT;
 	}
 	nns_err_clear(&err);
-	rc = an_profile_compute(&it->p, &it->m, &err);
+	rc = an_profile_compute_mask(&it->p, &it->m, it->passes, pass_threads(ko), &err);
 	if (!rc)
 		rc = an_ms_attach(&it->p, &err);
 	if (rc) {
@@ -646,6 +654,7 @@ int cli_visit_run(const struct run *r, struct cli_visit *v, size_t *visited)
 			it->run = r;
 			it->worker = wk;
 			it->span = s;
+			it->passes = v->passes;
 			if (cli_load_steps(it, s->path, &v->kopts, &v->steps)) {
 				v->load_failed++;
 				continue;

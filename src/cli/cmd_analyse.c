@@ -555,6 +555,7 @@ static int analyse_body(struct analyse_ctx *cx, const struct analyse_args *a, st
 	memset(v, 0, sizeof(*v));
 	v->steps = a->steps;
 	v->aopts.critpath_step = a->cp_step; /* the profiles' critical path */
+	v->passes = AN_PASSES_DOCS;	     /* every document is written */
 	cli_kineto_opts(&v->kopts, a->threads);
 	cli_kineto_limits(&v->kopts, &a->lim);
 	v->kopts.progress = root && v->kopts.progress;

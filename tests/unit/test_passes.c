@@ -6,7 +6,8 @@
  * its first error again (and fails its dependents the same way), and
  * writing every JSON document plus the SQLite export of a profile (what
  * `analyse --sqlite` does) runs each pass once; the critical path's step
- * option.
+ * option; passes run side by side on several threads (an_profile_need_mask)
+ * write the same documents as one after the other, and fail the same way.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 #include "analysis/an_hta.h"
+#include "importers/kineto.h"
 #include "output/output.h"
 #include "output/sqlite_out.h"
 #include "testutil.h"
@@ -225,6 +227,110 @@ static void test_critpath_step_option(void **state)
 	assert_int_equal(rm_tree(dir), 0);
 }
 
+/* Writes every document of p into a fresh directory (dir, 64 bytes). */
+static void write_docs(const struct an_profile *p, char *dir)
+{
+	struct out_source src = {"w", NULL, "w.json", "run"};
+	struct out_opts oo = {1, 0};
+	struct nns_err err;
+
+	snprintf(dir, 64, "/tmp/nns_passes_XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	nns_err_clear(&err);
+	if (out_write_profile(dir, &src, p, &oo, &err))
+		fail_msg("%s", err.msg);
+}
+
+/* The same documents, byte for byte, whether the passes ran one after the
+ * other (an_profile_compute, then each writer's need) or side by side on
+ * four threads (an_profile_compute_mask), each pass once; on the small
+ * trace above and on the real ResNet-50 sample when ../shared has it. */
+static void side_by_side(const struct model *m)
+{
+	struct an_profile a, b;
+	struct nns_err err;
+	char da[64], db[64], cmd[300];
+	int k;
+
+	nns_err_clear(&err);
+	assert_int_equal(an_profile_compute(&a, m, &err), NNS_OK);
+	write_docs(&a, da);
+	assert_int_equal(an_profile_compute_mask(&b, m, AN_PASSES_DOCS, 4, &err), NNS_OK);
+	for (k = 0; k < AN_PASS__N; k++)
+		if (b.cache.runs[k] != (k == AN_PASS_CRITPATH_STEP ? 0u : 1u))
+			fail_msg("pass %s ran %u times", an_passes[k].name, b.cache.runs[k]);
+	assert_int_equal(b.cache.running, 0);
+	write_docs(&b, db);
+	for (k = 0; k < AN_PASS__N; k++) /* the writers found every pass done */
+		assert_true(b.cache.runs[k] <= 1);
+	snprintf(cmd, sizeof(cmd), "diff -r '%s' '%s'", da, db);
+	assert_int_equal(system(cmd), 0);
+	an_profile_release(&a);
+	an_profile_release(&b);
+	assert_int_equal(rm_tree(da), 0);
+	assert_int_equal(rm_tree(db), 0);
+}
+
+static void test_side_by_side(void **state)
+{
+	const char *shared = tu_shared_dir();
+	char path[512];
+	struct model m;
+	struct kineto_opts ko = {.threads = 2};
+	struct nns_err err;
+	(void)state;
+
+	assert_int_equal(tu_kineto_profile(doc, &m, NULL), 0);
+	side_by_side(&m);
+	model_release(&m);
+	if (!shared) {
+		printf("   (skipped the ResNet-50 sample: ../shared not found)\n");
+		return;
+	}
+	snprintf(path, sizeof(path),
+		 "%s/data/kineto/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz",
+		 shared);
+	if (access(path, R_OK) != 0) {
+		printf("   (skipped the ResNet-50 sample: %s not found)\n", path);
+		return;
+	}
+	assert_int_equal(model_init(&m), NNS_OK);
+	nns_err_clear(&err);
+	if (kineto_load_file(path, &m, &ko, &err))
+		fail_msg("%s", err.msg);
+	side_by_side(&m);
+	model_release(&m);
+}
+
+/* Side by side, a failed pass still fails what needs it, with its message,
+ * and the passes that do not need it run. */
+static void test_side_by_side_failure(void **state)
+{
+	struct model m;
+	struct an_profile p;
+	struct nns_err err;
+	(void)state;
+
+	assert_int_equal(tu_kineto_profile(doc, &m, NULL), 0);
+	an_profile_init(&p, &m);
+	p.cache.done = 1u << AN_PASS_OPTREE;
+	p.cache.rc[AN_PASS_OPTREE] = NNS_ENOMEM;
+	p.cache.msg[AN_PASS_OPTREE] = strdup("optree: out of memory");
+	nns_err_clear(&err);
+	assert_int_equal(an_profile_need_mask(&p, AN_PASSES_DOCS, 3, &err), NNS_ENOMEM);
+	assert_string_equal(err.msg, "optree: out of memory");
+	assert_int_equal(p.cache.rc[AN_PASS_OPS], NNS_ENOMEM);
+	assert_int_equal(p.cache.runs[AN_PASS_OPS], 0);
+	assert_int_equal(p.cache.rc[AN_PASS_SEQUENCES], NNS_ENOMEM);
+	assert_int_equal(p.cache.rc[AN_PASS_STEPS], NNS_OK);
+	assert_int_equal(p.cache.runs[AN_PASS_STEPS], 1);
+	assert_int_equal(p.cache.rc[AN_PASS_BREAKDOWN], NNS_OK);
+	assert_int_equal(p.cache.runs[AN_PASS_TEMPORAL], 1);
+	assert_int_equal(p.cache.done, AN_PASSES_DOCS);
+	an_profile_release(&p);
+	model_release(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -234,6 +340,8 @@ int main(void)
 	    cmocka_unit_test(test_failure_is_remembered),
 	    cmocka_unit_test(test_json_and_sqlite_once),
 	    cmocka_unit_test(test_critpath_step_option),
+	    cmocka_unit_test(test_side_by_side),
+	    cmocka_unit_test(test_side_by_side_failure),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
