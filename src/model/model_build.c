@@ -517,6 +517,7 @@ static int sort_events(struct model *m)
 {
 	size_t n = m->events.n, i;
 	struct sort_key *keys, *tmp;
+	struct model_event *ev;
 	int is_sorted = 1;
 
 	for (i = 1; i < n && is_sorted; i++) {
@@ -539,7 +540,19 @@ static int sort_events(struct model *m)
 	}
 	merge_sort(keys, tmp, n);
 	free(tmp);
-	permute(m->events.v, keys, n);
+	/* a gather into a fresh array: its loads are independent, where the
+	 * in-place cycles chase one cache miss after the other (3x slower
+	 * on bench/ingest's 1.4 M events); in place when memory is short */
+	ev = malloc((n + 1) * sizeof(*ev));
+	if (ev) {
+		for (i = 0; i < n; i++)
+			ev[i] = m->events.v[keys[i].idx];
+		free(m->events.v);
+		m->events.v = ev;
+		m->events.cap = n + 1;
+	} else {
+		permute(m->events.v, keys, n);
+	}
 	free(keys);
 	return NNS_OK;
 }
