@@ -4,6 +4,7 @@
  */
 #include "model.h"
 #include "common/hmap.h"
+#include "common/idmap.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -594,32 +595,38 @@ static void time_bounds(struct model *m)
  * earliest launch with it), then by ac2g flows for the rest. */
 static int link_launches(struct model *m)
 {
-	size_t n = m->events.n, i;
-	struct hmap corr; /* correlation id -> first (earliest) launch with it */
+	size_t n = m->events.n, i, count = 0;
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	struct idmap corr; /* correlation id -> first (earliest) launch with it */
 
 	m->launch_of = malloc((n + 1) * sizeof(*m->launch_of));
 	if (!m->launch_of)
 		return NNS_ENOMEM;
-	hmap_init(&corr);
 	for (i = 0; i < n; i++) {
 		const struct model_event *e = &m->events.v[i];
 		m->launch_of[i] = MODEL_NOIDX;
+		if (model_kind_is_launch(e->kind) && e->corr != MODEL_NONE) {
+			lo = e->corr < lo ? e->corr : lo;
+			hi = e->corr > hi ? e->corr : hi;
+			count++;
+		}
+	}
+	if (idmap_init(&corr, lo, hi, count))
+		return NNS_ENOMEM;
+	for (i = 0; i < n; i++) {
+		const struct model_event *e = &m->events.v[i];
 		if (model_kind_is_launch(e->kind) && e->corr != MODEL_NONE &&
-		    !hmap_put(&corr, (uint64_t)e->corr, (uint32_t)i, NULL)) {
-			hmap_release(&corr);
+		    idmap_put_first(&corr, e->corr, (uint32_t)i)) {
+			idmap_release(&corr);
 			return NNS_ENOMEM;
 		}
 	}
 	for (i = 0; i < n; i++) {
 		const struct model_event *e = &m->events.v[i];
-		uint32_t *hit;
-		if (!model_kind_is_device(e->kind) || e->corr == MODEL_NONE)
-			continue;
-		hit = hmap_get(&corr, (uint64_t)e->corr);
-		if (hit)
-			m->launch_of[i] = *hit;
+		if (model_kind_is_device(e->kind) && e->corr != MODEL_NONE)
+			m->launch_of[i] = idmap_get(&corr, e->corr); /* MODEL_NOIDX if none */
 	}
-	hmap_release(&corr);
+	idmap_release(&corr);
 	return NNS_OK;
 }
 

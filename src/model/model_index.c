@@ -14,7 +14,7 @@
  * kept as parent links; O(n x depth) overall.
  */
 #include "model.h"
-#include "common/hmap.h"
+#include "common/idmap.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -208,31 +208,42 @@ static uint32_t enclosing_op(const struct model *m, uint32_t i)
 static int attribute(struct model *m)
 {
 	struct model_attr *a = &m->attr;
-	struct hmap first; /* external id -> first operator carrying it */
-	size_t i, n = m->events.n;
+	struct idmap first; /* external id -> first operator carrying it */
+	size_t i, n = m->events.n, count = 0;
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
 	int rc = NNS_ENOMEM;
 
-	hmap_init(&first);
+	for (i = 0; i < n; i++) {
+		int64_t x = m->events.v[i].ext_id;
+		m->op_of[i] = MODEL_NOIDX;
+		if (x != MODEL_NONE && x != 0) {
+			lo = x < lo ? x : lo;
+			hi = x > hi ? x : hi;
+			count++;
+		}
+	}
+	if (idmap_init(&first, lo, hi, count))
+		return NNS_ENOMEM;
 	for (i = 0; i < n; i++) {
 		const struct model_event *e = &m->events.v[i];
-		m->op_of[i] = MODEL_NOIDX;
 		if (e->ext_id != MODEL_NONE && e->ext_id != 0 &&
 		    model_is_operator(m, (uint32_t)i) &&
-		    !hmap_put(&first, (uint64_t)e->ext_id, (uint32_t)i, NULL))
+		    idmap_put_first(&first, e->ext_id, (uint32_t)i))
 			goto out;
 	}
 	for (i = 0; i < n; i++) {
 		const struct model_event *e = &m->events.v[i];
-		uint32_t op, *hit;
+		uint32_t op, hit = IDMAP_NONE;
 		if (!model_kind_is_launch(e->kind))
 			continue;
 		a->launches++;
 		/* an external id equal to the launch's own correlation id is
 		 * Kineto writing the correlation twice, not a name */
-		if (e->ext_id != MODEL_NONE && e->ext_id != 0 && e->ext_id != e->corr &&
-		    (hit = hmap_get(&first, (uint64_t)e->ext_id)) != NULL &&
-		    m->threads.v[m->events.v[*hit].thread].pid == m->threads.v[e->thread].pid) {
-			op = *hit;
+		if (e->ext_id != MODEL_NONE && e->ext_id != 0 && e->ext_id != e->corr)
+			hit = idmap_get(&first, e->ext_id);
+		if (hit != IDMAP_NONE &&
+		    m->threads.v[m->events.v[hit].thread].pid == m->threads.v[e->thread].pid) {
+			op = hit;
 			a->by_external_id++;
 		} else if ((op = enclosing_op(m, (uint32_t)i)) != MODEL_NOIDX) {
 			a->by_enclosing++;
@@ -261,7 +272,7 @@ static int attribute(struct model *m)
 	}
 	rc = NNS_OK;
 out:
-	hmap_release(&first);
+	idmap_release(&first);
 	return rc;
 }
 
