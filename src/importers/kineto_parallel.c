@@ -17,6 +17,10 @@
  * the calling thread parses on serially from where the previous chunk
  * stopped, up to the next sync offset, where a later chunk may be accepted
  * again. The result is the same as a serial parse, event for event.
+ *
+ * Each thread sorts its chunk's events once it has parsed them
+ * (model_sort_events), so that model_finalize only merges the sorted
+ * chunks, in input order, which gives the order a whole sort would.
  */
 #include "kineto_internal.h"
 
@@ -97,6 +101,7 @@ static void *work_main(void *arg)
 	struct kwork *w = arg;
 
 	w->rc = kp_run(&w->ps);
+	(void)model_sort_events(&w->m); /* while the others parse; else finalize sorts */
 	return NULL;
 }
 
@@ -224,6 +229,7 @@ int kpar_run(struct kparser *ps, const struct ksrc *proto, int64_t size, int nt)
 	}
 	ps->limit = sync[1];
 	r = kp_run(ps);
+	(void)model_sort_events(ps->m);
 	for (i = 1; i < n; i++)
 		if (w[i].started)
 			pthread_join(w[i].th, NULL);

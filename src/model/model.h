@@ -428,6 +428,13 @@ void model_event_init(struct model_event *e);
  * call in input order so that event order is preserved. */
 int model_merge(struct model *dst, struct model *src, struct nns_err *err);
 
+/* Sorts the events of a model being built by (ts, -dur, input order), as
+ * model_finalize does: a parser thread sorts its chunk while the others
+ * still parse, and model_finalize then only merges the sorted chunks
+ * model_merge joined. 0 or NNS_ENOMEM (the events are then left as
+ * they were). */
+int model_sort_events(struct model *m);
+
 /* Sorts events by (ts, -dur, input order), memory records and flows by ts,
  * queues, samples and instants by ts (stable), and builds launch_of. Must be called once, after all
  * model_add_*. */

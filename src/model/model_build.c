@@ -514,19 +514,68 @@ static int link_ac2g(struct model *m)
 
 /* Events sorted by start, the longer first on ties (the order every
  * analysis walks); a stable merge sort of keys, skipped when in order. */
-static int sort_events(struct model *m)
+/* (ts, -dur) of a before that of b. */
+static int ev_before(const struct model_event *a, const struct model_event *b)
 {
-	size_t n = m->events.n, i;
+	return a->ts < b->ts || (a->ts == b->ts && a->dur > b->dur);
+}
+
+/* Sorted runs: at most this many are merged run by run (a few passes over
+ * the events, each sequential), more are sorted from scratch. */
+#define RUNS_MAX 8
+
+/* Merges the sorted runs [run[k], run[k+1]) of ev (nruns of them, run[nruns]
+ * = n) pairwise until one is left, a stable merge (the earlier run first on
+ * ties, so the order is the input order's): ping-pong between ev and a
+ * second array. 0 or NNS_ENOMEM. */
+static int merge_runs(struct model *m, size_t *run, size_t nruns)
+{
+	size_t n = m->events.n;
+	struct model_event *a = m->events.v, *b = malloc((n + 1) * sizeof(*b));
+
+	if (!b)
+		return NNS_ENOMEM;
+	while (nruns > 1) {
+		size_t k, out = 0;
+		for (k = 0; k < nruns; k += 2) {
+			size_t l = run[k], lend = run[k + 1], r = lend,
+			       rend = k + 2 <= nruns ? run[k + 2] : lend, o = l;
+			while (l < lend && r < rend)
+				b[o++] = ev_before(&a[r], &a[l]) ? a[r++] : a[l++];
+			while (l < lend)
+				b[o++] = a[l++];
+			while (r < rend)
+				b[o++] = a[r++];
+			run[out++] = run[k];
+		}
+		run[out] = n;
+		nruns = out;
+		struct model_event *t = a;
+		a = b;
+		b = t;
+	}
+	free(b);
+	m->events.v = a;
+	m->events.cap = n + 1;
+	return NNS_OK;
+}
+
+int model_sort_events(struct model *m)
+{
+	size_t n = m->events.n, i, run[RUNS_MAX + 1], nruns = 1;
 	struct sort_key *keys, *tmp;
 	struct model_event *ev;
-	int is_sorted = 1;
 
-	for (i = 1; i < n && is_sorted; i++) {
-		const struct model_event *a = &m->events.v[i - 1], *b = &m->events.v[i];
-		is_sorted = a->ts < b->ts || (a->ts == b->ts && a->dur >= b->dur);
-	}
-	if (is_sorted)
+	run[0] = 0;
+	for (i = 1; i < n && nruns <= RUNS_MAX; i++)
+		if (ev_before(&m->events.v[i], &m->events.v[i - 1]) && nruns++ < RUNS_MAX)
+			run[nruns - 1] = i;
+	if (nruns == 1)
 		return NNS_OK;
+	if (nruns <= RUNS_MAX) {
+		run[nruns] = n;
+		return merge_runs(m, run, nruns);
+	}
 	keys = malloc((n + 1) * sizeof(*keys));
 	tmp = malloc((n + 1) * sizeof(*tmp));
 	if (!keys || !tmp) {
@@ -647,7 +696,7 @@ int model_finalize(struct model *m, struct nns_err *err)
 
 	if (m->finalized)
 		return NNS_OK;
-	if (sort_events(m))
+	if (model_sort_events(m))
 		goto out;
 	/* stable sort of memory records by time (input order on ties) */
 	if (m->mems.n > 1) {
