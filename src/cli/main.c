@@ -8,8 +8,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 struct command {
 	const char *name;
@@ -51,54 +49,9 @@ static const struct command *find(const char *name)
 	return NULL;
 }
 
-/*
- * Big traces make big arrays, and on first touch every 4 KiB page costs a
- * fault: about a fifth of the analysis time of a 1 GB trace. glibc's
- * malloc asks for transparent huge pages on its large chunks only when the
- * glibc.malloc.hugetlb tunable is set at start-up, so the CLI re-executes
- * itself once with it (bench/ingest: 2.7 s -> 2.05 s on 1.1 GB of JSON).
- * An existing GLIBC_TUNABLES, NNSCOPE_NO_THP=1, or a failing exec leave
- * the process as it is; glibc versions without the tunable ignore it.
- */
-/* Huge pages pay off for big inputs only: a small trace's arrays would be
- * rounded up to 2 MiB pages. Big = a file argument of 64 MiB or more (4 MiB
- * for .gz), or a directory (a run, analysed file after file). */
-static int has_big_input(char **argv)
-{
-	struct stat st;
-
-	for (int i = 2; argv[i]; i++) {
-		if (argv[i][0] == '-' || stat(argv[i], &st) != 0)
-			continue;
-		size_t n = strlen(argv[i]);
-		int gz = n > 3 && strcmp(argv[i] + n - 3, ".gz") == 0; /* ~10-30x smaller */
-		if (S_ISDIR(st.st_mode) ||
-		    (S_ISREG(st.st_mode) && st.st_size >= ((off_t)(gz ? 4 : 64) << 20)))
-			return 1;
-	}
-	return 0;
-}
-
-static void maybe_reexec_with_thp(char **argv)
-{
-	const char *off = getenv("NNSCOPE_NO_THP");
-
-	if (getenv("GLIBC_TUNABLES") || (off && *off && strcmp(off, "0") != 0) ||
-	    !has_big_input(argv))
-		return;
-	if (setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1", 1) != 0)
-		return;
-	execv("/proc/self/exe", argv);
-	unsetenv("GLIBC_TUNABLES"); /* exec failed: carry on without */
-}
-
 int main(int argc, char **argv)
 {
 	const struct command *cmd;
-
-	if (argc >= 2 && (strcmp(argv[1], "analyse") == 0 || strcmp(argv[1], "analyze") == 0 ||
-			  strcmp(argv[1], "report") == 0 || strcmp(argv[1], "diff") == 0))
-		maybe_reexec_with_thp(argv);
 
 	if (argc < 2) {
 		usage(stderr);
