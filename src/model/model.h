@@ -331,6 +331,9 @@ struct model {
 
 	/* thread lookup while building: (pid,tid) -> thread index */
 	struct hmap thread_ix;
+	/* while building: events[0, sorted_n) are in model_finalize's order
+	 * (model_sort_events); model_merge then merges rather than appends */
+	size_t sorted_n;
 
 	/* built by model_finalize(), all indices into events.v */
 	int finalized;
@@ -425,7 +428,9 @@ void model_event_init(struct model_event *e);
 
 /* Moves everything from src into dst, remapping string and thread ids;
  * src is left empty but valid. Used to join per-thread partial parses:
- * call in input order so that event order is preserved. */
+ * call in input order so that event order is preserved. When both models'
+ * events are sorted (model_sort_events), they are merged in that order,
+ * in one pass, instead of appended. */
 int model_merge(struct model *dst, struct model *src, struct nns_err *err);
 
 /* Sorts the events of a model being built by (ts, -dur, input order), as

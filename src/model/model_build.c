@@ -115,12 +115,61 @@ static int merge_reserve(struct model *dst, const struct model *src)
 	return NNS_OK;
 }
 
+static int ev_before(const struct model_event *a, const struct model_event *b);
+
+/* src's events appended to dst's (room reserved), src's ids remapped,
+ * both sorted: the events of dst after src's first one are set aside and
+ * merged back with src's (dst's first on ties: the input order), so only
+ * where the two chunks overlap in time is anything moved twice. 0, or
+ * NNS_ENOMEM with dst unchanged. */
+static int merge_sorted(struct model *dst, const struct model *src, const uint32_t *smap,
+			const uint32_t *tmap, size_t dev0, size_t op0)
+{
+	struct model_event *a = dst->events.v, *tail = NULL, e;
+	const struct model_event *b = src->events.v;
+	size_t na = dst->events.n, nb = src->events.n, lo = 0, hi = na, i = 0, j, o, nt;
+
+	while (lo < hi) { /* the first of dst strictly after src's first */
+		size_t mid = lo + (hi - lo) / 2;
+		if (ev_before(&b[0], &a[mid]))
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	nt = na - lo;
+	if (nt && !(tail = malloc(nt * sizeof(*tail))))
+		return NNS_ENOMEM;
+	if (nt)
+		memcpy(tail, a + lo, nt * sizeof(*tail));
+	for (j = 0, o = lo; j < nb; j++) {
+		e = b[j];
+		e.name = remap_str(smap, e.name);
+		e.thread = tmap[e.thread];
+		if (e.extra != MODEL_NOIDX)
+			e.extra += (uint32_t)(model_kind_has_dev_args(e.kind) ? dev0 : op0);
+		while (i < nt && !ev_before(&e, &tail[i]))
+			a[o++] = tail[i++];
+		a[o++] = e;
+	}
+	while (i < nt)
+		a[o++] = tail[i++];
+	free(tail);
+	dst->events.n = na + nb;
+	dst->sorted_n = na + nb;
+	return NNS_OK;
+}
+
 /* Appends src's events and their argument rows, memory, flow and counter
- * rows to dst (room reserved), with string and thread ids remapped. */
+ * rows to dst (room reserved), with string and thread ids remapped; the
+ * events merged in order when both are sorted. */
 static void merge_events(struct model *dst, const struct model *src, const uint32_t *smap,
 			 const uint32_t *tmap)
 {
 	size_t i, dev0 = dst->dev_args.n, op0 = dst->op_args.n;
+	/* two sorted chunks stay sorted (else finalize sorts them) */
+	int sorted = dst->events.n && src->events.n && dst->sorted_n == dst->events.n &&
+		     src->sorted_n == src->events.n &&
+		     merge_sorted(dst, src, smap, tmap, dev0, op0) == NNS_OK;
 
 	for (i = 0; i < src->dev_args.n; i++) {
 		struct model_dev_args a = src->dev_args.v[i];
@@ -135,7 +184,7 @@ static void merge_events(struct model *dst, const struct model *src, const uint3
 		a.call_stack = remap_str(smap, a.call_stack);
 		dst->op_args.v[dst->op_args.n++] = a;
 	}
-	for (i = 0; i < src->events.n; i++) {
+	for (i = 0; i < src->events.n && !sorted; i++) {
 		struct model_event e = src->events.v[i];
 		e.name = remap_str(smap, e.name);
 		e.thread = tmap[e.thread];
@@ -570,11 +619,16 @@ int model_sort_events(struct model *m)
 	for (i = 1; i < n && nruns <= RUNS_MAX; i++)
 		if (ev_before(&m->events.v[i], &m->events.v[i - 1]) && nruns++ < RUNS_MAX)
 			run[nruns - 1] = i;
-	if (nruns == 1)
+	if (nruns == 1) {
+		m->sorted_n = n;
 		return NNS_OK;
+	}
 	if (nruns <= RUNS_MAX) {
 		run[nruns] = n;
-		return merge_runs(m, run, nruns);
+		if (merge_runs(m, run, nruns))
+			return NNS_ENOMEM;
+		m->sorted_n = n;
+		return NNS_OK;
 	}
 	keys = malloc((n + 1) * sizeof(*keys));
 	tmp = malloc((n + 1) * sizeof(*tmp));
@@ -604,6 +658,7 @@ int model_sort_events(struct model *m)
 		permute(m->events.v, keys, n);
 	}
 	free(keys);
+	m->sorted_n = n;
 	return NNS_OK;
 }
 

@@ -15,6 +15,7 @@
 
 #include "model/model.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -114,11 +115,86 @@ static void test_heaps(void **state)
 	}
 }
 
+/* Two chunks of a parallel parse, each sorted (model_sort_events), then
+ * joined (model_merge): the events of the second are merged in, their
+ * string, thread and argument ids remapped, the first chunk's first on
+ * ties; the same order as sorting the concatenation. And when a chunk is
+ * not sorted, appended and sorted by model_finalize: the same again. */
+static void merge_case(int sort_src)
+{
+	static const struct tsd a[] = {{1, 5}, {4, 1}, {2, 3}, {9, 0}, {4, 1}};
+	static const struct tsd b[] = {{4, 1}, {0, 2}, {2, 3}, {10, 1}};
+	struct tsd all[9];
+	size_t ord[9] = {0}, k;
+	struct model m1, m2;
+	struct nns_err err;
+	struct model_op_args oa = {0};
+
+	for (k = 0; k < 5; k++)
+		all[k] = a[k];
+	for (k = 0; k < 4; k++)
+		all[5 + k] = b[k];
+	expected(all, 9, ord);
+	build(&m1, a, 5);
+	assert_int_equal(model_init(&m2), NNS_OK);
+	{
+		uint32_t t0 =
+		    model_thread(&m2, model_intern(&m2, "7", 1), model_intern(&m2, "8", 1));
+		uint32_t t1 =
+		    model_thread(&m2, model_intern(&m2, "1", 1), model_intern(&m2, "1", 1));
+		for (k = 0; k < 4; k++) {
+			char nm[32];
+			struct model_event e = {
+			    b[k].ts,	     b[k].dur,	  (int64_t)(5 + k), MODEL_NONE, 0,
+			    k % 2 ? t1 : t0, MODEL_NOIDX, MK_CPU_OP,	    0,		-1};
+			snprintf(nm, sizeof(nm), "b%zu", k);
+			e.name = model_intern(&m2, nm, strlen(nm));
+			oa.input_dims = model_intern(&m2, "[[1]]", 5);
+			e.extra = (uint32_t)model_add_op_args(&m2, &oa);
+			assert_true(model_add_event(&m2, &e) >= 0);
+		}
+	}
+	assert_int_equal(model_sort_events(&m1), NNS_OK);
+	if (sort_src)
+		assert_int_equal(model_sort_events(&m2), NNS_OK);
+	assert_int_equal(model_merge(&m1, &m2, &err), NNS_OK);
+	assert_int_equal(model_finalize(&m1, &err), NNS_OK);
+	assert_int_equal(m1.events.n, 9);
+	for (k = 0; k < 9; k++) {
+		const struct model_event *e = &m1.events.v[k];
+		const struct model_thread *t = &m1.threads.v[e->thread];
+		assert_int_equal(e->ext_id, (int64_t)ord[k]);
+		assert_int_equal(e->ts, all[ord[k]].ts);
+		if (ord[k] >= 5) { /* from the second chunk: its own name and thread */
+			char nm[32];
+			size_t j = ord[k] - 5;
+			snprintf(nm, sizeof(nm), "b%zu", j);
+			assert_string_equal(model_str(&m1, e->name), nm);
+			assert_string_equal(model_str(&m1, t->pid), j % 2 ? "1" : "7");
+			assert_string_equal(model_str(&m1, m1.op_args.v[e->extra].input_dims),
+					    "[[1]]");
+		} else {
+			assert_string_equal(model_str(&m1, t->pid), "1");
+			assert_int_equal(e->extra, MODEL_NOIDX);
+		}
+	}
+	model_release(&m1);
+	model_release(&m2);
+}
+
+static void test_merge_chunks(void **state)
+{
+	(void)state;
+	merge_case(1);
+	merge_case(0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_runs),
 	    cmocka_unit_test(test_heaps),
+	    cmocka_unit_test(test_merge_chunks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
