@@ -101,23 +101,23 @@ static int attach_rt(struct an_optree *t, uint32_t node, uint32_t ev)
 }
 
 /* tb_plugin remove_dup_nodes: an operator whose only child is an operator
- * of the same name is merged with it (the child's launches win). */
-static void remove_dup(struct an_optree *t, uint32_t root)
+ * of the same name is merged with it (the child's launches win). Nodes are
+ * made parent before child, so visiting them in index order reaches each
+ * node after its parent's merges, as the walk from the roots does, but in
+ * one sequential pass. */
+static void remove_dup(struct an_optree *t)
 {
-	VEC(uint32_t) stack = {0};
-
-	if (vec_push(&stack, root))
-		return;
-	while (stack.n) {
-		uint32_t id = stack.v[--stack.n], c, l;
+	for (size_t i = 0; i < t->nodes.n; i++) {
+		uint32_t id = (uint32_t)i, c, l;
 		struct an_node *n = &t->nodes.v[id];
 		for (;;) {
 			uint32_t ch = n->first_child;
 			struct an_node *x;
-			if (ch == MODEL_NOIDX || t->nodes.v[ch].next_sibling != MODEL_NOIDX)
+			if (n->type != AN_NODE_OP || ch == MODEL_NOIDX ||
+			    t->nodes.v[ch].next_sibling != MODEL_NOIDX)
 				break;
 			x = &t->nodes.v[ch];
-			if (n->type != AN_NODE_OP || x->type != AN_NODE_OP || n->name != x->name)
+			if (x->type != AN_NODE_OP || n->name != x->name)
 				break;
 			/* the parent's own launches are replaced by the child's,
 			 * as torch.autograd's _remove_dup_nodes does */
@@ -137,11 +137,7 @@ static void remove_dup(struct an_optree *t, uint32_t root)
 			for (c = n->first_child; c != MODEL_NOIDX; c = t->nodes.v[c].next_sibling)
 				t->nodes.v[c].parent = id;
 		}
-		for (c = n->first_child; c != MODEL_NOIDX; c = t->nodes.v[c].next_sibling)
-			if (vec_push(&stack, c))
-				break;
 	}
-	vec_free(&stack);
 }
 
 static int build_thread(struct an_profile *p, uint32_t thread, const uint32_t *evs, size_t n)
@@ -268,13 +264,17 @@ static void fill_host_stats(struct an_profile *p)
 
 	for (i = 0; i < t->nodes.n; i++) {
 		struct an_node *n = &t->nodes.v[i];
-		uint32_t c;
 		if (n->type != AN_NODE_ROOT)
 			n->tc_eligible = (an_name_flags(p, n->name) & AN_NAME_TC_OP) != 0;
 		n->host_total = n->type == AN_NODE_ROOT ? 0 : n->end - n->start;
 		n->host_self = n->host_total;
-		for (c = n->first_child; c != MODEL_NOIDX; c = t->nodes.v[c].next_sibling)
-			n->host_self -= t->nodes.v[c].end - t->nodes.v[c].start;
+	}
+	/* each child's range off its parent's self time (a parent comes
+	 * before its children: one pass in index order) */
+	for (i = 0; i < t->nodes.n; i++) {
+		const struct an_node *n = &t->nodes.v[i];
+		if (n->parent != MODEL_NOIDX)
+			t->nodes.v[n->parent].host_self -= n->end - n->start;
 	}
 	for (i = 0; i < m->events.n; i++) {
 		uint32_t h;
@@ -397,8 +397,7 @@ int an_optree_compute(struct an_profile *p, struct nns_err *err)
 	}
 	if (attach_runtimes(p, thread_root))
 		goto out;
-	for (i = 0; i < t->roots.n; i++)
-		remove_dup(t, t->roots.v[i]);
+	remove_dup(t);
 	fill_host_stats(p);
 	add_device_time(p);
 	roll_up(t);
