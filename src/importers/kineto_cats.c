@@ -7,6 +7,7 @@
  *   - kcat_known_other: the categories Kineto writes that no analysis uses
  *     (kept on the timeline, not reported as unknown);
  *   - kcat_src_code: the model's code of an accelerator's own category;
+ *   - kcat_memo: both, remembered per parser for the categories seen;
  *   - kcat_flow_kind: fwdbwd / ac2g / other flows;
  *   - kev_thread: the model thread of a (pid, tid) text pair, through the
  *     parser's small cache.
@@ -100,6 +101,27 @@ int kcat_src_code(struct kstr c)
 	size_t n = lower(c, b);
 
 	return n ? model_src_cat_code(b, n) : 0;
+}
+
+void kcat_memo(struct kparser *ps, struct kstr c, int *kind, int *code)
+{
+	unsigned i;
+
+	for (i = 0; i < ps->catm_n; i++)
+		if (ps->catm[i].n == c.n && memcmp(ps->catm[i].s, c.p, c.n) == 0) {
+			*kind = ps->catm[i].kind;
+			*code = ps->catm[i].code;
+			return;
+		}
+	*kind = kcat_kind(c);
+	*code = kcat_src_code(c);
+	if (c.n < sizeof(ps->catm[0].s) && ps->catm_n < KP_CATMEMO) {
+		struct kcatm *x = &ps->catm[ps->catm_n++];
+		memcpy(x->s, c.p, c.n);
+		x->n = (uint8_t)c.n;
+		x->kind = (uint8_t)*kind;
+		x->code = (uint8_t)*code;
+	}
 }
 
 int kcat_kind(struct kstr c)

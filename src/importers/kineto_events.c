@@ -47,9 +47,9 @@ enum {
 struct kev {
 	char ph;
 	int has_ts, has_dur, has_id, bad_ts, bad_dur, has_op, has_cs, has_arg_name;
-	unsigned seen;	 /* KB_* read so far */
-	const char *dup; /* the first repeated one's name, NULL if none */
-	int kind;
+	unsigned seen;	    /* KB_* read so far */
+	const char *dup;    /* the first repeated one's name, NULL if none */
+	int kind, cat_code; /* of cat: kcat_memo */
 	struct kstr name, cat, pid, tid, call_stack, arg_name;
 	int64_t ts, dur, id;
 	int64_t ext_id, corr, device;
@@ -552,9 +552,10 @@ static int ev_member(struct kparser *ps, const char **pp, struct kev *e, struct 
 				return r;
 			e->cat = (struct kstr){"", 0};
 			e->kind = MK_OTHER;
+			e->cat_code = 0;
 			if (v.type == KV_STR) {
 				e->cat = v.s;
-				e->kind = kcat_kind(v.s);
+				kcat_memo(ps, v.s, &e->kind, &e->cat_code);
 			}
 			return KP_OK;
 		}
@@ -672,7 +673,7 @@ static int commit_x(struct kparser *ps, struct kev *e, const char *at)
 	ev.corr = e->corr;
 	ev.kind = (uint8_t)e->kind;
 	if (e->cat.n)
-		ev.flags = (uint8_t)(kcat_src_code(e->cat) << MODEL_EF_SRCCAT_SHIFT);
+		ev.flags = (uint8_t)(e->cat_code << MODEL_EF_SRCCAT_SHIFT);
 	ev.thread = kev_thread(ps, e->pid, e->tid);
 	ev.name = model_intern(m, e->name.p, e->name.n);
 	if (ev.thread == MODEL_NOIDX || ev.name == STRPOOL_NONE)

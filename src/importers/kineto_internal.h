@@ -197,6 +197,13 @@ struct kbe {
 
 /* Small cache of (pid text, tid text) -> thread index. */
 #define KP_TCACHE 4
+#define KP_CATMEMO 8
+
+/* A category text (exact bytes, < 24) with its kind and source code. */
+struct kcatm {
+	char s[24];
+	uint8_t n, kind, code;
+};
 #define KP_TKEY 62
 struct kthr {
 	char key[KP_TKEY];
@@ -249,6 +256,8 @@ struct kparser {
 
 	struct kthr tcache[KP_TCACHE];
 	unsigned tc_n, tc_next;
+	struct kcatm catm[KP_CATMEMO]; /* categories seen (kcat_memo) */
+	unsigned catm_n;
 
 	VEC(struct kbe) be;
 	struct strpool be_str; /* initialised on the first B/E event */
@@ -365,6 +374,9 @@ int kcat_kind(struct kstr c);
 int kcat_known_other(struct kstr c);
 int kcat_src_code(struct kstr c);
 int kcat_flow_kind(struct kstr c);
+/* kcat_kind and kcat_src_code of c, remembered per parser for the first
+ * KP_CATMEMO category texts (a trace has a handful). */
+void kcat_memo(struct kparser *ps, struct kstr c, int *kind, int *code);
 
 /* kineto_note.c: the kind of an event without "cat" by its legacy
  * torch.profiler pid ("CPU functions": MK_CPU_OP, "CUDA functions":
