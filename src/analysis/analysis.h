@@ -175,7 +175,9 @@ int an_profile_need_mask(const struct an_profile *p, uint32_t mask, int threads,
  * NNS_OK, NNS_EINVAL (model not finalized) or NNS_ENOMEM. */
 int an_profile_compute(struct an_profile *p, const struct model *m, struct nns_err *err);
 /* The same with the passes of mask too (AN_PASSES_DOCS: what the
- * documents read), on up to `threads` threads (an_profile_need_mask). */
+ * documents read), on up to `threads` threads (an_profile_need_mask). Only
+ * a base pass's failure fails it; another pass's stays in the cache, for
+ * its writer's need to answer, as if it had run there. */
 int an_profile_compute_mask(struct an_profile *p, const struct model *m, uint32_t mask, int threads,
 			    struct nns_err *err);
 /* Frees everything the passes made (also of a failed or zeroed profile). */

@@ -281,14 +281,15 @@ int an_profile_need_mask(const struct an_profile *cp, uint32_t mask, int threads
 int an_profile_compute_mask(struct an_profile *p, const struct model *m, uint32_t mask, int threads,
 			    struct nns_err *err)
 {
-	int k, rc;
+	int k;
 
 	an_profile_init(p, m);
 	if (!m->finalized)
 		return nns_err_set(err, NNS_EINVAL, "internal: model not finalized");
-	if ((rc = an_profile_need_mask(p, mask | AN_PASSES_BASE, threads, err)))
-		return rc;
-	/* the base passes' status first, as an_profile_compute reports it */
+	/* the other passes' failures stay in the cache: their writers say
+	 * them, as when each ran on its writer's first need */
+	(void)an_profile_need_mask(p, mask | AN_PASSES_BASE, threads, err);
+	nns_err_clear(err);
 	for (k = 0; k < AN_PASS_NBASE; k++)
 		if (p->cache.rc[k])
 			return nns_err_set(err, p->cache.rc[k], "%s",

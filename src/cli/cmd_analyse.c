@@ -53,7 +53,7 @@ static const char USAGE[] =
     "\n"
     "Options:\n"
     "  -o, --out DIR      output directory (created if missing; required)\n"
-    "  -j, --threads N    parser threads (0 = one per CPU, the default)\n" CLI_LIMITS_HELP
+    "  -j, --threads N    parse and analysis threads (0 = one per CPU)\n" CLI_LIMITS_HELP
     "      --no-csv       do not write the CSV tables\n"
     "      --timeline     also write timeline.json (Chrome trace: Perfetto UI,\n"
     "                     chrome://tracing)\n"

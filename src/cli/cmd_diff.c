@@ -22,7 +22,7 @@ static const char USAGE[] =
     "  -o, --out FILE     also write the comparison as JSON to FILE\n"
     "  -w, --worker NAME  the worker to use when a path holds several\n"
     "  -n, --top N        operator rows to print (default 20)\n"
-    "  -j, --threads N    parser threads (0 = one per CPU, the default)\n" CLI_LIMITS_HELP
+    "  -j, --threads N    parse and analysis threads (0 = one per CPU)\n" CLI_LIMITS_HELP
     "      --no-color     no ANSI colours\n"
     "  -h, --help         show this help\n";
 

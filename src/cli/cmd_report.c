@@ -29,7 +29,7 @@ static const char USAGE[] =
     "  -w, --worker NAME  only this worker\n"
     "  -s, --span S       only this span (1..n, or the file's numeric suffix)\n"
     "  -n, --top N        rows in top-N tables (default 20)\n"
-    "  -j, --threads N    parser threads (0 = one per CPU, the default)\n" CLI_LIMITS_HELP
+    "  -j, --threads N    parse and analysis threads (0 = one per CPU)\n" CLI_LIMITS_HELP
     "      --no-color     no ANSI colours (also when NO_COLOR is set or not a tty)\n"
     "  -h, --help         show this help\n";
 

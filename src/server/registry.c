@@ -490,6 +490,14 @@ static void evict_locked(struct registry *r)
 
 /* ---- the background job: load, analyse, cache, index ----------------------- */
 
+/* Threads for a load's passes: one per online CPU, at most 8. */
+static int pass_threads(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > 8 ? 8 : (int)n;
+}
+
 static int load_entry(struct registry *r, struct reg_entry *e, struct model **mo,
 		      struct an_profile **po, struct trace_index **ixo, struct nns_err *err)
 {
@@ -536,7 +544,10 @@ static int load_entry(struct registry *r, struct reg_entry *e, struct model **mo
 	e->nevents = (int64_t)m->events.n;
 	pthread_mutex_unlock(&r->mu);
 	nns_err_clear(err);
-	if ((rc = an_profile_compute(p, m, err)) != NNS_OK || (rc = an_ms_attach(p, err)) != NNS_OK)
+	/* every document is cached below: their passes side by side, on the
+	 * CPUs the parser used */
+	if ((rc = an_profile_compute_mask(p, m, AN_PASSES_DOCS, pass_threads(), err)) != NNS_OK ||
+	    (rc = an_ms_attach(p, err)) != NNS_OK)
 		goto fail;
 	if (atomic_load(&e->cancel)) /* between the phases: nothing is cached */
 		goto cancelled;
