@@ -292,7 +292,7 @@ int out_sqlite_open(struct out_sqlite **out, const char *path, struct nns_err *e
 		"PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA locking_mode=EXCLUSIVE;"
 		"PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY; BEGIN;",
 		err) ||
-	    sq_exec(s, DDL, err) || sc_sql_create_results(s->db, err))
+	    sq_exec(s, DDL, err) || sc_sql_create_results(s->db, err) || sq_src_register(s, err))
 		goto fail;
 	if (put_meta(s, "nnscope_version", NNS_VERSION_STRING, err))
 		goto fail;
