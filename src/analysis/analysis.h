@@ -153,6 +153,10 @@ int an_profile_need(const struct an_profile *p, enum an_pass pass, struct nns_er
 /* an_profile_init, then every base pass (the profile proper, not HTA's).
  * NNS_OK, NNS_EINVAL (model not finalized) or NNS_ENOMEM. */
 int an_profile_compute(struct an_profile *p, const struct model *m, struct nns_err *err);
+/* The second half of an_profile_compute: every base pass of a profile
+ * an_profile_init made, for a caller that hands the profile to another
+ * thread in between (that thread may ask for passes meanwhile). */
+int an_profile_run_base(struct an_profile *p, struct nns_err *err);
 /* Frees everything the passes made (also of a failed or zeroed profile). */
 void an_profile_release(struct an_profile *p);
 

@@ -186,17 +186,22 @@ const struct an_hta *an_profile_hta(const struct an_profile *p, enum an_pass pas
 	return an_profile_need(p, pass, err) ? NULL : p->hta;
 }
 
-int an_profile_compute(struct an_profile *p, const struct model *m, struct nns_err *err)
+int an_profile_run_base(struct an_profile *p, struct nns_err *err)
 {
 	int k, rc;
 
-	an_profile_init(p, m);
-	if (!m->finalized)
+	if (!p->m || !p->m->finalized)
 		return nns_err_set(err, NNS_EINVAL, "internal: model not finalized");
 	for (k = 0; k < AN_PASS_NBASE; k++)
 		if ((rc = an_profile_need(p, (enum an_pass)k, err)))
 			return rc;
 	return NNS_OK;
+}
+
+int an_profile_compute(struct an_profile *p, const struct model *m, struct nns_err *err)
+{
+	an_profile_init(p, m);
+	return an_profile_run_base(p, err);
 }
 
 static void hta_free(struct an_hta *h)

@@ -8,6 +8,7 @@
 #include "output/outfile.h"
 #include "output/sqlite_out.h"
 
+#include <pthread.h>
 #include <sqlite3.h>
 
 struct out_sqlite {
@@ -18,6 +19,16 @@ struct out_sqlite {
 	int64_t rows;		  /* raw rows inserted */
 	int64_t string_base;	  /* strings.id of the next worker's string 0 */
 	const struct sq_src *src; /* the rows sq_src_insert is inserting */
+	/* out_sqlite_begin's thread, writing one worker's rows */
+	struct sq_bg {
+		pthread_t thread;
+		int on;			     /* started and not yet joined */
+		struct out_sqlite_item it;   /* the worker (the caller's pointers) */
+		int64_t id;		     /* its workers.id */
+		int64_t rows0, string_base0; /* s->rows, s->string_base before it */
+		int rc;			     /* how it went, once joined */
+		struct nns_err err;
+	} bg;
 };
 
 /* NNS_EIO "path: what: sqlite's message". */
@@ -80,8 +91,11 @@ int sq_src_insert(struct out_sqlite *s, const struct sq_src *src, struct nns_err
 int sq_tmp_create(char *tmp, size_t size, const char *path, struct nns_err *err);
 int sq_tmp_sweep(const char *dir);
 
-/* Inserts every row of p's model under worker_id (sqlite_rows.c). */
-int sq_model_rows(struct out_sqlite *s, int64_t worker_id, const struct an_profile *p,
-		  struct nns_err *err);
+/* Inserts the workers row of it and every row of its model under
+ * worker_id (sqlite_rows.c). Of it->p it needs the operator tree only, and
+ * asks for it (an_profile_need): another thread may be computing the
+ * profile's other passes meanwhile. */
+int sq_worker_rows(struct out_sqlite *s, int64_t worker_id, const struct out_sqlite_item *it,
+		   struct nns_err *err);
 
 #endif

@@ -1,9 +1,10 @@
 /*
- * sqlite_rows.c - a model's rows into the SQLite export's raw tables
- * (sqlite_int.h): threads, events (with the operator each launch and
- * device event is attributed to, from the analysis' operator tree),
- * counters, memory records, flows, devices, instants, queues, samples and
- * the worker's metadata. One row function per table, read by the row
+ * sqlite_rows.c - a worker's rows into the SQLite export's raw tables
+ * (sqlite_int.h): its workers row, then its model's threads, counters,
+ * memory records, flows, devices, instants, queues, samples, metadata
+ * and, last (they need the analysis' operator tree), events with the
+ * operator each launch and device event is attributed to. One row
+ * function per table, read by the row
  * source of sqlite_src.c straight from the model's arrays; strings go as
  * the model's own bytes (they outlive the insert).
  *
@@ -344,16 +345,61 @@ static void meta_row(const void *ctx, size_t i, struct sq_val *v)
 	v_sid(&v[2], x->m, x->m->meta.v[i].value);
 }
 
-int sq_model_rows(struct out_sqlite *s, int64_t wid, const struct an_profile *p,
-		  struct nns_err *err)
+static void bind_text_or_null(sqlite3_stmt *st, int i, const char *v)
 {
+	if (v && *v)
+		sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static int add_worker(struct out_sqlite *s, int64_t id, const struct out_sqlite_item *it,
+		      struct nns_err *err)
+{
+	const struct model *m = it->p->m;
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sq_prepare(
+		s,
+		"INSERT INTO workers(id, run, worker, span, source, rank, world_size, events,"
+		" truncated, events_skipped, first_problem, bytes_read, events_lost,"
+		" base_time_ns) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+		&st, err))
+		return NNS_EIO;
+	sqlite3_bind_int64(st, 1, id);
+	bind_text_or_null(st, 2, it->run);
+	bind_text_or_null(st, 3, it->worker);
+	bind_text_or_null(st, 4, it->span);
+	bind_text_or_null(st, 5, it->source);
+	if (m->dist_rank >= 0)
+		sqlite3_bind_int64(st, 6, m->dist_rank);
+	if (m->dist_world_size >= 0)
+		sqlite3_bind_int64(st, 7, m->dist_world_size);
+	sqlite3_bind_int64(st, 8, (int64_t)m->events.n);
+	sqlite3_bind_int(st, 9, m->diag.truncated ? 1 : 0);
+	sqlite3_bind_int64(st, 10, m->diag.events_skipped);
+	bind_text_or_null(st, 11, m->diag.first_problem);
+	sqlite3_bind_int64(st, 12, m->diag.bytes_read);
+	sqlite3_bind_int64(st, 13, m->diag.events_lost);
+	if (m->base_time_ns)
+		sqlite3_bind_int64(st, 14, m->base_time_ns);
+	rc = sq_step(s, st, "inserting a worker", err);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int sq_worker_rows(struct out_sqlite *s, int64_t wid, const struct out_sqlite_item *it,
+		   struct nns_err *err)
+{
+	const struct an_profile *p = it->p;
 	const struct model *m = p->m;
 	struct rows_ctx x = {m, p, wid, s->string_base, {NULL}};
-	/* in the order the tables were always written */
+	/* events last: they need the operator tree, which the caller's
+	 * thread may still be computing (out_sqlite_begin) */
 	const struct sq_src srcs[] = {
 	    {"strings", "inserting strings", 2, m->strings.count, string_row, &x},
 	    {"threads", "inserting threads", 5, m->threads.n, thread_row, &x},
-	    {"events_raw", "inserting events", C__N, m->events.n, event_row, &x},
 	    {"counters", "inserting counters", 5, m->counters.n, counter_row, &x},
 	    {"memory_events", "inserting memory events", 9, m->mems.n, mem_row, &x},
 	    {"flows", "inserting flows", 6, m->flows.n, flow_row, &x},
@@ -363,12 +409,18 @@ int sq_model_rows(struct out_sqlite *s, int64_t wid, const struct an_profile *p,
 	    {"samples", "inserting samples", 12, m->samples.n, sample_row, &x},
 	    {"worker_meta", "inserting worker metadata", 3, m->meta.n, meta_row, &x},
 	};
+	const struct sq_src events = {"events_raw", "inserting events", C__N,
+				      m->events.n,  event_row,		&x};
 
 	for (int i = 0; i <= MK__COUNT; i++)
 		x.kinds[i] = model_kind_name(i);
+	if (add_worker(s, wid, it, err))
+		return NNS_EIO;
 	for (size_t i = 0; i < sizeof(srcs) / sizeof(srcs[0]); i++)
 		if (sq_src_insert(s, &srcs[i], err))
 			return NNS_EIO;
+	if (an_profile_need(p, AN_PASS_OPTREE, err) || sq_src_insert(s, &events, err))
+		return err && err->code ? err->code : NNS_EIO;
 	s->string_base += (int64_t)m->strings.count;
 	return NNS_OK;
 }
