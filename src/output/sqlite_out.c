@@ -318,12 +318,16 @@ int out_sqlite_open(struct out_sqlite **out, const char *path, struct nns_err *e
 		goto fail;
 	}
 	/* nothing to recover: a failed export is removed, so no journal; the
-	 * rename is what makes the file appear */
-	if (sq_exec(
-		s,
-		"PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA locking_mode=EXCLUSIVE;"
-		"PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY; BEGIN;",
-		err) ||
+	 * rename is what makes the file appear. 64 KiB pages (set before the
+	 * first table): on bench/ingest's trace 0.25 s less CPU than 4 KiB
+	 * (fewer pages to split and balance while inserting and indexing),
+	 * 4.2-5.4 s against 4.7-6.9 s wall in 7 alternated runs, a 1% larger
+	 * file; 32 KiB measured the same, a 256 MB cache only added RSS. */
+	if (sq_exec(s,
+		    "PRAGMA page_size=65536; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+		    " PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-65536;"
+		    " PRAGMA temp_store=MEMORY; BEGIN;",
+		    err) ||
 	    sq_exec(s, DDL, err) || sc_sql_create_results(s->db, err) || sq_src_register(s, err))
 		goto fail;
 	if (put_meta(s, "nnscope_version", NNS_VERSION_STRING, err))
