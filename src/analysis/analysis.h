@@ -174,12 +174,21 @@ int an_profile_need_mask(const struct an_profile *p, uint32_t mask, int threads,
 /* an_profile_init, then every base pass (the profile proper, not HTA's).
  * NNS_OK, NNS_EINVAL (model not finalized) or NNS_ENOMEM. */
 int an_profile_compute(struct an_profile *p, const struct model *m, struct nns_err *err);
+/* The second half of an_profile_compute: every base pass of a profile
+ * an_profile_init made, for a caller that hands the profile to another
+ * thread in between (that thread may ask for passes meanwhile). */
+int an_profile_run_base(struct an_profile *p, struct nns_err *err);
 /* The same with the passes of mask too (AN_PASSES_DOCS: what the
  * documents read), on up to `threads` threads (an_profile_need_mask). Only
  * a base pass's failure fails it; another pass's stays in the cache, for
  * its writer's need to answer, as if it had run there. */
 int an_profile_compute_mask(struct an_profile *p, const struct model *m, uint32_t mask, int threads,
 			    struct nns_err *err);
+/* The second half of an_profile_compute_mask: the passes of mask and the
+ * base ones on a profile an_profile_init made, for a caller that hands
+ * the profile to another thread in between (that thread may ask for
+ * passes meanwhile). */
+int an_profile_run_mask(struct an_profile *p, uint32_t mask, int threads, struct nns_err *err);
 /* Frees everything the passes made (also of a failed or zeroed profile). */
 void an_profile_release(struct an_profile *p);
 

@@ -278,13 +278,11 @@ int an_profile_need_mask(const struct an_profile *cp, uint32_t mask, int threads
 	return rc;
 }
 
-int an_profile_compute_mask(struct an_profile *p, const struct model *m, uint32_t mask, int threads,
-			    struct nns_err *err)
+int an_profile_run_mask(struct an_profile *p, uint32_t mask, int threads, struct nns_err *err)
 {
 	int k;
 
-	an_profile_init(p, m);
-	if (!m->finalized)
+	if (!p->m || !p->m->finalized)
 		return nns_err_set(err, NNS_EINVAL, "internal: model not finalized");
 	/* the other passes' failures stay in the cache: their writers say
 	 * them, as when each ran on its writer's first need */
@@ -297,17 +295,29 @@ int an_profile_compute_mask(struct an_profile *p, const struct model *m, uint32_
 	return NNS_OK;
 }
 
-int an_profile_compute(struct an_profile *p, const struct model *m, struct nns_err *err)
+int an_profile_compute_mask(struct an_profile *p, const struct model *m, uint32_t mask, int threads,
+			    struct nns_err *err)
+{
+	an_profile_init(p, m);
+	return an_profile_run_mask(p, mask, threads, err);
+}
+
+int an_profile_run_base(struct an_profile *p, struct nns_err *err)
 {
 	int k, rc;
 
-	an_profile_init(p, m);
-	if (!m->finalized)
+	if (!p->m || !p->m->finalized)
 		return nns_err_set(err, NNS_EINVAL, "internal: model not finalized");
 	for (k = 0; k < AN_PASS_NBASE; k++)
 		if ((rc = an_profile_need(p, (enum an_pass)k, err)))
 			return rc;
 	return NNS_OK;
+}
+
+int an_profile_compute(struct an_profile *p, const struct model *m, struct nns_err *err)
+{
+	an_profile_init(p, m);
+	return an_profile_run_base(p, err);
 }
 
 static void hta_free(struct an_hta *h)

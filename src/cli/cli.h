@@ -198,6 +198,14 @@ struct cli_visit {
 	/* Called for each loaded span; returns CLI_OK or an exit code
 	 * (the loop goes on either way). */
 	int (*on_profile)(void *ctx, const struct cli_item *it);
+	/* When set, called for each span once its model is loaded and its
+	 * profile an_profile_init'ed, before the profile's passes run (the
+	 * SQLite export starts writing the model's rows there, on a thread,
+	 * while they run); CLI_OK or an exit code. on_drop is then called
+	 * before the item is released, whether on_profile ran or the passes
+	 * failed: the hook's side lets go of the item. */
+	int (*on_model)(void *ctx, const struct cli_item *it);
+	void (*on_drop)(void *ctx, const struct cli_item *it);
 	/* Called per span group when want_dist and the group has > 1
 	 * worker; span_name may be NULL. */
 	int (*on_dist)(void *ctx, const struct run *r, const char *span_name, size_t group,
@@ -254,6 +262,12 @@ int cli_sql_open(struct cli_sql *s, const char *path);
  * when skipped after an earlier failure), or CLI_EINPUT after the
  * message. */
 int cli_sql_add(struct cli_sql *s, const struct cli_item *it);
+/* cli_visit's on_model and on_drop for the database: cli_sql_begin starts
+ * writing the span's rows while its profile is computed (cli_sql_add
+ * then adds the rest); cli_sql_drop, for a span begun and not added,
+ * removes them. CLI_OK, or CLI_EINPUT after the message. */
+int cli_sql_begin(struct cli_sql *s, const struct cli_item *it);
+void cli_sql_drop(struct cli_sql *s, const struct cli_item *it);
 int cli_sql_add_dist(struct cli_sql *s, const char *span_name, const struct an_dist *d);
 /* Ends the export: when status is CLI_OK and no add failed, commits
  * (*rows, may be NULL: the rows written) and returns CLI_OK; otherwise

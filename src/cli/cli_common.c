@@ -452,8 +452,10 @@ static int pass_threads(const struct kineto_opts *ko)
 	return n < 1 ? 1 : n > 8 ? 8 : (int)n;
 }
 
-int cli_load_steps(struct cli_item *it, const char *path, const struct kineto_opts *ko,
-		   const struct cli_steps *st)
+/* cli_load_steps' first half: it->m loaded (cut to st's steps), its
+ * warnings printed, it->p zeroed. CLI_OK, or CLI_EINPUT with nothing held. */
+static int load_item_model(struct cli_item *it, const char *path, const struct kineto_opts *ko,
+			   const struct cli_steps *st)
 {
 	struct nns_err err;
 	int rc;
@@ -516,18 +518,71 @@ int cli_load_steps(struct cli_item *it, const char *path, const struct kineto_op
 		model_release(&it->m);
 		return CLI_EINPUT;
 	}
+	return CLI_OK;
+}
+
+/* Its second half: the base passes of it->p (an_profile_init'ed over
+ * it->m) and it->passes, on ko's threads, and MindSpore's results. CLI_OK (it->loaded set), or
+ * CLI_EINPUT after the message, p and m still held. */
+static int run_item_passes(struct cli_item *it, const char *path, const struct kineto_opts *ko)
+{
+	struct nns_err err;
+	int rc;
+
 	nns_err_clear(&err);
-	rc = an_profile_compute_mask(&it->p, &it->m, it->passes, pass_threads(ko), &err);
+	rc = an_profile_run_mask(&it->p, it->passes, pass_threads(ko), &err);
 	if (!rc)
 		rc = an_ms_attach(&it->p, &err);
 	if (rc) {
 		cli_error(path, err.msg[0] ? err.msg : nns_strerror(rc));
-		an_profile_release(&it->p);
-		model_release(&it->m);
 		return CLI_EINPUT;
 	}
 	it->loaded = 1;
 	return CLI_OK;
+}
+
+int cli_load_steps(struct cli_item *it, const char *path, const struct kineto_opts *ko,
+		   const struct cli_steps *st)
+{
+	if (load_item_model(it, path, ko, st))
+		return CLI_EINPUT;
+	an_profile_init(&it->p, &it->m);
+	if (run_item_passes(it, path, ko)) {
+		an_profile_release(&it->p);
+		model_release(&it->m);
+		return CLI_EINPUT;
+	}
+	return CLI_OK;
+}
+
+/* cli_load_steps for cli_visit_run, with v's hooks: on_model between the
+ * model and the passes (its status into *hook_rc), on_drop when the
+ * passes fail. */
+static int load_visited(struct cli_item *it, const char *path, struct cli_visit *v, int *hook_rc)
+{
+	if (load_item_model(it, path, &v->kopts, &v->steps))
+		return CLI_EINPUT;
+	an_profile_init(&it->p, &it->m);
+	it->p.opts = v->aopts;
+	if (v->on_model)
+		*hook_rc = v->on_model(v->ctx, it);
+	if (run_item_passes(it, path, &v->kopts)) {
+		if (v->on_model && v->on_drop)
+			v->on_drop(v->ctx, it);
+		an_profile_release(&it->p);
+		model_release(&it->m);
+		return CLI_EINPUT;
+	}
+	return CLI_OK;
+}
+
+/* Releases a visited item, after v's on_drop (the hook's side lets go of
+ * it first). */
+static void release_visited(struct cli_visit *v, struct cli_item *it)
+{
+	if (it->loaded && v->on_model && v->on_drop)
+		v->on_drop(v->ctx, it);
+	cli_item_release(it);
 }
 
 void cli_item_release(struct cli_item *it)
@@ -655,24 +710,31 @@ int cli_visit_run(const struct run *r, struct cli_visit *v, size_t *visited)
 			it->worker = wk;
 			it->span = s;
 			it->passes = v->passes;
-			if (cli_load_steps(it, s->path, &v->kopts, &v->steps)) {
+			rc = CLI_OK;
+			if (load_visited(it, s->path, v, &rc)) {
 				v->load_failed++;
+				if (rc)
+					status = rc;
 				continue;
 			}
-			it->p.opts = v->aopts;
 			loaded++;
 			if (visited)
 				(*visited)++;
-			rc = v->on_profile ? v->on_profile(v->ctx, it) : CLI_OK;
+			if (v->on_profile) {
+				int prc = v->on_profile(v->ctx, it);
+
+				if (prc)
+					rc = prc;
+			}
 			if (rc)
 				status = rc;
 			if (!keep)
-				cli_item_release(it);
+				release_visited(v, it);
 		}
 		if (keep && loaded >= 1 && run_dist(r, v, items, nw, k))
 			status = CLI_EINPUT;
 		for (size_t w = 0; w < nw; w++)
-			cli_item_release(&items[w]);
+			release_visited(v, &items[w]);
 	}
 	free(items);
 	return status;

@@ -22,10 +22,48 @@ int cli_sql_open(struct cli_sql *s, const char *path)
 	return CLI_OK;
 }
 
-int cli_sql_add(struct cli_sql *s, const struct cli_item *it)
+/* The export's item of a visited span. */
+static struct out_sqlite_item sql_item(const struct cli_item *it)
 {
 	struct out_sqlite_item item = {it->run->name, it->worker->name, it->span->name,
 				       it->span->path, &it->p};
+
+	return item;
+}
+
+int cli_sql_begin(struct cli_sql *s, const struct cli_item *it)
+{
+	struct out_sqlite_item item = sql_item(it);
+	struct nns_err err;
+
+	if (!s->db || s->failed)
+		return CLI_OK;
+	nns_err_clear(&err);
+	if (out_sqlite_begin(s->db, &item, &err)) {
+		cli_error(NULL, err.msg);
+		s->failed = 1;
+		return CLI_EINPUT;
+	}
+	return CLI_OK;
+}
+
+void cli_sql_drop(struct cli_sql *s, const struct cli_item *it)
+{
+	struct out_sqlite_item item = sql_item(it);
+	struct nns_err err;
+
+	if (!s->db)
+		return;
+	nns_err_clear(&err);
+	if (out_sqlite_cancel(s->db, &item, &err) && !s->failed) {
+		cli_error(NULL, err.msg);
+		s->failed = 1;
+	}
+}
+
+int cli_sql_add(struct cli_sql *s, const struct cli_item *it)
+{
+	struct out_sqlite_item item = sql_item(it);
 	struct nns_err err;
 
 	if (!s->db || s->failed)

@@ -165,6 +165,17 @@ static int on_profile(void *vctx, const struct cli_item *it)
 	return CLI_OK;
 }
 
+/* --sqlite: a span's rows are written while its profile is computed */
+static int on_model(void *vctx, const struct cli_item *it)
+{
+	return cli_sql_begin(&((struct analyse_ctx *)vctx)->sql, it);
+}
+
+static void on_drop(void *vctx, const struct cli_item *it)
+{
+	cli_sql_drop(&((struct analyse_ctx *)vctx)->sql, it);
+}
+
 /* The stem "<prefix>.<span>" of a span group's own file, when the run
  * has several span groups (with one it would copy the run's file, which
  * the caller writes for group 0): 1, else 0. */
@@ -564,6 +575,10 @@ static int analyse_body(struct analyse_ctx *cx, const struct analyse_args *a, st
 	v->on_profile = on_profile;
 	v->on_dist = on_dist;
 	v->on_cluster = on_cluster;
+	if (cx->sql.db) {
+		v->on_model = on_model;
+		v->on_drop = on_drop;
+	}
 	cx->v = v;
 	for (size_t i = 0; i < rs.runs.n; i++) {
 		const struct run *r = &rs.runs.v[i];

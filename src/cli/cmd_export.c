@@ -118,6 +118,17 @@ static int sql_on_profile(void *ctx, const struct cli_item *it)
 	return cli_sql_add(ctx, it);
 }
 
+/* a span's rows are written while its profile is computed */
+static int sql_on_model(void *ctx, const struct cli_item *it)
+{
+	return cli_sql_begin(ctx, it);
+}
+
+static void sql_on_drop(void *ctx, const struct cli_item *it)
+{
+	cli_sql_drop(ctx, it);
+}
+
 static int sql_on_dist(void *ctx, const struct run *r, const char *span_name, size_t group,
 		       const struct an_dist *d)
 {
@@ -161,6 +172,8 @@ static int export_sqlite(const struct export_args *a)
 	v.want_dist = 1;
 	v.ctx = &sql;
 	v.on_profile = sql_on_profile;
+	v.on_model = sql_on_model;
+	v.on_drop = sql_on_drop;
 	v.on_dist = sql_on_dist;
 	for (size_t i = 0; i < rs.runs.n; i++)
 		if (cli_visit_run(&rs.runs.v[i], &v, &visited))

@@ -8,15 +8,27 @@
 #include "output/outfile.h"
 #include "output/sqlite_out.h"
 
+#include <pthread.h>
 #include <sqlite3.h>
 
 struct out_sqlite {
 	sqlite3 *db;
-	char path[OUT_PATH_MAX]; /* the target */
-	char tmp[OUT_PATH_MAX];	 /* the temporary database beside it */
-	int64_t next_worker;	 /* workers.id of the next out_sqlite_add */
-	int64_t rows;		 /* raw rows inserted */
-	int64_t string_base;	 /* strings.id of the next worker's string 0 */
+	char path[OUT_PATH_MAX];  /* the target */
+	char tmp[OUT_PATH_MAX];	  /* the temporary database beside it */
+	int64_t next_worker;	  /* workers.id of the next out_sqlite_add */
+	int64_t rows;		  /* raw rows inserted */
+	int64_t string_base;	  /* strings.id of the next worker's string 0 */
+	const struct sq_src *src; /* the rows sq_src_insert is inserting */
+	/* out_sqlite_begin's thread, writing one worker's rows */
+	struct sq_bg {
+		pthread_t thread;
+		int on;			     /* started and not yet joined */
+		struct out_sqlite_item it;   /* the worker (the caller's pointers) */
+		int64_t id;		     /* its workers.id */
+		int64_t rows0, string_base0; /* s->rows, s->string_base before it */
+		int rc;			     /* how it went, once joined */
+		struct nns_err err;
+	} bg;
 };
 
 /* NNS_EIO "path: what: sqlite's message". */
@@ -28,28 +40,48 @@ int sq_prepare(struct out_sqlite *s, const char *sql, sqlite3_stmt **st, struct 
 /* Steps a bound insert and resets it for the next row. */
 int sq_step(struct out_sqlite *s, sqlite3_stmt *st, const char *what, struct nns_err *err);
 
-/* A multi-row insert of n rows into a raw table (sqlite_ins.c says how to
- * use it): up to SQ_INS_ROWS rows per sqlite3_step. */
-#define SQ_INS_ROWS 32
-struct sq_ins {
-	struct out_sqlite *s;
-	const char *table, *what;  /* static strings */
-	int ncol, batch;	   /* columns; rows per full statement */
-	sqlite3_stmt *full, *tail; /* batch rows; the last, shorter, step's */
-	sqlite3_stmt *st;	   /* the statement to bind the row into */
-	int o;			   /* ... at parameters o + 1 .. o + ncol */
-	int rows, r;		   /* rows of st; rows bound in it so far */
-	size_t left;		   /* rows not yet done */
+/* A value of a row as SQLite gets it: sq_val zeroed is NULL. */
+enum { SQ_NULL = 0, SQ_INT, SQ_REAL, SQ_TEXT };
+struct sq_val {
+	int type; /* SQ_* */
+	int len;  /* SQ_TEXT: bytes, or -1 up to the NUL */
+	union {
+		int64_t i;
+		double d;
+		const char *s; /* SQ_TEXT: outlives the insert (the model's) */
+	};
 };
-/* Starts n rows of ncol columns into table; what names the step in errors. */
-void sq_ins_open(struct sq_ins *b, struct out_sqlite *s, const char *table, int ncol, size_t n,
-		 const char *what);
-/* Points b->st / b->o at the next row's parameters. */
-int sq_ins_row(struct sq_ins *b, struct nns_err *err);
-/* The row is bound: steps the statement once its rows are all bound. */
-int sq_ins_done(struct sq_ins *b, struct nns_err *err);
-/* Finalizes the statements (rows not done are not written). */
-void sq_ins_close(struct sq_ins *b);
+static inline void sq_int(struct sq_val *v, int64_t i)
+{
+	v->type = SQ_INT;
+	v->i = i;
+}
+static inline void sq_real(struct sq_val *v, double d)
+{
+	v->type = SQ_REAL;
+	v->d = d;
+}
+static inline void sq_text(struct sq_val *v, const char *s, int len)
+{
+	v->type = SQ_TEXT;
+	v->s = s;
+	v->len = len;
+}
+
+/* The rows of a raw table (sqlite_src.c): row(ctx, i, v) sets the
+ * non-NULL values of row i in v[0 .. ncol) (v comes zeroed). */
+#define SQ_SRC_MAXCOL 40
+struct sq_src {
+	const char *table, *what; /* static strings; what names it in errors */
+	int ncol;
+	size_t n;
+	void (*row)(const void *ctx, size_t i, struct sq_val *v);
+	const void *ctx;
+};
+/* Registers the row source module on s->db (out_sqlite_open). */
+int sq_src_register(struct out_sqlite *s, struct nns_err *err);
+/* Inserts the n rows of src, in order, into src->table. */
+int sq_src_insert(struct out_sqlite *s, const struct sq_src *src, struct nns_err *err);
 
 /* The temporary database (sqlite_tmp.c): creates the empty file
  * "<path>.nnscope-tmp.<host>.<pid>.<salt>" (its name into tmp); removes the
@@ -59,8 +91,11 @@ void sq_ins_close(struct sq_ins *b);
 int sq_tmp_create(char *tmp, size_t size, const char *path, struct nns_err *err);
 int sq_tmp_sweep(const char *dir);
 
-/* Inserts every row of p's model under worker_id (sqlite_rows.c). */
-int sq_model_rows(struct out_sqlite *s, int64_t worker_id, const struct an_profile *p,
-		  struct nns_err *err);
+/* Inserts the workers row of it and every row of its model under
+ * worker_id (sqlite_rows.c). Of it->p it needs the operator tree only, and
+ * asks for it (an_profile_need): another thread may be computing the
+ * profile's other passes meanwhile. */
+int sq_worker_rows(struct out_sqlite *s, int64_t worker_id, const struct out_sqlite_item *it,
+		   struct nns_err *err);
 
 #endif

@@ -53,6 +53,23 @@ int out_sqlite_open(struct out_sqlite **out, const char *path, struct nns_err *e
 int out_sqlite_add(struct out_sqlite *s, const struct out_sqlite_item *it, int64_t *worker_id,
 		   struct nns_err *err);
 
+/* out_sqlite_add in two halves, so that a worker's rows are written while
+ * its profile is computed: out_sqlite_begin starts a thread of s's own
+ * that inserts the worker row and the model's rows (of it->p it reads the
+ * operator tree, asking for it with an_profile_need); the caller computes
+ * the profile's other passes meanwhile (an_profile_run_base: it->p must
+ * be an_profile_init'ed over the finalized model before this call), then
+ * calls out_sqlite_add with the same it->p, which waits for the thread
+ * and adds the result tables. Until then the caller uses nothing of s,
+ * and it, its strings, its model and its profile stay alive (the passes
+ * may add to the profile). When the profile cannot be completed,
+ * out_sqlite_cancel(s, it) waits for the thread and removes what it
+ * wrote: the database is as if the worker had never been begun.
+ * out_sqlite_begin fails only on misuse; without a thread, out_sqlite_add
+ * writes the rows itself. */
+int out_sqlite_begin(struct out_sqlite *s, const struct out_sqlite_item *it, struct nns_err *err);
+int out_sqlite_cancel(struct out_sqlite *s, const struct out_sqlite_item *it, struct nns_err *err);
+
 /* Inserts the distributed view of a span group (span NULL or ""). */
 int out_sqlite_add_dist(struct out_sqlite *s, const char *span, const struct an_dist *d,
 			struct nns_err *err);

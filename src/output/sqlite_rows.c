@@ -1,11 +1,12 @@
 /*
- * sqlite_rows.c - a model's rows into the SQLite export's raw tables
- * (sqlite_int.h): threads, events (with the operator each launch and
- * device event is attributed to, from the analysis' operator tree),
- * counters, memory records, flows, devices, instants, queues, samples and
- * the worker's metadata. One multi-row insert per table (sqlite_ins.c),
- * bound row by row and stepped every SQ_INS_ROWS rows; strings are bound
- * SQLITE_STATIC from the model's pool, which outlives the statement.
+ * sqlite_rows.c - a worker's rows into the SQLite export's raw tables
+ * (sqlite_int.h): its workers row, then its model's threads, counters,
+ * memory records, flows, devices, instants, queues, samples, metadata
+ * and, last (they need the analysis' operator tree), events with the
+ * operator each launch and device event is attributed to. One row
+ * function per table, read by the row
+ * source of sqlite_src.c straight from the model's arrays; strings go as
+ * the model's own bytes (they outlive the insert).
  *
  * Event names, shapes, types, call stacks, grids and blocks are stored
  * once per worker in `strings` (id = the worker's base + the model's
@@ -18,61 +19,58 @@
 
 #include <string.h>
 
-static void bind_sid(sqlite3_stmt *st, int i, const struct model *m, uint32_t sid)
+/* What the row functions read: the worker's model and profile. */
+struct rows_ctx {
+	const struct model *m;
+	const struct an_profile *p;
+	int64_t wid;  /* workers.id */
+	int64_t base; /* strings.id of the model's string 0 */
+	const char *kinds[MK__COUNT + 1];
+};
+
+static void v_sid(struct sq_val *v, const struct model *m, uint32_t sid)
 {
 	if (sid)
-		sqlite3_bind_text(st, i, model_str(m, sid), -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, i);
+		sq_text(v, model_str(m, sid), -1);
 }
 
 /* A string column stored as an id into strings. */
-static void bind_str_id(sqlite3_stmt *st, int i, int64_t base, uint32_t sid)
+static void v_str_id(struct sq_val *v, int64_t base, uint32_t sid)
 {
 	if (sid)
-		sqlite3_bind_int64(st, i, base + sid);
-	else
-		sqlite3_bind_null(st, i);
+		sq_int(v, base + sid);
 }
 
-static void bind_opt(sqlite3_stmt *st, int i, int64_t v, int present)
+static void v_opt(struct sq_val *v, int64_t x, int present)
 {
 	if (present)
-		sqlite3_bind_int64(st, i, v);
-	else
-		sqlite3_bind_null(st, i);
+		sq_int(v, x);
 }
 
-static void bind_thread(sqlite3_stmt *st, int i, uint32_t thread)
+static void v_thread(struct sq_val *v, uint32_t thread)
 {
-	bind_opt(st, i, thread, thread != MODEL_NOIDX);
+	v_opt(v, thread, thread != MODEL_NOIDX);
 }
 
-static int put_threads(struct out_sqlite *s, int64_t wid, const struct model *m,
-		       struct nns_err *err)
+static void thread_row(const void *ctx, size_t i, struct sq_val *v)
 {
-	struct sq_ins b;
-	int rc = NNS_OK;
+	const struct rows_ctx *x = ctx;
+	const struct model_thread *t = &x->m->threads.v[i];
 
-	sq_ins_open(&b, s, "threads", 5, m->threads.n, "inserting threads");
-	for (size_t i = 0; i < m->threads.n && !rc; i++) {
-		const struct model_thread *t = &m->threads.v[i];
-		sqlite3_stmt *st;
-		int o;
+	sq_int(&v[0], x->wid);
+	sq_int(&v[1], (int64_t)i);
+	v_sid(&v[2], x->m, t->pid);
+	v_sid(&v[3], x->m, t->tid);
+	v_sid(&v[4], x->m, t->name);
+}
 
-		if ((rc = sq_ins_row(&b, err)))
-			break;
-		st = b.st;
-		o = b.o;
-		sqlite3_bind_int64(st, o + 1, wid);
-		sqlite3_bind_int64(st, o + 2, (int64_t)i);
-		bind_sid(st, o + 3, m, t->pid);
-		bind_sid(st, o + 4, m, t->tid);
-		bind_sid(st, o + 5, m, t->name);
-		rc = sq_ins_done(&b, err);
-	}
-	sq_ins_close(&b);
-	return rc;
+static void string_row(const void *ctx, size_t i, struct sq_val *v)
+{
+	const struct rows_ctx *x = ctx;
+
+	sq_int(&v[0], x->base + (int64_t)i);
+	sq_text(&v[1], strpool_get(&x->m->strings, (uint32_t)i),
+		(int)strpool_len(&x->m->strings, (uint32_t)i));
 }
 
 /* The event index of the nearest ancestor of node n that is an event. */
@@ -84,8 +82,9 @@ static int64_t parent_event(const struct an_optree *t, uint32_t n)
 	return -1;
 }
 
+/* events_raw's columns, from 0 */
 enum {
-	C_WID = 1,
+	C_WID,
 	C_ID,
 	C_TS,
 	C_DUR,
@@ -121,47 +120,48 @@ enum {
 	C_CLASS,
 	C__N
 };
+_Static_assert(C__N <= SQ_SRC_MAXCOL, "events_raw has more columns than a row source");
 
-static void bind_dev_args(sqlite3_stmt *st, int o, const struct model *m, int64_t base,
-			  const struct model_event *e)
+static void dev_args(struct sq_val *v, const struct model *m, int64_t base,
+		     const struct model_event *e)
 {
 	const struct model_dev_args *a = &m->dev_args.v[e->extra];
 
-	/* (the stream itself is bound from the model's index, put_events) */
+	/* (the stream itself is the model's index, event_row) */
 	if (e->kind == MK_SYNC) {
-		bind_opt(st, o + C_WSTREAM, a->wait_stream, a->wait_stream >= 0);
-		bind_opt(st, o + C_WCORR, a->wait_corr, a->wait_corr != MODEL_NONE);
+		v_opt(&v[C_WSTREAM], a->wait_stream, a->wait_stream >= 0);
+		v_opt(&v[C_WCORR], a->wait_corr, a->wait_corr != MODEL_NONE);
 		return;
 	}
-	bind_str_id(st, o + C_GRID, base, a->grid);
-	bind_str_id(st, o + C_BLOCK, base, a->block);
-	bind_opt(st, o + C_REGS, a->regs, a->regs >= 0);
-	bind_opt(st, o + C_SMEM, a->shared_mem, a->shared_mem >= 0);
+	v_str_id(&v[C_GRID], base, a->grid);
+	v_str_id(&v[C_BLOCK], base, a->block);
+	v_opt(&v[C_REGS], a->regs, a->regs >= 0);
+	v_opt(&v[C_SMEM], a->shared_mem, a->shared_mem >= 0);
 	if (a->blocks_per_sm >= 0)
-		sqlite3_bind_double(st, o + C_BPSM, a->blocks_per_sm);
+		sq_real(&v[C_BPSM], a->blocks_per_sm);
 	if (a->occupancy >= 0)
-		sqlite3_bind_double(st, o + C_OCC, a->occupancy);
-	bind_opt(st, o + C_BYTES, a->bytes, a->bytes >= 0);
+		sq_real(&v[C_OCC], a->occupancy);
+	v_opt(&v[C_BYTES], a->bytes, a->bytes >= 0);
 }
 
-static void bind_op_args(sqlite3_stmt *st, int o, const struct model *m, int64_t base,
-			 const struct model_event *e)
+static void op_args(struct sq_val *v, const struct model *m, int64_t base,
+		    const struct model_event *e)
 {
 	const struct model_op_args *a = &m->op_args.v[e->extra];
 
-	bind_str_id(st, o + C_DIMS, base, a->input_dims);
-	bind_str_id(st, o + C_TYPE, base, a->input_type);
-	bind_str_id(st, o + C_STACK, base, a->call_stack);
-	bind_opt(st, o + C_SEQ, a->seq, a->seq != MODEL_NONE);
-	bind_opt(st, o + C_PYID, a->py_id, a->py_id != MODEL_NONE);
-	bind_opt(st, o + C_PYPARENT, a->py_parent_id, a->py_parent_id != MODEL_NONE);
-	bind_opt(st, o + C_PYMOD, a->py_module_id, a->py_module_id != MODEL_NONE);
-	bind_opt(st, o + C_FWDTID, a->fwd_tid, a->fwd_tid != MODEL_NONE);
+	v_str_id(&v[C_DIMS], base, a->input_dims);
+	v_str_id(&v[C_TYPE], base, a->input_type);
+	v_str_id(&v[C_STACK], base, a->call_stack);
+	v_opt(&v[C_SEQ], a->seq, a->seq != MODEL_NONE);
+	v_opt(&v[C_PYID], a->py_id, a->py_id != MODEL_NONE);
+	v_opt(&v[C_PYPARENT], a->py_parent_id, a->py_parent_id != MODEL_NONE);
+	v_opt(&v[C_PYMOD], a->py_module_id, a->py_module_id != MODEL_NONE);
+	v_opt(&v[C_FWDTID], a->fwd_tid, a->fwd_tid != MODEL_NONE);
 }
 
 /* op_id/op_name: the operator node owning a launch or device event;
  * parent_id: for an event that is a tree node, its nearest ancestor. */
-static void bind_tree(sqlite3_stmt *st, int o, const struct an_profile *p, int64_t base, uint32_t i)
+static void tree_cols(struct sq_val *v, const struct an_profile *p, int64_t base, uint32_t i)
 {
 	const struct an_optree *t = &p->tree;
 	uint32_t n = t->owner ? t->owner[i] : MODEL_NOIDX;
@@ -174,353 +174,253 @@ static void bind_tree(sqlite3_stmt *st, int o, const struct an_profile *p, int64
 		int64_t q = parent_event(t, n);
 
 		if (q >= 0)
-			sqlite3_bind_int64(st, o + C_PARENT, q);
+			sq_int(&v[C_PARENT], q);
 	} else if (node->type == AN_NODE_OP && node->ev != MODEL_NOIDX) {
-		sqlite3_bind_int64(st, o + C_OP, node->ev);
-		bind_str_id(st, o + C_OPNAME, base, node->name);
+		sq_int(&v[C_OP], node->ev);
+		v_str_id(&v[C_OPNAME], base, node->name);
 	}
 }
 
-static int put_strings(struct out_sqlite *s, const struct model *m, struct nns_err *err)
+static void event_row(const void *ctx, size_t i, struct sq_val *v)
 {
-	struct sq_ins b;
-	int rc = NNS_OK;
+	const struct rows_ctx *x = ctx;
+	const struct model *m = x->m;
+	const struct model_event *e = &m->events.v[i];
+	int cls = model_event_class(m, (uint32_t)i);
+	int dv = model_event_device(m, (uint32_t)i);
+	int64_t sm = model_event_stream(m, (uint32_t)i);
 
-	sq_ins_open(&b, s, "strings", 2, m->strings.count, "inserting strings");
-	for (size_t i = 0; i < m->strings.count && !rc; i++) {
-		sqlite3_stmt *st;
-		int o;
-
-		if ((rc = sq_ins_row(&b, err)))
-			break;
-		st = b.st;
-		o = b.o;
-		sqlite3_bind_int64(st, o + 1, s->string_base + (int64_t)i);
-		sqlite3_bind_text(st, o + 2, strpool_get(&m->strings, (uint32_t)i),
-				  (int)strpool_len(&m->strings, (uint32_t)i), SQLITE_STATIC);
-		rc = sq_ins_done(&b, err);
-	}
-	sq_ins_close(&b);
-	return rc;
-}
-
-static int put_events(struct out_sqlite *s, int64_t wid, const struct an_profile *p,
-		      struct nns_err *err)
-{
-	const int64_t base = s->string_base;
-	const struct model *m = p->m;
-	const char *kinds[MK__COUNT + 1];
-	struct sq_ins b;
-	int rc = NNS_OK;
-
-	for (int i = 0; i <= MK__COUNT; i++)
-		kinds[i] = model_kind_name(i);
-	sq_ins_open(&b, s, "events_raw", C__N - 1, m->events.n, "inserting events");
-	for (size_t i = 0; i < m->events.n && !rc; i++) {
-		const struct model_event *e = &m->events.v[i];
-		sqlite3_stmt *st;
-		int o;
-
-		if ((rc = sq_ins_row(&b, err)))
-			break;
-		st = b.st;
-		o = b.o;
-		sqlite3_bind_int64(st, o + C_WID, wid);
-		sqlite3_bind_int64(st, o + C_ID, (int64_t)i);
-		sqlite3_bind_int64(st, o + C_TS, e->ts);
-		sqlite3_bind_int64(st, o + C_DUR, e->dur);
-		sqlite3_bind_int64(st, o + C_NAME, base + e->name);
-		sqlite3_bind_text(st, o + C_KIND, kinds[e->kind < MK__COUNT ? e->kind : MK__COUNT],
-				  -1, SQLITE_STATIC);
-		if (e->thread < m->threads.n)
-			sqlite3_bind_int64(st, o + C_THREAD, e->thread);
-		{
-			/* the model's index: args.device / args.stream, else
-			 * the pid and tid Kineto files device events under */
-			int dv = model_event_device(m, (uint32_t)i);
-			int64_t sm = model_event_stream(m, (uint32_t)i);
-			if (dv >= 0)
-				sqlite3_bind_int(st, o + C_DEVICE, dv);
-			if (sm >= 0)
-				sqlite3_bind_int64(st, o + C_STREAM, sm);
+	sq_int(&v[C_WID], x->wid);
+	sq_int(&v[C_ID], (int64_t)i);
+	sq_int(&v[C_TS], e->ts);
+	sq_int(&v[C_DUR], e->dur);
+	sq_int(&v[C_NAME], x->base + e->name);
+	sq_text(&v[C_KIND], x->kinds[e->kind < MK__COUNT ? e->kind : MK__COUNT], -1);
+	if (e->thread < m->threads.n)
+		sq_int(&v[C_THREAD], e->thread);
+	/* the model's index: args.device / args.stream, else the pid and
+	 * tid Kineto files device events under */
+	if (dv >= 0)
+		sq_int(&v[C_DEVICE], dv);
+	if (sm >= 0)
+		sq_int(&v[C_STREAM], sm);
+	/* only where it is not the kind's name: the view gives
+	 * coalesce(category, kind), the table stays small */
+	if (e->flags & MODEL_EF_SRCCAT)
+		sq_text(&v[C_CAT], model_event_cat(m, (uint32_t)i), -1);
+	if (cls != MC_NONE)
+		sq_text(&v[C_CLASS], model_class_name(cls), -1);
+	if (e->corr != MODEL_NONE)
+		sq_int(&v[C_CORR], e->corr);
+	if (e->ext_id != MODEL_NONE)
+		sq_int(&v[C_EXT], e->ext_id);
+	if (m->launch_of && m->launch_of[i] != MODEL_NOIDX)
+		sq_int(&v[C_LAUNCH], m->launch_of[i]);
+	tree_cols(v, x->p, x->base, (uint32_t)i);
+	if (e->extra != MODEL_NOIDX) {
+		if (model_kind_has_dev_args(e->kind)) {
+			if (e->extra < m->dev_args.n)
+				dev_args(v, m, x->base, e);
+		} else if (e->extra < m->op_args.n) {
+			op_args(v, m, x->base, e);
 		}
-		/* only where it is not the kind's name: the view gives
-		 * coalesce(category, kind), the table stays small */
-		if (e->flags & MODEL_EF_SRCCAT)
-			sqlite3_bind_text(st, o + C_CAT, model_event_cat(m, (uint32_t)i), -1,
-					  SQLITE_STATIC);
-		if (model_event_class(m, (uint32_t)i) != MC_NONE)
-			sqlite3_bind_text(st, o + C_CLASS,
-					  model_class_name(model_event_class(m, (uint32_t)i)), -1,
-					  SQLITE_STATIC);
-		if (e->corr != MODEL_NONE)
-			sqlite3_bind_int64(st, o + C_CORR, e->corr);
-		if (e->ext_id != MODEL_NONE)
-			sqlite3_bind_int64(st, o + C_EXT, e->ext_id);
-		if (m->launch_of && m->launch_of[i] != MODEL_NOIDX)
-			sqlite3_bind_int64(st, o + C_LAUNCH, m->launch_of[i]);
-		bind_tree(st, o, p, base, (uint32_t)i);
-		if (e->extra != MODEL_NOIDX) {
-			if (model_kind_has_dev_args(e->kind)) {
-				if (e->extra < m->dev_args.n)
-					bind_dev_args(st, o, m, base, e);
-			} else if (e->extra < m->op_args.n) {
-				bind_op_args(st, o, m, base, e);
-			}
-		}
-		rc = sq_ins_done(&b, err);
 	}
-	sq_ins_close(&b);
-	return rc;
 }
 
-static int put_counters(struct out_sqlite *s, int64_t wid, const struct model *m,
-			struct nns_err *err)
+static void counter_row(const void *ctx, size_t i, struct sq_val *v)
 {
-	struct sq_ins b;
-	int rc = NNS_OK;
+	const struct rows_ctx *x = ctx;
+	const struct model_counter *c = &x->m->counters.v[i];
 
-	sq_ins_open(&b, s, "counters", 5, m->counters.n, "inserting counters");
-	for (size_t i = 0; i < m->counters.n && !rc; i++) {
-		const struct model_counter *c = &m->counters.v[i];
-		sqlite3_stmt *st;
-		int o;
-
-		if ((rc = sq_ins_row(&b, err)))
-			break;
-		st = b.st;
-		o = b.o;
-		sqlite3_bind_int64(st, o + 1, wid);
-		sqlite3_bind_int64(st, o + 2, c->ts);
-		bind_sid(st, o + 3, m, c->name);
-		sqlite3_bind_double(st, o + 4, c->value);
-		bind_thread(st, o + 5, c->thread);
-		rc = sq_ins_done(&b, err);
-	}
-	sq_ins_close(&b);
-	return rc;
+	sq_int(&v[0], x->wid);
+	sq_int(&v[1], c->ts);
+	v_sid(&v[2], x->m, c->name);
+	sq_real(&v[3], c->value);
+	v_thread(&v[4], c->thread);
 }
 
-static int put_mems(struct out_sqlite *s, int64_t wid, const struct model *m, struct nns_err *err)
+static void mem_row(const void *ctx, size_t i, struct sq_val *v)
 {
-	struct sq_ins b;
-	int rc = NNS_OK;
+	const struct rows_ctx *x = ctx;
+	const struct model_mem *r = &x->m->mems.v[i];
 
-	sq_ins_open(&b, s, "memory_events", 9, m->mems.n, "inserting memory events");
-	for (size_t i = 0; i < m->mems.n && !rc; i++) {
-		const struct model_mem *r = &m->mems.v[i];
-		sqlite3_stmt *st;
-		int o;
-
-		if ((rc = sq_ins_row(&b, err)))
-			break;
-		st = b.st;
-		o = b.o;
-		sqlite3_bind_int64(st, o + 1, wid);
-		sqlite3_bind_int64(st, o + 2, r->ts);
-		bind_opt(st, o + 3, r->addr, r->flags & MODEL_MEM_HAS_ADDR);
-		sqlite3_bind_int64(st, o + 4, r->bytes);
-		bind_opt(st, o + 5, r->total_allocated, r->flags & MODEL_MEM_HAS_TOTAL_ALLOC);
-		bind_opt(st, o + 6, r->total_reserved, r->flags & MODEL_MEM_HAS_TOTAL_RESERVED);
-		sqlite3_bind_int(st, o + 7, r->device_type);
-		sqlite3_bind_int(st, o + 8, r->device_id);
-		bind_thread(st, o + 9, r->thread);
-		rc = sq_ins_done(&b, err);
-	}
-	sq_ins_close(&b);
-	return rc;
+	sq_int(&v[0], x->wid);
+	sq_int(&v[1], r->ts);
+	v_opt(&v[2], r->addr, r->flags & MODEL_MEM_HAS_ADDR);
+	sq_int(&v[3], r->bytes);
+	v_opt(&v[4], r->total_allocated, r->flags & MODEL_MEM_HAS_TOTAL_ALLOC);
+	v_opt(&v[5], r->total_reserved, r->flags & MODEL_MEM_HAS_TOTAL_RESERVED);
+	sq_int(&v[6], r->device_type);
+	sq_int(&v[7], r->device_id);
+	v_thread(&v[8], r->thread);
 }
 
-static int put_flows(struct out_sqlite *s, int64_t wid, const struct model *m, struct nns_err *err)
+static void flow_row(const void *ctx, size_t i, struct sq_val *v)
 {
 	static const char *const kinds[] = {"fwdbwd", "ac2g", "other"};
-	struct sq_ins b;
-	int rc = NNS_OK;
+	const struct rows_ctx *x = ctx;
+	const struct model_flow *f = &x->m->flows.v[i];
 
-	sq_ins_open(&b, s, "flows", 6, m->flows.n, "inserting flows");
-	for (size_t i = 0; i < m->flows.n && !rc; i++) {
-		const struct model_flow *f = &m->flows.v[i];
-		sqlite3_stmt *st;
-		int o;
-
-		if ((rc = sq_ins_row(&b, err)))
-			break;
-		st = b.st;
-		o = b.o;
-		sqlite3_bind_int64(st, o + 1, wid);
-		sqlite3_bind_int64(st, o + 2, f->ts);
-		sqlite3_bind_int64(st, o + 3, f->id);
-		sqlite3_bind_text(st, o + 4, kinds[f->kind <= MF_OTHER ? f->kind : MF_OTHER], -1,
-				  SQLITE_STATIC);
-		/* the model's byte: it outlives the step, the local would not */
-		sqlite3_bind_text(st, o + 5, &f->ph, 1, SQLITE_STATIC);
-		bind_thread(st, o + 6, f->thread);
-		rc = sq_ins_done(&b, err);
-	}
-	sq_ins_close(&b);
-	return rc;
+	sq_int(&v[0], x->wid);
+	sq_int(&v[1], f->ts);
+	sq_int(&v[2], f->id);
+	sq_text(&v[3], kinds[f->kind <= MF_OTHER ? f->kind : MF_OTHER], -1);
+	sq_text(&v[4], &f->ph, 1); /* the model's byte */
+	v_thread(&v[5], f->thread);
 }
 
-static int put_devices(struct out_sqlite *s, int64_t wid, const struct model *m,
-		       struct nns_err *err)
+static void device_row(const void *ctx, size_t i, struct sq_val *v)
 {
-	struct sq_ins b;
-	int rc = NNS_OK;
+	const struct rows_ctx *x = ctx;
+	const struct model_device *d = &x->m->devices.v[i];
 
-	sq_ins_open(&b, s, "devices", 12, m->devices.n, "inserting devices");
-	for (size_t i = 0; i < m->devices.n && !rc; i++) {
-		const struct model_device *d = &m->devices.v[i];
-		sqlite3_stmt *st;
-		int o;
-
-		if ((rc = sq_ins_row(&b, err)))
-			break;
-		st = b.st;
-		o = b.o;
-		sqlite3_bind_int64(st, o + 1, wid);
-		sqlite3_bind_int(st, o + 2, d->id);
-		bind_sid(st, o + 3, m, d->name);
-		sqlite3_bind_int64(st, o + 4, d->total_mem);
-		sqlite3_bind_int(st, o + 5, d->major);
-		sqlite3_bind_int(st, o + 6, d->minor);
-		sqlite3_bind_int(st, o + 7, d->num_sms);
-		sqlite3_bind_int(st, o + 8, d->max_threads_per_sm);
-		sqlite3_bind_int(st, o + 9, d->max_threads_per_block);
-		sqlite3_bind_int(st, o + 10, d->regs_per_sm);
-		sqlite3_bind_int64(st, o + 11, d->shared_mem_per_sm);
-		sqlite3_bind_int(st, o + 12, d->warp_size);
-		rc = sq_ins_done(&b, err);
-	}
-	sq_ins_close(&b);
-	return rc;
+	sq_int(&v[0], x->wid);
+	sq_int(&v[1], d->id);
+	v_sid(&v[2], x->m, d->name);
+	sq_int(&v[3], d->total_mem);
+	sq_int(&v[4], d->major);
+	sq_int(&v[5], d->minor);
+	sq_int(&v[6], d->num_sms);
+	sq_int(&v[7], d->max_threads_per_sm);
+	sq_int(&v[8], d->max_threads_per_block);
+	sq_int(&v[9], d->regs_per_sm);
+	sq_int(&v[10], d->shared_mem_per_sm);
+	sq_int(&v[11], d->warp_size);
 }
 
-static int put_instants(struct out_sqlite *s, int64_t wid, const struct model *m,
-			struct nns_err *err)
+static void instant_row(const void *ctx, size_t i, struct sq_val *v)
 {
-	struct sq_ins b;
-	int rc = NNS_OK;
+	const struct rows_ctx *x = ctx;
+	const struct model_instant *r = &x->m->instants.v[i];
 
-	sq_ins_open(&b, s, "instants", 4, m->instants.n, "inserting instants");
-	for (size_t i = 0; i < m->instants.n && !rc; i++) {
-		const struct model_instant *x = &m->instants.v[i];
-		sqlite3_stmt *st;
-		int o;
-
-		if ((rc = sq_ins_row(&b, err)))
-			break;
-		st = b.st;
-		o = b.o;
-		sqlite3_bind_int64(st, o + 1, wid);
-		sqlite3_bind_int64(st, o + 2, x->ts);
-		bind_sid(st, o + 3, m, x->name);
-		bind_thread(st, o + 4, x->thread);
-		rc = sq_ins_done(&b, err);
-	}
-	sq_ins_close(&b);
-	return rc;
+	sq_int(&v[0], x->wid);
+	sq_int(&v[1], r->ts);
+	v_sid(&v[2], x->m, r->name);
+	v_thread(&v[3], r->thread);
 }
 
-static int put_queues(struct out_sqlite *s, int64_t wid, const struct model *m, struct nns_err *err)
+static void queue_row(const void *ctx, size_t i, struct sq_val *v)
 {
-	struct sq_ins b;
-	int rc = NNS_OK;
+	const struct rows_ctx *x = ctx;
+	const struct model_queue *q = &x->m->queues.v[i];
 
-	sq_ins_open(&b, s, "queues", 6, m->queues.n, "inserting queues");
-	for (size_t i = 0; i < m->queues.n && !rc; i++) {
-		const struct model_queue *q = &m->queues.v[i];
-		sqlite3_stmt *st;
-		int o;
-
-		if ((rc = sq_ins_row(&b, err)))
-			break;
-		st = b.st;
-		o = b.o;
-		sqlite3_bind_int64(st, o + 1, wid);
-		sqlite3_bind_int64(st, o + 2, q->ts);
-		bind_sid(st, o + 3, m, q->name);
-		sqlite3_bind_int64(st, o + 4, q->size);
-		bind_opt(st, o + 5, q->capacity, q->capacity > 0);
-		bind_thread(st, o + 6, q->thread);
-		rc = sq_ins_done(&b, err);
-	}
-	sq_ins_close(&b);
-	return rc;
+	sq_int(&v[0], x->wid);
+	sq_int(&v[1], q->ts);
+	v_sid(&v[2], x->m, q->name);
+	sq_int(&v[3], q->size);
+	v_opt(&v[4], q->capacity, q->capacity > 0);
+	v_thread(&v[5], q->thread);
 }
 
-static int put_samples(struct out_sqlite *s, int64_t wid, const struct model *m,
-		       struct nns_err *err)
+static void sample_row(const void *ctx, size_t i, struct sq_val *v)
 {
 	static const char *const kinds[] = {"other", "machine", "process", "thread"};
-	struct sq_ins b;
-	int rc = NNS_OK;
+	const struct rows_ctx *x = ctx;
+	const struct model_sample *r = &x->m->samples.v[i];
 
-	sq_ins_open(&b, s, "samples", 12, m->samples.n, "inserting samples");
-	for (size_t i = 0; i < m->samples.n && !rc; i++) {
-		const struct model_sample *x = &m->samples.v[i];
-		sqlite3_stmt *st;
-		int o;
-
-		if ((rc = sq_ins_row(&b, err)))
-			break;
-		st = b.st;
-		o = b.o;
-		sqlite3_bind_int64(st, o + 1, wid);
-		sqlite3_bind_int64(st, o + 2, x->ts);
-		sqlite3_bind_text(st, o + 3, kinds[x->kind <= MS_THREAD ? x->kind : 0], -1,
-				  SQLITE_STATIC);
-		if (x->kind == MS_THREAD)
-			sqlite3_bind_int64(st, o + 4, x->tid);
-		bind_thread(st, o + 5, x->thread);
-		sqlite3_bind_double(st, o + 6, x->user);
-		sqlite3_bind_double(st, o + 7, x->sys);
-		sqlite3_bind_double(st, o + 8, x->idle);
-		sqlite3_bind_double(st, o + 9, x->iowait);
-		if (x->kind == MS_MACHINE) {
-			sqlite3_bind_int64(st, o + 10, x->running);
-			sqlite3_bind_int64(st, o + 11, (int64_t)x->ctx_switches);
-		}
-		if (x->kind == MS_PROCESS)
-			sqlite3_bind_int64(st, o + 12, (int64_t)x->rss_kb);
-		rc = sq_ins_done(&b, err);
+	sq_int(&v[0], x->wid);
+	sq_int(&v[1], r->ts);
+	sq_text(&v[2], kinds[r->kind <= MS_THREAD ? r->kind : 0], -1);
+	if (r->kind == MS_THREAD)
+		sq_int(&v[3], r->tid);
+	v_thread(&v[4], r->thread);
+	sq_real(&v[5], r->user);
+	sq_real(&v[6], r->sys);
+	sq_real(&v[7], r->idle);
+	sq_real(&v[8], r->iowait);
+	if (r->kind == MS_MACHINE) {
+		sq_int(&v[9], r->running);
+		sq_int(&v[10], (int64_t)r->ctx_switches);
 	}
-	sq_ins_close(&b);
-	return rc;
+	if (r->kind == MS_PROCESS)
+		sq_int(&v[11], (int64_t)r->rss_kb);
 }
 
-static int put_meta(struct out_sqlite *s, int64_t wid, const struct model *m, struct nns_err *err)
+static void meta_row(const void *ctx, size_t i, struct sq_val *v)
 {
-	struct sq_ins b;
-	int rc = NNS_OK;
+	const struct rows_ctx *x = ctx;
 
-	sq_ins_open(&b, s, "worker_meta", 3, m->meta.n, "inserting worker metadata");
-	for (size_t i = 0; i < m->meta.n && !rc; i++) {
-		sqlite3_stmt *st;
-		int o;
-
-		if ((rc = sq_ins_row(&b, err)))
-			break;
-		st = b.st;
-		o = b.o;
-		sqlite3_bind_int64(st, o + 1, wid);
-		bind_sid(st, o + 2, m, m->meta.v[i].key);
-		bind_sid(st, o + 3, m, m->meta.v[i].value);
-		rc = sq_ins_done(&b, err);
-	}
-	sq_ins_close(&b);
-	return rc;
+	sq_int(&v[0], x->wid);
+	v_sid(&v[1], x->m, x->m->meta.v[i].key);
+	v_sid(&v[2], x->m, x->m->meta.v[i].value);
 }
 
-int sq_model_rows(struct out_sqlite *s, int64_t wid, const struct an_profile *p,
-		  struct nns_err *err)
+static void bind_text_or_null(sqlite3_stmt *st, int i, const char *v)
 {
-	const struct model *m = p->m;
+	if (v && *v)
+		sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, i);
+}
 
-	if (put_strings(s, m, err) || put_threads(s, wid, m, err) || put_events(s, wid, p, err) ||
-	    put_counters(s, wid, m, err) || put_mems(s, wid, m, err) || put_flows(s, wid, m, err) ||
-	    put_devices(s, wid, m, err) || put_instants(s, wid, m, err) ||
-	    put_queues(s, wid, m, err) || put_samples(s, wid, m, err) || put_meta(s, wid, m, err))
+static int add_worker(struct out_sqlite *s, int64_t id, const struct out_sqlite_item *it,
+		      struct nns_err *err)
+{
+	const struct model *m = it->p->m;
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sq_prepare(
+		s,
+		"INSERT INTO workers(id, run, worker, span, source, rank, world_size, events,"
+		" truncated, events_skipped, first_problem, bytes_read, events_lost,"
+		" base_time_ns) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+		&st, err))
 		return NNS_EIO;
+	sqlite3_bind_int64(st, 1, id);
+	bind_text_or_null(st, 2, it->run);
+	bind_text_or_null(st, 3, it->worker);
+	bind_text_or_null(st, 4, it->span);
+	bind_text_or_null(st, 5, it->source);
+	if (m->dist_rank >= 0)
+		sqlite3_bind_int64(st, 6, m->dist_rank);
+	if (m->dist_world_size >= 0)
+		sqlite3_bind_int64(st, 7, m->dist_world_size);
+	sqlite3_bind_int64(st, 8, (int64_t)m->events.n);
+	sqlite3_bind_int(st, 9, m->diag.truncated ? 1 : 0);
+	sqlite3_bind_int64(st, 10, m->diag.events_skipped);
+	bind_text_or_null(st, 11, m->diag.first_problem);
+	sqlite3_bind_int64(st, 12, m->diag.bytes_read);
+	sqlite3_bind_int64(st, 13, m->diag.events_lost);
+	if (m->base_time_ns)
+		sqlite3_bind_int64(st, 14, m->base_time_ns);
+	rc = sq_step(s, st, "inserting a worker", err);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int sq_worker_rows(struct out_sqlite *s, int64_t wid, const struct out_sqlite_item *it,
+		   struct nns_err *err)
+{
+	const struct an_profile *p = it->p;
+	const struct model *m = p->m;
+	struct rows_ctx x = {m, p, wid, s->string_base, {NULL}};
+	/* events last: they need the operator tree, which the caller's
+	 * thread may still be computing (out_sqlite_begin) */
+	const struct sq_src srcs[] = {
+	    {"strings", "inserting strings", 2, m->strings.count, string_row, &x},
+	    {"threads", "inserting threads", 5, m->threads.n, thread_row, &x},
+	    {"counters", "inserting counters", 5, m->counters.n, counter_row, &x},
+	    {"memory_events", "inserting memory events", 9, m->mems.n, mem_row, &x},
+	    {"flows", "inserting flows", 6, m->flows.n, flow_row, &x},
+	    {"devices", "inserting devices", 12, m->devices.n, device_row, &x},
+	    {"instants", "inserting instants", 4, m->instants.n, instant_row, &x},
+	    {"queues", "inserting queues", 6, m->queues.n, queue_row, &x},
+	    {"samples", "inserting samples", 12, m->samples.n, sample_row, &x},
+	    {"worker_meta", "inserting worker metadata", 3, m->meta.n, meta_row, &x},
+	};
+	const struct sq_src events = {"events_raw", "inserting events", C__N,
+				      m->events.n,  event_row,		&x};
+
+	for (int i = 0; i <= MK__COUNT; i++)
+		x.kinds[i] = model_kind_name(i);
+	if (add_worker(s, wid, it, err))
+		return NNS_EIO;
+	for (size_t i = 0; i < sizeof(srcs) / sizeof(srcs[0]); i++)
+		if (sq_src_insert(s, &srcs[i], err))
+			return NNS_EIO;
+	if (an_profile_need(p, AN_PASS_OPTREE, err) || sq_src_insert(s, &events, err))
+		return err && err->code ? err->code : NNS_EIO;
 	s->string_base += (int64_t)m->strings.count;
 	return NNS_OK;
 }
