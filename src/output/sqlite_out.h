@@ -15,8 +15,8 @@
  * directory, renamed over the target only when complete (an existing file
  * is replaced); any failure removes the temporary file, so no half-written
  * database is ever left. One transaction, prepared statements,
- * journal_mode=OFF and synchronous=OFF while writing; indexes and views
- * are created after the inserts.
+ * journal_mode=OFF and synchronous=OFF while writing; the indexes are
+ * created before the inserts (sqlite_out.c says why), the views after.
  */
 #ifndef NNS_OUTPUT_SQLITE_OUT_H
 #define NNS_OUTPUT_SQLITE_OUT_H
@@ -42,8 +42,9 @@ struct out_sqlite_item {
 
 struct out_sqlite; /* an open export: a temporary database in a transaction */
 
-/* Creates the temporary database beside path, the raw tables and the
- * result tables (sc_sql_create_results), and begins the transaction.
+/* Creates the temporary database beside path, the raw tables, the
+ * result tables (sc_sql_create_results) and the indexes, and begins the
+ * transaction.
  * On success *out owns it: finish with out_sqlite_commit or
  * out_sqlite_abort. NNS_EIO naming path when it cannot be written. */
 int out_sqlite_open(struct out_sqlite **out, const char *path, struct nns_err *err);
@@ -74,7 +75,7 @@ int out_sqlite_cancel(struct out_sqlite *s, const struct out_sqlite_item *it, st
 int out_sqlite_add_dist(struct out_sqlite *s, const char *span, const struct an_dist *d,
 			struct nns_err *err);
 
-/* Creates the indexes and views, commits, closes and renames the database
+/* Creates the views, commits, closes and renames the database
  * into place. Always frees s; on failure the temporary file is removed. */
 int out_sqlite_commit(struct out_sqlite *s, struct nns_err *err);
 
