@@ -482,8 +482,14 @@ int model_event_device(const struct model *m, uint32_t ev);
 /* The stream of a device event, GPU annotation or sync event (args.stream,
  * else the numeric tid Kineto files it under, "stream 7" too); -1 else. */
 int64_t model_event_stream(const struct model *m, uint32_t ev);
-/* Builds the index (model_finalize calls it); NNS_OK or NNS_ENOMEM. */
+/* Builds the index (model_finalize calls it); NNS_OK or NNS_ENOMEM. In two
+ * halves: model_index_nest (kernel classes, numeric thread ids, nesting:
+ * reads neither correlation ids nor launch_of, so it runs while another
+ * thread links the launches) and model_index_attribute (the operator of
+ * each launch and device event: after launch_of). */
 int model_index_build(struct model *m);
+int model_index_nest(struct model *m);
+int model_index_attribute(struct model *m);
 void model_index_release(struct model *m);
 
 /* The device row with deviceProperties id `id`, or NULL. */

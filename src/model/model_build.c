@@ -6,6 +6,7 @@
 #include "common/hmap.h"
 #include "common/idmap.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -734,6 +735,22 @@ static int link_launches(struct model *m)
 	return NNS_OK;
 }
 
+struct link_job {
+	struct model *m;
+	int rc;
+};
+
+/* launch_of: by correlation id, then by ac2g flows. */
+static void *link_main(void *arg)
+{
+	struct link_job *j = arg;
+
+	j->rc = link_launches(j->m);
+	if (!j->rc)
+		j->rc = link_ac2g(j->m);
+	return NULL;
+}
+
 void model_reopen(struct model *m)
 {
 	if (!m->finalized)
@@ -764,8 +781,22 @@ int model_finalize(struct model *m, struct nns_err *err)
 	if (SORT_ROWS(&m->queues) || SORT_ROWS(&m->samples) || SORT_ROWS(&m->instants))
 		goto out;
 	time_bounds(m);
-	if (link_launches(m) || link_ac2g(m) || model_index_build(m))
-		goto out;
+	/* the launch links on a thread of their own while this one nests the
+	 * events: neither reads what the other writes (launch_of; flags,
+	 * parent, depth) */
+	{
+		struct link_job job = {m, NNS_OK};
+		pthread_t th;
+		int threaded = pthread_create(&th, NULL, link_main, &job) == 0, nrc;
+
+		if (!threaded)
+			link_main(&job);
+		nrc = model_index_nest(m);
+		if (threaded)
+			pthread_join(th, NULL);
+		if (job.rc || nrc || model_index_attribute(m))
+			goto out;
+	}
 	m->finalized = 1;
 	rc = NNS_OK;
 out:

@@ -276,7 +276,7 @@ out:
 	return rc;
 }
 
-int model_index_build(struct model *m)
+int model_index_nest(struct model *m)
 {
 	size_t n = m->events.n, nthr = m->threads.n, i;
 	uint32_t *top = NULL;
@@ -318,11 +318,27 @@ int model_index_build(struct model *m)
 		e->flags = (uint8_t)((e->flags & MODEL_EF_SRCCAT) | (c & MODEL_EF_CLASS));
 	}
 	nest(m, top);
-	rc = attribute(m);
+	rc = NNS_OK;
 out:
 	free(top);
 	free(memo);
 	if (rc)
 		model_index_release(m);
 	return rc;
+}
+
+int model_index_attribute(struct model *m)
+{
+	int rc = attribute(m);
+
+	if (rc)
+		model_index_release(m);
+	return rc;
+}
+
+int model_index_build(struct model *m)
+{
+	int rc = model_index_nest(m);
+
+	return rc ? rc : model_index_attribute(m);
 }
