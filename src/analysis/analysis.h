@@ -164,6 +164,9 @@ int an_profile_need(const struct an_profile *p, enum an_pass pass, struct nns_er
  * every pass but the critical path of a chosen step. */
 #define AN_PASSES_DOCS ((AN_PASS_BIT(AN_PASS__N) - 1u) & ~AN_PASS_BIT(AN_PASS_CRITPATH_STEP))
 
+/* The most threads an_profile_need_mask uses. */
+#define AN_THREADS_MAX 8
+
 /* Runs the passes of mask that have not run, and their needs, on up to
  * `threads` threads (this one and threads - 1 started here; <= 1: this
  * thread alone), each pass as soon as its needs are done. The results are

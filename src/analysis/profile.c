@@ -254,7 +254,7 @@ int an_profile_need_mask(const struct an_profile *cp, uint32_t mask, int threads
 {
 	struct an_profile *p = (struct an_profile *)cp; /* see an_profile_need */
 	struct pass_sched s = {p, mask & (AN_PASS_BIT(AN_PASS__N) - 1u)};
-	pthread_t th[7];
+	pthread_t th[AN_THREADS_MAX - 1];
 	int k, n = 0, rc = NNS_OK;
 
 	if (!p->m)
@@ -262,8 +262,8 @@ int an_profile_need_mask(const struct an_profile *cp, uint32_t mask, int threads
 	for (k = AN_PASS__N - 1; k >= 0; k--) /* needs come before: one pass down closes it */
 		if (s.want & (1u << k))
 			s.want |= an_passes[k].needs;
-	if (threads > 8)
-		threads = 8;
+	if (threads > AN_THREADS_MAX)
+		threads = AN_THREADS_MAX;
 	for (; n < threads - 1; n++)
 		if (pthread_create(&th[n], NULL, sched_main, &s))
 			break; /* fewer threads: the passes still all run */
@@ -304,14 +304,7 @@ int an_profile_compute_mask(struct an_profile *p, const struct model *m, uint32_
 
 int an_profile_run_base(struct an_profile *p, struct nns_err *err)
 {
-	int k, rc;
-
-	if (!p->m || !p->m->finalized)
-		return nns_err_set(err, NNS_EINVAL, "internal: model not finalized");
-	for (k = 0; k < AN_PASS_NBASE; k++)
-		if ((rc = an_profile_need(p, (enum an_pass)k, err)))
-			return rc;
-	return NNS_OK;
+	return an_profile_run_mask(p, 0, 1, err);
 }
 
 int an_profile_compute(struct an_profile *p, const struct model *m, struct nns_err *err)

@@ -10,6 +10,7 @@
 #include "output/report.h"
 #include "importers/nnst.h"
 #include "common/num.h"
+#include "common/cpus.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -444,14 +445,6 @@ int cli_load(struct cli_item *it, const char *path, const struct kineto_opts *ko
 	return cli_load_steps(it, path, ko, NULL);
 }
 
-/* Threads for the passes: as many as the parser's (-j; 0 = one per CPU). */
-static int pass_threads(const struct kineto_opts *ko)
-{
-	long n = ko && ko->threads > 0 ? ko->threads : sysconf(_SC_NPROCESSORS_ONLN);
-
-	return n < 1 ? 1 : n > 8 ? 8 : (int)n;
-}
-
 /* cli_load_steps' first half: it->m loaded (cut to st's steps), its
  * warnings printed, it->p zeroed. CLI_OK, or CLI_EINPUT with nothing held. */
 static int load_item_model(struct cli_item *it, const char *path, const struct kineto_opts *ko,
@@ -530,7 +523,8 @@ static int run_item_passes(struct cli_item *it, const char *path, const struct k
 	int rc;
 
 	nns_err_clear(&err);
-	rc = an_profile_run_mask(&it->p, it->passes, pass_threads(ko), &err);
+	rc = an_profile_run_mask(&it->p, it->passes,
+				 cpus_threads(ko ? ko->threads : 0, AN_THREADS_MAX), &err);
 	if (!rc)
 		rc = an_ms_attach(&it->p, &err);
 	if (rc) {

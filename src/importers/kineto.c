@@ -8,6 +8,7 @@
  * grew (or changed) meanwhile says so (changed.h) as NNS_ETRUNC.
  */
 #include "kineto_internal.h"
+#include "common/cpus.h"
 #include "common/fs.h"
 #include "importers/changed.h"
 
@@ -20,11 +21,7 @@
 
 static int thread_count(const struct kineto_opts *o)
 {
-	long n = o && o->threads > 0 ? o->threads : sysconf(_SC_NPROCESSORS_ONLN);
-
-	if (n < 1)
-		n = 1;
-	return n > KP_THREADS_MAX ? KP_THREADS_MAX : (int)n;
+	return cpus_threads(o ? o->threads : 0, KP_THREADS_MAX);
 }
 
 /* Turns the final parser state into the status and message. */

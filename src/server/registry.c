@@ -11,6 +11,7 @@
 #include "server/registry_int.h"
 #include "analysis/an_ms.h"
 #include "common/clock.h"
+#include "common/cpus.h"
 #include "importers/load.h"
 #include "importers/ms_timeline.h"
 #include "output/output.h"
@@ -490,14 +491,6 @@ static void evict_locked(struct registry *r)
 
 /* ---- the background job: load, analyse, cache, index ----------------------- */
 
-/* Threads for a load's passes: one per online CPU, at most 8. */
-static int pass_threads(void)
-{
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-
-	return n < 1 ? 1 : n > 8 ? 8 : (int)n;
-}
-
 static int load_entry(struct registry *r, struct reg_entry *e, struct model **mo,
 		      struct an_profile **po, struct trace_index **ixo, struct nns_err *err)
 {
@@ -546,7 +539,8 @@ static int load_entry(struct registry *r, struct reg_entry *e, struct model **mo
 	nns_err_clear(err);
 	/* every document is cached below: their passes side by side, on the
 	 * CPUs the parser used */
-	if ((rc = an_profile_compute_mask(p, m, AN_PASSES_DOCS, pass_threads(), err)) != NNS_OK ||
+	if ((rc = an_profile_compute_mask(p, m, AN_PASSES_DOCS, cpus_threads(0, AN_THREADS_MAX),
+					  err)) != NNS_OK ||
 	    (rc = an_ms_attach(p, err)) != NNS_OK)
 		goto fail;
 	if (atomic_load(&e->cancel)) /* between the phases: nothing is cached */

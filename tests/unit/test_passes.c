@@ -116,6 +116,17 @@ static void test_need_runs_needs(void **state)
 	model_release(&m);
 }
 
+/* A profile of doc on which the operator tree has run and, as if out of
+ * memory, failed. */
+static void failed_optree(struct model *m, struct an_profile *p)
+{
+	assert_int_equal(tu_kineto_profile(doc, m, NULL), 0);
+	an_profile_init(p, m);
+	p->cache.done = 1u << AN_PASS_OPTREE;
+	p->cache.rc[AN_PASS_OPTREE] = NNS_ENOMEM;
+	p->cache.msg[AN_PASS_OPTREE] = strdup("optree: out of memory");
+}
+
 /* A failed pass fails the same way again, and so does what needs it. */
 static void test_failure_is_remembered(void **state)
 {
@@ -124,12 +135,7 @@ static void test_failure_is_remembered(void **state)
 	struct nns_err err;
 	(void)state;
 
-	assert_int_equal(tu_kineto_profile(doc, &m, NULL), 0);
-	an_profile_init(&p, &m);
-	/* as if the operator tree had run out of memory */
-	p.cache.done = 1u << AN_PASS_OPTREE;
-	p.cache.rc[AN_PASS_OPTREE] = NNS_ENOMEM;
-	p.cache.msg[AN_PASS_OPTREE] = strdup("optree: out of memory");
+	failed_optree(&m, &p);
 	for (int i = 0; i < 2; i++) {
 		nns_err_clear(&err);
 		assert_int_equal(an_profile_need(&p, AN_PASS_LAUNCHES, &err), NNS_ENOMEM);
@@ -311,11 +317,7 @@ static void test_side_by_side_failure(void **state)
 	struct nns_err err;
 	(void)state;
 
-	assert_int_equal(tu_kineto_profile(doc, &m, NULL), 0);
-	an_profile_init(&p, &m);
-	p.cache.done = 1u << AN_PASS_OPTREE;
-	p.cache.rc[AN_PASS_OPTREE] = NNS_ENOMEM;
-	p.cache.msg[AN_PASS_OPTREE] = strdup("optree: out of memory");
+	failed_optree(&m, &p);
 	nns_err_clear(&err);
 	assert_int_equal(an_profile_need_mask(&p, AN_PASSES_DOCS, 3, &err), NNS_ENOMEM);
 	assert_string_equal(err.msg, "optree: out of memory");
