@@ -19,8 +19,42 @@ int model_init(struct model *m)
 	return NNS_OK;
 }
 
+/* Forgets the arrays a snapshot's mapping holds, so that only the rest is
+ * freed. */
+static void forget_mapped(struct model *m)
+{
+#define FORGET(p)                                                                                  \
+	do {                                                                                       \
+		if (snap_map_holds(&m->map, (p)))                                                  \
+			(p) = NULL;                                                                \
+	} while (0)
+	FORGET(m->threads.v);
+	FORGET(m->events.v);
+	FORGET(m->dev_args.v);
+	FORGET(m->op_args.v);
+	FORGET(m->mems.v);
+	FORGET(m->flows.v);
+	FORGET(m->counters.v);
+	FORGET(m->devices.v);
+	FORGET(m->queues.v);
+	FORGET(m->samples.v);
+	FORGET(m->instants.v);
+	FORGET(m->meta.v);
+	FORGET(m->host.v);
+	FORGET(m->launch_of);
+	FORGET(m->parent);
+	FORGET(m->depth);
+	FORGET(m->op_of);
+	FORGET(m->thread_pid);
+	FORGET(m->thread_tid);
+#undef FORGET
+}
+
 void model_release(struct model *m)
 {
+	struct snap_map map = m->map;
+
+	forget_mapped(m);
 	strpool_release(&m->strings);
 	vec_free(&m->threads);
 	vec_free(&m->events);
@@ -39,6 +73,7 @@ void model_release(struct model *m)
 	free(m->launch_of);
 	model_index_release(m);
 	memset(m, 0, sizeof(*m));
+	snap_map_release(&map);
 }
 
 void model_event_init(struct model_event *e)

@@ -22,6 +22,7 @@
 
 #include "common/err.h"
 #include "common/hmap.h"
+#include "common/snapfile.h"
 #include "common/strpool.h"
 #include "common/vec.h"
 
@@ -365,6 +366,10 @@ struct model {
 	 * be read: NULL anywhere, else beneath this root (common/fs.h, the
 	 * server's logdir); borrowed, set by load_trace */
 	const struct fs_root *root;
+	/* a model read from a snapshot (model_snap_read): the mapped file its
+	 * arrays point into (model_release unmaps it, frees the rest); else
+	 * empty */
+	struct snap_map map;
 };
 
 int model_init(struct model *m);
@@ -491,6 +496,25 @@ int model_index_build(struct model *m);
 int model_index_nest(struct model *m);
 int model_index_attribute(struct model *m);
 void model_index_release(struct model *m);
+
+/* ---- snapshots (model_snap.c): a finalized model on disk ----
+ * A snapshot holds every row, string and index array of a finalized model
+ * in a section file (common/snapfile.h). Read back, the model's arrays
+ * point into the mapped file (nothing is copied but the strings, which are
+ * interned again in id order) and it is read-only like any finalized
+ * model: it must not be given new rows, reopened or cut to a window. */
+
+struct snapw;
+struct snapr;
+/* The layout signature of snapshots this build writes: its struct sizes
+ * and the snapshot's own version (readers refuse any other). */
+uint64_t model_snap_sig(void);
+/* Adds m's sections to w (m finalized; failures are kept in w). */
+void model_snap_write(const struct model *m, struct snapw *w);
+/* Reads a model from r's next sections into m (uninitialized). m takes r's
+ * mapping whatever the outcome. NNS_OK, or NNS_EFORMAT / NNS_ENOMEM with
+ * m released. */
+int model_snap_read(struct model *m, struct snapr *r, struct nns_err *err);
 
 /* The device row with deviceProperties id `id`, or NULL. */
 const struct model_device *model_device_by_id(const struct model *m, int id);

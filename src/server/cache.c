@@ -15,7 +15,10 @@
  * memory).
  */
 #include "server/cache.h"
+#include "common/snapfile.h"
 #include "common/strhash.h"
+#include "model/model.h"
+#include "trace/trace_index.h"
 #include "nnscope.h"
 #include "output/outfile.h"
 
@@ -29,6 +32,7 @@
 #include <unistd.h>
 
 #define CACHE_KEY_FILE "cache-key"
+#define CACHE_SNAP_FILE "trace.snap"
 #define CACHE_DIR_NAME ".nnscope-cache"
 #define CACHE_KEY_MAX 4096
 #define MAX_CACHED_DOC ((size_t)512 << 20)
@@ -274,7 +278,8 @@ void cache_write(const struct cache_dir *d, const struct cache_key *k, const str
 	/* /proc/self/fd/<fd>: this directory, whatever its path leads to now */
 	snprintf(dir, sizeof(dir), "/proc/self/fd/%d", fd);
 	nns_err_clear(&err);
-	unlinkat(fd, CACHE_KEY_FILE, 0); /* invalid until every view is written */
+	unlinkat(fd, CACHE_KEY_FILE, 0);  /* invalid until every view is written */
+	unlinkat(fd, CACHE_SNAP_FILE, 0); /* of another source or build */
 	if (out_write_views(dir, src, p, &oo, &err) == NNS_OK &&
 	    out_file_open(&of, dir, CACHE_KEY_FILE, &err) == NNS_OK) {
 		key_text(key, sizeof(key), k);
@@ -284,4 +289,89 @@ void cache_write(const struct cache_dir *d, const struct cache_key *k, const str
 			out_file_commit(&of, &err);
 	}
 	close(fd);
+}
+
+/* ---- the snapshot ---------------------------------------------------------- */
+
+/* The snapshot's key words (the source: path, size, mtime) and signature
+ * (the layout's, and this binary's size, mtime and inode: another build
+ * may fill the same layout differently). */
+static void snap_key(const struct cache_key *k, uint64_t key[2], uint64_t *sig)
+{
+	struct stat st;
+
+	*sig = trace_index_snap_sig();
+	if (stat("/proc/self/exe", &st) == 0) {
+		int64_t id[3] = {(int64_t)st.st_size,
+				 (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec,
+				 (int64_t)st.st_ino};
+
+		*sig = strhash_add(*sig, id, sizeof(id));
+	}
+	key[0] = strhash_add(strhash(k->path), &k->size, sizeof(k->size));
+	key[1] = (uint64_t)k->mtime_ns;
+}
+
+int cache_snap_read(const struct cache_dir *d, const struct cache_key *k, struct model *m,
+		    struct trace_index **ix, struct nns_err *err)
+{
+	struct snapr r;
+	struct stat st;
+	uint64_t key[2], sig;
+	int dfd = dir_open(d, 0), fd = -1, rc;
+
+	*ix = NULL;
+	if (dfd >= 0 && valid_in(dfd, k))
+		fd = openat(dfd, CACHE_SNAP_FILE, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (dfd >= 0)
+		close(dfd);
+	if (fd < 0)
+		return nns_err_set(err, NNS_ENOTFOUND, "no snapshot");
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1 ||
+	    st.st_uid != geteuid()) {
+		close(fd);
+		return nns_err_set(err, NNS_EFORMAT, "snapshot: not a regular file of ours");
+	}
+	snap_key(k, key, &sig);
+	rc = snapr_open(&r, fd, sig, key, err);
+	close(fd);
+	if (rc != NNS_OK)
+		return rc;
+	if ((rc = model_snap_read(m, &r, err)) != NNS_OK) /* m took the mapping */
+		return rc;
+	if ((rc = trace_index_snap_read(ix, m, &r, err)) != NNS_OK)
+		model_release(m);
+	return rc;
+}
+
+int cache_snap_write(const struct cache_dir *d, const struct cache_key *k, const struct model *m,
+		     const struct trace_index *ix, _Atomic int *cancel, struct nns_err *err)
+{
+	struct out_file of;
+	struct snapw w;
+	char dir[64];
+	uint64_t key[2], sig;
+	int fd = dir_open(d, 0), rc;
+
+	if (fd < 0 || !valid_in(fd, k)) {
+		if (fd >= 0)
+			close(fd);
+		return nns_err_set(err, NNS_ENOTFOUND, "no valid cache to write a snapshot into");
+	}
+	snprintf(dir, sizeof(dir), "/proc/self/fd/%d", fd);
+	if ((rc = out_file_open(&of, dir, CACHE_SNAP_FILE, err)) != NNS_OK) {
+		close(fd);
+		return rc;
+	}
+	snap_key(k, key, &sig);
+	snapw_begin(&w, fileno(of.f), sig, key, err);
+	w.cancel = cancel;
+	model_snap_write(m, &w);
+	trace_index_snap_write(ix, &w);
+	if ((rc = snapw_end(&w)) != NNS_OK)
+		out_file_abort(&of);
+	else
+		rc = out_file_commit(&of, err);
+	close(fd);
+	return rc;
 }

@@ -70,4 +70,25 @@ char *cache_read_view(const struct cache_dir *d, const struct cache_key *k, cons
 void cache_write(const struct cache_dir *d, const struct cache_key *k, const struct out_source *src,
 		 const struct an_profile *p);
 
+/* ---- the snapshot: the model and trace index beside the views ----
+ * trace.snap (common/snapfile.h): the finalized model and its trace index,
+ * keyed by the file's path, size and mtime and by the nnscope binary that
+ * wrote it (its size and mtime: another build may lay the model out or
+ * fill it differently), and valid only while the views' key is. A
+ * restarted server maps it instead of parsing the trace again. */
+struct model;
+struct trace_index;
+/* Maps d's snapshot of k into a model (m, uninitialized) and its index
+ * (*ix). NNS_OK; NNS_ENOTFOUND when there is none (or the views' key is
+ * not k's); else why it was refused (NNS_EFORMAT: cut short, another build
+ * or source; the message says which), nothing left to release. */
+int cache_snap_read(const struct cache_dir *d, const struct cache_key *k, struct model *m,
+		    struct trace_index **ix, struct nns_err *err);
+/* Writes the snapshot of m and ix into d (atomically: a temporary file
+ * renamed into place), when the views there are valid for k; stops when
+ * *cancel (may be NULL) becomes non-zero. NNS_OK or the failure (nothing
+ * is left behind). */
+int cache_snap_write(const struct cache_dir *d, const struct cache_key *k, const struct model *m,
+		     const struct trace_index *ix, _Atomic int *cancel, struct nns_err *err);
+
 #endif

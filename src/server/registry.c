@@ -76,6 +76,7 @@ static void entry_unload(struct reg_entry *e)
 	e->ix = NULL;
 	e->p = NULL;
 	e->m = NULL;
+	e->from_snapshot = 0;
 }
 
 static void entry_free(struct reg_entry *e)
@@ -491,6 +492,55 @@ static void evict_locked(struct registry *r)
 
 /* ---- the background job: load, analyse, cache, index ----------------------- */
 
+/* A trace analysed before, from its snapshot (cache.h): the model and
+ * index mapped, the profile empty (its documents are in the cache; a
+ * request for anything else runs the passes it needs, reg_profile). NNS_OK,
+ * or the reason it was not used, said unless there was none. */
+static int load_snapshot(struct registry *r, struct reg_entry *e, struct model *m,
+			 struct an_profile *p, struct trace_index **ixo)
+{
+	struct cache_key k = key_of(e);
+	struct nns_err err;
+	int rc;
+
+	nns_err_clear(&err);
+	rc = cache_snap_read(&e->cache_dir, &k, m, ixo, &err);
+	if (rc == NNS_OK) {
+		an_profile_init(p, m);
+		m->root = &r->root;
+		atomic_store(&e->done_bytes, e->size);
+		pthread_mutex_lock(&r->mu);
+		e->from_snapshot = 1;
+		e->nevents = (int64_t)m->events.n;
+		pthread_mutex_unlock(&r->mu);
+	} else if (rc != NNS_ENOTFOUND && !r->quiet) {
+		fprintf(stderr, "nnscope serve: %s: %s; reading the trace again\n", e->path,
+			err.msg);
+	}
+	return rc;
+}
+
+/* Writes e's snapshot after its load, unless it has one or cannot have one
+ * (a variant, a MindSpore profile, whose documents read files beside the
+ * trace). Called without mu, holding a reference to e. */
+static void save_snapshot(struct registry *r, struct reg_entry *e)
+{
+	struct cache_key k = key_of(e);
+	struct nns_err err;
+
+	if (e->variant || e->from_snapshot || !e->ix || e->p->ms)
+		return;
+	nns_err_clear(&err);
+	if (cache_snap_write(&e->cache_dir, &k, e->m, e->ix, &r->halt, &err) != NNS_OK &&
+	    !r->quiet && err.code != NNS_ENOTFOUND && !atomic_load(&r->halt))
+		fprintf(stderr, "nnscope serve: %s: no snapshot written: %s\n", e->path, err.msg);
+}
+
+int reg_profile(struct reg_entry *e, struct nns_err *err)
+{
+	return an_profile_need_mask(e->p, AN_PASSES_DOCS, cpus_threads(0, AN_THREADS_MAX), err);
+}
+
 static int load_entry(struct registry *r, struct reg_entry *e, struct model **mo,
 		      struct an_profile **po, struct trace_index **ixo, struct nns_err *err)
 {
@@ -511,6 +561,11 @@ static int load_entry(struct registry *r, struct reg_entry *e, struct model **mo
 		return nns_err_set(err, NNS_ENOMEM, "%s: out of memory", e->path);
 	}
 	atomic_store(&e->done_bytes, 0);
+	if (!e->variant && (rc = load_snapshot(r, e, m, p, ixo)) == NNS_OK) {
+		*mo = m;
+		*po = p;
+		return NNS_OK;
+	}
 	rc = e->variant && !e->snapshot ? mstl_load_rank_opts(m, e->path, e->variant, &ko, err)
 					: load_trace(m, e->path, &ko, err);
 	if (rc == NNS_OK || rc == NNS_ETRUNC) {
@@ -717,11 +772,19 @@ static void *worker_main(void *arg)
 		nns_err_clear(&err);
 		rc = load_entry(r, e, &m, &p, &ix, &err);
 		if (!r->quiet && rc == NNS_OK)
-			fprintf(stderr, "nnscope serve: loaded %s (%zu events)\n", e->path,
-				m->events.n);
+			fprintf(stderr, "nnscope serve: loaded %s (%zu events%s)\n", e->path,
+				m->events.n, e->from_snapshot ? ", from its snapshot" : "");
 
 		pthread_mutex_lock(&r->mu);
 		finish_locked(r, e, rc, &err, m, p, ix);
+		if (rc == NNS_OK && !e->from_snapshot && !e->variant) {
+			e->refs++; /* kept loaded while its snapshot is written */
+			pthread_mutex_unlock(&r->mu);
+			save_snapshot(r, e);
+			pthread_mutex_lock(&r->mu);
+			e->refs--;
+			evict_locked(r);
+		}
 	}
 	pthread_mutex_unlock(&r->mu);
 	return NULL;
@@ -877,6 +940,7 @@ int reg_init(struct registry *r, const char *logdir, const char *cache_dir,
 
 void reg_release(struct registry *r)
 {
+	atomic_store(&r->halt, 1);
 	pthread_mutex_lock(&r->mu);
 	r->stop = 1;
 	for (size_t i = 0; i < r->active.n; i++) /* a load stops at its next read */

@@ -130,6 +130,8 @@ struct reg_entry {
 	struct model *m;	    /* (mu) READY: the trace */
 	struct an_profile *p;	    /* (mu) READY: its analyses */
 	struct trace_index *ix;	    /* (mu) READY: timeline index */
+	int from_snapshot;	    /* (mu) READY: m and ix mapped from the cache's
+				     * snapshot, p empty until asked (reg_profile) */
 	size_t bytes;		    /* (mu) READY: memory it holds, roughly */
 };
 
@@ -156,9 +158,10 @@ struct registry {
 	int64_t small_bytes;  /* 0: no loader kept for small files */
 	int64_t slow_ns, abandon_ns, deadline_ns; /* deadline_ns 0: none */
 	int stop;				  /* (mu) */
-	size_t max_loaded;			  /* READY entries kept in memory */
-	size_t max_bytes;			  /* and the memory they may hold (half the RAM) */
-	uint64_t clock;				  /* (mu) for last_used */
+	_Atomic int halt;  /* set first thing on release: a snapshot being written stops */
+	size_t max_loaded; /* READY entries kept in memory */
+	size_t max_bytes;  /* and the memory they may hold (half the RAM) */
+	uint64_t clock;	   /* (mu) for last_used */
 	int quiet;
 
 	struct fs_root root;	 /* the logdir held open: every file is read beneath it */
@@ -232,6 +235,12 @@ struct reg_progress {
  * progress in *pr (REG_FAILED: pr->err says why). */
 int reg_acquire(struct registry *r, struct reg_entry *e, struct reg_progress *pr);
 void reg_put(struct registry *r, struct reg_entry *e);
+/* Makes sure the profile of e (held: READY, reg_acquire) has every pass its
+ * documents read: at once for a trace parsed here, on first call for one
+ * mapped from its snapshot (whose documents are cached; diffs, clusters
+ * and views not in the cache come here). NNS_OK or the first pass's
+ * failure. */
+int reg_profile(struct reg_entry *e, struct nns_err *err);
 /* e's state (enum reg_state), read under the lock. */
 int reg_state(struct registry *r, struct reg_entry *e);
 

@@ -175,6 +175,7 @@ static void api_view(struct server *s, struct srv_req *q)
 	struct reg_entry *e;
 	struct jsonw w;
 	const struct out_view *more = NULL;
+	struct nns_err err;
 	view_fn fn = NULL;
 	size_t i, len = 0;
 	char *doc;
@@ -196,12 +197,17 @@ static void api_view(struct server *s, struct srv_req *q)
 		return; /* its live document, or 409 */
 	if (!strcmp(view, "ms_marey"))
 		return api_marey(s, q, e);
-	/* a span analysed before: its cache answers without loading it */
-	if (reg_state(&s->reg, e) != REG_READY &&
-	    (doc = reg_cached_view(&s->reg, e, view, &len)) != NULL)
+	/* a span analysed before: its cache answers without loading it (or
+	 * without the passes of one mapped from its snapshot) */
+	if ((doc = reg_cached_view(&s->reg, e, view, &len)) != NULL)
 		return srv_reply(q, 200, "application/json", doc, len);
 	if (!acquire(s, q, e))
 		return;
+	nns_err_clear(&err);
+	if (reg_profile(e, &err) != NNS_OK) {
+		reg_put(&s->reg, e);
+		return srv_error(q, 500, "%s", err.msg);
+	}
 	if (jsonw_init_mem(&w, 0, 0)) {
 		reg_put(&s->reg, e);
 		return srv_error(q, 503, "out of memory");
@@ -249,6 +255,20 @@ int srv_acquire_all(struct server *s, struct srv_req *q, struct reg_entry **es, 
 			total += pr->progress;
 			if (!waiting++ || reg_progress_worse(pr, worst))
 				*worst = *pr;
+		}
+	}
+	/* what is asked of them reads their profiles (reg_profile) */
+	for (size_t i = 0; i < n && ready == n && !failed; i++) {
+		struct nns_err err;
+
+		nns_err_clear(&err);
+		if (reg_profile(es[i], &err) != NNS_OK) {
+			memset(worst, 0, sizeof(*worst));
+			worst->state = REG_FAILED;
+			worst->err_code = err.code;
+			snprintf(worst->err, sizeof(worst->err), "%s", err.msg);
+			failed = 1;
+			ready = 0; /* held ones are put below */
 		}
 	}
 	if (ready < n) {

@@ -45,7 +45,7 @@ static int add_series(struct trace_index *ix, const char *name, const char *unit
 		return NNS_ENOMEM;
 	s = &ix->series[ix->nseries++];
 	snprintf(s->name, sizeof(s->name), "%s", name);
-	s->unit = unit;
+	snprintf(s->unit, sizeof(s->unit), "%s", unit);
 	s->off = ix->npts;
 	s->n = npts;
 	return NNS_OK;

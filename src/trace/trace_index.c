@@ -615,6 +615,24 @@ static int build_fwdbwd(struct trace_index *ix)
 	return NNS_OK;
 }
 
+/* The profile's steps, for the meta document. */
+static int copy_steps(struct trace_index *ix)
+{
+	size_t n = ix->p ? ix->p->overview.steps.n : 0;
+
+	if (!(ix->steps = calloc(n + 1, sizeof(*ix->steps))))
+		return NNS_ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const struct an_step *s = &ix->p->overview.steps.v[i];
+
+		snprintf(ix->steps[i].name, sizeof(ix->steps[i].name), "%s", s->name);
+		ix->steps[i].start = s->start;
+		ix->steps[i].end = s->end;
+	}
+	ix->nsteps = n;
+	return NNS_OK;
+}
+
 /* ---- build --------------------------------------------------------------- */
 
 int trace_index_build(struct trace_index **out, const struct model *m, const struct an_profile *p,
@@ -658,13 +676,15 @@ int trace_index_build(struct trace_index **out, const struct model *m, const str
 	if ((rc = assign_lanes(ix, ev_track, ev_lane, err)) != NNS_OK)
 		goto out;
 	if ((rc = build_levels(ix)) != NNS_OK || (rc = build_launched(ix)) != NNS_OK ||
-	    (rc = build_fwdbwd(ix)) != NNS_OK || (rc = ti_build_counters(ix)) != NNS_OK) {
+	    (rc = build_fwdbwd(ix)) != NNS_OK || (rc = ti_build_counters(ix)) != NNS_OK ||
+	    (rc = copy_steps(ix)) != NNS_OK) {
 		nns_err_set(err, rc, "out of memory building the trace index");
 		goto out;
 	}
 out:
 	free(ev_track);
 	free(ev_lane);
+	ix->p = NULL;
 	if (rc != NNS_OK) {
 		trace_index_free(ix);
 		return rc;
@@ -677,6 +697,11 @@ void trace_index_free(struct trace_index *ix)
 {
 	if (!ix)
 		return;
+	if (ix->mapped) {
+		free(ix);
+		return;
+	}
+	free(ix->steps);
 	free(ix->tracks);
 	free(ix->lanes);
 	free(ix->lane_s);
@@ -714,7 +739,8 @@ size_t trace_index_bytes(const struct trace_index *ix)
 	       ix->m->threads.n * sizeof(*ix->thread_track) +
 	       (ix->nstream + ix->nannot) * sizeof(uint32_t) + ix->nseries * sizeof(*ix->series) +
 	       ix->npts * sizeof(*ix->pts) + ix->nfb * (sizeof(*ix->fb) + sizeof(*ix->fb_to)) +
-	       ix->nlaunched * sizeof(*ix->launched) + levels_bytes(ix);
+	       ix->nlaunched * sizeof(*ix->launched) + ix->nsteps * sizeof(*ix->steps) +
+	       levels_bytes(ix);
 }
 
 /* ---- meta ---------------------------------------------------------------- */
@@ -756,15 +782,13 @@ void trace_meta_json(const struct trace_index *ix, struct jsonw *w)
 	jsonw_arr_end(w);
 	jsonw_key(w, "steps");
 	jsonw_arr_begin(w);
-	if (ix->p) {
-		for (i = 0; i < ix->p->overview.steps.n; i++) {
-			const struct an_step *s = &ix->p->overview.steps.v[i];
-			jsonw_obj_begin(w);
-			jsonw_kstr(w, "name", s->name);
-			jsonw_kint(w, "start", s->start - ix->origin);
-			jsonw_kint(w, "end", s->end - ix->origin);
-			jsonw_obj_end(w);
-		}
+	for (i = 0; i < ix->nsteps; i++) {
+		const struct ti_step *s = &ix->steps[i];
+		jsonw_obj_begin(w);
+		jsonw_kstr(w, "name", s->name);
+		jsonw_kint(w, "start", s->start - ix->origin);
+		jsonw_kint(w, "end", s->end - ix->origin);
+		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
 	jsonw_kint(w, "events", (int64_t)ix->nev);

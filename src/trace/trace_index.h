@@ -20,9 +20,9 @@
  * run concurrently on the same index (queries allocate their own scratch).
  *
  * Ownership: trace_index_build() allocates *out, freed by
- * trace_index_free(). The index keeps pointers to the model and profile,
- * which must outlive it. The query functions append one JSON value to the
- * caller's jsonw (which the caller inits, finishes and releases).
+ * trace_index_free(). The index keeps a pointer to the model, which must
+ * outlive it; the profile is read while building only. The query functions append one JSON value to
+ * the caller's jsonw (which the caller inits, finishes and releases).
  */
 #ifndef NNS_TRACE_INDEX_H
 #define NNS_TRACE_INDEX_H
@@ -37,7 +37,8 @@
 
 struct trace_index;
 
-/* Builds the index once; m (and p, may be NULL) must outlive it. Allocates *out. NNS_OK /
+/* Builds the index once; m must outlive it (p, may be NULL, is read now
+ * only: GPU utilization and the steps). Allocates *out. NNS_OK /
  * NNS_ENOMEM. */
 int trace_index_build(struct trace_index **out, const struct model *m, const struct an_profile *p,
 		      struct nns_err *err);
@@ -66,5 +67,23 @@ int trace_event_json(const struct trace_index *ix, int64_t id, struct jsonw *w,
  * NNS_EINVAL for t1 <= t0 or an unknown track id; NNS_ENOMEM. */
 int trace_summary_json(const struct trace_index *ix, int64_t t0, int64_t t1, const uint32_t *tracks,
 		       size_t ntracks, struct jsonw *w, struct nns_err *err);
+
+/* ---- snapshots (trace_snap.c) ----
+ * The index written after its model's sections in a snapshot file
+ * (model.h, common/snapfile.h), and mapped back with it: a restarted
+ * server answers the trace API without parsing or indexing again. */
+
+struct snapw;
+struct snapr;
+/* The layout signature of a snapshot of a model and its index. */
+uint64_t trace_index_snap_sig(void);
+/* Adds ix's sections to w (failures are kept in w). */
+void trace_index_snap_write(const struct trace_index *ix, struct snapw *w);
+/* Reads the index of m, a model model_snap_read just read from r, from
+ * r's next sections; its arrays stay in m's mapping. Allocates *out, freed
+ * by trace_index_free before m is released. NNS_OK, NNS_EFORMAT or
+ * NNS_ENOMEM. */
+int trace_index_snap_read(struct trace_index **out, const struct model *m, struct snapr *r,
+			  struct nns_err *err);
 
 #endif

@@ -57,14 +57,25 @@ struct ti_point {
 
 struct ti_series {
 	char name[TI_SERIES_NAME_MAX];
-	const char *unit;
+	char unit[16];
 	size_t off, n; /* into pts */
+};
+
+/* A step of the profile's overview, as the meta document shows it
+ * (absolute ns): copied at build so that the index answers without the
+ * profile (a snapshot's index has none). */
+struct ti_step {
+	char name[32];
+	int64_t start, end;
 };
 
 struct trace_index {
 	const struct model *m;
-	const struct an_profile *p;
-	int64_t origin, end; /* end relative */
+	const struct an_profile *p; /* while building only; NULL after */
+	int64_t origin, end;	    /* end relative */
+	/* read from a snapshot (trace_snap.c): every array lies in the
+	 * model's mapping, and trace_index_free frees only the struct */
+	int mapped;
 
 	struct ti_track *tracks;
 	size_t ntracks;
@@ -100,6 +111,9 @@ struct trace_index {
 	size_t nfb;
 
 	uint32_t *launched; /* device events with a launch, sorted by launch_of */
+
+	struct ti_step *steps;
+	size_t nsteps;
 
 	/* every event on its thread's track, device events too (model metadata
 	 * "trace_tracks" = "threads": an msprof timeline, whose planes are the

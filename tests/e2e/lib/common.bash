@@ -32,7 +32,9 @@
 #   e2e_serve LOGDIR ARGS.. starts `nnscope serve LOGDIR --port 0 -q ARGS`
 #                           in the background and waits for the address it
 #                           prints: sets PORT, SPID (also added to E2E_PIDS)
-#                           and SERVE_OUT (its stdout; stderr in .err)
+#                           and SERVE_OUT (its stdout; stderr in .err);
+#                           E2E_LOUD=1: without -q (what it says of its
+#                           loads is in .err)
 #   e2e_summary [LABEL]     "LABEL: N passed, M failed" (no label: "N passed,
 #                           M failed"); returns 1 when something failed
 
@@ -121,7 +123,9 @@ e2e_serve() { # LOGDIR ARGS...
 	local dir=$1
 	shift
 	SERVE_OUT="$TMP/serve.$RANDOM.out"
-	"$NNSCOPE" serve --logdir "$dir" --port 0 -q "$@" >"$SERVE_OUT" 2>"$SERVE_OUT.err" &
+	local quiet=(-q)
+	[ -n "${E2E_LOUD:-}" ] && quiet=()
+	"$NNSCOPE" serve --logdir "$dir" --port 0 "${quiet[@]}" "$@" >"$SERVE_OUT" 2>"$SERVE_OUT.err" &
 	SPID=$!
 	E2E_PIDS+=("$SPID")
 	for _ in $(seq 200); do
