@@ -6,19 +6,23 @@
 // each with a warm on-disk cache: one earlier server run filled --cache-dir,
 // and the server is restarted on it before every measurement ("cold server");
 // then again with the server kept running ("warm server"). Median of 5.
-// usage: node bench/serve_page.mjs NNSCOPE LOGDIR CACHE_DIR RUN WORKER
+// With --first-open, first the trace never seen before: a server on an
+// empty cache, the page opened on the Trace view at once (the load, the
+// analysis and the index all happen while the page waits).
+// usage: node bench/serve_page.mjs NNSCOPE LOGDIR CACHE_DIR RUN WORKER [--first-open]
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const { chromium } = await import(pathToFileURL(path.join(here, '../web/node_modules/playwright-core/index.mjs')).href);
-const [nnscope, logdir, cacheDir, run, worker] = process.argv.slice(2);
+const [nnscope, logdir, cacheDir, run, worker, opt] = process.argv.slice(2);
 const REPS = 5;
+const firstOpen = opt === '--first-open';
 
-function startServer() {
+function startServer(cache = cacheDir) {
   return new Promise((resolve, reject) => {
-    const p = spawn(nnscope, ['serve', '--logdir', logdir, '--port', '0', '--cache-dir', cacheDir, '-q'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const p = spawn(nnscope, ['serve', '--logdir', logdir, '--port', '0', '--cache-dir', cache, '-q'], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     p.stdout.on('data', (d) => {
       out += d;
@@ -46,6 +50,8 @@ async function get200(url) {
 
 const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
 const sel = new URLSearchParams({ run, worker }).toString();
+const med = (a) => [...a].sort((x, y) => x - y)[Math.floor((a.length - 1) / 2)];
+const f = (a) => a.map((x) => x.toFixed(0)).join(' ');
 
 // fill the cache with one earlier server run
 {
@@ -81,7 +87,21 @@ async function measure(url, view) {
   return ms;
 }
 
-const med = (a) => [...a].sort((x, y) => x - y)[Math.floor((a.length - 1) / 2)];
+// the trace never seen: an empty cache every time
+if (firstOpen) {
+  const { mkdtempSync, rmSync } = await import('node:fs');
+  const first = [];
+  for (let i = 0; i < REPS; i++) {
+    const dir = mkdtempSync(path.join(cacheDir, '..', 'first-open-'));
+    const s = await startServer(dir);
+    first.push(await measure(s.url, 'trace'));
+    await stopServer(s);
+    rmSync(dir, { recursive: true, force: true });
+  }
+  console.log(`page load -> first drawn timeline, trace never opened (empty cache): median ${med(first).toFixed(0)} ms  (runs: ${f(first)})`);
+  console.log(`RESULT trace_first_open_ms=${med(first).toFixed(0)}`);
+}
+
 const res = {};
 for (const view of ['trace', 'overview']) {
   const cold = [];
@@ -98,7 +118,6 @@ for (const view of ['trace', 'overview']) {
   res[view] = { cold, warm };
 }
 await browser.close();
-const f = (a) => a.map((x) => x.toFixed(0)).join(' ');
 for (const [view, label] of [['trace', 'page load -> first drawn timeline'], ['overview', 'page load -> Overview rendered']]) {
   console.log(`${label}, server restarted on warm cache: median ${med(res[view].cold).toFixed(0)} ms  (runs: ${f(res[view].cold)})`);
   console.log(`${label}, server already running:       median ${med(res[view].warm).toFixed(0)} ms  (runs: ${f(res[view].warm)})`);

@@ -26,6 +26,10 @@ static const char USAGE[] =
     "      --bind-all     listen on every interface (0.0.0.0): anyone who can\n"
     "                     reach this machine can read the traces; no login\n"
     "      --cache-dir D  keep the analysis caches under D instead\n"
+    "      --no-snapshots  neither write nor use a snapshot of each trace read\n"
+    "                     (its model and timeline index, about a fifth of its\n"
+    "                     JSON size, kept beside its cache): a restarted server\n"
+    "                     parses the trace again\n"
     "      --threads N    HTTP worker threads (default 4)\n"
     "      --max-loaded N keep at most N traces in memory (default 8; also at most\n"
     "                     half the RAM); others are reloaded when opened again\n"
@@ -93,6 +97,7 @@ static int serve_parse_args(int argc, char **argv, struct srv_opts *o, int *bind
 	    CLI_OPT_LONG("threads", 't' | CLI_LONG_ONLY, &threads, 1, 64, "1..64"),
 	    CLI_OPT_QUIET(&o->quiet),
 	    CLI_OPT_STR("cache-dir", 'C' | CLI_LONG_ONLY, &o->cache_dir),
+	    CLI_OPT_FLAG("no-snapshots", 'N' | CLI_LONG_ONLY, &o->no_snapshots, 1),
 	    CLI_OPT_LONG("max-loaded", 'M' | CLI_LONG_ONLY, &max_loaded, 1, 1024, "1..1024"),
 	    CLI_OPT_LONG("load-timeout", 'T' | CLI_LONG_ONLY, &load_timeout, 0, 86400, "0..86400"),
 	    CLI_OPT_LONG("load-abandon", 'B' | CLI_LONG_ONLY, &load_abandon, 0, 86400, "0..86400"),

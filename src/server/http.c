@@ -492,6 +492,7 @@ int srv_start(struct server *s, const struct srv_opts *o, struct nns_err *err)
 	lim.deadline_s = o->load_timeout;
 	lim.abandon_s = o->load_abandon;
 	lim.live_idle_s = o->live_idle;
+	lim.no_snapshots = o->no_snapshots;
 	if ((rc = reg_init(&s->reg, o->logdir, o->cache_dir, &lim, err)) != NNS_OK)
 		return rc;
 	s->reg.limits = o->limits;

@@ -561,7 +561,7 @@ static int load_entry(struct registry *r, struct reg_entry *e, struct model **mo
 		return nns_err_set(err, NNS_ENOMEM, "%s: out of memory", e->path);
 	}
 	atomic_store(&e->done_bytes, 0);
-	if (!e->variant && (rc = load_snapshot(r, e, m, p, ixo)) == NNS_OK) {
+	if (!e->variant && !r->no_snapshots && (rc = load_snapshot(r, e, m, p, ixo)) == NNS_OK) {
 		*mo = m;
 		*po = p;
 		return NNS_OK;
@@ -777,7 +777,7 @@ static void *worker_main(void *arg)
 
 		pthread_mutex_lock(&r->mu);
 		finish_locked(r, e, rc, &err, m, p, ix);
-		if (rc == NNS_OK && !e->from_snapshot && !e->variant) {
+		if (rc == NNS_OK && !e->from_snapshot && !e->variant && !r->no_snapshots) {
 			e->refs++; /* kept loaded while its snapshot is written */
 			pthread_mutex_unlock(&r->mu);
 			save_snapshot(r, e);
@@ -902,6 +902,7 @@ int reg_init(struct registry *r, const char *logdir, const char *cache_dir,
 	if (lim)
 		l = *lim;
 	r->lanes = l.lanes > 0 ? l.lanes : 2;
+	r->no_snapshots = l.no_snapshots;
 	r->max_loads = r->lanes + (l.spare > 0 ? l.spare : l.spare < 0 ? 0 : 2);
 	if (r->max_loads > REG_MAX_LOADERS - 1)
 		r->max_loads = REG_MAX_LOADERS - 1;

@@ -81,6 +81,7 @@ struct reg_limits {
 			      * their own (32 MiB; < 0: none) */
 	double live_idle_s;  /* a .nnst without END that grew within this is live
 			      * (10 s; < 0: nothing is live) */
+	int no_snapshots;    /* read and write no snapshots (cache.h) */
 };
 
 struct reg_entry {
@@ -163,6 +164,7 @@ struct registry {
 	size_t max_bytes;  /* and the memory they may hold (half the RAM) */
 	uint64_t clock;	   /* (mu) for last_used */
 	int quiet;
+	int no_snapshots; /* reg_limits.no_snapshots */
 
 	struct fs_root root;	 /* the logdir held open: every file is read beneath it */
 	uint64_t skipped_sig;	 /* (mu) of the skipped files in runs_json */

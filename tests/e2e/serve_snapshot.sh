@@ -12,7 +12,8 @@
 #     changed trace, whose whole cache is stale), reads the trace again,
 #     answers the same, and writes a good snapshot in its place;
 #   - a symbolic link planted as trace.snap is neither followed when read
-#     nor written through: its target is left as it was.
+#     nor written through: its target is left as it was;
+#   - --no-snapshots: the trace is parsed, no snapshot is written.
 #
 #   NNSCOPE=build/nnscope bash tests/e2e/serve_snapshot.sh
 set -euo pipefail
@@ -159,6 +160,26 @@ for _ in $(seq 100); do [ -L "$SNAP_A" ] || break; sleep 0.1; done
 check_q "planted link: its target is untouched" [ "$(cat "$TMP/target")" = "not yours" ]
 check_q "planted link: replaced by a snapshot file, not written through" \
 	bash -c "[ ! -L '$SNAP_A' ] && [ -f '$SNAP_A' ]"
+stop
+
+# ---- --no-snapshots: none used, none written ---------------------------------
+# (every snapshot in the cache is this binary's and valid now)
+E2E_LOUD=1 e2e_serve "$LOG" --cache-dir "$CACHE" --no-snapshots ||
+	{ echo "server did not start: $(cat "$SERVE_OUT.err")"; exit 1; }
+fetch "$TMP/g"
+check "--no-snapshots: the same answers" diff -r "$TMP/a" "$TMP/g"
+check_q "--no-snapshots: valid snapshots not used" [ "$(said 'from its snapshot')" = 0 ]
+stop
+rm -f "$SNAP_A"
+E2E_LOUD=1 e2e_serve "$LOG" --cache-dir "$CACHE" --no-snapshots ||
+	{ echo "server did not start: $(cat "$SERVE_OUT.err")"; exit 1; }
+get "/api/trace/meta?run=runA&worker=w0" "$TMP/g/again.json"
+sleep 0.5
+check_q "--no-snapshots: none written" [ ! -e "$SNAP_A" ]
+stop
+serve
+get "/api/trace/meta?run=runA&worker=w0" "$TMP/g/again.json"
+check_q "without it again: the snapshot is written" [ "$(snaps "$N")" = "$N" ]
 stop
 
 # ---- another nnscope binary ----------------------------------------------------
