@@ -26,7 +26,7 @@ struct srv_opts {
 	int max_loaded;	       /* traces kept in memory (default 8) */
 	int loopback;	       /* the address is a loopback one: check Host headers */
 	int quiet;
-	int no_snapshots; /* --no-snapshots: none read or written */
+	int no_snapshots;	/* --no-snapshots: none read or written */
 	double request_timeout; /* s for a request to arrive in full (0: 10; < 0: none) */
 	double load_timeout;	/* s a trace may take to load (0: 300; < 0: none) */
 	double load_abandon;	/* s without a request before a load stops (0: 30; < 0: none) */
