@@ -153,6 +153,9 @@ int snapr_open(struct snapr *r, int fd, uint64_t sig, const uint64_t key[2], str
 		return nns_err_set(err, NNS_EFORMAT, "snapshot: too short");
 	if ((uint64_t)st.st_size > (uint64_t)SIZE_MAX / 2)
 		return nns_err_set(err, NNS_EFORMAT, "snapshot: too large");
+	/* writable but private: nothing writes a finalized model, and should
+	 * something ever do, it changes its own copy of a page, never the file,
+	 * and never faults */
 	base = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
 	if (base == MAP_FAILED)
 		return nns_err_set(err, NNS_EIO, "snapshot: cannot map it: %s", strerror(errno));
