@@ -13,6 +13,7 @@
 #include "common/clock.h"
 #include "common/cpus.h"
 #include "importers/load.h"
+#include "importers/ms_load.h"
 #include "importers/ms_timeline.h"
 #include "output/output.h"
 #include "server/cache.h"
@@ -77,6 +78,7 @@ static void entry_unload(struct reg_entry *e)
 	e->p = NULL;
 	e->m = NULL;
 	e->from_snapshot = 0;
+	e->trace_early = 0;
 }
 
 static void entry_free(struct reg_entry *e)
@@ -408,7 +410,7 @@ void reg_queue_locked(struct registry *r, struct reg_entry *e, int64_t now)
 	}
 }
 
-int reg_acquire(struct registry *r, struct reg_entry *e, struct reg_progress *pr)
+static int acquire(struct registry *r, struct reg_entry *e, struct reg_progress *pr, int trace)
 {
 	int64_t now = clock_mono_ns();
 	int st;
@@ -429,6 +431,8 @@ int reg_acquire(struct registry *r, struct reg_entry *e, struct reg_progress *pr
 	}
 	reg_queue_locked(r, e, now);
 	st = e->state;
+	if (trace && st == REG_WORKING && e->trace_early)
+		st = REG_READY; /* its trace index is built, its analyses not yet */
 	if (st == REG_READY) {
 		e->refs++;
 		e->last_used = ++r->clock;
@@ -437,6 +441,16 @@ int reg_acquire(struct registry *r, struct reg_entry *e, struct reg_progress *pr
 	}
 	pthread_mutex_unlock(&r->mu);
 	return st;
+}
+
+int reg_acquire(struct registry *r, struct reg_entry *e, struct reg_progress *pr)
+{
+	return acquire(r, e, pr, 0);
+}
+
+int reg_acquire_trace(struct registry *r, struct reg_entry *e, struct reg_progress *pr)
+{
+	return acquire(r, e, pr, 1);
 }
 
 void reg_put(struct registry *r, struct reg_entry *e)
@@ -536,6 +550,42 @@ static void save_snapshot(struct registry *r, struct reg_entry *e)
 		fprintf(stderr, "nnscope serve: %s: no snapshot written: %s\n", e->path, err.msg);
 }
 
+/* A trace whose Trace view can answer before its documents are ready (not a
+ * variant, not a MindSpore profile, whose attach may yet fail the load):
+ * the passes the index reads (steps, GPU utilization) first, then the
+ * index, published (trace_early: the trace endpoints take it while the
+ * loader goes on with the other passes and the cache; the load can no
+ * longer fail nor be cancelled). NNS_OK with *ixo NULL when it is not such
+ * a trace, else the index's status. */
+static int publish_trace(struct registry *r, struct reg_entry *e, struct model *m,
+			 struct an_profile *p, struct trace_index **ixo, struct nns_err *err)
+{
+	struct ms_src src;
+	int rc;
+
+	*ixo = NULL;
+	if (e->variant || ms_model_src(m, &src))
+		return NNS_OK;
+	if ((rc = an_profile_need_mask(p, AN_PASS_BIT(AN_PASS_STEPS) | AN_PASS_BIT(AN_PASS_GPU),
+				       cpus_threads(0, AN_THREADS_MAX), err)) != NNS_OK)
+		return rc;
+	if (atomic_load(&e->cancel))
+		return nns_err_set(err, NNS_EINVAL, "%s: loading cancelled", e->path);
+	pthread_mutex_lock(&r->mu);
+	e->phase = PH_INDEXING;
+	pthread_mutex_unlock(&r->mu);
+	if ((rc = trace_index_build(ixo, m, p, err)) != NNS_OK)
+		return rc;
+	pthread_mutex_lock(&r->mu);
+	e->m = m;
+	e->p = p;
+	e->ix = *ixo;
+	e->trace_early = 1;
+	e->phase = PH_ANALYSING;
+	pthread_mutex_unlock(&r->mu);
+	return NNS_OK;
+}
+
 int reg_profile(struct reg_entry *e, struct nns_err *err)
 {
 	return an_profile_need_mask(e->p, AN_PASSES_DOCS, cpus_threads(0, AN_THREADS_MAX), err);
@@ -592,13 +642,22 @@ static int load_entry(struct registry *r, struct reg_entry *e, struct model **mo
 	e->nevents = (int64_t)m->events.n;
 	pthread_mutex_unlock(&r->mu);
 	nns_err_clear(err);
+	an_profile_init(p, m);
+	if ((rc = publish_trace(r, e, m, p, ixo, err)) != NNS_OK)
+		goto fail;
 	/* every document is cached below: their passes side by side, on the
 	 * CPUs the parser used */
-	if ((rc = an_profile_compute_mask(p, m, AN_PASSES_DOCS, cpus_threads(0, AN_THREADS_MAX),
-					  err)) != NNS_OK ||
-	    (rc = an_ms_attach(p, err)) != NNS_OK)
-		goto fail;
-	if (atomic_load(&e->cancel)) /* between the phases: nothing is cached */
+	if ((rc = an_profile_run_mask(p, AN_PASSES_DOCS, cpus_threads(0, AN_THREADS_MAX), err)) !=
+		NNS_OK ||
+	    (rc = an_ms_attach(p, err)) != NNS_OK) {
+		if (!*ixo)
+			goto fail;
+		/* published: the failure stays in the profile, for the views
+		 * that need the pass to answer (reg_profile) */
+		nns_err_clear(err);
+		rc = NNS_OK;
+	}
+	if (atomic_load(&e->cancel) && !*ixo) /* between the phases: nothing is cached */
 		goto cancelled;
 
 	pthread_mutex_lock(&r->mu);
@@ -612,13 +671,15 @@ static int load_entry(struct registry *r, struct reg_entry *e, struct model **mo
 			cache_write(&e->cache_dir, &k, &src, p);
 	}
 
-	pthread_mutex_lock(&r->mu);
-	e->phase = PH_INDEXING;
-	pthread_mutex_unlock(&r->mu);
-	if (atomic_load(&e->cancel))
-		goto cancelled;
-	if ((rc = trace_index_build(ixo, m, p, err)) != NNS_OK)
-		goto fail;
+	if (!*ixo) {
+		pthread_mutex_lock(&r->mu);
+		e->phase = PH_INDEXING;
+		pthread_mutex_unlock(&r->mu);
+		if (atomic_load(&e->cancel))
+			goto cancelled;
+		if ((rc = trace_index_build(ixo, m, p, err)) != NNS_OK)
+			goto fail;
+	}
 	*mo = m;
 	*po = p;
 	return NNS_OK;

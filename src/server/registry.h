@@ -131,6 +131,9 @@ struct reg_entry {
 	struct model *m;	    /* (mu) READY: the trace */
 	struct an_profile *p;	    /* (mu) READY: its analyses */
 	struct trace_index *ix;	    /* (mu) READY: timeline index */
+	int trace_early;	    /* (mu) m, p and ix set while still WORKING: the trace
+				     * index is built, the loader goes on with the
+				     * passes and the cache (reg_acquire_trace) */
 	int from_snapshot;	    /* (mu) READY: m and ix mapped from the cache's
 				     * snapshot, p empty until asked (reg_profile) */
 	size_t bytes;		    /* (mu) READY: memory it holds, roughly */
@@ -236,6 +239,9 @@ struct reg_progress {
  * Otherwise queues it for loading when IDLE and returns its state with the
  * progress in *pr (REG_FAILED: pr->err says why). */
 int reg_acquire(struct registry *r, struct reg_entry *e, struct reg_progress *pr);
+/* The same for the trace endpoints, which read m and ix only: also takes a
+ * WORKING entry whose trace index is already built (trace_early). */
+int reg_acquire_trace(struct registry *r, struct reg_entry *e, struct reg_progress *pr);
 void reg_put(struct registry *r, struct reg_entry *e);
 /* Makes sure the profile of e (held: READY, reg_acquire) has every pass its
  * documents read: at once for a trace parsed here, on first call for one

@@ -91,11 +91,13 @@ static int failed_status(const struct reg_progress *pr)
 							     : 422;
 }
 
-/* Takes a reference on a READY entry; otherwise answers 202 or an error. */
-static int acquire(struct server *s, struct srv_req *q, struct reg_entry *e)
+/* Takes a reference on a READY entry (for the trace endpoints: one whose
+ * trace index is ready, reg_acquire_trace); otherwise answers 202 or an
+ * error. */
+static int acquire_as(struct server *s, struct srv_req *q, struct reg_entry *e, int trace)
 {
 	struct reg_progress pr;
-	int st = reg_acquire(&s->reg, e, &pr);
+	int st = trace ? reg_acquire_trace(&s->reg, e, &pr) : reg_acquire(&s->reg, e, &pr);
 
 	if (st == REG_READY)
 		return 1;
@@ -104,6 +106,11 @@ static int acquire(struct server *s, struct srv_req *q, struct reg_entry *e)
 	else
 		srv_progress(q, &pr);
 	return 0;
+}
+
+static int acquire(struct server *s, struct srv_req *q, struct reg_entry *e)
+{
+	return acquire_as(s, q, e, 0);
 }
 
 static void api_runs(struct server *s, struct srv_req *q)
@@ -486,7 +493,7 @@ static void api_trace(struct server *s, struct srv_req *q, const char *what)
 			return;
 		}
 	}
-	if (!acquire(s, q, e)) {
+	if (!acquire_as(s, q, e, 1)) {
 		free(tracks);
 		return;
 	}
