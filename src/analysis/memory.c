@@ -162,7 +162,7 @@ static uint32_t *thread_roots(const struct model *m, const struct an_optree *t)
 	for (i = 0; i < nthr; i++)
 		root[i] = MODEL_NOIDX;
 	for (i = 0; i < t->roots.n; i++) {
-		uint32_t th = t->nodes.v[t->roots.v[i]].thread;
+		uint32_t th = t->root_threads.v[i];
 		if (th < nthr)
 			root[th] = t->roots.v[i];
 	}
@@ -170,7 +170,7 @@ static uint32_t *thread_roots(const struct model *m, const struct an_optree *t)
 		if (root[i] != MODEL_NOIDX)
 			continue;
 		for (j = 0; j < t->roots.n; j++) {
-			uint32_t th = t->nodes.v[t->roots.v[j]].thread;
+			uint32_t th = t->root_threads.v[j];
 			if (th < nthr && m->threads.v[th].tid == m->threads.v[i].tid) {
 				root[i] = t->roots.v[j];
 				break;
@@ -191,14 +191,14 @@ static void walk_thread(struct mem_ctx *c, uint32_t root, const uint32_t *idx, s
 
 	for (i = 0; i < n; i++) {
 		int64_t ts = c->m->mems.v[idx[i]].ts;
-		while (cur != root && ts >= nd[cur].end) {
+		while (cur != root && ts >= an_node_end(c->m, &nd[cur])) {
 			child = nd[cur].next_sibling;
 			cur = nd[cur].parent;
 		}
 		while (child != MODEL_NOIDX) {
-			if (ts < nd[child].start)
+			if (ts < an_node_start(c->m, &nd[child]))
 				break;
-			if (ts >= nd[child].end) {
+			if (ts >= an_node_end(c->m, &nd[child])) {
 				child = nd[child].next_sibling;
 				continue;
 			}

@@ -345,7 +345,7 @@ void an_profile_release(struct an_profile *p)
 	}
 	vec_free(&p->gpus);
 	vec_free(&p->tree.nodes);
-	vec_free(&p->tree.rt_links);
+	vec_free(&p->tree.root_threads);
 	vec_free(&p->tree.roots);
 	free(p->tree.owner);
 	vec_free(&p->ops.by_name);
