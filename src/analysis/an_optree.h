@@ -26,10 +26,11 @@ enum an_node_type {
 	AN_NODE_OTHER	  /* DataParallel.forward etc.: in the tree, not in tables */
 };
 
-/* One node: 64 bytes, as a big trace holds about one per host operator.
+/* One node: 48 bytes, as a big trace holds about one per host operator.
  * What the model holds is not copied: a node's thread, start and end are
  * its event's (an_node_start, an_node_end, an_node_host_total; roots span
- * all time on the thread of their optree.root_threads row). */
+ * all time on the thread of their optree.root_threads row). Tensor-core
+ * times, 0 in most traces, are beside the nodes (an_node_tc_self/_total). */
 struct an_node {
 	uint32_t ev;	 /* event index, MODEL_NOIDX for roots and merged-away nodes */
 	uint32_t parent; /* node index, MODEL_NOIDX for roots */
@@ -39,7 +40,12 @@ struct an_node {
 	uint8_t tc_eligible;
 	int64_t host_self;
 	int64_t dev_self, dev_total;
-	int64_t tc_self, tc_total; /* device time of tensor-core kernels */
+};
+
+/* Device time of a node's tensor-core kernels: its own, and with its
+ * descendants'. */
+struct an_node_tc {
+	int64_t self, total;
 };
 
 static inline int64_t an_node_start(const struct model *m, const struct an_node *n)
@@ -77,15 +83,27 @@ struct an_optree {
 	VEC(struct an_node) nodes;
 	VEC(uint32_t) roots;	    /* one root node per thread that has nodes */
 	VEC(uint32_t) root_threads; /* the thread of roots.v[i] */
-	uint32_t *owner;	    /* per event: the node that owns the event (ops:
-				     * their node; runtimes: the node they were
-				     * attached to; device events: their launcher's
-				     * node); MODEL_NOIDX if none */
-	int64_t partial_overlaps;   /* nodes that end after the node they start in */
-	int64_t negative_self;	    /* host self times clamped at 0 (overlaps) */
+	/* per node, NULL when no kernel is a tensor-core one (all 0) */
+	struct an_node_tc *tc;
+	uint32_t *owner;	  /* per event: the node that owns the event (ops:
+				   * their node; runtimes: the node they were
+				   * attached to; device events: their launcher's
+				   * node); MODEL_NOIDX if none */
+	int64_t partial_overlaps; /* nodes that end after the node they start in */
+	int64_t negative_self;	  /* host self times clamped at 0 (overlaps) */
 	int64_t unmatched_runtimes;
 	struct an_attribution attr;
 };
+
+static inline int64_t an_node_tc_self(const struct an_optree *t, uint32_t id)
+{
+	return t->tc ? t->tc[id].self : 0;
+}
+
+static inline int64_t an_node_tc_total(const struct an_optree *t, uint32_t id)
+{
+	return t->tc ? t->tc[id].total : 0;
+}
 
 /* AN_PASS_OPTREE: fills p->tree. */
 int an_optree_compute(struct an_profile *p, struct nns_err *err);

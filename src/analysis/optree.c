@@ -338,7 +338,9 @@ static int add_device_time(struct an_profile *p)
 		t->owner[i] = node;
 		t->nodes.v[node].dev_self += e->dur;
 		if (e->kind == MK_KERNEL && an_tc_kernel_id(p, e->name)) {
-			t->nodes.v[node].tc_self += e->dur;
+			if (!t->tc && !(t->tc = calloc(t->nodes.n + 1, sizeof(*t->tc))))
+				return NNS_ENOMEM;
+			t->tc[node].self += e->dur;
 			if (t->nodes.v[node].type == AN_NODE_OP)
 				t->nodes.v[node].tc_eligible = 1;
 		}
@@ -353,14 +355,16 @@ static void roll_up(struct an_optree *t)
 
 	for (i = 0; i < t->nodes.n; i++) {
 		t->nodes.v[i].dev_total = t->nodes.v[i].dev_self;
-		t->nodes.v[i].tc_total = t->nodes.v[i].tc_self;
+		if (t->tc)
+			t->tc[i].total = t->tc[i].self;
 	}
 	for (i = t->nodes.n; i-- > 0;) {
 		struct an_node *n = &t->nodes.v[i];
 		if (n->parent == MODEL_NOIDX)
 			continue;
 		t->nodes.v[n->parent].dev_total += n->dev_total;
-		t->nodes.v[n->parent].tc_total += n->tc_total;
+		if (t->tc)
+			t->tc[n->parent].total += t->tc[i].total;
 		if (n->tc_eligible && t->nodes.v[n->parent].type == AN_NODE_OP)
 			t->nodes.v[n->parent].tc_eligible = 1;
 	}
@@ -426,7 +430,8 @@ int an_optree_compute(struct an_profile *p, struct nns_err *err)
 		goto out;
 	remove_dup(t, &b);
 	fill_host_stats(p);
-	add_device_time(p);
+	if (add_device_time(p))
+		goto out;
 	roll_up(t);
 	rc = NNS_OK;
 out:

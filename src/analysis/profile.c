@@ -366,6 +366,7 @@ void an_profile_release(struct an_profile *p)
 	vec_free(&p->tree.root_threads);
 	vec_free(&p->tree.roots);
 	free(p->tree.owner);
+	free(p->tree.tc);
 	vec_free(&p->ops.by_name);
 	vec_free(&p->ops.by_name_shape);
 	vec_free(&p->ops.by_name_stack);
