@@ -29,10 +29,11 @@ int an_device_is_npu(const struct model *m)
 	return strcmp(an_device_kind(m), "NPU") == 0;
 }
 
+/* 16 bytes: two per kernel, and qsort copies them once more */
 struct edge {
 	int64_t ts;
-	double bps; /* +blocks/SM at start, - at end */
-	int delta;  /* +1 / -1 active kernels */
+	float bps;     /* +blocks/SM at start, - at end (the model's float) */
+	int32_t delta; /* +1 / -1 active kernels */
 };
 
 static int edge_cmp(const void *x, const void *y)
@@ -204,7 +205,7 @@ static int sum_kernels(struct an_profile *p, int id, int64_t w0, int64_t w1, str
 		const struct model_dev_args *a;
 		if (e->kind != MK_KERNEL || device_of(m, e) != id)
 			continue;
-		if (iv_add(&x->busy, e->ts, e->ts + e->dur))
+		if (iv_add_union(&x->busy, e->ts, e->ts + e->dur)) /* in start order */
 			return NNS_ENOMEM;
 		a = e->extra != MODEL_NOIDX ? &m->dev_args.v[e->extra] : NULL;
 		if (a && a->blocks_per_sm > 0) {
