@@ -188,6 +188,12 @@ int an_breakdown_compute(struct an_profile *p, struct nns_err *err)
 	if (role_sets(p, comm_ids, ncomm) || take_slots(&p->overview, taken))
 		goto out;
 	step_costs(&p->overview, taken);
+	/* no pass reads these sets again (one range per launch, a big
+	 * trace's MBs): only the breakdown's own slots needed them */
+	iv_set_release(&p->overview.role[AN_MEMCPY]);
+	iv_set_release(&p->overview.role[AN_MEMSET]);
+	iv_set_release(&p->overview.role[AN_RUNTIME]);
+	iv_set_release(&p->overview.role[AN_OTHER]);
 	rc = NNS_OK;
 out:
 	for (r = 0; r < AN_NROLES; r++)
