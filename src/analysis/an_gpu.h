@@ -23,15 +23,18 @@ struct an_range_value {
 };
 
 struct an_gpu {
-	int id;				      /* kernel args.device */
-	double utilization;		      /* 0..1 */
-	double sm_efficiency;		      /* 0..1, <0 if no kernel has blocks per SM */
-	double achieved_occupancy;	      /* percent, <0 if no kernel reports it */
-	double tensor_core_ratio;	      /* 0..1, of kernels launched by operators;
-					       * -1 unknown (AN_TC_NONE) */
-	int64_t kernel_time;		      /* merged kernel busy time in the window */
-	VEC(struct an_point) util_buckets;    /* (bucket start, util), then (end, 0) */
-	VEC(struct an_range_value) sm_ranges; /* est. SM efficiency per interval */
+	int id;				   /* kernel args.device */
+	double utilization;		   /* 0..1 */
+	double sm_efficiency;		   /* 0..1, <0 if no kernel has blocks per SM */
+	double achieved_occupancy;	   /* percent, <0 if no kernel reports it */
+	double tensor_core_ratio;	   /* 0..1, of kernels launched by operators;
+					    * -1 unknown (AN_TC_NONE) */
+	int64_t kernel_time;		   /* merged kernel busy time in the window */
+	VEC(struct an_point) util_buckets; /* (bucket start, util), then (end, 0) */
+	/* est. SM efficiency per interval: up to two per kernel, so the pass
+	 * frees them once sm_buckets are made (empty in p->gpus);
+	 * an_gpu_sm_ranges computes them again on request */
+	VEC(struct an_range_value) sm_ranges;
 	VEC(struct an_point)
 	sm_buckets; /* est. SM efficiency averaged over the
 		     * util_buckets' buckets (same starts) */
@@ -46,5 +49,10 @@ int an_device_is_npu(const struct model *m);
 
 /* AN_PASS_GPU: fills p->gpus. */
 int an_gpu_compute(struct an_profile *p, struct nns_err *err);
+
+/* The SM efficiency ranges (and sm_efficiency) of device id, as the pass
+ * computes them, into out (zeroed here; the caller frees out->sm_ranges).
+ * Needs AN_PASS_STEPS. NNS_OK or NNS_ENOMEM. */
+int an_gpu_sm_ranges(const struct an_profile *p, int id, struct an_gpu *out, struct nns_err *err);
 
 #endif

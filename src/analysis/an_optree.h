@@ -26,26 +26,43 @@ enum an_node_type {
 	AN_NODE_OTHER	  /* DataParallel.forward etc.: in the tree, not in tables */
 };
 
+/* One node: 48 bytes, as a big trace holds about one per host operator.
+ * What the model holds is not copied: a node's thread, start and end are
+ * its event's (an_node_start, an_node_end, an_node_host_total; roots span
+ * all time on the thread of their optree.root_threads row). Tensor-core
+ * times, 0 in most traces, are beside the nodes (an_node_tc_self/_total). */
 struct an_node {
-	uint32_t ev;	 /* event index, MODEL_NOIDX for roots/synthetic */
+	uint32_t ev;	 /* event index, MODEL_NOIDX for roots and merged-away nodes */
 	uint32_t parent; /* node index, MODEL_NOIDX for roots */
-	uint32_t first_child, next_sibling, last_child;
-	uint32_t first_rt; /* index into optree.rt_links, MODEL_NOIDX if none */
-	uint32_t thread;   /* thread index */
-	uint32_t name;	   /* string id (synthetic nodes have their own) */
-	int64_t start, end;
-	int64_t host_self, host_total;
-	int64_t dev_self, dev_total;
-	int64_t tc_self, tc_total; /* device time of tensor-core kernels */
-	uint8_t type;		   /* enum an_node_type */
+	uint32_t first_child, next_sibling;
+	uint32_t name; /* string id of the event's name, 0 for roots */
+	uint8_t type;  /* enum an_node_type */
 	uint8_t tc_eligible;
+	int64_t host_self;
+	int64_t dev_self, dev_total;
 };
 
-/* Runtime/driver launches owned by a node, as a linked list. */
-struct an_rt_link {
-	uint32_t ev;   /* runtime/driver event index */
-	uint32_t next; /* next link of the same node, MODEL_NOIDX at end */
+/* Device time of a node's tensor-core kernels: its own, and with its
+ * descendants'. */
+struct an_node_tc {
+	int64_t self, total;
 };
+
+static inline int64_t an_node_start(const struct model *m, const struct an_node *n)
+{
+	return n->ev == MODEL_NOIDX ? INT64_MIN : m->events.v[n->ev].ts;
+}
+
+static inline int64_t an_node_end(const struct model *m, const struct an_node *n)
+{
+	return n->ev == MODEL_NOIDX ? INT64_MAX : m->events.v[n->ev].ts + m->events.v[n->ev].dur;
+}
+
+/* end - start; 0 for roots (and merged-away nodes, which no table counts) */
+static inline int64_t an_node_host_total(const struct model *m, const struct an_node *n)
+{
+	return n->ev == MODEL_NOIDX ? 0 : m->events.v[n->ev].dur;
+}
 
 /* How launches and device events found their operator (the model's rules,
  * model_attr; optree.c adds tb_plugin's thread root for external id 0). */
@@ -64,8 +81,10 @@ struct an_attribution {
 
 struct an_optree {
 	VEC(struct an_node) nodes;
-	VEC(struct an_rt_link) rt_links;
-	VEC(uint32_t) roots;	  /* one root node per thread that has nodes */
+	VEC(uint32_t) roots;	    /* one root node per thread that has nodes */
+	VEC(uint32_t) root_threads; /* the thread of roots.v[i] */
+	/* per node, NULL when no kernel is a tensor-core one (all 0) */
+	struct an_node_tc *tc;
 	uint32_t *owner;	  /* per event: the node that owns the event (ops:
 				   * their node; runtimes: the node they were
 				   * attached to; device events: their launcher's
@@ -75,6 +94,16 @@ struct an_optree {
 	int64_t unmatched_runtimes;
 	struct an_attribution attr;
 };
+
+static inline int64_t an_node_tc_self(const struct an_optree *t, uint32_t id)
+{
+	return t->tc ? t->tc[id].self : 0;
+}
+
+static inline int64_t an_node_tc_total(const struct an_optree *t, uint32_t id)
+{
+	return t->tc ? t->tc[id].total : 0;
+}
 
 /* AN_PASS_OPTREE: fills p->tree. */
 int an_optree_compute(struct an_profile *p, struct nns_err *err);

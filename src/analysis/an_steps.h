@@ -28,8 +28,11 @@ struct an_overview {
 	double avg[AN_NROLES]; /* ns */
 	double avg_total;      /* ns */
 	int has_runtime, has_kernel, has_memcpy_or_memset, has_communication;
-	int steps_dropped;	       /* trailing steps removed (tb_plugin tail rule) */
-	struct iv_set role[AN_NROLES]; /* merged role intervals (before priority) */
+	int steps_dropped; /* trailing steps removed (tb_plugin tail rule) */
+	/* merged role intervals (before priority) of the roles later passes
+	 * read: Kernel, Communication, DataLoader and CPU Exec; the others'
+	 * are freed (empty) once the breakdown has used them */
+	struct iv_set role[AN_NROLES];
 };
 
 /* AN_PASS_STEPS: fills p->overview.steps. */

@@ -91,7 +91,10 @@ static size_t comm_ext_ids(struct an_profile *p, int64_t *ids)
 }
 
 /* o->role: every event's interval under its role, merged per role; and
- * the has_* flags of the overview. */
+ * the has_* flags of the overview. The events come in start order, so
+ * each set is merged as it grows (iv_add_union): one range per busy
+ * stretch rather than one per event, which a big trace's millions of
+ * events would make tens of MB held to the end. */
 static int role_sets(struct an_profile *p, const int64_t *comm_ids, size_t ncomm)
 {
 	const struct model *m = p->m;
@@ -102,7 +105,7 @@ static int role_sets(struct an_profile *p, const int64_t *comm_ids, size_t ncomm
 		int role = role_of(p, e, comm_ids, ncomm);
 		if (role < 0)
 			continue;
-		if (iv_add(&o->role[role], e->ts, e->ts + e->dur))
+		if (iv_add_union(&o->role[role], e->ts, e->ts + e->dur))
 			return NNS_ENOMEM;
 		if (e->kind == MK_RUNTIME || e->kind == MK_DRIVER)
 			o->has_runtime = 1;
@@ -185,6 +188,12 @@ int an_breakdown_compute(struct an_profile *p, struct nns_err *err)
 	if (role_sets(p, comm_ids, ncomm) || take_slots(&p->overview, taken))
 		goto out;
 	step_costs(&p->overview, taken);
+	/* no pass reads these sets again (one range per launch, a big
+	 * trace's MBs): only the breakdown's own slots needed them */
+	iv_set_release(&p->overview.role[AN_MEMCPY]);
+	iv_set_release(&p->overview.role[AN_MEMSET]);
+	iv_set_release(&p->overview.role[AN_RUNTIME]);
+	iv_set_release(&p->overview.role[AN_OTHER]);
 	rc = NNS_OK;
 out:
 	for (r = 0; r < AN_NROLES; r++)

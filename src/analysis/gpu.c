@@ -29,10 +29,11 @@ int an_device_is_npu(const struct model *m)
 	return strcmp(an_device_kind(m), "NPU") == 0;
 }
 
+/* 16 bytes: two per kernel, and qsort copies them once more */
 struct edge {
 	int64_t ts;
-	double bps; /* +blocks/SM at start, - at end */
-	int delta;  /* +1 / -1 active kernels */
+	float bps;     /* +blocks/SM at start, - at end (the model's float) */
+	int32_t delta; /* +1 / -1 active kernels */
 };
 
 static int edge_cmp(const void *x, const void *y)
@@ -191,7 +192,8 @@ struct gpu_sums {
 };
 
 /* Sums device id's kernels into x (x->busy and x->edges reused). */
-static int sum_kernels(struct an_profile *p, int id, int64_t w0, int64_t w1, struct gpu_sums *x)
+static int sum_kernels(const struct an_profile *p, int id, int64_t w0, int64_t w1,
+		       struct gpu_sums *x)
 {
 	const struct model *m = p->m;
 	size_t i;
@@ -204,7 +206,7 @@ static int sum_kernels(struct an_profile *p, int id, int64_t w0, int64_t w1, str
 		const struct model_dev_args *a;
 		if (e->kind != MK_KERNEL || device_of(m, e) != id)
 			continue;
-		if (iv_add(&x->busy, e->ts, e->ts + e->dur))
+		if (iv_add_union(&x->busy, e->ts, e->ts + e->dur)) /* in start order */
 			return NNS_ENOMEM;
 		a = e->extra != MODEL_NOIDX ? &m->dev_args.v[e->extra] : NULL;
 		if (a && a->blocks_per_sm > 0) {
@@ -249,6 +251,7 @@ static int add_gpu(struct an_profile *p, int id, struct gpu_sums *x, int64_t w0,
 	}
 	if (util_buckets(&g, &x->busy, t0, t1) || (has_bps && sm_buckets(&g)))
 		goto fail;
+	vec_free(&g.sm_ranges); /* the buckets are what is read */
 	if (vec_push(&p->gpus, g))
 		goto fail;
 	return 0;
@@ -259,20 +262,54 @@ fail:
 	return NNS_ENOMEM;
 }
 
+/* The window the SM efficiency is averaged over: the steps, else none. */
+static void step_window(const struct an_profile *p, int64_t *w0, int64_t *w1)
+{
+	const struct an_overview *o = &p->overview;
+
+	*w0 = *w1 = 0;
+	if (o->steps.n) {
+		*w0 = o->steps.v[0].start;
+		*w1 = o->steps.v[o->steps.n - 1].end;
+	}
+}
+
+int an_gpu_sm_ranges(const struct an_profile *p, int id, struct an_gpu *out, struct nns_err *err)
+{
+	int64_t w0, w1;
+	struct gpu_sums x;
+	int rc = NNS_ENOMEM;
+
+	memset(out, 0, sizeof(*out));
+	memset(&x, 0, sizeof(x));
+	out->id = id;
+	out->sm_efficiency = -1;
+	step_window(p, &w0, &w1);
+	x.edges = malloc((2 * p->m->events.n + 1) * sizeof(*x.edges));
+	if (!x.edges || sum_kernels(p, id, w0, w1, &x) ||
+	    (x.ne && sm_efficiency(out, x.edges, x.ne, w0, w1)))
+		goto out;
+	rc = NNS_OK;
+out:
+	free(x.edges);
+	iv_set_release(&x.busy);
+	if (rc) {
+		vec_free(&out->sm_ranges);
+		nns_err_set(err, rc, "out of memory in the SM efficiency ranges");
+	}
+	return rc;
+}
+
 int an_gpu_compute(struct an_profile *p, struct nns_err *err)
 {
 	const struct model *m = p->m;
-	const struct an_overview *o = &p->overview;
-	int64_t w0 = 0, w1 = 0, t0, t1;
+	int64_t w0, w1, t0, t1;
 	int ids[AN_MAX_GPUS], nids;
 	int rc = NNS_ENOMEM;
 	struct gpu_sums x;
 
 	memset(&x, 0, sizeof(x));
-	if (o->steps.n) {
-		w0 = o->steps.v[0].start;
-		w1 = o->steps.v[o->steps.n - 1].end;
-	}
+	step_window(p, &w0, &w1);
 	counter_span(m, &t0, &t1);
 	nids = kernel_devices(m, ids);
 	x.edges = malloc((2 * m->events.n + 1) * sizeof(*x.edges));

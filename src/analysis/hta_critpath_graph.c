@@ -274,8 +274,11 @@ struct gpu_ctx {
 	size_t nrt;
 	struct launch *launches; /* every launch of the trace, by runtime ts */
 	size_t nl;
-	uint32_t *last;	 /* per thread (stream track): last device end node */
-	uint32_t *ksync; /* per model event: the event it waits on (event sync) */
+	uint32_t *last; /* per thread (stream track): last device end node */
+	/* per graph event k: the event it waits on (event sync), MODEL_NOIDX
+	 * if none; only device events of the graph read it, so a wait on one
+	 * outside the graph is dropped */
+	uint32_t *ksync;
 };
 
 static uint32_t rt_of_corr(const struct gpu_ctx *c, int64_t corr)
@@ -373,7 +376,8 @@ static int handle_sync(struct gpu_ctx *c, uint32_t sev)
 		    next_launch(c, m->events.v[rt].ts, m->events.v[rt].thread, s->device, stream);
 		if (dest == MODEL_NOIDX)
 			return 0;
-		c->ksync[dest] = src;
+		if (g->k_of[dest] != MODEL_NOIDX)
+			c->ksync[g->k_of[dest]] = src;
 		g->sync_events++;
 		return 0;
 	}
@@ -409,7 +413,7 @@ static int handle_device(struct gpu_ctx *c, uint32_t ev)
 	const struct model_event *e = &m->events.v[ev];
 	uint32_t sn = start_node(g, ev), en = end_node(g, ev);
 	uint32_t rt = m->launch_of[ev], last = c->last[e->thread];
-	uint32_t ks = c->ksync[ev], ks_end = MODEL_NOIDX;
+	uint32_t ks = c->ksync[g->k_of[ev]], ks_end = MODEL_NOIDX;
 	int64_t rt_ts = m->events.v[rt].ts;
 	int r;
 
@@ -510,7 +514,7 @@ static int build_gpu(struct hcp_graph *g)
 	c.rt_by_corr = malloc((c.nrt ? c.nrt : 1) * sizeof(*c.rt_by_corr));
 	c.launches = malloc((c.nl ? c.nl : 1) * sizeof(*c.launches));
 	c.last = malloc(nt * sizeof(*c.last));
-	c.ksync = malloc((m->events.n ? m->events.n : 1) * sizeof(*c.ksync));
+	c.ksync = malloc((g->evs.n + 1) * sizeof(*c.ksync));
 	items = malloc((g->evs.n + nsync + 1) * sizeof(*items));
 	has_rec = calloc(g->evs.n ? g->evs.n : 1, 1);
 	if (!c.rt_by_corr || !c.launches || !c.last || !c.ksync || !items || !has_rec)
@@ -518,7 +522,6 @@ static int build_gpu(struct hcp_graph *g)
 	c.nrt = c.nl = 0;
 	for (i = 0; i < m->events.n; i++) {
 		const struct model_event *e = &m->events.v[i];
-		c.ksync[i] = MODEL_NOIDX;
 		if (model_kind_is_launch(e->kind) && e->corr != MODEL_NONE)
 			c.rt_by_corr[c.nrt++] = (struct corr_ev){e->corr, (uint32_t)i};
 		if (model_kind_is_device(e->kind) && m->launch_of[i] != MODEL_NOIDX)
@@ -529,6 +532,8 @@ static int build_gpu(struct hcp_graph *g)
 	qsort(c.launches, c.nl, sizeof(*c.launches), launch_cmp);
 	for (i = 0; i < nt; i++)
 		c.last[i] = MODEL_NOIDX;
+	for (i = 0; i < g->evs.n; i++)
+		c.ksync[i] = MODEL_NOIDX;
 	for (i = 0; i < g->evs.n; i++) {
 		const struct model_event *e = &m->events.v[g->evs.v[i]];
 		if (model_kind_is_device(e->kind))

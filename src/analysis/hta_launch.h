@@ -61,7 +61,10 @@ struct hta_launch_opts {
 };
 
 struct hta_launches {
-	VEC(struct hta_launch_row) rows; /* one per linked pair, device-event order */
+	/* one per linked pair, device-event order: its device event index
+	 * (hta_launch_row_at gives the row: 4 bytes a pair rather than 40,
+	 * as a big trace has hundreds of thousands) */
+	VEC(uint32_t) rows;
 	int64_t runtime_cutoff, launch_delay_cutoff;
 	/* short: gpu_dur < cpu_dur and cpu_dur <= runtime_cutoff;
 	 * runtime outlier: cpu_dur > runtime_cutoff;
@@ -84,6 +87,10 @@ struct hta_launches {
 int hta_launches_compute(const struct an_profile *p, const struct hta_launch_opts *opts,
 			 struct hta_launches *out, struct nns_err *err);
 void hta_launches_release(struct hta_launches *l);
+
+/* Row i of l (i < l->rows.n), computed from m's events. */
+void hta_launch_row_at(const struct model *m, const struct hta_launches *l, size_t i,
+		       struct hta_launch_row *r);
 
 /* The name (string id) of the operator that issued launch event `ev`
  * (optree owner), 0 when it belongs to no operator. */

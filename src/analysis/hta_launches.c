@@ -66,14 +66,33 @@ static void dist_of(double *v, size_t n, struct hta_dist *d)
 	d->p99 = hta_quantile(v, n, 0.99);
 }
 
+void hta_launch_row_at(const struct model *m, const struct hta_launches *l, size_t i,
+		       struct hta_launch_row *r)
+{
+	uint32_t dev = l->rows.v[i], launch = m->launch_of[dev];
+	const struct model_event *e = &m->events.v[dev], *c = &m->events.v[launch];
+
+	r->launch = launch;
+	r->dev = dev;
+	r->cpu_dur = c->dur;
+	r->gpu_dur = e->dur;
+	r->start_delay = e->ts - c->ts;
+	r->delay = e->ts - (c->ts + c->dur);
+	if (r->delay < 0)
+		r->delay = 0;
+}
+
 /* dist_of over the int64 column at byte offset off of l's rows; vals:
  * room for one value per row. */
-static void column_dist(const struct hta_launches *l, size_t off, double *vals, struct hta_dist *d)
+static void column_dist(const struct model *m, const struct hta_launches *l, size_t off,
+			double *vals, struct hta_dist *d)
 {
 	for (size_t i = 0; i < l->rows.n; i++) {
+		struct hta_launch_row r;
 		int64_t x;
 
-		memcpy(&x, (const char *)&l->rows.v[i] + off, sizeof(x));
+		hta_launch_row_at(m, l, i, &r);
+		memcpy(&x, (const char *)&r + off, sizeof(x));
 		vals[i] = (double)x;
 	}
 	dist_of(vals, l->rows.n, d);
@@ -85,15 +104,17 @@ static int is_graph_launch(const struct model *m, uint32_t launch)
 }
 
 /* which: 0 short, 1 runtime, 2 delay. Fills the top list (worst first). */
-static int top_list(struct hta_launches *l, int which, size_t max, struct keyed *tmp)
+static int top_list(const struct model *m, struct hta_launches *l, int which, size_t max,
+		    struct keyed *tmp)
 {
 	size_t i, n = 0;
 
 	for (i = 0; i < l->rows.n; i++) {
-		const struct hta_launch_row *r = &l->rows.v[i];
+		struct hta_launch_row row, *r = &row;
 		int in;
 		int64_t key;
 
+		hta_launch_row_at(m, l, i, &row);
 		switch (which) {
 		case 0:
 			in = r->gpu_dur < r->cpu_dur && r->cpu_dur <= l->runtime_cutoff;
@@ -134,7 +155,7 @@ static int top_list(struct hta_launches *l, int which, size_t max, struct keyed 
 	return 0;
 }
 
-static void histogram(struct hta_launches *l)
+static void histogram(const struct model *m, struct hta_launches *l)
 {
 	int64_t span, w;
 	size_t i;
@@ -148,7 +169,11 @@ static void histogram(struct hta_launches *l)
 	l->hist_lo = l->delay.min;
 	l->hist_width = w;
 	for (i = 0; i < l->rows.n; i++) {
-		int64_t b = (l->rows.v[i].delay - l->hist_lo) / w;
+		struct hta_launch_row r;
+		int64_t b;
+
+		hta_launch_row_at(m, l, i, &r);
+		b = (r.delay - l->hist_lo) / w;
 		if (b >= HTA_DELAY_BINS)
 			b = HTA_DELAY_BINS - 1;
 		l->hist[b]++;
@@ -174,7 +199,6 @@ int hta_launches_compute(const struct an_profile *p, const struct hta_launch_opt
 		return NNS_OK;
 	for (i = 0; i < m->events.n; i++) {
 		const struct model_event *e = &m->events.v[i];
-		struct hta_launch_row r;
 		uint32_t l;
 
 		if (!model_kind_is_device(e->kind))
@@ -188,17 +212,9 @@ int hta_launches_compute(const struct an_profile *p, const struct hta_launch_opt
 			out->graph_launches_skipped++;
 			continue;
 		}
-		r.launch = l;
-		r.dev = (uint32_t)i;
-		r.cpu_dur = m->events.v[l].dur;
-		r.gpu_dur = e->dur;
-		r.start_delay = e->ts - m->events.v[l].ts;
-		r.delay = e->ts - (m->events.v[l].ts + m->events.v[l].dur);
-		if (r.delay < 0) {
-			r.delay = 0;
-			out->n_before_return++;
-		}
-		if (vec_push(&out->rows, r))
+		if (e->ts < m->events.v[l].ts + m->events.v[l].dur)
+			out->n_before_return++; /* its delay is clipped to 0 */
+		if (vec_push(&out->rows, (uint32_t)i))
 			goto out;
 	}
 	if (out->rows.n) {
@@ -207,13 +223,14 @@ int hta_launches_compute(const struct an_profile *p, const struct hta_launch_opt
 		if (!tmp || !vals)
 			goto out;
 	}
-	column_dist(out, offsetof(struct hta_launch_row, cpu_dur), vals, &out->cpu);
-	column_dist(out, offsetof(struct hta_launch_row, gpu_dur), vals, &out->gpu);
-	column_dist(out, offsetof(struct hta_launch_row, delay), vals, &out->delay);
-	column_dist(out, offsetof(struct hta_launch_row, start_delay), vals, &out->start_delay);
-	if (top_list(out, 0, max, tmp) || top_list(out, 1, max, tmp) || top_list(out, 2, max, tmp))
+	column_dist(m, out, offsetof(struct hta_launch_row, cpu_dur), vals, &out->cpu);
+	column_dist(m, out, offsetof(struct hta_launch_row, gpu_dur), vals, &out->gpu);
+	column_dist(m, out, offsetof(struct hta_launch_row, delay), vals, &out->delay);
+	column_dist(m, out, offsetof(struct hta_launch_row, start_delay), vals, &out->start_delay);
+	if (top_list(m, out, 0, max, tmp) || top_list(m, out, 1, max, tmp) ||
+	    top_list(m, out, 2, max, tmp))
 		goto out;
-	histogram(out);
+	histogram(m, out);
 	rc = NNS_OK;
 out:
 	free(tmp);

@@ -18,6 +18,20 @@ int iv_add(struct iv_set *s, int64_t start, int64_t end)
 	return vec_push(&s->r, x) ? NNS_ENOMEM : 0;
 }
 
+int iv_add_union(struct iv_set *s, int64_t start, int64_t end)
+{
+	struct iv *l = s->r.n ? &s->r.v[s->r.n - 1] : NULL;
+
+	if (end <= start)
+		return 0;
+	if (l && l->start <= start && start <= l->end) {
+		if (end > l->end)
+			l->end = end;
+		return 0;
+	}
+	return iv_add(s, start, end);
+}
+
 static int iv_cmp(const void *x, const void *y)
 {
 	const struct iv *a = x, *b = y;

@@ -24,7 +24,13 @@ struct iv_set {
 
 void iv_set_release(struct iv_set *s);
 int iv_add(struct iv_set *s, int64_t start, int64_t end); /* unmerged append */
-int iv_merge(struct iv_set *s);				  /* sort + union in place */
+/* iv_add that joins [start, end) to the last range when it starts inside
+ * or right at the end of it (and not before its start), as iv_merge would:
+ * ranges added in start order stay merged as they come, so the set holds
+ * the union's ranges, not one per add. iv_merge afterwards gives the same
+ * set as after iv_add. */
+int iv_add_union(struct iv_set *s, int64_t start, int64_t end);
+int iv_merge(struct iv_set *s); /* sort + union in place */
 int iv_intersect(const struct iv_set *a, const struct iv_set *b, struct iv_set *out);
 int iv_subtract(const struct iv_set *a, const struct iv_set *b, struct iv_set *out);
 int iv_clip(const struct iv_set *a, int64_t start, int64_t end, struct iv_set *out);

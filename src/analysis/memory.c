@@ -162,7 +162,7 @@ static uint32_t *thread_roots(const struct model *m, const struct an_optree *t)
 	for (i = 0; i < nthr; i++)
 		root[i] = MODEL_NOIDX;
 	for (i = 0; i < t->roots.n; i++) {
-		uint32_t th = t->nodes.v[t->roots.v[i]].thread;
+		uint32_t th = t->root_threads.v[i];
 		if (th < nthr)
 			root[th] = t->roots.v[i];
 	}
@@ -170,7 +170,7 @@ static uint32_t *thread_roots(const struct model *m, const struct an_optree *t)
 		if (root[i] != MODEL_NOIDX)
 			continue;
 		for (j = 0; j < t->roots.n; j++) {
-			uint32_t th = t->nodes.v[t->roots.v[j]].thread;
+			uint32_t th = t->root_threads.v[j];
 			if (th < nthr && m->threads.v[th].tid == m->threads.v[i].tid) {
 				root[i] = t->roots.v[j];
 				break;
@@ -191,14 +191,14 @@ static void walk_thread(struct mem_ctx *c, uint32_t root, const uint32_t *idx, s
 
 	for (i = 0; i < n; i++) {
 		int64_t ts = c->m->mems.v[idx[i]].ts;
-		while (cur != root && ts >= nd[cur].end) {
+		while (cur != root && ts >= an_node_end(c->m, &nd[cur])) {
 			child = nd[cur].next_sibling;
 			cur = nd[cur].parent;
 		}
 		while (child != MODEL_NOIDX) {
-			if (ts < nd[child].start)
+			if (ts < an_node_start(c->m, &nd[child]))
 				break;
-			if (ts >= nd[child].end) {
+			if (ts >= an_node_end(c->m, &nd[child])) {
 				child = nd[child].next_sibling;
 				continue;
 			}
@@ -294,31 +294,45 @@ static int sort_rows(const struct model *m, struct an_mem_device *d)
 	return 0;
 }
 
-/* Self and total metrics of every node for device `dev`, then rows. */
-static int device_stats(struct mem_ctx *c, struct an_mem_device *d, uint32_t dev, int64_t *self,
+/* Self and total metrics of every node for device `dev`, then rows. Self
+ * metrics are kept only for the nodes that own a record of dev (slot[node]
+ * indexes them, MODEL_NOIDX for the others): most nodes own none, and a
+ * second per-node array beside tot was tens of MB on a big trace. */
+static int device_stats(struct mem_ctx *c, struct an_mem_device *d, uint32_t dev, uint32_t *slot,
 			int64_t *tot, uint32_t *row_of_name, const int64_t *calls_of_name)
 {
+	static const int64_t none[S_N];
 	const struct model *m = c->m;
 	const struct an_optree *t = c->t;
-	size_t nn = t->nodes.n, i, s;
-	int any = 0;
+	size_t nn = t->nodes.n, i, s, k = 0;
+	int64_t *self;
 
-	memset(self, 0, nn * S_N * sizeof(*self));
+	for (i = 0; i < nn; i++)
+		slot[i] = MODEL_NOIDX;
 	for (i = 0; i < m->mems.n; i++) {
 		uint32_t node = c->node_of[i];
-		int64_t b = m->mems.v[i].bytes;
+		if (c->dev_of[i] == dev && node != MODEL_NOIDX && slot[node] == MODEL_NOIDX)
+			slot[node] = (uint32_t)k++;
+	}
+	if (!k)
+		return 0;
+	if (!(self = calloc(k * S_N, sizeof(*self))))
+		return NNS_ENOMEM;
+	for (i = 0; i < m->mems.n; i++) {
+		uint32_t node = c->node_of[i];
+		int64_t b = m->mems.v[i].bytes, *x;
 		if (c->dev_of[i] != dev || node == MODEL_NOIDX)
 			continue;
-		self[node * S_N + S_INC] = sat_add64(self[node * S_N + S_INC], b);
+		x = self + (size_t)slot[node] * S_N;
+		x[S_INC] = sat_add64(x[S_INC], b);
 		if (b > 0) {
-			self[node * S_N + S_ASIZE] = sat_add64(self[node * S_N + S_ASIZE], b);
-			self[node * S_N + S_ACOUNT]++;
+			x[S_ASIZE] = sat_add64(x[S_ASIZE], b);
+			x[S_ACOUNT]++;
 		}
-		any = 1;
 	}
-	if (!any)
-		return 0;
-	memcpy(tot, self, nn * S_N * sizeof(*tot));
+	for (i = 0; i < nn; i++)
+		memcpy(tot + i * S_N, slot[i] == MODEL_NOIDX ? none : self + (size_t)slot[i] * S_N,
+		       sizeof(none));
 	/* parents have smaller indices than their children */
 	for (i = nn; i-- > 0;) {
 		uint32_t par = t->nodes.v[i].parent;
@@ -329,7 +343,8 @@ static int device_stats(struct mem_ctx *c, struct an_mem_device *d, uint32_t dev
 	}
 	for (i = 0; i < nn; i++) {
 		const struct an_node *x = &t->nodes.v[i];
-		const int64_t *a = self + i * S_N, *b = tot + i * S_N;
+		const int64_t *a = slot[i] == MODEL_NOIDX ? none : self + (size_t)slot[i] * S_N,
+			      *b = tot + i * S_N;
 		struct an_mem_op_row *r;
 		if (x->type != AN_NODE_OP)
 			continue;
@@ -340,8 +355,10 @@ static int device_stats(struct mem_ctx *c, struct an_mem_device *d, uint32_t dev
 			memset(&z, 0, sizeof(z));
 			z.name = x->name;
 			z.calls = calls_of_name[x->name];
-			if (vec_push(&d->ops, z))
+			if (vec_push(&d->ops, z)) {
+				free(self);
 				return NNS_ENOMEM;
+			}
 			row_of_name[x->name] = (uint32_t)(d->ops.n - 1);
 		}
 		r = &d->ops.v[row_of_name[x->name]];
@@ -352,6 +369,7 @@ static int device_stats(struct mem_ctx *c, struct an_mem_device *d, uint32_t dev
 		r->alloc_size = sat_add64(r->alloc_size, b[S_ASIZE]);
 		r->alloc_count = sat_add64(r->alloc_count, b[S_ACOUNT]);
 	}
+	free(self);
 	for (i = 0; i < d->ops.n; i++)
 		row_of_name[d->ops.v[i].name] = MODEL_NOIDX;
 	return sort_rows(m, d);
@@ -362,17 +380,17 @@ static int op_stats(struct an_profile *p, struct mem_ctx *c)
 	const struct model *m = c->m;
 	const struct an_optree *t = c->t;
 	size_t nn = t->nodes.n, ns = m->strings.count, i;
-	int64_t *self = NULL, *tot = NULL, *calls = NULL;
-	uint32_t *row_of_name = NULL;
+	int64_t *tot = NULL, *calls = NULL;
+	uint32_t *slot = NULL, *row_of_name = NULL;
 	int rc = NNS_ENOMEM;
 
 	if (!nn)
 		return 0;
-	self = malloc(nn * S_N * sizeof(*self));
+	slot = malloc(nn * sizeof(*slot));
 	tot = malloc(nn * S_N * sizeof(*tot));
 	calls = calloc(ns + 1, sizeof(*calls));
 	row_of_name = malloc((ns + 1) * sizeof(*row_of_name));
-	if (!self || !tot || !calls || !row_of_name)
+	if (!slot || !tot || !calls || !row_of_name)
 		goto out;
 	for (i = 0; i < ns; i++)
 		row_of_name[i] = MODEL_NOIDX;
@@ -380,12 +398,12 @@ static int op_stats(struct an_profile *p, struct mem_ctx *c)
 		if (t->nodes.v[i].type == AN_NODE_OP && t->nodes.v[i].name < ns)
 			calls[t->nodes.v[i].name]++;
 	for (i = 0; i < p->memory.devices.n; i++)
-		if (device_stats(c, &p->memory.devices.v[i], (uint32_t)i, self, tot, row_of_name,
+		if (device_stats(c, &p->memory.devices.v[i], (uint32_t)i, slot, tot, row_of_name,
 				 calls))
 			goto out;
 	rc = 0;
 out:
-	free(self);
+	free(slot);
 	free(tot);
 	free(calls);
 	free(row_of_name);

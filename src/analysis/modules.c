@@ -108,13 +108,14 @@ static int64_t module_id_of(const struct model *m, const struct an_node *n)
 }
 
 /* Adds one module node's statistics to its row. */
-static void add_node(const struct an_optree *t, uint32_t id, struct an_module_row *r)
+static void add_node(const struct model *m, const struct an_optree *t, uint32_t id,
+		     struct an_module_row *r)
 {
 	const struct an_node *n = &t->nodes.v[id];
 	uint32_t c;
 
 	r->occurrences++;
-	r->host_total += n->end - n->start;
+	r->host_total += an_node_host_total(m, n);
 	r->host_self += n->host_self;
 	r->dev_total += n->dev_total;
 	r->dev_self += n->dev_self;
@@ -434,7 +435,7 @@ static int resolve_pairs(struct bwd *b)
 		b->scratch[i] = MODEL_NOIDX;
 	for (i = 0; i < b->roots.n; i++) {
 		uint32_t r = b->roots.v[i].node;
-		at[i].ts = t->nodes.v[r].start;
+		at[i].ts = an_node_start(b->m, &t->nodes.v[r]);
 		at[i].rank = (uint32_t)i;
 		at[i].root = r;
 		b->scratch[r] = r;
@@ -444,7 +445,7 @@ static int resolve_pairs(struct bwd *b)
 			struct walk w = b->stack.v[--b->stack.n];
 			uint32_t up = b->scratch[t->nodes.v[w.node].parent];
 			b->scratch[w.node] = is_bwd_root(b, w.node) ? w.node : up;
-			below[nb].ts = t->nodes.v[w.node].start;
+			below[nb].ts = an_node_start(b->m, &t->nodes.v[w.node]);
 			below[nb].rank = rank++;
 			below[nb].root = up;
 			nb++;
@@ -484,12 +485,13 @@ static void add_group(struct bwd *b, uint32_t bn, uint32_t g)
 
 	for (i = 0; i < b->group_len[g]; i++) {
 		const struct an_node *n = &b->t->nodes.v[b->roots.v[b->group_first[g] + i].node];
-		if (!x->used || n->start < x->start)
-			x->start = n->start;
-		if (!x->used || n->end > x->end)
-			x->end = n->end;
+		int64_t start = an_node_start(b->m, n), end = an_node_end(b->m, n);
+		if (!x->used || start < x->start)
+			x->start = start;
+		if (!x->used || end > x->end)
+			x->end = end;
 		x->used = 1;
-		x->child_span += n->end - n->start;
+		x->child_span += end - start;
 		x->dev_total += n->dev_total;
 		if (n->type == AN_NODE_OP) {
 			x->ops++;
@@ -523,7 +525,8 @@ static int build_bnodes(struct bwd *b)
 					return NNS_ENOMEM;
 				cur = (uint32_t)(b->bn.n - 1);
 			} else if (n->type == AN_NODE_OP && cur != MODEL_NOIDX) {
-				struct fb_pair *pr = pair_find(b->pairs, b->npairs, n->start);
+				struct fb_pair *pr =
+				    pair_find(b->pairs, b->npairs, an_node_start(b->m, n));
 				if (pr && pr->group != MODEL_NOIDX) {
 					add_group(b, cur, pr->group);
 					pr->group = MODEL_NOIDX; /* once */
@@ -728,7 +731,7 @@ static void fill_rows(struct an_profile *p, const struct first_ref *firsts,
 	}
 	for (i = 0; i < t->nodes.n; i++)
 		if (row_of_node[i] != MODEL_NOIDX)
-			add_node(t, (uint32_t)i, &p->modules.rows.v[row_of_node[i]]);
+			add_node(p->m, t, (uint32_t)i, &p->modules.rows.v[row_of_node[i]]);
 	for (i = 0; i < nrows; i++) {
 		struct an_module_row *r = &p->modules.rows.v[i];
 		r->avg_duration = r->dev_total > 0 ? (double)r->dev_total / (double)r->occurrences

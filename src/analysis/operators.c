@@ -38,9 +38,11 @@ static int row_cmp(const void *x, const void *y, void *arg)
 	return strcmp(model_str(sort_model, a->call_stack), model_str(sort_model, b->call_stack));
 }
 
-static int add_to(op_rows *rows, struct hmap *idx, uint64_t key, const struct an_node *n,
-		  uint32_t shape, uint32_t stack, int has_stack)
+static int add_to(const struct model *m, const struct an_optree *t, op_rows *rows, struct hmap *idx,
+		  uint64_t key, const struct an_node *n, uint32_t shape, uint32_t stack,
+		  int has_stack)
 {
+	uint32_t id = (uint32_t)(n - t->nodes.v);
 	int is_new;
 	uint32_t *slot = hmap_put(idx, key, (uint32_t)rows->n, &is_new);
 	struct an_op_row *r;
@@ -59,11 +61,11 @@ static int add_to(op_rows *rows, struct hmap *idx, uint64_t key, const struct an
 	r = &rows->v[*slot];
 	r->calls++;
 	r->host_self += n->host_self;
-	r->host_total += n->host_total;
+	r->host_total += an_node_host_total(m, n);
 	r->dev_self += n->dev_self;
 	r->dev_total += n->dev_total;
-	r->tc_self += n->tc_self;
-	r->tc_total += n->tc_total;
+	r->tc_self += an_node_tc_self(t, id);
+	r->tc_total += an_node_tc_total(t, id);
 	r->tc_eligible |= n->tc_eligible;
 	r->has_call_stack |= has_stack;
 	return 0;
@@ -98,13 +100,14 @@ int an_ops_compute(struct an_profile *p, struct nns_err *err)
 		pid = hmap_put(&pair, hmap_pair(shape, stack), (uint32_t)pair.n, &is_new);
 		if (!pid)
 			goto out;
-		if (add_to((op_rows *)&o->by_name, &by_name, n->name, n, 0, 0, stack != 0) ||
-		    add_to((op_rows *)&o->by_name_shape, &by_shape, hmap_pair(n->name, shape), n,
-			   shape, 0, stack != 0) ||
-		    add_to((op_rows *)&o->by_name_stack, &by_stack, hmap_pair(n->name, stack), n, 0,
-			   stack, stack != 0) ||
-		    add_to((op_rows *)&o->by_name_shape_stack, &by_both, hmap_pair(n->name, *pid),
-			   n, shape, stack, stack != 0))
+		if (add_to(m, &p->tree, (op_rows *)&o->by_name, &by_name, n->name, n, 0, 0,
+			   stack != 0) ||
+		    add_to(m, &p->tree, (op_rows *)&o->by_name_shape, &by_shape,
+			   hmap_pair(n->name, shape), n, shape, 0, stack != 0) ||
+		    add_to(m, &p->tree, (op_rows *)&o->by_name_stack, &by_stack,
+			   hmap_pair(n->name, stack), n, 0, stack, stack != 0) ||
+		    add_to(m, &p->tree, (op_rows *)&o->by_name_shape_stack, &by_both,
+			   hmap_pair(n->name, *pid), n, shape, stack, stack != 0))
 			goto out;
 	}
 	/* by device self time only when operators hold device time: with

@@ -25,6 +25,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Runtime/driver launches owned by a node, as a linked list: while the
+ * tree is built only (remove_dup moves them; owner keeps the result). */
+struct rt_link {
+	uint32_t ev;   /* runtime/driver event index */
+	uint32_t next; /* next link of the same node, MODEL_NOIDX at end */
+};
+
+/* What building needs beside the tree, per node (room for every
+ * candidate node), freed when the tree is done. */
+struct build {
+	uint32_t *last_child; /* MODEL_NOIDX if none */
+	uint32_t *first_rt;   /* index into links, MODEL_NOIDX if none */
+	size_t cap;	      /* room in both, and in the tree's nodes */
+	VEC(struct rt_link) links;
+};
+
 static int node_type_of(struct an_profile *p, const struct model_event *e)
 {
 	const struct model *m = p->m;
@@ -60,43 +76,43 @@ static int node_type_of(struct an_profile *p, const struct model_event *e)
 	}
 }
 
-static uint32_t new_node(struct an_optree *t, uint32_t ev, uint32_t thread, uint32_t name,
-			 int64_t start, int64_t end, int type)
+/* The nodes were reserved for every candidate (an_optree_compute), so
+ * the push cannot move them and b's arrays have room. */
+static uint32_t new_node(struct an_optree *t, struct build *b, uint32_t ev, uint32_t name, int type)
 {
 	struct an_node n;
+	uint32_t id = (uint32_t)t->nodes.n;
 
 	memset(&n, 0, sizeof(n));
 	n.ev = ev;
-	n.parent = n.first_child = n.next_sibling = n.last_child = n.first_rt = MODEL_NOIDX;
-	n.thread = thread;
+	n.parent = n.first_child = n.next_sibling = MODEL_NOIDX;
 	n.name = name;
-	n.start = start;
-	n.end = end;
 	n.type = (uint8_t)type;
-	if (vec_push(&t->nodes, n))
+	if (t->nodes.n >= b->cap || vec_push(&t->nodes, n))
 		return MODEL_NOIDX;
-	return (uint32_t)(t->nodes.n - 1);
+	b->last_child[id] = b->first_rt[id] = MODEL_NOIDX;
+	return id;
 }
 
-static void add_child(struct an_optree *t, uint32_t parent, uint32_t child)
+static void add_child(struct an_optree *t, struct build *b, uint32_t parent, uint32_t child)
 {
 	struct an_node *p = &t->nodes.v[parent];
 
 	t->nodes.v[child].parent = parent;
-	if (p->last_child == MODEL_NOIDX)
+	if (b->last_child[parent] == MODEL_NOIDX)
 		p->first_child = child;
 	else
-		t->nodes.v[p->last_child].next_sibling = child;
-	p->last_child = child;
+		t->nodes.v[b->last_child[parent]].next_sibling = child;
+	b->last_child[parent] = child;
 }
 
-static int attach_rt(struct an_optree *t, uint32_t node, uint32_t ev)
+static int attach_rt(struct build *b, uint32_t node, uint32_t ev)
 {
-	struct an_rt_link l = {ev, t->nodes.v[node].first_rt};
+	struct rt_link l = {ev, b->first_rt[node]};
 
-	if (vec_push(&t->rt_links, l))
+	if (vec_push(&b->links, l))
 		return NNS_ENOMEM;
-	t->nodes.v[node].first_rt = (uint32_t)(t->rt_links.n - 1);
+	b->first_rt[node] = (uint32_t)(b->links.n - 1);
 	return 0;
 }
 
@@ -105,7 +121,7 @@ static int attach_rt(struct an_optree *t, uint32_t node, uint32_t ev)
  * made parent before child, so visiting them in index order reaches each
  * node after its parent's merges, as the walk from the roots does, but in
  * one sequential pass. */
-static void remove_dup(struct an_optree *t)
+static void remove_dup(struct an_optree *t, struct build *b)
 {
 	for (size_t i = 0; i < t->nodes.n; i++) {
 		uint32_t id = (uint32_t)i, c, l;
@@ -121,16 +137,17 @@ static void remove_dup(struct an_optree *t)
 				break;
 			/* the parent's own launches are replaced by the child's,
 			 * as torch.autograd's _remove_dup_nodes does */
-			for (l = n->first_rt; l != MODEL_NOIDX; l = t->rt_links.v[l].next)
-				t->owner[t->rt_links.v[l].ev] = MODEL_NOIDX;
-			n->first_rt = x->first_rt;
-			for (l = n->first_rt; l != MODEL_NOIDX; l = t->rt_links.v[l].next)
-				t->owner[t->rt_links.v[l].ev] = id;
+			for (l = b->first_rt[id]; l != MODEL_NOIDX; l = b->links.v[l].next)
+				t->owner[b->links.v[l].ev] = MODEL_NOIDX;
+			b->first_rt[id] = b->first_rt[ch];
+			for (l = b->first_rt[id]; l != MODEL_NOIDX; l = b->links.v[l].next)
+				t->owner[b->links.v[l].ev] = id;
 			n->first_child = x->first_child;
-			n->last_child = x->last_child;
+			b->last_child[id] = b->last_child[ch];
 			if (x->ev != MODEL_NOIDX)
 				t->owner[x->ev] = id;
-			x->first_rt = x->first_child = x->last_child = MODEL_NOIDX;
+			x->first_child = MODEL_NOIDX;
+			b->first_rt[ch] = b->last_child[ch] = MODEL_NOIDX;
 			x->parent = MODEL_NOIDX;
 			x->type = AN_NODE_OTHER; /* detached */
 			x->ev = MODEL_NOIDX;
@@ -140,7 +157,8 @@ static void remove_dup(struct an_optree *t)
 	}
 }
 
-static int build_thread(struct an_profile *p, uint32_t thread, const uint32_t *evs, size_t n)
+static int build_thread(struct an_profile *p, struct build *b, uint32_t thread, const uint32_t *evs,
+			size_t n)
 {
 	const struct model *m = p->m;
 	struct an_optree *t = &p->tree;
@@ -149,8 +167,9 @@ static int build_thread(struct an_profile *p, uint32_t thread, const uint32_t *e
 	size_t i;
 	int rc = NNS_ENOMEM;
 
-	root = new_node(t, MODEL_NOIDX, thread, 0, INT64_MIN, INT64_MAX, AN_NODE_ROOT);
-	if (root == MODEL_NOIDX || vec_push(&t->roots, root) || vec_push(&stack, root))
+	root = new_node(t, b, MODEL_NOIDX, 0, AN_NODE_ROOT);
+	if (root == MODEL_NOIDX || vec_push(&t->roots, root) ||
+	    vec_push(&t->root_threads, thread) || vec_push(&stack, root))
 		goto out;
 	for (i = 0; i < n; i++) {
 		const struct model_event *e = &m->events.v[evs[i]];
@@ -160,13 +179,13 @@ static int build_thread(struct an_profile *p, uint32_t thread, const uint32_t *e
 		if (type < 0)
 			continue;
 		for (;;) {
-			struct an_node *top = &t->nodes.v[stack.v[stack.n - 1]];
-			if (e->ts < top->end) {
-				if (end <= top->end) {
-					id = new_node(t, evs[i], thread, e->name, e->ts, end, type);
+			int64_t top_end = an_node_end(m, &t->nodes.v[stack.v[stack.n - 1]]);
+			if (e->ts < top_end) {
+				if (end <= top_end) {
+					id = new_node(t, b, evs[i], e->name, type);
 					if (id == MODEL_NOIDX)
 						goto out;
-					add_child(t, stack.v[stack.n - 1], id);
+					add_child(t, b, stack.v[stack.n - 1], id);
 					if (vec_push(&stack, id))
 						goto out;
 					p->tree.owner[evs[i]] = id;
@@ -176,12 +195,13 @@ static int build_thread(struct an_profile *p, uint32_t thread, const uint32_t *e
 					 * innermost node that holds it, off the stack,
 					 * as the model's index does (MODEL_EF_PARTIAL) */
 					size_t k = stack.n - 1;
-					while (k > 0 && end > t->nodes.v[stack.v[k]].end)
+					while (k > 0 &&
+					       end > an_node_end(m, &t->nodes.v[stack.v[k]]))
 						k--;
-					id = new_node(t, evs[i], thread, e->name, e->ts, end, type);
+					id = new_node(t, b, evs[i], e->name, type);
 					if (id == MODEL_NOIDX)
 						goto out;
-					add_child(t, stack.v[k], id);
+					add_child(t, b, stack.v[k], id);
 					p->tree.owner[evs[i]] = id;
 					t->partial_overlaps++;
 				}
@@ -213,7 +233,7 @@ static uint32_t node_holding(const struct model *m, const struct an_optree *t, u
 /* Launches go to the node of the operator the model attributed them to
  * (model.op_of, model_index.c); tb_plugin's external id 0 -> thread root
  * holds for launches that no operator encloses. The counts are the model's. */
-static int attach_runtimes(struct an_profile *p, const uint32_t *thread_root)
+static int attach_runtimes(struct an_profile *p, struct build *b, const uint32_t *thread_root)
 {
 	const struct model *m = p->m;
 	struct an_optree *t = &p->tree;
@@ -243,7 +263,7 @@ static int attach_runtimes(struct an_profile *p, const uint32_t *thread_root)
 			t->unmatched_runtimes++;
 			continue;
 		}
-		if (attach_rt(t, node, (uint32_t)i))
+		if (attach_rt(b, node, (uint32_t)i))
 			return NNS_ENOMEM;
 		t->owner[i] = node;
 	}
@@ -266,15 +286,16 @@ static void fill_host_stats(struct an_profile *p)
 		struct an_node *n = &t->nodes.v[i];
 		if (n->type != AN_NODE_ROOT)
 			n->tc_eligible = (an_name_flags(p, n->name) & AN_NAME_TC_OP) != 0;
-		n->host_total = n->type == AN_NODE_ROOT ? 0 : n->end - n->start;
-		n->host_self = n->host_total;
+		/* a merged-away node (remove_dup) keeps its self time 0: no
+		 * table counts it */
+		n->host_self = an_node_host_total(m, n);
 	}
 	/* each child's range off its parent's self time (a parent comes
 	 * before its children: one pass in index order) */
 	for (i = 0; i < t->nodes.n; i++) {
 		const struct an_node *n = &t->nodes.v[i];
 		if (n->parent != MODEL_NOIDX)
-			t->nodes.v[n->parent].host_self -= n->end - n->start;
+			t->nodes.v[n->parent].host_self -= an_node_host_total(m, n);
 	}
 	for (i = 0; i < m->events.n; i++) {
 		uint32_t h;
@@ -317,7 +338,9 @@ static int add_device_time(struct an_profile *p)
 		t->owner[i] = node;
 		t->nodes.v[node].dev_self += e->dur;
 		if (e->kind == MK_KERNEL && an_tc_kernel_id(p, e->name)) {
-			t->nodes.v[node].tc_self += e->dur;
+			if (!t->tc && !(t->tc = calloc(t->nodes.n + 1, sizeof(*t->tc))))
+				return NNS_ENOMEM;
+			t->tc[node].self += e->dur;
 			if (t->nodes.v[node].type == AN_NODE_OP)
 				t->nodes.v[node].tc_eligible = 1;
 		}
@@ -332,14 +355,16 @@ static void roll_up(struct an_optree *t)
 
 	for (i = 0; i < t->nodes.n; i++) {
 		t->nodes.v[i].dev_total = t->nodes.v[i].dev_self;
-		t->nodes.v[i].tc_total = t->nodes.v[i].tc_self;
+		if (t->tc)
+			t->tc[i].total = t->tc[i].self;
 	}
 	for (i = t->nodes.n; i-- > 0;) {
 		struct an_node *n = &t->nodes.v[i];
 		if (n->parent == MODEL_NOIDX)
 			continue;
 		t->nodes.v[n->parent].dev_total += n->dev_total;
-		t->nodes.v[n->parent].tc_total += n->tc_total;
+		if (t->tc)
+			t->tc[n->parent].total += t->tc[i].total;
 		if (n->tc_eligible && t->nodes.v[n->parent].type == AN_NODE_OP)
 			t->nodes.v[n->parent].tc_eligible = 1;
 	}
@@ -353,6 +378,7 @@ int an_optree_compute(struct an_profile *p, struct nns_err *err)
 	uint32_t *count = NULL, *start = NULL, *order = NULL, *thread_root = NULL,
 		 *first_seen = NULL;
 	size_t nfirst = 0;
+	struct build b = {0};
 	int rc = NNS_ENOMEM;
 
 	t->owner = malloc((n + 1) * sizeof(*t->owner));
@@ -385,21 +411,27 @@ int an_optree_compute(struct an_profile *p, struct nns_err *err)
 			cand += k == MK_CPU_OP || k == MK_USER_ANNOTATION || k == MK_PYTHON ||
 				k == MK_PYTHON_FUNCTION;
 		}
-		if (vec_reserve(&t->nodes, cand))
+		b.cap = cand;
+		if (vec_reserve(&t->nodes, cand) ||
+		    !(b.last_child = malloc((cand + 1) * sizeof(*b.last_child))) ||
+		    !(b.first_rt = malloc((cand + 1) * sizeof(*b.first_rt))))
 			goto out;
 	}
 	for (i = 0; i < nfirst; i++) {
 		uint32_t th = first_seen[i];
 		size_t before = t->roots.n;
-		if (build_thread(p, th, order + start[th], count[th]))
+		if (build_thread(p, &b, th, order + start[th], count[th]))
 			goto out;
 		thread_root[th] = t->roots.v[before];
 	}
-	if (attach_runtimes(p, thread_root))
+	free(order); /* the biggest of the temporaries: gone before the rest */
+	order = NULL;
+	if (attach_runtimes(p, &b, thread_root))
 		goto out;
-	remove_dup(t);
+	remove_dup(t, &b);
 	fill_host_stats(p);
-	add_device_time(p);
+	if (add_device_time(p))
+		goto out;
 	roll_up(t);
 	rc = NNS_OK;
 out:
@@ -408,6 +440,9 @@ out:
 	free(order);
 	free(thread_root);
 	free(first_seen);
+	free(b.last_child);
+	free(b.first_rt);
+	vec_free(&b.links);
 	if (rc)
 		nns_err_set(err, rc, "out of memory while building operator trees");
 	return rc;

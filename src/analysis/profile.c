@@ -16,6 +16,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 _Static_assert(AN_PASS__N <= 32, "the pass masks are 32 bits");
 
@@ -131,6 +134,20 @@ void an_profile_init(struct an_profile *p, const struct model *m)
 	pthread_cond_init(&p->cache.cond, NULL);
 }
 
+/* Hands the pages of what a pass freed back to the system. A pass's
+ * temporaries (per-event arrays of tens of MB on a big trace) are freed
+ * inside glibc's heaps once its mmap threshold has grown past them, and
+ * stay resident there, between the results that later passes keep, up
+ * to the end of the run: the peak RSS then counts every pass's scratch
+ * space. malloc_trim returns the whole free pages of every arena; it
+ * costs a walk over the free chunks, once per pass. */
+static void give_back_free_pages(void)
+{
+#ifdef __GLIBC__
+	(void)malloc_trim(0);
+#endif
+}
+
 /* Runs pass, whose needs have ended, and records how it went. The lock is
  * held on entry and on return, and released while the pass runs so that
  * other passes run beside it. A pass one of whose needs failed fails the
@@ -161,6 +178,7 @@ static void run_pass(struct an_profile *p, enum an_pass pass)
 		c->running |= 1u << pass;
 		pthread_mutex_unlock(&c->lock);
 		rc = d->run(p, &e);
+		give_back_free_pages();
 		pthread_mutex_lock(&c->lock);
 		c->running &= ~(1u << pass);
 		c->runs[pass]++;
@@ -345,9 +363,10 @@ void an_profile_release(struct an_profile *p)
 	}
 	vec_free(&p->gpus);
 	vec_free(&p->tree.nodes);
-	vec_free(&p->tree.rt_links);
+	vec_free(&p->tree.root_threads);
 	vec_free(&p->tree.roots);
 	free(p->tree.owner);
+	free(p->tree.tc);
 	vec_free(&p->ops.by_name);
 	vec_free(&p->ops.by_name_shape);
 	vec_free(&p->ops.by_name_stack);

@@ -171,15 +171,16 @@ static int scan_ops(struct st_ctx *c, uint32_t top, int64_t lo, int64_t hi)
 	while (c->stack.n) {
 		uint32_t id = c->stack.v[--c->stack.n], ch;
 		const struct an_node *n = &t->nodes.v[id];
-		int in = n->type != AN_NODE_ROOT && n->start >= lo && n->start < hi;
+		int in = n->type != AN_NODE_ROOT && an_node_start(m, n) >= lo &&
+			 an_node_start(m, n) < hi;
 		if (c->flags[id] & F_DL) {
-			struct span x = {n->start, n->end, 0, id};
+			struct span x = {an_node_start(m, n), an_node_end(m, n), 0, id};
 			if (in && vec_push(&c->dls, x))
 				return NNS_ENOMEM;
 			continue; /* nothing inside data loading is an operator */
 		}
 		if (in && is_op_type(n->type)) {
-			struct span x = {n->start, n->end, 0, id};
+			struct span x = {an_node_start(m, n), an_node_end(m, n), 0, id};
 			x.opt_step = n->type == AN_NODE_OPTIMIZER &&
 				     !strstr(model_str(m, n->name), "zero_grad");
 			if (vec_push(&c->ops, x))
@@ -187,9 +188,10 @@ static int scan_ops(struct st_ctx *c, uint32_t top, int64_t lo, int64_t hi)
 		}
 		for (ch = n->first_child; ch != MODEL_NOIDX; ch = t->nodes.v[ch].next_sibling) {
 			const struct an_node *x = &t->nodes.v[ch];
-			if (x->end < lo || (x->end == lo && x->start < lo))
+			if (an_node_end(m, x) < lo ||
+			    (an_node_end(m, x) == lo && an_node_start(m, x) < lo))
 				continue;
-			if (x->start >= hi)
+			if (an_node_start(m, x) >= hi)
 				break;
 			if (vec_push(&c->stack, ch))
 				return NNS_ENOMEM;
@@ -249,6 +251,7 @@ static int64_t first_op_from(const struct st_ctx *c, int64_t from, int opt)
 static uint32_t main_root(struct st_ctx *c)
 {
 	const struct an_optree *t = &c->p->tree;
+	const struct model *m = c->p->m;
 	uint32_t best = MODEL_NOIDX;
 	int64_t best_score = -1;
 	int best_marked = -1;
@@ -261,7 +264,7 @@ static uint32_t main_root(struct st_ctx *c)
 		for (ch = t->nodes.v[root].first_child; ch != MODEL_NOIDX;
 		     ch = t->nodes.v[ch].next_sibling) {
 			const struct an_node *x = &t->nodes.v[ch];
-			busy += x->end - x->start;
+			busy += an_node_end(m, x) - an_node_start(m, x);
 			if (x->type == AN_NODE_DATALOADER || x->type == AN_NODE_OPTIMIZER ||
 			    x->type == AN_NODE_STEP)
 				marked = 1;
@@ -329,6 +332,7 @@ static void fill_devend(struct st_ctx *c)
 static int collect_backward(struct st_ctx *c)
 {
 	const struct an_optree *t = &c->p->tree;
+	const struct model *m = c->p->m;
 	size_t nn = t->nodes.n, n = 0, i;
 
 	for (i = 0; i < nn; i++)
@@ -340,8 +344,9 @@ static int collect_backward(struct st_ctx *c)
 		const struct an_node *x = &t->nodes.v[i];
 		if (!(c->flags[i] & F_BWD) || x->type == AN_NODE_ROOT)
 			continue;
-		c->bw[c->nbw].start = x->start;
-		c->bw[c->nbw].end = c->devend[i] > x->end ? c->devend[i] : x->end;
+		c->bw[c->nbw].start = an_node_start(m, x);
+		c->bw[c->nbw].end =
+		    c->devend[i] > an_node_end(m, x) ? c->devend[i] : an_node_end(m, x);
 		c->nbw++;
 	}
 	if (c->nbw > 1)
@@ -353,6 +358,7 @@ static int collect_backward(struct st_ctx *c)
 static int collect_step_nodes(struct st_ctx *c)
 {
 	const struct an_optree *t = &c->p->tree;
+	const struct model *m = c->p->m;
 	size_t nn = t->nodes.n, n = 0, i;
 
 	for (i = 0; i < nn; i++)
@@ -364,8 +370,8 @@ static int collect_step_nodes(struct st_ctx *c)
 		const struct an_node *x = &t->nodes.v[i];
 		if (x->type != AN_NODE_STEP)
 			continue;
-		c->sn[c->nsn].start = x->start;
-		c->sn[c->nsn].end = x->end;
+		c->sn[c->nsn].start = an_node_start(m, x);
+		c->sn[c->nsn].end = an_node_end(m, x);
 		c->sn[c->nsn++].id = (uint32_t)i;
 	}
 	if (c->nsn > 1)

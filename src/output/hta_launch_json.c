@@ -43,8 +43,11 @@ static void list_json(struct jsonw *w, const char *key, const struct an_profile 
 	jsonw_key(w, key);
 	jsonw_arr_begin(w);
 	for (i = 0; i < n; i++) {
+		struct hta_launch_row r;
+
+		hta_launch_row_at(p->m, l, idx[i], &r);
 		x.index = i;
-		sc_json_row(w, &sc_launches, &l->rows.v[idx[i]], &x, NULL);
+		sc_json_row(w, &sc_launches, &r, &x, NULL);
 	}
 	jsonw_arr_end(w);
 }
@@ -109,7 +112,9 @@ void out_json_hta_launches(struct jsonw *w, const struct an_profile *p)
 	jsonw_arr_begin(w);
 	stride = l->rows.n > HTA_POINTS_MAX ? (l->rows.n + HTA_POINTS_MAX - 1) / HTA_POINTS_MAX : 1;
 	for (i = 0; i < l->rows.n; i += stride) {
-		const struct hta_launch_row *r = &l->rows.v[i];
+		struct hta_launch_row row, *r = &row;
+
+		hta_launch_row_at(p->m, l, i, &row);
 		jsonw_arr_begin(w);
 		jsonw_double(w, out_us(p->m->events.v[r->launch].ts));
 		jsonw_double(w, out_us(r->delay));

@@ -665,6 +665,32 @@ static void test_fp32_model_tc_zero(void **st)
 	tu_fx_free(f);
 }
 
+/* Tensor-core time (kept beside the tree's nodes, optree.c): a kernel's
+ * time is its launching operator's own and its callers' in total. */
+static void test_tc_time_rolls_up(void **st)
+{
+	static const char *json =
+	    HEAD "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":1,"
+		 "\"tid\":1,\"ts\":0,\"dur\":1000},"
+		 "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::linear\",\"pid\":1,\"tid\":1,"
+		 "\"ts\":5,\"dur\":200,\"args\":{\"External id\":2}},"
+		 "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,"
+		 "\"ts\":10,\"dur\":100,\"args\":{\"External id\":3}},"
+		 "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
+		 "\"tid\":1,\"ts\":20,\"dur\":5,\"args\":{\"External id\":3,\"correlation\":3}},"
+		 "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"volta_sgemm_fp16_128x64_nn_hmma\","
+		 "\"pid\":0,\"tid\":7,\"ts\":100,\"dur\":800,\"args\":{\"correlation\":3,"
+		 "\"device\":0,\"stream\":7}}" TAIL;
+	struct tu_fx *f = load(json);
+	(void)st;
+
+	assert_int_equal(op(f, "aten::mm")->tc_self / 1000, 800);
+	assert_int_equal(op(f, "aten::mm")->tc_total / 1000, 800);
+	assert_int_equal(op(f, "aten::linear")->tc_self, 0);
+	assert_int_equal(op(f, "aten::linear")->tc_total / 1000, 800);
+	tu_fx_free(f);
+}
+
 /* An operator that overhangs the one it starts in (torch's legacy format
  * rounds ts and dur to microseconds apart, so a child can end 1 us after
  * its parent), as in a trace torch 1.13 wrote:
@@ -716,6 +742,7 @@ int main(void)
 	    cmocka_unit_test(test_unknown_cats_overflow),
 	    cmocka_unit_test(test_tensor_core_names),
 	    cmocka_unit_test(test_fp32_model_tc_zero),
+	    cmocka_unit_test(test_tc_time_rolls_up),
 	    cmocka_unit_test(test_partial_overlap_kept),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -95,12 +95,21 @@ static const char *launch_json =
 	    RT("cudaMemcpyAsync", 120, 10, 3) KN("gpu_memcpy", "Memcpy HtoD", 7, 140, 20, 3)
 		KN("kernel", "orphan", 7, 500, 1, 99) LAST TAIL;
 
+/* Row i of l (rows hold device event indices: hta_launch_row_at). */
+static struct hta_launch_row row_of(const struct tu_fx *f, const struct hta_launches *l, size_t i)
+{
+	struct hta_launch_row r;
+
+	hta_launch_row_at(&f->m, l, i, &r);
+	return r;
+}
+
 static void test_launch_stats(void **st)
 {
 	struct tu_fx *f = load(launch_json);
 	struct hta_launches l;
 	struct nns_err err;
-	const struct hta_launch_row *r;
+	struct hta_launch_row rv, *r = &rv;
 	(void)st;
 
 	assert_int_equal(hta_launches_compute(&f->p, NULL, &l, &err), NNS_OK);
@@ -128,19 +137,19 @@ static void test_launch_stats(void **st)
 	assert_int_equal(l.n_runtime_outliers, 1);
 	assert_int_equal(l.n_delay_outliers, 1);
 	assert_int_equal(l.top_short.n, 1);
-	r = &l.rows.v[l.top_short.v[0]];
+	rv = row_of(f, &l, l.top_short.v[0]);
 	assert_string_equal(S(f, f->m.events.v[r->dev].name), "k1");
 	assert_int_equal(r->delay, 10000);
 	assert_int_equal(r->start_delay, 30000);
-	r = &l.rows.v[l.top_delay.v[0]];
+	rv = row_of(f, &l, l.top_delay.v[0]);
 	assert_string_equal(S(f, f->m.events.v[r->dev].name), "k2");
 	assert_string_equal(S(f, hta_launch_op_name(&f->p, r->launch)), "aten::mm");
-	r = &l.rows.v[l.top_runtime.v[0]];
+	rv = row_of(f, &l, l.top_runtime.v[0]);
 	assert_int_equal(r->cpu_dur, 60000);
 	/* the memcpy's launch is outside any operator */
 	for (size_t i = 0; i < l.rows.n; i++)
-		if (!strcmp(S(f, f->m.events.v[l.rows.v[i].dev].name), "Memcpy HtoD"))
-			assert_int_equal(hta_launch_op_name(&f->p, l.rows.v[i].launch), 0);
+		if (!strcmp(S(f, f->m.events.v[row_of(f, &l, i).dev].name), "Memcpy HtoD"))
+			assert_int_equal(hta_launch_op_name(&f->p, row_of(f, &l, i).launch), 0);
 	assert_int_equal(l.hist_lo, 10000);
 	assert_int_equal(l.hist_width, 4751);
 	assert_int_equal(l.hist[0], 2);
@@ -167,9 +176,9 @@ static void test_launch_cutoffs(void **st)
 	assert_int_equal(l.n_short, 0);
 	assert_int_equal(l.n_delay_outliers, 3);
 	assert_int_equal(l.top_runtime.n, 1);
-	assert_int_equal(l.rows.v[l.top_runtime.v[0]].cpu_dur, 60000);
+	assert_int_equal(row_of(f, &l, l.top_runtime.v[0]).cpu_dur, 60000);
 	assert_int_equal(l.top_delay.n, 1);
-	assert_int_equal(l.rows.v[l.top_delay.v[0]].delay, 200000);
+	assert_int_equal(row_of(f, &l, l.top_delay.v[0]).delay, 200000);
 	hta_launches_release(&l);
 	tu_fx_free(f);
 }
@@ -194,12 +203,12 @@ static void test_launch_graph_and_zero(void **st)
 	assert_int_equal(hta_launches_compute(&f->p, NULL, &l, NULL), NNS_OK);
 	assert_int_equal(l.graph_launches_skipped, 2);
 	assert_int_equal(l.rows.n, 2);
-	assert_int_equal(l.rows.v[0].cpu_dur, 0);
-	assert_int_equal(l.rows.v[0].gpu_dur, 0);
-	assert_int_equal(l.rows.v[0].delay, 5000);
-	assert_int_equal(l.rows.v[0].start_delay, 5000);
-	assert_int_equal(l.rows.v[1].delay, 0);
-	assert_int_equal(l.rows.v[1].start_delay, 5000);
+	assert_int_equal(row_of(f, &l, 0).cpu_dur, 0);
+	assert_int_equal(row_of(f, &l, 0).gpu_dur, 0);
+	assert_int_equal(row_of(f, &l, 0).delay, 5000);
+	assert_int_equal(row_of(f, &l, 0).start_delay, 5000);
+	assert_int_equal(row_of(f, &l, 1).delay, 0);
+	assert_int_equal(row_of(f, &l, 1).start_delay, 5000);
 	assert_int_equal(l.n_before_return, 1);
 	assert_int_equal(l.n_short, 1);
 	assert_int_equal(l.hist_lo, 0);
@@ -687,7 +696,7 @@ static void test_real_traces(void **st)
 				 devs);
 		assert_true(l.rows.n > 0);
 		for (k = 0; k < l.rows.n; k++)
-			sum += l.rows.v[k].delay;
+			sum += row_of(f, &l, k).delay;
 		assert_int_equal(sum, l.delay.sum);
 		assert_true(l.delay.min >= 0); /* clipped */
 		assert_true(l.delay.max <= l.start_delay.max);
@@ -698,8 +707,8 @@ static void test_real_traces(void **st)
 		assert_int_equal(sum, (int64_t)l.rows.n);
 		assert_true(l.top_delay.n <= HTA_OUTLIERS_MAX);
 		for (k = 1; k < l.top_delay.n; k++)
-			assert_true(l.rows.v[l.top_delay.v[k - 1]].delay >=
-				    l.rows.v[l.top_delay.v[k]].delay);
+			assert_true(row_of(f, &l, l.top_delay.v[k - 1]).delay >=
+				    row_of(f, &l, l.top_delay.v[k]).delay);
 		hta_launches_release(&l);
 		assert_int_equal(hta_annotations_compute(&f->p, &a, NULL), NNS_OK);
 		assert_true(a.device_covered <= a.device_events);

@@ -48,6 +48,37 @@ static void test_merge(void **st)
 	iv_set_release(&s);
 }
 
+/* iv_add_union merges as it goes, and iv_merge then gives what iv_add +
+ * iv_merge give, in start order or not */
+static void test_add_union(void **st)
+{
+	const int64_t sorted[] = {0, 5, 5, 10, 2, 3, 12, 14, 13, 20, 30, 30, 40, 41};
+	const int64_t shuffled[] = {12, 14, 0, 5, 40, 41, 13, 20, 5, 10, 2, 3, 30, 30, 1, 4};
+	const int64_t out[] = {0, 10, 12, 20, 40, 41};
+	struct iv_set a = {0}, b = {0};
+	size_t i;
+	(void)st;
+	for (i = 0; i < 14; i += 2) {
+		if (sorted[i] < 2 || sorted[i] > 3) /* ranges in start order except [2,3) */
+			assert_int_equal(iv_add_union(&a, sorted[i], sorted[i + 1]), 0);
+	}
+	expect(&a, out, 6);			     /* merged without iv_merge */
+	assert_int_equal(iv_add_union(&a, 2, 3), 0); /* starts before the last range */
+	iv_merge(&a);
+	expect(&a, out, 6);
+	a.r.n = 0;
+	for (i = 0; i < 16; i += 2) {
+		assert_int_equal(iv_add_union(&a, shuffled[i], shuffled[i + 1]), 0);
+		assert_int_equal(iv_add(&b, shuffled[i], shuffled[i + 1]), 0);
+	}
+	iv_merge(&a);
+	iv_merge(&b);
+	expect(&a, out, 6);
+	expect(&b, out, 6);
+	iv_set_release(&a);
+	iv_set_release(&b);
+}
+
 static void test_subtract(void **st)
 {
 	/* tb_plugin test_subtract_ranges_lists */
@@ -122,9 +153,9 @@ static void test_bound(void **st)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_merge),     cmocka_unit_test(test_subtract),
-	    cmocka_unit_test(test_intersect), cmocka_unit_test(test_total_in),
-	    cmocka_unit_test(test_bound),
+	    cmocka_unit_test(test_merge),    cmocka_unit_test(test_add_union),
+	    cmocka_unit_test(test_subtract), cmocka_unit_test(test_intersect),
+	    cmocka_unit_test(test_total_in), cmocka_unit_test(test_bound),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
