@@ -31,15 +31,12 @@
 #include "kineto_internal.h"
 
 #include <pthread.h>
-#include <stdio.h>
-#include "common/clock.h"
-static int64_t dbg_wait, dbg_adopt, dbg_fail, dbg_re, dbg_flush;
 #include <stdlib.h>
 #include <string.h>
 
 #define KGZ_SLOTS 2
 
-enum { CH_FREE = 0, CH_RUN, CH_DONE, CH_SKIP, CH_DROP };
+enum { CH_FREE = 0, CH_RUN, CH_DONE, CH_SKIP, CH_DROP, CH_TAKEN };
 
 struct kres { /* one chunk a worker parsed */
 	int state;
@@ -191,6 +188,7 @@ static void unpublish(struct kgzpar *g, struct kres *r)
 	atomic_fetch_sub(&l->cost, r->ps.cost_pub);
 	atomic_fetch_sub(&l->events, r->ps.events_pub);
 	atomic_fetch_sub(&l->json, r->ps.json_pub);
+	r->ps.cost_pub = r->ps.events_pub = r->ps.json_pub = 0; /* once */
 }
 
 static void *worker(void *arg)
@@ -205,8 +203,16 @@ static void *worker(void *arg)
 		int real, real1, drop, stop;
 
 		pthread_mutex_lock(&g->mu);
-		while (r->state != CH_FREE && !g->stop)
+		while (r->state != CH_FREE && !g->stop) {
+			if (r->state == CH_TAKEN) { /* joined: free it here, not there */
+				pthread_mutex_unlock(&g->mu);
+				res_free(r);
+				pthread_mutex_lock(&g->mu);
+				r->state = CH_FREE;
+				continue;
+			}
 			pthread_cond_wait(&g->cv, &g->mu);
+		}
 		stop = g->stop;
 		drop = seq < w->taken;
 		pthread_mutex_unlock(&g->mu);
@@ -296,11 +302,17 @@ static struct kres *take(struct kgzpar *g, int64_t i, int drop)
 static void give_back(struct kgzpar *g, struct kres *r)
 {
 	unpublish(g, r);
-	res_free(r);
 	pthread_mutex_lock(&g->mu);
-	r->state = CH_FREE;
+	r->state = CH_TAKEN; /* its worker frees it */
 	pthread_cond_broadcast(&g->cv);
 	pthread_mutex_unlock(&g->mu);
+}
+
+/* The budget counts fin's rows with the calling thread's (check_budget). */
+static void count_fin(struct kparser *ps, const struct model *fin)
+{
+	ps->cost_more = (int64_t)model_mem_bytes(fin) + (int64_t)fin->events.n * KP_AFTER_EVENT;
+	ps->events_more = (int64_t)fin->events.n;
 }
 
 /* The calling thread's stretch (in cur) sorted and merged into fin; cur
@@ -316,8 +328,7 @@ static int flush(struct kparser *ps, struct model *fin, struct model *cur)
 		rc = NNS_ENOMEM;
 	ps->m = cur;
 	ps->tc_n = ps->tc_next = 0; /* thread indices were cur's */
-	ps->cost_more = (int64_t)model_mem_bytes(fin) + (int64_t)fin->events.n * KP_AFTER_EVENT;
-	ps->events_more = (int64_t)fin->events.n;
+	count_fin(ps, fin);
 	return rc;
 }
 
@@ -353,13 +364,9 @@ static int join(struct kgzpar *g, struct kparser *ps, struct model *fin, struct 
 			take(g, i, 1); /* started inside what is parsed already */
 			i = next_wchunk(g, i);
 		}
-		int64_t t0 = clock_mono_ns();
 		res = (s == q && stage == KS_EV_ELEM && real) ? take(g, i, 0) : NULL;
-		dbg_wait += clock_mono_ns() - t0;
 		if (res) {
-			if (!(res->rc == KR_LIMIT || res->rc == KR_ARRAY_END)) { dbg_fail++; fprintf(stderr, "fail chunk %lld rc %d: %s\n", (long long)i, res->rc, res->ps.err_msg); }
 			if (res->rc == KR_LIMIT || res->rc == KR_ARRAY_END) {
-				dbg_adopt++; t0 = clock_mono_ns();
 				if (flush(ps, fin, cur)) {
 					give_back(g, res);
 					return fail_nomem(ps);
@@ -368,11 +375,8 @@ static int join(struct kgzpar *g, struct kparser *ps, struct model *fin, struct 
 				r = kpar_adopt(ps, &res->ps, res->rc);
 				ps->m = cur;
 				ps->tc_n = ps->tc_next = 0;
-				ps->cost_more = (int64_t)model_mem_bytes(fin) +
-						(int64_t)fin->events.n * KP_AFTER_EVENT;
-				ps->events_more = (int64_t)fin->events.n;
+				count_fin(ps, fin);
 				give_back(g, res);
-				dbg_flush += clock_mono_ns() - t0;
 				i = next_wchunk(g, i);
 				continue;
 			}
@@ -383,7 +387,6 @@ static int join(struct kgzpar *g, struct kparser *ps, struct model *fin, struct 
 		if (s == q)
 			i = next_wchunk(g, i);
 		s = sync_of(g, i, probe, buf, &real);
-		dbg_re++;
 		kpar_reposition(ps, q, stage, s);
 		ps->total_bytes = q;
 		r = kp_run(ps);
@@ -436,9 +439,7 @@ int kgzpar_run(struct kparser *ps, int nt, int64_t chunk)
 	ps->m = &cur;
 	ps->tc_n = ps->tc_next = 0;
 
-	int64_t T0 = clock_mono_ns();
 	r = join(&g, ps, fin, &cur, &mprobe, buf);
-	if (getenv("NNS_GZDEBUG")) fprintf(stderr, "join %.3f s\n", (clock_mono_ns()-T0)/1e9);
 	if (flush(ps, fin, &cur) && r != KR_ERR)
 		r = fail_nomem(ps);
 	ps->m = fin;
@@ -458,7 +459,6 @@ int kgzpar_run(struct kparser *ps, int nt, int64_t chunk)
 			res_free(&g.w[i].res[k]);
 		}
 	}
-	if (getenv("NNS_GZDEBUG")) fprintf(stderr, "wait %.3f s, flush+adopt %.3f s, adopted %lld failed %lld reparse %lld\n", dbg_wait/1e9, dbg_flush/1e9, (long long)dbg_adopt, (long long)dbg_fail, (long long)dbg_re);
 	ps->src = gz;
 	ps->src->consumed = msrc.consumed;
 	kring_close(g.ring);

@@ -49,8 +49,8 @@
 #define KP_DEVICES_MAX 4096		/* deviceProperties entries */
 #define KP_PAR_MIN ((size_t)16 << 20)	/* smaller inputs parse serially */
 #define KP_THREADS_MAX 8
-#define KP_GZPAR_MIN ((int64_t)1 << 20) /* smaller .gz files (compressed) parse serially */
-#define KP_GZ_CHUNK 8			 /* .gz chunks per thread: this many windows */
+#define KP_GZPAR_MIN ((int64_t)1 << 20)	   /* smaller .gz files (compressed) parse serially */
+#define KP_GZ_CHUNK 8			   /* .gz chunks per thread: this many windows */
 #define KP_WS_MAX ((size_t)16 << 20)	   /* longest run of whitespace outside strings */
 #define KP_RATIO_FROM ((int64_t)256 << 20) /* .gz: JSON bytes before the ratio counts */
 /* What the analysis of a loaded trace adds per event beyond the model's
@@ -438,8 +438,8 @@ void kpar_reposition(struct kparser *ps, int64_t off, int stage, int64_t limit);
  * thread into blocks that are kept while a reader may still read them
  * (ksrc.hold), up to about `keep` bytes ahead of the lowest reader (more
  * while a reader waits). Readers are ksrc of type KSRC_RING, each with
- * its own slot (< KRING_SLOTS; slot 0 holds offset 0 from the start); ksrc_read on one waits for the bytes.
- * kring_stop makes waiting and later reads fail. */
+ * its own slot (< KRING_SLOTS; slot 0 holds offset 0 from the start); ksrc_read on one waits for
+ * the bytes. kring_stop makes waiting and later reads fail. */
 #define KRING_SLOTS (2 * KP_THREADS_MAX)
 int kring_open(struct kring **out, struct ksrc *gz, int64_t keep);
 void kring_reader(struct kring *r, struct ksrc *s, int slot, int64_t pos, const char *name);

@@ -299,8 +299,7 @@ int ksrc_gz(struct ksrc *s, int threaded, struct nns_err *err)
 	return NNS_OK;
 }
 
-int kgz_fill(struct ksrc *s, char *dst, size_t cap, size_t *got, int64_t *comp,
-	     struct nns_err *err)
+int kgz_fill(struct ksrc *s, char *dst, size_t cap, size_t *got, int64_t *comp, struct nns_err *err)
 {
 	int rc = gz_fill(s, s->gz, dst, cap, got, err);
 

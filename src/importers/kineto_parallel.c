@@ -66,8 +66,7 @@ static const char *skip_ws(const char *p, const char *e)
 
 /* The offset of the first '{' at or after `from` that follows "}," and is
  * followed by '"' (whitespace allowed between); -1 if none is found. */
-int64_t kpar_find_sync(const struct ksrc *proto, int64_t from, int64_t size, int64_t max,
-		       char *buf)
+int64_t kpar_find_sync(const struct ksrc *proto, int64_t from, int64_t size, int64_t max, char *buf)
 {
 	int64_t off = from;
 
