@@ -4,7 +4,8 @@
  * parser's end state into a status: NNS_OK, NNS_ETRUNC (the input ended
  * early or is damaged after some events: what was read is kept and the
  * model finalized), or an error with a one-line "<file>: byte N: ..."
- * message. A file is parsed up to the size it had when opened; one that
+ * message. A large .gz is parsed by several threads as it inflates
+ * (kineto_gzpar.c). A file is parsed up to the size it had when opened; one that
  * grew (or changed) meanwhile says so (changed.h) as NNS_ETRUNC.
  */
 #include "kineto_internal.h"
@@ -115,6 +116,9 @@ int kineto_parse_source(struct ksrc *src, int64_t size, int plain, const char *n
 	ps.lim = &lim;
 	if (plain && nt > 1 && size >= (par_min > 0 ? par_min : (int64_t)KP_PAR_MIN))
 		r = kpar_run(&ps, src, size, nt);
+	else if (!plain && nt > 1 && src->type == KSRC_GZ &&
+		 size >= (par_min > 0 ? par_min : (int64_t)KP_GZPAR_MIN))
+		r = kgzpar_run(&ps, nt, (int64_t)window * KP_GZ_CHUNK);
 	else
 		r = kp_run(&ps);
 	rc = finish(&ps, r, plain, size, err);

@@ -12,6 +12,8 @@
  *   kineto_pairs.c    B/E pairs -> complete events
  *   kineto_note.c     the legacy torch.profiler format; the note on odd input
  *   kineto_parallel.c splitting a large input between threads and joining
+ *   kineto_ring.c     inflated gzip bytes kept for several readers (a ring)
+ *   kineto_gzpar.c    parsing a large gzip input with several threads
  *   kineto.c          the public entry points (kineto.h)
  *
  * The parser reads its input through a window: a buffer holding the bytes
@@ -47,6 +49,8 @@
 #define KP_DEVICES_MAX 4096		/* deviceProperties entries */
 #define KP_PAR_MIN ((size_t)16 << 20)	/* smaller inputs parse serially */
 #define KP_THREADS_MAX 8
+#define KP_GZPAR_MIN ((int64_t)1 << 20)	   /* smaller .gz files (compressed) parse serially */
+#define KP_GZ_CHUNK 8			   /* .gz chunks per thread: this many windows */
 #define KP_WS_MAX ((size_t)16 << 20)	   /* longest run of whitespace outside strings */
 #define KP_RATIO_FROM ((int64_t)256 << 20) /* .gz: JSON bytes before the ratio counts */
 /* What the analysis of a loaded trace adds per event beyond the model's
@@ -83,8 +87,9 @@ void kprog_end(struct kprogress *pg);
 void kp_size(char *b, size_t n, int64_t v);
 
 /* ---- input sources (kineto_io.c) ---------------------------------------- */
-enum { KSRC_MEM, KSRC_FD, KSRC_GZ };
+enum { KSRC_MEM, KSRC_FD, KSRC_GZ, KSRC_RING };
 struct kgz;
+struct kring;
 
 struct ksrc {
 	int type;
@@ -96,6 +101,13 @@ struct ksrc {
 	int64_t consumed; /* raw bytes consumed so far (progress) */
 	struct kgz *gz;
 	const char *name; /* for error messages */
+	/* KSRC_RING: the ring, this reader's slot in it, the offset it may
+	 * not read past (speculative chunks), whether it reports the
+	 * compressed bytes consumed (one reader does), and the lowest offset
+	 * its parser may still re-read (refill sets it: the window start) */
+	struct kring *ring;
+	int slot, counts;
+	int64_t horizon, hold;
 };
 
 /* Sources over memory or a file descriptor starting at raw offset `pos`.
@@ -105,6 +117,10 @@ void ksrc_fd(struct ksrc *s, int fd, int64_t size, int64_t pos, const char *name
 /* Turns a source positioned at offset 0 into a gzip decoder of it; with
  * `threaded`, a thread decompresses ahead of the parser. */
 int ksrc_gz(struct ksrc *s, int threaded, struct nns_err *err);
+/* Decompresses the next bytes of a gzip source (not threaded) into dst,
+ * as ksrc_read would; *comp is the compressed bytes consumed after it. */
+int kgz_fill(struct ksrc *s, char *dst, size_t cap, size_t *got, int64_t *comp,
+	     struct nns_err *err);
 /* Reads up to cap bytes; *got == 0 means end of input. Returns 0, NNS_EIO,
  * NNS_ENOMEM, or NNS_EFORMAT for corrupt or cut compressed data (err says
  * what, at which compressed byte, without the file name). A failing read
@@ -245,6 +261,8 @@ struct kparser {
 	int64_t cost_pub;    /* what this parser added to lim->cost */
 	int64_t json_pub;    /* and to lim->json */
 	int64_t events_pub;  /* and to lim->events */
+	int64_t cost_more;   /* cost of rows already moved out of m (kineto_gzpar.c) */
+	int64_t events_more; /* and their events */
 	int64_t ws_from;     /* start of the whitespace run the window ended in, -1 */
 	int64_t pad;	     /* whitespace between units, in all */
 
@@ -401,6 +419,43 @@ void kbe_release(struct kparser *ps);
  * with `nthreads` threads; the result lands in ps (already set up on a
  * source at offset 0). Returns the enum kstop of the final parser state. */
 int kpar_run(struct kparser *ps, const struct ksrc *proto, int64_t size, int nthreads);
+
+/* kineto_parallel.c, also used by kineto_gzpar.c: the first plausible
+ * element start at or after `from` (searching at most `max` bytes, before
+ * `size`), -1 if none; buf holds KPAR_PROBE bytes. Accepting chunk w
+ * (parser wps, its model wps->m, kp_run's result wrc) after ps stopped
+ * right at its start: its rows move into ps->m. Restarting ps at `off`. */
+#define KPAR_PROBE ((size_t)64 << 10)
+int64_t kpar_find_sync(const struct ksrc *proto, int64_t from, int64_t size, int64_t max,
+		       char *buf);
+int kpar_adopt(struct kparser *ps, struct kparser *wps, int wrc);
+/* Moves src's rows into dst (model_merge) with the whole-file metadata of
+ * the earlier one (dst) winning. */
+int kpar_merge(struct model *dst, struct model *src);
+void kpar_reposition(struct kparser *ps, int64_t off, int stage, int64_t limit);
+
+/* kineto_ring.c: the inflated bytes of gzip source gz, decompressed by a
+ * thread into blocks that are kept while a reader may still read them
+ * (ksrc.hold), up to about `keep` bytes ahead of the lowest reader (more
+ * while a reader waits). Readers are ksrc of type KSRC_RING, each with
+ * its own slot (< KRING_SLOTS; slot 0 holds offset 0 from the start); ksrc_read on one waits for
+ * the bytes. kring_stop makes waiting and later reads fail. */
+#define KRING_SLOTS (2 * KP_THREADS_MAX)
+int kring_open(struct kring **out, struct ksrc *gz, int64_t keep);
+void kring_reader(struct kring *r, struct ksrc *s, int slot, int64_t pos, const char *name);
+/* The slot reads nothing more for now (its bytes may go). */
+void kring_idle(struct kring *r, int slot);
+/* 1 and the inflated size once the stream ended (or failed) at or before
+ * `off`; else 0. Waits for the bytes at off. */
+int kring_ended_before(struct kring *r, int64_t off);
+int kring_read(struct ksrc *s, char *dst, size_t cap, size_t *got, struct nns_err *err);
+void kring_stop(struct kring *r);
+void kring_close(struct kring *r);
+
+/* kineto_gzpar.c: parses a gzip source (ps->src, KSRC_GZ, not threaded)
+ * with `nthreads` threads in chunks of `chunk` inflated bytes; the result
+ * lands in ps, as kp_run's. */
+int kgzpar_run(struct kparser *ps, int nthreads, int64_t chunk);
 
 /* kineto.c: the body of load_file and load_buffer, also used by the tests
  * and the fuzzer: `window` 0 picks the default window size, `par_min` 0 the

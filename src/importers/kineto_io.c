@@ -17,6 +17,10 @@
  * APIs with these block sizes; the commit message has it).
  * igzip checks the gzip header, the CRC-32 and the length of every member
  * itself (crc_flag ISAL_GZIP).
+ *
+ * The thread of a threaded gzip source starts at the first read, so that
+ * a large input can instead be inflated into a ring (kineto_ring.c) for
+ * the parallel parse (kineto_gzpar.c), which calls kgz_fill itself.
  */
 #include "kineto_internal.h"
 #include "common/clock.h"
@@ -292,11 +296,15 @@ int ksrc_gz(struct ksrc *s, int threaded, struct nns_err *err)
 	pthread_mutex_init(&g->mu, NULL);
 	pthread_cond_init(&g->cv, NULL);
 	g->threaded = 1;
-	if (pthread_create(&g->th, NULL, gz_thread, s) == 0)
-		g->started = 1;
-	else
-		g->threaded = 0; /* decompress inline instead */
 	return NNS_OK;
+}
+
+int kgz_fill(struct ksrc *s, char *dst, size_t cap, size_t *got, int64_t *comp, struct nns_err *err)
+{
+	int rc = gz_fill(s, s->gz, dst, cap, got, err);
+
+	*comp = atomic_load(&s->gz->consumed);
+	return rc;
 }
 
 static int gz_read(struct ksrc *s, char *dst, size_t cap, size_t *got, struct nns_err *err)
@@ -313,6 +321,14 @@ static int gz_read(struct ksrc *s, char *dst, size_t cap, size_t *got, struct nn
 		return rc;
 	}
 	*got = 0;
+	if (!g->started && g->threaded) {
+		if (pthread_create(&g->th, NULL, gz_thread, s) == 0)
+			g->started = 1;
+		else
+			g->threaded = 0; /* decompress inline instead */
+		if (!g->threaded)
+			return gz_read(s, dst, cap, got, err);
+	}
 	pthread_mutex_lock(&g->mu);
 	while (g->count == 0 && !g->finished)
 		pthread_cond_wait(&g->cv, &g->mu);
@@ -349,6 +365,8 @@ int ksrc_read(struct ksrc *s, char *dst, size_t cap, size_t *got, struct nns_err
 
 	if (s->type == KSRC_GZ)
 		return gz_read(s, dst, cap, got, err);
+	if (s->type == KSRC_RING)
+		return kring_read(s, dst, cap, got, err);
 	rc = raw_read(s, dst, cap, got, err);
 	s->consumed += (int64_t)*got;
 	return rc;

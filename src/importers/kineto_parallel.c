@@ -30,7 +30,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define PROBE ((size_t)64 << 10)
+#define PROBE KPAR_PROBE
 #define PROBE_MAX ((int64_t)8 << 20) /* search this far for a sync point */
 
 struct kwork {
@@ -66,11 +66,11 @@ static const char *skip_ws(const char *p, const char *e)
 
 /* The offset of the first '{' at or after `from` that follows "}," and is
  * followed by '"' (whitespace allowed between); -1 if none is found. */
-static int64_t find_sync(const struct ksrc *proto, int64_t from, int64_t size, char *buf)
+int64_t kpar_find_sync(const struct ksrc *proto, int64_t from, int64_t size, int64_t max, char *buf)
 {
 	int64_t off = from;
 
-	while (off < size && off - from < PROBE_MAX) {
+	while (off < size && off - from < max) {
 		size_t n = probe_read(proto, off, buf, PROBE);
 		const char *p = buf, *e = buf + n;
 
@@ -105,7 +105,7 @@ static void *work_main(void *arg)
 	return NULL;
 }
 
-static void reposition(struct kparser *ps, int64_t off, int stage, int64_t limit)
+void kpar_reposition(struct kparser *ps, int64_t off, int stage, int64_t limit)
 {
 	ps->src->pos = off;
 	kp_reset_at(ps, off, stage);
@@ -147,42 +147,49 @@ static int merge_meta(struct model *dst, const struct model *before, const char 
 	return NNS_OK;
 }
 
-/* Accepts chunk w after the parser stopped right at its start. */
-static int adopt(struct kparser *ps, struct kwork *w)
+int kpar_merge(struct model *dst, struct model *src)
 {
-	struct model *m = ps->m, before, src;
-	const char *backend = model_str(m, m->dist_backend); /* pool bytes never move */
-	size_t backend_n = strpool_len(&m->strings, m->dist_backend);
+	struct model before, s;
+	const char *backend = model_str(dst, dst->dist_backend); /* pool bytes never move */
+	size_t backend_n = strpool_len(&dst->strings, dst->dist_backend);
 	struct nns_err e;
 	int rc;
 
-	memcpy(&before, m, sizeof(before));
-	memcpy(&src, &w->m, sizeof(src));
-	rc = model_merge(m, &w->m, &e);
+	memcpy(&before, dst, sizeof(before));
+	memcpy(&s, src, sizeof(s));
+	rc = model_merge(dst, src, &e);
 	if (!rc)
-		rc = merge_meta(m, &before, backend, backend_n, &src);
+		rc = merge_meta(dst, &before, backend, backend_n, &s);
+	return rc;
+}
+
+/* Accepts chunk w after the parser stopped right at its start. */
+int kpar_adopt(struct kparser *ps, struct kparser *wps, int wrc)
+{
+	int rc = kpar_merge(ps->m, wps->m);
+
 	if (!rc)
-		rc = kbe_adopt(ps, &w->ps);
+		rc = kbe_adopt(ps, wps);
 	if (rc) {
 		ps->err_code = rc;
-		ps->err_off = w->ps.base;
+		ps->err_off = wps->base;
 		snprintf(ps->err_msg, sizeof(ps->err_msg), "out of memory while joining chunks");
 		return KR_ERR;
 	}
-	ps->elements += w->ps.elements;
-	ps->non_objects += w->ps.non_objects;
+	ps->elements += wps->elements;
+	ps->non_objects += wps->non_objects;
 	ps->seen_events = 1;
-	if (w->rc == KR_ERR) {
-		ps->err_code = w->ps.err_code;
-		ps->err_eof = w->ps.err_eof;
-		ps->err_off = w->ps.err_off;
-		memcpy(ps->err_msg, w->ps.err_msg, sizeof(ps->err_msg));
+	if (wrc == KR_ERR) {
+		ps->err_code = wps->err_code;
+		ps->err_eof = wps->err_eof;
+		ps->err_off = wps->err_off;
+		memcpy(ps->err_msg, wps->err_msg, sizeof(ps->err_msg));
 		return KR_ERR;
 	}
-	ps->stop = w->rc;
-	ps->stop_off = w->ps.stop_off;
-	ps->stop_stage = w->ps.stop_stage;
-	return w->rc;
+	ps->stop = wrc;
+	ps->stop_off = wps->stop_off;
+	ps->stop_stage = wps->stop_stage;
+	return wrc;
 }
 
 int kpar_run(struct kparser *ps, const struct ksrc *proto, int64_t size, int nt)
@@ -199,7 +206,7 @@ int kpar_run(struct kparser *ps, const struct ksrc *proto, int64_t size, int nt)
 		return kp_run(ps);
 	sync[0] = 0;
 	for (i = 1; i < nt; i++) {
-		int64_t s = find_sync(proto, size / nt * i, size, probe);
+		int64_t s = kpar_find_sync(proto, size / nt * i, size, PROBE_MAX, probe);
 		if (s > sync[n - 1])
 			sync[n++] = s;
 	}
@@ -247,21 +254,21 @@ int kpar_run(struct kparser *ps, const struct ksrc *proto, int64_t size, int nt)
 		int stage = ps->stop_stage;
 
 		if (r == KR_ARRAY_END) {
-			reposition(ps, q, stage, INT64_MAX);
+			kpar_reposition(ps, q, stage, INT64_MAX);
 			r = kp_run(ps);
 			break;
 		}
 		while (i < n && sync[i] < q)
 			i++; /* started inside something the chain already covers */
 		if (i < n && sync[i] == q && stage == KS_EV_ELEM && w[i].started) {
-			r = adopt(ps, &w[i]);
+			r = kpar_adopt(ps, &w[i].ps, w[i].rc);
 			i++;
 			continue;
 		}
 		/* misaligned (or the chunk could not run): parse on serially */
 		if (i < n && sync[i] == q)
 			i++;
-		reposition(ps, q, stage, i < n ? sync[i] : INT64_MAX);
+		kpar_reposition(ps, q, stage, i < n ? sync[i] : INT64_MAX);
 		r = kp_run(ps);
 	}
 	for (i = 1; i < n; i++) {

@@ -183,10 +183,12 @@ static int check_budget(struct kparser *ps)
 	struct klimits *l = ps->lim;
 	const struct model *m = ps->m;
 	/* a B/E record becomes half an event once paired */
-	int64_t pairs = (int64_t)ps->be.n / 2, events = (int64_t)m->events.n + pairs;
+	int64_t pairs = (int64_t)ps->be.n / 2,
+		events = (int64_t)m->events.n + pairs + ps->events_more;
 	int64_t cost = (int64_t)model_mem_bytes(m) + (int64_t)m->events.n * KP_AFTER_EVENT +
 		       (int64_t)(ps->be.n * sizeof(*ps->be.v) + ps->be_str.bytes) +
-		       pairs * (int64_t)(sizeof(struct model_event) + KP_AFTER_EVENT);
+		       pairs * (int64_t)(sizeof(struct model_event) + KP_AFTER_EVENT) +
+		       ps->cost_more;
 	int64_t json = ps->total_bytes, total, all_json, all_events, budget;
 	char a[32], b[32];
 
@@ -215,7 +217,8 @@ static int check_limits(struct kparser *ps)
 {
 	if (!ps->lim)
 		return 0;
-	if (ps->src->type == KSRC_GZ && check_gz(ps))
+	if ((ps->src->type == KSRC_GZ || (ps->src->type == KSRC_RING && ps->src->counts)) &&
+	    check_gz(ps))
 		return -1;
 	if (ps->lim->max_memory != INT64_MAX && check_budget(ps))
 		return -1;
@@ -259,6 +262,7 @@ static int refill(struct kparser *ps)
 	ps->base += (int64_t)keep_off;
 	ps->len = keep;
 	ps->p = ps->buf;
+	ps->src->hold = ps->base; /* a ring source may drop what lies before */
 	nns_err_clear(&e);
 	while (ps->len < ps->cap && !ps->eof) {
 		size_t got = 0;

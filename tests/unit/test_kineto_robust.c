@@ -205,6 +205,31 @@ static int load_window(struct model *m, const char *p, size_t n, size_t window, 
 	return rc;
 }
 
+/* Parses gzip bytes with a given window and thread count, and progress
+ * pg (may be NULL): with several
+ * threads the stream is cut into chunks of 8 windows parsed in parallel
+ * as it inflates (kineto_gzpar.c), whatever its size. */
+static int load_gz_progress(struct model *m, const unsigned char *gz, size_t n, size_t window,
+			    int threads, struct kprogress *pg, struct nns_err *err)
+{
+	struct kineto_opts o = {.threads = threads};
+	struct ksrc src;
+	int rc;
+
+	assert_int_equal(model_init(m), NNS_OK);
+	ksrc_mem(&src, (const char *)gz, n, 0, "win.json.gz");
+	assert_int_equal(ksrc_gz(&src, 0, err), NNS_OK);
+	rc = kineto_parse_source(&src, (int64_t)n, 0, "win.json.gz", m, &o, window, 1, pg, err);
+	ksrc_close(&src);
+	return rc;
+}
+
+static int load_gz_window(struct model *m, const unsigned char *gz, size_t n, size_t window,
+			  int threads, struct nns_err *err)
+{
+	return load_gz_progress(m, gz, n, window, threads, NULL, err);
+}
+
 static char *temp_path(const char *tag)
 {
 	static char path[256];
@@ -355,6 +380,94 @@ static void test_parallel_metadata_chunk(void **state)
 	assert_string_equal(model_str(&m, e->name), "r");
 	assert_int_equal(e->dur, 4000);
 	model_release(&m);
+	free(b.p);
+}
+
+/* A .gz parsed in chunks by several threads while it inflates gives the
+ * serial parse's model, for one member or two, and fails as the serial
+ * parse does (same status, message and events kept) when cut or corrupt. */
+static void test_gzip_parallel(void **state)
+{
+	struct buf b = {0};
+	struct model ref, m, one;
+	struct nns_err err, err1;
+	static const int threads[] = {2, 3, 8};
+	static const size_t windows[] = {4096, 65536};
+	unsigned char *gz, *gz2, *two;
+	size_t gzn, gz2n, half, i, w, cut;
+	int rc, rc1;
+
+	(void)state;
+	gen_trace(&b, 3000000, 7);
+	assert_int_equal(load_buf(&ref, b.p, b.len, 1, &err), NNS_OK);
+	gz = tu_gzip(b.p, b.len, 6, &gzn);
+	assert_non_null(gz);
+	half = b.len / 2;
+	gz2 = tu_gzip(b.p + half, b.len - half, 6, &gz2n);
+	assert_non_null(gz2);
+	two = malloc(gzn + gz2n);
+	assert_non_null(two);
+	for (w = 0; w < sizeof(windows) / sizeof(windows[0]); w++) {
+		for (i = 0; i < sizeof(threads) / sizeof(threads[0]); i++) {
+			assert_int_equal(load_gz_window(&m, gz, gzn, windows[w], threads[i], &err),
+					 NNS_OK);
+			assert_same_model(&ref, &m);
+			assert_int_equal(m.diag.bytes_read, (int64_t)b.len);
+			model_release(&m);
+		}
+	}
+
+	/* the server's progress (compressed bytes) and cancel flag */
+	{
+		_Atomic int64_t done = 0;
+		_Atomic int cancel = 0;
+		struct kprogress pg;
+
+		kprog_init(&pg, 0, "p.json.gz", (int64_t)gzn);
+		pg.ext = &done;
+		pg.cancel = &cancel;
+		assert_int_equal(load_gz_progress(&m, gz, gzn, 4096, 2, &pg, &err), NNS_OK);
+		assert_int_equal(atomic_load(&done), (int64_t)gzn);
+		model_release(&m);
+		atomic_store(&cancel, 1);
+		assert_int_not_equal(load_gz_progress(&m, gz, gzn, 4096, 2, &pg, &err), NNS_OK);
+		assert_non_null(strstr(err.msg, "cancelled"));
+		model_release(&m);
+	}
+
+	/* two members, the second starting mid-element */
+	free(gz);
+	gz = tu_gzip(b.p, half, 6, &gzn);
+	assert_non_null(gz);
+	memcpy(two, gz, gzn);
+	memcpy(two + gzn, gz2, gz2n);
+	assert_int_equal(load_gz_window(&m, two, gzn + gz2n, 4096, 2, &err), NNS_OK);
+	assert_same_model(&ref, &m);
+	model_release(&m);
+
+	/* cut (in either member) or corrupt: as the serial parse says */
+	for (cut = 0; cut < 3; cut++) {
+		size_t n = cut == 0 ? gzn / 2 : cut == 1 ? gzn + gz2n / 3 : gzn + gz2n;
+		if (cut == 2)
+			memset(two + gzn + gz2n / 2, 0x55, 64);
+		rc1 = load_gz_window(&one, two, n, 4096, 1, &err1);
+		rc = load_gz_window(&m, two, n, 4096, 2, &err);
+		assert_int_equal(rc, rc1);
+		assert_int_not_equal(rc, NNS_OK);
+		assert_string_equal(err.msg, err1.msg);
+		if (cut < 2) /* corrupt data may inflate to bad JSON first */
+			assert_non_null(strstr(err.msg, "gzip"));
+		assert_int_equal(m.events.n, one.events.n);
+		assert_true(m.events.n > 0 && m.events.n < ref.events.n);
+		if (rc == NNS_ETRUNC)
+			assert_same_model(&one, &m);
+		model_release(&m);
+		model_release(&one);
+	}
+	free(two);
+	free(gz);
+	free(gz2);
+	model_release(&ref);
 	free(b.p);
 }
 
@@ -587,6 +700,7 @@ int main(void)
 	    cmocka_unit_test(test_small_windows),
 	    cmocka_unit_test(test_parallel_metadata_chunk),
 	    cmocka_unit_test(test_gzip),
+	    cmocka_unit_test(test_gzip_parallel),
 	    cmocka_unit_test(test_parallel_equals_serial),
 	    cmocka_unit_test(test_parallel_file_and_damage),
 	};
