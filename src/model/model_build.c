@@ -163,7 +163,9 @@ static int merge_sorted(struct model *dst, const struct model *src, const uint32
 /* Appends src's events and their argument rows, memory, flow and counter
  * rows to dst (room reserved), with string and thread ids remapped; the
  * events merged in order when both are sorted. */
-static void merge_events(struct model *dst, const struct model *src, const uint32_t *smap,
+/* Each of src's arrays is freed as soon as it is copied: the join's peak
+ * is then dst plus one of src's arrays, not dst plus all of src. */
+static void merge_events(struct model *dst, struct model *src, const uint32_t *smap,
 			 const uint32_t *tmap)
 {
 	size_t i, dev0 = dst->dev_args.n, op0 = dst->op_args.n;
@@ -172,12 +174,16 @@ static void merge_events(struct model *dst, const struct model *src, const uint3
 		     src->sorted_n == src->events.n &&
 		     merge_sorted(dst, src, smap, tmap, dev0, op0) == NNS_OK;
 
+	if (sorted)
+		vec_free(&src->events);
+
 	for (i = 0; i < src->dev_args.n; i++) {
 		struct model_dev_args a = src->dev_args.v[i];
 		a.grid = remap_str(smap, a.grid);
 		a.block = remap_str(smap, a.block);
 		dst->dev_args.v[dst->dev_args.n++] = a;
 	}
+	vec_free(&src->dev_args);
 	for (i = 0; i < src->op_args.n; i++) {
 		struct model_op_args a = src->op_args.v[i];
 		a.input_dims = remap_str(smap, a.input_dims);
@@ -185,6 +191,7 @@ static void merge_events(struct model *dst, const struct model *src, const uint3
 		a.call_stack = remap_str(smap, a.call_stack);
 		dst->op_args.v[dst->op_args.n++] = a;
 	}
+	vec_free(&src->op_args);
 	for (i = 0; i < src->events.n && !sorted; i++) {
 		struct model_event e = src->events.v[i];
 		e.name = remap_str(smap, e.name);
@@ -193,16 +200,20 @@ static void merge_events(struct model *dst, const struct model *src, const uint3
 			e.extra += (uint32_t)(model_kind_has_dev_args(e.kind) ? dev0 : op0);
 		dst->events.v[dst->events.n++] = e;
 	}
+	vec_free(&src->events);
+	src->sorted_n = 0;
 	for (i = 0; i < src->mems.n; i++) {
 		struct model_mem r = src->mems.v[i];
 		r.thread = tmap[r.thread];
 		dst->mems.v[dst->mems.n++] = r;
 	}
+	vec_free(&src->mems);
 	for (i = 0; i < src->flows.n; i++) {
 		struct model_flow f = src->flows.v[i];
 		f.thread = tmap[f.thread];
 		dst->flows.v[dst->flows.n++] = f;
 	}
+	vec_free(&src->flows);
 	for (i = 0; i < src->counters.n; i++) {
 		struct model_counter c = src->counters.v[i];
 		c.thread = tmap[c.thread];
