@@ -550,6 +550,22 @@ static void save_snapshot(struct registry *r, struct reg_entry *e)
 		fprintf(stderr, "nnscope serve: %s: no snapshot written: %s\n", e->path, err.msg);
 }
 
+/* The passes of every document, on a thread of load_entry's. */
+struct passes_job {
+	struct an_profile *p;
+	int threads, rc;
+	struct nns_err err;
+};
+
+static void *passes_main(void *arg)
+{
+	struct passes_job *j = arg;
+
+	nns_err_clear(&j->err);
+	j->rc = an_profile_run_mask(j->p, AN_PASSES_DOCS, j->threads, &j->err);
+	return NULL;
+}
+
 /* A trace whose Trace view can answer before its documents are ready (not a
  * variant, not a MindSpore profile, whose attach may yet fail the load):
  * the passes the index reads (steps, GPU utilization) first, then the
@@ -566,8 +582,10 @@ static int publish_trace(struct registry *r, struct reg_entry *e, struct model *
 	*ixo = NULL;
 	if (e->variant || ms_model_src(m, &src))
 		return NNS_OK;
-	if ((rc = an_profile_need_mask(p, AN_PASS_BIT(AN_PASS_STEPS) | AN_PASS_BIT(AN_PASS_GPU),
-				       cpus_threads(0, AN_THREADS_MAX), err)) != NNS_OK)
+	/* the passes' thread runs them; this one takes what it has not
+	 * started yet and waits for the rest */
+	if ((rc = an_profile_need_mask(p, AN_PASS_BIT(AN_PASS_STEPS) | AN_PASS_BIT(AN_PASS_GPU), 1,
+				       err)) != NNS_OK)
 		return rc;
 	if (atomic_load(&e->cancel))
 		return nns_err_set(err, NNS_EINVAL, "%s: loading cancelled", e->path);
@@ -643,13 +661,26 @@ static int load_entry(struct registry *r, struct reg_entry *e, struct model **mo
 	pthread_mutex_unlock(&r->mu);
 	nns_err_clear(err);
 	an_profile_init(p, m);
-	if ((rc = publish_trace(r, e, m, p, ixo, err)) != NNS_OK)
-		goto fail;
 	/* every document is cached below: their passes side by side, on the
-	 * CPUs the parser used */
-	if ((rc = an_profile_run_mask(p, AN_PASSES_DOCS, cpus_threads(0, AN_THREADS_MAX), err)) !=
-		NNS_OK ||
-	    (rc = an_ms_attach(p, err)) != NNS_OK) {
+	 * CPUs the parser used, on a thread of their own while this one builds
+	 * the trace index as soon as the passes it reads are done */
+	{
+		struct passes_job job = {p, cpus_threads(0, AN_THREADS_MAX), NNS_OK, {0, ""}};
+		pthread_t th;
+		int started = pthread_create(&th, NULL, passes_main, &job) == 0;
+		int prc = publish_trace(r, e, m, p, ixo, err);
+
+		if (started)
+			pthread_join(th, NULL);
+		else
+			passes_main(&job);
+		if (prc != NNS_OK)
+			goto fail;
+		rc = job.rc;
+		if (rc != NNS_OK)
+			*err = job.err;
+	}
+	if (rc != NNS_OK || (rc = an_ms_attach(p, err)) != NNS_OK) {
 		if (!*ixo)
 			goto fail;
 		/* published: the failure stays in the profile, for the views
