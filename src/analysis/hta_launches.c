@@ -41,6 +41,55 @@ static int keyed_cmp(const void *a, const void *b)
 	return (x->idx > y->idx) - (x->idx < y->idx);
 }
 
+/* Moves the first k of t[0..n) in keyed_cmp order (a total order: indexes
+ * are distinct) to t[0..k), sorted: what sorting all n and keeping k gives,
+ * in O(n log k) (a heap of the k best so far, its worst on top; the lists
+ * keep tens of rows out of a launch per kernel). Returns min(n, k). */
+static size_t keep_top(struct keyed *t, size_t n, size_t k)
+{
+	size_t i, h = 0;
+
+	if (k == 0)
+		return 0;
+	if (n <= k) {
+		qsort(t, n, sizeof(*t), keyed_cmp);
+		return n;
+	}
+	for (i = 0; i < n; i++) {
+		struct keyed x = t[i];
+		size_t j;
+
+		if (h == k && keyed_cmp(&x, &t[0]) >= 0)
+			continue; /* not better than the worst kept */
+		if (h < k) {
+			/* grow: sift x up from the end */
+			j = h++;
+			while (j > 0 && keyed_cmp(&t[(j - 1) / 2], &x) < 0) {
+				t[j] = t[(j - 1) / 2];
+				j = (j - 1) / 2;
+			}
+		} else {
+			/* replace the worst: sift x down from the top */
+			j = 0;
+			for (;;) {
+				size_t c = 2 * j + 1;
+
+				if (c >= h)
+					break;
+				if (c + 1 < h && keyed_cmp(&t[c + 1], &t[c]) > 0)
+					c++;
+				if (keyed_cmp(&t[c], &x) <= 0)
+					break;
+				t[j] = t[c];
+				j = c;
+			}
+		}
+		t[j] = x;
+	}
+	qsort(t, h, sizeof(*t), keyed_cmp);
+	return h;
+}
+
 /* Fills d from v[0..n) (nanoseconds held exactly as doubles: below 2^53),
  * reordering v; percentiles with numpy's interpolation (hta_quantile). */
 static void dist_of(double *v, size_t n, struct hta_dist *d)
@@ -141,10 +190,7 @@ static int top_list(const struct model *m, struct hta_launches *l, int which, si
 		l->n_runtime_outliers = (int64_t)n;
 	else
 		l->n_delay_outliers = (int64_t)n;
-	if (n > 1)
-		qsort(tmp, n, sizeof(*tmp), keyed_cmp);
-	if (n > max)
-		n = max;
+	n = keep_top(tmp, n, max);
 	for (i = 0; i < n; i++) {
 		int rc = which == 0   ? vec_push(&l->top_short, tmp[i].idx)
 			 : which == 1 ? vec_push(&l->top_runtime, tmp[i].idx)

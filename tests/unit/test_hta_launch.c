@@ -183,6 +183,94 @@ static void test_launch_cutoffs(void **st)
 	tu_fx_free(f);
 }
 
+/* The top lists equal sorting every candidate by key (descending), then
+ * row (ascending), and keeping outliers_max: 90 launches whose cpu
+ * durations and delays repeat (ties across the cut), lists of 7, checked
+ * against a sort of all rows done here. */
+static int64_t top_key(const struct hta_launch_row *r, int which, const struct hta_launches *l,
+		       int *in)
+{
+	if (which == 0) {
+		*in = r->gpu_dur < r->cpu_dur && r->cpu_dur <= l->runtime_cutoff;
+		return r->cpu_dur - r->gpu_dur;
+	}
+	if (which == 1) {
+		*in = r->cpu_dur > l->runtime_cutoff;
+		return r->cpu_dur;
+	}
+	*in = r->delay > l->launch_delay_cutoff;
+	return r->delay;
+}
+
+static void test_launch_top_lists_many(void **st)
+{
+	static char json[32768];
+	struct hta_launch_opts o = {25000, 30000, 7};
+	struct hta_launches l;
+	struct tu_fx *f;
+	size_t at = 0;
+	(void)st;
+
+	at += (size_t)snprintf(json + at, sizeof(json) - at, HEAD);
+	for (int i = 0; i < 90; i++) {
+		int cpu = 5 + (i * 37 % 7) * 5, delay = 10 + (i * 13 % 5) * 10,
+		    gpu = 1 + i % 3 * 10;
+		int t0 = i * 1000;
+
+		at += (size_t)snprintf(
+		    json + at, sizeof(json) - at,
+		    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":"
+		    "1,"
+		    "\"tid\":1,\"ts\":%d,\"dur\":%d,\"args\":{\"correlation\":%d}},"
+		    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":%d,"
+		    "\"dur\":%d,\"args\":{\"correlation\":%d,\"device\":0,\"stream\":7}},",
+		    t0, cpu, i + 1, t0 + cpu + delay, gpu, i + 1);
+	}
+	snprintf(json + at, sizeof(json) - at, LAST TAIL);
+	f = load(json);
+	assert_int_equal(hta_launches_compute(&f->p, &o, &l, NULL), NNS_OK);
+	assert_int_equal(l.rows.n, 90);
+	for (int which = 0; which < 3; which++) {
+		const uint32_t *got = which == 0   ? l.top_short.v
+				      : which == 1 ? l.top_runtime.v
+						   : l.top_delay.v;
+		size_t ngot = which == 0   ? l.top_short.n
+			      : which == 1 ? l.top_runtime.n
+					   : l.top_delay.n;
+		int64_t cand = which == 0   ? l.n_short
+			       : which == 1 ? l.n_runtime_outliers
+					    : l.n_delay_outliers;
+		uint32_t want[90];
+		int64_t key[90];
+		size_t n = 0;
+
+		for (uint32_t i = 0; i < l.rows.n; i++) {
+			struct hta_launch_row r = row_of(f, &l, i);
+			int in;
+			int64_t k = top_key(&r, which, &l, &in);
+
+			if (!in)
+				continue;
+			/* insertion: key descending, row ascending */
+			size_t j = n++;
+			while (j > 0 && key[j - 1] < k) {
+				want[j] = want[j - 1];
+				key[j] = key[j - 1];
+				j--;
+			}
+			want[j] = i;
+			key[j] = k;
+		}
+		assert_int_equal((int64_t)n, cand);
+		assert_true(n > 7); /* more candidates than kept: the selection runs */
+		assert_int_equal(ngot, 7);
+		for (size_t j = 0; j < 7; j++)
+			assert_int_equal(got[j], want[j]);
+	}
+	hta_launches_release(&l);
+	tu_fx_free(f);
+}
+
 /* A cudaGraphLaunch [0,10) corr 5 runs two kernels: skipped (2), no rows.
  * A zero-length launch [20,20) corr 6 -> zero-length kernel [25,25): row 1,
  * cpu 0 gpu 0 delay 25 - 20 = 5 (= start delay); not short (0 < 0 is false).
@@ -739,6 +827,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_launch_stats),
 	    cmocka_unit_test(test_launch_cutoffs),
+	    cmocka_unit_test(test_launch_top_lists_many),
 	    cmocka_unit_test(test_launch_graph_and_zero),
 	    cmocka_unit_test(test_no_gpu),
 	    cmocka_unit_test(test_launch_json),
