@@ -52,7 +52,8 @@ static size_t keep_top(struct keyed *t, size_t n, size_t k)
 	if (k == 0)
 		return 0;
 	if (n <= k) {
-		qsort(t, n, sizeof(*t), keyed_cmp);
+		if (n > 1) /* t is NULL when nothing qualified */
+			qsort(t, n, sizeof(*t), keyed_cmp);
 		return n;
 	}
 	for (i = 0; i < n; i++) {
