@@ -7,7 +7,10 @@
  * annotation track maps, counter series and their points, the fwd/bwd
  * pairs, the launched events and the steps. Read back, the index's arrays
  * point into the model's mapping; the counts are checked against the head
- * and the model, the contents are the cache's own.
+ * and the model, and the small arrays that place everything else (tracks,
+ * lanes, track maps, series) against each other, so that a damaged file
+ * cannot send a query outside the arrays; the per-event contents are the
+ * cache's own (checking them would read the whole file).
  */
 #include "common/snapfile.h"
 #include "common/strhash.h"
@@ -120,6 +123,46 @@ void trace_index_snap_write(const struct trace_index *ix, struct snapw *w)
 		(arr) = (void *)p_;                                                                \
 	} while (0)
 
+/* 1 when tracks, lanes, track maps and series place only what exists. */
+static int layout_ok(const struct trace_index *ix, size_t nthreads)
+{
+	size_t i;
+
+	for (i = 0; i < ix->ntracks; i++) {
+		const struct ti_track *t = &ix->tracks[i];
+
+		if (t->lane0 > ix->nlanes || t->nlanes > ix->nlanes - t->lane0 ||
+		    t->nregular > t->nlanes || t->kind > TI_ANNOT ||
+		    (t->kind == TI_THREAD && t->thread >= nthreads) ||
+		    memchr(t->group, 0, sizeof(t->group)) == NULL ||
+		    memchr(t->name, 0, sizeof(t->name)) == NULL)
+			return 0;
+	}
+	for (i = 0; i < ix->nlanes; i++)
+		if (ix->lanes[i].track >= ix->ntracks || ix->lanes[i].off > ix->nev ||
+		    ix->lanes[i].n > ix->nev - ix->lanes[i].off)
+			return 0;
+	for (i = 0; i < nthreads; i++)
+		if (ix->thread_track[i] != UINT32_MAX && ix->thread_track[i] >= ix->ntracks)
+			return 0;
+	for (i = 0; i < ix->nstream; i++)
+		if (ix->stream_tracks[i] >= ix->ntracks)
+			return 0;
+	for (i = 0; i < ix->nannot; i++)
+		if (ix->annot_tracks[i] >= ix->ntracks)
+			return 0;
+	for (i = 0; i < ix->nseries; i++)
+		if (ix->series[i].off > ix->npts ||
+		    ix->series[i].n > ix->npts - ix->series[i].off ||
+		    memchr(ix->series[i].name, 0, sizeof(ix->series[i].name)) == NULL ||
+		    memchr(ix->series[i].unit, 0, sizeof(ix->series[i].unit)) == NULL)
+			return 0;
+	for (i = 0; i < ix->nsteps; i++)
+		if (memchr(ix->steps[i].name, 0, sizeof(ix->steps[i].name)) == NULL)
+			return 0;
+	return 1;
+}
+
 int trace_index_snap_read(struct trace_index **out, const struct model *m, struct snapr *r,
 			  struct nns_err *err)
 {
@@ -171,6 +214,10 @@ int trace_index_snap_read(struct trace_index **out, const struct model *m, struc
 	MAP(TS_FB_TO, ix->fb_to, ix->nfb);
 	MAP(TS_LAUNCHED, ix->launched, ix->nlaunched);
 	MAP(TS_STEPS, ix->steps, ix->nsteps);
+	if (!layout_ok(ix, m->threads.n)) {
+		nns_err_set(err, NNS_EFORMAT, "snapshot: the trace index's layout is damaged");
+		goto bad;
+	}
 	*out = ix;
 	return NNS_OK;
 bad:

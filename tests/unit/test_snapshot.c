@@ -7,8 +7,9 @@
  * trace query byte for byte the same, and give the same documents when
  * analysed again (a small trace with memory records, flows, counters and
  * kernels, and the shared ResNet-50 sample when ../shared is there).
- * Releasing the mapped model unmaps it and frees only what is not mapped
- * (the ASan build checks it).
+ * An index whose lanes, tracks or names would lead a query outside the
+ * arrays is refused. Releasing the mapped model unmaps it and frees only
+ * what is not mapped (the ASan build checks it).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,6 +24,7 @@
 #include "output/output.h"
 #include "testutil.h"
 #include "trace/trace_index.h"
+#include "trace/trace_internal.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -458,12 +460,94 @@ static void test_index_of_another_model(void **state)
 	free(path);
 }
 
+/* An index whose lanes or tracks place rows outside the arrays (a damaged
+ * file that still has the right counts): refused, never queried. */
+static void damaged_layout(void (*damage)(struct trace_index *ix, int undo))
+{
+	char *path = tmp_file();
+	struct model m, m2;
+	struct trace_index *ix, *ix2 = NULL;
+	struct snapw w;
+	struct snapr r;
+	struct nns_err err;
+	int fd;
+
+	assert_int_equal(tu_kineto_profile(doc, &m, NULL), 0);
+	nns_err_clear(&err);
+	assert_int_equal(trace_index_build(&ix, &m, NULL, &err), NNS_OK);
+	damage(ix, 0);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	snapw_begin(&w, fd, trace_index_snap_sig(), key, &err);
+	model_snap_write(&m, &w);
+	trace_index_snap_write(ix, &w);
+	assert_int_equal(snapw_end(&w), NNS_OK);
+	close(fd);
+	damage(ix, 1);
+	assert_int_equal(open_it(path, trace_index_snap_sig(), key, &r, &err), NNS_OK);
+	assert_int_equal(model_snap_read(&m2, &r, &err), NNS_OK);
+	assert_int_equal(trace_index_snap_read(&ix2, &m2, &r, &err), NNS_EFORMAT);
+	assert_null(ix2);
+	assert_non_null(strstr(err.msg, "layout is damaged"));
+	model_release(&m2);
+	trace_index_free(ix);
+	model_release(&m);
+	unlink(path);
+	free(path);
+}
+
+static void lane_past_events(struct trace_index *ix, int undo)
+{
+	static size_t n;
+
+	if (!undo) {
+		n = ix->lanes[0].n;
+		ix->lanes[0].n = ix->nev + 1;
+	} else {
+		ix->lanes[0].n = n;
+	}
+}
+
+static void track_past_lanes(struct trace_index *ix, int undo)
+{
+	static uint32_t lane0;
+
+	if (!undo) {
+		lane0 = ix->tracks[ix->ntracks - 1].lane0;
+		ix->tracks[ix->ntracks - 1].lane0 = (uint32_t)ix->nlanes;
+	} else {
+		ix->tracks[ix->ntracks - 1].lane0 = lane0;
+	}
+}
+
+static void name_unterminated(struct trace_index *ix, int undo)
+{
+	static char name[TI_NAME_MAX];
+
+	if (!undo) {
+		memcpy(name, ix->tracks[0].name, sizeof(name));
+		memset(ix->tracks[0].name, 'x', sizeof(name));
+	} else {
+		memcpy(ix->tracks[0].name, name, sizeof(name));
+	}
+}
+
+static void test_damaged_layout_refused(void **state)
+{
+	(void)state;
+	damaged_layout(lane_past_events);
+	damaged_layout(track_past_lanes);
+	damaged_layout(name_unterminated);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_sections_round_trip),	   cmocka_unit_test(test_refused_files),
-	    cmocka_unit_test(test_model_round_trip),	   cmocka_unit_test(test_sample_round_trip),
+	    cmocka_unit_test(test_sections_round_trip),
+	    cmocka_unit_test(test_refused_files),
+	    cmocka_unit_test(test_model_round_trip),
+	    cmocka_unit_test(test_sample_round_trip),
 	    cmocka_unit_test(test_index_of_another_model),
+	    cmocka_unit_test(test_damaged_layout_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
