@@ -282,6 +282,12 @@ int an_profile_need_mask(const struct an_profile *cp, uint32_t mask, int threads
 			s.want |= an_passes[k].needs;
 	if (threads > AN_THREADS_MAX)
 		threads = AN_THREADS_MAX;
+	/* a profile that has them all (every request of the server asks):
+	 * no thread is started to find nothing to do */
+	pthread_mutex_lock(&p->cache.lock);
+	if (!(s.want & ~p->cache.done))
+		threads = 1;
+	pthread_mutex_unlock(&p->cache.lock);
 	for (; n < threads - 1; n++)
 		if (pthread_create(&th[n], NULL, sched_main, &s))
 			break; /* fewer threads: the passes still all run */
