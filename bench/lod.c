@@ -70,7 +70,8 @@ static void add(struct gen *g, uint32_t th, int kind, int64_t ts, int64_t dur, u
 	e.thread = th;
 	e.kind = (uint8_t)kind;
 	e.name = name;
-	e.corr = corr;
+	if (model_id_enc(g->m, corr, &e.corr_enc))
+		abort();
 	if (model_kind_is_device(kind)) {
 		struct model_dev_args a;
 		model_dev_args_init(&a);

@@ -46,7 +46,8 @@ static int role_of(struct an_profile *p, const struct model_event *e, const int6
 
 	switch (e->kind) {
 	case MK_KERNEL:
-		if ((e->ext_id != MODEL_NONE && has_id(comm_ids, ncomm, e->ext_id)) ||
+		if ((e->ext_id_enc != MODEL_ID_NONE &&
+		     has_id(comm_ids, ncomm, model_ext_id(p->m, e))) ||
 		    (e->flags & MODEL_EF_CLASS) == MC_COMM)
 			return AN_COMM;
 		return AN_KERNEL;
@@ -82,9 +83,9 @@ static size_t comm_ext_ids(struct an_profile *p, int64_t *ids)
 
 	for (size_t i = 0; i < m->events.n; i++) {
 		const struct model_event *e = &m->events.v[i];
-		if (an_kind_is_cpu_range(e->kind) && e->ext_id != MODEL_NONE &&
+		if (an_kind_is_cpu_range(e->kind) && e->ext_id_enc != MODEL_ID_NONE &&
 		    (an_name_flags(p, e->name) & AN_NAME_COMM))
-			ids[n++] = e->ext_id;
+			ids[n++] = model_ext_id(m, e);
 	}
 	qsort(ids, n, sizeof(*ids), i64_cmp);
 	return n;

@@ -230,12 +230,19 @@ static int range_cmp(const void *x, const void *y)
 
 /* The comm node of the nearest enclosing tree node (starting at `node`)
  * that is a comm op, or MODEL_NOIDX. */
+/* comm_of_ev holds ~c for an event of communication op c, 0 for the rest:
+ * zeroed, its pages are touched only where such ops lie. */
+static uint32_t comm_of(const uint32_t *comm_of_ev, uint32_t ev)
+{
+	return ~comm_of_ev[ev];
+}
+
 static uint32_t enclosing_comm(const struct an_optree *t, const uint32_t *comm_of_ev, uint32_t node)
 {
 	while (node != MODEL_NOIDX) {
 		uint32_t ev = t->nodes.v[node].ev;
-		if (ev != MODEL_NOIDX && comm_of_ev[ev] != MODEL_NOIDX)
-			return comm_of_ev[ev];
+		if (ev != MODEL_NOIDX && comm_of(comm_of_ev, ev) != MODEL_NOIDX)
+			return comm_of(comm_of_ev, ev);
 		node = t->nodes.v[node].parent;
 	}
 	return MODEL_NOIDX;
@@ -299,7 +306,6 @@ static int make_nodes(struct an_profile *p, uint32_t *comm_of_ev, struct range_v
 		struct range_ref r;
 		int gloo = 0;
 
-		comm_of_ev[i] = MODEL_NOIDX;
 		if (e->kind != MK_CPU_OP && e->kind != MK_USER_ANNOTATION)
 			continue;
 		if (!an_is_comm_name(model_str(m, e->name), &gloo))
@@ -311,7 +317,7 @@ static int make_nodes(struct an_profile *p, uint32_t *comm_of_ev, struct range_v
 			uint32_t from = t->nodes.v[own].ev == i ? t->nodes.v[own].parent : own;
 			uint32_t outer = enclosing_comm(t, comm_of_ev, from);
 			if (outer != MODEL_NOIDX && p->comm_nodes.v[outer].name == e->name) {
-				comm_of_ev[i] = outer;
+				comm_of_ev[i] = ~outer;
 				continue;
 			}
 		}
@@ -322,8 +328,8 @@ static int make_nodes(struct an_profile *p, uint32_t *comm_of_ev, struct range_v
 		c.bytes = node_bytes(m, e);
 		if (vec_push(&p->comm_nodes, c))
 			return NNS_ENOMEM;
-		comm_of_ev[i] = (uint32_t)(p->comm_nodes.n - 1);
-		r.comm = comm_of_ev[i];
+		r.comm = (uint32_t)(p->comm_nodes.n - 1);
+		comm_of_ev[i] = ~r.comm;
 		r.start = e->ts;
 		r.end = e->ts + e->dur;
 		if (vec_push(ranges, r))
@@ -353,9 +359,10 @@ static int add_kernels(struct an_profile *p, const uint32_t *comm_of_ev, struct 
 	}
 	for (i = 0; i < p->comm_nodes.n; i++) {
 		const struct model_event *e = &m->events.v[p->comm_nodes.v[i].ev];
-		if (e->ext_id == MODEL_NONE || strncmp(model_str(m, e->name), "nccl:", 5) != 0)
+		if (e->ext_id_enc == MODEL_ID_NONE ||
+		    strncmp(model_str(m, e->name), "nccl:", 5) != 0)
 			continue;
-		ext[next].ext = e->ext_id;
+		ext[next].ext = model_ext_id(m, e);
 		ext[next].comm = (uint32_t)i;
 		next++;
 	}
@@ -373,18 +380,19 @@ static int add_kernels(struct an_profile *p, const uint32_t *comm_of_ev, struct 
 			uint32_t a;
 			for (a = m->parent[l]; a != MODEL_NOIDX && c == MODEL_NOIDX;
 			     a = m->parent[a])
-				c = comm_of_ev[a];
+				c = comm_of(comm_of_ev, a);
 		}
-		if (c == MODEL_NOIDX && e->ext_id != MODEL_NONE && next) {
+		if (c == MODEL_NOIDX && e->ext_id_enc != MODEL_ID_NONE && next) {
 			size_t lo = 0, hi = next;
+			int64_t x = model_ext_id(m, e);
 			while (lo < hi) {
 				size_t mid = (lo + hi) / 2;
-				if (ext[mid].ext < e->ext_id)
+				if (ext[mid].ext < x)
 					lo = mid + 1;
 				else
 					hi = mid;
 			}
-			if (lo < next && ext[lo].ext == e->ext_id)
+			if (lo < next && ext[lo].ext == x)
 				c = ext[lo].comm;
 		}
 		if (c != MODEL_NOIDX) {
@@ -414,7 +422,7 @@ int an_comm_compute(struct an_profile *p, struct nns_err *err)
 	size_t i;
 	int rc = NNS_ENOMEM;
 
-	comm_of_ev = malloc((m->events.n + 1) * sizeof(*comm_of_ev));
+	comm_of_ev = calloc(m->events.n + 1, sizeof(*comm_of_ev));
 	if (!comm_of_ev)
 		goto out;
 	if (make_nodes(p, comm_of_ev, &ranges))

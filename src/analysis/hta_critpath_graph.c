@@ -101,13 +101,13 @@ static int add_edge(struct hcp_graph *g, uint32_t u, uint32_t v, int type, uint3
 
 static uint32_t start_node(const struct hcp_graph *g, uint32_t ev)
 {
-	uint32_t k = g->k_of[ev];
+	uint32_t k = hcp_k(g, ev);
 	return k == MODEL_NOIDX ? MODEL_NOIDX : 2 * k;
 }
 
 static uint32_t end_node(const struct hcp_graph *g, uint32_t ev)
 {
-	uint32_t k = g->k_of[ev];
+	uint32_t k = hcp_k(g, ev);
 	return k == MODEL_NOIDX ? MODEL_NOIDX : 2 * k + 1;
 }
 
@@ -358,7 +358,7 @@ static int handle_sync(struct gpu_ctx *c, uint32_t sev)
 	const struct model *m = g->m;
 	const struct model_event *s = &m->events.v[sev];
 	const char *name = model_str(m, s->name);
-	uint32_t rt = rt_of_corr(c, s->corr), src, rt_end;
+	uint32_t rt = rt_of_corr(c, model_corr(m, s)), src, rt_end;
 	size_t t;
 	int r;
 
@@ -376,8 +376,8 @@ static int handle_sync(struct gpu_ctx *c, uint32_t sev)
 		    next_launch(c, m->events.v[rt].ts, m->events.v[rt].thread, s->device, stream);
 		if (dest == MODEL_NOIDX)
 			return 0;
-		if (g->k_of[dest] != MODEL_NOIDX)
-			c->ksync[g->k_of[dest]] = src;
+		if (hcp_k(g, dest) != MODEL_NOIDX)
+			c->ksync[hcp_k(g, dest)] = src;
 		g->sync_events++;
 		return 0;
 	}
@@ -413,7 +413,7 @@ static int handle_device(struct gpu_ctx *c, uint32_t ev)
 	const struct model_event *e = &m->events.v[ev];
 	uint32_t sn = start_node(g, ev), en = end_node(g, ev);
 	uint32_t rt = m->launch_of[ev], last = c->last[e->thread];
-	uint32_t ks = c->ksync[g->k_of[ev]], ks_end = MODEL_NOIDX;
+	uint32_t ks = c->ksync[hcp_k(g, ev)], ks_end = MODEL_NOIDX;
 	int64_t rt_ts = m->events.v[rt].ts;
 	int r;
 
@@ -505,7 +505,7 @@ static int build_gpu(struct hcp_graph *g)
 	c.g = g;
 	for (i = 0; i < m->events.n; i++) {
 		const struct model_event *e = &m->events.v[i];
-		if (model_kind_is_launch(e->kind) && e->corr != MODEL_NONE)
+		if (model_kind_is_launch(e->kind) && e->corr_enc != MODEL_ID_NONE)
 			c.nrt++;
 		if (model_kind_is_device(e->kind) && m->launch_of[i] != MODEL_NOIDX)
 			c.nl++;
@@ -522,8 +522,8 @@ static int build_gpu(struct hcp_graph *g)
 	c.nrt = c.nl = 0;
 	for (i = 0; i < m->events.n; i++) {
 		const struct model_event *e = &m->events.v[i];
-		if (model_kind_is_launch(e->kind) && e->corr != MODEL_NONE)
-			c.rt_by_corr[c.nrt++] = (struct corr_ev){e->corr, (uint32_t)i};
+		if (model_kind_is_launch(e->kind) && e->corr_enc != MODEL_ID_NONE)
+			c.rt_by_corr[c.nrt++] = (struct corr_ev){model_corr(m, e), (uint32_t)i};
 		if (model_kind_is_device(e->kind) && m->launch_of[i] != MODEL_NOIDX)
 			c.launches[c.nl++] = (struct launch){m->events.v[m->launch_of[i]].ts,
 							     m->launch_of[i], (uint32_t)i};
@@ -544,11 +544,11 @@ static int build_gpu(struct hcp_graph *g)
 		uint32_t rt;
 		if (e->kind != MK_SYNC)
 			continue;
-		rt = rt_of_corr(&c, e->corr);
-		if (rt == MODEL_NOIDX || g->k_of[rt] == MODEL_NOIDX)
+		rt = rt_of_corr(&c, model_corr(m, e));
+		if (rt == MODEL_NOIDX || hcp_k(g, rt) == MODEL_NOIDX)
 			continue;
 		items[n++] = (struct gpu_item){e->ts + e->dur, (uint32_t)i};
-		has_rec[g->k_of[rt]] = 1;
+		has_rec[hcp_k(g, rt)] = 1;
 	}
 	qsort(items, n, sizeof(*items), item_cmp);
 	r = 0;
@@ -592,17 +592,15 @@ int hcp_graph_build(struct hcp_graph *g, const struct model *m, int64_t ws, int6
 	g->m = m;
 	if (m->events.n >= MODEL_NOIDX / 2)
 		return nns_err_set(err, NNS_ENOMEM, "critical path: too many events");
-	g->k_of = malloc((m->events.n ? m->events.n : 1) * sizeof(*g->k_of));
+	g->k_of = calloc(m->events.n ? m->events.n : 1, sizeof(*g->k_of));
 	if (!g->k_of)
 		goto nomem;
-	for (i = 0; i < m->events.n; i++)
-		g->k_of[i] = MODEL_NOIDX;
 	/* host events first, so that launches and syncs can look them up */
 	for (i = 0; i < m->events.n; i++) {
 		const struct model_event *e = &m->events.v[i];
 		if (!is_host_kind(e->kind) || !in_window(e, ws, we))
 			continue;
-		g->k_of[i] = (uint32_t)g->evs.n;
+		g->k_of[i] = ~(uint32_t)g->evs.n;
 		if (vec_push(&g->evs, (uint32_t)i))
 			goto nomem;
 	}
@@ -610,9 +608,9 @@ int hcp_graph_build(struct hcp_graph *g, const struct model *m, int64_t ws, int6
 		const struct model_event *e = &m->events.v[i];
 		uint32_t rt = m->launch_of ? m->launch_of[i] : MODEL_NOIDX;
 		if (!model_kind_is_device(e->kind) || rt == MODEL_NOIDX ||
-		    g->k_of[rt] == MODEL_NOIDX)
+		    hcp_k(g, rt) == MODEL_NOIDX)
 			continue;
-		g->k_of[i] = (uint32_t)g->evs.n;
+		g->k_of[i] = ~(uint32_t)g->evs.n;
 		if (vec_push(&g->evs, (uint32_t)i))
 			goto nomem;
 	}

@@ -24,9 +24,17 @@ struct hcp_graph {
 	const struct model *m;
 	VEC(uint32_t) evs; /* model event of graph event k */
 	VEC(struct hcp_gedge) edges;
-	uint32_t *k_of; /* per model event: k, MODEL_NOIDX if absent */
+	/* per model event: ~k, 0 if absent (hcp_k): a zeroed array whose
+	 * pages are touched only where graph events lie */
+	uint32_t *k_of;
 	int64_t clamped, sync_events, sync_fallbacks;
 };
+
+/* Graph event k of model event ev, MODEL_NOIDX if none. */
+static inline uint32_t hcp_k(const struct hcp_graph *g, uint32_t ev)
+{
+	return ~g->k_of[ev];
+}
 
 /* Edges at most (a hostile trace cannot make the graph unbounded). */
 #define HCP_EDGE_CAP ((size_t)64 << 20)

@@ -41,6 +41,13 @@ struct build {
 	VEC(struct rt_link) links;
 };
 
+/* The kinds node_type_of may make a node of. */
+static int host_range(int k)
+{
+	return k == MK_CPU_OP || k == MK_USER_ANNOTATION || k == MK_PYTHON ||
+	       k == MK_PYTHON_FUNCTION;
+}
+
 static int node_type_of(struct an_profile *p, const struct model_event *e)
 {
 	const struct model *m = p->m;
@@ -253,7 +260,7 @@ static int attach_runtimes(struct an_profile *p, struct build *b, const uint32_t
 			continue;
 		if (op != MODEL_NOIDX && (node = t->owner[op]) == MODEL_NOIDX)
 			node = node_holding(m, t, op); /* its range was dropped (overlap) */
-		if (node == MODEL_NOIDX && e->ext_id == 0 &&
+		if (node == MODEL_NOIDX && e->ext_id_enc == 0 &&
 		    thread_root[e->thread] != MODEL_NOIDX) {
 			node = thread_root[e->thread];
 			t->attr.by_thread_root++;
@@ -381,42 +388,50 @@ int an_optree_compute(struct an_profile *p, struct nns_err *err)
 	struct build b = {0};
 	int rc = NNS_ENOMEM;
 
+	size_t cand = 0;
+
 	t->owner = malloc((n + 1) * sizeof(*t->owner));
 	count = calloc(nthr + 1, sizeof(*count));
 	start = calloc(nthr + 1, sizeof(*start));
-	order = malloc((n + 1) * sizeof(*order));
 	thread_root = malloc((nthr + 1) * sizeof(*thread_root));
 	first_seen = malloc((nthr + 1) * sizeof(*first_seen));
-	if (!t->owner || !count || !start || !order || !thread_root || !first_seen)
+	if (!t->owner || !count || !start || !thread_root || !first_seen)
 		goto out;
+	/* every thread gets a root, in order of first appearance; only the
+	 * host ranges (the kinds node_type_of takes) are grouped by thread */
+	for (i = 0; i < nthr; i++)
+		thread_root[i] = MODEL_NOIDX;
 	for (i = 0; i < n; i++) {
+		uint32_t th = m->events.v[i].thread;
 		t->owner[i] = MODEL_NOIDX;
-		if (count[m->events.v[i].thread]++ == 0)
-			first_seen[nfirst++] = m->events.v[i].thread;
+		if (thread_root[th] == MODEL_NOIDX) {
+			thread_root[th] = 0;
+			first_seen[nfirst++] = th;
+		}
+		if (host_range(m->events.v[i].kind)) {
+			count[th]++;
+			cand++;
+		}
 	}
 	for (i = 1; i < nthr; i++)
 		start[i] = start[i - 1] + count[i - 1];
 	memset(count, 0, (nthr + 1) * sizeof(*count));
+	if (!(order = malloc((cand + 1) * sizeof(*order))))
+		goto out;
 	for (i = 0; i < n; i++) {
 		uint32_t th = m->events.v[i].thread;
-		order[start[th] + count[th]++] = (uint32_t)i;
+		if (host_range(m->events.v[i].kind))
+			order[start[th] + count[th]++] = (uint32_t)i;
 	}
 	for (i = 0; i < nthr; i++)
 		thread_root[i] = MODEL_NOIDX;
-	{
-		/* reserve once: every host range may become a node */
-		size_t cand = nthr;
-		for (i = 0; i < n; i++) {
-			int k = m->events.v[i].kind;
-			cand += k == MK_CPU_OP || k == MK_USER_ANNOTATION || k == MK_PYTHON ||
-				k == MK_PYTHON_FUNCTION;
-		}
-		b.cap = cand;
-		if (vec_reserve(&t->nodes, cand) ||
-		    !(b.last_child = malloc((cand + 1) * sizeof(*b.last_child))) ||
-		    !(b.first_rt = malloc((cand + 1) * sizeof(*b.first_rt))))
-			goto out;
-	}
+	/* reserve once: every host range may become a node, and the roots */
+	cand += nthr;
+	b.cap = cand;
+	if (vec_reserve(&t->nodes, cand) ||
+	    !(b.last_child = malloc((cand + 1) * sizeof(*b.last_child))) ||
+	    !(b.first_rt = malloc((cand + 1) * sizeof(*b.first_rt))))
+		goto out;
 	for (i = 0; i < nfirst; i++) {
 		uint32_t th = first_seen[i];
 		size_t before = t->roots.n;

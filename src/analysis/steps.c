@@ -111,7 +111,8 @@ static int collect_steps(struct an_profile *p)
  * matched, which are per event. Owned by an_steps_compute. */
 struct steps_work {
 	size_t nrt;		  /* launches */
-	uint32_t *slot;		  /* per event: its launch slot, MODEL_NOIDX if not a launch */
+	uint32_t *slot;		  /* per event: ~its launch slot, 0 if not a launch
+				   * (zeroed: only pages with launches are touched) */
 	uint32_t *rts;		  /* per slot: the launch event */
 	struct launch_info *li;	  /* per slot: span and count of its device work */
 	uint8_t *matched;	  /* per event: a launch inside some step */
@@ -124,21 +125,19 @@ static int launch_spans(const struct model *m, struct steps_work *w)
 {
 	size_t n = m->events.n, i;
 
-	w->slot = malloc((n + 1) * sizeof(*w->slot));
+	w->slot = calloc(n + 1, sizeof(*w->slot));
 	if (!w->slot)
 		return NNS_ENOMEM;
-	for (i = 0; i < n; i++) {
-		w->slot[i] = MODEL_NOIDX;
+	for (i = 0; i < n; i++)
 		if (model_kind_is_launch(m->events.v[i].kind))
-			w->slot[i] = (uint32_t)w->nrt++;
-	}
+			w->slot[i] = ~(uint32_t)w->nrt++;
 	w->li = malloc((w->nrt + 1) * sizeof(*w->li));
 	w->rts = malloc((w->nrt + 1) * sizeof(*w->rts));
 	w->matched = calloc(n + 1, 1);
 	if (!w->li || !w->rts || !w->matched)
 		return NNS_ENOMEM;
 	for (i = 0; i < n; i++) {
-		uint32_t k = w->slot[i];
+		uint32_t k = ~w->slot[i];
 		if (k == MODEL_NOIDX)
 			continue;
 		w->rts[k] = (uint32_t)i;
@@ -152,7 +151,7 @@ static int launch_spans(const struct model *m, struct steps_work *w)
 		struct launch_info *x;
 		if (l == MODEL_NOIDX)
 			continue;
-		x = &w->li[w->slot[l]];
+		x = &w->li[~w->slot[l]];
 		if (e->ts < x->dmin)
 			x->dmin = e->ts;
 		if (e->ts + e->dur > x->dmax)

@@ -3,6 +3,8 @@
 #include "nnscope.h"
 
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 int vec_reserve_raw(void **data, size_t *cap, size_t need, size_t elem)
 {
@@ -22,4 +24,19 @@ int vec_reserve_raw(void **data, size_t *cap, size_t need, size_t elem)
 	*data = p;
 	*cap = ncap;
 	return 0;
+}
+
+void vec_drop_pages(void *p, size_t n)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	uintptr_t lo, hi;
+
+	if (!p || pg <= 0)
+		return;
+	/* only pages wholly inside: the allocator's own words before and
+	 * after the array stay untouched */
+	lo = ((uintptr_t)p + (uintptr_t)pg - 1) & ~((uintptr_t)pg - 1);
+	hi = ((uintptr_t)p + n) & ~((uintptr_t)pg - 1);
+	if (hi > lo)
+		(void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }

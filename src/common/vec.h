@@ -32,6 +32,12 @@ int vec_reserve_raw(void **data, size_t *cap, size_t need, size_t elem);
 	(((a)->n < (a)->cap || vec_reserve((a), (a)->n + 1) == 0) ? ((a)->v[(a)->n++] = (x), 0)    \
 								  : -1)
 
+/* Gives the whole pages inside [p, p + n) back to the kernel
+ * (MADV_DONTNEED) for a caller done with those bytes of an array it frees
+ * soon after: they read as zero until then. Copying a large array into
+ * another so peaks at one array and a bit, not two. */
+void vec_drop_pages(void *p, size_t n);
+
 #define vec_free(a)                                                                                \
 	do {                                                                                       \
 		free((a)->v);                                                                      \

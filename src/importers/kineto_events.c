@@ -669,8 +669,8 @@ static int commit_x(struct kparser *ps, struct kev *e, const char *at)
 	model_event_init(&ev);
 	ev.ts = e->ts;
 	ev.dur = e->has_dur ? e->dur : 0;
-	ev.ext_id = e->ext_id;
-	ev.corr = e->corr;
+	if (model_event_ids(m, &ev, e->ext_id, e->corr))
+		return kp_nomem(ps, at);
 	ev.kind = (uint8_t)e->kind;
 	if (e->cat.n)
 		ev.flags = (uint8_t)(e->cat_code << MODEL_EF_SRCCAT_SHIFT);

@@ -54,9 +54,11 @@
 #define KP_WS_MAX ((size_t)16 << 20)	   /* longest run of whitespace outside strings */
 #define KP_RATIO_FROM ((int64_t)256 << 20) /* .gz: JSON bytes before the ratio counts */
 /* What the analysis of a loaded trace adds per event beyond the model's
- * rows (model_mem_bytes): the sort, the index and the passes' per-event
- * arrays. Measured with bench/model_bytes: peak RSS - model bytes is 26-30
- * bytes per event on ~60-byte events, and less on real traces. */
+ * rows (model_mem_bytes while parsing): the sort, the index and the
+ * passes' per-event arrays. Measured with bench/model_bytes: peak RSS -
+ * the 40-byte rows is 17-19 bytes per event on ~60-byte events in time
+ * order (the index is 14 of them); an input out of order adds the sort's
+ * keys, hence the margin. */
 #define KP_AFTER_EVENT 32
 
 /* ---- status of parse functions ------------------------------------------ */

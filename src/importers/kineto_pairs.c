@@ -126,9 +126,11 @@ int kbe_pair(struct kparser *ps)
 			ev.dur = b->ts > o->ts ? b->ts - o->ts : 0;
 			ev.kind = o->kind;
 			ev.thread = t;
-			ev.ext_id = o->ext_id != MODEL_NONE ? o->ext_id : b->ext_id;
 			ev.name = move_str(&m->strings, &ps->be_str, o->name ? o->name : b->name);
-			if (ev.name == STRPOOL_NONE || model_add_event(m, &ev) < 0)
+			if (ev.name == STRPOOL_NONE ||
+			    model_event_ids(m, &ev, o->ext_id != MODEL_NONE ? o->ext_id : b->ext_id,
+					    MODEL_NONE) ||
+			    model_add_event(m, &ev) < 0)
 				goto out;
 		}
 		m->diag.events_skipped += (int64_t)sp;

@@ -498,8 +498,8 @@ static int device_event(struct ni *x, struct ni_gpu *g, const struct grec *r, in
 	model_dev_args_init(&da);
 	e.ts = ts;
 	e.dur = end - ts;
-	e.corr = r->corr ? (int64_t)r->corr : MODEL_NONE;
-	e.ext_id = ext_of(g, r->corr);
+	if (model_event_ids(x->m, &e, ext_of(g, r->corr), r->corr ? (int64_t)r->corr : MODEL_NONE))
+		return NNS_ENOMEM;
 	e.device = r->device;
 	da.stream = r->stream;
 	e.thread = dev_thread(x, g, r->device, r->stream);
@@ -543,8 +543,8 @@ static int api_event(struct ni *x, struct ni_gpu *g, const struct grec *r, int64
 	e.ts = ts;
 	e.dur = end - ts;
 	e.kind = r->type == NNST_GPU_RUNTIME ? MK_RUNTIME : MK_DRIVER;
-	e.corr = r->corr ? (int64_t)r->corr : MODEL_NONE;
-	e.ext_id = ext_of(g, r->corr);
+	if (model_event_ids(x->m, &e, ext_of(g, r->corr), r->corr ? (int64_t)r->corr : MODEL_NONE))
+		return NNS_ENOMEM;
 	e.thread = host_thread(x, g, r->a, r->b);
 	if (r->name)
 		e.name = ni_str(x, r->name);
@@ -568,8 +568,8 @@ static int sync_event(struct ni *x, struct ni_gpu *g, const struct grec *r, int6
 	e.ts = ts;
 	e.dur = end - ts;
 	e.kind = MK_SYNC;
-	e.corr = r->corr ? (int64_t)r->corr : MODEL_NONE;
-	e.ext_id = ext_of(g, r->corr);
+	if (model_event_ids(x->m, &e, ext_of(g, r->corr), r->corr ? (int64_t)r->corr : MODEL_NONE))
+		return NNS_ENOMEM;
 	e.device = r->device;
 	/* CUPTI writes an invalid stream (all ones) for context and event
 	 * syncs; libkineto prints it as int32 (-1) */

@@ -97,10 +97,10 @@ int ni_gpu_keep_windows(struct ni *x, const uint32_t *added, size_t n)
 	hmap_init(&launch);
 	for (size_t i = 0; i < n; i++) {
 		const struct model_event *e = &m->events.v[added[i]];
+		int64_t c = model_corr(m, e);
 
-		if (model_kind_is_launch(e->kind) && e->corr != MODEL_NONE && e->corr > 0 &&
-		    e->corr <= UINT32_MAX &&
-		    !hmap_put(&launch, (uint64_t)e->corr, added[i], NULL)) {
+		if (model_kind_is_launch(e->kind) && c != MODEL_NONE && c > 0 && c <= UINT32_MAX &&
+		    !hmap_put(&launch, (uint64_t)c, added[i], NULL)) {
 			hmap_release(&launch);
 			free(drop);
 			free(spans);
@@ -109,11 +109,10 @@ int ni_gpu_keep_windows(struct ni *x, const uint32_t *added, size_t n)
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct model_event *e = &m->events.v[added[i]];
-		int64_t t = e->ts;
+		int64_t t = e->ts, c = model_corr(m, e);
 
-		if (model_kind_is_device(e->kind) && e->corr != MODEL_NONE && e->corr > 0 &&
-		    e->corr <= UINT32_MAX) {
-			const uint32_t *l = hmap_get(&launch, (uint64_t)e->corr);
+		if (model_kind_is_device(e->kind) && c != MODEL_NONE && c > 0 && c <= UINT32_MAX) {
+			const uint32_t *l = hmap_get(&launch, (uint64_t)c);
 
 			if (l)
 				t = m->events.v[*l].ts;

@@ -41,6 +41,7 @@ static void forget_mapped(struct model *m)
 	FORGET(m->instants.v);
 	FORGET(m->meta.v);
 	FORGET(m->host.v);
+	FORGET(m->wide_ids.v);
 	FORGET(m->launch_of);
 	FORGET(m->parent);
 	FORGET(m->depth);
@@ -69,6 +70,7 @@ void model_release(struct model *m)
 	vec_free(&m->instants);
 	vec_free(&m->meta);
 	vec_free(&m->host);
+	vec_free(&m->wide_ids);
 	hmap_release(&m->thread_ix);
 	free(m->launch_of);
 	model_index_release(m);
@@ -79,11 +81,38 @@ void model_release(struct model *m)
 void model_event_init(struct model_event *e)
 {
 	memset(e, 0, sizeof(*e));
-	e->ext_id = MODEL_NONE;
-	e->corr = MODEL_NONE;
+	e->ext_id_enc = MODEL_ID_NONE;
+	e->corr_enc = MODEL_ID_NONE;
 	e->extra = MODEL_NOIDX;
 	e->kind = MK_OTHER;
 	e->device = -1;
+}
+
+int model_id_enc(struct model *m, int64_t id, uint32_t *enc)
+{
+	if (id == MODEL_NONE) {
+		*enc = MODEL_ID_NONE;
+		return NNS_OK;
+	}
+	if (id >= 0 && id < (int64_t)MODEL_ID_WIDE) {
+		*enc = (uint32_t)id;
+		return NNS_OK;
+	}
+	if (m->wide_ids.n >= MODEL_ID_WIDE - 1 || vec_push(&m->wide_ids, id))
+		return NNS_ENOMEM;
+	*enc = MODEL_ID_WIDE | (uint32_t)(m->wide_ids.n - 1);
+	return NNS_OK;
+}
+
+int model_event_ids(struct model *m, struct model_event *e, int64_t ext_id, int64_t corr)
+{
+	uint32_t x, c;
+
+	if (model_id_enc(m, ext_id, &x) || model_id_enc(m, corr, &c))
+		return NNS_ENOMEM;
+	e->ext_id_enc = x;
+	e->corr_enc = c;
+	return NNS_OK;
 }
 
 void model_dev_args_init(struct model_dev_args *a)
@@ -116,7 +145,7 @@ size_t model_mem_bytes(const struct model *m)
 	size_t b = ROWS(m->threads) + ROWS(m->events) + ROWS(m->dev_args) + ROWS(m->op_args) +
 		   ROWS(m->mems) + ROWS(m->flows) + ROWS(m->counters) + ROWS(m->devices) +
 		   ROWS(m->queues) + ROWS(m->samples) + ROWS(m->instants) + ROWS(m->meta) +
-		   ROWS(m->host);
+		   ROWS(m->host) + ROWS(m->wide_ids);
 
 	/* per string: its pointer, length and hash, and ~2 table slots */
 	b += m->strings.bytes + m->strings.count * (sizeof(char *) + 2 * sizeof(uint32_t) + 8);
@@ -284,7 +313,7 @@ static const char *const src_cats[] = {
     "xpu_sync",
 };
 _Static_assert(sizeof(src_cats) / sizeof(*src_cats) <= 31, "five bits of model_event.flags");
-_Static_assert(sizeof(struct model_event) == 48, "model.h promises 48-byte event rows");
+_Static_assert(sizeof(struct model_event) == 40, "model.h promises 40-byte event rows");
 
 int model_src_cat_code(const char *lower, size_t n)
 {

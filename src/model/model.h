@@ -77,12 +77,16 @@ static inline int model_kind_is_launch(int k)
 	return k == MK_RUNTIME || k == MK_DRIVER;
 }
 
-/* One complete ("X") event. 48 bytes. */
+/* One complete ("X") event. 40 bytes. */
 struct model_event {
-	int64_t ts;	 /* start, ns */
-	int64_t dur;	 /* ns, >= 0 */
-	int64_t ext_id;	 /* "External id"/"external id", MODEL_NONE if absent */
-	int64_t corr;	 /* "correlation", MODEL_NONE if absent */
+	int64_t ts;  /* start, ns */
+	int64_t dur; /* ns, >= 0 */
+	/* "External id"/"external id" and "correlation", encoded in 32 bits
+	 * (model_id_enc): read them with model_ext_id / model_corr, set them
+	 * with model_event_ids. Real ids are small counters, so the row stays
+	 * 40 bytes where two int64 made it 48. */
+	uint32_t ext_id_enc;
+	uint32_t corr_enc;
 	uint32_t name;	 /* string id */
 	uint32_t thread; /* index into model.threads */
 	uint32_t extra;	 /* kernels/memcpy/memset: index into model.dev_args;
@@ -330,6 +334,10 @@ struct model {
 	uint32_t span;		 /* span name, 0 if unset */
 	struct model_diag diag;
 
+	/* the ids of model_event.ext_id_enc / corr_enc that 31 bits do not
+	 * hold (negative or >= 2^31): model_id_enc */
+	VEC(int64_t) wide_ids;
+
 	/* thread lookup while building: (pid,tid) -> thread index */
 	struct hmap thread_ix;
 	/* while building: events[0, sorted_n) are in model_finalize's order
@@ -384,6 +392,35 @@ static inline const char *model_str(const struct model *m, uint32_t id)
 {
 	return strpool_get(&m->strings, id);
 }
+
+/* An event id (external id, correlation) in 32 bits: MODEL_ID_NONE for
+ * MODEL_NONE, a value in [0, 2^31) as itself, any other value as
+ * MODEL_ID_WIDE | its index in m->wide_ids (which never reaches
+ * 2^31 - 1, so MODEL_ID_NONE stays apart). */
+#define MODEL_ID_NONE UINT32_MAX
+#define MODEL_ID_WIDE 0x80000000u
+static inline int64_t model_id_dec(const struct model *m, uint32_t enc)
+{
+	if (enc < MODEL_ID_WIDE)
+		return enc;
+	enc &= ~MODEL_ID_WIDE;
+	/* (a row mapped from a damaged snapshot reads as absent) */
+	return enc < m->wide_ids.n ? m->wide_ids.v[enc] : MODEL_NONE;
+}
+static inline int64_t model_ext_id(const struct model *m, const struct model_event *e)
+{
+	return e->ext_id_enc < MODEL_ID_WIDE ? (int64_t)e->ext_id_enc
+					     : model_id_dec(m, e->ext_id_enc);
+}
+static inline int64_t model_corr(const struct model *m, const struct model_event *e)
+{
+	return e->corr_enc < MODEL_ID_WIDE ? (int64_t)e->corr_enc : model_id_dec(m, e->corr_enc);
+}
+/* Encodes id (a wide one is added to m->wide_ids): 0, or NNS_ENOMEM. */
+int model_id_enc(struct model *m, int64_t id, uint32_t *enc);
+/* Sets e's external id and correlation (MODEL_NONE: absent): 0, or
+ * NNS_ENOMEM with e unchanged. */
+int model_event_ids(struct model *m, struct model_event *e, int64_t ext_id, int64_t corr);
 
 /* Returns the index of thread (pid, tid) (string ids), adding it if new;
  * MODEL_NOIDX on allocation failure. */

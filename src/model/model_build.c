@@ -111,24 +111,50 @@ static int merge_reserve(struct model *dst, const struct model *src)
 	    vec_reserve(&dst->samples, dst->samples.n + src->samples.n) ||
 	    vec_reserve(&dst->instants, dst->instants.n + src->instants.n) ||
 	    vec_reserve(&dst->meta, dst->meta.n + src->meta.n) ||
-	    vec_reserve(&dst->host, dst->host.n + src->host.n))
+	    vec_reserve(&dst->host, dst->host.n + src->host.n) ||
+	    dst->wide_ids.n + src->wide_ids.n >= MODEL_ID_WIDE - 1 ||
+	    vec_reserve(&dst->wide_ids, dst->wide_ids.n + src->wide_ids.n))
 		return NNS_ENOMEM;
 	return NNS_OK;
 }
 
 static int ev_before(const struct model_event *a, const struct model_event *b);
 
+/* Events copied from src to dst between two drops of src's copied pages
+ * (vec_drop_pages): the join holds dst and what is left of src, not both
+ * whole (4 MB of rows at a time). */
+#define DROP_EVERY ((size_t)1 << 17)
+
+/* An event id of src's after its wide ids were appended to dst's at wide0. */
+static uint32_t remap_id(uint32_t enc, size_t wide0)
+{
+	return enc >= MODEL_ID_WIDE && enc != MODEL_ID_NONE ? enc + (uint32_t)wide0 : enc;
+}
+
+/* src's event e with its string, thread, argument row and id references
+ * moved to dst's numbering. */
+static void remap_event(struct model_event *e, const uint32_t *smap, const uint32_t *tmap,
+			size_t dev0, size_t op0, size_t wide0)
+{
+	e->name = remap_str(smap, e->name);
+	e->thread = tmap[e->thread];
+	if (e->extra != MODEL_NOIDX)
+		e->extra += (uint32_t)(model_kind_has_dev_args(e->kind) ? dev0 : op0);
+	e->ext_id_enc = remap_id(e->ext_id_enc, wide0);
+	e->corr_enc = remap_id(e->corr_enc, wide0);
+}
+
 /* src's events appended to dst's (room reserved), src's ids remapped,
  * both sorted: the events of dst after src's first one are set aside and
  * merged back with src's (dst's first on ties: the input order), so only
  * where the two chunks overlap in time is anything moved twice. 0, or
  * NNS_ENOMEM with dst unchanged. */
-static int merge_sorted(struct model *dst, const struct model *src, const uint32_t *smap,
-			const uint32_t *tmap, size_t dev0, size_t op0)
+static int merge_sorted(struct model *dst, struct model *src, const uint32_t *smap,
+			const uint32_t *tmap, size_t dev0, size_t op0, size_t wide0)
 {
 	struct model_event *a = dst->events.v, *tail = NULL, e;
-	const struct model_event *b = src->events.v;
-	size_t na = dst->events.n, nb = src->events.n, lo = 0, hi = na, i = 0, j, o, nt;
+	struct model_event *b = src->events.v;
+	size_t na = dst->events.n, nb = src->events.n, lo = 0, hi = na, i = 0, j, o, nt, done = 0;
 
 	while (lo < hi) { /* the first of dst strictly after src's first */
 		size_t mid = lo + (hi - lo) / 2;
@@ -144,13 +170,14 @@ static int merge_sorted(struct model *dst, const struct model *src, const uint32
 		memcpy(tail, a + lo, nt * sizeof(*tail));
 	for (j = 0, o = lo; j < nb; j++) {
 		e = b[j];
-		e.name = remap_str(smap, e.name);
-		e.thread = tmap[e.thread];
-		if (e.extra != MODEL_NOIDX)
-			e.extra += (uint32_t)(model_kind_has_dev_args(e.kind) ? dev0 : op0);
+		remap_event(&e, smap, tmap, dev0, op0, wide0);
 		while (i < nt && !ev_before(&e, &tail[i]))
 			a[o++] = tail[i++];
 		a[o++] = e;
+		if (j + 1 - done >= DROP_EVERY) { /* src's rows copied so far: freed */
+			vec_drop_pages(b + done, (j + 1 - done) * sizeof(*b));
+			done = j + 1;
+		}
 	}
 	while (i < nt)
 		a[o++] = tail[i++];
@@ -168,11 +195,11 @@ static int merge_sorted(struct model *dst, const struct model *src, const uint32
 static void merge_events(struct model *dst, struct model *src, const uint32_t *smap,
 			 const uint32_t *tmap)
 {
-	size_t i, dev0 = dst->dev_args.n, op0 = dst->op_args.n;
+	size_t i, dev0 = dst->dev_args.n, op0 = dst->op_args.n, wide0 = dst->wide_ids.n;
 	/* two sorted chunks stay sorted (else finalize sorts them) */
 	int sorted = dst->events.n && src->events.n && dst->sorted_n == dst->events.n &&
 		     src->sorted_n == src->events.n &&
-		     merge_sorted(dst, src, smap, tmap, dev0, op0) == NNS_OK;
+		     merge_sorted(dst, src, smap, tmap, dev0, op0, wide0) == NNS_OK;
 
 	if (sorted)
 		vec_free(&src->events);
@@ -194,13 +221,18 @@ static void merge_events(struct model *dst, struct model *src, const uint32_t *s
 	vec_free(&src->op_args);
 	for (i = 0; i < src->events.n && !sorted; i++) {
 		struct model_event e = src->events.v[i];
-		e.name = remap_str(smap, e.name);
-		e.thread = tmap[e.thread];
-		if (e.extra != MODEL_NOIDX)
-			e.extra += (uint32_t)(model_kind_has_dev_args(e.kind) ? dev0 : op0);
+		remap_event(&e, smap, tmap, dev0, op0, wide0);
 		dst->events.v[dst->events.n++] = e;
+		if ((i + 1) % DROP_EVERY == 0)
+			vec_drop_pages(src->events.v + i + 1 - DROP_EVERY,
+				       DROP_EVERY * sizeof(*src->events.v));
 	}
 	vec_free(&src->events);
+	if (src->wide_ids.n)
+		memcpy(dst->wide_ids.v + wide0, src->wide_ids.v,
+		       src->wide_ids.n * sizeof(*src->wide_ids.v));
+	dst->wide_ids.n += src->wide_ids.n;
+	vec_free(&src->wide_ids);
 	src->sorted_n = 0;
 	for (i = 0; i < src->mems.n; i++) {
 		struct model_mem r = src->mems.v[i];
@@ -712,7 +744,7 @@ static void time_bounds(struct model *m)
 static int link_launches(struct model *m)
 {
 	size_t n = m->events.n, i, count = 0;
-	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	int64_t lo = INT64_MAX, hi = INT64_MIN, c;
 	struct idmap corr; /* correlation id -> first (earliest) launch with it */
 
 	m->launch_of = malloc((n + 1) * sizeof(*m->launch_of));
@@ -721,9 +753,9 @@ static int link_launches(struct model *m)
 	for (i = 0; i < n; i++) {
 		const struct model_event *e = &m->events.v[i];
 		m->launch_of[i] = MODEL_NOIDX;
-		if (model_kind_is_launch(e->kind) && e->corr != MODEL_NONE) {
-			lo = e->corr < lo ? e->corr : lo;
-			hi = e->corr > hi ? e->corr : hi;
+		if (model_kind_is_launch(e->kind) && (c = model_corr(m, e)) != MODEL_NONE) {
+			lo = c < lo ? c : lo;
+			hi = c > hi ? c : hi;
 			count++;
 		}
 	}
@@ -731,16 +763,16 @@ static int link_launches(struct model *m)
 		return NNS_ENOMEM;
 	for (i = 0; i < n; i++) {
 		const struct model_event *e = &m->events.v[i];
-		if (model_kind_is_launch(e->kind) && e->corr != MODEL_NONE &&
-		    idmap_put_first(&corr, e->corr, (uint32_t)i)) {
+		if (model_kind_is_launch(e->kind) && (c = model_corr(m, e)) != MODEL_NONE &&
+		    idmap_put_first(&corr, c, (uint32_t)i)) {
 			idmap_release(&corr);
 			return NNS_ENOMEM;
 		}
 	}
 	for (i = 0; i < n; i++) {
 		const struct model_event *e = &m->events.v[i];
-		if (model_kind_is_device(e->kind) && e->corr != MODEL_NONE)
-			m->launch_of[i] = idmap_get(&corr, e->corr); /* MODEL_NOIDX if none */
+		if (model_kind_is_device(e->kind) && (c = model_corr(m, e)) != MODEL_NONE)
+			m->launch_of[i] = idmap_get(&corr, c); /* MODEL_NOIDX if none */
 	}
 	idmap_release(&corr);
 	return NNS_OK;

@@ -214,7 +214,7 @@ static int attribute(struct model *m)
 	int rc = NNS_ENOMEM;
 
 	for (i = 0; i < n; i++) {
-		int64_t x = m->events.v[i].ext_id;
+		int64_t x = model_ext_id(m, &m->events.v[i]);
 		m->op_of[i] = MODEL_NOIDX;
 		if (x != MODEL_NONE && x != 0) {
 			lo = x < lo ? x : lo;
@@ -225,22 +225,23 @@ static int attribute(struct model *m)
 	if (idmap_init(&first, lo, hi, count))
 		return NNS_ENOMEM;
 	for (i = 0; i < n; i++) {
-		const struct model_event *e = &m->events.v[i];
-		if (e->ext_id != MODEL_NONE && e->ext_id != 0 &&
-		    model_is_operator(m, (uint32_t)i) &&
-		    idmap_put_first(&first, e->ext_id, (uint32_t)i))
+		int64_t x = model_ext_id(m, &m->events.v[i]);
+		if (x != MODEL_NONE && x != 0 && model_is_operator(m, (uint32_t)i) &&
+		    idmap_put_first(&first, x, (uint32_t)i))
 			goto out;
 	}
 	for (i = 0; i < n; i++) {
 		const struct model_event *e = &m->events.v[i];
 		uint32_t op, hit = IDMAP_NONE;
+		int64_t x;
 		if (!model_kind_is_launch(e->kind))
 			continue;
 		a->launches++;
 		/* an external id equal to the launch's own correlation id is
 		 * Kineto writing the correlation twice, not a name */
-		if (e->ext_id != MODEL_NONE && e->ext_id != 0 && e->ext_id != e->corr)
-			hit = idmap_get(&first, e->ext_id);
+		x = model_ext_id(m, e);
+		if (x != MODEL_NONE && x != 0 && x != model_corr(m, e))
+			hit = idmap_get(&first, x);
 		if (hit != IDMAP_NONE &&
 		    m->threads.v[m->events.v[hit].thread].pid == m->threads.v[e->thread].pid) {
 			op = hit;

@@ -3,7 +3,8 @@
  * file (model.h, "snapshots"; common/snapfile.h).
  *
  * Sections, in this order: the scalars (struct msnap_head), the string
- * lengths and their bytes, every row array of struct model, then the
+ * lengths and their bytes, every row array of struct model (wide_ids
+ * included), then the
  * index (launch_of, parent, depth, op_of, thread pid/tid numbers). Rows
  * are written as they lie in memory: the signature (struct sizes, the
  * version below) keeps a build from reading another's layout.
@@ -20,7 +21,7 @@
 #include <string.h>
 
 /* Bump when what a section holds changes without its struct size changing. */
-#define MODEL_SNAP_VERSION 1u
+#define MODEL_SNAP_VERSION 2u
 
 enum {
 	MS_HEAD = 0x100,
@@ -45,6 +46,7 @@ enum {
 	MS_OP_OF,
 	MS_THREAD_PID,
 	MS_THREAD_TID,
+	MS_WIDE_IDS,
 };
 
 /* The scalars of struct model. */
@@ -147,6 +149,7 @@ void model_snap_write(const struct model *m, struct snapw *w)
 	ROWS(MS_INSTANTS, m->instants);
 	ROWS(MS_META, m->meta);
 	ROWS(MS_HOST, m->host);
+	ROWS(MS_WIDE_IDS, m->wide_ids);
 #undef ROWS
 	snapw_add(w, MS_LAUNCH_OF, m->launch_of, h.has_launch ? n * sizeof(*m->launch_of) : 0);
 	snapw_add(w, MS_PARENT, m->parent, ix ? n * sizeof(*m->parent) : 0);
@@ -261,6 +264,7 @@ int model_snap_read(struct model *m, struct snapr *r, struct nns_err *err)
 	MAP_ROWS(MS_INSTANTS, m->instants);
 	MAP_ROWS(MS_META, m->meta);
 	MAP_ROWS(MS_HOST, m->host);
+	MAP_ROWS(MS_WIDE_IDS, m->wide_ids);
 	MAP_ARRAY(MS_LAUNCH_OF, m->launch_of, m->events.n, h.has_launch);
 	MAP_ARRAY(MS_PARENT, m->parent, m->events.n, h.has_index);
 	MAP_ARRAY(MS_DEPTH, m->depth, m->events.n, h.has_index);

@@ -51,8 +51,8 @@ static void device_args(struct jsonw *w, const struct model *m, const struct mod
 
 void out_json_event_args(struct jsonw *w, const struct model *m, const struct model_event *e)
 {
-	kv_int(w, "External id", e->ext_id);
-	kv_int(w, "correlation", e->corr);
+	kv_int(w, "External id", model_ext_id(m, e));
+	kv_int(w, "correlation", model_corr(m, e));
 	if (model_kind_has_dev_args(e->kind)) {
 		device_args(w, m, e);
 	} else if (e->extra != MODEL_NOIDX && e->extra < m->op_args.n) {

@@ -210,10 +210,10 @@ static void event_row(const void *ctx, size_t i, struct sq_val *v)
 		sq_text(&v[C_CAT], model_event_cat(m, (uint32_t)i), -1);
 	if (cls != MC_NONE)
 		sq_text(&v[C_CLASS], model_class_name(cls), -1);
-	if (e->corr != MODEL_NONE)
-		sq_int(&v[C_CORR], e->corr);
-	if (e->ext_id != MODEL_NONE)
-		sq_int(&v[C_EXT], e->ext_id);
+	if (e->corr_enc != MODEL_ID_NONE)
+		sq_int(&v[C_CORR], model_corr(m, e));
+	if (e->ext_id_enc != MODEL_ID_NONE)
+		sq_int(&v[C_EXT], model_ext_id(m, e));
 	if (m->launch_of && m->launch_of[i] != MODEL_NOIDX)
 		sq_int(&v[C_LAUNCH], m->launch_of[i]);
 	tree_cols(v, x->p, x->base, (uint32_t)i);

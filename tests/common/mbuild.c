@@ -30,7 +30,7 @@ static struct model_event event(struct model *m, uint32_t th, int kind, const ch
 	e.kind = (uint8_t)kind;
 	e.ts = ts;
 	e.dur = dur;
-	e.ext_id = ext;
+	assert_int_equal(model_id_enc(m, ext, &e.ext_id_enc), 0);
 	return e;
 }
 
@@ -39,7 +39,7 @@ void mb_ev(struct model *m, uint32_t th, int kind, const char *name, int64_t ts,
 {
 	struct model_event e = event(m, th, kind, name, ts, dur, ext);
 
-	e.corr = corr;
+	assert_int_equal(model_id_enc(m, corr, &e.corr_enc), 0);
 	if (kind == MK_KERNEL) {
 		struct model_dev_args a;
 		int64_t x;

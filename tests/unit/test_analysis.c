@@ -30,8 +30,7 @@ static void ev(struct model *m, int kind, const char *name, const char *tid, int
 	e.thread = mb_thr(m, gpu ? "0" : "100", tid);
 	e.ts = ts;
 	e.dur = dur;
-	e.ext_id = ext;
-	e.corr = corr;
+	assert_int_equal(model_event_ids(m, &e, ext, corr), 0);
 	if (model_kind_is_device(kind))
 		e.device = 0;
 	assert_true(model_add_event(m, &e) >= 0);

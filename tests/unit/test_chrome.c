@@ -47,7 +47,7 @@ static void build_rows(struct model *m, int nevents)
 		e.name = S(m, "aten::mm");
 		e.thread = t0;
 		e.kind = MK_CPU_OP;
-		e.ext_id = i;
+		assert_int_equal(model_id_enc(m, i, &e.ext_id_enc), 0);
 		model_op_args_init(&a);
 		a.input_dims = S(m, "[[2, 3]]");
 		e.extra = (uint32_t)model_add_op_args(m, &a);
@@ -60,7 +60,7 @@ static void build_rows(struct model *m, int nevents)
 		e.thread = t1;
 		e.kind = MK_KERNEL;
 		e.device = 0;
-		e.corr = i;
+		assert_int_equal(model_id_enc(m, i, &e.corr_enc), 0);
 		model_dev_args_init(&d);
 		d.stream = 7;
 		d.grid = S(m, "[1, 2, 3]");

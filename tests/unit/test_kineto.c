@@ -198,8 +198,8 @@ static void test_host_args(void **state)
 	assert_int_equal(load(&m, json, &err), NNS_OK);
 	e = must_find(&m, "aten::to");
 	assert_int_equal(e->kind, MK_CPU_OP);
-	assert_int_equal(e->ext_id, 3);
-	assert_int_equal(e->corr, MODEL_NONE);
+	assert_int_equal(model_ext_id(&m, e), 3);
+	assert_int_equal(model_corr(&m, e), MODEL_NONE);
 	assert_int_equal(e->device, -1);
 	assert_int_not_equal(e->extra, MODEL_NOIDX);
 	a = &m.op_args.v[e->extra];
@@ -220,7 +220,7 @@ static void test_host_args(void **state)
 	assert_int_equal(a->call_stack, 0);
 
 	e = must_find(&m, "plain");
-	assert_int_equal(e->ext_id, 5);
+	assert_int_equal(model_ext_id(&m, e), 5);
 	assert_int_equal(e->extra, MODEL_NOIDX);
 
 	e = must_find(&m, "ua");
@@ -313,8 +313,8 @@ static void test_device_args(void **state)
 	e = must_find(&m, "k");
 	assert_int_equal(e->kind, MK_KERNEL);
 	assert_int_equal(e->device, 0);
-	assert_int_equal(e->corr, 34441);
-	assert_int_equal(e->ext_id, 544);
+	assert_int_equal(model_corr(&m, e), 34441);
+	assert_int_equal(model_ext_id(&m, e), 544);
 	d = &m.dev_args.v[e->extra];
 	assert_int_equal(d->stream, 7);
 	assert_int_equal(d->regs, 38);

@@ -141,8 +141,8 @@ static void assert_same_model(const struct model *a, const struct model *b)
 		assert_int_equal(x->ts, y->ts);
 		assert_int_equal(x->dur, y->dur);
 		assert_int_equal(x->kind, y->kind);
-		assert_int_equal(x->ext_id, y->ext_id);
-		assert_int_equal(x->corr, y->corr);
+		assert_int_equal(model_ext_id(a, x), model_ext_id(b, y));
+		assert_int_equal(model_corr(a, x), model_corr(b, y));
 		assert_int_equal(x->device, y->device);
 		assert_str_ids(a, x->name, b, y->name);
 		assert_thread(a, x->thread, b, y->thread);

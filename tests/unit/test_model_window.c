@@ -27,7 +27,7 @@ static void ev(struct model *m, int kind, const char *name, int64_t ts, int64_t 
 				model_intern(m, dev ? "7" : "1", 1));
 	e.ts = ts;
 	e.dur = dur;
-	e.corr = corr;
+	assert_int_equal(model_id_enc(m, corr, &e.corr_enc), 0);
 	if (dev)
 		e.device = 0;
 	assert_true(model_add_event(m, &e) >= 0);

@@ -192,8 +192,8 @@ static void check_model(const struct model *m)
 	assert_int_equal(k->kind, MK_KERNEL);
 	assert_int_equal(k->ts, T(MONO + 1500));
 	assert_int_equal(k->dur, 400);
-	assert_int_equal(k->corr, 7);
-	assert_int_equal(k->ext_id, 42);
+	assert_int_equal(model_corr(m, k), 7);
+	assert_int_equal(model_ext_id(m, k), 42);
 	assert_int_equal(k->device, 0);
 	t = &m->threads.v[k->thread];
 	assert_string_equal(model_str(m, t->pid), "0");
@@ -215,7 +215,7 @@ static void check_model(const struct model *m)
 	assert_int_equal(l->kind, MK_RUNTIME);
 	assert_int_equal(l->ts, T(MONO + 1100));
 	assert_int_equal(l->dur, 100);
-	assert_int_equal(l->ext_id, 42);
+	assert_int_equal(model_ext_id(m, l), 42);
 	e = tu_find_event(m, "aten::mm", 0);
 	assert_non_null(e);
 	assert_int_equal(l->thread, e->thread);
@@ -235,7 +235,7 @@ static void check_model(const struct model *m)
 	e = tu_find_event(m, "Stream Sync", 0);
 	assert_non_null(e);
 	assert_int_equal(e->kind, MK_SYNC);
-	assert_int_equal(e->corr, 10);
+	assert_int_equal(model_corr(m, e), 10);
 	assert_int_equal(e->ts, T(MONO + 2500));
 	assert_int_equal(m->dev_args.v[e->extra].stream, 7);
 	assert_string_equal(model_str(m, m->threads.v[e->thread].tid), "stream 7");

@@ -74,7 +74,7 @@ static void check_rows(int n)
 		e.kind = MK_USER_ANNOTATION;
 		e.name = model_intern(&m, "step", 4);
 		if (i % 3 == 0)
-			e.corr = 100 + i;
+			assert_int_equal(model_id_enc(&m, 100 + i, &e.corr_enc), 0);
 		assert_true(model_add_event(&m, &e) >= 0);
 		assert_int_equal(model_add_flow(&m, &fl), 0);
 		want[i] = fl.ph;

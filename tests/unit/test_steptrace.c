@@ -357,8 +357,7 @@ static void add(struct model *m, int kind, const char *name, const char *pid, co
 	    model_thread(m, model_intern(m, pid, strlen(pid)), model_intern(m, tid, strlen(tid)));
 	e.ts = ts;
 	e.dur = dur;
-	e.ext_id = ext;
-	e.corr = corr;
+	assert_int_equal(model_event_ids(m, &e, ext, corr), 0);
 	if (model_kind_is_device(kind))
 		e.device = 0;
 	assert_true(model_add_event(m, &e) >= 0);
