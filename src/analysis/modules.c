@@ -104,7 +104,7 @@ static int64_t module_id_of(const struct model *m, const struct an_node *n)
 	const struct model_event *e = &m->events.v[n->ev];
 	if (e->extra == MODEL_NOIDX || e->extra >= m->op_args.n)
 		return MODEL_NONE;
-	return m->op_args.v[e->extra].py_module_id;
+	return model_id_dec(m, m->op_args.v[e->extra].py_module_id_enc);
 }
 
 /* Adds one module node's statistics to its row. */

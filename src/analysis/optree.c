@@ -75,7 +75,8 @@ static int node_type_of(struct an_profile *p, const struct model_event *e)
 	case MK_PYTHON:
 		return AN_NODE_PYTHON;
 	case MK_PYTHON_FUNCTION:
-		if (e->extra != MODEL_NOIDX && m->op_args.v[e->extra].py_module_id != MODEL_NONE)
+		if (e->extra != MODEL_NOIDX &&
+		    m->op_args.v[e->extra].py_module_id_enc != MODEL_ID_NONE)
 			return AN_NODE_MODULE;
 		return -1;
 	default:

@@ -57,6 +57,8 @@ struct kev {
 	int mflags;
 	struct model_dev_args dev;
 	struct model_op_args op;
+	/* op's ids, read as int64 and encoded into op on commit */
+	int64_t py_id, py_parent_id, py_module_id, seq, fwd_tid;
 	char pidbuf[24], tidbuf[24];
 	int nseries;
 	/* keep the series last: kev_init does not clear them */
@@ -73,6 +75,7 @@ static void kev_init(struct kev *e)
 	e->device = -1;
 	e->mtype = -1;
 	e->mid = -1;
+	e->py_id = e->py_parent_id = e->py_module_id = e->seq = e->fwd_tid = MODEL_NONE;
 	model_dev_args_init(&e->dev);
 	model_op_args_init(&e->op);
 }
@@ -166,6 +169,7 @@ static void kev_reset_args(struct kev *e)
 	e->maddr = e->mbytes = e->mtalloc = e->mtres = 0;
 	e->mflags = 0;
 	e->nseries = 0;
+	e->py_id = e->py_parent_id = e->py_module_id = e->seq = e->fwd_tid = MODEL_NONE;
 	model_dev_args_init(&e->dev);
 	model_op_args_init(&e->op);
 }
@@ -321,7 +325,7 @@ static int arg_short(struct kparser *ps, const char **pp, struct kev *e, struct 
 			I64(&e->mid);
 		if (KJ_EQ(k, "Python id")) {
 			e->has_op = 1;
-			I64(&e->op.py_id);
+			I64(&e->py_id);
 		}
 		break;
 	case 10:
@@ -375,7 +379,7 @@ static int arg_mid(struct kparser *ps, const char **pp, struct kev *e, struct ks
 			return set_f32(ps, pp, &e->dev.blocks_per_sm, e, k, collect);
 		if (KJ_EQ(k, "Fwd thread id")) {
 			e->has_op = 1;
-			I64(&e->op.fwd_tid);
+			I64(&e->fwd_tid);
 		}
 		break;
 	case 14:
@@ -393,17 +397,17 @@ static int arg_mid(struct kparser *ps, const char **pp, struct kev *e, struct ks
 		}
 		if (KJ_EQ(k, "Sequence number")) {
 			e->has_op = 1;
-			I64(&e->op.seq);
+			I64(&e->seq);
 		}
 		break;
 	case 16:
 		if (KJ_EQ(k, "Python parent id")) {
 			e->has_op = 1;
-			I64(&e->op.py_parent_id);
+			I64(&e->py_parent_id);
 		}
 		if (KJ_EQ(k, "Python module id")) {
 			e->has_op = 1;
-			I64(&e->op.py_module_id);
+			I64(&e->py_module_id);
 		}
 		break;
 	}
@@ -690,7 +694,12 @@ static int commit_x(struct kparser *ps, struct kev *e, const char *at)
 			if (e->op.call_stack == STRPOOL_NONE)
 				return kp_nomem(ps, at);
 		}
-		if ((idx = model_add_op_args(m, &e->op)) < 0)
+		if (model_id_enc(m, e->py_id, &e->op.py_id_enc) ||
+		    model_id_enc(m, e->py_parent_id, &e->op.py_parent_id_enc) ||
+		    model_id_enc(m, e->py_module_id, &e->op.py_module_id_enc) ||
+		    model_id_enc(m, e->seq, &e->op.seq_enc) ||
+		    model_id_enc(m, e->fwd_tid, &e->op.fwd_tid_enc) ||
+		    (idx = model_add_op_args(m, &e->op)) < 0)
 			return kp_nomem(ps, at);
 		ev.extra = (uint32_t)idx;
 	}

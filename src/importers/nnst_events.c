@@ -100,8 +100,9 @@ static int emit_range(struct ni *x, uint32_t thread, uint32_t name, int cls, int
 		int64_t idx;
 
 		model_op_args_init(&a);
-		if (cls == NC_MODULE)
-			a.py_module_id = name; /* one stable id per module name */
+		/* one stable module id per module name: its string id */
+		if (cls == NC_MODULE && model_id_enc(x->m, name, &a.py_module_id_enc))
+			return NNS_ENOMEM;
 		a.input_dims = dims;
 		a.input_type = type;
 		idx = model_add_op_args(x->m, &a);

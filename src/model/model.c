@@ -131,11 +131,11 @@ void model_dev_args_init(struct model_dev_args *a)
 void model_op_args_init(struct model_op_args *a)
 {
 	memset(a, 0, sizeof(*a));
-	a->py_id = MODEL_NONE;
-	a->py_parent_id = MODEL_NONE;
-	a->py_module_id = MODEL_NONE;
-	a->seq = MODEL_NONE;
-	a->fwd_tid = MODEL_NONE;
+	a->py_id_enc = MODEL_ID_NONE;
+	a->py_parent_id_enc = MODEL_ID_NONE;
+	a->py_module_id_enc = MODEL_ID_NONE;
+	a->seq_enc = MODEL_ID_NONE;
+	a->fwd_tid_enc = MODEL_ID_NONE;
 }
 
 #define ROWS(vec) ((vec).n * sizeof(*(vec).v))

@@ -138,14 +138,15 @@ struct model_attr {
 
 /* Launch parameters of a device event (kernel, memcpy, memset). */
 struct model_dev_args {
-	int64_t stream;	     /* -1 if absent */
-	int64_t shared_mem;  /* bytes, -1 if absent */
-	float blocks_per_sm; /* -1 if absent */
-	float occupancy;     /* est. achieved occupancy %, -1 if absent */
-	int32_t regs;	     /* registers per thread, -1 if absent */
-	uint32_t grid;	     /* string id of "[x, y, z]", 0 if absent */
-	uint32_t block;	     /* string id of "[x, y, z]", 0 if absent */
-	int64_t bytes;	     /* memcpy/memset bytes, -1 if absent */
+	int64_t stream;		/* -1 if absent */
+	int64_t shared_mem;	/* bytes, -1 if absent */
+	float blocks_per_sm;	/* -1 if absent */
+	float occupancy;	/* est. achieved occupancy %, -1 if absent */
+	int32_t regs;		/* registers per thread, -1 if absent */
+	uint32_t grid;		/* string id of "[x, y, z]", 0 if absent */
+	uint32_t block;		/* string id of "[x, y, z]", 0 if absent */
+	int32_t comm_elem_size; /* (below, with comm_nelems; here it fills a hole) */
+	int64_t bytes;		/* memcpy/memset bytes, -1 if absent */
 	/* memcpy/memset: Kineto's "memory bandwidth (GB/s)" (bytes over the
 	 * exact duration, where `dur` is rounded to us); 0 when absent or not
 	 * > 0 (model_dev_args_init zeroes it). */
@@ -155,7 +156,6 @@ struct model_dev_args {
 	 * one element of "dtype" ("Float" 4, "BFloat16" 2, ...; 0 if absent or
 	 * unknown) */
 	int64_t comm_nelems;
-	int32_t comm_elem_size;
 	/* cuda_sync events (Kineto >= 2.1): the stream and the cudaEventRecord
 	 * correlation a "Stream Wait Event" / "Event Sync" waits on. */
 	int64_t wait_stream; /* "wait_on_stream", -1 if absent */
@@ -164,14 +164,18 @@ struct model_dev_args {
 
 /* Arguments of host operator events that analyses use. */
 struct model_op_args {
-	uint32_t input_dims;  /* string id, canonical "[[2, 8, 5], [], []]", 0 if absent */
-	uint32_t input_type;  /* string id, canonical "['float', 'Int']" list, 0 if absent */
-	uint32_t call_stack;  /* string id, 0 if absent */
-	int64_t py_id;	      /* "Python id", MODEL_NONE if absent */
-	int64_t py_parent_id; /* "Python parent id" */
-	int64_t py_module_id; /* "Python module id" (set => a module call) */
-	int64_t seq;	      /* "Sequence number" */
-	int64_t fwd_tid;      /* "Fwd thread id" */
+	uint32_t input_dims; /* string id, canonical "[[2, 8, 5], [], []]", 0 if absent */
+	uint32_t input_type; /* string id, canonical "['float', 'Int']" list, 0 if absent */
+	uint32_t call_stack; /* string id, 0 if absent */
+	/* "Python id", "Python parent id", "Python module id" (present => a
+	 * module call), "Sequence number" and "Fwd thread id", MODEL_NONE if
+	 * absent, encoded as event ids are (model_id_enc; read them with
+	 * model_id_dec): small counters all, so 4 bytes each, not 8 */
+	uint32_t py_id_enc;
+	uint32_t py_parent_id_enc;
+	uint32_t py_module_id_enc;
+	uint32_t seq_enc;
+	uint32_t fwd_tid_enc;
 	/* collectives (record_param_comms, c10d / nccl ops): "In msg nelems"
 	 * (0 if absent) and the byte size of one "dtype" element (0 if absent
 	 * or unknown), as in model_dev_args */

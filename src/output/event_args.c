@@ -61,10 +61,10 @@ void out_json_event_args(struct jsonw *w, const struct model *m, const struct mo
 		kv_str(m, w, "Input Dims", a->input_dims);
 		kv_str(m, w, "Input type", a->input_type);
 		kv_str(m, w, "Call stack", a->call_stack);
-		kv_int(w, "Python id", a->py_id);
-		kv_int(w, "Python parent id", a->py_parent_id);
-		kv_int(w, "Python module id", a->py_module_id);
-		kv_int(w, "Sequence number", a->seq);
-		kv_int(w, "Fwd thread id", a->fwd_tid);
+		kv_int(w, "Python id", model_id_dec(m, a->py_id_enc));
+		kv_int(w, "Python parent id", model_id_dec(m, a->py_parent_id_enc));
+		kv_int(w, "Python module id", model_id_dec(m, a->py_module_id_enc));
+		kv_int(w, "Sequence number", model_id_dec(m, a->seq_enc));
+		kv_int(w, "Fwd thread id", model_id_dec(m, a->fwd_tid_enc));
 	}
 }

@@ -152,11 +152,13 @@ static void op_args(struct sq_val *v, const struct model *m, int64_t base,
 	v_str_id(&v[C_DIMS], base, a->input_dims);
 	v_str_id(&v[C_TYPE], base, a->input_type);
 	v_str_id(&v[C_STACK], base, a->call_stack);
-	v_opt(&v[C_SEQ], a->seq, a->seq != MODEL_NONE);
-	v_opt(&v[C_PYID], a->py_id, a->py_id != MODEL_NONE);
-	v_opt(&v[C_PYPARENT], a->py_parent_id, a->py_parent_id != MODEL_NONE);
-	v_opt(&v[C_PYMOD], a->py_module_id, a->py_module_id != MODEL_NONE);
-	v_opt(&v[C_FWDTID], a->fwd_tid, a->fwd_tid != MODEL_NONE);
+	v_opt(&v[C_SEQ], model_id_dec(m, a->seq_enc), a->seq_enc != MODEL_ID_NONE);
+	v_opt(&v[C_PYID], model_id_dec(m, a->py_id_enc), a->py_id_enc != MODEL_ID_NONE);
+	v_opt(&v[C_PYPARENT], model_id_dec(m, a->py_parent_id_enc),
+	      a->py_parent_id_enc != MODEL_ID_NONE);
+	v_opt(&v[C_PYMOD], model_id_dec(m, a->py_module_id_enc),
+	      a->py_module_id_enc != MODEL_ID_NONE);
+	v_opt(&v[C_FWDTID], model_id_dec(m, a->fwd_tid_enc), a->fwd_tid_enc != MODEL_ID_NONE);
 }
 
 /* op_id/op_name: the operator node owning a launch or device event;

@@ -76,9 +76,9 @@ void mb_module_py(struct model *m, uint32_t th, const char *name, int64_t id, in
 	struct model_op_args a;
 
 	model_op_args_init(&a);
-	a.py_module_id = id;
-	a.py_id = py_id;
-	a.py_parent_id = py_parent;
+	assert_int_equal(model_id_enc(m, id, &a.py_module_id_enc), 0);
+	assert_int_equal(model_id_enc(m, py_id, &a.py_id_enc), 0);
+	assert_int_equal(model_id_enc(m, py_parent, &a.py_parent_id_enc), 0);
 	ev_with_args(m, th, MK_PYTHON_FUNCTION, name, ts, dur, MODEL_NONE, &a);
 }
 

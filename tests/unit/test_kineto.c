@@ -206,15 +206,15 @@ static void test_host_args(void **state)
 	assert_string_equal(model_str(&m, a->input_dims), "[[2, 8, 5], [], [], [[1, 2], [3]]]");
 	assert_string_equal(model_str(&m, a->input_type), "['float', 'Int', '', \"it's\"]");
 	assert_string_equal(model_str(&m, a->call_stack), "a.py(1): f;b.py(2): g");
-	assert_int_equal(a->seq, 7);
-	assert_int_equal(a->fwd_tid, 1);
-	assert_int_equal(a->py_id, MODEL_NONE);
+	assert_int_equal(model_id_dec(&m, a->seq_enc), 7);
+	assert_int_equal(model_id_dec(&m, a->fwd_tid_enc), 1);
+	assert_int_equal(model_id_dec(&m, a->py_id_enc), MODEL_NONE);
 
 	e = must_find(&m, "mod");
 	a = &m.op_args.v[e->extra];
-	assert_int_equal(a->py_id, 4);
-	assert_int_equal(a->py_parent_id, 2);
-	assert_int_equal(a->py_module_id, 9);
+	assert_int_equal(model_id_dec(&m, a->py_id_enc), 4);
+	assert_int_equal(model_id_dec(&m, a->py_parent_id_enc), 2);
+	assert_int_equal(model_id_dec(&m, a->py_module_id_enc), 9);
 	assert_string_equal(model_str(&m, a->input_dims), "[]");
 	assert_int_equal(a->input_type, 0);
 	assert_int_equal(a->call_stack, 0);

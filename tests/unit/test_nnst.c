@@ -205,7 +205,7 @@ static void test_ranges_and_kinds(void **state)
 	assert_int_equal(e->kind, MK_PYTHON_FUNCTION);
 	assert_int_equal(e->dur, 700);
 	assert_true(e->extra < m.op_args.n);
-	assert_true(m.op_args.v[e->extra].py_module_id != MODEL_NONE);
+	assert_true(model_id_dec(&m, m.op_args.v[e->extra].py_module_id_enc) != MODEL_NONE);
 	e = tu_find_event(&m, "aten::mm", 0);
 	assert_non_null(e);
 	assert_int_equal(e->kind, MK_CPU_OP);
