@@ -55,29 +55,28 @@ struct kev {
 	int64_t ext_id, corr, device;
 	int64_t mtype, mid, maddr, mbytes, mtalloc, mtres;
 	int mflags;
+	int nseries;
+	/* from here on kev_init does not clear: the args fields are set by
+	 * kev_reset_args when "args" begins (commit_x sets dev's defaults for
+	 * an event without "args"), the buffers and series when written */
 	struct model_dev_args dev;
 	struct model_op_args op;
 	/* op's ids, read as int64 and encoded into op on commit */
 	int64_t py_id, py_parent_id, py_module_id, seq, fwd_tid;
 	char pidbuf[24], tidbuf[24];
-	int nseries;
-	/* keep the series last: kev_init does not clear them */
 	struct kstr skey[KP_SERIES_MAX];
 	double sval[KP_SERIES_MAX];
 };
 
 static void kev_init(struct kev *e)
 {
-	memset(e, 0, offsetof(struct kev, skey));
+	memset(e, 0, offsetof(struct kev, dev));
 	e->kind = MK_OTHER;
 	e->ext_id = MODEL_NONE;
 	e->corr = MODEL_NONE;
 	e->device = -1;
 	e->mtype = -1;
 	e->mid = -1;
-	e->py_id = e->py_parent_id = e->py_module_id = e->seq = e->fwd_tid = MODEL_NONE;
-	model_dev_args_init(&e->dev);
-	model_op_args_init(&e->op);
 }
 
 /* ---- members ----------------------------------------------------------------- */
@@ -159,8 +158,9 @@ static void seen(struct kev *e, unsigned b, const char *name)
 	e->seen |= b;
 }
 
-/* A repeated "args": its last occurrence is kept, so the first one's
- * fields are forgotten. */
+/* The fields "args" sets, to their defaults: when "args" begins (a
+ * repeated "args": its last occurrence is kept, so the first one's fields
+ * are forgotten). */
 static void kev_reset_args(struct kev *e)
 {
 	e->has_op = e->has_cs = e->has_arg_name = 0;
@@ -589,8 +589,7 @@ static int ev_member(struct kparser *ps, const char **pp, struct kev *e, struct 
 			return KP_OK;
 		}
 		if (KJ_EQ(k, "args")) {
-			if (e->seen & KB_ARGS)
-				kev_reset_args(e);
+			kev_reset_args(e);
 			seen(e, KB_ARGS, "args");
 			return parse_args(ps, pp, e);
 		}
@@ -685,6 +684,8 @@ static int commit_x(struct kparser *ps, struct kev *e, const char *at)
 	if (model_kind_is_device(e->kind) || e->kind == MK_GPU_ANNOTATION || e->kind == MK_SYNC)
 		ev.device = e->device >= 0 ? clamp16(e->device) : -1;
 	if (model_kind_has_dev_args(e->kind)) {
+		if (!(e->seen & KB_ARGS))
+			model_dev_args_init(&e->dev);
 		if ((idx = model_add_dev_args(m, &e->dev)) < 0)
 			return kp_nomem(ps, at);
 		ev.extra = (uint32_t)idx;

@@ -55,11 +55,12 @@
 #define KP_RATIO_FROM ((int64_t)256 << 20) /* .gz: JSON bytes before the ratio counts */
 /* What the analysis of a loaded trace adds per event beyond the model's
  * rows (model_mem_bytes while parsing): the sort, the index and the
- * passes' per-event arrays. Measured with bench/model_bytes: peak RSS -
- * the 40-byte rows is 17-19 bytes per event on ~60-byte events in time
- * order (the index is 14 of them); an input out of order adds the sort's
- * keys, hence the margin. */
-#define KP_AFTER_EVENT 32
+ * passes' per-event arrays. Measured with bench/model_bytes, peak RSS -
+ * the 40-byte rows: 17-19 bytes per event on ~60-byte events without a
+ * category (the index is 14 of them), 79 on ~70-byte cpu_op events (each
+ * one a node of the operator tree, 48 bytes). The budget takes the worst
+ * kind, as it cannot afford to count kinds while it parses. */
+#define KP_AFTER_EVENT 80
 
 /* ---- status of parse functions ------------------------------------------ */
 enum {

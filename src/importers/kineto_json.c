@@ -314,6 +314,9 @@ int kj_number(struct kparser *ps, const char **pp, struct knum *out)
 	}
 	if (!is_digit(*p))
 		return kp_unexpected(ps, p, "expected a digit in number");
+	/* 19 digits cannot overflow uint64: no check for them */
+	for (const char *d19 = p + 19; p < d19 && is_digit(*p); p++)
+		mag = mag * 10 + (unsigned)(*p - '0');
 	while (is_digit(*p)) {
 		unsigned d = (unsigned)(*p - '0');
 		if (mag > (UINT64_MAX - d) / 10)

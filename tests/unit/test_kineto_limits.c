@@ -95,13 +95,13 @@ static void test_budget(void **state)
 	struct model m;
 
 	(void)state;
-	/* 3 MiB of ~60-byte events need 72 bytes each (a 40-byte row and 32
-	 * for the analysis): over max(1 MiB, JSON) */
+	/* 3 MiB of ~60-byte events count 120 bytes each (a 40-byte row and
+	 * 80 for the analysis): over max(1 MiB, JSON) */
 	tiny_trace(&b, 3 << 20);
 	assert_int_equal(load(&m, b.p, b.len, &o, &err), NNS_ENOMEM);
 	want_msg(err.msg, "t.json: byte ");
 	want_msg(err.msg, "needs more than the memory budget of ");
-	want_msg(err.msg, " events at 72 bytes each");
+	want_msg(err.msg, " events at 120 bytes each");
 	want_msg(err.msg, "--max-memory");
 	model_release(&m);
 
