@@ -29,25 +29,123 @@ int an_device_is_npu(const struct model *m)
 	return strcmp(an_device_kind(m), "NPU") == 0;
 }
 
-/* 16 bytes: two per kernel, and qsort copies them once more */
-struct edge {
-	int64_t ts;
-	float bps;     /* +blocks/SM at start, - at end (the model's float) */
-	int32_t delta; /* +1 / -1 active kernels */
-};
-
-static int edge_cmp(const void *x, const void *y)
-{
-	const struct edge *a = x, *b = y;
-	return (a->ts > b->ts) - (a->ts < b->ts);
-}
-
 /* The model's device of e (args.device, else Kineto's pid); 0 if unknown. */
 static int device_of(const struct model *m, const struct model_event *e)
 {
 	int d = model_event_device(m, (uint32_t)(e - m->events.v));
 
 	return d >= 0 ? d : 0;
+}
+
+/* ---- the edges of the kernels' blocks per SM, in time order ----------------
+ *
+ * Each kernel with blocks per SM starts (+bps, +1 active) and ends (-bps,
+ * -1), and the edges are swept in the order of a stable sort by time of
+ * the list start(k0), end(k0), start(k1), end(k1) ... (kernels in event
+ * order): the floating sums depend on it. The starts come with the events,
+ * in that order already; the ends wait in a min-heap by (time, kernel),
+ * which holds only the kernels that run at once, where a list of all the
+ * edges and the sort's copy of it took 32 bytes per kernel. */
+
+/* An end not yet swept. */
+struct pend {
+	int64_t ts;
+	uint32_t k; /* the kernel's rank: on a tie the earlier kernel's end first */
+	float bps;
+};
+
+struct edges {
+	const struct model *m;
+	int id;
+	size_t i;   /* the event of the next start, when has_start */
+	uint32_t k; /* starts swept so far */
+	int has_start;
+	VEC(struct pend) heap; /* min-heap by (ts, k) */
+};
+
+static int pend_less(const struct pend *a, const struct pend *b)
+{
+	return a->ts != b->ts ? a->ts < b->ts : a->k < b->k;
+}
+
+static const struct model_dev_args *kernel_bps(const struct model *m, const struct model_event *e,
+					       int id)
+{
+	const struct model_dev_args *a;
+
+	if (e->kind != MK_KERNEL || e->extra == MODEL_NOIDX || device_of(m, e) != id)
+		return NULL;
+	a = &m->dev_args.v[e->extra];
+	return a->blocks_per_sm > 0 ? a : NULL;
+}
+
+/* s->i at the next kernel with blocks per SM at or after `from`. */
+static void edges_seek(struct edges *s, size_t from)
+{
+	for (s->i = from; s->i < s->m->events.n; s->i++)
+		if (kernel_bps(s->m, &s->m->events.v[s->i], s->id))
+			break;
+	s->has_start = s->i < s->m->events.n;
+}
+
+static int heap_push(struct edges *s, struct pend x)
+{
+	size_t c;
+
+	if (vec_push(&s->heap, x))
+		return NNS_ENOMEM;
+	for (c = s->heap.n - 1; c > 0 && pend_less(&x, &s->heap.v[(c - 1) / 2]); c = (c - 1) / 2)
+		s->heap.v[c] = s->heap.v[(c - 1) / 2];
+	s->heap.v[c] = x;
+	return NNS_OK;
+}
+
+static struct pend heap_pop(struct edges *s)
+{
+	struct pend top = s->heap.v[0], last = s->heap.v[--s->heap.n];
+	size_t c = 0, n = s->heap.n;
+
+	for (;;) {
+		size_t l = 2 * c + 1, min = l;
+		if (l >= n)
+			break;
+		if (l + 1 < n && pend_less(&s->heap.v[l + 1], &s->heap.v[l]))
+			min = l + 1;
+		if (!pend_less(&s->heap.v[min], &last))
+			break;
+		s->heap.v[c] = s->heap.v[min];
+		c = min;
+	}
+	if (n)
+		s->heap.v[c] = last;
+	return top;
+}
+
+/* The next edge: 1 with its time, blocks per SM and change of the active
+ * count; 0 when none is left; NNS_ENOMEM (< 0). */
+static int edges_next(struct edges *s, int64_t *ts, float *bps, int *delta)
+{
+	const struct model_event *e;
+	const struct model_dev_args *a;
+
+	if (s->heap.n && (!s->has_start || s->heap.v[0].ts <= s->m->events.v[s->i].ts)) {
+		struct pend end = heap_pop(s);
+		*ts = end.ts;
+		*bps = -end.bps;
+		*delta = -1;
+		return 1;
+	}
+	if (!s->has_start)
+		return 0;
+	e = &s->m->events.v[s->i];
+	a = kernel_bps(s->m, e, s->id);
+	if (heap_push(s, (struct pend){e->ts + e->dur, s->k++, a->blocks_per_sm}))
+		return NNS_ENOMEM;
+	*ts = e->ts;
+	*bps = a->blocks_per_sm;
+	*delta = 1;
+	edges_seek(s, s->i + 1);
+	return 1;
 }
 
 /* Utilization timeline: the smallest power-of-10 bucket giving <= 100. */
@@ -106,35 +204,44 @@ static int sm_buckets(struct an_gpu *g)
 	return 0;
 }
 
-static int sm_efficiency(struct an_gpu *g, struct edge *edges, size_t ne, int64_t w0, int64_t w1)
+/* Device id's SM efficiency ranges and their average over [w0, w1). */
+static int sm_efficiency(const struct model *m, int id, struct an_gpu *g, int64_t w0, int64_t w1)
 {
-	size_t i;
+	struct edges s = {m, id, 0, 0, 0, {0}};
 	double sum = 0, acc = 0;
-	int active = 0;
+	int active = 0, delta, r;
+	int64_t ts;
+	float bps;
 
-	qsort(edges, ne, sizeof(*edges), edge_cmp);
-	for (i = 0; i < ne;) {
-		int64_t ts = edges[i].ts, next;
-		while (i < ne && edges[i].ts == ts) {
-			sum += edges[i].bps;
-			active += edges[i].delta;
-			i++;
-		}
-		if (i >= ne)
+	edges_seek(&s, 0);
+	r = edges_next(&s, &ts, &bps, &delta);
+	while (r == 1) {
+		int64_t at = ts, next;
+		do {
+			sum += bps;
+			active += delta;
+			r = edges_next(&s, &ts, &bps, &delta);
+		} while (r == 1 && ts == at);
+		if (r != 1)
 			break;
-		next = edges[i].ts;
+		next = ts;
 		if (active > 0 && sum > 0) {
 			double v = sum < 1.0 ? sum : 1.0;
-			struct an_range_value r = {ts, next, v};
-			int64_t s = ts > w0 ? ts : w0, e = next < w1 ? next : w1;
-			if (vec_push(&g->sm_ranges, r))
-				return NNS_ENOMEM;
-			if (s < e)
-				acc += v * (double)(e - s);
+			struct an_range_value x = {at, next, v};
+			int64_t a = at > w0 ? at : w0, e = next < w1 ? next : w1;
+			if (vec_push(&g->sm_ranges, x)) {
+				r = NNS_ENOMEM;
+				break;
+			}
+			if (a < e)
+				acc += v * (double)(e - a);
 		}
 		if (active == 0)
 			sum = 0; /* no float residue between kernels */
 	}
+	vec_free(&s.heap);
+	if (r < 0)
+		return NNS_ENOMEM;
 	g->sm_efficiency = w1 > w0 ? acc / (double)(w1 - w0) : 0;
 	return 0;
 }
@@ -185,13 +292,12 @@ static int kernel_devices(const struct model *m, int ids[AN_MAX_GPUS])
 
 /* What one device's kernels add up to over the window [w0, w1). */
 struct gpu_sums {
-	struct iv_set busy; /* kernel time, merged */
-	struct edge *edges; /* blocks/SM edges of kernels that have them */
-	size_t ne;
+	struct iv_set busy;  /* kernel time, merged */
+	size_t ne;	     /* kernels with blocks per SM */
 	double occ_w, occ_d; /* occupancy x time, and the time, in the window */
 };
 
-/* Sums device id's kernels into x (x->busy and x->edges reused). */
+/* Sums device id's kernels into x (x->busy reused). */
 static int sum_kernels(const struct an_profile *p, int id, int64_t w0, int64_t w1,
 		       struct gpu_sums *x)
 {
@@ -209,14 +315,8 @@ static int sum_kernels(const struct an_profile *p, int id, int64_t w0, int64_t w
 		if (iv_add_union(&x->busy, e->ts, e->ts + e->dur)) /* in start order */
 			return NNS_ENOMEM;
 		a = e->extra != MODEL_NOIDX ? &m->dev_args.v[e->extra] : NULL;
-		if (a && a->blocks_per_sm > 0) {
-			x->edges[x->ne].ts = e->ts;
-			x->edges[x->ne].bps = a->blocks_per_sm;
-			x->edges[x->ne++].delta = 1;
-			x->edges[x->ne].ts = e->ts + e->dur;
-			x->edges[x->ne].bps = -a->blocks_per_sm;
-			x->edges[x->ne++].delta = -1;
-		}
+		if (a && a->blocks_per_sm > 0)
+			x->ne++;
 		if (a && a->occupancy >= 0) {
 			int64_t s = e->ts > w0 ? e->ts : w0;
 			int64_t en = e->ts + e->dur < w1 ? e->ts + e->dur : w1;
@@ -244,7 +344,7 @@ static int add_gpu(struct an_profile *p, int id, struct gpu_sums *x, int64_t w0,
 	g.achieved_occupancy = x->occ_d > 0 ? x->occ_w / x->occ_d : -1;
 	g.tensor_core_ratio = an_tc_device_ratio(p, g.id);
 	if (has_bps) {
-		if (sm_efficiency(&g, x->edges, x->ne, w0, w1))
+		if (sm_efficiency(p->m, id, &g, w0, w1))
 			goto fail;
 	} else {
 		g.sm_efficiency = -1;
@@ -285,13 +385,10 @@ int an_gpu_sm_ranges(const struct an_profile *p, int id, struct an_gpu *out, str
 	out->id = id;
 	out->sm_efficiency = -1;
 	step_window(p, &w0, &w1);
-	x.edges = malloc((2 * p->m->events.n + 1) * sizeof(*x.edges));
-	if (!x.edges || sum_kernels(p, id, w0, w1, &x) ||
-	    (x.ne && sm_efficiency(out, x.edges, x.ne, w0, w1)))
+	if (sum_kernels(p, id, w0, w1, &x) || (x.ne && sm_efficiency(p->m, id, out, w0, w1)))
 		goto out;
 	rc = NNS_OK;
 out:
-	free(x.edges);
 	iv_set_release(&x.busy);
 	if (rc) {
 		vec_free(&out->sm_ranges);
@@ -312,15 +409,11 @@ int an_gpu_compute(struct an_profile *p, struct nns_err *err)
 	step_window(p, &w0, &w1);
 	counter_span(m, &t0, &t1);
 	nids = kernel_devices(m, ids);
-	x.edges = malloc((2 * m->events.n + 1) * sizeof(*x.edges));
-	if (!x.edges)
-		goto out;
 	for (int k = 0; k < nids; k++)
 		if (sum_kernels(p, ids[k], w0, w1, &x) || add_gpu(p, ids[k], &x, w0, w1, t0, t1))
 			goto out;
 	rc = NNS_OK;
 out:
-	free(x.edges);
 	iv_set_release(&x.busy);
 	if (rc)
 		nns_err_set(err, rc, "out of memory in the GPU summary");

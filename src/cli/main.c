@@ -1,6 +1,7 @@
 /*
  * main.c - the nnscope command: dispatches `nnscope <command> ...` to one
- * file per subcommand (cmd_*.c) and handles --version and help.
+ * file per subcommand (cmd_*.c) and handles --version and help. Sets the
+ * process's malloc policy (the library leaves its host's alone).
  * Exit codes: 0 success, 1 bad input (missing/damaged file, write
  * failure), 2 usage error.
  */
@@ -8,6 +9,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 struct command {
 	const char *name;
@@ -53,6 +57,14 @@ int main(int argc, char **argv)
 {
 	const struct command *cmd;
 
+#ifdef __GLIBC__
+	/* One malloc arena for all threads: with one per thread (glibc's
+	 * default) what a parser or pass thread frees stays in its arena,
+	 * out of reach of the others, and the peak RSS of `analyse` on the
+	 * 1.1 GB trace of bench/ingest was 275-290 MB where it is 266-268 MB
+	 * now, at the same speed (1.13-1.18 s; the .gz 1.30 -> 1.37 s). */
+	(void)mallopt(M_ARENA_MAX, 1);
+#endif
 	if (argc < 2) {
 		usage(stderr);
 		return CLI_EUSAGE;
