@@ -36,6 +36,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* ---- limits ------------------------------------------------------------ */
 #define KP_PAD 64			/* zero bytes after window data */
@@ -334,7 +337,31 @@ static inline const char *kj_ws(const char *p)
 void *karena_alloc(struct karena *a, size_t n);
 void karena_reset(struct karena *a);
 void karena_free(struct karena *a);
-int kj_string(struct kparser *ps, const char **pp, struct kstr *out);
+/* The string at *pp (**pp == '"'); *pp after its closing quote. */
+int kj_string_slow(struct kparser *ps, const char **pp, struct kstr *out);
+static inline int kj_string(struct kparser *ps, const char **pp, struct kstr *out)
+{
+#if defined(__SSE2__)
+	/* the common one: no escape, closed within 16 bytes (keys, kinds,
+	 * short names), in one look; the window's KP_PAD bytes make the
+	 * load safe */
+	const char *s = *pp + 1;
+	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
+	unsigned mask = (unsigned)_mm_movemask_epi8(_mm_or_si128(
+	    _mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
+
+	if (mask) {
+		unsigned i = (unsigned)__builtin_ctz(mask);
+		if (s[i] == '"' && s + i < ps->end) {
+			out->p = s;
+			out->n = i;
+			*pp = s + i + 1;
+			return KP_OK;
+		}
+	}
+#endif
+	return kj_string_slow(ps, pp, out);
+}
 int kj_number(struct kparser *ps, const char **pp, struct knum *out);
 int kj_literal(struct kparser *ps, const char **pp, struct kval *v, struct kstr *word);
 int kj_scalar(struct kparser *ps, const char **pp, struct kval *v, int depth);
@@ -354,6 +381,10 @@ static inline int kj_colon(struct kparser *ps, const char **pp)
 		*pp = p + 2; /* the common ": " */
 		return KP_OK;
 	}
+	if (p[0] == ':' && !kj_ws_tab[(unsigned char)p[1]]) {
+		*pp = p + 1; /* and compact JSON's ":" */
+		return KP_OK;
+	}
 	return kj_colon_slow(ps, pp);
 }
 /* After a member: ',' (returns 1 with *pp at the next key) or the closing
@@ -367,6 +398,16 @@ static inline int kj_next(struct kparser *ps, const char **pp, char close, const
 	if (p[0] == ',' && p[1] == ' ' && p[2] == '"') {
 		*pp = p + 2; /* the common `, "` */
 		*more = 1;
+		return KP_OK;
+	}
+	if (p[0] == ',' && p[1] == '"') {
+		*pp = p + 1; /* compact JSON's `,"` */
+		*more = 1;
+		return KP_OK;
+	}
+	if (p[0] == close) {
+		*pp = p + 1;
+		*more = 0;
 		return KP_OK;
 	}
 	return kj_next_slow(ps, pp, close, what, more);

@@ -16,10 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 const unsigned char kj_ws_tab[256] = {
     [' '] = 1,
     ['\t'] = 1,
@@ -267,7 +263,7 @@ static int unescape(struct kparser *ps, const char *s, const char *e, struct kst
 	return KP_OK;
 }
 
-int kj_string(struct kparser *ps, const char **pp, struct kstr *out)
+int kj_string_slow(struct kparser *ps, const char **pp, struct kstr *out)
 {
 	const char *s = *pp + 1, *q;
 	int esc = 0, r;
