@@ -400,10 +400,13 @@ static inline int kj_next(struct kparser *ps, const char **pp, char close, const
 		*more = 1;
 		return KP_OK;
 	}
-	if (p[0] == ',' && p[1] == '"') {
-		*pp = p + 1; /* compact JSON's `,"` */
-		*more = 1;
-		return KP_OK;
+	if (p[0] == ',') {
+		const char *q = kj_ws(p + 1); /* `,"`, or a line break before it */
+		if (*q == '"') {
+			*pp = q;
+			*more = 1;
+			return KP_OK;
+		}
 	}
 	if (p[0] == close) {
 		*pp = p + 1;

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "common/buf.h"
 #include "importers/kineto.h"
 
 #include <stdatomic.h>
@@ -97,6 +98,53 @@ static void test_categories(void **state)
 	}
 	assert_true(m.finalized);
 	model_release(&m);
+}
+
+/* Integers of every length from 1 to 20 digits, as "ts", "dur" (up to 15
+ * digits) and "External id", each followed by one of four delimiters: the
+ * value the digits spell (ids of 11 digits and more do not fit 31 bits and
+ * are kept in the model's wide ids; 20 digits pass INT64_MAX, which they
+ * saturate to). */
+static void test_numbers_every_length(void **state)
+{
+	static const char digits[] = "12345678901234567890";
+	static const char *after[] = {"}", " }", "\n}", ",\"x\":0}"};
+	struct buf b = {0};
+	struct nns_err err;
+	struct model m;
+	int k;
+
+	(void)state;
+	assert_int_equal(buf_printf(&b, "{\"traceEvents\": ["), 0);
+	for (k = 1; k <= 20; k++)
+		assert_int_equal(
+		    buf_printf(
+			&b,
+			"%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"n%d\",\"pid\":1,"
+			"\"tid\":1,\"ts\":%.*s,\"dur\":%.*s,\"args\":{\"External id\":%.*s%s}",
+			k > 1 ? "," : "", k, k < 16 ? k : 15, digits, k < 16 ? k : 15, digits, k,
+			digits, after[k % 4]),
+		    0);
+	assert_int_equal(buf_printf(&b, "]}"), 0);
+	assert_int_equal(load(&m, b.p, &err), NNS_OK);
+	for (k = 1; k <= 20; k++) {
+		char name[8];
+		const struct model_event *e;
+		int64_t v = 0;
+		int j;
+
+		snprintf(name, sizeof(name), "n%d", k);
+		e = must_find(&m, name);
+		for (j = 0; j < (k < 16 ? k : 15); j++)
+			v = v * 10 + (digits[j] - '0');
+		assert_int_equal(e->ts, v * 1000);
+		assert_int_equal(e->dur, v * 1000);
+		for (v = 0, j = 0; j < k && k < 20; j++)
+			v = v * 10 + (digits[j] - '0');
+		assert_int_equal(model_ext_id(&m, e), k < 20 ? v : INT64_MAX);
+	}
+	model_release(&m);
+	buf_free(&b);
 }
 
 static void test_timestamps(void **state)
@@ -608,6 +656,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_categories),
 	    cmocka_unit_test(test_timestamps),
+	    cmocka_unit_test(test_numbers_every_length),
 	    cmocka_unit_test(test_threads),
 	    cmocka_unit_test(test_host_args),
 	    cmocka_unit_test(test_repr_forms),
