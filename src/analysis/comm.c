@@ -372,14 +372,14 @@ static int add_kernels(struct an_profile *p, const uint32_t *comm_of_ev, struct 
 		uint32_t c = MODEL_NOIDX, l;
 		if (e->kind != MK_KERNEL)
 			continue;
-		l = m->launch_of ? m->launch_of[i] : MODEL_NOIDX;
+		l = m->launch_of ? model_launch_of(m, i) : MODEL_NOIDX;
 		if (l != MODEL_NOIDX && model_event_class(m, (uint32_t)i) == MC_COMM) {
 			/* the comm range holding the launch on its thread (the
 			 * model's nesting: the launch's operator may be the
 			 * c10d:: op around the nccl: range) */
 			uint32_t a;
-			for (a = m->parent[l]; a != MODEL_NOIDX && c == MODEL_NOIDX;
-			     a = m->parent[a])
+			for (a = model_parent(m, l); a != MODEL_NOIDX && c == MODEL_NOIDX;
+			     a = model_parent(m, a))
 				c = comm_of(comm_of_ev, a);
 		}
 		if (c == MODEL_NOIDX && e->ext_id_enc != MODEL_ID_NONE && next) {

@@ -61,8 +61,8 @@ static int collect(const struct an_profile *p, int device, struct agg **out, siz
 		if (device) {
 			if (!model_kind_is_device(e->kind))
 				continue;
-			if (m->launch_of && m->launch_of[i] != MODEL_NOIDX)
-				at = m->events.v[m->launch_of[i]].ts;
+			if (m->launch_of && model_launch_of(m, i) != MODEL_NOIDX)
+				at = m->events.v[model_launch_of(m, i)].ts;
 		} else if (e->kind != MK_CPU_OP) {
 			continue;
 		}

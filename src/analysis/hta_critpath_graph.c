@@ -412,7 +412,7 @@ static int handle_device(struct gpu_ctx *c, uint32_t ev)
 	const struct model *m = g->m;
 	const struct model_event *e = &m->events.v[ev];
 	uint32_t sn = start_node(g, ev), en = end_node(g, ev);
-	uint32_t rt = m->launch_of[ev], last = c->last[e->thread];
+	uint32_t rt = model_launch_of(m, ev), last = c->last[e->thread];
 	uint32_t ks = c->ksync[hcp_k(g, ev)], ks_end = MODEL_NOIDX;
 	int64_t rt_ts = m->events.v[rt].ts;
 	int r;
@@ -507,7 +507,7 @@ static int build_gpu(struct hcp_graph *g)
 		const struct model_event *e = &m->events.v[i];
 		if (model_kind_is_launch(e->kind) && e->corr_enc != MODEL_ID_NONE)
 			c.nrt++;
-		if (model_kind_is_device(e->kind) && m->launch_of[i] != MODEL_NOIDX)
+		if (model_kind_is_device(e->kind) && model_launch_of(m, i) != MODEL_NOIDX)
 			c.nl++;
 		nsync += e->kind == MK_SYNC;
 	}
@@ -524,9 +524,9 @@ static int build_gpu(struct hcp_graph *g)
 		const struct model_event *e = &m->events.v[i];
 		if (model_kind_is_launch(e->kind) && e->corr_enc != MODEL_ID_NONE)
 			c.rt_by_corr[c.nrt++] = (struct corr_ev){model_corr(m, e), (uint32_t)i};
-		if (model_kind_is_device(e->kind) && m->launch_of[i] != MODEL_NOIDX)
-			c.launches[c.nl++] = (struct launch){m->events.v[m->launch_of[i]].ts,
-							     m->launch_of[i], (uint32_t)i};
+		if (model_kind_is_device(e->kind) && model_launch_of(m, i) != MODEL_NOIDX)
+			c.launches[c.nl++] = (struct launch){m->events.v[model_launch_of(m, i)].ts,
+							     model_launch_of(m, i), (uint32_t)i};
 	}
 	qsort(c.rt_by_corr, c.nrt, sizeof(*c.rt_by_corr), corr_cmp);
 	qsort(c.launches, c.nl, sizeof(*c.launches), launch_cmp);
@@ -606,7 +606,7 @@ int hcp_graph_build(struct hcp_graph *g, const struct model *m, int64_t ws, int6
 	}
 	for (i = 0; i < m->events.n; i++) {
 		const struct model_event *e = &m->events.v[i];
-		uint32_t rt = m->launch_of ? m->launch_of[i] : MODEL_NOIDX;
+		uint32_t rt = m->launch_of ? model_launch_of(m, i) : MODEL_NOIDX;
 		if (!model_kind_is_device(e->kind) || rt == MODEL_NOIDX ||
 		    hcp_k(g, rt) == MODEL_NOIDX)
 			continue;

@@ -119,7 +119,7 @@ static void dist_of(double *v, size_t n, struct hta_dist *d)
 void hta_launch_row_at(const struct model *m, const struct hta_launches *l, size_t i,
 		       struct hta_launch_row *r)
 {
-	uint32_t dev = l->rows.v[i], launch = m->launch_of[dev];
+	uint32_t dev = l->rows.v[i], launch = model_launch_of(m, dev);
 	const struct model_event *e = &m->events.v[dev], *c = &m->events.v[launch];
 
 	r->launch = launch;
@@ -250,7 +250,7 @@ int hta_launches_compute(const struct an_profile *p, const struct hta_launch_opt
 
 		if (!model_kind_is_device(e->kind))
 			continue;
-		l = m->launch_of[i];
+		l = model_launch_of(m, i);
 		if (l == MODEL_NOIDX || l >= m->events.n) {
 			out->device_unlinked++;
 			continue;

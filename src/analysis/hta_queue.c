@@ -137,7 +137,7 @@ int hta_queue_compute(const struct model *m, int64_t max_queue_length, struct ht
 		nr = 0;
 		for (g = i; g < n; g++) {
 			const struct model_event *e = &m->events.v[idx[g]];
-			uint32_t l = m->launch_of[idx[g]];
+			uint32_t l = model_launch_of(m, idx[g]);
 
 			if (hta_event_device(m, e) != hta_event_device(m, first) ||
 			    hta_event_stream(m, e) != stream)

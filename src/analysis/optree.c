@@ -232,7 +232,7 @@ static uint32_t node_holding(const struct model *m, const struct an_optree *t, u
 {
 	uint32_t p;
 
-	for (p = m->parent[ev]; p != MODEL_NOIDX; p = m->parent[p])
+	for (p = model_parent(m, ev); p != MODEL_NOIDX; p = model_parent(m, p))
 		if (t->owner[p] != MODEL_NOIDX && t->nodes.v[t->owner[p]].type != AN_NODE_ROOT)
 			return t->owner[p];
 	return MODEL_NOIDX;
@@ -256,7 +256,7 @@ static int attach_runtimes(struct an_profile *p, struct build *b, const uint32_t
 	t->attr.device_ns = m->attr.device_ns;
 	for (i = 0; i < m->events.n; i++) {
 		const struct model_event *e = &m->events.v[i];
-		uint32_t node = MODEL_NOIDX, op = m->op_of[i];
+		uint32_t node = MODEL_NOIDX, op = model_op_of(m, i);
 		if (!model_kind_is_launch(e->kind))
 			continue;
 		if (op != MODEL_NOIDX && (node = t->owner[op]) == MODEL_NOIDX)
@@ -329,7 +329,7 @@ static int add_device_time(struct an_profile *p)
 
 	for (i = 0; i < m->events.n; i++) {
 		const struct model_event *e = &m->events.v[i];
-		uint32_t l = m->launch_of[i], node;
+		uint32_t l = model_launch_of(m, i), node;
 		if (!model_kind_is_device(e->kind))
 			continue;
 		if (l == MODEL_NOIDX) { /* counted by the model (device_no_launch) */

@@ -146,7 +146,7 @@ static int launch_spans(const struct model *m, struct steps_work *w)
 		w->li[k].count = 0;
 	}
 	for (i = 0; i < n; i++) {
-		uint32_t l = m->launch_of[i];
+		uint32_t l = model_launch_of(m, i);
 		const struct model_event *e = &m->events.v[i];
 		struct launch_info *x;
 		if (l == MODEL_NOIDX)
@@ -227,7 +227,7 @@ static int64_t end_before_first(const struct an_profile *p, const struct steps_w
 		return prev_end;
 	for (i = 0; i < m->events.n; i++) {
 		const struct model_event *e = &m->events.v[i];
-		uint32_t l = m->launch_of[i];
+		uint32_t l = model_launch_of(m, i);
 		if (!model_kind_is_device(e->kind) || l == MODEL_NOIDX || w->matched[l] ||
 		    m->events.v[l].ts + m->events.v[l].dur > h0)
 			continue;

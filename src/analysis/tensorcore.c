@@ -220,7 +220,7 @@ static int eligible_ratio(struct an_profile *p, double *out)
 	for (i = 0; i < m->events.n; i++) {
 		uint32_t node = t->owner[i];
 		if (m->events.v[i].kind == MK_KERNEL && node != MODEL_NOIDX &&
-		    m->launch_of[i] != MODEL_NOIDX)
+		    model_launch_of(m, i) != MODEL_NOIDX)
 			kself[node] += m->events.v[i].dur;
 	}
 	for (i = t->nodes.n; i-- > 0;) {

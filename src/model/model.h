@@ -352,7 +352,8 @@ struct model {
 	int finalized;
 	uint32_t *launch_of;	 /* per event: for device events the index of
 				  * the runtime/driver event with the same corr,
-				  * MODEL_NOIDX if none; for others MODEL_NOIDX */
+				  * MODEL_NOIDX if none; for others MODEL_NOIDX
+				  * (read it with model_launch_of) */
 	int64_t min_ts, max_end; /* over all events and memory records */
 	/* the index (model_index.c), per event: the innermost event of the
 	 * same thread holding it (MODEL_NOIDX: none), its nesting depth, the
@@ -361,6 +362,11 @@ struct model {
 	uint32_t *parent;
 	uint16_t *depth;
 	uint32_t *op_of;
+	/* launch_of, parent and op_of hold ~index (so 0 for MODEL_NOIDX) in
+	 * zeroed arrays, as depth holds 0 for the top: an event without
+	 * links never touches their pages, and a trace of plain ranges costs
+	 * none of this memory. Read them with model_launch_of, model_parent
+	 * and model_op_of. */
 	int64_t *thread_pid, *thread_tid;
 	struct model_attr attr;
 
@@ -386,6 +392,20 @@ struct model {
 
 int model_init(struct model *m);
 void model_release(struct model *m);
+
+/* The index's links of event i (struct model: stored complemented). */
+static inline uint32_t model_launch_of(const struct model *m, size_t i)
+{
+	return m->launch_of ? ~m->launch_of[i] : MODEL_NOIDX;
+}
+static inline uint32_t model_parent(const struct model *m, size_t i)
+{
+	return ~m->parent[i];
+}
+static inline uint32_t model_op_of(const struct model *m, size_t i)
+{
+	return ~m->op_of[i];
+}
 
 /* Interning helpers: STRPOOL_NONE on failure (over cap / OOM). */
 static inline uint32_t model_intern(struct model *m, const char *s, size_t n)

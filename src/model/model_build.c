@@ -585,7 +585,7 @@ static int link_ac2g(struct model *m)
 		for (j = first_at(m, f->ts); j < n && m->events.v[j].ts == f->ts; j++)
 			if (m->events.v[j].thread == f->thread &&
 			    model_kind_is_device(m->events.v[j].kind) &&
-			    m->launch_of[j] == MODEL_NOIDX) {
+			    model_launch_of(m, j) == MODEL_NOIDX) {
 				dev = j;
 				break;
 			}
@@ -599,7 +599,7 @@ static int link_ac2g(struct model *m)
 				break;
 			}
 		if (launch < n)
-			m->launch_of[dev] = (uint32_t)launch;
+			m->launch_of[dev] = ~(uint32_t)launch;
 	}
 	hmap_release(&start);
 	return NNS_OK;
@@ -747,12 +747,11 @@ static int link_launches(struct model *m)
 	int64_t lo = INT64_MAX, hi = INT64_MIN, c;
 	struct idmap corr; /* correlation id -> first (earliest) launch with it */
 
-	m->launch_of = malloc((n + 1) * sizeof(*m->launch_of));
+	m->launch_of = calloc(n + 1, sizeof(*m->launch_of)); /* all MODEL_NOIDX */
 	if (!m->launch_of)
 		return NNS_ENOMEM;
 	for (i = 0; i < n; i++) {
 		const struct model_event *e = &m->events.v[i];
-		m->launch_of[i] = MODEL_NOIDX;
 		if (model_kind_is_launch(e->kind) && (c = model_corr(m, e)) != MODEL_NONE) {
 			lo = c < lo ? c : lo;
 			hi = c > hi ? c : hi;
@@ -772,7 +771,7 @@ static int link_launches(struct model *m)
 	for (i = 0; i < n; i++) {
 		const struct model_event *e = &m->events.v[i];
 		if (model_kind_is_device(e->kind) && (c = model_corr(m, e)) != MODEL_NONE)
-			m->launch_of[i] = idmap_get(&corr, c); /* MODEL_NOIDX if none */
+			m->launch_of[i] = ~idmap_get(&corr, c); /* MODEL_NOIDX if none */
 	}
 	idmap_release(&corr);
 	return NNS_OK;

@@ -162,6 +162,16 @@ void model_index_release(struct model *m)
 	memset(&m->attr, 0, sizeof(m->attr));
 }
 
+/* Event i's parent t (MODEL_NOIDX: none), and its depth: written only
+ * when not the zeroed arrays' default (the top, depth 0). */
+static void link(struct model *m, size_t i, uint32_t t)
+{
+	if (t == MODEL_NOIDX)
+		return;
+	m->parent[i] = ~t;
+	m->depth[i] = (uint16_t)(m->depth[t] + (m->depth[t] < UINT16_MAX));
+}
+
 /* Nesting: parent links double as each thread's stack (top[thread]). */
 static void nest(struct model *m, uint32_t *top)
 {
@@ -174,22 +184,17 @@ static void nest(struct model *m, uint32_t *top)
 
 		/* pop what ended before e starts */
 		while (t != MODEL_NOIDX && m->events.v[t].ts + m->events.v[t].dur <= e->ts)
-			t = m->parent[t];
+			t = model_parent(m, t);
 		if (t != MODEL_NOIDX && end > m->events.v[t].ts + m->events.v[t].dur) {
 			/* a partial overlap: hang it under the innermost range
 			 * that holds it, and keep it off the stack */
 			e->flags |= MODEL_EF_PARTIAL;
 			while (t != MODEL_NOIDX && end > m->events.v[t].ts + m->events.v[t].dur)
-				t = m->parent[t];
-			m->parent[i] = t;
-			m->depth[i] = t == MODEL_NOIDX
-					  ? 0
-					  : (uint16_t)(m->depth[t] + (m->depth[t] < UINT16_MAX));
+				t = model_parent(m, t);
+			link(m, i, t);
 			continue;
 		}
-		m->parent[i] = t;
-		m->depth[i] =
-		    t == MODEL_NOIDX ? 0 : (uint16_t)(m->depth[t] + (m->depth[t] < UINT16_MAX));
+		link(m, i, t);
 		top[e->thread] = (uint32_t)i;
 	}
 }
@@ -199,7 +204,7 @@ static uint32_t enclosing_op(const struct model *m, uint32_t i)
 {
 	uint32_t p;
 
-	for (p = m->parent[i]; p != MODEL_NOIDX; p = m->parent[p])
+	for (p = model_parent(m, i); p != MODEL_NOIDX; p = model_parent(m, p))
 		if (model_is_operator(m, p))
 			return p;
 	return MODEL_NOIDX;
@@ -209,28 +214,33 @@ static int attribute(struct model *m)
 {
 	struct model_attr *a = &m->attr;
 	struct idmap first; /* external id -> first operator carrying it */
-	size_t i, n = m->events.n, count = 0;
+	size_t i, n = m->events.n, count = 0, nlaunch = 0, ndev = 0;
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
 	int rc = NNS_ENOMEM;
 
+	/* one look at every row first: each loop below that would find
+	 * nothing (a trace without ids, launches or device events) is not
+	 * run, a trace of plain ranges reading its rows once, not four times */
 	for (i = 0; i < n; i++) {
-		int64_t x = model_ext_id(m, &m->events.v[i]);
-		m->op_of[i] = MODEL_NOIDX;
+		const struct model_event *e = &m->events.v[i];
+		int64_t x = model_ext_id(m, e);
 		if (x != MODEL_NONE && x != 0) {
 			lo = x < lo ? x : lo;
 			hi = x > hi ? x : hi;
 			count++;
 		}
+		nlaunch += model_kind_is_launch(e->kind);
+		ndev += model_kind_is_device(e->kind);
 	}
 	if (idmap_init(&first, lo, hi, count))
 		return NNS_ENOMEM;
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && count; i++) {
 		int64_t x = model_ext_id(m, &m->events.v[i]);
 		if (x != MODEL_NONE && x != 0 && model_is_operator(m, (uint32_t)i) &&
 		    idmap_put_first(&first, x, (uint32_t)i))
 			goto out;
 	}
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && nlaunch; i++) {
 		const struct model_event *e = &m->events.v[i];
 		uint32_t op, hit = IDMAP_NONE;
 		int64_t x;
@@ -251,11 +261,12 @@ static int attribute(struct model *m)
 		} else {
 			a->unattributed++;
 		}
-		m->op_of[i] = op;
+		if (op != MODEL_NOIDX)
+			m->op_of[i] = ~op;
 	}
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && ndev; i++) {
 		const struct model_event *e = &m->events.v[i];
-		uint32_t l = m->launch_of[i];
+		uint32_t l = model_launch_of(m, i);
 		if (!model_kind_is_device(e->kind))
 			continue;
 		a->device_events++;
@@ -266,7 +277,7 @@ static int attribute(struct model *m)
 			continue;
 		}
 		m->op_of[i] = m->op_of[l];
-		if (m->op_of[i] == MODEL_NOIDX) {
+		if (model_op_of(m, i) == MODEL_NOIDX) {
 			a->device_unattributed++;
 			a->device_unattributed_ns += e->dur;
 		}
@@ -285,9 +296,9 @@ int model_index_nest(struct model *m)
 	int rc = NNS_ENOMEM;
 
 	model_index_release(m);
-	m->parent = malloc((n + 1) * sizeof(*m->parent));
-	m->depth = malloc((n + 1) * sizeof(*m->depth));
-	m->op_of = malloc((n + 1) * sizeof(*m->op_of));
+	m->parent = calloc(n + 1, sizeof(*m->parent));
+	m->depth = calloc(n + 1, sizeof(*m->depth));
+	m->op_of = calloc(n + 1, sizeof(*m->op_of));
 	m->thread_pid = malloc((nthr + 1) * sizeof(*m->thread_pid));
 	m->thread_tid = malloc((nthr + 1) * sizeof(*m->thread_tid));
 	top = malloc((nthr + 1) * sizeof(*top));

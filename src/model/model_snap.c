@@ -21,7 +21,7 @@
 #include <string.h>
 
 /* Bump when what a section holds changes without its struct size changing. */
-#define MODEL_SNAP_VERSION 2u
+#define MODEL_SNAP_VERSION 3u
 
 enum {
 	MS_HEAD = 0x100,

@@ -47,7 +47,7 @@ int model_keep_window(struct model *m, int64_t t0, int64_t t1, struct nns_err *e
 	}
 	for (i = 0; i < n; i++) {
 		const struct model_event *e = &m->events.v[i];
-		uint32_t l = m->launch_of[i];
+		uint32_t l = model_launch_of(m, i);
 		if (model_kind_is_device(e->kind))
 			keep[i] =
 			    (uint8_t)(l != MODEL_NOIDX ? keep[l] : overlaps(e->ts, e->dur, t0, t1));

@@ -216,8 +216,8 @@ static void event_row(const void *ctx, size_t i, struct sq_val *v)
 		sq_int(&v[C_CORR], model_corr(m, e));
 	if (e->ext_id_enc != MODEL_ID_NONE)
 		sq_int(&v[C_EXT], model_ext_id(m, e));
-	if (m->launch_of && m->launch_of[i] != MODEL_NOIDX)
-		sq_int(&v[C_LAUNCH], m->launch_of[i]);
+	if (m->launch_of && model_launch_of(m, i) != MODEL_NOIDX)
+		sq_int(&v[C_LAUNCH], model_launch_of(m, i));
 	tree_cols(v, x->p, x->base, (uint32_t)i);
 	if (e->extra != MODEL_NOIDX) {
 		if (model_kind_has_dev_args(e->kind)) {

@@ -37,12 +37,12 @@ static void link(const struct trace_index *ix, struct jsonw *w, const char *rel,
 /* Range [*lo, *hi) of ix->launched whose launch is `launch`. */
 static void launched_by(const struct trace_index *ix, uint32_t launch, size_t *lo, size_t *hi)
 {
-	const uint32_t *lof = ix->m->launch_of;
+	const struct model *m = ix->m;
 	size_t a = 0, b = ix->nlaunched;
 
 	while (a < b) {
 		size_t mid = a + (b - a) / 2;
-		if (lof[ix->launched[mid]] >= launch)
+		if (model_launch_of(m, ix->launched[mid]) >= launch)
 			b = mid;
 		else
 			a = mid + 1;
@@ -51,7 +51,7 @@ static void launched_by(const struct trace_index *ix, uint32_t launch, size_t *l
 	b = ix->nlaunched;
 	while (a < b) {
 		size_t mid = a + (b - a) / 2;
-		if (lof[ix->launched[mid]] > launch)
+		if (model_launch_of(m, ix->launched[mid]) > launch)
 			b = mid;
 		else
 			a = mid + 1;
@@ -191,7 +191,7 @@ int trace_event_json(const struct trace_index *ix, int64_t id, struct jsonw *w, 
 		for (; a < b; a++)
 			link(ix, w, "kernel", ix->launched[a]);
 	} else if (model_kind_is_device(e->kind)) {
-		uint32_t l = m->launch_of ? m->launch_of[id] : MODEL_NOIDX, op;
+		uint32_t l = m->launch_of ? model_launch_of(m, id) : MODEL_NOIDX, op;
 		if (l != MODEL_NOIDX && l < m->events.n) {
 			link(ix, w, "launch", l);
 			if ((op = launcher_of(ix, l)) != MODEL_NOIDX)

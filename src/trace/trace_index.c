@@ -493,7 +493,7 @@ static int build_launched(struct trace_index *ix)
 	if (!m->launch_of)
 		return NNS_OK;
 	for (i = 0; i < n; i++)
-		if (m->launch_of[i] != MODEL_NOIDX && m->launch_of[i] < n)
+		if (model_launch_of(m, i) != MODEL_NOIDX && model_launch_of(m, i) < n)
 			k++;
 	if (!k)
 		return NNS_OK;
@@ -505,13 +505,13 @@ static int build_launched(struct trace_index *ix)
 	}
 	/* counting sort by launch: stable, so device events stay in order */
 	for (i = 0; i < n; i++)
-		if (m->launch_of[i] != MODEL_NOIDX && m->launch_of[i] < n)
-			cnt[m->launch_of[i] + 1]++;
+		if (model_launch_of(m, i) != MODEL_NOIDX && model_launch_of(m, i) < n)
+			cnt[model_launch_of(m, i) + 1]++;
 	for (i = 0; i < n; i++)
 		cnt[i + 1] += cnt[i];
 	for (i = 0; i < n; i++)
-		if (m->launch_of[i] != MODEL_NOIDX && m->launch_of[i] < n)
-			ix->launched[cnt[m->launch_of[i]]++] = (uint32_t)i;
+		if (model_launch_of(m, i) != MODEL_NOIDX && model_launch_of(m, i) < n)
+			ix->launched[cnt[model_launch_of(m, i)]++] = (uint32_t)i;
 	ix->nlaunched = k;
 	free(cnt);
 	return NNS_OK;

@@ -203,8 +203,9 @@ static int write_flows(const struct win *w, struct jsonw *j)
 			continue;
 		id = (uint32_t)w->v[i].id;
 		if (m->launch_of && model_kind_is_device(m->events.v[id].kind) &&
-		    m->launch_of[id] != MODEL_NOIDX && ti_map_get(&set, m->launch_of[id])) {
-			const int64_t row[3] = {m->launch_of[id], id, 0};
+		    model_launch_of(m, id) != MODEL_NOIDX &&
+		    ti_map_get(&set, model_launch_of(m, id))) {
+			const int64_t row[3] = {model_launch_of(m, id), id, 0};
 			int_row(j, row, 3);
 			nflows++;
 		}

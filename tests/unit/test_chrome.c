@@ -407,9 +407,9 @@ static void test_source_categories(void **state)
 	json_decref(evs);
 	/* read as a launch and a device event (memory: the copy engine) */
 	assert_int_equal(m.events.v[1].kind, MK_RUNTIME);
-	assert_int_equal(m.launch_of[2], 1);
+	assert_int_equal(model_launch_of(&m, 2), 1);
 	assert_int_equal(model_event_class(&m, 2), MC_MEMORY);
-	assert_int_equal(m.op_of[2], 0);
+	assert_int_equal(model_op_of(&m, 2), 0);
 	j = export(&m, 0, &st, NULL);
 	arr = json_object_get(j, "traceEvents");
 	assert_string_equal(json_string_value(json_object_get(find(arr, "X", "launch"), "cat")),

@@ -392,7 +392,7 @@ static void test_device_args(void **state)
 	assert_int_equal(e->extra, MODEL_NOIDX);
 	for (i = 0; i < m.events.n; i++)
 		if (m.events.v[i].kind == MK_KERNEL)
-			assert_int_equal(m.launch_of[i], (uint32_t)(e - m.events.v));
+			assert_int_equal(model_launch_of(&m, i), (uint32_t)(e - m.events.v));
 	model_release(&m);
 }
 

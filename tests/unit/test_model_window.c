@@ -86,8 +86,9 @@ static void test_window(void **st)
 	for (i = 0; i < m.events.n; i++) {
 		if (strcmp(model_str(&m, m.events.v[i].name), "kern_late"))
 			continue;
-		assert_int_not_equal(m.launch_of[i], MODEL_NOIDX);
-		assert_string_equal(model_str(&m, m.events.v[m.launch_of[i]].name), "launch_in");
+		assert_int_not_equal(model_launch_of(&m, i), MODEL_NOIDX);
+		assert_string_equal(model_str(&m, m.events.v[model_launch_of(&m, i)].name),
+				    "launch_in");
 		checked = 1;
 	}
 	assert_true(checked);

@@ -219,7 +219,7 @@ static void check_model(const struct model *m)
 	e = tu_find_event(m, "aten::mm", 0);
 	assert_non_null(e);
 	assert_int_equal(l->thread, e->thread);
-	assert_int_equal(m->launch_of[k - m->events.v], (uint32_t)(l - m->events.v));
+	assert_int_equal(model_launch_of(m, k - m->events.v), (uint32_t)(l - m->events.v));
 
 	e = tu_find_event(m, "Memcpy HtoD (Pageable -> Device)", 0);
 	assert_non_null(e);
@@ -227,7 +227,7 @@ static void check_model(const struct model *m)
 	assert_int_equal(e->ts, T(MONO + 2100));
 	assert_int_equal(e->dur, 200);
 	assert_int_equal(m->dev_args.v[e->extra].bytes, 4096);
-	assert_int_not_equal(m->launch_of[e - m->events.v], MODEL_NOIDX);
+	assert_int_not_equal(model_launch_of(m, e - m->events.v), MODEL_NOIDX);
 	e = tu_find_event(m, "Memset (Device)", 0);
 	assert_non_null(e);
 	assert_int_equal(e->kind, MK_MEMSET);
