@@ -595,6 +595,9 @@ int hcp_graph_build(struct hcp_graph *g, const struct model *m, int64_t ws, int6
 	g->k_of = calloc(m->events.n ? m->events.n : 1, sizeof(*g->k_of));
 	if (!g->k_of)
 		goto nomem;
+	/* no operator nor launch: no node, the graph stays empty */
+	if (!(m->kinds & (MODEL_KB(MK_CPU_OP) | MODEL_KB_LAUNCH)))
+		return 0;
 	/* host events first, so that launches and syncs can look them up */
 	for (i = 0; i < m->events.n; i++) {
 		const struct model_event *e = &m->events.v[i];

@@ -254,7 +254,7 @@ static int attach_runtimes(struct an_profile *p, struct build *b, const uint32_t
 	t->attr.device_events = m->attr.device_events;
 	t->attr.device_no_launch = m->attr.device_no_launch;
 	t->attr.device_ns = m->attr.device_ns;
-	for (i = 0; i < m->events.n; i++) {
+	for (i = 0; i < m->events.n && (m->kinds & MODEL_KB_LAUNCH); i++) {
 		const struct model_event *e = &m->events.v[i];
 		uint32_t node = MODEL_NOIDX, op = model_op_of(m, i);
 		if (!model_kind_is_launch(e->kind))
@@ -327,7 +327,7 @@ static int add_device_time(struct an_profile *p)
 	struct an_optree *t = &p->tree;
 	size_t i;
 
-	for (i = 0; i < m->events.n; i++) {
+	for (i = 0; i < m->events.n && (m->kinds & MODEL_KB_DEVICE); i++) {
 		const struct model_event *e = &m->events.v[i];
 		uint32_t l = model_launch_of(m, i), node;
 		if (!model_kind_is_device(e->kind))

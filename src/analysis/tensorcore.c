@@ -260,7 +260,7 @@ int an_tensorcore_compute(struct an_profile *p, struct nns_err *err)
 
 	an_tc_scan(m, &p->tc_ev);
 	p->tc_support = an_tc_support(m, &p->tc_ev, -1);
-	for (i = 0; i < m->events.n; i++) {
+	for (i = 0; i < m->events.n && (m->kinds & MODEL_KB(MK_KERNEL)); i++) {
 		const struct model_event *e = &m->events.v[i];
 		struct an_tc_device *d;
 		uint32_t node;

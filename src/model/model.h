@@ -362,6 +362,9 @@ struct model {
 	uint32_t *parent;
 	uint16_t *depth;
 	uint32_t *op_of;
+	/* MODEL_KB(kind) for each kind some event has: a pass whose kinds are
+	 * absent skips its walk over the events */
+	uint32_t kinds;
 	/* launch_of, parent and op_of hold ~index (so 0 for MODEL_NOIDX) in
 	 * zeroed arrays, as depth holds 0 for the top: an event without
 	 * links never touches their pages, and a trace of plain ranges costs
@@ -392,6 +395,10 @@ struct model {
 
 int model_init(struct model *m);
 void model_release(struct model *m);
+
+#define MODEL_KB(kind) (1u << (kind))
+#define MODEL_KB_LAUNCH (MODEL_KB(MK_RUNTIME) | MODEL_KB(MK_DRIVER))
+#define MODEL_KB_DEVICE (MODEL_KB(MK_KERNEL) | MODEL_KB(MK_MEMCPY) | MODEL_KB(MK_MEMSET))
 
 /* The index's links of event i (struct model: stored complemented). */
 static inline uint32_t model_launch_of(const struct model *m, size_t i)

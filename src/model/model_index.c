@@ -314,9 +314,12 @@ int model_index_nest(struct model *m)
 	memo = calloc(m->strings.count + 1, 1);
 	if (!memo)
 		goto out;
+	m->kinds = 0;
 	for (i = 0; i < n; i++) {
 		struct model_event *e = &m->events.v[i];
 		int c = MC_NONE;
+		if (e->kind < 32)
+			m->kinds |= MODEL_KB(e->kind);
 		if (e->kind == MK_MEMCPY || e->kind == MK_MEMSET) {
 			c = MC_MEMORY;
 		} else if (model_kind_is_device(e->kind) && e->name < m->strings.count) {

@@ -56,7 +56,7 @@ struct msnap_head {
 	uint64_t sorted_n, nstrings;
 	int32_t is_lightning, finalized;
 	uint32_t dist_backend, worker, span;
-	uint32_t has_launch, has_index;
+	uint32_t has_launch, has_index, kinds;
 	struct model_diag diag;
 	struct model_attr attr;
 };
@@ -131,6 +131,7 @@ void model_snap_write(const struct model *m, struct snapw *w)
 	h.span = m->span;
 	h.has_launch = m->launch_of != NULL;
 	h.has_index = (uint32_t)ix;
+	h.kinds = m->kinds;
 	h.diag = m->diag;
 	h.attr = m->attr;
 	snapw_add(w, MS_HEAD, &h, sizeof(h));
@@ -251,6 +252,7 @@ int model_snap_read(struct model *m, struct snapr *r, struct nns_err *err)
 	m->span = h.span;
 	m->diag = h.diag;
 	m->attr = h.attr;
+	m->kinds = h.kinds;
 	MAP_ROWS(MS_THREADS, m->threads);
 	MAP_ROWS(MS_EVENTS, m->events);
 	MAP_ROWS(MS_DEV_ARGS, m->dev_args);
