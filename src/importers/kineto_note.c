@@ -115,8 +115,8 @@ void kleg_note(struct model *m, const char *name)
 			return;
 		}
 	}
-	for (i = 0; i < m->events.n; i++)
-		other += m->events.v[i].kind == MK_OTHER;
+	/* finalized: the kinds present say it without a walk */
+	other = m->kinds == MODEL_KB(MK_OTHER) ? (int64_t)m->events.n : 0;
 	/* every event is a plain range, none of a category counted as unknown
 	 * (those are said already): nothing for the analyses to use */
 	if (other == (int64_t)m->events.n && !m->diag.unknown_cats[0].count &&
