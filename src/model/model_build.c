@@ -149,6 +149,41 @@ static void remap_event(struct model_event *e, const uint32_t *smap, const uint3
  * merged back with src's (dst's first on ties: the input order), so only
  * where the two chunks overlap in time is anything moved twice. 0, or
  * NNS_ENOMEM with dst unchanged. */
+/* A stretch of src's rows copied to dst's place for them, renumbered, the
+ * pages of those already copied given back as it goes. */
+struct copy_job {
+	struct model_event *to, *from;
+	size_t n;
+	const uint32_t *smap, *tmap;
+	size_t dev0, op0, wide0;
+};
+
+static void copy_rows(struct copy_job *c)
+{
+	size_t j, done = 0;
+
+	for (j = 0; j < c->n; j++) {
+		struct model_event e = c->from[j];
+		remap_event(&e, c->smap, c->tmap, c->dev0, c->op0, c->wide0);
+		c->to[j] = e;
+		if (j + 1 - done >= DROP_EVERY) {
+			vec_drop_pages(c->from + done, (j + 1 - done) * sizeof(*c->from));
+			done = j + 1;
+		}
+	}
+}
+
+static void *copy_main(void *arg)
+{
+	copy_rows(arg);
+	return NULL;
+}
+
+/* Rows of src at least, when it lies wholly after dst, for its copy to be
+ * split in two halves on two threads (a join of parse chunks, each copied
+ * row a fresh page of dst's to fault in). */
+#define COPY_SPLIT_MIN ((size_t)1 << 20)
+
 static int merge_sorted(struct model *dst, struct model *src, const uint32_t *smap,
 			const uint32_t *tmap, size_t dev0, size_t op0, size_t wide0)
 {
@@ -164,6 +199,22 @@ static int merge_sorted(struct model *dst, struct model *src, const uint32_t *sm
 			lo = mid + 1;
 	}
 	nt = na - lo;
+	if (!nt && nb >= COPY_SPLIT_MIN) {
+		struct copy_job c[2] = {
+		    {a + na, b, nb / 2, smap, tmap, dev0, op0, wide0},
+		    {a + na + nb / 2, b + nb / 2, nb - nb / 2, smap, tmap, dev0, op0, wide0}};
+		pthread_t th;
+		int threaded = pthread_create(&th, NULL, copy_main, &c[1]) == 0;
+
+		copy_rows(&c[0]);
+		if (threaded)
+			pthread_join(th, NULL);
+		else
+			copy_rows(&c[1]);
+		dst->events.n = na + nb;
+		dst->sorted_n = na + nb;
+		return NNS_OK;
+	}
 	if (nt && !(tail = malloc(nt * sizeof(*tail))))
 		return NNS_ENOMEM;
 	if (nt)

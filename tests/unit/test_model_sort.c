@@ -208,12 +208,82 @@ static void test_merge_chunks(void **state)
 	merge_case(0);
 }
 
+/* A chunk of 1.5 M events wholly after the first (what a parallel parse of
+ * a file in time order gives): copied on two threads, in order, every id
+ * renumbered: names, threads, argument rows and wide external ids. */
+static void test_merge_big_chunk(void **state)
+{
+	const size_t n1 = 3, n2 = 1500001;
+	struct model m1, m2;
+	struct nns_err err;
+	struct model_op_args oa;
+	uint32_t t0, t1, nm[2];
+	size_t k;
+
+	(void)state;
+	assert_int_equal(model_init(&m1), NNS_OK);
+	assert_int_equal(model_init(&m2), NNS_OK);
+	t0 = model_thread(&m1, model_intern(&m1, "1", 1), model_intern(&m1, "1", 1));
+	for (k = 0; k < n1; k++) {
+		struct model_event e;
+		model_event_init(&e);
+		e.ts = (int64_t)k;
+		e.dur = 1;
+		e.thread = t0;
+		e.name = model_intern(&m1, "first", 5);
+		assert_int_equal(model_id_enc(&m1, ext_of(k), &e.ext_id_enc), 0);
+		assert_true(model_add_event(&m1, &e) >= 0);
+	}
+	/* m2's strings and threads in another order than m1's */
+	nm[0] = model_intern(&m2, "odd", 3);
+	nm[1] = model_intern(&m2, "even", 4);
+	t1 = model_thread(&m2, model_intern(&m2, "9", 1), model_intern(&m2, "9", 1));
+	t0 = model_thread(&m2, model_intern(&m2, "1", 1), model_intern(&m2, "1", 1));
+	model_op_args_init(&oa);
+	oa.input_dims = model_intern(&m2, "[[3]]", 5);
+	for (k = 0; k < n2; k++) {
+		struct model_event e;
+		model_event_init(&e);
+		e.ts = (int64_t)(n1 + k);
+		e.dur = 1;
+		e.kind = MK_CPU_OP;
+		e.thread = k % 2 ? t1 : t0;
+		e.name = nm[k % 2 ? 0 : 1];
+		if (k % 1000 == 0)
+			e.extra = (uint32_t)model_add_op_args(&m2, &oa);
+		assert_int_equal(model_id_enc(&m2, ext_of(n1 + k), &e.ext_id_enc), 0);
+		assert_true(model_add_event(&m2, &e) >= 0);
+	}
+	assert_int_equal(model_sort_events(&m1), NNS_OK);
+	assert_int_equal(model_sort_events(&m2), NNS_OK);
+	assert_int_equal(model_merge(&m1, &m2, &err), NNS_OK);
+	assert_int_equal(m1.events.n, n1 + n2);
+	for (k = 0; k < n1 + n2; k++) {
+		const struct model_event *e = &m1.events.v[k];
+		assert_int_equal(e->ts, (int64_t)k);
+		assert_int_equal(model_ext_id(&m1, e), ext_of(k));
+		if (k < n1)
+			continue;
+		assert_string_equal(model_str(&m1, e->name), (k - n1) % 2 ? "odd" : "even");
+		assert_string_equal(model_str(&m1, m1.threads.v[e->thread].pid),
+				    (k - n1) % 2 ? "9" : "1");
+		if ((k - n1) % 1000 == 0)
+			assert_string_equal(model_str(&m1, m1.op_args.v[e->extra].input_dims),
+					    "[[3]]");
+		else
+			assert_int_equal(e->extra, MODEL_NOIDX);
+	}
+	model_release(&m1);
+	model_release(&m2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_runs),
 	    cmocka_unit_test(test_heaps),
 	    cmocka_unit_test(test_merge_chunks),
+	    cmocka_unit_test(test_merge_big_chunk),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
