@@ -128,7 +128,7 @@ static void test_numbers_every_length(void **state)
 	assert_int_equal(buf_printf(&b, "]}"), 0);
 	assert_int_equal(load(&m, b.p, &err), NNS_OK);
 	for (k = 1; k <= 20; k++) {
-		char name[8];
+		char name[16];
 		const struct model_event *e;
 		int64_t v = 0;
 		int j;
