@@ -345,7 +345,9 @@ struct model {
 	/* thread lookup while building: (pid,tid) -> thread index */
 	struct hmap thread_ix;
 	/* while building: events[0, sorted_n) are in model_finalize's order
-	 * (model_sort_events); model_merge then merges rather than appends */
+	 * (model_sort_events); model_merge then merges rather than appends,
+	 * and model_sort_events does nothing when sorted_n == events.n: code
+	 * that changes an event's ts or dur must set sorted_n to 0 */
 	size_t sorted_n;
 
 	/* built by model_finalize(), all indices into events.v */

@@ -710,6 +710,8 @@ int model_sort_events(struct model *m)
 	struct sort_key *keys, *tmp;
 	struct model_event *ev;
 
+	if (m->sorted_n == n) /* sorted, or joined in order, already */
+		return NNS_OK;
 	run[0] = 0;
 	for (i = 1; i < n && nruns <= RUNS_MAX; i++)
 		if (ev_before(&m->events.v[i], &m->events.v[i - 1]) && nruns++ < RUNS_MAX)
@@ -852,6 +854,7 @@ void model_reopen(struct model *m)
 	m->launch_of = NULL;
 	model_index_release(m);
 	m->finalized = 0;
+	m->sorted_n = 0; /* its caller may move events: sorted again, or checked */
 }
 
 int model_finalize(struct model *m, struct nns_err *err)
