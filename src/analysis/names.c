@@ -104,6 +104,7 @@ int an_names_prepare(struct an_profile *p)
 {
 	const struct model *m = p->m;
 	size_t i;
+	int by_strings;
 
 	if (p->name_flags && p->tc_cache)
 		return NNS_OK;
@@ -112,6 +113,15 @@ int an_names_prepare(struct an_profile *p)
 		return NNS_ENOMEM;
 	if (!p->tc_cache && !(p->tc_cache = calloc(m->strings.count + 1, 1)))
 		return NNS_ENOMEM;
+	/* every string when they are far fewer than the events (flags are a
+	 * function of the text: those of strings no event is named by are
+	 * never read), else the names the events use; the tensor-core cache
+	 * for the kernels' names */
+	by_strings = m->strings.count * 4 < m->events.n;
+	for (i = 0; by_strings && i < m->strings.count; i++)
+		(void)an_name_flags(p, (uint32_t)i);
+	if (by_strings && !(m->kinds & MODEL_KB(MK_KERNEL)))
+		return NNS_OK;
 	for (i = 0; i < m->events.n; i++) {
 		const struct model_event *e = &m->events.v[i];
 		if (e->name >= m->strings.count)
