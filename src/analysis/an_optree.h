@@ -88,12 +88,21 @@ struct an_optree {
 	uint32_t *owner;	  /* per event: the node that owns the event (ops:
 				   * their node; runtimes: the node they were
 				   * attached to; device events: their launcher's
-				   * node); MODEL_NOIDX if none */
+				   * node); MODEL_NOIDX if none. Stored as ~node in
+				   * a zeroed array, as the model's links are
+				   * (events without a node touch no page): read it
+				   * with an_owner */
 	int64_t partial_overlaps; /* nodes that end after the node they start in */
 	int64_t negative_self;	  /* host self times clamped at 0 (overlaps) */
 	int64_t unmatched_runtimes;
 	struct an_attribution attr;
 };
+
+/* The node that owns event ev, MODEL_NOIDX if none (t->owner set). */
+static inline uint32_t an_owner(const struct an_optree *t, size_t ev)
+{
+	return ~t->owner[ev];
+}
 
 static inline int64_t an_node_tc_self(const struct an_optree *t, uint32_t id)
 {

@@ -310,10 +310,10 @@ static int make_nodes(struct an_profile *p, uint32_t *comm_of_ev, struct range_v
 			continue;
 		if (!an_is_comm_name(model_str(m, e->name), &gloo))
 			continue;
-		if (t->owner && t->owner[i] != MODEL_NOIDX) {
+		if (t->owner && an_owner(t, i) != MODEL_NOIDX) {
 			/* start above the event's own node (or at it, when the
 			 * tree merged the event into an equal-named parent) */
-			uint32_t own = t->owner[i];
+			uint32_t own = an_owner(t, i);
 			uint32_t from = t->nodes.v[own].ev == i ? t->nodes.v[own].parent : own;
 			uint32_t outer = enclosing_comm(t, comm_of_ev, from);
 			if (outer != MODEL_NOIDX && p->comm_nodes.v[outer].name == e->name) {

@@ -304,7 +304,7 @@ uint32_t hta_launch_op_name(const struct an_profile *p, uint32_t ev)
 
 	if (!p->tree.owner || ev >= p->m->events.n)
 		return 0;
-	node = p->tree.owner[ev];
+	node = an_owner(&p->tree, ev);
 	if (node == MODEL_NOIDX || node >= p->tree.nodes.n)
 		return 0;
 	if (p->tree.nodes.v[node].type == AN_NODE_ROOT)

@@ -162,7 +162,7 @@ static int seq_index_build(const struct an_profile *p, struct seq_index *x)
 	}
 	for (i = 0; i < m->events.n; i++) {
 		const struct model_event *e = &m->events.v[i];
-		uint32_t k = t->owner[i];
+		uint32_t k = an_owner(t, i);
 
 		if (!model_kind_is_device(e->kind) || k == MODEL_NOIDX || k >= nn)
 			continue;
@@ -438,7 +438,7 @@ int hta_sequences_default(const struct an_profile *p, size_t max_ops, struct hta
 
 		if (!model_kind_is_launch(m->events.v[i].kind))
 			continue;
-		for (k = t->owner[i]; k != MODEL_NOIDX && k < t->nodes.n && steps <= t->nodes.n;
+		for (k = an_owner(t, i); k != MODEL_NOIDX && k < t->nodes.n && steps <= t->nodes.n;
 		     steps++, k = t->nodes.v[k].parent)
 			if (t->nodes.v[k].type == AN_NODE_OP)
 				top = k;

@@ -194,7 +194,7 @@ int an_kernels_compute(struct an_profile *p, struct nns_err *err)
 		if (add_kernel((kernel_rows *)&k->by_name, &acc_name, &by_name, e->name, e, a,
 			       &proto))
 			goto out;
-		node = p->tree.owner ? p->tree.owner[i] : MODEL_NOIDX;
+		node = p->tree.owner ? an_owner(&p->tree, i) : MODEL_NOIDX;
 		if (node == MODEL_NOIDX || p->tree.nodes.v[node].type != AN_NODE_OP)
 			continue;
 		if (prop_key(&pairs, e, a, p->tree.nodes.v[node].name, &proto, &key) ||

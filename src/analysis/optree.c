@@ -146,14 +146,14 @@ static void remove_dup(struct an_optree *t, struct build *b)
 			/* the parent's own launches are replaced by the child's,
 			 * as torch.autograd's _remove_dup_nodes does */
 			for (l = b->first_rt[id]; l != MODEL_NOIDX; l = b->links.v[l].next)
-				t->owner[b->links.v[l].ev] = MODEL_NOIDX;
+				t->owner[b->links.v[l].ev] = 0; /* MODEL_NOIDX */
 			b->first_rt[id] = b->first_rt[ch];
 			for (l = b->first_rt[id]; l != MODEL_NOIDX; l = b->links.v[l].next)
-				t->owner[b->links.v[l].ev] = id;
+				t->owner[b->links.v[l].ev] = ~id;
 			n->first_child = x->first_child;
 			b->last_child[id] = b->last_child[ch];
 			if (x->ev != MODEL_NOIDX)
-				t->owner[x->ev] = id;
+				t->owner[x->ev] = ~id;
 			x->first_child = MODEL_NOIDX;
 			b->first_rt[ch] = b->last_child[ch] = MODEL_NOIDX;
 			x->parent = MODEL_NOIDX;
@@ -196,7 +196,7 @@ static int build_thread(struct an_profile *p, struct build *b, uint32_t thread, 
 					add_child(t, b, stack.v[stack.n - 1], id);
 					if (vec_push(&stack, id))
 						goto out;
-					p->tree.owner[evs[i]] = id;
+					p->tree.owner[evs[i]] = ~id;
 				} else {
 					/* starts inside top, ends after it (a rounded
 					 * legacy trace, a clock step): hang it under the
@@ -210,7 +210,7 @@ static int build_thread(struct an_profile *p, struct build *b, uint32_t thread, 
 					if (id == MODEL_NOIDX)
 						goto out;
 					add_child(t, b, stack.v[k], id);
-					p->tree.owner[evs[i]] = id;
+					p->tree.owner[evs[i]] = ~id;
 					t->partial_overlaps++;
 				}
 				break;
@@ -233,8 +233,9 @@ static uint32_t node_holding(const struct model *m, const struct an_optree *t, u
 	uint32_t p;
 
 	for (p = model_parent(m, ev); p != MODEL_NOIDX; p = model_parent(m, p))
-		if (t->owner[p] != MODEL_NOIDX && t->nodes.v[t->owner[p]].type != AN_NODE_ROOT)
-			return t->owner[p];
+		if (an_owner(t, p) != MODEL_NOIDX &&
+		    t->nodes.v[an_owner(t, p)].type != AN_NODE_ROOT)
+			return an_owner(t, p);
 	return MODEL_NOIDX;
 }
 
@@ -259,7 +260,7 @@ static int attach_runtimes(struct an_profile *p, struct build *b, const uint32_t
 		uint32_t node = MODEL_NOIDX, op = model_op_of(m, i);
 		if (!model_kind_is_launch(e->kind))
 			continue;
-		if (op != MODEL_NOIDX && (node = t->owner[op]) == MODEL_NOIDX)
+		if (op != MODEL_NOIDX && (node = an_owner(t, op)) == MODEL_NOIDX)
 			node = node_holding(m, t, op); /* its range was dropped (overlap) */
 		if (node == MODEL_NOIDX && e->ext_id_enc == 0 &&
 		    thread_root[e->thread] != MODEL_NOIDX) {
@@ -273,7 +274,7 @@ static int attach_runtimes(struct an_profile *p, struct build *b, const uint32_t
 		}
 		if (attach_rt(b, node, (uint32_t)i))
 			return NNS_ENOMEM;
-		t->owner[i] = node;
+		t->owner[i] = ~node;
 	}
 	return 0;
 }
@@ -336,14 +337,14 @@ static int add_device_time(struct an_profile *p)
 			t->attr.device_unattributed_ns += e->dur;
 			continue;
 		}
-		node = t->owner[l];
+		node = an_owner(t, l);
 		if (node == MODEL_NOIDX || t->nodes.v[node].type == AN_NODE_ROOT) {
 			t->attr.device_unattributed++;
 			t->attr.device_unattributed_ns += e->dur;
 			if (node == MODEL_NOIDX)
 				continue;
 		}
-		t->owner[i] = node;
+		t->owner[i] = ~node;
 		t->nodes.v[node].dev_self += e->dur;
 		if (e->kind == MK_KERNEL && an_tc_kernel_id(p, e->name)) {
 			if (!t->tc && !(t->tc = calloc(t->nodes.n + 1, sizeof(*t->tc))))
@@ -391,7 +392,7 @@ int an_optree_compute(struct an_profile *p, struct nns_err *err)
 
 	size_t cand = 0;
 
-	t->owner = malloc((n + 1) * sizeof(*t->owner));
+	t->owner = calloc(n + 1, sizeof(*t->owner)); /* all MODEL_NOIDX */
 	count = calloc(nthr + 1, sizeof(*count));
 	start = calloc(nthr + 1, sizeof(*start));
 	thread_root = malloc((nthr + 1) * sizeof(*thread_root));
@@ -404,7 +405,6 @@ int an_optree_compute(struct an_profile *p, struct nns_err *err)
 		thread_root[i] = MODEL_NOIDX;
 	for (i = 0; i < n; i++) {
 		uint32_t th = m->events.v[i].thread;
-		t->owner[i] = MODEL_NOIDX;
 		if (thread_root[th] == MODEL_NOIDX) {
 			thread_root[th] = 0;
 			first_seen[nfirst++] = th;

@@ -319,7 +319,7 @@ static void fill_devend(struct st_ctx *c)
 		return;
 	for (i = 0; i < m->events.n; i++) {
 		const struct model_event *e = &m->events.v[i];
-		uint32_t o = t->owner[i];
+		uint32_t o = an_owner(t, i);
 		if (o == MODEL_NOIDX || o >= nn || !model_kind_is_device(e->kind))
 			continue;
 		if (e->ts + e->dur > c->devend[o])

@@ -218,7 +218,7 @@ static int eligible_ratio(struct an_profile *p, double *out)
 		return NNS_ENOMEM;
 	}
 	for (i = 0; i < m->events.n; i++) {
-		uint32_t node = t->owner[i];
+		uint32_t node = an_owner(t, i);
 		if (m->events.v[i].kind == MK_KERNEL && node != MODEL_NOIDX &&
 		    model_launch_of(m, i) != MODEL_NOIDX)
 			kself[node] += m->events.v[i].dur;
@@ -272,7 +272,7 @@ int an_tensorcore_compute(struct an_profile *p, struct nns_err *err)
 		t->kernel_time += e->dur;
 		if (tc)
 			t->tc_time += e->dur;
-		node = p->tree.owner ? p->tree.owner[i] : MODEL_NOIDX;
+		node = p->tree.owner ? an_owner(&p->tree, i) : MODEL_NOIDX;
 		if (node == MODEL_NOIDX || p->tree.nodes.v[node].type != AN_NODE_OP)
 			continue;
 		dev = model_event_device(m, (uint32_t)i);

@@ -166,7 +166,7 @@ static void op_args(struct sq_val *v, const struct model *m, int64_t base,
 static void tree_cols(struct sq_val *v, const struct an_profile *p, int64_t base, uint32_t i)
 {
 	const struct an_optree *t = &p->tree;
-	uint32_t n = t->owner ? t->owner[i] : MODEL_NOIDX;
+	uint32_t n = t->owner ? an_owner(t, i) : MODEL_NOIDX;
 	const struct an_node *node;
 
 	if (n == MODEL_NOIDX || n >= t->nodes.n)
