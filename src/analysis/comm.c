@@ -228,8 +228,6 @@ static int range_cmp(const void *x, const void *y)
 	return (a->end < b->end) - (a->end > b->end);
 }
 
-/* The comm node of the nearest enclosing tree node (starting at `node`)
- * that is a comm op, or MODEL_NOIDX. */
 /* comm_of_ev holds ~c for an event of communication op c, 0 for the rest:
  * zeroed, its pages are touched only where such ops lie. */
 static uint32_t comm_of(const uint32_t *comm_of_ev, uint32_t ev)
@@ -237,6 +235,8 @@ static uint32_t comm_of(const uint32_t *comm_of_ev, uint32_t ev)
 	return ~comm_of_ev[ev];
 }
 
+/* The comm node of the nearest enclosing tree node (starting at `node`)
+ * that is a comm op, or MODEL_NOIDX. */
 static uint32_t enclosing_comm(const struct an_optree *t, const uint32_t *comm_of_ev, uint32_t node)
 {
 	while (node != MODEL_NOIDX) {
@@ -372,7 +372,7 @@ static int add_kernels(struct an_profile *p, const uint32_t *comm_of_ev, struct 
 		uint32_t c = MODEL_NOIDX, l;
 		if (e->kind != MK_KERNEL)
 			continue;
-		l = m->launch_of ? model_launch_of(m, i) : MODEL_NOIDX;
+		l = model_launch_of(m, i);
 		if (l != MODEL_NOIDX && model_event_class(m, (uint32_t)i) == MC_COMM) {
 			/* the comm range holding the launch on its thread (the
 			 * model's nesting: the launch's operator may be the

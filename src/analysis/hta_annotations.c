@@ -103,12 +103,15 @@ static int cover(const struct model *m, agg_vec *ka, int64_t *devs, int64_t *cov
 		goto out;
 	for (i = 0; i < nt; i++)
 		top[i] = MODEL_NOIDX;
+	rc = 0;
+	/* nothing to place nor to cover with: the walk would find nothing */
+	if (!(m->kinds & (MODEL_KB(MK_GPU_ANNOTATION) | MODEL_KB_DEVICE)))
+		goto out;
+	rc = NNS_ENOMEM;
 	/* events sorted by (ts, -dur): per group of equal starts, annotations
 	 * are pushed before the group's device events are placed, so an
 	 * annotation and a kernel starting together (equal dur too) nest */
-	/* nothing to place or to cover with: the walk would find nothing */
-	for (i = (m->kinds & (MODEL_KB(MK_GPU_ANNOTATION) | MODEL_KB_DEVICE)) ? 0 : m->events.n;
-	     i < m->events.n;) {
+	for (i = 0; i < m->events.n;) {
 		size_t j = i, pass;
 
 		while (j < m->events.n && m->events.v[j].ts == m->events.v[i].ts)

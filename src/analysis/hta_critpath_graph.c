@@ -609,7 +609,7 @@ int hcp_graph_build(struct hcp_graph *g, const struct model *m, int64_t ws, int6
 	}
 	for (i = 0; i < m->events.n; i++) {
 		const struct model_event *e = &m->events.v[i];
-		uint32_t rt = m->launch_of ? model_launch_of(m, i) : MODEL_NOIDX;
+		uint32_t rt = model_launch_of(m, i);
 		if (!model_kind_is_device(e->kind) || rt == MODEL_NOIDX ||
 		    hcp_k(g, rt) == MODEL_NOIDX)
 			continue;

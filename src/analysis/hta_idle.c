@@ -96,7 +96,7 @@ int hta_idle_compute(const struct model *m, int64_t delay_ns, struct hta_idle *o
 				break;
 			gap = e->ts - prev_end;
 			if (gap > 0) {
-				l = m->launch_of ? model_launch_of(m, idx[g]) : MODEL_NOIDX;
+				l = model_launch_of(m, idx[g]);
 				if (l != MODEL_NOIDX && m->events.v[l].ts > prev_end)
 					cat = HTA_IDLE_HOST;
 				else if (gap < delay_ns)

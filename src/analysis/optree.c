@@ -388,9 +388,8 @@ int an_optree_compute(struct an_profile *p, struct nns_err *err)
 		 *first_seen = NULL;
 	size_t nfirst = 0;
 	struct build b = {0};
-	int rc = NNS_ENOMEM;
-
 	size_t cand = 0;
+	int rc = NNS_ENOMEM;
 
 	t->owner = calloc(n + 1, sizeof(*t->owner)); /* all MODEL_NOIDX */
 	count = calloc(nthr + 1, sizeof(*count));

@@ -337,6 +337,16 @@ static inline const char *kj_ws(const char *p)
 void *karena_alloc(struct karena *a, size_t n);
 void karena_reset(struct karena *a);
 void karena_free(struct karena *a);
+#if defined(__SSE2__)
+/* Bit i set where s[i], of the 16 bytes at s, is '"' or '\\'. */
+static inline unsigned kj_quote_mask16(const char *s)
+{
+	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
+
+	return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+							_mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
+}
+#endif
 /* The string at *pp (**pp == '"'); *pp after its closing quote. */
 int kj_string_slow(struct kparser *ps, const char **pp, struct kstr *out);
 static inline int kj_string(struct kparser *ps, const char **pp, struct kstr *out)
@@ -346,9 +356,7 @@ static inline int kj_string(struct kparser *ps, const char **pp, struct kstr *ou
 	 * short names), in one look; the window's KP_PAD bytes make the
 	 * load safe */
 	const char *s = *pp + 1;
-	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
-	unsigned mask = (unsigned)_mm_movemask_epi8(_mm_or_si128(
-	    _mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
+	unsigned mask = kj_quote_mask16(s);
 
 	if (mask) {
 		unsigned i = (unsigned)__builtin_ctz(mask);
@@ -396,7 +404,7 @@ static inline int kj_next(struct kparser *ps, const char **pp, char close, const
 	const char *p = *pp;
 
 	if (p[0] == ',' && p[1] == ' ' && p[2] == '"') {
-		*pp = p + 2; /* the common `, "` */
+		*pp = p + 2; /* the common `, "` in one look */
 		*more = 1;
 		return KP_OK;
 	}

@@ -128,14 +128,10 @@ void karena_free(struct karena *a)
 static const char *scan_quote(const char *p, const char *end)
 {
 #if defined(__SSE2__)
-	const __m128i q = _mm_set1_epi8('"'), b = _mm_set1_epi8('\\');
-
 	while (p < end) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-		int mask =
-		    _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, b)));
+		unsigned mask = kj_quote_mask16(p);
 		if (mask) {
-			p += __builtin_ctz((unsigned)mask);
+			p += __builtin_ctz(mask);
 			return p < end ? p : NULL;
 		}
 		p += 16;

@@ -442,12 +442,11 @@ static inline int64_t model_id_dec(const struct model *m, uint32_t enc)
 }
 static inline int64_t model_ext_id(const struct model *m, const struct model_event *e)
 {
-	return e->ext_id_enc < MODEL_ID_WIDE ? (int64_t)e->ext_id_enc
-					     : model_id_dec(m, e->ext_id_enc);
+	return model_id_dec(m, e->ext_id_enc);
 }
 static inline int64_t model_corr(const struct model *m, const struct model_event *e)
 {
-	return e->corr_enc < MODEL_ID_WIDE ? (int64_t)e->corr_enc : model_id_dec(m, e->corr_enc);
+	return model_id_dec(m, e->corr_enc);
 }
 /* Encodes id (a wide one is added to m->wide_ids): 0, or NNS_ENOMEM. */
 int model_id_enc(struct model *m, int64_t id, uint32_t *enc);

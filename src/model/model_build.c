@@ -144,11 +144,6 @@ static void remap_event(struct model_event *e, const uint32_t *smap, const uint3
 	e->corr_enc = remap_id(e->corr_enc, wide0);
 }
 
-/* src's events appended to dst's (room reserved), src's ids remapped,
- * both sorted: the events of dst after src's first one are set aside and
- * merged back with src's (dst's first on ties: the input order), so only
- * where the two chunks overlap in time is anything moved twice. 0, or
- * NNS_ENOMEM with dst unchanged. */
 /* A stretch of src's rows copied to dst's place for them, renumbered, the
  * pages of those already copied given back as it goes. */
 struct copy_job {
@@ -184,6 +179,11 @@ static void *copy_main(void *arg)
  * row a fresh page of dst's to fault in). */
 #define COPY_SPLIT_MIN ((size_t)1 << 20)
 
+/* src's events appended to dst's (room reserved), src's ids remapped,
+ * both sorted: the events of dst after src's first one are set aside and
+ * merged back with src's (dst's first on ties: the input order), so only
+ * where the two chunks overlap in time is anything moved twice. 0, or
+ * NNS_ENOMEM with dst unchanged. */
 static int merge_sorted(struct model *dst, struct model *src, const uint32_t *smap,
 			const uint32_t *tmap, size_t dev0, size_t op0, size_t wide0)
 {
@@ -270,13 +270,17 @@ static void merge_events(struct model *dst, struct model *src, const uint32_t *s
 		dst->op_args.v[dst->op_args.n++] = a;
 	}
 	vec_free(&src->op_args);
-	for (i = 0; i < src->events.n && !sorted; i++) {
-		struct model_event e = src->events.v[i];
-		remap_event(&e, smap, tmap, dev0, op0, wide0);
-		dst->events.v[dst->events.n++] = e;
-		if ((i + 1) % DROP_EVERY == 0)
-			vec_drop_pages(src->events.v + i + 1 - DROP_EVERY,
-				       DROP_EVERY * sizeof(*src->events.v));
+	if (!sorted) {
+		struct copy_job c = {dst->events.v + dst->events.n,
+				     src->events.v,
+				     src->events.n,
+				     smap,
+				     tmap,
+				     dev0,
+				     op0,
+				     wide0};
+		copy_rows(&c);
+		dst->events.n += src->events.n;
 	}
 	vec_free(&src->events);
 	if (src->wide_ids.n)

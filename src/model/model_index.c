@@ -214,23 +214,20 @@ static int attribute(struct model *m)
 {
 	struct model_attr *a = &m->attr;
 	struct idmap first; /* external id -> first operator carrying it */
-	size_t i, n = m->events.n, count = 0, nlaunch = 0, ndev = 0;
+	size_t i, n = m->events.n, count = 0;
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
 	int rc = NNS_ENOMEM;
 
-	/* one look at every row first: each loop below that would find
-	 * nothing (a trace without ids, launches or device events) is not
-	 * run, a trace of plain ranges reading its rows once, not four times */
+	/* a loop below that would find nothing (no ids; no launch or device
+	 * event among m->kinds, which model_index_nest set) is not run: a
+	 * trace of plain ranges reads its rows once, not four times */
 	for (i = 0; i < n; i++) {
-		const struct model_event *e = &m->events.v[i];
-		int64_t x = model_ext_id(m, e);
+		int64_t x = model_ext_id(m, &m->events.v[i]);
 		if (x != MODEL_NONE && x != 0) {
 			lo = x < lo ? x : lo;
 			hi = x > hi ? x : hi;
 			count++;
 		}
-		nlaunch += model_kind_is_launch(e->kind);
-		ndev += model_kind_is_device(e->kind);
 	}
 	if (idmap_init(&first, lo, hi, count))
 		return NNS_ENOMEM;
@@ -240,7 +237,7 @@ static int attribute(struct model *m)
 		    idmap_put_first(&first, x, (uint32_t)i))
 			goto out;
 	}
-	for (i = 0; i < n && nlaunch; i++) {
+	for (i = 0; i < n && (m->kinds & MODEL_KB_LAUNCH); i++) {
 		const struct model_event *e = &m->events.v[i];
 		uint32_t op, hit = IDMAP_NONE;
 		int64_t x;
@@ -264,7 +261,7 @@ static int attribute(struct model *m)
 		if (op != MODEL_NOIDX)
 			m->op_of[i] = ~op;
 	}
-	for (i = 0; i < n && ndev; i++) {
+	for (i = 0; i < n && (m->kinds & MODEL_KB_DEVICE); i++) {
 		const struct model_event *e = &m->events.v[i];
 		uint32_t l = model_launch_of(m, i);
 		if (!model_kind_is_device(e->kind))

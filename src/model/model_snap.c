@@ -4,8 +4,8 @@
  *
  * Sections, in this order: the scalars (struct msnap_head), the string
  * lengths and their bytes, every row array of struct model (wide_ids
- * included), then the
- * index (launch_of, parent, depth, op_of, thread pid/tid numbers). Rows
+ * included), then the index (launch_of, parent, depth, op_of, thread
+ * pid/tid numbers). Rows
  * are written as they lie in memory: the signature (struct sizes, the
  * version below) keeps a build from reading another's layout.
  *

@@ -191,7 +191,7 @@ int trace_event_json(const struct trace_index *ix, int64_t id, struct jsonw *w, 
 		for (; a < b; a++)
 			link(ix, w, "kernel", ix->launched[a]);
 	} else if (model_kind_is_device(e->kind)) {
-		uint32_t l = m->launch_of ? model_launch_of(m, id) : MODEL_NOIDX, op;
+		uint32_t l = model_launch_of(m, id), op;
 		if (l != MODEL_NOIDX && l < m->events.n) {
 			link(ix, w, "launch", l);
 			if ((op = launcher_of(ix, l)) != MODEL_NOIDX)
