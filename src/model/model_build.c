@@ -270,7 +270,7 @@ static void merge_events(struct model *dst, struct model *src, const uint32_t *s
 		dst->op_args.v[dst->op_args.n++] = a;
 	}
 	vec_free(&src->op_args);
-	if (!sorted) {
+	if (!sorted && src->events.n) {
 		struct copy_job c = {dst->events.v + dst->events.n,
 				     src->events.v,
 				     src->events.n,
