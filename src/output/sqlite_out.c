@@ -9,8 +9,12 @@
  * The thread: on bench/ingest's trace the raw rows and their indexes take
  * about three times as long as the profile's passes (2.2 s against
  * 0.7 s), so writing them while the passes run takes the passes off the
- * export's wall time when the machine has a core to spare. The connection is used by one thread
- * at a time: the writer until out_sqlite_add joins it, then the caller.
+ * export's wall time when the machine has a core to spare. The connection
+ * is used by one thread at a time: the writer until out_sqlite_add joins
+ * it, then the caller. The caller, once its passes are done, does not
+ * wait idle: it takes the back half of the events the thread has not
+ * reached and writes them into a database of its own on a second
+ * connection, copied in after the join (sqlite_part.c).
  */
 #include "output/schema_sql.h"
 #include "output/sqlite_int.h"
@@ -37,17 +41,6 @@ static const char DDL[] =
     /* names, shapes and call stacks once per worker (sqlite_rows.c says
      * why); events is a view over events_raw with them as text */
     "CREATE TABLE strings(id INTEGER PRIMARY KEY, value TEXT);"
-    "CREATE TABLE events_raw(worker_id INTEGER NOT NULL, id INTEGER NOT NULL,"
-    " ts_ns INTEGER NOT NULL, dur_ns INTEGER NOT NULL, name_id INTEGER, kind TEXT,"
-    " thread_id INTEGER, device INTEGER, stream INTEGER, correlation INTEGER,"
-    " external_id INTEGER, launch_id INTEGER, op_id INTEGER, op_name_id INTEGER,"
-    " parent_id INTEGER, grid_id INTEGER, block_id INTEGER, registers_per_thread INTEGER,"
-    " shared_memory INTEGER, blocks_per_sm REAL, occupancy REAL, bytes INTEGER,"
-    " wait_on_stream INTEGER, wait_on_correlation INTEGER, input_dims_id INTEGER,"
-    " input_type_id INTEGER, call_stack_id INTEGER, sequence_number INTEGER,"
-    " python_id INTEGER, python_parent_id INTEGER, python_module_id INTEGER,"
-    " fwd_thread_id INTEGER, category TEXT, class TEXT, PRIMARY KEY(worker_id, id))"
-    " WITHOUT ROWID;"
     "CREATE TABLE counters(worker_id INTEGER NOT NULL, ts_ns INTEGER NOT NULL, name TEXT,"
     " value REAL, thread_id INTEGER);"
     "CREATE TABLE memory_events(worker_id INTEGER NOT NULL, ts_ns INTEGER NOT NULL,"
@@ -67,16 +60,31 @@ static const char DDL[] =
     " tid INTEGER, thread_id INTEGER, user_pct REAL, sys_pct REAL, idle_pct REAL,"
     " iowait_pct REAL, running INTEGER, ctx_switches INTEGER, rss_kb INTEGER);";
 
-/* Created before the first row and kept up to date by the inserts: the
- * rows come in the model's (track, time) order, so each index's entries
- * land on a few leaves that stay in the cache, and on bench/ingest's trace
- * that costs 0.6 s on the writer thread against 1.1 s for CREATE INDEX's
- * sort of 1.4 M events after the load (export 4.3 -> 3.55 s wall; the
- * file is 3% larger, its index pages less full). */
-static const char INDEXES[] =
+/* The events, with indexes created before the first row and kept up to
+ * date by the inserts: the events come in events_by_kind's order
+ * (sqlite_rows.c), so both the table and that index grow by appends. On
+ * bench/ingest's trace, CREATE INDEX's sort after the load took 0.85-1.0 s
+ * against 0.2 s kept by the inserts. id is the rowid: ids are unique in
+ * the database, so the part databases' rows can be copied in after the
+ * target's (SQLite's transfer needs an INTEGER PRIMARY KEY to append to a
+ * table that is not empty and has indexes; sqlite_part.c). */
+const char sq_events_ddl[] =
+    "CREATE TABLE events_raw(worker_id INTEGER NOT NULL, id INTEGER PRIMARY KEY,"
+    " ts_ns INTEGER NOT NULL, dur_ns INTEGER NOT NULL, name_id INTEGER, kind TEXT,"
+    " thread_id INTEGER, device INTEGER, stream INTEGER, correlation INTEGER,"
+    " external_id INTEGER, launch_id INTEGER, op_id INTEGER, op_name_id INTEGER,"
+    " parent_id INTEGER, grid_id INTEGER, block_id INTEGER, registers_per_thread INTEGER,"
+    " shared_memory INTEGER, blocks_per_sm REAL, occupancy REAL, bytes INTEGER,"
+    " wait_on_stream INTEGER, wait_on_correlation INTEGER, input_dims_id INTEGER,"
+    " input_type_id INTEGER, call_stack_id INTEGER, sequence_number INTEGER,"
+    " python_id INTEGER, python_parent_id INTEGER, python_module_id INTEGER,"
+    " fwd_thread_id INTEGER, category TEXT, class TEXT);"
     "CREATE INDEX events_by_kind ON events_raw(kind, worker_id, ts_ns);"
     "CREATE INDEX events_by_launch ON events_raw(worker_id, launch_id)"
-    " WHERE launch_id IS NOT NULL;"
+    " WHERE launch_id IS NOT NULL;";
+
+/* Kept up to date by the inserts too: the records come in time order. */
+static const char INDEXES[] =
     "CREATE INDEX memory_events_by_ts ON memory_events(worker_id, ts_ns);";
 
 /* Views over the raw tables (docs/SQL.md). */
@@ -236,22 +244,31 @@ static int put_meta(struct out_sqlite *s, const char *key, const char *value, st
 	return rc;
 }
 
+/* A worker's rows: the tables, then the events a chunk at a time for as
+ * long as the caller leaves them to the thread. */
 static void *bg_main(void *arg)
 {
 	struct out_sqlite *s = arg;
+	size_t lo, hi;
+	int rc = sq_rows_tables(s, s->bg.rows, &s->bg.err);
 
-	s->bg.rc = sq_worker_rows(s, s->bg.id, &s->bg.it, &s->bg.err);
+	while (!rc && sq_split_claim(&s->bg.split, &lo, &hi))
+		rc = sq_rows_events(s, s->bg.rows, lo, hi, &s->bg.err);
+	s->bg.rc = rc;
 	return NULL;
 }
 
-/* Waits for out_sqlite_begin's thread (if any); its status, its message
- * into err. */
+/* Waits for out_sqlite_begin's thread (if any) and frees what it had;
+ * its status, its message into err. */
 static int bg_join(struct out_sqlite *s, struct nns_err *err)
 {
 	if (!s->bg.on)
 		return NNS_OK;
 	pthread_join(s->bg.thread, NULL);
 	s->bg.on = 0;
+	sq_split_fini(&s->bg.split);
+	sq_rows_close(s->bg.rows);
+	s->bg.rows = NULL;
 	if (s->bg.rc && err)
 		*err = s->bg.err;
 	return s->bg.rc;
@@ -262,6 +279,7 @@ void out_sqlite_abort(struct out_sqlite *s)
 	if (!s)
 		return;
 	if (s->bg.on) { /* its rows are not wanted: stopped at the next row */
+		sq_split_stop(&s->bg.split);
 		sqlite3_interrupt(s->db);
 		bg_join(s, NULL);
 	}
@@ -270,6 +288,29 @@ void out_sqlite_abort(struct out_sqlite *s)
 	if (s->tmp[0])
 		unlink(s->tmp);
 	free(s);
+}
+
+int sq_connect(struct out_sqlite *s, struct nns_err *err)
+{
+	if (sqlite3_open_v2(s->tmp, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
+	    SQLITE_OK)
+		return sq_fail(s, err, "cannot open the database");
+	/* nothing to recover: a failed export is removed, so no journal; the
+	 * rename is what makes the file appear. 64 KiB pages (set before the
+	 * first table): on bench/ingest's trace 0.25 s less CPU than 4 KiB
+	 * (fewer pages to split and balance while inserting and indexing),
+	 * 4.2-5.4 s against 4.7-6.9 s wall in 7 alternated runs, a 1% larger
+	 * file; 32 KiB measured the same. An 8 MB cache: the rows come in
+	 * the order of the table and of its indexes, so few pages are hot;
+	 * against 64 MB, 80 MB less RSS with the part database's connection,
+	 * and the part's copy took 0.27-0.31 s instead of 0.34-0.46 s. */
+	if (sq_exec(s,
+		    "PRAGMA page_size=65536; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+		    " PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-8192;"
+		    " PRAGMA temp_store=MEMORY; BEGIN;",
+		    err))
+		return NNS_EIO;
+	return sq_src_register(s, err);
 }
 
 int out_sqlite_open(struct out_sqlite **out, const char *path, struct nns_err *err)
@@ -316,24 +357,8 @@ int out_sqlite_open(struct out_sqlite **out, const char *path, struct nns_err *e
 		}
 	}
 	s->next_worker = 1;
-	if (sqlite3_open_v2(s->tmp, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
-	    SQLITE_OK) {
-		sq_fail(s, err, "cannot open the database");
-		goto fail;
-	}
-	/* nothing to recover: a failed export is removed, so no journal; the
-	 * rename is what makes the file appear. 64 KiB pages (set before the
-	 * first table): on bench/ingest's trace 0.25 s less CPU than 4 KiB
-	 * (fewer pages to split and balance while inserting and indexing),
-	 * 4.2-5.4 s against 4.7-6.9 s wall in 7 alternated runs, a 1% larger
-	 * file; 32 KiB measured the same, a 256 MB cache only added RSS. */
-	if (sq_exec(s,
-		    "PRAGMA page_size=65536; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
-		    " PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-65536;"
-		    " PRAGMA temp_store=MEMORY; BEGIN;",
-		    err) ||
-	    sq_exec(s, DDL, err) || sc_sql_create_results(s->db, err) || sq_exec(s, INDEXES, err) ||
-	    sq_src_register(s, err))
+	if (sq_connect(s, err) || sq_exec(s, DDL, err) || sc_sql_create_results(s->db, err) ||
+	    sq_exec(s, INDEXES, err) || sq_exec(s, sq_events_ddl, err))
 		goto fail;
 	if (put_meta(s, "nnscope_version", NNS_VERSION_STRING, err))
 		goto fail;
@@ -353,19 +378,32 @@ fail:
 
 int out_sqlite_begin(struct out_sqlite *s, const struct out_sqlite_item *it, struct nns_err *err)
 {
+	int64_t rows0 = s->rows, string_base0 = s->string_base, event_base0 = s->event_base;
+
 	if (s->bg.on)
 		return nns_err_set(err, NNS_EINVAL, "%s: internal: a worker is being written",
 				   s->path);
 	if (!it->p || !it->p->m)
 		return nns_err_set(err, NNS_EINVAL, "%s: a worker without a model", s->path);
+	if (sq_rows_open(s, s->next_worker, it, &s->bg.rows, err))
+		return err->code;
 	s->bg.it = *it;
 	s->bg.id = s->next_worker;
-	s->bg.rows0 = s->rows;
-	s->bg.string_base0 = s->string_base;
+	s->bg.rows0 = rows0;
+	s->bg.string_base0 = string_base0;
+	s->bg.event_base0 = event_base0;
 	s->bg.rc = NNS_OK;
 	nns_err_clear(&s->bg.err);
+	sq_split_init(&s->bg.split, sq_rows_events_n(s->bg.rows));
 	/* without a thread, out_sqlite_add writes the rows itself */
 	s->bg.on = pthread_create(&s->bg.thread, NULL, bg_main, s) == 0;
+	if (!s->bg.on) {
+		sq_split_fini(&s->bg.split);
+		sq_rows_close(s->bg.rows);
+		s->bg.rows = NULL;
+		s->string_base = string_base0;
+		s->event_base = event_base0;
+	}
 	return NNS_OK;
 }
 
@@ -393,12 +431,30 @@ int out_sqlite_cancel(struct out_sqlite *s, const struct out_sqlite_item *it, st
 		rc = sq_exec(s, sql, err);
 	s->rows = s->bg.rows0;
 	s->string_base = s->bg.string_base0;
+	s->event_base = s->bg.event_base0;
+	return rc;
+}
+
+/* A worker's rows on the caller's thread alone. */
+static int worker_rows(struct out_sqlite *s, int64_t id, const struct out_sqlite_item *it,
+		       struct nns_err *err)
+{
+	struct sq_rows *x;
+	int rc = sq_rows_open(s, id, it, &x, err);
+
+	if (rc)
+		return rc;
+	rc = sq_rows_tables(s, x, err);
+	if (!rc)
+		rc = sq_rows_events(s, x, 0, sq_rows_events_n(x), err);
+	sq_rows_close(x);
 	return rc;
 }
 
 int out_sqlite_add(struct out_sqlite *s, const struct out_sqlite_item *it, int64_t *worker_id,
 		   struct nns_err *err)
 {
+	struct out_sqlite *part = NULL;
 	int64_t id = s->next_worker;
 	int rc;
 
@@ -407,10 +463,24 @@ int out_sqlite_add(struct out_sqlite *s, const struct out_sqlite_item *it, int64
 	if (s->bg.on && it->p != s->bg.it.p)
 		return nns_err_set(err, NNS_EINVAL, "%s: internal: another worker is being written",
 				   s->path);
-	if (s->bg.on)
-		rc = bg_join(s, err);
-	else
-		rc = sq_worker_rows(s, id, it, err);
+	if (s->bg.on) {
+		/* the back of the events on this thread meanwhile */
+		rc = sq_part_write(s, &s->bg.split, s->bg.rows, &part, err);
+		if (rc) {
+			sq_split_stop(&s->bg.split);
+			sqlite3_interrupt(s->db);
+			bg_join(s, NULL);
+		} else {
+			rc = bg_join(s, err);
+		}
+	} else {
+		rc = worker_rows(s, id, it, err);
+	}
+	if (!rc && part) {
+		rc = sq_part_merge(s, part, err);
+		part = NULL;
+	}
+	sq_part_drop(part);
 	if (rc || sc_sql_results(s->db, id, it->p, err))
 		return err && err->code ? err->code : NNS_EIO;
 	s->next_worker++;
@@ -428,6 +498,11 @@ int out_sqlite_add_dist(struct out_sqlite *s, const char *span, const struct an_
 int64_t out_sqlite_rows(const struct out_sqlite *s)
 {
 	return s ? s->rows : 0;
+}
+
+int64_t out_sqlite_part_rows(const struct out_sqlite *s)
+{
+	return s ? s->part_rows : 0;
 }
 
 int out_sqlite_commit(struct out_sqlite *s, struct nns_err *err)

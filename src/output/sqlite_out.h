@@ -29,7 +29,7 @@
 
 /* Format version of the database (meta.format_version); bumped when a
  * table or column changes meaning. */
-#define OUT_SQLITE_FORMAT 1
+#define OUT_SQLITE_FORMAT 2
 
 /* One worker/span to export. Strings may be NULL; p->m is the model. */
 struct out_sqlite_item {
@@ -84,6 +84,10 @@ void out_sqlite_abort(struct out_sqlite *s);
 
 /* Rows written so far (all raw tables; for progress and benchmarks). */
 int64_t out_sqlite_rows(const struct out_sqlite *s);
+/* Of those, the events written on the caller's thread into a part
+ * database and copied in (sqlite_part.c), while out_sqlite_begin's
+ * thread wrote the others. */
+int64_t out_sqlite_part_rows(const struct out_sqlite *s);
 
 /* All of the above for n items and an optional distributed view. */
 int out_sqlite_write(const char *path, const struct out_sqlite_item *items, size_t n,

@@ -57,7 +57,7 @@ check_trace() {
 	run_rc 0 "$label: export --format sqlite" "$NNSCOPE" export "$trace" --format sqlite --out "$edb"
 	check "$label: export prints the rows written" grep -q "rows" "$TMP/err.txt"
 	check "$label: integrity" [ "$(q "$db" 'PRAGMA integrity_check')" = ok ]
-	check "$label: meta names the version" [ "$(q "$db" "SELECT value FROM meta WHERE key = 'format_version'")" = 1 ]
+	check "$label: meta names the version" [ "$(q "$db" "SELECT value FROM meta WHERE key = 'format_version'")" = 2 ]
 	check "$label: export and analyse --sqlite hold the same events" \
 		[ "$(q "$db" 'SELECT count(*), sum(dur_ns), sum(op_id) FROM events')" = \
 		"$(q "$edb" 'SELECT count(*), sum(dur_ns), sum(op_id) FROM events')" ]

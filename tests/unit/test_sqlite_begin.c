@@ -5,7 +5,9 @@
  * out_sqlite_add alone writes, value for value; a cancelled worker leaves
  * nothing (the next worker gets the ids it would have had); an abort while
  * the thread runs leaves no file; a commit with a worker begun and not
- * added fails and leaves no file.
+ * added fails and leaves no file. A worker with more events than the
+ * thread keeps (sqlite_part.c) has part of them written on the caller's
+ * thread into a part database and copied in: the same database again.
  *
  * Databases are compared by a digest of every row of every table (names
  * in order; rows in rowid or primary key order; each value's type and
@@ -128,15 +130,15 @@ static void fail_on(int rc, const struct nns_err *err)
 		fail_msg("%s", err->msg);
 }
 
-/* Adds worker it (profile p over f->m) to s: begun on the thread while
- * the passes run, or (begin 0) the passes first and out_sqlite_add alone. */
-static void add(struct fx *f, struct out_sqlite *s, struct out_sqlite_item *it,
-		struct an_profile *p, int begin)
+/* Adds worker it (profile p over m) to s: begun on the thread while the
+ * passes run, or (begin 0) the passes first and out_sqlite_add alone. */
+static void add_model(struct model *m, struct out_sqlite *s, struct out_sqlite_item *it,
+		      struct an_profile *p, int begin)
 {
 	struct nns_err err;
 
 	nns_err_clear(&err);
-	an_profile_init(p, &f->m);
+	an_profile_init(p, m);
 	it->p = p;
 	if (begin)
 		fail_on(out_sqlite_begin(s, it, &err), &err);
@@ -144,31 +146,43 @@ static void add(struct fx *f, struct out_sqlite *s, struct out_sqlite_item *it,
 	fail_on(out_sqlite_add(s, it, NULL, &err), &err);
 }
 
-/* Two workers begun on the thread: the database out_sqlite_add writes. */
-static void test_begin_same_rows(void **state)
+static void add(struct fx *f, struct out_sqlite *s, struct out_sqlite_item *it,
+		struct an_profile *p, int begin)
 {
-	struct fx *f = *state;
+	add_model(&f->m, s, it, p, begin);
+}
+
+/* Writes two workers over m into path, begun on the thread or not; the
+ * rows written and, of them, those copied in from part databases. */
+static void write_two(struct model *m, const char *path, int begin, int64_t *rows, int64_t *parts)
+{
 	struct out_sqlite_item it[2] = {{"run", "w0", NULL, "a.json", NULL},
 					{"run", "w1", "2", "b.json", NULL}};
 	struct an_profile p[2];
 	struct out_sqlite *s;
 	struct nns_err err;
-	int64_t ra, rb, wa, wb;
 
-	for (int begin = 0; begin < 2; begin++) {
-		nns_err_clear(&err);
-		fail_on(out_sqlite_open(&s, begin ? f->b : f->a, &err), &err);
-		for (int w = 0; w < 2; w++)
-			add(f, s, &it[w], &p[w], begin);
-		if (begin)
-			wb = out_sqlite_rows(s);
-		else
-			wa = out_sqlite_rows(s);
-		fail_on(out_sqlite_commit(s, &err), &err);
-		for (int w = 0; w < 2; w++)
-			an_profile_release(&p[w]);
-	}
+	nns_err_clear(&err);
+	fail_on(out_sqlite_open(&s, path, &err), &err);
+	for (int w = 0; w < 2; w++)
+		add_model(m, s, &it[w], &p[w], begin);
+	*rows = out_sqlite_rows(s);
+	*parts = out_sqlite_part_rows(s);
+	fail_on(out_sqlite_commit(s, &err), &err);
+	for (int w = 0; w < 2; w++)
+		an_profile_release(&p[w]);
+}
+
+/* Two workers begun on the thread: the database out_sqlite_add writes. */
+static void test_begin_same_rows(void **state)
+{
+	struct fx *f = *state;
+	int64_t ra, rb, wa, wb, pa, pb;
+
+	write_two(&f->m, f->a, 0, &wa, &pa);
+	write_two(&f->m, f->b, 1, &wb, &pb);
 	assert_int_equal(wa, wb);
+	assert_int_equal(pa + pb, 0); /* too few events to split */
 	assert_true(digest(f->a, &ra) == digest(f->b, &rb));
 	assert_int_equal(ra, rb);
 	assert_true(ra > 20);
@@ -233,6 +247,57 @@ static int entries(const struct fx *f)
 	return n;
 }
 
+/* n operators, each launching a kernel: 3n events, the kernels' ids after
+ * every operator's and launch's (kinds by name), their op_id and
+ * launch_id pointing back across the split. */
+static char *big_json(int n)
+{
+	size_t size = (size_t)n * 600 + 64, k;
+	char *j = malloc(size);
+
+	assert_non_null(j);
+	k = (size_t)snprintf(j, size, "{\"traceEvents\":[");
+	for (int i = 0; i < n; i++)
+		k += (size_t)snprintf(
+		    j + k, size - k,
+		    "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"op%d\",\"pid\":1,\"tid\":1,"
+		    "\"ts\":%d,\"dur\":8,\"args\":{\"External id\":%d}},"
+		    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":"
+		    "1,"
+		    "\"tid\":1,\"ts\":%d,\"dur\":2,\"args\":{\"correlation\":%d}},"
+		    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k%d\",\"pid\":0,\"tid\":7,"
+		    "\"ts\":%d,\"dur\":5,\"args\":{\"correlation\":%d,\"device\":0,\"stream\":7}}",
+		    i ? "," : "", i % 50, i * 10, i + 1, i * 10 + 1, i + 1, i % 90, i * 10 + 4,
+		    i + 1);
+	snprintf(j + k, size - k, "]}");
+	return j;
+}
+
+/* Two workers of 150k events, begun on the thread: part of the events go
+ * through a part database, and the database is the one out_sqlite_add
+ * alone writes, row for row. */
+static void test_split_same_rows(void **state)
+{
+	struct fx *f = *state;
+	char *json = big_json(50000);
+	struct model big;
+	int64_t ra, rb, wa, wb, pa, pb;
+
+	assert_int_equal(tu_kineto_profile(json, &big, NULL), 0);
+	free(json);
+	assert_int_equal(big.events.n, 150000);
+	write_two(&big, f->a, 0, &wa, &pa);
+	write_two(&big, f->b, 1, &wb, &pb);
+	model_release(&big);
+	assert_int_equal(pa, 0);
+	assert_true(pb > 0);
+	assert_int_equal(wa, wb);
+	assert_true(digest(f->a, &ra) == digest(f->b, &rb));
+	assert_int_equal(ra, rb);
+	assert_true(ra > 300000);
+	assert_int_equal(entries(f), 2); /* no part database left */
+}
+
 /* An abort while the thread runs, and a commit of a worker begun and not
  * added, leave no file. */
 static void test_abort_while_begun(void **state)
@@ -269,6 +334,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_begin_same_rows, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_cancel, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_abort_while_begun, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_split_same_rows, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

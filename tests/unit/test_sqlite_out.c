@@ -34,10 +34,11 @@
  *     cudaLaunchKernel [65,68) corr 8  -> kernel k2 [70,80)  = 10 us
  *     cudaMemcpyAsync  [75,77) corr 9  -> gpu_memcpy [85,90) 1024 bytes
  *   [memory] at 15: addr 100, +512 bytes, totals 512 / 2048, CUDA device 0
- * Model order (ts, longer first): step 0, conv 1, launch 2, k1 3, add 4,
- * launch 5, k2 6, memcpy launch 7, memcpy 8.
- * Expected: 9 events; k1 -> aten::conv (op_id 1), k2 and the copy ->
- * aten::add (op_id 4); kernel time per operator conv 20, add 10; the step
+ * Ids go by kind name, then start (sqlite_rows.c): cpu_op conv 0, add 1;
+ * cuda_runtime launch 2, launch 3, memcpy launch 4; gpu_memcpy memcpy 5;
+ * kernel k1 6, k2 7; user_annotation step 8.
+ * Expected: 9 events; k1 -> aten::conv (op_id 0), k2 and the copy ->
+ * aten::add (op_id 1); kernel time per operator conv 20, add 10; the step
  * launched 3 device events, 30 us of kernels, and lasts 100 us (its host
  * end is after the last device end at 90). */
 /* clang-format off */
@@ -174,21 +175,23 @@ static void test_events(void **state)
 	assert_int_equal(qi(db, "SELECT count(*) FROM events"), 9);
 	assert_int_equal(qi(db, "SELECT count(*) FROM events WHERE kind = 'kernel'"), 2);
 	assert_int_equal(qi(db, "SELECT count(*) FROM events WHERE kind = 'cuda_runtime'"), 3);
-	assert_int_equal(qi(db, "SELECT id FROM events WHERE name = 'aten::conv'"), 1);
-	assert_int_equal(qi(db, "SELECT id FROM events WHERE name = 'aten::add'"), 4);
+	assert_int_equal(qi(db, "SELECT id FROM events WHERE name = 'aten::conv'"), 0);
+	assert_int_equal(qi(db, "SELECT id FROM events WHERE name = 'aten::add'"), 1);
+	assert_int_equal(qi(db, "SELECT id FROM events WHERE name = 'k1'"), 6);
+	assert_int_equal(qi(db, "SELECT id FROM events WHERE name = 'ProfilerStep#1'"), 8);
 	/* attribution */
-	assert_int_equal(qi(db, "SELECT op_id FROM events WHERE name = 'k1'"), 1);
-	assert_int_equal(qi(db, "SELECT op_id FROM events WHERE name = 'k2'"), 4);
-	assert_int_equal(qi(db, "SELECT op_id FROM events WHERE kind = 'gpu_memcpy'"), 4);
-	assert_int_equal(qi(db, "SELECT op_id FROM events WHERE name = 'cudaMemcpyAsync'"), 4);
+	assert_int_equal(qi(db, "SELECT op_id FROM events WHERE name = 'k1'"), 0);
+	assert_int_equal(qi(db, "SELECT op_id FROM events WHERE name = 'k2'"), 1);
+	assert_int_equal(qi(db, "SELECT op_id FROM events WHERE kind = 'gpu_memcpy'"), 1);
+	assert_int_equal(qi(db, "SELECT op_id FROM events WHERE name = 'cudaMemcpyAsync'"), 1);
 	assert_string_equal(
 	    qs(db, "SELECT op_name FROM events WHERE name = 'k1'", buf, sizeof(buf)), "aten::conv");
 	assert_int_equal(qi(db, "SELECT op_id FROM events WHERE name = 'aten::conv'"), -999);
-	assert_int_equal(qi(db, "SELECT parent_id FROM events WHERE name = 'aten::conv'"), 0);
+	assert_int_equal(qi(db, "SELECT parent_id FROM events WHERE name = 'aten::conv'"), 8);
 	assert_int_equal(qi(db, "SELECT parent_id FROM events WHERE name = 'ProfilerStep#1'"),
 			 -999);
 	assert_int_equal(qi(db, "SELECT launch_id FROM events WHERE name = 'k1'"), 2);
-	assert_int_equal(qi(db, "SELECT launch_id FROM events WHERE kind = 'gpu_memcpy'"), 7);
+	assert_int_equal(qi(db, "SELECT launch_id FROM events WHERE kind = 'gpu_memcpy'"), 4);
 	/* times, threads, launch parameters, operator args */
 	assert_int_equal(qi(db, "SELECT ts_ns FROM events WHERE name = 'k1'"), 30000);
 	assert_int_equal(qi(db, "SELECT dur_ns FROM events WHERE name = 'k1'"), 20000);
@@ -248,7 +251,8 @@ static void test_views(void **state)
 	sqlite3_close(db);
 }
 
-/* Two workers: ids 1 and 2, each with its own strings. */
+/* Two workers: ids 1 and 2, each with its own strings; the second's
+ * events numbered after the first's 9 (k2: 9 + 7, its operator 9 + 1). */
 static void test_two_workers(void **state)
 {
 	struct fx *f = *state;
@@ -269,6 +273,10 @@ static void test_two_workers(void **state)
 	assert_string_equal(qs(db, "SELECT op_name FROM events WHERE worker_id = 2 AND name = 'k2'",
 			       buf, sizeof(buf)),
 			    "aten::add");
+	assert_int_equal(qi(db, "SELECT id FROM events WHERE worker_id = 2 AND name = 'k2'"), 16);
+	assert_int_equal(qi(db, "SELECT op_id FROM events WHERE worker_id = 2 AND name = 'k2'"),
+			 10);
+	assert_int_equal(qi(db, "SELECT op_id FROM events WHERE worker_id = 1 AND name = 'k2'"), 1);
 	assert_string_equal(qs(db, "SELECT span FROM workers WHERE id = 2", buf, sizeof(buf)), "2");
 	assert_int_equal(qi(db, "SELECT count(*) FROM kernel_time_per_operator"), 4);
 	sqlite3_close(db);
