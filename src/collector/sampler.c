@@ -19,12 +19,17 @@
  * GPU   NVML counters (nvml.c) at the same period, emitted as counter
  *       events from this thread (named "nnscope-sampler"); NVML is opened
  *       when the thread starts and shut down when it ends.
+ *
+ * The thread has a descriptor table of its own (private_fds), so that the
+ * files it opens never take a descriptor number the program is about to
+ * get, and it holds none of the program's files open.
  */
 #include "collector/collector.h"
 #include "collector/tsc.h"
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -297,6 +302,28 @@ static int64_t thread_cpu_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+/* Gives the calling thread a descriptor table of its own, empty. The
+ * thread opens files every tick (/proc; at its start, NVML's library
+ * probes ~40 paths): in the program's table each open takes the lowest
+ * free number for a moment, and a program that frees one to reuse it
+ * (a shell's `echo > f`: close(1), then dup2(f, 1)) then gets EBUSY or
+ * another number (tests/e2e/collector_run.sh saw the shell's echo fail
+ * about 1 run in 12). Its copies of the program's descriptors are closed
+ * at once: none of the program's pipes stays open behind its back. Where
+ * unshare is refused (a seccomp filter), the thread shares the program's
+ * table as before. */
+static void private_fds(void)
+{
+	if (unshare(CLONE_FILES) != 0)
+		return;
+	if (close_range(0, ~0U, 0) != 0) {
+		long max = sysconf(_SC_OPEN_MAX);
+
+		for (long fd = 0; fd < (max > 0 && max < 65536 ? max : 65536); fd++)
+			close((int)fd);
+	}
+}
+
 static void *sampler_main(void *arg)
 {
 	struct nns_profiler *p = arg;
@@ -307,6 +334,7 @@ static void *sampler_main(void *arg)
 	/* its own name: the GPU counters it emits sit on this thread's track,
 	 * which must not pass for one of the program's threads */
 	pthread_setname_np(pthread_self(), "nnscope-sampler");
+	private_fds();
 	atomic_store(&p->sampler_tid, (int)nns_gettid()); /* keep.c: its counters keep nothing */
 	memset(&s, 0, sizeof(s));
 	s.hz = sysconf(_SC_CLK_TCK);
