@@ -386,7 +386,7 @@ int out_sqlite_begin(struct out_sqlite *s, const struct out_sqlite_item *it, str
 	if (!it->p || !it->p->m)
 		return nns_err_set(err, NNS_EINVAL, "%s: a worker without a model", s->path);
 	if (sq_rows_open(s, s->next_worker, it, &s->bg.rows, err))
-		return err->code;
+		return err && err->code ? err->code : NNS_ENOMEM;
 	s->bg.it = *it;
 	s->bg.id = s->next_worker;
 	s->bg.rows0 = rows0;
