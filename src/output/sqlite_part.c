@@ -99,10 +99,9 @@ int sq_part_write(struct out_sqlite *s, struct sq_split *sp, const struct sq_row
 	*part = NULL;
 	if (lo >= n)
 		return NNS_OK;
-	if (!(p = calloc(1, sizeof(*p)))) {
-		/* the thread stops at lo: the rest must be written */
+	/* on failure the thread has stopped at lo: the caller fails the worker */
+	if (!(p = calloc(1, sizeof(*p))))
 		return nns_err_set(err, NNS_ENOMEM, "%s: out of memory", s->path);
-	}
 	snprintf(p->path, sizeof(p->path), "%s", s->path);
 	rc = sq_tmp_create(p->tmp, sizeof(p->tmp), s->path, err);
 	if (!rc)

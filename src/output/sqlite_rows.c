@@ -175,6 +175,12 @@ static void op_args(struct sq_val *v, const struct model *m, int64_t base,
 	v_opt(&v[C_FWDTID], model_id_dec(m, a->fwd_tid_enc), a->fwd_tid_enc != MODEL_ID_NONE);
 }
 
+/* The slot of kind k in sq_rows.kinds (an unknown kind: the last). */
+static int kind_slot(uint8_t k)
+{
+	return k < MK__COUNT ? k : MK__COUNT;
+}
+
 /* events_raw.id of the event at model index i */
 static int64_t event_id(const struct sq_rows *x, uint32_t i)
 {
@@ -225,7 +231,7 @@ static void event_row(const void *ctx, size_t k, struct sq_val *v)
 	sq_int(&v[C_TS], e->ts);
 	sq_int(&v[C_DUR], e->dur);
 	sq_int(&v[C_NAME], x->base + e->name);
-	sq_text(&v[C_KIND], x->kinds[e->kind < MK__COUNT ? e->kind : MK__COUNT], -1);
+	sq_text(&v[C_KIND], x->kinds[kind_slot(e->kind)], -1);
 	if (e->thread < m->threads.n)
 		sq_int(&v[C_THREAD], e->thread);
 	/* the model's index: args.device / args.stream, else the pid and
@@ -459,16 +465,12 @@ int sq_rows_open(struct out_sqlite *s, int64_t wid, const struct out_sqlite_item
 	/* a counting sort by kind: stable, so each kind keeps the model's
 	 * (start, longer first) order */
 	kind_ranks(x, rank);
-	for (size_t i = 0; i < n; i++) {
-		uint8_t k = m->events.v[i].kind;
-
-		start[rank[k < MK__COUNT ? k : MK__COUNT] + 1]++;
-	}
+	for (size_t i = 0; i < n; i++)
+		start[rank[kind_slot(m->events.v[i].kind)] + 1]++;
 	for (int r = 1; r <= MK__COUNT + 1; r++)
 		start[r] += start[r - 1];
 	for (size_t i = 0; i < n; i++) {
-		uint8_t k = m->events.v[i].kind;
-		size_t pos = start[rank[k < MK__COUNT ? k : MK__COUNT]]++;
+		size_t pos = start[rank[kind_slot(m->events.v[i].kind)]]++;
 
 		x->order[pos] = (uint32_t)i;
 		x->id_of[i] = (uint32_t)pos;
