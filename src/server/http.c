@@ -59,17 +59,21 @@ struct srv_req {
 	struct MHD_Response *resp;
 	int status;
 	int head;
+	int held; /* suspended (srv_hold): no answer now */
 	struct server *s;
+	void **con_cls;
 };
 
 /* Per-request markers (*con_cls): the request line was seen (set by the
  * URI callback), with too many parameters or too long a URI; the request
- * had a body; it was accepted for dispatch. */
+ * had a body; it was accepted for dispatch; it was held (srv_hold) and is
+ * dispatched again. */
 static int uri_marker;
 static int args_marker;
 static int long_marker;
 static int body_marker;
 static int nobody_marker;
+static int held_marker; /* like nobody_marker, and held once already */
 
 const char *srv_arg(struct srv_req *q, const char *name)
 {
@@ -201,6 +205,25 @@ void srv_progress(struct srv_req *q, const struct reg_progress *pr)
 	}
 	jsonw_release(&w);
 	srv_reply(q, 202, "application/json", doc, len);
+}
+
+int srv_hold(struct srv_req *q, struct reg_entry *e, int trace)
+{
+	const char *w = MHD_lookup_connection_value(q->c, MHD_HEADER_KIND, "X-Nnscope-Wait");
+	char *end;
+	long ms;
+
+	if (!w || *q->con_cls == &held_marker)
+		return 0;
+	ms = strtol(w, &end, 10);
+	if (end == w || *end || ms <= 0)
+		return 0;
+	if (!hold_add(&q->s->holds, q->c, e, trace,
+		      ms > HOLD_WAIT_MAX_MS ? HOLD_WAIT_MAX_MS : (int)ms))
+		return 0;
+	*q->con_cls = &held_marker;
+	q->held = 1;
+	return 1;
 }
 
 static void serve_asset(struct srv_req *q, const char *path)
@@ -371,7 +394,7 @@ static mhd_result on_request(void *cls, struct MHD_Connection *c, const char *ur
 			     size_t *upload_data_size, void **con_cls)
 {
 	struct server *s = cls;
-	struct srv_req q = {c, NULL, 500, 0, s};
+	struct srv_req q = {c, NULL, 500, 0, 0, s, con_cls};
 	mhd_result ret;
 
 	(void)version;
@@ -408,6 +431,8 @@ static mhd_result on_request(void *cls, struct MHD_Connection *c, const char *ur
 		return MHD_YES;
 	}
 	dispatch(s, &q, url, method);
+	if (q.held)
+		return MHD_YES; /* answered when resumed: this handler runs again */
 queue:
 	if (!q.resp) {
 		q.resp = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
@@ -463,7 +488,8 @@ int srv_start(struct server *s, const struct srv_opts *o, struct nns_err *err)
 	struct addrinfo hints, *ai = NULL;
 	char port[16];
 	socklen_t sslen;
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+	unsigned flags =
+	    MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME;
 	struct reg_limits lim = {0};
 	int rc, fd;
 
@@ -526,6 +552,14 @@ int srv_start(struct server *s, const struct srv_opts *o, struct nns_err *err)
 	s->reg.quiet = o->quiet;
 	if (o->max_loaded > 0)
 		s->reg.max_loaded = (size_t)o->max_loaded;
+	if (hold_start(&s->holds, &s->reg) != NNS_OK) {
+		close(fd);
+		live_watch_stop(s);
+		cg_release(&s->guard);
+		mc_release(&s->marey);
+		reg_release(&s->reg);
+		return nns_err_set(err, NNS_ENOMEM, "cannot start the long-poll thread");
+	}
 	/* the logger must be the first option (MHD prints its own otherwise) */
 	s->mhd = MHD_start_daemon(
 	    flags | MHD_USE_EPOLL, (uint16_t)s->port, NULL, NULL, on_request, s,
@@ -537,6 +571,7 @@ int srv_start(struct server *s, const struct srv_opts *o, struct nns_err *err)
 	    MHD_OPTION_URI_LOG_CALLBACK, on_uri, s, MHD_OPTION_END);
 	if (!s->mhd) {
 		close(fd);
+		hold_stop(&s->holds);
 		live_watch_stop(s);
 		cg_release(&s->guard);
 		mc_release(&s->marey);
@@ -549,6 +584,7 @@ int srv_start(struct server *s, const struct srv_opts *o, struct nns_err *err)
 
 void srv_stop(struct server *s)
 {
+	hold_stop(&s->holds); /* a daemon must not stop with suspended connections */
 	if (s->mhd)
 		MHD_stop_daemon(s->mhd);
 	s->mhd = NULL;

@@ -393,6 +393,16 @@ int reg_state(struct registry *r, struct reg_entry *e)
 	return st;
 }
 
+int reg_settled(struct registry *r, struct reg_entry *e, int trace)
+{
+	int done;
+
+	pthread_mutex_lock(&r->mu);
+	done = (e->state != REG_QUEUED && e->state != REG_WORKING) || (trace && e->trace_early);
+	pthread_mutex_unlock(&r->mu);
+	return done;
+}
+
 void reg_queue_locked(struct registry *r, struct reg_entry *e, int64_t now)
 {
 	e->asked_ns = now; /* somebody still waits for it (the supervisor) */

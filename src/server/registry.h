@@ -251,6 +251,10 @@ void reg_put(struct registry *r, struct reg_entry *e);
 int reg_profile(struct reg_entry *e, struct nns_err *err);
 /* e's state (enum reg_state), read under the lock. */
 int reg_state(struct registry *r, struct reg_entry *e);
+/* 1 when e is neither queued nor loading (ready, failed, stopped), or,
+ * for trace (the trace endpoints, reg_acquire_trace), when its trace index
+ * is published; read under the lock. */
+int reg_settled(struct registry *r, struct reg_entry *e, int trace);
 
 /* Reads <view>.json of e from the disk cache when the cache is valid for
  * the current file. Returns a malloc'd buffer (caller frees) or NULL. */

@@ -1,10 +1,10 @@
 /*
  * registry_load.c - an entry's load, on one of the registry's workers
  * (registry_int.h: reg_load_entry): the trace read (or its snapshot
- * mapped), the documents' passes on a thread of their own while the trace
- * index is built and published as soon as the passes it reads are done,
- * the documents written to the disk cache (cache.c), and the snapshot
- * written afterwards (reg_save_snapshot). reg_profile runs what a view
+ * mapped), the passes the trace index reads and the index (published at
+ * once, for the Trace view), then the documents' passes, the documents
+ * written to the disk cache (cache.c), and the snapshot written afterwards
+ * (reg_save_snapshot). reg_profile runs what a view
  * needs of an entry read from its snapshot.
  */
 #include "server/registry.h"
@@ -62,22 +62,6 @@ void reg_save_snapshot(struct registry *r, struct reg_entry *e)
 		fprintf(stderr, "nnscope serve: %s: no snapshot written: %s\n", e->path, err.msg);
 }
 
-/* The passes of every document, on a thread of load_entry's. */
-struct passes_job {
-	struct an_profile *p;
-	int threads, rc;
-	struct nns_err err;
-};
-
-static void *passes_main(void *arg)
-{
-	struct passes_job *j = arg;
-
-	nns_err_clear(&j->err);
-	j->rc = an_profile_run_mask(j->p, AN_PASSES_DOCS, j->threads, &j->err);
-	return NULL;
-}
-
 /* A trace whose Trace view can answer before its documents are ready (not a
  * variant, not a MindSpore profile, whose attach may yet fail the load):
  * the passes the index reads (steps, GPU utilization) first, then the
@@ -86,7 +70,8 @@ static void *passes_main(void *arg)
  * longer fail nor be cancelled). NNS_OK with *ixo NULL when it is not such
  * a trace, else the index's status. */
 static int publish_trace(struct registry *r, struct reg_entry *e, struct model *m,
-			 struct an_profile *p, struct trace_index **ixo, struct nns_err *err)
+			 struct an_profile *p, int threads, struct trace_index **ixo,
+			 struct nns_err *err)
 {
 	struct ms_src src;
 	int rc;
@@ -94,10 +79,8 @@ static int publish_trace(struct registry *r, struct reg_entry *e, struct model *
 	*ixo = NULL;
 	if (e->variant || ms_model_src(m, &src))
 		return NNS_OK;
-	/* the passes' thread runs them; this one takes what it has not
-	 * started yet and waits for the rest */
-	if ((rc = an_profile_need_mask(p, AN_PASS_BIT(AN_PASS_STEPS) | AN_PASS_BIT(AN_PASS_GPU), 1,
-				       err)) != NNS_OK)
+	if ((rc = an_profile_need_mask(p, AN_PASS_BIT(AN_PASS_STEPS) | AN_PASS_BIT(AN_PASS_GPU),
+				       threads, err)) != NNS_OK)
 		return rc;
 	if (atomic_load(&e->cancel))
 		return nns_err_set(err, NNS_EINVAL, "%s: loading cancelled", e->path);
@@ -173,24 +156,17 @@ int reg_load_entry(struct registry *r, struct reg_entry *e, struct model **mo,
 	pthread_mutex_unlock(&r->mu);
 	nns_err_clear(err);
 	an_profile_init(p, m);
-	/* every document is cached below: their passes side by side, on the
-	 * CPUs the parser used, on a thread of their own while this one builds
-	 * the trace index as soon as the passes it reads are done */
+	/* the passes the trace index reads and the index first, on every CPU,
+	 * so that a page waiting on the Trace view draws it as soon as it can
+	 * (on a machine it shares with the browser, the documents' passes
+	 * beside them would delay it); then every document's passes, which are
+	 * cached below */
 	{
-		struct passes_job job = {p, cpus_threads(0, AN_THREADS_MAX), NNS_OK, {0, ""}};
-		pthread_t th;
-		int started = pthread_create(&th, NULL, passes_main, &job) == 0;
-		int prc = publish_trace(r, e, m, p, ixo, err);
+		int threads = cpus_threads(0, AN_THREADS_MAX);
 
-		if (started)
-			pthread_join(th, NULL);
-		else
-			passes_main(&job);
-		if (prc != NNS_OK)
+		if (publish_trace(r, e, m, p, threads, ixo, err) != NNS_OK)
 			goto fail;
-		rc = job.rc;
-		if (rc != NNS_OK)
-			*err = job.err;
+		rc = an_profile_run_mask(p, AN_PASSES_DOCS, threads, err);
 	}
 	if (rc != NNS_OK || (rc = an_ms_attach(p, err)) != NNS_OK) {
 		if (!*ixo)

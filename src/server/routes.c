@@ -103,7 +103,7 @@ static int acquire_as(struct server *s, struct srv_req *q, struct reg_entry *e, 
 		return 1;
 	if (st == REG_FAILED || st == REG_LIVE)
 		srv_error(q, failed_status(&pr), "%s", pr.err);
-	else
+	else if (!srv_hold(q, e, trace))
 		srv_progress(q, &pr);
 	return 0;
 }
@@ -236,7 +236,7 @@ int srv_acquire_all(struct server *s, struct srv_req *q, struct reg_entry **es, 
 	struct reg_progress *pr = malloc(2 * sizeof(*pr)), *worst;
 	unsigned char *held = calloc(n ? n : 1, 1);
 	double total = 0;
-	size_t ready = 0, waiting = 0;
+	size_t ready = 0, waiting = 0, slowest = 0;
 	int failed = 0;
 
 	if (!pr || !held) {
@@ -260,8 +260,10 @@ int srv_acquire_all(struct server *s, struct srv_req *q, struct reg_entry **es, 
 		} else if (!failed) {
 			/* the answer shows the slowest of the spans not ready */
 			total += pr->progress;
-			if (!waiting++ || reg_progress_worse(pr, worst))
+			if (!waiting++ || reg_progress_worse(pr, worst)) {
 				*worst = *pr;
+				slowest = i;
+			}
 		}
 	}
 	/* what is asked of them reads their profiles (reg_profile) */
@@ -284,7 +286,7 @@ int srv_acquire_all(struct server *s, struct srv_req *q, struct reg_entry **es, 
 				reg_put(&s->reg, es[i]);
 		if (failed) {
 			srv_error(q, failed_status(worst), "%s", worst->err);
-		} else {
+		} else if (!srv_hold(q, es[slowest], 0)) {
 			worst->progress = total / (double)n;
 			srv_progress(q, worst);
 		}

@@ -12,6 +12,7 @@
 #include "common/err.h"
 #include "output/jsonw.h"
 #include "server/conns.h"
+#include "server/hold.h"
 #include "server/marey_cache.h"
 #include "server/registry.h"
 
@@ -44,6 +45,7 @@ struct srv_req; /* one request (http.c) */
 struct server {
 	struct registry reg;
 	struct conn_guard guard; /* connection deadlines and shedding (conns.h) */
+	struct srv_holds holds;	 /* requests waiting for a load (hold.h) */
 	struct srv_opts o;
 	struct marey_cache marey; /* ms_marey documents per step (marey_cache.h) */
 	struct live_watch *watch; /* live verdicts and --alert rules (live_watch.h) */
@@ -70,6 +72,11 @@ void srv_reply_json(struct srv_req *q, struct jsonw *w);
 /* Answers 202 with a progress document: pr's state, phase, progress, file
  * details and cause, and the other loads under way (docs/SERVER.md). */
 void srv_progress(struct srv_req *q, const struct reg_progress *pr);
+/* Instead of answering 202 for entry e (trace: a trace endpoint's
+ * acquire): holds the request until e's load settles, when it asked to
+ * wait (X-Nnscope-Wait) and was not held before (hold.h). 1 when held:
+ * answer nothing. */
+int srv_hold(struct srv_req *q, struct reg_entry *e, int trace);
 /* Writes the members of one load's progress (file, size, phase ...) into
  * the object w is in. */
 void srv_json_load(struct jsonw *w, const struct reg_progress *pr);

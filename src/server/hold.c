@@ -1,0 +1,137 @@
+/*
+ * hold.c - long polls (hold.h): the held requests, a list under the
+ * mutex, and the thread that resumes each one when its entry's load
+ * settles or its wait is over.
+ */
+#include "server/hold.h"
+#include "common/clock.h"
+#include "common/err.h"
+
+#include <errno.h>
+#include <microhttpd.h>
+#include <stdlib.h>
+#include <time.h>
+
+struct hold_req {
+	struct MHD_Connection *c;
+	struct reg_entry *e;
+	int trace;
+	int64_t until_ns; /* clock_mono_ns */
+	struct hold_req *next;
+};
+
+/* Resumes the held requests that are done waiting (all of them when
+ * stopping); caller holds mu. */
+static void resume_due_locked(struct srv_holds *h)
+{
+	int64_t now = clock_mono_ns();
+	struct hold_req **pp = &h->list;
+
+	while (*pp) {
+		struct hold_req *q = *pp;
+
+		if (h->stop || now >= q->until_ns || reg_settled(h->reg, q->e, q->trace)) {
+			*pp = q->next;
+			h->n--;
+			MHD_resume_connection(q->c);
+			free(q);
+		} else {
+			pp = &q->next;
+		}
+	}
+}
+
+static void *hold_main(void *arg)
+{
+	struct srv_holds *h = arg;
+
+	pthread_mutex_lock(&h->mu);
+	while (!h->stop) {
+		if (!h->list) {
+			pthread_cond_wait(&h->cv, &h->mu);
+		} else {
+			struct timespec t;
+
+			clock_gettime(CLOCK_MONOTONIC, &t);
+			t.tv_nsec += HOLD_TICK_MS * 1000000L;
+			if (t.tv_nsec >= 1000000000L) {
+				t.tv_sec++;
+				t.tv_nsec -= 1000000000L;
+			}
+			pthread_cond_timedwait(&h->cv, &h->mu, &t);
+		}
+		resume_due_locked(h);
+	}
+	resume_due_locked(h);
+	pthread_mutex_unlock(&h->mu);
+	return NULL;
+}
+
+int hold_start(struct srv_holds *h, struct registry *r)
+{
+	pthread_condattr_t ca;
+
+	h->reg = r;
+	h->list = NULL;
+	h->n = h->stop = h->started = 0;
+	if (pthread_mutex_init(&h->mu, NULL))
+		return NNS_ENOMEM;
+	if (pthread_condattr_init(&ca) || pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) ||
+	    pthread_cond_init(&h->cv, &ca)) {
+		pthread_mutex_destroy(&h->mu);
+		return NNS_ENOMEM;
+	}
+	pthread_condattr_destroy(&ca);
+	if (pthread_create(&h->th, NULL, hold_main, h)) {
+		pthread_cond_destroy(&h->cv);
+		pthread_mutex_destroy(&h->mu);
+		return NNS_ENOMEM;
+	}
+	h->started = 1;
+	return NNS_OK;
+}
+
+void hold_stop(struct srv_holds *h)
+{
+	if (!h->started)
+		return;
+	pthread_mutex_lock(&h->mu);
+	h->stop = 1;
+	pthread_cond_signal(&h->cv);
+	pthread_mutex_unlock(&h->mu);
+	pthread_join(h->th, NULL);
+	pthread_cond_destroy(&h->cv);
+	pthread_mutex_destroy(&h->mu);
+	h->started = 0;
+}
+
+int hold_add(struct srv_holds *h, struct MHD_Connection *c, struct reg_entry *e, int trace,
+	     int wait_ms)
+{
+	struct hold_req *q;
+
+	if (wait_ms <= 0 || !h->started)
+		return 0;
+	if (wait_ms > HOLD_WAIT_MAX_MS)
+		wait_ms = HOLD_WAIT_MAX_MS;
+	if (!(q = malloc(sizeof(*q))))
+		return 0;
+	q->c = c;
+	q->e = e;
+	q->trace = trace;
+	q->until_ns = clock_mono_ns() + (int64_t)wait_ms * 1000000;
+	pthread_mutex_lock(&h->mu);
+	if (h->stop || h->n >= HOLD_MAX) {
+		pthread_mutex_unlock(&h->mu);
+		free(q);
+		return 0;
+	}
+	/* suspended before the thread can see it: a resume never comes first */
+	MHD_suspend_connection(c);
+	q->next = h->list;
+	h->list = q;
+	h->n++;
+	pthread_cond_signal(&h->cv);
+	pthread_mutex_unlock(&h->mu);
+	return 1;
+}
