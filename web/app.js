@@ -39,6 +39,11 @@ const VIEW_DOC = {
 };
 const CORE = ['view', 'run', 'worker', 'span'];
 const POLL_MS = 300;
+// how long the server may hold a request whose trace is loading before it
+// answers 202 (docs/SERVER.md, X-Nnscope-Wait): the load's end is seen at
+// once, the progress every HOLD_MS
+const HOLD_MS = 300;
+const API_HEADERS = { Accept: 'application/json', 'X-Nnscope-Wait': String(HOLD_MS) };
 const RUNS_POLL_MS = 5000;
 const LIVE_RUNS_POLL_MS = 2000; // the end of a live run shows within this
 const LIVE_REFRESH_MS = 1000;
@@ -133,9 +138,20 @@ const sleep = (ms, signal) => new Promise((resolve, reject) => {
 
 /**
  * Fetch a JSON document from the server. On 202 (analysis in progress) shows the
- * progress bar and polls every 300 ms until 200. Errors throw ApiError with the
+ * progress bar and asks again until 200 (the server holds each request up to
+ * HOLD_MS while the load goes on). Errors throw ApiError with the
  * server's {"error"} message.
  */
+// The answer to the request web/boot.js sent for url while the page loaded,
+// once, to the first api() call for it; null otherwise.
+function bootAnswer(url) {
+  const b = window.nnsBoot;
+  const res = b && b[url];
+  if (!res) return null;
+  delete b[url];
+  return res;
+}
+
 export async function api(path, params, opts = {}) {
   const q = new URLSearchParams();
   for (const [k, v] of Object.entries(params || {})) {
@@ -149,8 +165,9 @@ export async function api(path, params, opts = {}) {
   try {
     for (let polls = 0; ; polls++) {
       let res;
+      const asked = performance.now();
       try {
-        res = await fetch(url, { signal, headers: { Accept: 'application/json' } });
+        res = await (bootAnswer(url) || fetch(url, { signal, headers: API_HEADERS }));
       } catch (e) {
         if (e.name === 'AbortError') throw e;
         throw new ApiError(`cannot reach the nnscope server (${e.message})`, 0);
@@ -160,9 +177,11 @@ export async function api(path, params, opts = {}) {
         try { doc = await res.json(); } catch { /* keep polling */ }
         pending.set(key, { phase: doc.phase || doc.state || 'analysing', progress: typeof doc.progress === 'number' ? doc.progress : 0, doc });
         showProgress();
-        // a small trace is ready within a few hundred ms: ask again soon
-        // first, then back off to POLL_MS (30, 60, 90, ... ms)
-        await sleep(Math.min(POLL_MS, 30 * (polls + 1)), signal);
+        // the server held the request until the load settled or
+        // HOLD_MS passed (X-Nnscope-Wait); one that answers at once (a
+        // load it does not hold for) is asked again after 30, 60, 90, ...
+        // up to POLL_MS ms
+        await sleep(Math.max(0, Math.min(POLL_MS, 30 * (polls + 1)) - (performance.now() - asked)), signal);
         continue;
       }
       if (!res.ok) {
@@ -431,7 +450,19 @@ async function renderView(key) {
       document.body.dataset.ready = '1';
     }
     if (token === renderToken) keepActive(live);
+    warmCharts();
   }
+}
+
+// The chart library, once the first view is drawn (the views with charts
+// have it by then; after the Trace view, which has none, the next view
+// opens without waiting for it): not before, where it would compete with
+// that view's load for the CPU.
+let chartsWarm = false;
+function warmCharts() {
+  if (chartsWarm) return;
+  chartsWarm = true;
+  loadCharts().catch(() => { /* reported by the view that needs it */ });
 }
 
 /* ---------------------------------------------------------- live runs */
@@ -562,7 +593,6 @@ async function loadRuns(initial) {
 }
 
 buildNav();
-loadCharts().catch(() => { /* reported by the view that needs it */ });
 window.addEventListener('hashchange', onHashChange);
 loadRuns(true);
 // /api/runs every 5 s, every 2 s while a worker of the selected run is live

@@ -382,7 +382,7 @@ if (!HAVE_KINETO) {
 
   // A span nobody opened yet (resnet50_num_workers_4 span 2): the page shows
   // the analysis progress, then the view.
-  await check('first open of a span shows the analysis progress bar, then the view', async () => {
+  await check('first open of a span: its requests ask to be held while it loads, a 202 shows the progress bar, then the view', async () => {
     const page = await context.newPage();
     await page.addInitScript(() => {
       window.__sawProgress = '';
@@ -393,10 +393,18 @@ if (!HAVE_KINETO) {
       document.addEventListener('DOMContentLoaded', () =>
         new MutationObserver(look).observe(document.body, { subtree: true, attributes: true, childList: true, characterData: true }));
     });
+    const waits = [];
+    let n202 = 0;
+    page.on('request', (r) => { if (r.url().includes('/api/view?')) waits.push(r.headers()['x-nnscope-wait']); });
+    page.on('response', (r) => { if (r.url().includes('/api/view?') && r.status() === 202) n202++; });
     await page.goto(`${URL0}/${hashOf('overview', { ...R4, span: '2' })}`);
     await waitLoaded(page, 'overview');
     const saw = await page.evaluate(() => window.__sawProgress);
-    assert.ok(/analys|pars|queued|index/i.test(saw), `no progress text seen (got "${saw}")`);
+    assert.ok(waits.length > 0 && waits.every((w) => w === '300'), `requests without X-Nnscope-Wait: 300 (${JSON.stringify(waits)})`);
+    // the server held the first request (hold.h): a span that loads within
+    // 300 ms shows no progress bar at all; a slower one shows it for each 202
+    if (n202) assert.ok(/analys|pars|queued|index/i.test(saw), `${n202} answers 202 and no progress text seen (got "${saw}")`);
+    else assert.equal(saw, '', 'a progress bar with no 202 answer');
     assert.ok(await rowCount(page, 'steps') > 0, 'no steps after the progress');
     assert.equal(await page.evaluate(() => document.querySelector('[data-testid="progress"]').hidden), true, 'progress bar still shown');
     await page.close();
@@ -482,6 +490,29 @@ if (!HAVE_KINETO) {
     await shoot(o.page, 'kernel', L);
     await finish(`kernel ${L}`, o);
   }
+
+  await check('trace first open: web/boot.js asks for the meta once (the view takes its answer), held; the chart library waits for the first draw', async () => {
+    const page = await context.newPage();
+    const metas = [];
+    let meta202 = 0;
+    page.on('request', (r) => { if (r.url().includes('/api/trace/meta?')) metas.push({ url: r.url(), wait: r.headers()['x-nnscope-wait'] }); });
+    page.on('response', (r) => { if (r.url().includes('/api/trace/meta?') && r.status() === 202) meta202++; });
+    await page.goto(`${URL0}/${hashOf('trace', R0s2)}`);
+    await waitLoaded(page, 'trace');
+    await page.waitForFunction(() => performance.getEntriesByName('nns-trace-first-draw').length > 0, null, { timeout: LOAD_MS });
+    assert.ok(metas.length >= 1, 'no /api/trace/meta request');
+    assert.ok(metas.every((m) => m.wait === '300'), `a meta request without X-Nnscope-Wait: 300: ${JSON.stringify(metas)}`);
+    assert.ok(metas.every((m) => new URL(m.url).searchParams.get('span') === '2'), `meta of another span: ${metas.map((m) => m.url)}`);
+    // every request after the first follows a 202: boot's answer was taken,
+    // not asked for again
+    assert.equal(metas.length, meta202 + 1, `${metas.length} meta requests for ${meta202} answers 202`);
+    const t = await page.evaluate(() => ({
+      draw: performance.getEntriesByName('nns-trace-first-draw')[0].startTime,
+      charts: performance.getEntriesByType('resource').filter((e) => e.name.includes('/static/vendor/echarts')).map((e) => e.startTime),
+    }));
+    assert.ok(t.charts.every((at) => at >= t.draw), `the chart library was fetched at ${t.charts} ms, before the first draw at ${t.draw} ms`);
+    await page.close();
+  });
 
   // Trace
   {
