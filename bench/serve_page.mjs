@@ -61,24 +61,41 @@ const f = (a) => a.map((x) => x.toFixed(0)).join(' ');
   await stopServer(s);
 }
 
+// p, or an error when it takes over 120 s
+async function within(p, what) {
+  let timer;
+  const late = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`${what}: not within 120 s`)), 120000); });
+  try { return await Promise.race([p, late]); } finally { clearTimeout(timer); }
+}
+
 async function measure(url, view) {
   const ctx = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   const page = await ctx.newPage();
-  // record when the view root gets data-loaded="1" (relative to navigation start)
+  // record when the view root gets data-loaded="1" (relative to navigation
+  // start) and the first timeline draw (its performance mark); the bench
+  // waits on promises the page resolves, never by polling it (Playwright's
+  // waitForFunction runs its check on every animation frame: on two cores
+  // that took CPU from the server and the page it measures)
   await page.addInitScript((view) => {
-    const mark = () => {
-      const e = document.querySelector(`[data-testid="view-${view}"][data-loaded="1"]`);
-      if (e && window.__loadedAt === undefined) window.__loadedAt = performance.now();
-    };
-    new MutationObserver(mark).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-loaded'] });
+    window.__loaded = new Promise((resolve) => {
+      const mark = () => {
+        const e = document.querySelector(`[data-testid="view-${view}"][data-loaded="1"]`);
+        if (e && window.__loadedAt === undefined) { window.__loadedAt = performance.now(); resolve(); }
+      };
+      new MutationObserver(mark).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-loaded'] });
+    });
+    window.__drawn = new Promise((resolve) => {
+      const drawn = () => performance.getEntriesByName('nns-trace-first-draw').length > 0;
+      new PerformanceObserver(() => { if (drawn()) resolve(); }).observe({ type: 'mark' });
+    });
   }, view);
   await page.goto(`${url}/#view=${view}&${sel}`);
   let ms;
   if (view === 'trace') {
-    await page.waitForFunction(() => performance.getEntriesByName('nns-trace-first-draw').length > 0, null, { timeout: 120000 });
+    await within(page.evaluate(() => window.__drawn), 'first timeline draw');
     ms = await page.evaluate(() => performance.getEntriesByName('nns-trace-first-draw')[0].startTime);
   } else {
-    await page.waitForFunction(() => window.__loadedAt !== undefined, null, { timeout: 120000 });
+    await within(page.evaluate(() => window.__loaded), `${view} loaded`);
     ms = await page.evaluate(() => window.__loadedAt);
     const rows = await page.$$eval('[data-testid="table-steps"] tbody tr', (r) => r.length);
     if (!rows) throw new Error('overview rendered without steps');
@@ -99,6 +116,7 @@ if (firstOpen) {
     rmSync(dir, { recursive: true, force: true });
   }
   console.log(`page load -> first drawn timeline, trace never opened (empty cache): median ${med(first).toFixed(0)} ms  (runs: ${f(first)})`);
+  console.log(`target (issue 21): first open <= 500 ms on the 241 MB trace: ${med(first) <= 500 ? 'ok' : 'MISS'}`);
   console.log(`RESULT trace_first_open_ms=${med(first).toFixed(0)}`);
 }
 
