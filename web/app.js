@@ -136,12 +136,6 @@ const sleep = (ms, signal) => new Promise((resolve, reject) => {
   if (signal) signal.addEventListener('abort', () => { clearTimeout(t); reject(new DOMException('aborted', 'AbortError')); }, { once: true });
 });
 
-/**
- * Fetch a JSON document from the server. On 202 (analysis in progress) shows the
- * progress bar and asks again until 200 (the server holds each request up to
- * HOLD_MS while the load goes on). Errors throw ApiError with the
- * server's {"error"} message.
- */
 // The answer to the request web/boot.js sent for url while the page loaded,
 // once, to the first api() call for it; null otherwise.
 function bootAnswer(url) {
@@ -152,6 +146,12 @@ function bootAnswer(url) {
   return res;
 }
 
+/**
+ * Fetch a JSON document from the server. On 202 (analysis in progress) shows the
+ * progress bar and asks again until 200 (the server holds each request up to
+ * HOLD_MS while the load goes on). Errors throw ApiError with the
+ * server's {"error"} message.
+ */
 export async function api(path, params, opts = {}) {
   const q = new URLSearchParams();
   for (const [k, v] of Object.entries(params || {})) {

@@ -1,8 +1,9 @@
 // nnscope page boot: a classic script that the parser runs before anything
 // else of the page loads. It starts what the first view needs at once:
-//   - the view's modules (modulepreload) and the chart library's build that
-//     the view loads (preload); the Trace view draws on its own canvas, and
-//     the chart library (1 MB, ~120 ms of compiling) is not fetched for it;
+//   - the modules of the shell and of the view (modulepreload) and the
+//     chart library's build that the view loads (preload); the Trace view
+//     draws on its own canvas, and the chart library (1 MB, ~120 ms of
+//     compiling) is not fetched for it;
 //   - for the Trace view: /api/runs, and as soon as it answers, the trace's
 //     meta (/api/trace/meta) of the selection the shell will make of the
 //     address (app.js resolveSelection: the named run, worker and span,
@@ -16,10 +17,12 @@
   var q = new URLSearchParams(location.hash.replace(/^#/, ''));
   var view = q.get('view') || 'overview';
   var boot = (window.nnsBoot = {});
-  var mods = view === 'trace'
-    ? ['views/trace.js', 'trace/timeline.js', 'trace/format.js', 'trace/critpath.js', 'trace/msprof.js',
-      'trace/layout.js', 'trace/draw.js']
-    : ['lib/table.js'].concat(/^[a-z]+$/.test(view) ? ['views/' + view + '.js'] : []);
+  // app.js's own imports, then the view's
+  var mods = ['lib/util.js', 'lib/charts.js', 'lib/schema.js', 'lib/keep.js', 'lib/live_alerts.js'].concat(
+    view === 'trace'
+      ? ['views/trace.js', 'trace/timeline.js', 'trace/format.js', 'trace/critpath.js', 'trace/msprof.js',
+        'trace/layout.js', 'trace/draw.js']
+      : ['lib/table.js'].concat(/^[a-z]+$/.test(view) ? ['views/' + view + '.js'] : []));
   function link(rel, href, as) {
     var l = document.createElement('link');
     l.rel = rel;
