@@ -106,7 +106,7 @@ void hold_stop(struct srv_holds *h)
 }
 
 int hold_add(struct srv_holds *h, struct MHD_Connection *c, struct reg_entry *e, int trace,
-	     int wait_ms)
+	     long wait_ms)
 {
 	struct hold_req *q;
 

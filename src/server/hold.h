@@ -46,10 +46,11 @@ int hold_start(struct srv_holds *h, struct registry *r);
 /* Resumes every held request, refuses new ones and joins the thread. */
 void hold_stop(struct srv_holds *h);
 /* Suspends connection c (from its access handler) until entry e's load
- * settles (trace: its trace index counts) or wait_ms pass. 1 when it is
- * held (answer nothing now: the handler is called again on resume), 0
- * when it is not (stopping, HOLD_MAX held, out of memory, wait_ms <= 0). */
+ * settles (trace: its trace index counts) or wait_ms pass (at most
+ * HOLD_WAIT_MAX_MS). 1 when it is held (answer nothing now: the handler
+ * is called again on resume), 0 when it is not (stopping, HOLD_MAX held,
+ * out of memory, wait_ms <= 0). */
 int hold_add(struct srv_holds *h, struct MHD_Connection *c, struct reg_entry *e, int trace,
-	     int wait_ms);
+	     long wait_ms);
 
 #endif

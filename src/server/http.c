@@ -218,8 +218,7 @@ int srv_hold(struct srv_req *q, struct reg_entry *e, int trace)
 	ms = strtol(w, &end, 10);
 	if (end == w || *end || ms <= 0)
 		return 0;
-	if (!hold_add(&q->s->holds, q->c, e, trace,
-		      ms > HOLD_WAIT_MAX_MS ? HOLD_WAIT_MAX_MS : (int)ms))
+	if (!hold_add(&q->s->holds, q->c, e, trace, ms))
 		return 0;
 	*q->con_cls = &held_marker;
 	q->held = 1;

@@ -393,14 +393,22 @@ int reg_state(struct registry *r, struct reg_entry *e)
 	return st;
 }
 
+/* e's state as a request sees it: a trace endpoint's (trace) takes an
+ * entry whose trace index is published as ready, its analyses not yet
+ * done. Caller holds mu. */
+static int state_for_locked(const struct reg_entry *e, int trace)
+{
+	return trace && e->state == REG_WORKING && e->trace_early ? REG_READY : e->state;
+}
+
 int reg_settled(struct registry *r, struct reg_entry *e, int trace)
 {
-	int done;
+	int st;
 
 	pthread_mutex_lock(&r->mu);
-	done = (e->state != REG_QUEUED && e->state != REG_WORKING) || (trace && e->trace_early);
+	st = state_for_locked(e, trace);
 	pthread_mutex_unlock(&r->mu);
-	return done;
+	return st != REG_QUEUED && st != REG_WORKING;
 }
 
 void reg_queue_locked(struct registry *r, struct reg_entry *e, int64_t now)
@@ -434,9 +442,7 @@ static int acquire(struct registry *r, struct reg_entry *e, struct reg_progress 
 		return REG_LIVE;
 	}
 	reg_queue_locked(r, e, now);
-	st = e->state;
-	if (trace && st == REG_WORKING && e->trace_early)
-		st = REG_READY; /* its trace index is built, its analyses not yet */
+	st = state_for_locked(e, trace);
 	if (st == REG_READY) {
 		e->refs++;
 		e->last_used = ++r->clock;
