@@ -9,13 +9,13 @@
 // With --first-open, first the trace never seen before: a server on an
 // empty cache, the page opened on the Trace view at once (the load, the
 // analysis and the index all happen while the page waits).
+// Chromium is launched by bench/chromium.mjs (without the window chrome a
+// new headless window builds; BENCH_CHROMIUM_UI=1 keeps it).
 // usage: node bench/serve_page.mjs NNSCOPE LOGDIR CACHE_DIR RUN WORKER [--first-open]
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { pathToFileURL, fileURLToPath } from 'node:url';
+import { launchChromium, chromiumArgs } from './chromium.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const { chromium } = await import(pathToFileURL(path.join(here, '../web/node_modules/playwright-core/index.mjs')).href);
 const [nnscope, logdir, cacheDir, run, worker, opt] = process.argv.slice(2);
 const REPS = 5;
 const firstOpen = opt === '--first-open';
@@ -48,7 +48,8 @@ async function get200(url) {
   throw new Error(`${url}: not ready`);
 }
 
-const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+const browser = await launchChromium();
+console.log(`chromium ${chromiumArgs.join(' ')} (bench/chromium.mjs)`);
 const sel = new URLSearchParams({ run, worker }).toString();
 const med = (a) => [...a].sort((x, y) => x - y)[Math.floor((a.length - 1) / 2)];
 const f = (a) => a.map((x) => x.toFixed(0)).join(' ');
@@ -58,6 +59,13 @@ const f = (a) => a.map((x) => x.toFixed(0)).join(' ');
   const s = await startServer();
   await get200(`${s.url}/api/view?${sel}&view=overview`);
   await get200(`${s.url}/api/trace/meta?${sel}`);
+  // the loader writes the trace's snapshot (what a restarted server maps)
+  // after the documents: stopping before it is written would make every
+  // "restarted" figure below a first open again
+  const { readdirSync } = await import('node:fs');
+  const snapped = () => readdirSync(cacheDir, { recursive: true }).some((f) => path.basename(String(f)) === 'trace.snap');
+  for (let i = 0; i < 600 && !snapped(); i++) await new Promise((r) => setTimeout(r, 100));
+  if (!snapped()) throw new Error(`no snapshot written in ${cacheDir} within 60 s`);
   await stopServer(s);
 }
 

@@ -6,14 +6,12 @@
 // latency as the page saw it.
 //
 //   node bench/serve_pan.mjs URL RUN WORKER
-import path from 'node:path';
-import { pathToFileURL, fileURLToPath } from 'node:url';
+import { launchChromium, chromiumArgs } from './chromium.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const { chromium } = await import(pathToFileURL(path.join(here, '../web/node_modules/playwright-core/index.mjs')).href);
 const [url, run, worker] = process.argv.slice(2);
 
-const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+const browser = await launchChromium();
+console.log(`chromium ${chromiumArgs.join(' ')} (bench/chromium.mjs)`);
 const page = await browser.newPage({ viewport: { width: 1920, height: 1000 } });
 const errors = [];
 page.on('pageerror', (e) => errors.push(String(e)));

@@ -41,13 +41,17 @@
     for (var i = 0; i < list.length; i++) if (list[i].name === name) return list[i];
     return null;
   }
-  mods.forEach(function (m) { link('modulepreload', m); });
   if (view !== 'trace') {
+    mods.forEach(function (m) { link('modulepreload', m); });
     link('preload', view === 'module' ? 'vendor/echarts.min.js' : 'vendor/echarts.common.min.js', 'script');
     return;
   }
+  // the runs first: the browser sends at most 6 requests at a time to the
+  // server, and the module preloads below would go before them
+  var runs = ask('/api/runs');
+  mods.forEach(function (m) { link('modulepreload', m); });
   link('preload', 'trace/trace.css', 'style');
-  ask('/api/runs').then(function (r) { return r.ok ? r.json() : null; }).then(function (doc) {
+  runs.then(function (r) { return r.ok ? r.json() : null; }).then(function (doc) {
     var runs = (doc && doc.runs) || [];
     var run = named(runs, q.get('run')) || runs[0];
     var workers = (run && run.workers) || [];

@@ -491,11 +491,13 @@ if (!HAVE_KINETO) {
     await finish(`kernel ${L}`, o);
   }
 
-  await check('trace first open: web/boot.js asks for the meta once (the view takes its answer), held; the chart library waits for the first draw', async () => {
+  await check('trace first open: web/boot.js asks for the runs before the modules and the meta once (the view takes its answer), held; the chart library waits for the first draw', async () => {
     const page = await context.newPage();
     const metas = [];
+    const order = [];
     let meta202 = 0;
     page.on('request', (r) => { if (r.url().includes('/api/trace/meta?')) metas.push({ url: r.url(), wait: r.headers()['x-nnscope-wait'] }); });
+    page.on('request', (r) => { if (/\/api\/runs$|\/static\/(views|trace|lib)\//.test(r.url())) order.push(new URL(r.url()).pathname); });
     page.on('response', (r) => { if (r.url().includes('/api/trace/meta?') && r.status() === 202) meta202++; });
     await page.goto(`${URL0}/${hashOf('trace', R0s2)}`);
     await waitLoaded(page, 'trace');
@@ -506,6 +508,10 @@ if (!HAVE_KINETO) {
     // every request after the first follows a 202: boot's answer was taken,
     // not asked for again
     assert.equal(metas.length, meta202 + 1, `${metas.length} meta requests for ${meta202} answers 202`);
+    // the browser sends 6 requests at a time: the runs (and so the meta,
+    // and the server's read of the trace) must not queue behind 12 modules
+    assert.equal(order[0], '/api/runs', `requests in this order: ${order.join(' ')}`);
+    assert.ok(order.includes('/static/views/trace.js'), `the Trace view's module was not preloaded: ${order.join(' ')}`);
     const t = await page.evaluate(() => ({
       draw: performance.getEntriesByName('nns-trace-first-draw')[0].startTime,
       charts: performance.getEntriesByType('resource').filter((e) => e.name.includes('/static/vendor/echarts')).map((e) => e.startTime),

@@ -20,6 +20,7 @@ import { TimelineDraw } from './draw.js';
 
 const MIN_SPAN = 100;  // ns
 const MOVE_IDLE_MS = 120; // the view rests after this long without a move
+const FIRST_FETCH = -1; // fetchTimer while the first window is about to be asked for (a microtask)
 
 function isTyping(t) {
   if (!t || !t.tagName) return false;
@@ -305,9 +306,16 @@ export class Timeline extends TimelineDraw {
     if (this.disposed || !this.cssW) return;
     if (this.covers(this.data) || this.covers(this.pending)) return;
     // at most one request per 40 ms while the view moves (the request is
-    // built from the view when the timer fires)
+    // built from the view when the timer fires); the first one once the
+    // code that is running has set the view up (a microtask: a timer would
+    // wait behind the next frame, ~30 ms on a busy machine)
     if (this.fetchTimer) return;
-    this.fetchTimer = setTimeout(() => this.fetchNow(), this.data ? 40 : 0);
+    if (this.data) {
+      this.fetchTimer = setTimeout(() => this.fetchNow(), 40);
+      return;
+    }
+    this.fetchTimer = FIRST_FETCH;
+    queueMicrotask(() => { if (this.fetchTimer === FIRST_FETCH) this.fetchNow(); });
   }
 
   fetchNow() {
