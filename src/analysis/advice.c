@@ -60,7 +60,10 @@ static void scan_usage(struct an_profile *p)
 	int npids = 0;
 	size_t i;
 
-	for (i = 0; i < m->events.n; i++) {
+	for (i = 0;
+	     i < m->events.n &&
+	     (m->kinds & (MODEL_KB_DEVICE | MODEL_KB(MK_CPU_OP) | MODEL_KB(MK_USER_ANNOTATION)));
+	     i++) {
 		const struct model_event *e = &m->events.v[i];
 		if (model_kind_is_device(e->kind)) {
 			/* a device, not a pid: a MindSpore device's AI Core and

@@ -81,7 +81,7 @@ static size_t comm_ext_ids(struct an_profile *p, int64_t *ids)
 	const struct model *m = p->m;
 	size_t n = 0;
 
-	for (size_t i = 0; i < m->events.n; i++) {
+	for (size_t i = 0; i < m->events.n && (m->kinds & AN_KB_CPU_RANGE); i++) {
 		const struct model_event *e = &m->events.v[i];
 		if (an_kind_is_cpu_range(e->kind) && e->ext_id_enc != MODEL_ID_NONE &&
 		    (an_name_flags(p, e->name) & AN_NAME_COMM))
@@ -101,7 +101,9 @@ static int role_sets(struct an_profile *p, const int64_t *comm_ids, size_t ncomm
 	const struct model *m = p->m;
 	struct an_overview *o = &p->overview;
 
-	for (size_t i = 0; i < m->events.n; i++) {
+	for (size_t i = 0;
+	     i < m->events.n && (m->kinds & (MODEL_KB_DEVICE | MODEL_KB_LAUNCH | AN_KB_CPU_RANGE));
+	     i++) {
 		const struct model_event *e = &m->events.v[i];
 		int role = role_of(p, e, comm_ids, ncomm);
 		if (role < 0)

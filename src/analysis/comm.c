@@ -300,7 +300,7 @@ static int make_nodes(struct an_profile *p, uint32_t *comm_of_ev, struct range_v
 	const struct an_optree *t = &p->tree;
 	size_t i;
 
-	for (i = 0; i < m->events.n; i++) {
+	for (i = 0; i < m->events.n && (m->kinds & AN_KB_CPU_NAMED); i++) {
 		const struct model_event *e = &m->events.v[i];
 		struct an_comm_node c;
 		struct range_ref r;
@@ -367,7 +367,7 @@ static int add_kernels(struct an_profile *p, const uint32_t *comm_of_ev, struct 
 		next++;
 	}
 	qsort(ext, next, sizeof(*ext), ext_cmp);
-	for (i = 0; i < m->events.n; i++) {
+	for (i = 0; i < m->events.n && (m->kinds & MODEL_KB(MK_KERNEL)); i++) {
 		const struct model_event *e = &m->events.v[i];
 		uint32_t c = MODEL_NOIDX, l;
 		if (e->kind != MK_KERNEL)

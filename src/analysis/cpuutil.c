@@ -241,7 +241,7 @@ static uint32_t loop_thread(struct an_profile *p)
 {
 	const struct model *m = p->m;
 
-	for (size_t i = 0; i < m->events.n; i++) {
+	for (size_t i = 0; i < m->events.n && (m->kinds & AN_KB_CPU_NAMED); i++) {
 		const struct model_event *e = &m->events.v[i];
 
 		if ((e->kind == MK_CPU_OP || e->kind == MK_USER_ANNOTATION) &&

@@ -230,7 +230,7 @@ static int pick_consumer(struct an_profile *p, const uint32_t *qidx)
 		int64_t *score = calloc(d->queues.n, sizeof(*score));
 
 		if (loop && score) {
-			for (size_t i = 0; i < m->events.n; i++) {
+			for (size_t i = 0; i < m->events.n && (m->kinds & AN_KB_CPU_NAMED); i++) {
 				const struct model_event *e = &m->events.v[i];
 
 				if ((e->kind == MK_CPU_OP || e->kind == MK_USER_ANNOTATION) &&

@@ -254,7 +254,7 @@ static void counter_span(const struct model *m, int64_t *t0, int64_t *t1)
 
 	*t0 = m->min_ts;
 	*t1 = m->max_end;
-	for (i = 0; i < m->events.n; i++)
+	for (i = 0; i < m->events.n && (m->kinds & MODEL_KB(MK_TRACE)); i++)
 		if (m->events.v[i].kind == MK_TRACE &&
 		    strncmp(model_str(m, m->events.v[i].name), "PyTorch Profiler", 16) == 0) {
 			*t0 = m->events.v[i].ts;
@@ -270,7 +270,7 @@ static int kernel_devices(const struct model *m, int ids[AN_MAX_GPUS])
 	int nids = 0;
 	size_t i;
 
-	for (i = 0; i < m->events.n; i++) {
+	for (i = 0; i < m->events.n && (m->kinds & MODEL_KB(MK_KERNEL)); i++) {
 		const struct model_event *e = &m->events.v[i];
 		int k, d, found = 0;
 		if (e->kind != MK_KERNEL)
@@ -307,7 +307,7 @@ static int sum_kernels(const struct an_profile *p, int id, int64_t w0, int64_t w
 	x->busy.r.n = 0;
 	x->ne = 0;
 	x->occ_w = x->occ_d = 0;
-	for (i = 0; i < m->events.n; i++) {
+	for (i = 0; i < m->events.n && (m->kinds & MODEL_KB(MK_KERNEL)); i++) {
 		const struct model_event *e = &m->events.v[i];
 		const struct model_dev_args *a;
 		if (e->kind != MK_KERNEL || device_of(m, e) != id)

@@ -208,7 +208,9 @@ int hta_annotations_compute(const struct an_profile *p, struct hta_annotations *
 	memset(out, 0, sizeof(*out));
 	if (!m)
 		return NNS_OK;
-	for (i = 0; i < m->events.n; i++) {
+	for (i = 0; i < m->events.n &&
+		    (m->kinds & (MODEL_KB(MK_USER_ANNOTATION) | MODEL_KB(MK_GPU_ANNOTATION)));
+	     i++) {
 		const struct model_event *e = &m->events.v[i];
 		struct agg g = {e->name, 0, 1, e->dur};
 

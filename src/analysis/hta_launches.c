@@ -244,7 +244,7 @@ int hta_launches_compute(const struct an_profile *p, const struct hta_launch_opt
 				       : HTA_LAUNCH_DELAY_CUTOFF_NS;
 	if (!m || !m->launch_of)
 		return NNS_OK;
-	for (i = 0; i < m->events.n; i++) {
+	for (i = 0; i < m->events.n && (m->kinds & MODEL_KB_DEVICE); i++) {
 		const struct model_event *e = &m->events.v[i];
 		uint32_t l;
 

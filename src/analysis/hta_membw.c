@@ -192,7 +192,8 @@ static int scan_ops(const struct model *m, struct hta_membw *out, row_vec *rows)
 {
 	size_t i, hit = 0;
 
-	for (i = 0; i < m->events.n; i++) {
+	for (i = 0; i < m->events.n && (m->kinds & (MODEL_KB(MK_MEMCPY) | MODEL_KB(MK_MEMSET)));
+	     i++) {
 		const struct model_event *e = &m->events.v[i];
 		struct hta_membw_kind *k;
 

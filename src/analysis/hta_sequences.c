@@ -160,7 +160,7 @@ static int seq_index_build(const struct an_profile *p, struct seq_index *x)
 		seq_index_release(x);
 		return NNS_ENOMEM;
 	}
-	for (i = 0; i < m->events.n; i++) {
+	for (i = 0; i < m->events.n && (m->kinds & MODEL_KB_DEVICE); i++) {
 		const struct model_event *e = &m->events.v[i];
 		uint32_t k = an_owner(t, i);
 
@@ -432,7 +432,7 @@ int hta_sequences_default(const struct an_profile *p, size_t max_ops, struct hta
 	ns = m->strings.count;
 	if (!(count = calloc(ns + 1, sizeof(*count))))
 		goto out;
-	for (i = 0; i < m->events.n; i++) {
+	for (i = 0; i < m->events.n && (m->kinds & MODEL_KB_LAUNCH); i++) {
 		uint32_t k, top = MODEL_NOIDX;
 		size_t steps = 0;
 

@@ -47,7 +47,7 @@ int hta_temporal_compute(const struct model *m, struct hta_temporal *out, struct
 		goto out;
 	for (i = 0; i < 65536; i++)
 		slot[i] = -1;
-	for (i = 0; i < m->events.n; i++) {
+	for (i = 0; i < m->events.n && (m->kinds & MODEL_KB_DEVICE); i++) {
 		const struct model_event *e = &m->events.v[i];
 		struct dev_acc *a;
 		int64_t end;

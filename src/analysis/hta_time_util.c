@@ -38,7 +38,7 @@ int hta_stream_order(const struct model *m, uint32_t **idx, size_t *n)
 
 	*idx = NULL;
 	*n = 0;
-	for (i = 0; i < m->events.n; i++)
+	for (i = 0; i < m->events.n && (m->kinds & MODEL_KB_DEVICE); i++)
 		if (model_kind_is_device(m->events.v[i].kind) &&
 		    hta_event_stream(m, &m->events.v[i]) >= 0)
 			cnt++;
@@ -53,7 +53,7 @@ int hta_stream_order(const struct model *m, uint32_t **idx, size_t *n)
 		return NNS_ENOMEM;
 	}
 	cnt = 0;
-	for (i = 0; i < m->events.n; i++) {
+	for (i = 0; i < m->events.n && (m->kinds & MODEL_KB_DEVICE); i++) {
 		const struct model_event *e = &m->events.v[i];
 		int64_t s;
 

@@ -175,7 +175,7 @@ int an_kernels_compute(struct an_profile *p, struct nns_err *err)
 	hmap_init(&by_name);
 	hmap_init(&by_prop);
 	hmap_init(&pairs);
-	for (i = 0; i < m->events.n; i++) {
+	for (i = 0; i < m->events.n && (m->kinds & MODEL_KB(MK_KERNEL)); i++) {
 		const struct model_event *e = &m->events.v[i];
 		const struct model_dev_args *a = NULL;
 		struct an_kernel_row proto;

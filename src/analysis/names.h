@@ -43,5 +43,11 @@ static inline int an_kind_is_cpu_range(int k)
 {
 	return k == MK_CPU_OP || k == MK_USER_ANNOTATION || k == MK_PYTHON;
 }
+/* Those kinds as model.kinds bits (a walk for them is skipped when none is
+ * present). */
+#define AN_KB_CPU_RANGE (MODEL_KB(MK_CPU_OP) | MODEL_KB(MK_USER_ANNOTATION) | MODEL_KB(MK_PYTHON))
+/* Operators and user annotations, the kinds whose names mark steps, data
+ * loading and collectives (an_name_flags), as model.kinds bits. */
+#define AN_KB_CPU_NAMED (MODEL_KB(MK_CPU_OP) | MODEL_KB(MK_USER_ANNOTATION))
 
 #endif

@@ -47,6 +47,7 @@ static int host_range(int k)
 	return k == MK_CPU_OP || k == MK_USER_ANNOTATION || k == MK_PYTHON ||
 	       k == MK_PYTHON_FUNCTION;
 }
+#define HOST_RANGE_KB (AN_KB_CPU_RANGE | MODEL_KB(MK_PYTHON_FUNCTION))
 
 static int node_type_of(struct an_profile *p, const struct model_event *e)
 {
@@ -306,7 +307,7 @@ static void fill_host_stats(struct an_profile *p)
 		if (n->parent != MODEL_NOIDX)
 			t->nodes.v[n->parent].host_self -= an_node_host_total(m, n);
 	}
-	for (i = 0; i < m->events.n; i++) {
+	for (i = 0; i < m->events.n && (m->kinds & MODEL_KB_LAUNCH); i++) {
 		uint32_t h;
 		if (!model_kind_is_launch(m->events.v[i].kind))
 			continue;
@@ -411,6 +412,8 @@ int an_optree_compute(struct an_profile *p, struct nns_err *err)
 		if (host_range(m->events.v[i].kind)) {
 			count[th]++;
 			cand++;
+		} else if (nfirst == nthr && !(m->kinds & HOST_RANGE_KB)) {
+			break; /* every thread seen, and no host range to count */
 		}
 	}
 	for (i = 1; i < nthr; i++)
@@ -418,7 +421,7 @@ int an_optree_compute(struct an_profile *p, struct nns_err *err)
 	memset(count, 0, (nthr + 1) * sizeof(*count));
 	if (!(order = malloc((cand + 1) * sizeof(*order))))
 		goto out;
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && cand; i++) {
 		uint32_t th = m->events.v[i].thread;
 		if (host_range(m->events.v[i].kind))
 			order[start[th] + count[th]++] = (uint32_t)i;

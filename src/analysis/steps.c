@@ -41,7 +41,8 @@ static int default_step(struct an_profile *p)
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
 	size_t i;
 
-	for (i = 0; i < m->events.n; i++) {
+	for (i = 0; i < m->events.n && (m->kinds & (MODEL_KB(MK_CPU_OP) | MODEL_KB(MK_PYTHON)));
+	     i++) {
 		const struct model_event *e = &m->events.v[i];
 		if (e->kind != MK_CPU_OP && e->kind != MK_PYTHON)
 			continue;
@@ -66,7 +67,7 @@ static int collect_steps(struct an_profile *p)
 	const struct model *m = p->m;
 	size_t i;
 
-	for (i = 0; i < m->events.n; i++) {
+	for (i = 0; i < m->events.n && (m->kinds & AN_KB_CPU_NAMED); i++) {
 		const struct model_event *e = &m->events.v[i];
 		const char *name;
 		long long num;
@@ -128,7 +129,7 @@ static int launch_spans(const struct model *m, struct steps_work *w)
 	w->slot = calloc(n + 1, sizeof(*w->slot));
 	if (!w->slot)
 		return NNS_ENOMEM;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n && (m->kinds & MODEL_KB_LAUNCH); i++)
 		if (model_kind_is_launch(m->events.v[i].kind))
 			w->slot[i] = ~(uint32_t)w->nrt++;
 	w->li = malloc((w->nrt + 1) * sizeof(*w->li));
@@ -136,7 +137,7 @@ static int launch_spans(const struct model *m, struct steps_work *w)
 	w->matched = calloc(n + 1, 1);
 	if (!w->li || !w->rts || !w->matched)
 		return NNS_ENOMEM;
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && w->nrt; i++) {
 		uint32_t k = ~w->slot[i];
 		if (k == MODEL_NOIDX)
 			continue;
@@ -145,7 +146,7 @@ static int launch_spans(const struct model *m, struct steps_work *w)
 		w->li[k].dmax = INT64_MIN;
 		w->li[k].count = 0;
 	}
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && w->nrt && (m->kinds & MODEL_KB_DEVICE); i++) {
 		uint32_t l = model_launch_of(m, i);
 		const struct model_event *e = &m->events.v[i];
 		struct launch_info *x;
@@ -225,7 +226,7 @@ static int64_t end_before_first(const struct an_profile *p, const struct steps_w
 
 	if (w->dev_lo[0] == INT64_MAX)
 		return prev_end;
-	for (i = 0; i < m->events.n; i++) {
+	for (i = 0; i < m->events.n && (m->kinds & MODEL_KB_DEVICE); i++) {
 		const struct model_event *e = &m->events.v[i];
 		uint32_t l = model_launch_of(m, i);
 		if (!model_kind_is_device(e->kind) || l == MODEL_NOIDX || w->matched[l] ||

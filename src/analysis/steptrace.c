@@ -317,7 +317,7 @@ static void fill_devend(struct st_ctx *c)
 		c->devend[i] = INT64_MIN;
 	if (!t->owner)
 		return;
-	for (i = 0; i < m->events.n; i++) {
+	for (i = 0; i < m->events.n && (m->kinds & MODEL_KB_DEVICE); i++) {
 		const struct model_event *e = &m->events.v[i];
 		uint32_t o = an_owner(t, i);
 		if (o == MODEL_NOIDX || o >= nn || !model_kind_is_device(e->kind))

@@ -133,7 +133,7 @@ void an_tc_scan(const struct model *m, struct an_tc_evidence *ev)
 	for (size_t i = 0; i < m->devices.n; i++)
 		if (m->devices.v[i].name && amd_device_name(model_str(m, m->devices.v[i].name)))
 			ev->amd = 1;
-	for (size_t i = 0; i < m->events.n && !ev->amd; i++) {
+	for (size_t i = 0; i < m->events.n && !ev->amd && (m->kinds & MODEL_KB_LAUNCH); i++) {
 		const struct model_event *e = &m->events.v[i];
 		const char *n;
 
@@ -217,7 +217,7 @@ static int eligible_ratio(struct an_profile *p, double *out)
 		free(desc);
 		return NNS_ENOMEM;
 	}
-	for (i = 0; i < m->events.n; i++) {
+	for (i = 0; i < m->events.n && (m->kinds & MODEL_KB(MK_KERNEL)); i++) {
 		uint32_t node = an_owner(t, i);
 		if (m->events.v[i].kind == MK_KERNEL && node != MODEL_NOIDX &&
 		    model_launch_of(m, i) != MODEL_NOIDX)
