@@ -12,6 +12,9 @@
 
 /* $NNS_SHARED or "../shared"; never NULL. */
 const char *tu_shared_dir(void);
+/* Removes dir and everything beneath it, links not followed (a test's
+ * temporary directory); 0, or -1 when something could not be removed. */
+int tu_rmtree(const char *dir);
 /* Reads a JSON file under the shared dir; NULL (and a printed reason) if absent. */
 json_t *tu_load_shared_json(const char *rel);
 /* Wraps events as {"schemaVersion":1,"traceEvents":events} and imports them

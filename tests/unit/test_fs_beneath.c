@@ -24,7 +24,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -34,6 +33,7 @@
 #include <unistd.h>
 
 #include "common/fs.h"
+#include "testutil.h"
 
 static char top[64];	/* the temporary tree: top/root (the root), top/out */
 static char rootp[128]; /* top/root */
@@ -84,18 +84,10 @@ static int setup(void **state)
 	return 0;
 }
 
-static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
-}
-
 static int teardown(void **state)
 {
 	(void)state;
-	nftw(top, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	tu_rmtree(top);
 	return 0;
 }
 

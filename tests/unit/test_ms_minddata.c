@@ -21,7 +21,6 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <ftw.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,14 +105,6 @@ static void assert_ilist(json_t *arr, const int64_t *v, size_t n)
 
 static char tmpdir[256];
 
-static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *f)
-{
-	(void)sb;
-	(void)flag;
-	(void)f;
-	return remove(p);
-}
-
 static int setup_dir(void **state)
 {
 	(void)state;
@@ -124,7 +115,7 @@ static int setup_dir(void **state)
 static int teardown_dir(void **state)
 {
 	(void)state;
-	return nftw(tmpdir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+	return tu_rmtree(tmpdir);
 }
 
 static void put(const char *name, const char *text)

@@ -12,7 +12,6 @@
 #include <cmocka.h>
 
 #include <dirent.h>
-#include <ftw.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +21,7 @@
 
 #include "output/output.h"
 #include "output/report.h"
+#include "testutil.h"
 
 struct fixture {
 	struct model m;
@@ -196,14 +196,6 @@ static void fill(struct fixture *fx)
 	assert_int_equal(vec_push(&p->advice.items, ad), 0);
 }
 
-static int rm_cb(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static int setup(void **state)
 {
 	struct fixture *fx = calloc(1, sizeof(*fx));
@@ -222,7 +214,7 @@ static int teardown(void **state)
 	/* the profile is hand-made: an_profile_release frees exactly its vecs */
 	an_profile_release(&fx->p);
 	model_release(&fx->m);
-	nftw(fx->dir, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+	tu_rmtree(fx->dir);
 	free(fx);
 	return 0;
 }

@@ -12,7 +12,6 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <ftw.h>
 #include <zlib.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +21,7 @@
 
 #include "common/fs.h"
 #include "importers/run.h"
+#include "testutil.h"
 
 static char root[64];
 
@@ -77,14 +77,6 @@ static void lnk(const char *target, const char *rel)
 	assert_int_equal(symlink(target, p), 0);
 }
 
-static int rm_cb(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static int setup(void **state)
 {
 	(void)state;
@@ -97,7 +89,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	nftw(root, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+	tu_rmtree(root);
 	return 0;
 }
 
