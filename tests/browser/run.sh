@@ -14,7 +14,8 @@
 #   - a logdir of slow traces: big/w0 and big/w1, one 8 GB .gz trace of
 #     profiler markers (hard links; tests/e2e/lib/serve_probe.py mkbig), and
 #     a small span (small/w).
-# Test files: ui.test.mjs (every view), mindspore.test.mjs (the MindSpore
+# Test files: ui.test.mjs (every view; the Trace view's checks in
+# trace_checks.mjs), mindspore.test.mjs (the MindSpore
 # tab), defaults.test.mjs (what the views pick and show on their own: the
 # selected run's cluster, Diff's default pair, the Trace view's first
 # window, pie legends, the unattributed-device-time warning), loading.test.mjs
