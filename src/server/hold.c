@@ -21,10 +21,11 @@ struct hold_req {
 };
 
 /* Resumes the held requests that are done waiting (all of them when
- * stopping); caller holds mu. */
-static void resume_due_locked(struct srv_holds *h)
+ * stopping); caller holds mu. Returns when the next one's wait is over
+ * (clock_mono_ns; INT64_MAX when none is left). */
+static int64_t resume_due_locked(struct srv_holds *h)
 {
-	int64_t now = clock_mono_ns();
+	int64_t now = clock_mono_ns(), next = INT64_MAX;
 	struct hold_req **pp = &h->list;
 
 	while (*pp) {
@@ -36,9 +37,23 @@ static void resume_due_locked(struct srv_holds *h)
 			MHD_resume_connection(q->c);
 			free(q);
 		} else {
+			if (q->until_ns < next)
+				next = q->until_ns;
 			pp = &q->next;
 		}
 	}
+	return next;
+}
+
+/* The registry's on_settle hook: a load settled, look at the held
+ * requests now. */
+static void hold_kick(void *arg)
+{
+	struct srv_holds *h = arg;
+
+	pthread_mutex_lock(&h->mu); /* held by the thread up to its wait: no kick is lost */
+	pthread_cond_signal(&h->cv);
+	pthread_mutex_unlock(&h->mu);
 }
 
 static void *hold_main(void *arg)
@@ -47,20 +62,23 @@ static void *hold_main(void *arg)
 
 	pthread_mutex_lock(&h->mu);
 	while (!h->stop) {
+		int64_t next;
+
+		next = resume_due_locked(h);
 		if (!h->list) {
 			pthread_cond_wait(&h->cv, &h->mu);
 		} else {
+			/* until a kick, the first wait's end, or the next look
+			 * for what settles without a kick */
+			int64_t until = clock_mono_ns() + (int64_t)HOLD_TICK_MS * 1000000;
 			struct timespec t;
 
-			clock_gettime(CLOCK_MONOTONIC, &t);
-			t.tv_nsec += HOLD_TICK_MS * 1000000L;
-			if (t.tv_nsec >= 1000000000L) {
-				t.tv_sec++;
-				t.tv_nsec -= 1000000000L;
-			}
+			if (next < until)
+				until = next;
+			t.tv_sec = (time_t)(until / 1000000000);
+			t.tv_nsec = (long)(until % 1000000000);
 			pthread_cond_timedwait(&h->cv, &h->mu, &t);
 		}
-		resume_due_locked(h);
 	}
 	resume_due_locked(h);
 	pthread_mutex_unlock(&h->mu);
@@ -73,7 +91,7 @@ int hold_start(struct srv_holds *h, struct registry *r)
 
 	h->reg = r;
 	h->list = NULL;
-	h->n = h->stop = h->started = 0;
+	h->n = h->stop = h->started = h->joined = 0;
 	if (pthread_mutex_init(&h->mu, NULL))
 		return NNS_ENOMEM;
 	if (pthread_condattr_init(&ca) || pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) ||
@@ -88,6 +106,7 @@ int hold_start(struct srv_holds *h, struct registry *r)
 		return NNS_ENOMEM;
 	}
 	h->started = 1;
+	reg_on_settle(r, hold_kick, h);
 	return NNS_OK;
 }
 
@@ -95,14 +114,25 @@ void hold_stop(struct srv_holds *h)
 {
 	if (!h->started)
 		return;
+	reg_on_settle(h->reg, NULL, NULL);
 	pthread_mutex_lock(&h->mu);
 	h->stop = 1;
 	pthread_cond_signal(&h->cv);
 	pthread_mutex_unlock(&h->mu);
 	pthread_join(h->th, NULL);
+	h->started = 0;
+	h->joined = 1;
+}
+
+void hold_release(struct srv_holds *h)
+{
+	if (h->started)
+		hold_stop(h);
+	if (!h->joined)
+		return;
 	pthread_cond_destroy(&h->cv);
 	pthread_mutex_destroy(&h->mu);
-	h->started = 0;
+	h->joined = 0;
 }
 
 int hold_add(struct srv_holds *h, struct MHD_Connection *c, struct reg_entry *e, int trace,

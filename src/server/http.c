@@ -575,6 +575,7 @@ int srv_start(struct server *s, const struct srv_opts *o, struct nns_err *err)
 		cg_release(&s->guard);
 		mc_release(&s->marey);
 		reg_release(&s->reg);
+		hold_release(&s->holds);
 		return nns_err_set(err, NNS_EIO, "cannot start the HTTP server on %s port %d",
 				   s->o.host, s->port);
 	}
@@ -591,4 +592,5 @@ void srv_stop(struct server *s)
 	cg_release(&s->guard); /* after the daemon: no connection is left */
 	mc_release(&s->marey);
 	reg_release(&s->reg);
+	hold_release(&s->holds); /* after the registry: no loader calls its hook */
 }

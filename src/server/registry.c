@@ -401,6 +401,27 @@ static int state_for_locked(const struct reg_entry *e, int trace)
 	return trace && e->state == REG_WORKING && e->trace_early ? REG_READY : e->state;
 }
 
+void reg_on_settle(struct registry *r, void (*fn)(void *arg), void *arg)
+{
+	pthread_mutex_lock(&r->mu);
+	r->on_settle = fn;
+	r->on_settle_arg = arg;
+	pthread_mutex_unlock(&r->mu);
+}
+
+void reg_settle_notify(struct registry *r)
+{
+	void (*fn)(void *arg);
+	void *arg;
+
+	pthread_mutex_lock(&r->mu);
+	fn = r->on_settle;
+	arg = r->on_settle_arg;
+	pthread_mutex_unlock(&r->mu);
+	if (fn)
+		fn(arg);
+}
+
 int reg_settled(struct registry *r, struct reg_entry *e, int trace)
 {
 	int st;
@@ -662,10 +683,15 @@ static void *worker_main(void *arg)
 		if (rc == NNS_OK && !e->from_snapshot && !e->variant && !r->no_snapshots) {
 			e->refs++; /* kept loaded while its snapshot is written */
 			pthread_mutex_unlock(&r->mu);
+			reg_settle_notify(r); /* the requests held for it (hold.h) */
 			reg_save_snapshot(r, e);
 			pthread_mutex_lock(&r->mu);
 			e->refs--;
 			evict_locked(r);
+		} else {
+			pthread_mutex_unlock(&r->mu);
+			reg_settle_notify(r);
+			pthread_mutex_lock(&r->mu);
 		}
 	}
 	pthread_mutex_unlock(&r->mu);

@@ -176,6 +176,12 @@ struct registry {
 	size_t nfollows;	 /* (mu) struct reg_live open */
 	/* the input limits (max_*) of every load, set before serving */
 	struct kineto_opts limits;
+	/* (mu) called, with mu not held, each time a load settles for a
+	 * waiting request (reg_settled): its trace index published, or the
+	 * load over, ready or failed; NULL: nobody listens. Set by the
+	 * server's long polls (hold.h), which must outlive the loaders. */
+	void (*on_settle)(void *arg);
+	void *on_settle_arg;
 };
 
 /* Scans logdir (which must be a directory), with analysis caches under
@@ -194,6 +200,11 @@ int reg_rescan_if_stale(struct registry *r);
  * than 2 s). Returns a malloc'd copy in *out (caller frees), or NULL on
  * allocation failure. */
 char *reg_runs_json(struct registry *r, size_t *len);
+
+/* Sets r's on_settle hook (NULL: none). */
+void reg_on_settle(struct registry *r, void (*fn)(void *arg), void *arg);
+/* Calls r's on_settle hook, if any; caller does not hold mu. */
+void reg_settle_notify(struct registry *r);
 
 /* The entry of (run, worker, span) — span NULL or "" for none — or NULL. */
 struct reg_entry *reg_find(struct registry *r, const char *run, const char *worker,

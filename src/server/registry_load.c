@@ -96,6 +96,7 @@ static int publish_trace(struct registry *r, struct reg_entry *e, struct model *
 	e->trace_early = 1;
 	e->phase = PH_ANALYSING;
 	pthread_mutex_unlock(&r->mu);
+	reg_settle_notify(r); /* the trace requests held for it (hold.h) */
 	return NNS_OK;
 }
 
