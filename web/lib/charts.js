@@ -113,7 +113,13 @@ export function makeChart(el, option) {
     c.setOption({ legend: { textStyle: { width: legendTextWidth(lastW, fit.frac, fit.max) } } });
   };
   if (typeof ResizeObserver !== 'undefined') {
-    const ro = new ResizeObserver(() => { if (!c.isDisposed()) { refit(); c.resize(); } });
+    // the observer's first call comes with the size the chart was drawn
+    // at: no second drawing of it (20-40 ms on the Overview)
+    const ro = new ResizeObserver(() => {
+      if (c.isDisposed() || (el.clientWidth === c.getWidth() && el.clientHeight === c.getHeight())) return;
+      refit();
+      c.resize();
+    });
     ro.observe(el);
     c.__ro = ro;
   }
