@@ -210,9 +210,9 @@ int an_ms_attach(struct an_profile *p, struct nns_err *err)
 	struct ms_src s;
 	int rc;
 
-	p->ms = NULL;
 	if (!ms_model_src(p->m, &s))
-		return NNS_OK;
+		return NNS_OK; /* p->ms stays NULL: a server's views may read it already */
+	p->ms = NULL;
 	if (!(p->ms = malloc(sizeof(*p->ms))))
 		return nns_err_set(err, NNS_ENOMEM, "out of memory");
 	if ((rc = ms_profile_load(p->ms, &s, err))) {

@@ -15,7 +15,7 @@
 struct hold_req {
 	struct MHD_Connection *c;
 	struct reg_entry *e;
-	int trace;
+	int need;	  /* enum reg_need */
 	int64_t until_ns; /* clock_mono_ns */
 	struct hold_req *next;
 };
@@ -31,7 +31,7 @@ static int64_t resume_due_locked(struct srv_holds *h)
 	while (*pp) {
 		struct hold_req *q = *pp;
 
-		if (h->stop || now >= q->until_ns || reg_settled(h->reg, q->e, q->trace)) {
+		if (h->stop || now >= q->until_ns || reg_settled(h->reg, q->e, q->need)) {
 			*pp = q->next;
 			h->n--;
 			MHD_resume_connection(q->c);
@@ -135,7 +135,7 @@ void hold_release(struct srv_holds *h)
 	h->joined = 0;
 }
 
-int hold_add(struct srv_holds *h, struct MHD_Connection *c, struct reg_entry *e, int trace,
+int hold_add(struct srv_holds *h, struct MHD_Connection *c, struct reg_entry *e, int need,
 	     long wait_ms)
 {
 	struct hold_req *q;
@@ -148,7 +148,7 @@ int hold_add(struct srv_holds *h, struct MHD_Connection *c, struct reg_entry *e,
 		return 0;
 	q->c = c;
 	q->e = e;
-	q->trace = trace;
+	q->need = need;
 	q->until_ns = clock_mono_ns() + (int64_t)wait_ms * 1000000;
 	pthread_mutex_lock(&h->mu);
 	if (h->stop || h->n >= HOLD_MAX) {

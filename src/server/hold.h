@@ -2,8 +2,9 @@
  * hold.h - long polls: a request whose entry is still loading, and which
  * said it would wait (header X-Nnscope-Wait: MS, docs/SERVER.md), is not
  * answered 202 at once but suspended (libmicrohttpd's suspend/resume) until
- * its entry's load settles (ready, its trace index published for a trace
- * request, failed, stopped) or MS pass; then it is answered as if it had
+ * its entry's load settles (ready, or with what the request reads: its
+ * trace index published for a trace request, its base passes run for a
+ * view; failed, stopped) or MS pass; then it is answered as if it had
  * just been asked. A page that waits for a trace so learns that it is
  * ready when it is, not at its next poll.
  *
@@ -54,11 +55,11 @@ void hold_stop(struct srv_holds *h);
  * the registry's release (reg_release), when no loader can call the hook. */
 void hold_release(struct srv_holds *h);
 /* Suspends connection c (from its access handler) until entry e's load
- * settles (trace: its trace index counts) or wait_ms pass (at most
+ * settles (need: what it reads, enum reg_need, reg_settled) or wait_ms pass (at most
  * HOLD_WAIT_MAX_MS). 1 when it is held (answer nothing now: the handler
  * is called again on resume), 0 when it is not (stopping, HOLD_MAX held,
  * out of memory, wait_ms <= 0). */
-int hold_add(struct srv_holds *h, struct MHD_Connection *c, struct reg_entry *e, int trace,
+int hold_add(struct srv_holds *h, struct MHD_Connection *c, struct reg_entry *e, int need,
 	     long wait_ms);
 
 #endif

@@ -207,7 +207,7 @@ void srv_progress(struct srv_req *q, const struct reg_progress *pr)
 	srv_reply(q, 202, "application/json", doc, len);
 }
 
-int srv_hold(struct srv_req *q, struct reg_entry *e, int trace)
+int srv_hold(struct srv_req *q, struct reg_entry *e, int need)
 {
 	const char *w = MHD_lookup_connection_value(q->c, MHD_HEADER_KIND, "X-Nnscope-Wait");
 	char *end;
@@ -218,7 +218,7 @@ int srv_hold(struct srv_req *q, struct reg_entry *e, int trace)
 	ms = strtol(w, &end, 10);
 	if (end == w || *end || ms <= 0)
 		return 0;
-	if (!hold_add(&q->s->holds, q->c, e, trace, ms))
+	if (!hold_add(&q->s->holds, q->c, e, need, ms))
 		return 0;
 	*q->con_cls = &held_marker;
 	q->held = 1;

@@ -73,6 +73,7 @@ static void entry_unload(struct reg_entry *e)
 	e->m = NULL;
 	e->from_snapshot = 0;
 	e->trace_early = 0;
+	e->views_early = 0;
 }
 
 static void entry_free(struct reg_entry *e)
@@ -396,9 +397,12 @@ int reg_state(struct registry *r, struct reg_entry *e)
 /* e's state as a request sees it: a trace endpoint's (trace) takes an
  * entry whose trace index is published as ready, its analyses not yet
  * done. Caller holds mu. */
-static int state_for_locked(const struct reg_entry *e, int trace)
+static int state_for_locked(const struct reg_entry *e, int need)
 {
-	return trace && e->state == REG_WORKING && e->trace_early ? REG_READY : e->state;
+	if (e->state == REG_WORKING && ((need == REG_NEED_TRACE && e->trace_early) ||
+					(need == REG_NEED_VIEW && e->views_early)))
+		return REG_READY;
+	return e->state;
 }
 
 void reg_on_settle(struct registry *r, void (*fn)(void *arg), void *arg)
@@ -422,12 +426,12 @@ void reg_settle_notify(struct registry *r)
 		fn(arg);
 }
 
-int reg_settled(struct registry *r, struct reg_entry *e, int trace)
+int reg_settled(struct registry *r, struct reg_entry *e, int need)
 {
 	int st;
 
 	pthread_mutex_lock(&r->mu);
-	st = state_for_locked(e, trace);
+	st = state_for_locked(e, need);
 	pthread_mutex_unlock(&r->mu);
 	return st != REG_QUEUED && st != REG_WORKING;
 }
@@ -443,7 +447,7 @@ void reg_queue_locked(struct registry *r, struct reg_entry *e, int64_t now)
 	}
 }
 
-static int acquire(struct registry *r, struct reg_entry *e, struct reg_progress *pr, int trace)
+static int acquire(struct registry *r, struct reg_entry *e, struct reg_progress *pr, int need)
 {
 	int64_t now = clock_mono_ns();
 	int st;
@@ -463,7 +467,7 @@ static int acquire(struct registry *r, struct reg_entry *e, struct reg_progress 
 		return REG_LIVE;
 	}
 	reg_queue_locked(r, e, now);
-	st = state_for_locked(e, trace);
+	st = state_for_locked(e, need);
 	if (st == REG_READY) {
 		e->refs++;
 		e->last_used = ++r->clock;
@@ -476,12 +480,12 @@ static int acquire(struct registry *r, struct reg_entry *e, struct reg_progress 
 
 int reg_acquire(struct registry *r, struct reg_entry *e, struct reg_progress *pr)
 {
-	return acquire(r, e, pr, 0);
+	return acquire(r, e, pr, REG_NEED_ALL);
 }
 
-int reg_acquire_trace(struct registry *r, struct reg_entry *e, struct reg_progress *pr)
+int reg_acquire_for(struct registry *r, struct reg_entry *e, struct reg_progress *pr, int need)
 {
-	return acquire(r, e, pr, 1);
+	return acquire(r, e, pr, need);
 }
 
 void reg_put(struct registry *r, struct reg_entry *e)

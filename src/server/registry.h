@@ -133,7 +133,10 @@ struct reg_entry {
 	struct trace_index *ix;	    /* (mu) READY: timeline index */
 	int trace_early;	    /* (mu) m, p and ix set while still WORKING: the trace
 				     * index is built, the loader goes on with the
-				     * passes and the cache (reg_acquire_trace) */
+				     * passes and the cache (REG_NEED_TRACE) */
+	int views_early;	    /* (mu) and p's base passes have run: the views
+				     * answer while the loader runs the others and
+				     * writes the cache (REG_NEED_VIEW) */
 	int from_snapshot;	    /* (mu) READY: m and ix mapped from the cache's
 				     * snapshot, p empty until asked (reg_profile) */
 	size_t bytes;		    /* (mu) READY: memory it holds, roughly */
@@ -245,14 +248,21 @@ struct reg_progress {
 	char cause[384];    /* why it takes long, when known ("" if not) */
 };
 
+/* What a request reads of an entry, and so how early it may take it:
+ * everything (READY); m and ix, the trace endpoints (also while the loader
+ * goes on once the trace index is published); m, ix and p's base passes,
+ * the views (also once those passes have run, before the other passes and
+ * the cache). */
+enum reg_need { REG_NEED_ALL = 0, REG_NEED_TRACE, REG_NEED_VIEW };
+
 /* If e is READY, takes a reference (release with reg_put) and returns
  * REG_READY. A live entry is not loaded: REG_LIVE (pr->err says why).
  * Otherwise queues it for loading when IDLE and returns its state with the
  * progress in *pr (REG_FAILED: pr->err says why). */
 int reg_acquire(struct registry *r, struct reg_entry *e, struct reg_progress *pr);
-/* The same for the trace endpoints, which read m and ix only: also takes a
- * WORKING entry whose trace index is already built (trace_early). */
-int reg_acquire_trace(struct registry *r, struct reg_entry *e, struct reg_progress *pr);
+/* The same for a request that needs less (enum reg_need): also takes a
+ * WORKING entry that has what it reads. */
+int reg_acquire_for(struct registry *r, struct reg_entry *e, struct reg_progress *pr, int need);
 void reg_put(struct registry *r, struct reg_entry *e);
 /* Makes sure the profile of e (held: READY, reg_acquire) has every pass its
  * documents read: at once for a trace parsed here, on first call for one
@@ -260,12 +270,17 @@ void reg_put(struct registry *r, struct reg_entry *e);
  * and views not in the cache come here). NNS_OK or the first pass's
  * failure. */
 int reg_profile(struct reg_entry *e, struct nns_err *err);
+/* The same for the passes every view's writer reads (AN_PASSES_BASE; an
+ * HTA writer runs its own), on the caller's thread: nothing to run for e
+ * held with REG_NEED_VIEW while the loader goes on; for one mapped from
+ * its snapshot, what a view not in the cache needs. NNS_OK or the first
+ * pass's failure. */
+int reg_profile_base(struct reg_entry *e, struct nns_err *err);
 /* e's state (enum reg_state), read under the lock. */
 int reg_state(struct registry *r, struct reg_entry *e);
-/* 1 when e is neither queued nor loading (ready, failed, stopped), or,
- * for trace (the trace endpoints, reg_acquire_trace), when its trace index
- * is published; read under the lock. */
-int reg_settled(struct registry *r, struct reg_entry *e, int trace);
+/* 1 when e is neither queued nor loading (ready, failed, stopped), or
+ * when it has what need (enum reg_need) reads; read under the lock. */
+int reg_settled(struct registry *r, struct reg_entry *e, int need);
 
 /* Reads <view>.json of e from the disk cache when the cache is valid for
  * the current file. Returns a malloc'd buffer (caller frees) or NULL. */

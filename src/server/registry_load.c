@@ -2,7 +2,8 @@
  * registry_load.c - an entry's load, on one of the registry's workers
  * (registry_int.h: reg_load_entry): the trace read (or its snapshot
  * mapped), the passes the trace index reads and the index (published at
- * once, for the Trace view), then the documents' passes, the documents
+ * once, for the Trace view), then the base passes (published too, for the
+ * views: REG_NEED_VIEW), the other documents' passes, the documents
  * written to the disk cache (cache.c), and the snapshot written afterwards
  * (reg_save_snapshot). reg_profile runs what a view
  * needs of an entry read from its snapshot.
@@ -105,6 +106,11 @@ int reg_profile(struct reg_entry *e, struct nns_err *err)
 	return an_profile_need_mask(e->p, AN_PASSES_DOCS, cpus_threads(0, AN_THREADS_MAX), err);
 }
 
+int reg_profile_base(struct reg_entry *e, struct nns_err *err)
+{
+	return an_profile_need_mask(e->p, AN_PASSES_BASE, 1, err);
+}
+
 int reg_load_entry(struct registry *r, struct reg_entry *e, struct model **mo,
 		   struct an_profile **po, struct trace_index **ixo, struct nns_err *err)
 {
@@ -167,6 +173,15 @@ int reg_load_entry(struct registry *r, struct reg_entry *e, struct model **mo,
 
 		if (publish_trace(r, e, m, p, threads, ixo, err) != NNS_OK)
 			goto fail;
+		/* the base passes, then the views' writers have what they read:
+		 * they answer while the HTA passes run and the cache is written
+		 * (the DOCS run gives the first base pass's failure again) */
+		if (an_profile_run_mask(p, AN_PASSES_BASE, threads, err) == NNS_OK && *ixo) {
+			pthread_mutex_lock(&r->mu);
+			e->views_early = 1;
+			pthread_mutex_unlock(&r->mu);
+			reg_settle_notify(r);
+		}
 		rc = an_profile_run_mask(p, AN_PASSES_DOCS, threads, err);
 	}
 	if (rc != NNS_OK || (rc = an_ms_attach(p, err)) != NNS_OK) {

@@ -91,26 +91,26 @@ static int failed_status(const struct reg_progress *pr)
 							     : 422;
 }
 
-/* Takes a reference on a READY entry (for the trace endpoints: one whose
- * trace index is ready, reg_acquire_trace); otherwise answers 202 or an
- * error. */
-static int acquire_as(struct server *s, struct srv_req *q, struct reg_entry *e, int trace)
+/* Takes a reference on an entry that has what need reads (enum reg_need:
+ * READY, or for the trace endpoints and the views, earlier); otherwise
+ * answers 202 or an error. */
+static int acquire_as(struct server *s, struct srv_req *q, struct reg_entry *e, int need)
 {
 	struct reg_progress pr;
-	int st = trace ? reg_acquire_trace(&s->reg, e, &pr) : reg_acquire(&s->reg, e, &pr);
+	int st = reg_acquire_for(&s->reg, e, &pr, need);
 
 	if (st == REG_READY)
 		return 1;
 	if (st == REG_FAILED || st == REG_LIVE)
 		srv_error(q, failed_status(&pr), "%s", pr.err);
-	else if (!srv_hold(q, e, trace))
+	else if (!srv_hold(q, e, need))
 		srv_progress(q, &pr);
 	return 0;
 }
 
 static int acquire(struct server *s, struct srv_req *q, struct reg_entry *e)
 {
-	return acquire_as(s, q, e, 0);
+	return acquire_as(s, q, e, REG_NEED_ALL);
 }
 
 static void api_runs(struct server *s, struct srv_req *q)
@@ -208,10 +208,13 @@ static void api_view(struct server *s, struct srv_req *q)
 	 * without the passes of one mapped from its snapshot) */
 	if ((doc = reg_cached_view(&s->reg, e, view, &len)) != NULL)
 		return srv_reply(q, 200, "application/json", doc, len);
-	if (!acquire(s, q, e))
+	/* a view takes the profile once its base passes have run, before the
+	 * loader runs the others and writes the cache (an HTA writer runs its
+	 * own pass) */
+	if (!acquire_as(s, q, e, REG_NEED_VIEW))
 		return;
 	nns_err_clear(&err);
-	if (reg_profile(e, &err) != NNS_OK) {
+	if (reg_profile_base(e, &err) != NNS_OK) {
 		reg_put(&s->reg, e);
 		return srv_error(q, 500, "%s", err.msg);
 	}
@@ -286,7 +289,7 @@ int srv_acquire_all(struct server *s, struct srv_req *q, struct reg_entry **es, 
 				reg_put(&s->reg, es[i]);
 		if (failed) {
 			srv_error(q, failed_status(worst), "%s", worst->err);
-		} else if (!srv_hold(q, es[slowest], 0)) {
+		} else if (!srv_hold(q, es[slowest], REG_NEED_ALL)) {
 			worst->progress = total / (double)n;
 			srv_progress(q, worst);
 		}
@@ -495,7 +498,7 @@ static void api_trace(struct server *s, struct srv_req *q, const char *what)
 			return;
 		}
 	}
-	if (!acquire_as(s, q, e, 1)) {
+	if (!acquire_as(s, q, e, REG_NEED_TRACE)) {
 		free(tracks);
 		return;
 	}

@@ -72,11 +72,11 @@ void srv_reply_json(struct srv_req *q, struct jsonw *w);
 /* Answers 202 with a progress document: pr's state, phase, progress, file
  * details and cause, and the other loads under way (docs/SERVER.md). */
 void srv_progress(struct srv_req *q, const struct reg_progress *pr);
-/* Instead of answering 202 for entry e (trace: a trace endpoint's
- * acquire): holds the request until e's load settles, when it asked to
- * wait (X-Nnscope-Wait) and was not held before (hold.h). 1 when held:
+/* Instead of answering 202 for entry e (need: what the request reads,
+ * enum reg_need): holds the request until e's load settles, when it asked
+ * to wait (X-Nnscope-Wait) and was not held before (hold.h). 1 when held:
  * answer nothing. */
-int srv_hold(struct srv_req *q, struct reg_entry *e, int trace);
+int srv_hold(struct srv_req *q, struct reg_entry *e, int need);
 /* Writes the members of one load's progress (file, size, phase ...) into
  * the object w is in. */
 void srv_json_load(struct jsonw *w, const struct reg_progress *pr);
