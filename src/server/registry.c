@@ -394,9 +394,10 @@ int reg_state(struct registry *r, struct reg_entry *e)
 	return st;
 }
 
-/* e's state as a request sees it: a trace endpoint's (trace) takes an
- * entry whose trace index is published as ready, its analyses not yet
- * done. Caller holds mu. */
+/* e's state as a request that reads need (enum reg_need) sees it: a trace
+ * endpoint takes an entry whose trace index is published as ready, a view
+ * one whose base passes have run, their other analyses not yet done.
+ * Caller holds mu. */
 static int state_for_locked(const struct reg_entry *e, int need)
 {
 	if (e->state == REG_WORKING && ((need == REG_NEED_TRACE && e->trace_early) ||
