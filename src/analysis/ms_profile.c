@@ -212,7 +212,6 @@ int an_ms_attach(struct an_profile *p, struct nns_err *err)
 
 	if (!ms_model_src(p->m, &s))
 		return NNS_OK; /* p->ms stays NULL: a server's views may read it already */
-	p->ms = NULL;
 	if (!(p->ms = malloc(sizeof(*p->ms))))
 		return nns_err_set(err, NNS_ENOMEM, "out of memory");
 	if ((rc = ms_profile_load(p->ms, &s, err))) {

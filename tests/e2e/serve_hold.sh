@@ -23,15 +23,7 @@ PROBE="python3 $(dirname "$0")/lib/serve_probe.py"
 
 LOG=$TMP/logdir
 mkdir -p "$LOG/small" "$LOG/big"
-for w in a b c d; do
-	cat >"$LOG/small/$w.pt.trace.json" <<'JSON'
-{"schemaVersion": 1, "traceEvents": [
- {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 1000},
- {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 100, "dur": 300},
- {"ph": "X", "cat": "cpu_op", "name": "aten::relu", "pid": 1, "tid": 1, "ts": 500, "dur": 100}
-]}
-JSON
-done
+e2e_small_trace "$LOG"/small/{a,b,c,d}.pt.trace.json
 # a trace that takes seconds to load (mostly instant markers, little memory)
 $PROBE mkbig "$LOG/big/w.pt.trace.json.gz" 3000 >/dev/null
 ln "$LOG/big/w.pt.trace.json.gz" "$LOG/big/w2.pt.trace.json.gz" # asked for only at the stop

@@ -29,13 +29,7 @@ PROBE="python3 $(dirname "$0")/lib/serve_probe.py"
 
 LOG=$TMP/logdir
 mkdir -p "$LOG/small" "$LOG/big"
-cat >"$LOG/small/w.pt.trace.json" <<'JSON'
-{"schemaVersion": 1, "traceEvents": [
- {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 1000},
- {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 100, "dur": 300},
- {"ph": "X", "cat": "cpu_op", "name": "aten::relu", "pid": 1, "tid": 1, "ts": 500, "dur": 100}
-]}
-JSON
+e2e_small_trace "$LOG/small/w.pt.trace.json"
 # three workers of one big run: the same 4 GB trace (hard links: 200 MB on disk)
 $PROBE mkbig "$LOG/big/w0.pt.trace.json.gz" 4000 >/dev/null
 ln "$LOG/big/w0.pt.trace.json.gz" "$LOG/big/w1.pt.trace.json.gz"

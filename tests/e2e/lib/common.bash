@@ -119,6 +119,19 @@ e2e_free_port() {
 	return 1
 }
 
+e2e_small_trace() { # FILE...: a Kineto trace of one step and two operators into each FILE
+	local f
+	for f in "$@"; do
+		cat >"$f" <<'JSON'
+{"schemaVersion": 1, "traceEvents": [
+ {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 1000},
+ {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 100, "dur": 300},
+ {"ph": "X", "cat": "cpu_op", "name": "aten::relu", "pid": 1, "tid": 1, "ts": 500, "dur": 100}
+]}
+JSON
+	done
+}
+
 e2e_serve() { # LOGDIR ARGS...
 	local dir=$1
 	shift
