@@ -2,7 +2,7 @@
 // loads slowly the page says which file, its size, the phase, the bytes read,
 // the time spent and why it is slow, and lists the other loads under way;
 // a small span opened meanwhile shows its view at once.
-// Logdir (tests/browser/run.sh): big/w0 and big/w1, the same 8 GB .gz trace
+// Logdir (tests/browser/run.sh): big/w0 and big/w1, the same 16 GB .gz trace
 // of profiler markers (tests/e2e/lib/serve_probe.py mkbig), and small/w.
 // One PASS/FAIL line per check; exit status 1 on any FAIL.
 // env: NNS_URL (a server on that logdir), NNS_SHOTS, NNS_CHROMIUM, NNS_ROOT.

@@ -11,7 +11,7 @@
 #     $NNS_SHARED/data/mindinsight (copied to mindspore/: the MindSpore tab,
 #     tests/browser/mindspore.test.mjs);
 #   - an empty logdir (the "no runs" state);
-#   - a logdir of slow traces: big/w0 and big/w1, one 8 GB .gz trace of
+#   - a logdir of slow traces: big/w0 and big/w1, one 16 GB .gz trace of
 #     profiler markers (hard links; tests/e2e/lib/serve_probe.py mkbig), and
 #     a small span (small/w).
 # Test files: ui.test.mjs (every view; the Trace view's checks in
@@ -162,7 +162,7 @@ fi
 if want loading; then
 SLOW=$TMP/slowlog
 mkdir -p "$SLOW/big" "$SLOW/small"
-python3 tests/e2e/lib/serve_probe.py mkbig "$SLOW/big/w0.pt.trace.json.gz" 8000 >/dev/null || fail "serve_probe.py mkbig failed"
+python3 tests/e2e/lib/serve_probe.py mkbig "$SLOW/big/w0.pt.trace.json.gz" 16000 >/dev/null || fail "serve_probe.py mkbig failed"
 ln "$SLOW/big/w0.pt.trace.json.gz" "$SLOW/big/w1.pt.trace.json.gz"
 printf '{"traceEvents":[{"name":"ProfilerStep#1","ph":"X","cat":"user_annotation","ts":1,"dur":100,"pid":1,"tid":1},{"name":"aten::mm","ph":"X","cat":"cpu_op","ts":2,"dur":50,"pid":1,"tid":1}]}' \
 	>"$SLOW/small/w.pt.trace.json"

@@ -30,8 +30,9 @@ PROBE="python3 $(dirname "$0")/lib/serve_probe.py"
 LOG=$TMP/logdir
 mkdir -p "$LOG/small" "$LOG/big"
 e2e_small_trace "$LOG/small/w.pt.trace.json"
-# three workers of one big run: the same 4 GB trace (hard links: 200 MB on disk)
-$PROBE mkbig "$LOG/big/w0.pt.trace.json.gz" 4000 >/dev/null
+# three workers of one big run: the same 16 GB trace (hard links: 160 MB on
+# disk), several seconds to load even alone on a fast machine
+$PROBE mkbig "$LOG/big/w0.pt.trace.json.gz" 16000 >/dev/null
 ln "$LOG/big/w0.pt.trace.json.gz" "$LOG/big/w1.pt.trace.json.gz"
 ln "$LOG/big/w0.pt.trace.json.gz" "$LOG/big/w2.pt.trace.json.gz"
 
