@@ -70,12 +70,13 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# start_server NAME LOGDIR: sets URL_<NAME>
+# start_server NAME LOGDIR: sets URL_<NAME> and PID_<NAME>
 start_server() {
 	local name=$1 dir=$2 out=$TMP/serve-$1.out i url=""
 	shift 2
 	"$NNSCOPE" serve --logdir "$dir" --port 0 --cache-dir "$TMP/cache-$name" -q "$@" >"$out" 2>"$TMP/serve-$name.err" &
 	PIDS+=($!)
+	printf -v "PID_$name" '%s' "$!"
 	for i in $(seq 100); do
 		url=$(grep -o 'http://[^ ]*' "$out" 2>/dev/null | head -1)
 		[ -n "$url" ] && break
@@ -200,6 +201,9 @@ fi
 if want loading; then
 NNS_URL=$URL_slow NNS_SHOTS=$BUILD/screenshots NNS_CHROMIUM=$CHROMIUM NNS_ROOT=$ROOT \
 	node tests/browser/loading.test.mjs || rc=1
+	# its two 16 GB loads would go on (until abandoned) beside the live tests
+	kill "$PID_slow" 2>/dev/null
+	wait "$PID_slow" 2>/dev/null
 fi
 if want live; then
 NNS_URL=$URL_live NNS_LIVE_DIR=$TMP/livelog NNS_MLP=$BUILD/examples/mlp NNS_SHOTS=$BUILD/screenshots \
