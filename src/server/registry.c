@@ -448,7 +448,7 @@ void reg_queue_locked(struct registry *r, struct reg_entry *e, int64_t now)
 	}
 }
 
-static int acquire(struct registry *r, struct reg_entry *e, struct reg_progress *pr, int need)
+int reg_acquire_for(struct registry *r, struct reg_entry *e, struct reg_progress *pr, int need)
 {
 	int64_t now = clock_mono_ns();
 	int st;
@@ -481,12 +481,7 @@ static int acquire(struct registry *r, struct reg_entry *e, struct reg_progress 
 
 int reg_acquire(struct registry *r, struct reg_entry *e, struct reg_progress *pr)
 {
-	return acquire(r, e, pr, REG_NEED_ALL);
-}
-
-int reg_acquire_for(struct registry *r, struct reg_entry *e, struct reg_progress *pr, int need)
-{
-	return acquire(r, e, pr, need);
+	return reg_acquire_for(r, e, pr, REG_NEED_ALL);
 }
 
 void reg_put(struct registry *r, struct reg_entry *e)
